@@ -1,0 +1,61 @@
+// Package aes128 computes AES-128 Matyas-Meyer-Oseas (MMO) with fixed, public keys
+// over many independent blocks per call: out = AES-128-Encrypt(key, in) XOR in.
+//
+// Callers pass whole batches so that the fast backends can keep several blocks in
+// flight; the portable backend is the reference the fast ones are tested against.
+package aes128
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+)
+
+// BlockSize is the size of one AES block in bytes.
+const BlockSize = 16
+
+// Key is one expanded AES-128 key.
+type Key struct {
+	raw    [16]byte
+	cipher cipher.Block // the portable path
+}
+
+// NewKey expands a 16-byte AES-128 key.
+func NewKey(raw [16]byte) *Key {
+	c, err := aes.NewCipher(raw[:])
+	if err != nil {
+		panic(err) // unreachable: a 16-byte key is always valid
+	}
+	return &Key{raw: raw, cipher: c}
+}
+
+// Raw returns the 16-byte key.
+func (k *Key) Raw() [16]byte { return k.raw }
+
+// MMO writes, for every 16-byte block src_i of src and every key j,
+// dst block (i*len(keys)+j) = AES(keys[j], src_i) XOR src_i.
+// len(dst) must be len(src)*len(keys); dst and src must not overlap.
+func MMO(keys []*Key, dst, src []byte) {
+	checkLengths(len(dst), len(src), len(keys))
+	active.mmo(keys, dst, src)
+}
+
+// MMOSelect is MMO for half of the keys per block: with h = len(keys)/2, it writes
+// dst block (i*h+j) = AES(keys[sel[i]*h+j], src_i) XOR src_i for j < h.
+// sel[i] must be 0 or 1; len(sel) = len(src)/16; len(dst) = len(src)*h.
+func MMOSelect(keys []*Key, dst, src []byte, sel []byte) {
+	h := len(keys) / 2
+	if h == 0 || len(keys)%2 != 0 {
+		panic("aes128: MMOSelect needs an even, non-zero number of keys")
+	}
+	checkLengths(len(dst), len(src), h)
+	if len(sel) != len(src)/BlockSize {
+		panic("aes128: len(sel) != number of blocks")
+	}
+	active.mmoSelect(keys, dst, src, sel)
+}
+
+func checkLengths(dst, src, mul int) {
+	if src%BlockSize != 0 || dst != src*mul {
+		panic("aes128: bad buffer lengths")
+	}
+}

@@ -1,0 +1,112 @@
+// Package chacha computes the ChaCha-based PRG of myl7/fss for many seeds per call.
+//
+// It is not the ChaCha20 stream cipher: the 4x4 state is the constant row, the
+// 16-byte seed twice and a row (0, 0, nonce0, nonce1); after 20 rounds the output
+// rows are XORed with the input rows they came from instead of the usual
+// feed-forward addition. See SPEC.md section 3.
+package chacha
+
+import "encoding/binary"
+
+// BlockSize is the size of one seed or output block in bytes.
+const BlockSize = 16
+
+// Rows 0 of the state: "expand 16-byte k" for mul <= 2, "expand 32-byte k" for mul 4.
+var (
+	sigma16 = [4]uint32{0x61707865, 0x3120646e, 0x79622d36, 0x6b206574}
+	sigma32 = [4]uint32{0x61707865, 0x3320646e, 0x79622d32, 0x6b206574}
+)
+
+// Expand writes mul (1, 2 or 4) output blocks for every 16-byte seed of src:
+// dst block (i*mul+j) is output j of seed i. len(dst) must be len(src)*mul.
+func Expand(dst, src []byte, nonce [2]uint32, mul int) {
+	if mul != 1 && mul != 2 && mul != 4 {
+		panic("chacha: mul must be 1, 2 or 4")
+	}
+	if len(src)%BlockSize != 0 || len(dst) != len(src)*mul {
+		panic("chacha: bad buffer lengths")
+	}
+	active.expand(dst, src, nonce, mul)
+}
+
+// ExpandSelect is Expand for half of the outputs per seed: with h = mul/2 (mul 2 or
+// 4), dst block (i*h+j) is output sel[i]*h+j of seed i. sel[i] must be 0 or 1.
+func ExpandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte) {
+	if mul != 2 && mul != 4 {
+		panic("chacha: ExpandSelect needs mul 2 or 4")
+	}
+	h := mul / 2
+	if len(src)%BlockSize != 0 || len(dst) != len(src)*h || len(sel) != len(src)/BlockSize {
+		panic("chacha: bad buffer lengths")
+	}
+	active.expandSelect(dst, src, nonce, mul, sel)
+}
+
+// permute runs the reference variant on one seed and returns the four output rows.
+func permute(seed [4]uint32, nonce [2]uint32, mul int) [4][4]uint32 {
+	c := sigma16
+	if mul == 4 {
+		c = sigma32
+	}
+	in := [16]uint32{
+		c[0], c[1], c[2], c[3],
+		seed[0], seed[1], seed[2], seed[3],
+		seed[0], seed[1], seed[2], seed[3],
+		0, 0, nonce[0], nonce[1],
+	}
+	x := in
+	for range 10 {
+		quarterRound(&x, 0, 4, 8, 12)
+		quarterRound(&x, 1, 5, 9, 13)
+		quarterRound(&x, 2, 6, 10, 14)
+		quarterRound(&x, 3, 7, 11, 15)
+		quarterRound(&x, 0, 5, 10, 15)
+		quarterRound(&x, 1, 6, 11, 12)
+		quarterRound(&x, 2, 7, 8, 13)
+		quarterRound(&x, 3, 4, 9, 14)
+	}
+	var out [4][4]uint32
+	for r := range 4 {
+		for w := range 4 {
+			out[r][w] = x[4*r+w] ^ in[4*r+w]
+		}
+	}
+	return out
+}
+
+func quarterRound(x *[16]uint32, a, b, c, d int) {
+	x[a] += x[b]
+	x[d] ^= x[a]
+	x[d] = x[d]<<16 | x[d]>>16
+	x[c] += x[d]
+	x[b] ^= x[c]
+	x[b] = x[b]<<12 | x[b]>>20
+	x[a] += x[b]
+	x[d] ^= x[a]
+	x[d] = x[d]<<8 | x[d]>>24
+	x[c] += x[d]
+	x[b] ^= x[c]
+	x[b] = x[b]<<7 | x[b]>>25
+}
+
+// outputRow maps output j of a PRG with the given mul to the state row it is read
+// from: mul 1 outputs row 1; mul 2 rows 0, 1; mul 4 rows 0..3.
+func outputRow(mul, j int) int {
+	if mul == 1 {
+		return 1
+	}
+	return j
+}
+
+func loadSeed(b []byte) [4]uint32 {
+	return [4]uint32{
+		binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:]),
+		binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint32(b[12:]),
+	}
+}
+
+func storeRow(b []byte, row [4]uint32) {
+	for w := range 4 {
+		binary.LittleEndian.PutUint32(b[4*w:], row[w])
+	}
+}
