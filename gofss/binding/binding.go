@@ -1,0 +1,38 @@
+// Package binding is the one package that gopy turns into the Python extension
+// pyfss._gofss. It holds no algorithm: it validates sizes, wraps caller-owned
+// memory into slices and calls the gofss library.
+//
+// gopy constrains every exported function here:
+//   - parameters are int, int64, uint64, uintptr, bool or string only; tensors
+//     arrive as a data address plus a length, never as Go slices;
+//   - every function returns a value, because gopy runs a function without
+//     results as a detached goroutine, which would outlive borrowed memory;
+//   - a function that can fail returns (value, error), never a bare error, whose
+//     message string gopy leaks on every call;
+//   - every function defers guard, because a Go panic aborts the Python process.
+package binding
+
+import (
+	"encoding/json"
+	"runtime"
+)
+
+// version is the release of the Go core compiled into the extension; it must
+// equal the Python package's version, which a Python test checks.
+const version = "0.1.0"
+
+// Version returns the release of the compiled Go core.
+func Version() string { return version }
+
+// BackendInfo describes the compiled core as a JSON object, so that the Python
+// side can add fields without changing this function's signature.
+func BackendInfo() (info string, err error) {
+	defer guard(&err)
+	b, err := json.Marshal(map[string]string{
+		"version":    version,
+		"go_version": runtime.Version(),
+		"goos":       runtime.GOOS,
+		"goarch":     runtime.GOARCH,
+	})
+	return string(b), err
+}

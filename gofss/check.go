@@ -1,0 +1,101 @@
+package gofss
+
+// Checks of caller input shared by the schemes. Every public entry point runs them
+// before touching any slice, so bad input returns an *ArgError instead of panicking.
+
+const maxInBits = 128
+
+func checkScheme(inBits int, group Group, prg Prg, mul int) error {
+	if inBits < 1 || inBits > maxInBits {
+		return argErrorf("in_bits must be between 1 and 128, not %d", inBits)
+	}
+	if !group.valid() {
+		return argErrorf("group must be one of bytes, uint32, uint64, uint127, not %v", group)
+	}
+	if prg == nil {
+		return argErrorf("prg must not be nil")
+	}
+	if prg.Mul() != mul {
+		return argErrorf("prg must have %d outputs per seed, not %d", mul, prg.Mul())
+	}
+	return nil
+}
+
+func checkInputs(name string, inBits int, xs []Uint128) error {
+	for i, x := range xs {
+		if !x.FitsIn(inBits) {
+			return argErrorf("%s must be in [0, 2**%d): entry %d is too large", name, inBits, i)
+		}
+	}
+	return nil
+}
+
+func checkParty(party int) error {
+	if party != 0 && party != 1 {
+		return argErrorf("party must be 0 or 1, not %d", party)
+	}
+	return nil
+}
+
+func checkCwsLen(inBits, keys, cws int) error {
+	if cws != keys*(inBits+1) {
+		return argErrorf("cws must hold %d correction words (%d keys x (in_bits + 1)), not %d", keys*(inBits+1), keys, cws)
+	}
+	return nil
+}
+
+func checkGenArgs(inBits int, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
+	k := len(alphas)
+	if len(s0s) != 2*k {
+		return argErrorf("s0s must hold 2 seeds per key (%d), not %d", 2*k, len(s0s))
+	}
+	if len(betas) != k {
+		return argErrorf("betas must hold one block per key (%d), not %d", k, len(betas))
+	}
+	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
+		return err
+	}
+	return checkInputs("alpha", inBits, alphas)
+}
+
+func checkEvalArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	if err := checkParty(party); err != nil {
+		return err
+	}
+	k := len(s0s)
+	if k == 0 && len(xs) > 0 || k > 0 && len(xs)%k != 0 {
+		return argErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", k, len(xs))
+	}
+	if len(dst) != len(xs) {
+		return argErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
+	}
+	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
+		return err
+	}
+	return checkInputs("x", inBits, xs)
+}
+
+// MaxEvalAllBits is the largest input width EvalAll accepts: 2^n outputs must be
+// addressable.
+const MaxEvalAllBits = 40
+
+func checkEvalAllArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw) error {
+	if err := checkParty(party); err != nil {
+		return err
+	}
+	if inBits > MaxEvalAllBits {
+		return argErrorf("in_bits %d is too large for full-domain evaluation (at most %d)", inBits, MaxEvalAllBits)
+	}
+	if uint64(len(dst))>>inBits != uint64(len(s0s)) || len(dst)&(1<<inBits-1) != 0 {
+		return argErrorf("dst must hold 2**%d blocks per key (%d keys), not %d", inBits, len(s0s), len(dst))
+	}
+	return checkCwsLen(inBits, len(s0s), len(cws))
+}
+
+// Rough costs in nanoseconds, used only to decide whether to fan out.
+
+func nodeCostNs(mul int) float64 { return 10 * float64(mul) }
+
+func genCostNs(inBits, mul int) float64 { return 2 * float64(inBits) * nodeCostNs(mul) }
+
+func evalCostNs(inBits, mul int) float64 { return float64(inBits) * nodeCostNs(mul) / 2 }

@@ -1,0 +1,13 @@
+package gofss
+
+import "fmt"
+
+// ArgError reports caller input that the library refuses: a length, range or
+// format problem. Its message names the argument.
+type ArgError struct{ msg string }
+
+func (e *ArgError) Error() string { return e.msg }
+
+func argErrorf(format string, args ...any) error {
+	return &ArgError{msg: fmt.Sprintf(format, args...)}
+}

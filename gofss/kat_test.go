@@ -1,0 +1,173 @@
+package gofss
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
+	"github.com/pyfss/pyfss/gofss/internal/chacha"
+	"github.com/pyfss/pyfss/gofss/internal/kat"
+)
+
+// forEachBackend runs fn once per implementation of the named PRG that this CPU
+// supports, so the vectors check every fast path and the portable one.
+func forEachBackend(t *testing.T, prg string, fn func(t *testing.T)) {
+	names, set := chacha.Backends(), chacha.SetBackend
+	if prg == "aes128_mmo" {
+		names, set = aes128.Backends(), aes128.SetBackend
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			prev, err := set(name)
+			require.NoError(t, err)
+			defer set(prev)
+			fn(t)
+		})
+	}
+}
+
+func katPrg(t *testing.T, p kat.Prg) Prg {
+	if p.Name == "chacha" {
+		prg, err := NewChaCha(p.Mul, p.NonceU32())
+		require.NoError(t, err)
+		return prg
+	}
+	keys, err := p.AesKeys()
+	require.NoError(t, err)
+	prg, err := NewAesMmo(keys)
+	require.NoError(t, err)
+	return prg
+}
+
+func katBlock(b kat.Block) Block { return Block(b.Bytes()) }
+
+func katUint(u kat.Uint) Uint128 { return Uint128{u.Lo, u.Hi} }
+
+func katCw(row [8]int32) Cw {
+	return Cw{katBlock(kat.Block(row[:4])), katBlock(kat.Block(row[4:]))}
+}
+
+// scheme is what the vector tests need of Dpf and Dcf.
+type scheme interface {
+	Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error
+	Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error
+	EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error
+}
+
+func katScheme(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) scheme {
+	g, err := ParseGroup(c.Group)
+	require.NoError(t, err)
+	prg := katPrg(t, f.Prg)
+	if f.Scheme == "dpf" {
+		d, err := NewDpf(c.InBits, g, prg)
+		require.NoError(t, err)
+		return d
+	}
+	pred, err := ParsePred(f.Pred)
+	require.NoError(t, err)
+	d, err := NewDcf(c.InBits, g, prg, pred)
+	require.NoError(t, err)
+	return d
+}
+
+func TestVectors(t *testing.T) {
+	ran := 0
+	for _, name := range kat.TreeFiles {
+		f, err := kat.LoadTree(name)
+		require.NoError(t, err, "the vectors are part of the repository")
+		require.NotEmpty(t, f.Cases)
+		t.Run(name, func(t *testing.T) {
+			forEachBackend(t, f.Prg.Name, func(t *testing.T) {
+				for i := range f.Cases {
+					checkCase(t, f, &f.Cases[i])
+				}
+			})
+		})
+		ran += len(f.Cases)
+	}
+	t.Logf("checked %d DPF/DCF cases per backend", ran)
+}
+
+func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
+	s := katScheme(t, f, c)
+	seeds := []Block{katBlock(c.Seeds[0]), katBlock(c.Seeds[1])}
+
+	cws := make([]Cw, c.InBits+1)
+	require.NoError(t, s.Gen(cws, seeds, []Uint128{katUint(c.Alpha)}, []Block{katBlock(c.Beta)}))
+	require.Len(t, c.Cws, c.InBits+1, c.ID)
+	for i, row := range c.Cws {
+		require.Equal(t, katCw(row), cws[i], "%s: cws row %d", c.ID, i)
+	}
+
+	for _, e := range c.Evals {
+		for party, want := range []kat.Block{e.Y0, e.Y1} {
+			got := make([]Block, 1)
+			require.NoError(t, s.Eval(got, party, seeds[party:party+1], cws, []Uint128{katUint(e.X)}))
+			require.Equal(t, katBlock(want), got[0], "%s: Eval party %d at x=%v", c.ID, party, e.X)
+		}
+	}
+
+	if c.EvalAll == nil {
+		return
+	}
+	for party := range 2 {
+		out := make([]Block, c.EvalAll.N)
+		require.NoError(t, s.EvalAll(out, party, seeds[party:party+1], cws))
+		h := sha256.New()
+		for _, b := range out {
+			h.Write(b[:])
+		}
+		require.Equal(t, c.EvalAll.Sha256[party], hex.EncodeToString(h.Sum(nil)), "%s: EvalAll party %d", c.ID, party)
+		first, last := c.EvalAll.First[party], c.EvalAll.Last[party]
+		for i, b := range first {
+			require.Equal(t, katBlock(b), out[i], "%s: EvalAll first %d", c.ID, i)
+		}
+		for i, b := range last {
+			require.Equal(t, katBlock(b), out[len(out)-len(last)+i], "%s: EvalAll last %d", c.ID, i)
+		}
+	}
+}
+
+func TestPrgVectors(t *testing.T) {
+	p, err := kat.LoadPrimitives()
+	require.NoError(t, err)
+	require.NotEmpty(t, p.Prg)
+	for _, pv := range p.Prg {
+		t.Run(fmt.Sprintf("%s-mul%d", pv.Prg.Name, pv.Prg.Mul), func(t *testing.T) {
+			forEachBackend(t, pv.Prg.Name, func(t *testing.T) {
+				prg := katPrg(t, pv.Prg)
+				var seeds, want []Block
+				for _, v := range pv.Vectors {
+					seeds = append(seeds, katBlock(v.Seed))
+					for _, o := range v.Out {
+						want = append(want, katBlock(o))
+					}
+				}
+				got := make([]Block, len(want))
+				prg.Expand(got, seeds)
+				require.Equal(t, want, got)
+			})
+		})
+	}
+}
+
+func TestGroupVectors(t *testing.T) {
+	p, err := kat.LoadPrimitives()
+	require.NoError(t, err)
+	require.Len(t, p.Group, 4)
+	for _, gv := range p.Group {
+		g, err := ParseGroup(gv.Group)
+		require.NoError(t, err)
+		require.NotEmpty(t, gv.Vectors)
+		for i, v := range gv.Vectors {
+			a, b := katBlock(v.A), katBlock(v.B)
+			require.Equal(t, katBlock(v.FromAInto), g.Canon(a), "%s #%d from/into", g, i)
+			require.Equal(t, katBlock(v.APlusB), g.Add(g.Canon(a), g.Canon(b)), "%s #%d a+b", g, i)
+			require.Equal(t, katBlock(v.NegA), g.Neg(g.Canon(a)), "%s #%d -a", g, i)
+		}
+	}
+}
