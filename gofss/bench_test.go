@@ -1,0 +1,135 @@
+package gofss
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
+	"github.com/pyfss/pyfss/gofss/internal/chacha"
+)
+
+// Benchmarks at in_bits 20, per PRG backend (fast paths and the portable one in the
+// same run), for DPF and DCF, groups bytes and uint64. Metrics are per key (Gen,
+// Eval) or per output (EvalAll). Run with -cpu 1 for one core.
+
+const benchBits = 20
+
+func benchBackends(b *testing.B, prg string, fn func(b *testing.B)) {
+	names, set := chacha.Backends(), chacha.SetBackend
+	if prg == "aes128_mmo" {
+		names, set = aes128.Backends(), aes128.SetBackend
+	}
+	for _, name := range names {
+		b.Run(name, func(b *testing.B) {
+			prev, err := set(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer set(prev)
+			fn(b)
+		})
+	}
+}
+
+type benchScheme struct {
+	name string
+	s    scheme
+	prg  string
+}
+
+func benchSchemes(b *testing.B) []benchScheme {
+	var out []benchScheme
+	for _, g := range []Group{Bytes, Uint64} {
+		for _, mul := range []int{2, 4} {
+			for _, prg := range testPrgs(b, mul) {
+				var s scheme
+				var err error
+				kind := "dpf"
+				if mul == 2 {
+					s, err = NewDpf(benchBits, g, prg)
+				} else {
+					kind = "dcf"
+					s, err = NewDcf(benchBits, g, prg, Lt)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				out = append(out, benchScheme{fmt.Sprintf("%s/%s/%s", kind, prg.Name(), g), s, prg.Name()})
+			}
+		}
+	}
+	return out
+}
+
+// benchKeys makes k keys of s; returns party 0's seeds and all correction words.
+func benchKeys(b *testing.B, s scheme, k int) ([]Block, []Block, []Uint128, []Block, []Cw) {
+	r := rand.New(rand.NewPCG(9, 10))
+	seeds, alphas, betas := make([]Block, 2*k), make([]Uint128, k), make([]Block, k)
+	for i := range k {
+		seeds[2*i], seeds[2*i+1], alphas[i], betas[i] = randBlock(r), randBlock(r), randInput(r, benchBits), randBlock(r)
+	}
+	cws := make([]Cw, k*(benchBits+1))
+	if err := s.Gen(cws, seeds, alphas, betas); err != nil {
+		b.Fatal(err)
+	}
+	p0 := make([]Block, k)
+	for i := range k {
+		p0[i] = seeds[2*i]
+	}
+	return seeds, p0, alphas, betas, cws
+}
+
+func BenchmarkGen(b *testing.B) {
+	const k = 1 << 14
+	for _, bs := range benchSchemes(b) {
+		b.Run(bs.name, func(b *testing.B) {
+			seeds, _, alphas, betas, cws := benchKeys(b, bs.s, k)
+			benchBackends(b, bs.prg, func(b *testing.B) {
+				for b.Loop() {
+					if err := bs.s.Gen(cws, seeds, alphas, betas); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/key")
+			})
+		})
+	}
+}
+
+func BenchmarkEval(b *testing.B) {
+	for _, k := range []int{1, 1 << 14} {
+		for _, bs := range benchSchemes(b) {
+			b.Run(fmt.Sprintf("keys=%d/%s", k, bs.name), func(b *testing.B) {
+				_, p0, alphas, _, cws := benchKeys(b, bs.s, k)
+				out := make([]Block, k)
+				benchBackends(b, bs.prg, func(b *testing.B) {
+					for b.Loop() {
+						if err := bs.s.Eval(out, 0, p0, cws, alphas); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/key")
+				})
+			})
+		}
+	}
+}
+
+func BenchmarkEvalAll(b *testing.B) {
+	for _, bs := range benchSchemes(b) {
+		b.Run(bs.name, func(b *testing.B) {
+			_, p0, _, _, cws := benchKeys(b, bs.s, 1)
+			out := make([]Block, 1<<benchBits)
+			benchBackends(b, bs.prg, func(b *testing.B) {
+				b.SetBytes(int64(len(out) * len(Block{})))
+				for b.Loop() {
+					if err := bs.s.EvalAll(out, 0, p0, cws); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(out)), "ns/output")
+			})
+		})
+	}
+}
