@@ -1,0 +1,455 @@
+// Command _asm generates the amd64 kernels of package chacha (run `go generate` in
+// the package). Each kernel runs the PRG on a chunk of seeds at once, one seed per
+// 32-bit lane: 8 seeds per chunk with AVX2, 16 with AVX-512. The 16 state words are
+// 16 vectors; seeds are transposed into that layout on the way in and back on the
+// way out.
+package main
+
+import (
+	"flag"
+	"log"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// modes are the kernel modes, numbered as the mode constants of chacha_amd64.go. A
+// mode lists its outputs per seed; each names the state row it comes from when the
+// seed's sel byte is 0 and when it is 1 (the same row for Expand, which has no sel).
+var modes = [][][2]int{
+	{{1, 1}},                         // Expand, mul 1
+	{{0, 0}, {1, 1}},                 // Expand, mul 2
+	{{0, 0}, {1, 1}, {2, 2}, {3, 3}}, // Expand, mul 4
+	{{0, 1}},                         // ExpandSelect, mul 2
+	{{0, 2}, {1, 3}},                 // ExpandSelect, mul 4
+}
+
+func main() {
+	ConstraintExpr("!purego")
+	consts := newConstants()
+	generate(&kernel{name: "blocksAVX2", wide: false, c: consts})
+	generate(&kernel{name: "blocksAVX512", wide: true, c: consts})
+	Generate()
+	checkVEX(flag.Lookup("out").Value.String(), "blocksAVX2")
+}
+
+// checkVEX fails if the register allocator gave function fn one of the registers
+// that only AVX-512 can encode: the assembler would then silently pick an EVEX
+// encoding that AVX2-only CPUs cannot run.
+func checkVEX(file, fn string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "TEXT ·"+fn+"(")
+	if start < 0 {
+		log.Fatalf("%s: no function %s", file, fn)
+	}
+	body := text[start+1:]
+	if end := strings.Index(body, "TEXT ·"); end >= 0 {
+		body = body[:end]
+	}
+	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).FindString(body); r != "" {
+		log.Fatalf("%s: %s uses %s, which needs AVX-512", file, fn, r)
+	}
+}
+
+type constants struct {
+	rot16, rot8    Mem // VPSHUFB masks: AVX2 has no vector rotate
+	selAVX2        Mem // VPERMD indices that put sel bytes in state lane order
+	selAVX512      Mem
+	pairLo, pairHi Mem // VPERMI2Q indices that interleave two rows' blocks per seed
+}
+
+func newConstants() constants {
+	var c constants
+	c.rot16 = GLOBL("rot16", RODATA|NOPTR)
+	for i := 0; i < 32; i++ {
+		DATA(i, U8(i%16&^3+(i+2)%4))
+	}
+	c.rot8 = GLOBL("rot8", RODATA|NOPTR)
+	for i := 0; i < 32; i++ {
+		DATA(i, U8(i%16&^3+(i+3)%4))
+	}
+	c.selAVX2 = laneOrder("sel_avx2", 8)
+	c.selAVX512 = laneOrder("sel_avx512", 16)
+	c.pairLo = qwords("pair_lo", 0, 1, 8, 9, 2, 3, 10, 11)
+	c.pairHi = qwords("pair_hi", 4, 5, 12, 13, 6, 7, 14, 15)
+	return c
+}
+
+// laneOrder is the seed index held by each lane of a state vector: a chunk is loaded
+// as 4 vectors of 128-bit blocks and transposed inside each 128-bit part, so with
+// p parts, lane 4g+k holds seed p*k+g.
+func laneOrder(name string, lanes int) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for j := 0; j < lanes; j++ {
+		DATA(4*j, U32(lanes/4*(j%4)+j/4))
+	}
+	return m
+}
+
+func qwords(name string, v ...uint64) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i, x := range v {
+		DATA(8*i, U64(x))
+	}
+	return m
+}
+
+// kernel generates one function; wide selects AVX-512 over AVX2.
+type kernel struct {
+	name string
+	wide bool
+	c    constants
+
+	dst, src, sel, in Register
+	x                 [16]VecVirtual // the state, word 4r+w = row r, word w
+	seed              [4]Mem         // AVX2: the transposed seed words, kept for the final XOR
+	seedReg           [4]VecVirtual  // AVX-512: the same, in registers
+	slot              [16]Mem        // AVX2: where a spilled state word lives
+	spilled           [16]bool
+}
+
+func generate(k *kernel) {
+	TEXT(k.name, NOSPLIT, "func(dst, src, sel *byte, chunks, mode int, in *[6]uint32)")
+	Pragma("noescape")
+	Doc(k.name+" runs the PRG on chunks*"+strconv.Itoa(k.lanes())+" seeds of src and writes the outputs",
+		"that mode asks for to dst. in is state row 0 and then nonce0, nonce1; sel (one",
+		"byte per seed) is read by the select modes only.")
+	k.dst = Load(Param("dst"), GP64())
+	k.src = Load(Param("src"), GP64())
+	k.sel = Load(Param("sel"), GP64())
+	chunks := Load(Param("chunks"), GP64())
+	mode := Load(Param("mode"), GP64())
+	k.in = Load(Param("in"), GP64())
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+	if !k.wide {
+		// 16 state words fill all 16 ymm registers, so two of the words in row 2 wait
+		// on the stack while the quarter-rounds that do not touch them run.
+		frame := AllocLocal(8 * 32)
+		for w := range k.seed {
+			k.seed[w] = frame.Offset(32 * w)
+			k.slot[8+w] = frame.Offset(128 + 32*w)
+		}
+	}
+
+	Label(k.name + "_chunk")
+	CMPQ(chunks, Imm(0))
+	JE(LabelRef(k.name + "_done"))
+	k.loadState()
+
+	rounds := GP64()
+	MOVQ(U32(10), rounds)
+	Label(k.name + "_round")
+	k.doubleRound()
+	DECQ(rounds)
+	JNZ(LabelRef(k.name + "_round"))
+
+	// The mode is the same for every chunk, so these branches predict perfectly.
+	// Mode 0 falls through.
+	for m := len(modes) - 1; m > 0; m-- {
+		CMPQ(mode, U8(m))
+		JE(LabelRef(k.modeLabel(m)))
+	}
+	for m, outs := range modes {
+		Label(k.modeLabel(m))
+		k.storeOutputs(outs)
+		ADDQ(U32(k.lanes()*len(outs)*16), k.dst)
+		JMP(LabelRef(k.name + "_next"))
+	}
+
+	Label(k.name + "_next")
+	ADDQ(U32(k.lanes()*16), k.src)
+	ADDQ(U32(k.lanes()), k.sel)
+	DECQ(chunks)
+	JMP(LabelRef(k.name + "_chunk"))
+
+	Label(k.name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+func (k *kernel) modeLabel(m int) string { return k.name + "_mode" + strconv.Itoa(m) }
+
+func (k *kernel) lanes() int {
+	if k.wide {
+		return 16
+	}
+	return 8
+}
+
+func (k *kernel) vec() VecVirtual {
+	if k.wide {
+		return ZMM()
+	}
+	return YMM()
+}
+
+// loadState builds the initial state of a chunk: row 0 and row 3 from in, rows 1
+// and 2 from the transposed seeds.
+func (k *kernel) loadState() {
+	var blocks [4]VecVirtual
+	for i := range blocks {
+		blocks[i] = k.vec()
+		k.move(Mem{Base: k.src}.Offset(i*k.lanes()*4), blocks[i])
+	}
+	seed := k.transpose(blocks)
+	for w, s := range seed {
+		if k.wide {
+			k.seedReg[w] = s
+		} else {
+			VMOVDQU(s, k.seed[w])
+		}
+		k.move(s, k.x[4+w])
+		k.move(s, k.x[8+w])
+		VPBROADCASTD(Mem{Base: k.in}.Offset(4*w), k.x[w])
+	}
+	k.xor(k.x[12], k.x[12], k.x[12])
+	k.xor(k.x[13], k.x[13], k.x[13])
+	VPBROADCASTD(Mem{Base: k.in}.Offset(16), k.x[14])
+	VPBROADCASTD(Mem{Base: k.in}.Offset(20), k.x[15])
+	if !k.wide {
+		k.spill(10)
+		k.spill(11)
+	}
+}
+
+var (
+	columns   = [][4]int{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}}
+	diagonals = [][4]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
+)
+
+func (k *kernel) doubleRound() {
+	if k.wide {
+		k.quarterRounds(columns)
+		k.quarterRounds(diagonals)
+		return
+	}
+	// Words 10 and 11 are spilled on entry and on exit, so the loop body is the same
+	// for every iteration.
+	k.quarterRounds(columns[:2])
+	k.spill(8)
+	k.spill(9)
+	k.quarterRounds(columns[2:])
+	k.quarterRounds(diagonals[:2])
+	k.spill(10)
+	k.spill(11)
+	k.quarterRounds(diagonals[2:])
+}
+
+// quarterRounds runs independent quarter-rounds step by step, interleaved.
+func (k *kernel) quarterRounds(qs [][4]int) {
+	steps := []struct{ a, b, d, rot int }{{0, 1, 3, 16}, {2, 3, 1, 12}, {0, 1, 3, 8}, {2, 3, 1, 7}}
+	for _, s := range steps {
+		for _, q := range qs {
+			a, b := k.word(q[s.a]), k.word(q[s.b])
+			VPADDD(b, a, a)
+		}
+		for _, q := range qs {
+			a, d := k.word(q[s.a]), k.word(q[s.d])
+			k.xor(a, d, d)
+		}
+		for _, q := range qs {
+			k.rotate(k.word(q[s.d]), s.rot)
+		}
+	}
+}
+
+func (k *kernel) rotate(v VecVirtual, n int) {
+	switch {
+	case k.wide:
+		VPROLD(U8(n), v, v)
+	case n == 16:
+		VPSHUFB(k.c.rot16, v, v)
+	case n == 8:
+		VPSHUFB(k.c.rot8, v, v)
+	default:
+		t := YMM()
+		VPSLLD(U8(n), v, t)
+		VPSRLD(U8(32-n), v, v)
+		VPOR(t, v, v)
+	}
+}
+
+// word returns state word i in its register, reloading it if it was spilled.
+func (k *kernel) word(i int) VecVirtual {
+	if k.spilled[i] {
+		k.move(k.slot[i], k.x[i])
+		k.spilled[i] = false
+	}
+	return k.x[i]
+}
+
+func (k *kernel) spill(i int) {
+	k.move(k.x[i], k.slot[i])
+	k.spilled[i] = true
+}
+
+// storeOutputs XORs the rows that outs names with their initial values, picks the
+// row per seed in the select modes, and writes them seed by seed to dst.
+func (k *kernel) storeOutputs(outs [][2]int) {
+	var pick Op
+	if outs[0][0] != outs[0][1] {
+		pick = k.selMask()
+	}
+	out := func(j int) [4]VecVirtual {
+		var v [4]VecVirtual
+		for w := range v {
+			lo, hi := outs[j][0], outs[j][1]
+			v[w] = k.output(lo, w)
+			if hi != lo {
+				k.blend(pick, v[w], k.output(hi, w))
+			}
+		}
+		return k.transpose(v)
+	}
+	if len(outs) == 1 {
+		for i, v := range out(0) {
+			k.move(v, Mem{Base: k.dst}.Offset(i*k.lanes()*4))
+		}
+		return
+	}
+	// Outputs are stored in pairs: a vector takes output 2p of one seed and output
+	// 2p+1 of the same seed next to it.
+	stride := 16 * len(outs)
+	for p := 0; p < len(outs)/2; p++ {
+		a, b := out(2*p), out(2*p+1)
+		for i := range a {
+			k.storePair(a[i], b[i], 32*p, stride, i*k.lanes()/4)
+		}
+	}
+}
+
+// output is word w of state row r XORed with its initial value.
+func (k *kernel) output(r, w int) VecVirtual {
+	v := k.x[4*r+w]
+	if k.spilled[4*r+w] {
+		// A fresh register rather than the word's own: after the rounds the word's
+		// register may be taken, and the fresh one can share a dead word's.
+		v = k.vec()
+		k.move(k.slot[4*r+w], v)
+	}
+	switch {
+	case r == 0:
+		k.xorBroadcast(Mem{Base: k.in}.Offset(4*w), v)
+	case r == 3 && w >= 2:
+		k.xorBroadcast(Mem{Base: k.in}.Offset(16+4*(w-2)), v)
+	case r == 3:
+		// nonce row words 0 and 1 start at zero
+	case k.wide:
+		k.xor(k.seedReg[w], v, v)
+	default:
+		k.xor(k.seed[w], v, v)
+	}
+	return v
+}
+
+// storePair writes the blocks of a and b (each holding one block per seed, for the
+// lanes/4 seeds from seed s on) as 32-byte pairs at dst + seed*stride + off.
+func (k *kernel) storePair(a, b VecVirtual, off, stride, s int) {
+	at := func(seed int) Mem { return Mem{Base: k.dst}.Offset(seed*stride + off) }
+	if !k.wide {
+		for h, imm := range []uint8{0x20, 0x31} {
+			t := YMM()
+			VPERM2I128(U8(imm), b, a, t)
+			VMOVDQU(t, at(s+h))
+		}
+		return
+	}
+	for h, idx := range []Mem{k.c.pairLo, k.c.pairHi} {
+		t := ZMM()
+		VMOVDQU64(idx, t)
+		VPERMI2Q(b, a, t)
+		if stride == 32 {
+			VMOVDQU64(t, at(s+2*h))
+		} else {
+			// Extracting to memory needs only AVX512F, unlike a store of the upper
+			// registers' ymm halves.
+			VEXTRACTI64X4(U8(0), t, at(s+2*h))
+			VEXTRACTI64X4(U8(1), t, at(s+2*h+1))
+		}
+	}
+}
+
+// selMask turns the chunk's sel bytes into a blend mask in state lane order: a
+// vector of all-ones where sel is 0 (AVX2) or an opmask set where sel is 1.
+func (k *kernel) selMask() Op {
+	s, idx := k.vec(), k.vec()
+	VPMOVZXBD(Mem{Base: k.sel}, s)
+	if !k.wide {
+		VMOVDQU(k.c.selAVX2, idx)
+		VPERMD(s, idx, s)
+		zero := YMM()
+		VPXOR(zero, zero, zero)
+		VPCMPEQD(zero, s, s)
+		return s
+	}
+	VMOVDQU32(k.c.selAVX512, idx)
+	VPERMD(s, idx, s)
+	m := K()
+	VPTESTMD(s, s, m)
+	return m
+}
+
+// blend sets lo to hi in the lanes whose seed has sel 1.
+func (k *kernel) blend(pick Op, lo, hi VecVirtual) {
+	if k.wide {
+		VPBLENDMD(hi, lo, pick, lo)
+	} else {
+		VPBLENDVB(pick, lo, hi, lo)
+	}
+}
+
+func (k *kernel) move(src, dst Op) {
+	if k.wide {
+		VMOVDQU32(src, dst)
+	} else {
+		VMOVDQU(src, dst)
+	}
+}
+
+func (k *kernel) xor(a, b, dst Op) {
+	if k.wide {
+		VPXORD(a, b, dst)
+	} else {
+		VPXOR(a, b, dst)
+	}
+}
+
+func (k *kernel) xorBroadcast(m Mem, v VecVirtual) {
+	if k.wide {
+		VPXORD_BCST(m, v, v)
+		return
+	}
+	t := YMM()
+	VPBROADCASTD(m, t)
+	VPXOR(t, v, v)
+}
+
+// transpose is a 4x4 transpose of 32-bit words within each 128-bit part: word j of
+// part g of v[i] becomes word i of part g of result j. It turns blocks into state
+// words and back.
+func (k *kernel) transpose(v [4]VecVirtual) [4]VecVirtual {
+	var t, o [4]VecVirtual
+	for i := range t {
+		t[i], o[i] = k.vec(), k.vec()
+	}
+	VPUNPCKLDQ(v[1], v[0], t[0])
+	VPUNPCKHDQ(v[1], v[0], t[1])
+	VPUNPCKLDQ(v[3], v[2], t[2])
+	VPUNPCKHDQ(v[3], v[2], t[3])
+	VPUNPCKLQDQ(t[2], t[0], o[0])
+	VPUNPCKHQDQ(t[2], t[0], o[1])
+	VPUNPCKLQDQ(t[3], t[1], o[2])
+	VPUNPCKHQDQ(t[3], t[1], o[3])
+	return o
+}

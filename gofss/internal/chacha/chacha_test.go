@@ -1,0 +1,183 @@
+package chacha
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// forEachBackend runs f once per backend this CPU supports, with that backend active.
+func forEachBackend(t *testing.T, f func(t *testing.T)) {
+	for _, name := range Backends() {
+		t.Run(name, func(t *testing.T) {
+			prev, err := SetBackend(name)
+			require.NoError(t, err)
+			defer SetBackend(prev)
+			f(t)
+		})
+	}
+}
+
+func TestBackends(t *testing.T) {
+	names := Backends()
+	require.NotEmpty(t, names)
+	assert.Equal(t, "generic", names[len(names)-1], "the portable backend comes last")
+	assert.Equal(t, names[0], Backend(), "the fastest supported backend is the default")
+	_, err := SetBackend("no-such-backend")
+	assert.Error(t, err)
+}
+
+// prgVector is one entry of the "prg" section of primitives.json.
+type prgVector struct {
+	Prg struct {
+		Name   string   `json:"name"`
+		Mul    int      `json:"mul"`
+		Rounds int      `json:"rounds"`
+		Nonce  [2]int32 `json:"nonce"`
+	} `json:"prg"`
+	Vectors []struct {
+		Seed [4]int32   `json:"seed"`
+		Out  [][4]int32 `json:"out"`
+	} `json:"vectors"`
+}
+
+func loadChachaVectors(t *testing.T) []prgVector {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "vectors", "primitives.json"))
+	require.NoError(t, err)
+	var file struct {
+		Cases []struct {
+			Prg []prgVector `json:"prg"`
+		} `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &file))
+	var out []prgVector
+	for _, c := range file.Cases {
+		for _, p := range c.Prg {
+			if p.Prg.Name == "chacha" {
+				require.Equal(t, 20, p.Prg.Rounds)
+				out = append(out, p)
+			}
+		}
+	}
+	require.Len(t, out, 3, "want chacha vectors for mul 1, 2 and 4")
+	return out
+}
+
+func blockBytes(words [4]int32) []byte {
+	b := make([]byte, BlockSize)
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(w))
+	}
+	return b
+}
+
+// TestVectors checks every backend against the reference library's outputs, all
+// seeds of an entry in one call (a partial chunk for the SIMD backends).
+func TestVectors(t *testing.T) {
+	entries := loadChachaVectors(t)
+	forEachBackend(t, func(t *testing.T) {
+		for _, e := range entries {
+			mul := e.Prg.Mul
+			nonce := [2]uint32{uint32(e.Prg.Nonce[0]), uint32(e.Prg.Nonce[1])}
+			var src, want []byte
+			for _, v := range e.Vectors {
+				require.Len(t, v.Out, mul)
+				src = append(src, blockBytes(v.Seed)...)
+				for _, o := range v.Out {
+					want = append(want, blockBytes(o)...)
+				}
+			}
+			got := make([]byte, len(want))
+			Expand(got, src, nonce, mul)
+			assert.Equal(t, want, got, "Expand mul %d", mul)
+
+			if mul == 1 {
+				continue
+			}
+			// ExpandSelect picks half of each seed's outputs: alternate the halves.
+			h := mul / 2
+			n := len(e.Vectors)
+			sel := make([]byte, n)
+			var wantSel []byte
+			for i := range n {
+				sel[i] = byte(i % 2)
+				half := want[(i*mul+int(sel[i])*h)*BlockSize:]
+				wantSel = append(wantSel, half[:h*BlockSize]...)
+			}
+			gotSel := make([]byte, len(wantSel))
+			ExpandSelect(gotSel, src, nonce, mul, sel)
+			assert.Equal(t, wantSel, gotSel, "ExpandSelect mul %d", mul)
+		}
+	})
+}
+
+var counts = []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 1000}
+
+const guard = 64
+
+// guardedDst returns a dst of n bytes with guard bytes on both sides, and a check
+// that they are intact.
+func guardedDst(t *testing.T, n int) ([]byte, func()) {
+	buf := make([]byte, n+2*guard)
+	for i := range buf {
+		buf[i] = 0xA5
+	}
+	return buf[guard : guard+n : guard+n], func() {
+		for _, g := range [][]byte{buf[:guard], buf[guard+n:]} {
+			require.Equal(t, bytes.Repeat([]byte{0xA5}, guard), g, "write outside dst")
+		}
+	}
+}
+
+// TestMatchesPortable runs every backend and the portable path on the same random
+// inputs. src and sel end where readable memory ends, so an over-read faults.
+func TestMatchesPortable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range counts {
+			for _, mul := range []int{1, 2, 4} {
+				t.Run(fmt.Sprintf("n%d/mul%d", n, mul), func(t *testing.T) {
+					nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
+					src := endOfMapping(t, n*BlockSize)
+					fillRandom(rng, src)
+
+					want := make([]byte, n*mul*BlockSize)
+					expandGeneric(want, src, nonce, mul)
+					got, check := guardedDst(t, len(want))
+					Expand(got, src, nonce, mul)
+					check()
+					require.Equal(t, want, got, "Expand")
+
+					if mul == 1 {
+						return
+					}
+					h := mul / 2
+					sel := endOfMapping(t, n)
+					for i := range sel {
+						sel[i] = byte(rng.IntN(2))
+					}
+					want = make([]byte, n*h*BlockSize)
+					expandSelectGeneric(want, src, nonce, mul, sel)
+					got, check = guardedDst(t, len(want))
+					ExpandSelect(got, src, nonce, mul, sel)
+					check()
+					require.Equal(t, want, got, "ExpandSelect")
+				})
+			}
+		}
+	})
+}
+
+func fillRandom(rng *rand.Rand, b []byte) {
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}
