@@ -17,6 +17,7 @@ const BlockSize = 16
 type Key struct {
 	raw    [16]byte
 	cipher cipher.Block // the portable path
+	arch   archKey      // what the assembly paths read, filled once here
 }
 
 // NewKey expands a 16-byte AES-128 key.
@@ -25,7 +26,9 @@ func NewKey(raw [16]byte) *Key {
 	if err != nil {
 		panic(err) // unreachable: a 16-byte key is always valid
 	}
-	return &Key{raw: raw, cipher: c}
+	k := &Key{raw: raw, cipher: c}
+	k.arch.init(&raw)
+	return k
 }
 
 // Raw returns the 16-byte key.

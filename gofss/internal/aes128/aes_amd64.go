@@ -2,4 +2,42 @@
 
 package aes128
 
-func archBackends() []*backend { return nil }
+import "golang.org/x/sys/cpu"
+
+// archKey is what the assembly reads from a Key: the AES-128 round keys.
+type archKey struct {
+	enc [11][16]byte
+}
+
+func (a *archKey) init(raw *[16]byte) {
+	if cpu.X86.HasAES {
+		expandKeyAsm(raw, &a.enc)
+	}
+}
+
+var (
+	aesni = &backend{name: "aesni", available: cpu.X86.HasAES, mmo: mmoAESNI, mmoSelect: mmoSelectAESNI}
+	vaes  = &backend{
+		name: "vaes-avx512",
+		// x/sys/cpu reports AVX-512 only where the OS saves the zmm and mask registers.
+		available: cpu.X86.HasAES && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
+			cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VAES && cpu.X86.HasBMI2,
+		mmo:       mmoVAES,
+		mmoSelect: mmoSelectVAES,
+	}
+)
+
+func archBackends() []*backend { return []*backend{vaes, aesni} }
+
+//go:noescape
+func expandKeyAsm(raw *[16]byte, enc *[11][16]byte)
+
+// checkSel panics where a kernel saw a sel value other than 0 or 1. The kernels pick
+// one of the two keys whatever the byte, so no value makes them read outside keys;
+// they report bad ones so that MMOSelect refuses them on every backend, as the
+// portable one does.
+func checkSel(bad bool) {
+	if bad {
+		panic("aes128: sel values must be 0 or 1")
+	}
+}

@@ -2,4 +2,8 @@
 
 package aes128
 
+type archKey struct{}
+
+func (*archKey) init(*[16]byte) {}
+
 func archBackends() []*backend { return nil }
