@@ -5,62 +5,68 @@ import (
 	"math/bits"
 )
 
-// Block is 16 bytes, read as four little-endian 32-bit words (x, y, z, w). Its
-// control bit is bit 0 of word w, the lowest bit of byte 12.
-type Block [16]byte
+// Block is 16 bytes, read as four little-endian 32-bit words (x, y, z, w): Lo holds
+// words x and y, Hi words z and w, so that in memory (on the little-endian CPUs that
+// gofss supports) a Block is exactly the 16 bytes of the specification. Its control
+// bit is bit 0 of word w, the lowest bit of byte 12, which is bit 32 of Hi.
+//
+// Two uint64 rather than [16]byte: the compiler keeps small structs in registers,
+// while arrays live in memory, and the tree walks do a few operations per block.
+type Block struct{ Lo, Hi uint64 }
 
-// BlockFromWords packs four 32-bit words little-endian.
-func BlockFromWords(w [4]uint32) Block {
-	var b Block
-	for i, v := range w {
-		binary.LittleEndian.PutUint32(b[4*i:], v)
-	}
-	return b
+const lsbBit = 1 << 32 // the control bit within Hi
+
+// BlockFromBytes reads a block from its 16-byte memory image.
+func BlockFromBytes(b [16]byte) Block {
+	return Block{binary.LittleEndian.Uint64(b[0:]), binary.LittleEndian.Uint64(b[8:])}
 }
 
-// Words unpacks the four little-endian 32-bit words.
+// Bytes returns the block's 16-byte memory image.
+func (b Block) Bytes() [16]byte {
+	var out [16]byte
+	binary.LittleEndian.PutUint64(out[0:], b.Lo)
+	binary.LittleEndian.PutUint64(out[8:], b.Hi)
+	return out
+}
+
+// BlockFromWords packs four 32-bit words (x, y, z, w).
+func BlockFromWords(w [4]uint32) Block {
+	return Block{uint64(w[0]) | uint64(w[1])<<32, uint64(w[2]) | uint64(w[3])<<32}
+}
+
+// Words unpacks the four 32-bit words (x, y, z, w).
 func (b Block) Words() [4]uint32 {
-	return [4]uint32{
-		binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:]),
-		binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint32(b[12:]),
-	}
+	return [4]uint32{uint32(b.Lo), uint32(b.Lo >> 32), uint32(b.Hi), uint32(b.Hi >> 32)}
 }
 
 // Lsb returns the control bit.
-func (b Block) Lsb() uint8 { return b[12] & 1 }
+func (b Block) Lsb() uint8 { return uint8(b.Hi>>32) & 1 }
 
 // Clamp returns b with the control bit cleared.
-func (b Block) Clamp() Block {
-	b[12] &^= 1
-	return b
-}
+func (b Block) Clamp() Block { return Block{b.Lo, b.Hi &^ lsbBit} }
 
 // WithLsb returns b with the control bit set to t (0 or 1).
-func (b Block) WithLsb(t uint8) Block {
-	b[12] = b[12]&^1 | t
-	return b
-}
+func (b Block) WithLsb(t uint8) Block { return Block{b.Lo, b.Hi&^lsbBit | uint64(t&1)<<32} }
 
 // Xor returns b XOR c.
-func (b Block) Xor(c Block) Block {
-	lo := binary.LittleEndian.Uint64(b[0:]) ^ binary.LittleEndian.Uint64(c[0:])
-	hi := binary.LittleEndian.Uint64(b[8:]) ^ binary.LittleEndian.Uint64(c[8:])
-	binary.LittleEndian.PutUint64(b[0:], lo)
-	binary.LittleEndian.PutUint64(b[8:], hi)
-	return b
-}
+func (b Block) Xor(c Block) Block { return Block{b.Lo ^ c.Lo, b.Hi ^ c.Hi} }
 
 // IsZero reports whether all 16 bytes are zero.
-func (b Block) IsZero() bool { return b == Block{} }
+func (b Block) IsZero() bool { return b.Lo|b.Hi == 0 }
+
+// mask returns b if t is 1 and the zero block if t is 0, without a branch: control
+// bits are random, so a branch on them mispredicts half the time.
+func mask(b Block, t uint8) Block {
+	m := -uint64(t)
+	return Block{b.Lo & m, b.Hi & m}
+}
 
 // Uint128 is an unsigned input value of up to 128 bits: alpha for Gen, x for Eval.
 type Uint128 struct{ Lo, Hi uint64 }
 
-// Uint128FromBlock reads the 16 bytes of b as a little-endian 128-bit integer, the
-// packing the Python API uses for inputs of more than 64 bits.
-func Uint128FromBlock(b Block) Uint128 {
-	return Uint128{Lo: binary.LittleEndian.Uint64(b[0:]), Hi: binary.LittleEndian.Uint64(b[8:])}
-}
+// Uint128FromBlock reads the 16 bytes of a block as a little-endian 128-bit integer,
+// the packing the Python API uses for inputs of more than 64 bits.
+func Uint128FromBlock(b Block) Uint128 { return Uint128(b) }
 
 // Bit returns bit i of the inBits-bit value x, counted from the most significant
 // bit (i = 0 is the MSB), as tree level i consumes it.

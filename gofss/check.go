@@ -24,7 +24,7 @@ func checkScheme(inBits int, group Group, prg Prg, mul int) error {
 func checkInputs(name string, inBits int, xs []Uint128) error {
 	for i, x := range xs {
 		if !x.FitsIn(inBits) {
-			return argErrorf("%s must be in [0, 2**%d): entry %d is too large", name, inBits, i)
+			return argErrorf("%s must be in [0, 2^%d): entry %d is out of range", name, inBits, i)
 		}
 	}
 	return nil

@@ -1,7 +1,5 @@
 package gofss
 
-import "encoding/binary"
-
 // Cw is one correction word: 32 bytes, eight little-endian 32-bit words, as two
 // blocks. A key of n-bit inputs has n+1 of them (SPEC.md sections 4 and 5).
 type Cw [2]Block
@@ -11,15 +9,4 @@ func CwsPerKey(inBits int) int { return inBits + 1 }
 
 // isBit reports whether block b is (t, 0, 0, 0) with t in {0, 1}: the DPF layout of
 // words 4-7 (the tr bit, then zero padding).
-func isBit(b Block) bool {
-	return binary.LittleEndian.Uint64(b[0:])&^1 == 0 && binary.LittleEndian.Uint64(b[8:]) == 0
-}
-
-// mask returns b if t is 1 and the zero block if t is 0, without a branch: control
-// bits are random, so a branch on them mispredicts half the time.
-func mask(b Block, t uint8) Block {
-	m := -uint64(t)
-	binary.LittleEndian.PutUint64(b[0:], binary.LittleEndian.Uint64(b[0:])&m)
-	binary.LittleEndian.PutUint64(b[8:], binary.LittleEndian.Uint64(b[8:])&m)
-	return b
-}
+func isBit(b Block) bool { return b.Lo&^1 == 0 && b.Hi == 0 }

@@ -64,7 +64,7 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 				keep = r1
 			}
 			s[2*k+1], t[2*k+1] = advance(keep, t[2*k+1], sCw, tKeepCw)
-			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), Block{trCw}}
+			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), Block{Lo: uint64(trCw)}}
 		}
 	}
 	g := d.group
@@ -135,7 +135,7 @@ func dpfChildCw(cw *Cw, side uint8) Block {
 	if side == 0 {
 		return cw[0]
 	}
-	return cw[0].WithLsb(cw[1][0] & 1)
+	return cw[0].WithLsb(uint8(cw[1].Lo & 1))
 }
 
 // leaf is a party's output share at a leaf: from(s) + t*v_cw, negated for party 1.

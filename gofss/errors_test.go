@@ -49,9 +49,9 @@ func TestCallErrors(t *testing.T) {
 	require.NoError(t, err)
 	dcf, err := NewDcf(n, Uint32, cc4, Lt)
 	require.NoError(t, err)
-	seeds := []Block{{1}, {2}}
+	seeds := []Block{{Lo: 1}, {Lo: 2}}
 	alpha := []Uint128{{Lo: 5}}
-	beta := []Block{{3}}
+	beta := []Block{{Lo: 3}}
 	dpfCws, dcfCws := make([]Cw, n+1), make([]Cw, n+1)
 	require.NoError(t, dpf.Gen(dpfCws, seeds, alpha, beta))
 	require.NoError(t, dcf.Gen(dcfCws, seeds, alpha, beta))
@@ -62,7 +62,7 @@ func TestCallErrors(t *testing.T) {
 		requireArgError(t, s.Gen(cws, seeds[:1], alpha, beta), "s0s must hold 2 seeds per key")
 		requireArgError(t, s.Gen(cws, seeds, alpha, nil), "betas must hold one block per key")
 		requireArgError(t, s.Gen(cws[:n], seeds, alpha, beta), "cws must hold 9 correction words")
-		requireArgError(t, s.Gen(cws, seeds, []Uint128{{Lo: 256}}, beta), "alpha must be in [0, 2**8)")
+		requireArgError(t, s.Gen(cws, seeds, []Uint128{{Lo: 256}}, beta), "alpha must be in [0, 2^8)")
 		requireArgError(t, s.Gen(cws, seeds, []Uint128{{Hi: 1}}, beta), "alpha must be in")
 	}
 	for _, c := range []struct {
@@ -74,7 +74,7 @@ func TestCallErrors(t *testing.T) {
 			requireArgError(t, s.Eval(out, party, seeds[:1], cws, alpha), "party must be 0 or 1")
 			requireArgError(t, s.EvalAll(make([]Block, 1<<n), party, seeds[:1], cws), "party must be 0 or 1")
 		}
-		requireArgError(t, s.Eval(out, 0, seeds[:1], cws, []Uint128{{Lo: 256}}), "x must be in [0, 2**8)")
+		requireArgError(t, s.Eval(out, 0, seeds[:1], cws, []Uint128{{Lo: 256}}), "x must be in [0, 2^8)")
 		requireArgError(t, s.Eval(out, 0, seeds[:1], cws[:n], alpha), "cws must hold 9")
 		requireArgError(t, s.Eval(make([]Block, 2), 0, seeds[:1], cws, alpha), "dst must hold one block per point")
 		requireArgError(t, s.Eval(make([]Block, 3), 0, seeds, append(cws, cws...), make([]Uint128, 3)), "same number of points")
@@ -93,10 +93,10 @@ func TestCallErrors(t *testing.T) {
 	requireArgError(t, big.EvalAll(nil, 0, []Block{{}}, make([]Cw, 42)), "too large for full-domain evaluation")
 
 	bad := append([]Cw(nil), dpfCws...)
-	bad[2][1][0] = 2 // tr word must be 0 or 1
+	bad[2][1].Lo = 2 // tr word must be 0 or 1
 	requireArgError(t, dpf.Eval(out, 0, seeds[:1], bad, alpha), "row 2: words 4-7")
 	bad = append([]Cw(nil), dpfCws...)
-	bad[3][1][5] = 1 // padding
+	bad[3][1].Lo |= 1 << 40 // padding
 	requireArgError(t, dpf.Eval(out, 0, seeds[:1], bad, alpha), "row 3")
 	bad = append([]Cw(nil), dpfCws...)
 	bad[n][0] = bad[n][0].WithLsb(1)

@@ -43,18 +43,23 @@ func fuzzScheme(t *testing.T, inBits, group uint8, kind uint8, useAes bool) (sch
 func cwsFromBytes(raw []byte) []Cw {
 	cws := make([]Cw, len(raw)/32)
 	for i := range cws {
-		copy(cws[i][0][:], raw[32*i:])
-		copy(cws[i][1][:], raw[32*i+16:])
+		cws[i] = Cw{blockFrom(raw[32*i:]), blockFrom(raw[32*i+16:])}
 	}
 	return cws
+}
+
+// blockFrom reads a block from the first 16 bytes of b, zero-padded if shorter.
+func blockFrom(b []byte) Block {
+	var a [16]byte
+	copy(a[:], b)
+	return BlockFromBytes(a)
 }
 
 func FuzzEval(f *testing.F) {
 	f.Add([]byte{}, uint8(7), uint8(1), uint8(0), false, 0, uint64(3), uint64(0), []byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, raw []byte, inBits, group, kind uint8, useAes bool, party int, xLo, xHi uint64, seed []byte) {
 		s, _ := fuzzScheme(t, inBits, group, kind, useAes)
-		var s0 Block
-		copy(s0[:], seed)
+		s0 := blockFrom(seed)
 		cws := cwsFromBytes(raw)
 		out := make([]Block, 1)
 		_ = s.Eval(out, party, []Block{s0}, cws, []Uint128{{xLo, xHi}})
@@ -65,8 +70,7 @@ func FuzzEvalAll(f *testing.F) {
 	f.Add([]byte{}, uint8(3), uint8(2), uint8(1), true, 1, []byte{9})
 	f.Fuzz(func(t *testing.T, raw []byte, inBits, group, kind uint8, useAes bool, party int, seed []byte) {
 		s, n := fuzzScheme(t, inBits%10, group, kind, useAes)
-		var s0 Block
-		copy(s0[:], seed)
+		s0 := blockFrom(seed)
 		cws := cwsFromBytes(raw)
 		out := make([]Block, 1<<n)
 		_ = s.EvalAll(out, party, []Block{s0}, cws)
@@ -77,11 +81,8 @@ func FuzzGen(f *testing.F) {
 	f.Add(uint8(20), uint8(3), uint8(2), false, uint64(1), uint64(0), []byte{1}, []byte{2}, []byte{3})
 	f.Fuzz(func(t *testing.T, inBits, group, kind uint8, useAes bool, aLo, aHi uint64, s0, s1, beta []byte) {
 		s, n := fuzzScheme(t, inBits, group, kind, useAes)
-		var seeds [2]Block
-		var b Block
-		copy(seeds[0][:], s0)
-		copy(seeds[1][:], s1)
-		copy(b[:], beta)
+		seeds := [2]Block{blockFrom(s0), blockFrom(s1)}
+		b := blockFrom(beta)
 		cws := make([]Cw, n+1)
 		alpha := Uint128{aLo, aHi}
 		if err := s.Gen(cws, seeds[:], []Uint128{alpha}, []Block{b}); err != nil {

@@ -1,7 +1,6 @@
 package gofss
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 )
@@ -58,9 +57,9 @@ func (g Group) Canon(b Block) Block {
 	case Bytes:
 		return b.Clamp()
 	case Uint32:
-		return fromU32(binary.LittleEndian.Uint32(b[0:]))
+		return Block{Lo: b.Lo & 0xffffffff}
 	case Uint64:
-		return fromU64(binary.LittleEndian.Uint64(b[0:]))
+		return Block{Lo: b.Lo}
 	default:
 		return intoU127(fromU127(b))
 	}
@@ -72,14 +71,11 @@ func (g Group) Add(a, b Block) Block {
 	case Bytes:
 		return a.Xor(b)
 	case Uint32:
-		return fromU32(binary.LittleEndian.Uint32(a[0:]) + binary.LittleEndian.Uint32(b[0:]))
+		return Block{Lo: (a.Lo + b.Lo) & 0xffffffff}
 	case Uint64:
-		return fromU64(binary.LittleEndian.Uint64(a[0:]) + binary.LittleEndian.Uint64(b[0:]))
+		return Block{Lo: a.Lo + b.Lo}
 	default:
-		x, y := fromU127(a), fromU127(b)
-		lo, c := bits.Add64(x.Lo, y.Lo, 0)
-		hi, _ := bits.Add64(x.Hi, y.Hi, c)
-		return intoU127(Uint128{lo, hi})
+		return intoU127(fromU127(a).Add(fromU127(b)))
 	}
 }
 
@@ -89,9 +85,9 @@ func (g Group) Neg(a Block) Block {
 	case Bytes:
 		return a
 	case Uint32:
-		return fromU32(-binary.LittleEndian.Uint32(a[0:]))
+		return Block{Lo: -a.Lo & 0xffffffff}
 	case Uint64:
-		return fromU64(-binary.LittleEndian.Uint64(a[0:]))
+		return Block{Lo: -a.Lo}
 	default:
 		x := fromU127(a)
 		lo, b := bits.Sub64(0, x.Lo, 0)
@@ -103,32 +99,13 @@ func (g Group) Neg(a Block) Block {
 // Sub returns a - b for elements in block form.
 func (g Group) Sub(a, b Block) Block { return g.Add(a, g.Neg(b)) }
 
-func fromU32(v uint32) Block {
-	var b Block
-	binary.LittleEndian.PutUint32(b[0:], v)
-	return b
-}
-
-func fromU64(v uint64) Block {
-	var b Block
-	binary.LittleEndian.PutUint64(b[0:], v)
-	return b
-}
-
 // fromU127 reads the 127-bit integer: words x, y, z as they are, then word w without
 // its control bit.
 func fromU127(b Block) Uint128 {
-	lo := binary.LittleEndian.Uint64(b[0:])
-	z := uint64(binary.LittleEndian.Uint32(b[8:]))
-	w := uint64(binary.LittleEndian.Uint32(b[12:]))
-	return Uint128{Lo: lo, Hi: z | (w>>1)<<32}
+	return Uint128{Lo: b.Lo, Hi: b.Hi&0xffffffff | b.Hi>>33<<32}
 }
 
 // intoU127 writes v mod 2^127 with its top 31 bits shifted up by one in word w.
 func intoU127(v Uint128) Block {
-	var b Block
-	binary.LittleEndian.PutUint64(b[0:], v.Lo)
-	binary.LittleEndian.PutUint32(b[8:], uint32(v.Hi))
-	binary.LittleEndian.PutUint32(b[12:], uint32(v.Hi>>32)<<1)
-	return b
+	return Block{Lo: v.Lo, Hi: v.Hi&0xffffffff | v.Hi>>32<<33}
 }

@@ -43,7 +43,7 @@ func katPrg(t *testing.T, p kat.Prg) Prg {
 	return prg
 }
 
-func katBlock(b kat.Block) Block { return Block(b.Bytes()) }
+func katBlock(b kat.Block) Block { return BlockFromBytes(b.Bytes()) }
 
 func katUint(u kat.Uint) Uint128 { return Uint128{u.Lo, u.Hi} }
 
@@ -119,7 +119,8 @@ func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
 		require.NoError(t, s.EvalAll(out, party, seeds[party:party+1], cws))
 		h := sha256.New()
 		for _, b := range out {
-			h.Write(b[:])
+			img := b.Bytes()
+			h.Write(img[:])
 		}
 		require.Equal(t, c.EvalAll.Sha256[party], hex.EncodeToString(h.Sum(nil)), "%s: EvalAll party %d", c.ID, party)
 		first, last := c.EvalAll.First[party], c.EvalAll.Last[party]

@@ -110,7 +110,7 @@ func blockBytes(b []Block) []byte {
 	if len(b) == 0 {
 		return nil
 	}
-	return unsafe.Slice(&b[0][0], len(b)*len(Block{}))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)*int(unsafe.Sizeof(Block{})))
 }
 
 // PrgBackends names the implementations in use, for reports of which fast path runs.

@@ -13,13 +13,7 @@ import (
 
 var allGroups = []Group{Bytes, Uint32, Uint64, Uint127}
 
-func randBlock(r *rand.Rand) Block {
-	var b Block
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func randBlock(r *rand.Rand) Block { return Block{r.Uint64(), r.Uint64()} }
 
 func randInput(r *rand.Rand, bits int) Uint128 {
 	x := Uint128{r.Uint64(), r.Uint64()}
