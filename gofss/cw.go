@@ -10,3 +10,18 @@ func CwsPerKey(inBits int) int { return inBits + 1 }
 // isBit reports whether block b is (t, 0, 0, 0) with t in {0, 1}: the DPF layout of
 // words 4-7 (the tr bit, then zero padding).
 func isBit(b Block) bool { return b.Lo&^1 == 0 && b.Hi == 0 }
+
+// pick returns x0 if a is 0 and x1 if a is 1, without a branch (a is a random bit).
+func pick(a uint8, x0, x1 Block) Block {
+	m := -uint64(a)
+	return Block{x0.Lo ^ (x0.Lo^x1.Lo)&m, x0.Hi ^ (x0.Hi^x1.Hi)&m}
+}
+
+// pickBit returns b0 if a is 0 and b1 if a is 1.
+func pickBit(a, b0, b1 uint8) uint8 { return b0 ^ (b0^b1)&a }
+
+// advance follows the kept child in Gen: with parent control bit t, the child's seed
+// is corrected by sCw and its control bit by tCw.
+func advance(child Block, t uint8, sCw Block, tCw uint8) (Block, uint8) {
+	return child.Clamp().Xor(mask(sCw, t)), child.Lsb() ^ t&tCw
+}

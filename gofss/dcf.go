@@ -72,63 +72,49 @@ func (d *Dcf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error 
 	return nil
 }
 
-// genTile runs Gen for a tile of keys; vs holds each key's running value V.
+// genTile runs Gen for a tile of keys; vs holds each key's running value V (value form).
 func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState, vs []Block) {
-	n, m, g := d.inBits, len(alphas), d.group
+	n, m, ar := d.inBits, len(alphas), d.group.arith()
 	s, t, ch := st.init(s0s)
 	clear(vs)
+	// beta enters the value correction on the lose side where the predicate holds
+	// there: the right side (x > alpha) for gt when a = 0, the left for lt when a = 1.
+	betaIf := [2]uint8{uint8(d.pred), 1 - uint8(d.pred)} // indexed by a: Gt = 1, Lt = 0
 	for i := range n {
 		d.prg.Expand(ch, s)
 		for k := range m {
 			a := alphas[k].Bit(n, i)
 			p0, p1 := ch[8*k:8*k+4], ch[8*k+4:8*k+8] // per party: SL, VL, SR, VR
-			vl0, vr0, vl1, vr1 := g.Canon(p0[1]), g.Canon(p0[3]), g.Canon(p1[1]), g.Canon(p1[3])
-			// The "lose" side gets the seed correction; the value correction makes
-			// the lose side's values cancel, plus beta where the predicate holds.
-			var sCw, vCw Block
-			if a == 0 {
-				sCw = p0[2].Xor(p1[2]).Clamp()
-				vCw = g.Add(g.Sub(vr1, vr0), g.Neg(vs[k]))
-				if d.pred == Gt {
-					vCw = g.Add(vCw, g.Canon(betas[k]))
-				}
-			} else {
-				sCw = p0[0].Xor(p1[0]).Clamp()
-				vCw = g.Add(g.Sub(vl1, vl0), g.Neg(vs[k]))
-				if d.pred == Lt {
-					vCw = g.Add(vCw, g.Canon(betas[k]))
-				}
+			sCw := pick(a, p0[2].Xor(p1[2]), p0[0].Xor(p1[0])).Clamp()
+			// Values on the lose side must cancel; those on the keep side feed V.
+			lose0, lose1 := ar.from(pick(a, p0[3], p0[1])), ar.from(pick(a, p1[3], p1[1]))
+			keep0, keep1 := ar.from(pick(a, p0[1], p0[3])), ar.from(pick(a, p1[1], p1[3]))
+			vCw := ar.sub(ar.sub(lose1, lose0), vs[k])
+			vCw = ar.add(vCw, mask(ar.from(betas[k]), betaIf[a]))
+			t1 := t[2*k+1]
+			if t1 == 1 {
+				vCw = ar.neg(vCw)
 			}
-			if t[2*k+1] == 1 {
-				vCw = g.Neg(vCw)
-			}
-			if a == 0 {
-				vs[k] = g.Add(g.Sub(vs[k], vl1), vl0)
+			v := ar.add(ar.sub(vs[k], keep1), keep0)
+			if t1 == 1 {
+				vs[k] = ar.sub(v, vCw)
 			} else {
-				vs[k] = g.Add(g.Sub(vs[k], vr1), vr0)
-			}
-			if t[2*k+1] == 1 {
-				vs[k] = g.Sub(vs[k], vCw)
-			} else {
-				vs[k] = g.Add(vs[k], vCw)
+				vs[k] = ar.add(v, vCw)
 			}
 			tlCw := p0[0].Lsb() ^ p1[0].Lsb() ^ a ^ 1
 			trCw := p0[2].Lsb() ^ p1[2].Lsb() ^ a
-			keep, tKeepCw := 0, tlCw // index of the kept child's seed block
-			if a == 1 {
-				keep, tKeepCw = 2, trCw
-			}
-			s[2*k], t[2*k] = advance(p0[keep], t[2*k], sCw, tKeepCw)
-			s[2*k+1], t[2*k+1] = advance(p1[keep], t[2*k+1], sCw, tKeepCw)
-			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), vCw.WithLsb(trCw)}
+			tKeepCw := pickBit(a, tlCw, trCw)
+			s[2*k], t[2*k] = advance(pick(a, p0[0], p0[2]), t[2*k], sCw, tKeepCw)
+			s[2*k+1], t[2*k+1] = advance(pick(a, p1[0], p1[2]), t1, sCw, tKeepCw)
+			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), ar.into(vCw).WithLsb(trCw)}
 		}
 	}
 	for k := range m {
-		v := g.Sub(g.Sub(g.Canon(s[2*k+1]), g.Canon(s[2*k])), vs[k])
+		v := ar.sub(ar.sub(ar.from(s[2*k+1]), ar.from(s[2*k])), vs[k])
 		if t[2*k+1] == 1 {
-			v = g.Neg(v)
+			v = ar.neg(v)
 		}
-		cws[k*(n+1)+n] = Cw{Block{}, v}
+		cws[k*(n+1)+n] = Cw{Block{}, ar.into(v)}
 	}
 }
 
@@ -156,46 +142,42 @@ func (d *Dcf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) 
 }
 
 func (d *Dcf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
-	n, w, g := d.inBits, len(dst), d.group
-	s, t, v, sides, ch := st.s[:w], st.t[:w], st.v[:w], st.sides[:w], st.ch[:2*w]
-	for j := range w {
-		s[j], t[j], v[j] = s0s[(j0+j)/m].Clamp(), uint8(party), Block{}
-	}
+	n, ar := d.inBits, d.group.arith()
+	s, t, base := st.start(len(dst), s0s, party, j0, m, n+1)
+	v, sides, ch := st.v[:len(s)], st.sides[:len(s)], st.ch[:2*len(s)]
+	clear(v)
 	for i := range n {
-		for j := range w {
+		for j := range sides {
 			sides[j] = xs[j0+j].Bit(n, i)
 		}
 		d.prg.ExpandSide(ch, s, sides)
-		for j := range w {
-			cw := &cws[(j0+j)/m*(n+1)+i]
-			c := ch[2*j].Xor(mask(dcfChildCw(cw, sides[j]), t[j]))
-			v[j] = g.Add(v[j], g.Add(g.Canon(ch[2*j+1]), mask(g.Canon(cw[1]), t[j])))
+		for j, side := range sides {
+			cw := &cws[base[j]+i]
+			c := ch[2*j].Xor(mask(dcfChildCw(cw, side), t[j]))
+			v[j] = ar.add(v[j], ar.add(ar.from(ch[2*j+1]), mask(ar.from(cw[1]), t[j])))
 			s[j], t[j] = c.Clamp(), c.Lsb()
 		}
 	}
-	for j := range w {
-		dst[j] = d.leaf(s[j], t[j], v[j], &cws[(j0+j)/m*(n+1)+n], party)
+	for j := range dst {
+		dst[j] = dcfLeaf(ar, s[j], t[j], v[j], &cws[base[j]+n], party)
 	}
 }
 
 // dcfChildCw is the seed correction of a level's left or right child with that
-// side's control-bit correction in its lsb.
+// side's control-bit correction (tl in the seed block, tr in the value block) in
+// its lsb.
 func dcfChildCw(cw *Cw, side uint8) Block {
-	if side == 0 {
-		return cw[0]
-	}
-	return cw[0].WithLsb(cw[1].Lsb())
+	return cw[0].WithLsb(pickBit(side, cw[0].Lsb(), cw[1].Lsb()))
 }
 
-// leaf adds the last level's share, from(s) + t*v_cw_n, to the path's value and
-// negates the sum for party 1.
-func (d *Dcf) leaf(s Block, t uint8, v Block, last *Cw, party int) Block {
-	g := d.group
-	v = g.Add(v, g.Add(g.Canon(s), mask(last[1], t)))
+// dcfLeaf adds the last level's share, from(s) + t*v_cw_n, to the path's value v and
+// returns the sum in block form, negated for party 1.
+func dcfLeaf(ar *arith, s Block, t uint8, v Block, last *Cw, party int) Block {
+	v = ar.add(v, ar.add(ar.from(s), mask(ar.from(last[1]), t)))
 	if party == 1 {
-		v = g.Neg(v)
+		v = ar.neg(v)
 	}
-	return v
+	return ar.into(v)
 }
 
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain, laid out as
@@ -207,35 +189,36 @@ func (d *Dcf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err := d.checkCws(cws); err != nil {
 		return err
 	}
-	n, g := d.inBits, d.group
+	n, ar := d.inBits, d.group.arith()
 	tr := tree{
 		n:      n,
 		withV:  true,
 		rawMul: 4,
 		costNs: nodeCostNs(4),
 		root: func(k int, r nodes) {
-			r.s[0], r.t[0], r.v[0] = s0s[k].Clamp(), uint8(party), Block{}
+			r.s[0], r.t[0], r.v[0] = s0s[k].Clamp(), uint8(party), Block{} // v: the group's zero
 		},
 		level: func(k, i int, out, in nodes) {
 			cw := &cws[k*(n+1)+i]
 			raw := out.raw[:4*len(in.s)]
 			d.prg.Expand(raw, in.s)
-			left, right, vCw := dcfChildCw(cw, 0), dcfChildCw(cw, 1), g.Canon(cw[1])
+			left, right, vCw := dcfChildCw(cw, 0), dcfChildCw(cw, 1), ar.from(cw[1])
+			s, ts, vs := out.s[:2*len(in.t)], out.t[:2*len(in.t)], out.v[:2*len(in.t)]
 			for j, t := range in.t {
 				vc := mask(vCw, t)
 				l := raw[4*j].Xor(mask(left, t))
 				r := raw[4*j+2].Xor(mask(right, t))
-				out.v[2*j] = g.Add(in.v[j], g.Add(g.Canon(raw[4*j+1]), vc))
-				out.v[2*j+1] = g.Add(in.v[j], g.Add(g.Canon(raw[4*j+3]), vc))
-				out.s[2*j], out.t[2*j] = l.Clamp(), l.Lsb()
-				out.s[2*j+1], out.t[2*j+1] = r.Clamp(), r.Lsb()
+				vs[2*j] = ar.add(in.v[j], ar.add(ar.from(raw[4*j+1]), vc))
+				vs[2*j+1] = ar.add(in.v[j], ar.add(ar.from(raw[4*j+3]), vc))
+				s[2*j], ts[2*j] = l.Clamp(), l.Lsb()
+				s[2*j+1], ts[2*j+1] = r.Clamp(), r.Lsb()
 			}
 		},
 		leaves: func(k, x0 int, l nodes) {
 			last := &cws[k*(n+1)+n]
-			out := dst[k<<n+x0:]
-			for j := range l.s {
-				out[j] = d.leaf(l.s[j], l.t[j], l.v[j], last, party)
+			out := dst[k<<n+x0:][:len(l.s)]
+			for j, t := range l.t {
+				out[j] = dcfLeaf(ar, l.s[j], t, l.v[j], last, party)
 			}
 		},
 	}

@@ -47,40 +47,24 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 		for k := range m {
 			a := alphas[k].Bit(n, i)
 			l0, r0, l1, r1 := ch[4*k], ch[4*k+1], ch[4*k+2], ch[4*k+3]
-			sCw := l0.Xor(l1)
-			if a == 0 {
-				sCw = r0.Xor(r1)
-			}
-			sCw = sCw.Clamp()
+			// The "lose" side (away from alpha) gets the seed correction.
+			sCw := pick(a, r0.Xor(r1), l0.Xor(l1)).Clamp()
 			tlCw := l0.Lsb() ^ l1.Lsb() ^ a ^ 1
 			trCw := r0.Lsb() ^ r1.Lsb() ^ a
-			keep, tKeepCw := l0, tlCw
-			if a == 1 {
-				keep, tKeepCw = r0, trCw
-			}
-			s[2*k], t[2*k] = advance(keep, t[2*k], sCw, tKeepCw)
-			keep = l1
-			if a == 1 {
-				keep = r1
-			}
-			s[2*k+1], t[2*k+1] = advance(keep, t[2*k+1], sCw, tKeepCw)
+			tKeepCw := pickBit(a, tlCw, trCw)
+			s[2*k], t[2*k] = advance(pick(a, l0, r0), t[2*k], sCw, tKeepCw)
+			s[2*k+1], t[2*k+1] = advance(pick(a, l1, r1), t[2*k+1], sCw, tKeepCw)
 			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), Block{Lo: uint64(trCw)}}
 		}
 	}
-	g := d.group
+	ar := d.group.arith()
 	for k := range m {
-		v := g.Add(g.Sub(g.Canon(betas[k]), g.Canon(s[2*k])), g.Canon(s[2*k+1]))
+		v := ar.add(ar.sub(ar.from(betas[k]), ar.from(s[2*k])), ar.from(s[2*k+1]))
 		if t[2*k+1] == 1 {
-			v = g.Neg(v)
+			v = ar.neg(v)
 		}
-		cws[k*(n+1)+n] = Cw{v}
+		cws[k*(n+1)+n] = Cw{ar.into(v)}
 	}
-}
-
-// advance follows the kept child: with parent control bit t, the child's seed is
-// corrected by sCw and its control bit by tCw.
-func advance(child Block, t uint8, sCw Block, tCw uint8) (Block, uint8) {
-	return child.Clamp().Xor(mask(sCw, t)), child.Lsb() ^ t&tCw
 }
 
 // Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
@@ -108,47 +92,33 @@ func (d *Dpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) 
 
 // evalTile evaluates points j0 .. j0+len(dst)-1 of the flattened K x M batch.
 func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
-	n, w := d.inBits, len(dst)
-	s, t, sides, ch := st.s[:w], st.t[:w], st.sides[:w], st.ch[:w]
-	for j := range w {
-		s[j], t[j] = s0s[(j0+j)/m].Clamp(), uint8(party)
-	}
+	n := d.inBits
+	s, t, base := st.start(len(dst), s0s, party, j0, m, n+1)
+	sides, ch := st.sides[:len(s)], st.ch[:len(s)]
 	for i := range n {
-		for j := range w {
+		for j := range sides {
 			sides[j] = xs[j0+j].Bit(n, i)
 		}
 		d.prg.ExpandSide(ch, s, sides)
-		for j := range w {
-			cw := &cws[(j0+j)/m*(n+1)+i]
-			c := ch[j].Xor(mask(dpfChildCw(cw, sides[j]), t[j]))
+		for j := range ch {
+			c := ch[j].Xor(mask(dpfChildCw(&cws[base[j]+i], sides[j]), t[j]))
 			s[j], t[j] = c.Clamp(), c.Lsb()
 		}
 	}
-	for j := range w {
-		dst[j] = d.leaf(s[j], t[j], &cws[(j0+j)/m*(n+1)+n], party)
+	ar := d.group.arith()
+	for j := range dst {
+		y := ar.add(ar.from(s[j]), mask(ar.from(cws[base[j]+n][0]), t[j]))
+		if party == 1 {
+			y = ar.neg(y)
+		}
+		dst[j] = ar.into(y)
 	}
 }
 
 // dpfChildCw is the correction of a level's left (side 0) or right (side 1) child:
-// the seed correction with that side's control-bit correction in its lsb.
+// the seed correction with that side's control-bit correction (tl or tr) in its lsb.
 func dpfChildCw(cw *Cw, side uint8) Block {
-	if side == 0 {
-		return cw[0]
-	}
-	return cw[0].WithLsb(uint8(cw[1].Lo & 1))
-}
-
-// leaf is a party's output share at a leaf: from(s) + t*v_cw, negated for party 1.
-func (d *Dpf) leaf(s Block, t uint8, last *Cw, party int) Block {
-	g := d.group
-	y := g.Canon(s)
-	if t == 1 {
-		y = g.Add(y, last[0])
-	}
-	if party == 1 {
-		y = g.Neg(y)
-	}
-	return y
+	return cw[0].WithLsb(pickBit(side, cw[0].Lsb(), uint8(cw[1].Lo)&1))
 }
 
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
@@ -171,10 +141,15 @@ func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 			expandDpfLevel(d.prg, out, in, &cws[k*(n+1)+i])
 		},
 		leaves: func(k, x0 int, l nodes) {
-			last := &cws[k*(n+1)+n]
-			out := dst[k<<n+x0:]
-			for j := range l.s {
-				out[j] = d.leaf(l.s[j], l.t[j], last, party)
+			ar := d.group.arith()
+			v := ar.from(cws[k*(n+1)+n][0])
+			out := dst[k<<n+x0:][:len(l.s)]
+			for j, t := range l.t {
+				y := ar.add(ar.from(l.s[j]), mask(v, t))
+				if party == 1 {
+					y = ar.neg(y)
+				}
+				out[j] = ar.into(y)
 			}
 		},
 	}
@@ -186,11 +161,12 @@ func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 func expandDpfLevel(prg Prg, out, in nodes, cw *Cw) {
 	prg.Expand(out.s, in.s)
 	left, right := dpfChildCw(cw, 0), dpfChildCw(cw, 1)
+	s, ts := out.s[:2*len(in.t)], out.t[:2*len(in.t)]
 	for j, t := range in.t {
-		l := out.s[2*j].Xor(mask(left, t))
-		r := out.s[2*j+1].Xor(mask(right, t))
-		out.s[2*j], out.t[2*j] = l.Clamp(), l.Lsb()
-		out.s[2*j+1], out.t[2*j+1] = r.Clamp(), r.Lsb()
+		l := s[2*j].Xor(mask(left, t))
+		r := s[2*j+1].Xor(mask(right, t))
+		s[2*j], ts[2*j] = l.Clamp(), l.Lsb()
+		s[2*j+1], ts[2*j+1] = r.Clamp(), r.Lsb()
 	}
 }
 

@@ -53,59 +53,72 @@ func (g Group) valid() bool { return int(g) < len(groupNames) }
 
 // Canon returns into(from(clamp(b))): the group element b stands for, in block form.
 func (g Group) Canon(b Block) Block {
-	switch g {
-	case Bytes:
-		return b.Clamp()
-	case Uint32:
-		return Block{Lo: b.Lo & 0xffffffff}
-	case Uint64:
-		return Block{Lo: b.Lo}
-	default:
-		return intoU127(fromU127(b))
-	}
+	a := g.arith()
+	return a.into(a.from(b))
 }
 
 // Add returns a + b for elements in block form.
 func (g Group) Add(a, b Block) Block {
-	switch g {
-	case Bytes:
-		return a.Xor(b)
-	case Uint32:
-		return Block{Lo: (a.Lo + b.Lo) & 0xffffffff}
-	case Uint64:
-		return Block{Lo: a.Lo + b.Lo}
-	default:
-		return intoU127(fromU127(a).Add(fromU127(b)))
-	}
+	ar := g.arith()
+	return ar.into(ar.add(ar.from(a), ar.from(b)))
 }
 
 // Neg returns -a for an element in block form.
 func (g Group) Neg(a Block) Block {
-	switch g {
-	case Bytes:
-		return a
-	case Uint32:
-		return Block{Lo: -a.Lo & 0xffffffff}
-	case Uint64:
-		return Block{Lo: -a.Lo}
-	default:
-		x := fromU127(a)
-		lo, b := bits.Sub64(0, x.Lo, 0)
-		hi, _ := bits.Sub64(0, x.Hi, b)
-		return intoU127(Uint128{lo, hi})
-	}
+	ar := g.arith()
+	return ar.into(ar.neg(ar.from(a)))
 }
 
 // Sub returns a - b for elements in block form.
 func (g Group) Sub(a, b Block) Block { return g.Add(a, g.Neg(b)) }
 
-// fromU127 reads the 127-bit integer: words x, y, z as they are, then word w without
-// its control bit.
-func fromU127(b Block) Uint128 {
-	return Uint128{Lo: b.Lo, Hi: b.Hi&0xffffffff | b.Hi>>33<<32}
+// arith is a group's arithmetic written with masks instead of a switch on the group,
+// so that it inlines into the tree walks' inner loops, where a call per element
+// would cost more than the element's share of the PRG.
+//
+// It works on elements in value form: for bytes the clamped block; for the integer
+// groups the integer as Lo + Hi*2^64. from and into convert from and to the block
+// form of SPEC.md section 2; only uint127 moves bits (word w holds its top 31 bits
+// shifted up by one).
+type arith struct {
+	xorLo, xorHi uint64 // bytes: + is XOR on all bits
+	addLo, addHi uint64 // integer groups: + is addition, mod 2^32, 2^64 or 2^127
+	valLo        uint64 // from: the bits of Lo that belong to the value
+	fromHi       uint64 // from: Hi bits taken as they are
+	fromShifted  uint64 // from: Hi bits taken from above the control bit, shifted down
+	intoHi       uint64 // into: Hi bits written as they are
+	intoShifted  uint64 // into: Hi bits written above the control bit
 }
 
-// intoU127 writes v mod 2^127 with its top 31 bits shifted up by one in word w.
-func intoU127(v Uint128) Block {
-	return Block{Lo: v.Lo, Hi: v.Hi&0xffffffff | v.Hi>>32<<33}
+var ariths = [...]arith{
+	Bytes:   {xorLo: ^uint64(0), xorHi: ^uint64(0), valLo: ^uint64(0), fromHi: ^uint64(lsbBit), intoHi: ^uint64(0)},
+	Uint32:  {addLo: 1<<32 - 1, valLo: 1<<32 - 1},
+	Uint64:  {addLo: ^uint64(0), valLo: ^uint64(0)},
+	Uint127: {addLo: ^uint64(0), addHi: 1<<63 - 1, valLo: ^uint64(0), fromHi: 1<<32 - 1, fromShifted: ^uint64(0), intoHi: 1<<32 - 1, intoShifted: ^uint64(0)},
 }
+
+func (g Group) arith() *arith { return &ariths[g] }
+
+// from returns the value form of from(clamp(b)).
+func (a *arith) from(b Block) Block {
+	return Block{b.Lo & a.valLo, b.Hi&a.fromHi | b.Hi>>33<<32&a.fromShifted}
+}
+
+// into returns the block form of a value.
+func (a *arith) into(v Block) Block {
+	return Block{v.Lo, v.Hi&a.intoHi | v.Hi>>32<<33&a.intoShifted}
+}
+
+func (a *arith) add(x, y Block) Block {
+	lo, c := bits.Add64(x.Lo, y.Lo, 0)
+	hi := x.Hi + y.Hi + c
+	return Block{(x.Lo^y.Lo)&a.xorLo | lo&a.addLo, (x.Hi^y.Hi)&a.xorHi | hi&a.addHi}
+}
+
+func (a *arith) neg(x Block) Block {
+	lo, b := bits.Sub64(0, x.Lo, 0)
+	hi := -x.Hi - b
+	return Block{x.Lo&a.xorLo | lo&a.addLo, x.Hi&a.xorHi | hi&a.addHi}
+}
+
+func (a *arith) sub(x, y Block) Block { return a.add(x, a.neg(y)) }

@@ -27,6 +27,7 @@ func (st *genState) init(s0s []Block) ([]Block, []uint8, []Block) {
 type evalState struct {
 	s     []Block
 	t     []uint8
+	base  []int // index of the point's key's first correction word
 	v     []Block
 	sides []uint8
 	ch    []Block
@@ -34,7 +35,22 @@ type evalState struct {
 
 func newEvalState(tile, half int) *evalState {
 	return &evalState{
-		s: make([]Block, tile), t: make([]uint8, tile), v: make([]Block, tile),
+		s: make([]Block, tile), t: make([]uint8, tile), base: make([]int, tile), v: make([]Block, tile),
 		sides: make([]uint8, tile), ch: make([]Block, tile*half),
 	}
+}
+
+// start sets up w points starting at point j0 of a batch of m points per key: each
+// point's root seed and control bit, and where its key's rows cws start. It returns
+// the views of s, t and base for these points.
+func (st *evalState) start(w int, s0s []Block, party, j0, m, rows int) ([]Block, []uint8, []int) {
+	s, t, base := st.s[:w], st.t[:w], st.base[:w]
+	k, r := j0/m, j0%m
+	for j := range w {
+		s[j], t[j], base[j] = s0s[k].Clamp(), uint8(party), k*rows
+		if r++; r == m {
+			k, r = k+1, 0
+		}
+	}
+	return s, t, base
 }
