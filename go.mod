@@ -1,8 +1,11 @@
 module github.com/pyfss/pyfss
 
-go 1.24
+go 1.26.0
 
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/go-python/gopy v0.4.10
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.50.0
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -8,13 +8,16 @@
 //   - every function returns a value, because gopy runs a function without
 //     results as a detached goroutine, which would outlive borrowed memory;
 //   - a function that can fail returns (value, error), never a bare error, whose
-//     message string gopy leaks on every call;
-//   - every function defers guard, because a Go panic aborts the Python process.
+//     message string gopy leaks on every call, and defers guard, because a Go
+//     panic would abort the Python process.
 package binding
 
 import (
 	"encoding/json"
 	"runtime"
+
+	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda"
 )
 
 // version is the release of the Go core compiled into the extension; it must
@@ -25,14 +28,26 @@ const version = "0.1.0"
 func Version() string { return version }
 
 // BackendInfo describes the compiled core as a JSON object, so that the Python
-// side can add fields without changing this function's signature.
+// side can add fields without changing this function's signature: the build, the
+// PRG implementations in use and available, and CUDA (kernels compiled in, for
+// which architectures, driver, devices, and why CUDA cannot be used if it cannot).
 func BackendInfo() (info string, err error) {
 	defer guard(&err)
-	b, err := json.Marshal(map[string]string{
+	c := cuda.GetInfo()
+	b, err := json.Marshal(map[string]any{
 		"version":    version,
 		"go_version": runtime.Version(),
 		"goos":       runtime.GOOS,
 		"goarch":     runtime.GOARCH,
+		"prg":        gofss.PrgBackendInfo(),
+		"cuda": map[string]any{
+			"kernels_compiled": c.KernelsCompiled,
+			"archs":            c.Archs,
+			"driver_loaded":    c.DriverLoaded,
+			"devices":          c.Devices,
+			"usable":           c.Reason == "",
+			"reason":           c.Reason,
+		},
 	})
 	return string(b), err
 }

@@ -1,0 +1,152 @@
+"""Compile the CUDA kernels in cuda/ into the fatbin that the Go library embeds.
+
+The fatbin holds machine code for sm_80 (A100) and sm_90 (H100/H200) and PTX for
+compute_90, which the driver compiles for newer GPUs. nvcc is the one on PATH or, failing
+that, the one the ``nvidia-cuda-nvcc`` wheel installs into the running Python
+environment. Without nvcc the package builds CPU-only: ``build_fatbin`` then returns the
+reason instead of raising, for the caller to report.
+
+Usage: ``python build_support/nvcc.py [--out PATH]``. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CUDA_DIR = ROOT / "cuda"
+FATBIN = ROOT / "gofss" / "cuda" / "kernels" / "pyfss.fatbin"
+
+# SASS for the architectures PyTorch users run most, PTX for everything newer.
+GENCODE = (
+    "-gencode=arch=compute_80,code=sm_80",
+    "-gencode=arch=compute_90,code=[sm_90,compute_90]",
+)
+
+
+def _site_dirs() -> list[Path]:
+    """Directories where pip may have put the nvidia wheels of this interpreter,
+    build isolation environments included (those are only on sys.path)."""
+    dirs = [sysconfig.get_paths()[k] for k in ("purelib", "platlib")]
+    dirs += site.getsitepackages() + [site.getusersitepackages()] + sys.path
+    seen: list[Path] = []
+    for d in dirs:
+        p = Path(d) if d else None
+        if p and p.is_dir() and p not in seen:
+            seen.append(p)
+    return seen
+
+
+def _wheel_nvccs() -> list[Path]:
+    # nvidia-cuda-nvcc 13.x installs a toolkit tree under nvidia/cu13/.
+    return [
+        p
+        for d in _site_dirs()
+        for p in sorted(d.glob("nvidia/*/bin/nvcc"))
+        if os.access(p, os.X_OK)
+    ]
+
+
+def find_nvcc() -> str | None:
+    """Path of nvcc: on PATH, else from the nvidia-cuda-nvcc wheel; None if neither."""
+    on_path = shutil.which("nvcc")
+    if on_path:
+        return on_path
+    wheels = _wheel_nvccs()
+    return str(wheels[0]) if wheels else None
+
+
+def _wheel_includes(nvcc: str) -> list[str]:
+    """-I flags for the headers of the nvidia-cuda-runtime and nvidia-cuda-cccl wheels
+    when nvcc came from a wheel. Those wheels may install beside nvcc's own tree or in
+    their own (nvidia/cuda_runtime, nvidia/cuda_cccl); a system toolkit has its own
+    headers, and mixing in a wheel's could mismatch them."""
+    if Path(nvcc) not in _wheel_nvccs():
+        return []
+    flags: list[str] = []
+    for d in _site_dirs():
+        for inc in sorted(d.glob("nvidia/*/include")):
+            for p in (inc, inc / "cccl"):
+                if p.is_dir() and f"-I{p}" not in flags:
+                    flags.append(f"-I{p}")
+    return flags
+
+
+def nvcc_command(nvcc: str, source: Path, out_path: Path) -> list[str]:
+    threads = min(len(GENCODE) + 1, os.cpu_count() or 1)  # nvcc runs one job per target
+    return [
+        nvcc,
+        "--fatbin",
+        "-std=c++17",
+        f"--threads={threads}",
+        *GENCODE,
+        *_wheel_includes(nvcc),
+        "-o",
+        str(out_path),
+        str(source),
+    ]
+
+
+def build_fatbin(out_path: str | os.PathLike[str] = FATBIN) -> str | None:
+    """Compile every cuda/*.cu into one fatbin at out_path.
+
+    Returns None on success, or the reason the kernels cannot be built here (no nvcc),
+    so that the caller can build CPU-only and say why. A failing compilation raises
+    RuntimeError with nvcc's output: that is a bug, not a missing tool.
+    """
+    nvcc = find_nvcc()
+    if nvcc is None:
+        return (
+            "nvcc not found: neither on PATH nor from the nvidia-cuda-nvcc wheel "
+            "in this Python environment; CUDA kernels are not compiled in"
+        )
+    sources = sorted(CUDA_DIR.glob("*.cu"))
+    if not sources:
+        raise RuntimeError(f"no .cu files in {CUDA_DIR}")
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        # One translation unit, so that all kernels land in one module.
+        unit = Path(tmp) / "pyfss_kernels.cu"
+        unit.write_text("".join(f'#include "{s}"\n' for s in sources))
+        partial = Path(tmp) / out.name
+        cmd = nvcc_command(nvcc, unit, partial)
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}"
+            )
+        # Replace the old fatbin only with a complete new one. The leading "_" keeps a
+        # leftover out of go:embed, the suffix keeps it out of git.
+        staged = out.with_name(f"_{out.stem}.tmp{out.suffix}")
+        shutil.copyfile(partial, staged)
+        os.replace(staged, out)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(FATBIN), help="fatbin to write (default: %(default)s)")
+    args = parser.parse_args(argv)
+    nvcc = find_nvcc()
+    start = time.monotonic()
+    reason = build_fatbin(args.out)
+    if reason is not None:
+        print(reason, file=sys.stderr)
+        return 1
+    size = Path(args.out).stat().st_size
+    print(f"{args.out}: {size} bytes, built by {nvcc} in {time.monotonic() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+// The kernels the Go launcher loads by name: <scheme>_<op>_<prg>_<group> for scheme
+// dpf/dcf, op gen/eval/eval_all, prg chacha/aes128_mmo, group bytes/uint32/uint64/uint127,
+// plus cw_relayout and the prg_bench_<prg>_mul<2|4> bound.
+//
+// Kernels are templates on scheme, group and PRG only; in_bits, the batch sizes and the
+// DCF predicate are arguments, which keeps the number of instantiations (and compile
+// time) small. Every kernel runs a grid-stride loop with blocks of kThreads threads, so
+// the launcher may cap the grid.
+//
+// Parameters come in the order PrgParams, pointers, 32-bit integers, 64-bit counts, so
+// that each list ends on an 8-byte boundary: the launcher packs them into one buffer
+// (cuLaunchKernel's `extra`) whose size is then the same however it is rounded.
+#include "batch.cuh"
+
+namespace pyfss {
+
+// The PRG of this thread block. AES builds its tables in shared memory once per block,
+// so every thread of the block must call this before any returns.
+template <class P>
+__device__ P block_prg(const PrgParams& pp);
+
+template <>
+__device__ __forceinline__ Chacha block_prg<Chacha>(const PrgParams& pp) {
+  return Chacha(pp);
+}
+
+template <>
+__device__ __forceinline__ Aes block_prg<Aes>(const PrgParams& pp) {
+  __shared__ AesTables tables;
+  aes_tables_init(tables, pp, threadIdx.x, blockDim.x);
+  __syncthreads();
+  return Aes(&tables);
+}
+
+#define PYFSS_GRID_LOOP(t, total)                                                         \
+  for (uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; t < (uint64_t)(total); \
+       t += (uint64_t)gridDim.x * blockDim.x)
+
+template <class S, class P>
+__device__ __forceinline__ void gen_kernel(const PrgParams& pp, uint32_t* cws, const uint32_t* seeds,
+                                           const uint32_t* alphas, int alpha_words, const uint32_t* betas, int n,
+                                           int pred, uint64_t k) {
+  P prg = block_prg<P>(pp);
+  PYFSS_GRID_LOOP(t, k) gen_key<S>(prg, t, cws, seeds, alphas, alpha_words, betas, n, pred);
+}
+
+template <class S, class P>
+__device__ __forceinline__ void eval_kernel(const PrgParams& pp, uint32_t* dst, uint32_t party,
+                                            const uint32_t* s0s, const uint32_t* cws_lm, uint64_t k,
+                                            const uint32_t* xs, int x_words, uint64_t m, int n) {
+  P prg = block_prg<P>(pp);
+  PYFSS_GRID_LOOP(t, k * m) eval_point<S>(prg, t, dst, party, s0s, cws_lm, k, xs, x_words, m, n);
+}
+
+// One block per slice (see eval_all_step); the barrier is reached by every thread of
+// the block the same number of times, since the loops depend on blockIdx only.
+template <class S, class P>
+__device__ __forceinline__ void eval_all_kernel(const PrgParams& pp, uint32_t* dst, uint32_t party,
+                                                const uint32_t* s0s, const uint32_t* cws_lm, uint64_t k, int n,
+                                                int first, int levels) {
+  P prg = block_prg<P>(pp);
+  for (uint64_t g = blockIdx.x; g < eval_all_slices(k, first, levels); g += gridDim.x) {
+    for (int j = 0; j < levels; j++) {
+      eval_all_step<S>(prg, g, threadIdx.x, j, first, levels, dst, party, s0s, cws_lm, k, n);
+      if (levels > 1) __syncthreads();
+    }
+  }
+}
+
+// The PRG work of a point Eval at in_bits = levels with none of its memory traffic:
+// each thread follows a chain of expand_half calls from its seed, choosing the side by
+// a bit of the current seed as Eval does by a bit of x. Eval's time over this one's is
+// how far Eval is from its PRG bound.
+template <class P, int Mul>
+__device__ __forceinline__ void prg_bench_kernel(const PrgParams& pp, uint32_t* dst, const uint32_t* seeds,
+                                                 uint64_t count, int levels) {
+  P prg = block_prg<P>(pp);
+  PYFSS_GRID_LOOP(t, count) {
+    Block s = load_block(seeds + 4 * t);
+    for (int i = 0; i < levels; i++) {
+      Block c[Mul / 2];
+      prg.template expand_half<Mul>(clamp(s), s.w[0] & 1, c);
+      s = c[Mul / 2 - 1];
+    }
+    store_block(dst + 4 * t, s);
+  }
+}
+
+}  // namespace pyfss
+
+using pyfss::PrgParams;
+
+#define PYFSS_KERNEL extern "C" __global__ void __launch_bounds__(pyfss::kThreads)
+
+#define PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, group, Group)                                        \
+  PYFSS_KERNEL scheme##_gen_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* cws,            \
+                                            const uint32_t* seeds, const uint32_t* alphas,                  \
+                                            const uint32_t* betas, int alpha_words, int n, int pred,        \
+                                            uint64_t k) {                                                   \
+    pyfss::gen_kernel<pyfss::Scheme<pyfss::Group>, pyfss::Prg>(pp, cws, seeds, alphas, alpha_words, betas, \
+                                                               n, pred, k);                                 \
+  }                                                                                                         \
+  PYFSS_KERNEL scheme##_eval_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst,           \
+                                             const uint32_t* s0s, const uint32_t* cws_lm,                   \
+                                             const uint32_t* xs, uint32_t party, int x_words, int n,        \
+                                             uint64_t k, uint64_t m) {                                      \
+    pyfss::eval_kernel<pyfss::Scheme<pyfss::Group>, pyfss::Prg>(pp, dst, party, s0s, cws_lm, k, xs,       \
+                                                                x_words, m, n);                             \
+  }                                                                                                         \
+  PYFSS_KERNEL scheme##_eval_all_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst,       \
+                                                 const uint32_t* s0s, const uint32_t* cws_lm,               \
+                                                 uint32_t party, int n, int first, int levels,              \
+                                                 uint64_t k) {                                              \
+    pyfss::eval_all_kernel<pyfss::Scheme<pyfss::Group>, pyfss::Prg>(pp, dst, party, s0s, cws_lm, k, n,    \
+                                                                    first, levels);                         \
+  }
+
+#define PYFSS_GROUP_KERNELS(scheme, Scheme, prg, Prg)                 \
+  PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, bytes, GroupBytes)   \
+  PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, uint32, GroupU32)    \
+  PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, uint64, GroupU64)    \
+  PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, uint127, GroupU127)
+
+#define PYFSS_PRG_KERNELS(prg, Prg)                                                                          \
+  PYFSS_GROUP_KERNELS(dpf, Dpf, prg, Prg)                                                                    \
+  PYFSS_GROUP_KERNELS(dcf, Dcf, prg, Prg)                                                                    \
+  PYFSS_KERNEL prg_bench_##prg##_mul2(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* seeds, \
+                                      int levels, uint64_t count) {                                          \
+    pyfss::prg_bench_kernel<pyfss::Prg, 2>(pp, dst, seeds, count, levels);                                   \
+  }                                                                                                          \
+  PYFSS_KERNEL prg_bench_##prg##_mul4(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* seeds, \
+                                      int levels, uint64_t count) {                                          \
+    pyfss::prg_bench_kernel<pyfss::Prg, 4>(pp, dst, seeds, count, levels);                                   \
+  }
+
+PYFSS_PRG_KERNELS(chacha, Chacha)
+PYFSS_PRG_KERNELS(aes128_mmo, Aes)
+
+PYFSS_KERNEL cw_relayout(uint32_t* dst, const uint32_t* src, int rows, uint64_t k) {
+  PYFSS_GRID_LOOP(t, k * rows) pyfss::relayout_cw(t, dst, src, k, rows);
+}

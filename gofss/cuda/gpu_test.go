@@ -1,0 +1,223 @@
+//go:build cgo
+
+package cuda
+
+// Tests and benchmarks on a real GPU; they skip where GetInfo reports none. On a GPU
+// machine without Go, build them here with `go test -c` and run the binary there with
+// -test.run GPU -test.bench GPU.
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/cuda/internal/vectortest"
+)
+
+const gpu = 0 // device ordinal
+
+func needGPU(t testing.TB) {
+	if info := GetInfo(); info.Reason != "" {
+		t.Skip(info.Reason)
+	}
+}
+
+// guard is the pattern around every test buffer: a kernel that writes outside its
+// output changes it.
+const (
+	guardWords = 64
+	guardWord  = 0xa5a5a5a5
+)
+
+// deviceBuffer allocates n words with guards on both sides, fills them from src (or
+// with the guard pattern when src is nil), and checks and frees them when the test
+// ends. It returns the address of the first word.
+func deviceBuffer(t testing.TB, n int, src []uint32) uintptr {
+	all := make([]uint32, n+2*guardWords)
+	for i := range all {
+		all[i] = guardWord
+	}
+	copy(all[guardWords:], src)
+	base, err := deviceAlloc(gpu, 4*len(all))
+	require.NoError(t, err)
+	require.NoError(t, copyToDevice(gpu, base, all))
+	t.Cleanup(func() {
+		got := make([]uint32, len(all))
+		if err := copyFromDevice(gpu, got, base); err != nil {
+			t.Error(err)
+		}
+		for i := range guardWords {
+			if got[i] != guardWord || got[len(got)-1-i] != guardWord {
+				t.Errorf("a kernel wrote outside a buffer of %d words", n)
+				break
+			}
+		}
+		if err := deviceFree(gpu, base); err != nil {
+			t.Error(err)
+		}
+	})
+	return base + 4*guardWords
+}
+
+func download(t testing.TB, src uintptr, n int) []uint32 {
+	out := make([]uint32, n)
+	require.NoError(t, copyFromDevice(gpu, out, src))
+	return out
+}
+
+// gpuBackend runs the vectors through the launcher on device 0, stream 0.
+type gpuBackend struct{ t *testing.T }
+
+func (g gpuBackend) params(c vectortest.Config) Params {
+	p := Params{Scheme: SchemeDpf, InBits: c.InBits, Group: c.Group, Prg: c.Prg, Nonce: c.Nonce}
+	if c.Scheme == 1 {
+		p.Scheme = SchemeDcfLt + Scheme(c.Pred)
+	}
+	if c.Prg == PrgAES128MMO {
+		p.AesKeys = c.AESKeys[:p.mul()]
+	}
+	return p
+}
+
+func (g gpuBackend) Gen(c vectortest.Config, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
+	n := k * (c.InBits + 1) * 8
+	cws := deviceBuffer(g.t, n, nil)
+	err := Gen(gpu, 0, g.params(c), cws, deviceBuffer(g.t, len(seeds), seeds), deviceBuffer(g.t, len(alphas), alphas),
+		alphaWords, deviceBuffer(g.t, len(betas), betas), k)
+	if err != nil {
+		return nil, err
+	}
+	return download(g.t, cws, n), nil
+}
+
+func (g gpuBackend) Eval(c vectortest.Config, party int, s0s, cws []uint32, k int, xs []uint32, xWords, m int) ([]uint32, error) {
+	p := g.params(c)
+	dst := deviceBuffer(g.t, k*m*4, nil)
+	var scratch uintptr
+	if size := ScratchBytes("eval", p, k, m); size > 0 {
+		scratch = deviceBuffer(g.t, size/4, nil)
+	}
+	err := Eval(gpu, 0, p, dst, party, deviceBuffer(g.t, len(s0s), s0s), deviceBuffer(g.t, len(cws), cws), k,
+		deviceBuffer(g.t, len(xs), xs), xWords, m, scratch)
+	if err != nil {
+		return nil, err
+	}
+	return download(g.t, dst, k*m*4), nil
+}
+
+func (g gpuBackend) EvalAll(c vectortest.Config, party int, s0s, cws []uint32, k int) ([]uint32, error) {
+	p := g.params(c)
+	n := k << c.InBits * 4
+	dst := deviceBuffer(g.t, n, nil)
+	var scratch uintptr
+	if size := ScratchBytes("eval_all", p, k, 0); size > 0 {
+		scratch = deviceBuffer(g.t, size/4, nil)
+	}
+	err := EvalAll(gpu, 0, p, dst, party, deviceBuffer(g.t, len(s0s), s0s), deviceBuffer(g.t, len(cws), cws), k, scratch)
+	if err != nil {
+		return nil, err
+	}
+	return download(g.t, dst, n), nil
+}
+
+func TestGPUVectors(t *testing.T) {
+	needGPU(t)
+	t.Logf("%+v", GetInfo())
+	n := vectortest.Run(t, "../testdata/vectors", gpuBackend{t}, 16)
+	t.Logf("%d DPF/DCF cases checked on the GPU", n)
+}
+
+func randomWords(t testing.TB, n int) []uint32 {
+	b := make([]byte, 4*n)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w
+}
+
+var benchParams = []Params{
+	{Scheme: SchemeDpf, Group: GroupUint32, Prg: PrgChacha},
+	{Scheme: SchemeDpf, Group: GroupUint32, Prg: PrgAES128MMO, AesKeys: make([][16]byte, 2)},
+	{Scheme: SchemeDcfLt, Group: GroupUint32, Prg: PrgChacha},
+	{Scheme: SchemeDcfLt, Group: GroupUint32, Prg: PrgAES128MMO, AesKeys: make([][16]byte, 4)},
+}
+
+func benchName(p Params, rest string) string {
+	return fmt.Sprintf("%s/%s/%s", p.schemeName(), prgNames[p.Prg], rest)
+}
+
+// benchCws generates the correction words of k random keys on the device. Timing
+// needs no matching seeds: any seed evaluates at the same cost.
+func benchCws(b *testing.B, p Params, k int) uintptr {
+	cws := deviceBuffer(b, k*(p.InBits+1)*8, nil)
+	require.NoError(b, Gen(gpu, 0, p, cws, deviceBuffer(b, k*8, randomWords(b, k*8)),
+		deviceBuffer(b, k*4, randomWords(b, k*4)), 4, deviceBuffer(b, k*4, randomWords(b, k*4)), k))
+	return cws
+}
+
+// timeLaunches reports the device time per operation by synchronising once after b.N
+// launches on the legacy default stream; items is the number of outputs per launch.
+func timeLaunches(b *testing.B, items int, launch func() error) {
+	require.NoError(b, launch()) // loads the module and warms up
+	require.NoError(b, synchronize(gpu))
+	b.SetBytes(int64(16 * items))
+	b.ResetTimer()
+	for range b.N {
+		if err := launch(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	require.NoError(b, synchronize(gpu))
+	b.ReportMetric(float64(items)*float64(b.N)/b.Elapsed().Seconds(), "outputs/s")
+}
+
+// Point Eval of 2^22 points at in_bits 20 (one key, and 2^16 keys of 64 points), and
+// the PRG-only bound of the same work.
+func BenchmarkGPUEval(b *testing.B) {
+	needGPU(b)
+	const n, points = 20, 1 << 22
+	for _, p := range benchParams {
+		p.InBits = n
+		for _, k := range []int{1, 1 << 16} {
+			m := points / k
+			b.Run(benchName(p, fmt.Sprintf("n%d/k%d/m%d", n, k, m)), func(b *testing.B) {
+				cws := benchCws(b, p, k)
+				s0s := deviceBuffer(b, k*4, randomWords(b, k*4))
+				xs := deviceBuffer(b, points, randomWords(b, points))
+				dst := deviceBuffer(b, points*4, nil)
+				var scratch uintptr
+				if size := ScratchBytes("eval", p, k, m); size > 0 {
+					scratch = deviceBuffer(b, size/4, nil)
+				}
+				timeLaunches(b, points, func() error { return Eval(gpu, 0, p, dst, 0, s0s, cws, k, xs, 1, m, scratch) })
+			})
+		}
+		b.Run(benchName(p, fmt.Sprintf("prg_bound/levels%d/count%d", n, points)), func(b *testing.B) {
+			seeds := deviceBuffer(b, points*4, randomWords(b, points*4))
+			dst := deviceBuffer(b, points*4, nil)
+			timeLaunches(b, points, func() error { return PrgBench(gpu, 0, p, dst, seeds, points, n) })
+		})
+	}
+}
+
+// EvalAll of one key at in_bits 20 and 24.
+func BenchmarkGPUEvalAll(b *testing.B) {
+	needGPU(b)
+	for _, p := range benchParams {
+		for _, n := range []int{20, 24} {
+			p.InBits = n
+			b.Run(benchName(p, fmt.Sprintf("n%d", n)), func(b *testing.B) {
+				cws := benchCws(b, p, 1)
+				s0s := deviceBuffer(b, 4, randomWords(b, 4))
+				dst := deviceBuffer(b, 4<<n, nil)
+				timeLaunches(b, 1<<n, func() error { return EvalAll(gpu, 0, p, dst, 0, s0s, cws, 1, 0) })
+			})
+		}
+	}
+}

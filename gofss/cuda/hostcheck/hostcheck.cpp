@@ -1,0 +1,135 @@
+//go:build ignore
+
+// The kernels' arithmetic compiled for the host: C entry points that run the same
+// per-thread functions as the kernels (cuda/batch.cuh) in plain loops, over the same
+// memory layouts. The test compiles this file itself (see lib.go), hence the build
+// constraint that keeps cgo away from it.
+
+#include <algorithm>
+#include <memory>
+
+#include "../../../cuda/batch.cuh"
+
+using namespace pyfss;
+
+namespace {
+
+template <class T>
+struct Tag {
+  typedef T type;
+};
+
+// Calls f(Tag<Scheme<Group>>()) for the scheme (0 dpf, 1 dcf) and group (0 bytes,
+// 1 uint32, 2 uint64, 3 uint127) numbers of the Go launcher.
+template <template <class> class Scheme, class F>
+int with_group(int group, F f) {
+  switch (group) {
+    case 0: f(Tag<Scheme<GroupBytes>>()); return 0;
+    case 1: f(Tag<Scheme<GroupU32>>()); return 0;
+    case 2: f(Tag<Scheme<GroupU64>>()); return 0;
+    case 3: f(Tag<Scheme<GroupU127>>()); return 0;
+  }
+  return -1;
+}
+
+template <class F>
+int with_scheme(int scheme, int group, F f) {
+  if (scheme == 0) return with_group<Dpf>(group, f);
+  if (scheme == 1) return with_group<Dcf>(group, f);
+  return -1;
+}
+
+// Calls f(prg) for PRG 0 (chacha) or 1 (aes128_mmo), building the AES tables as one
+// GPU thread block would.
+template <class F>
+int with_prg(int prg, const PrgParams& pp, F f) {
+  if (prg == 0) {
+    f(Chacha(pp));
+    return 0;
+  }
+  if (prg == 1) {
+    std::unique_ptr<AesTables> tables(new AesTables);
+    aes_tables_init(*tables, pp, 0, 1);
+    f(Aes(tables.get()));
+    return 0;
+  }
+  return -1;
+}
+
+template <class F>
+int dispatch(int scheme, int group, int prg, const PrgParams& pp, F f) {
+  int rc = 0;
+  int prg_rc = with_prg(prg, pp, [&](auto p) { rc = with_scheme(scheme, group, [&](auto tag) { f(tag, p); }); });
+  return prg_rc ? prg_rc : rc;
+}
+
+// What the launcher does before an evaluation: a level-major copy of cws when K > 1.
+const uint32_t* level_major(const uint32_t* cws, uint64_t k, int n, std::unique_ptr<uint32_t[]>& buf) {
+  if (k == 1) return cws;
+  uint64_t total = k * (uint64_t)(n + 1);
+  buf.reset(new uint32_t[total * kCwWords]);
+  for (uint64_t t = 0; t < total; t++) relayout_cw(t, buf.get(), cws, k, n + 1);
+  return buf.get();
+}
+
+}  // namespace
+
+extern "C" {
+
+// expand<mul> (half = 0: mul blocks) or expand_half<mul>(sel) (half = 1: mul/2 blocks).
+int hc_prg_expand(int prg, const PrgParams* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
+                  uint32_t* out) {
+  if (mul != 2 && mul != 4) return -1;
+  return with_prg(prg, *pp, [&](auto p) {
+    Block o[4];
+    int count = half ? mul / 2 : mul;
+    if (mul == 2 && half) p.template expand_half<2>(load_block(seed), sel, o);
+    if (mul == 2 && !half) p.template expand<2>(load_block(seed), o);
+    if (mul == 4 && half) p.template expand_half<4>(load_block(seed), sel, o);
+    if (mul == 4 && !half) p.template expand<4>(load_block(seed), o);
+    for (int j = 0; j < count; j++) store_block(out + 4 * j, o[j]);
+  });
+}
+
+int hc_gen(int scheme, int group, int prg, const PrgParams* pp, uint32_t* cws, const uint32_t* seeds,
+           const uint32_t* alphas, int alpha_words, const uint32_t* betas, int n, int pred, uint64_t k) {
+  return dispatch(scheme, group, prg, *pp, [&](auto tag, auto p) {
+    typedef typename decltype(tag)::type S;
+    for (uint64_t t = 0; t < k; t++) gen_key<S>(p, t, cws, seeds, alphas, alpha_words, betas, n, pred);
+  });
+}
+
+int hc_eval(int scheme, int group, int prg, const PrgParams* pp, uint32_t* dst, uint32_t party,
+            const uint32_t* s0s, const uint32_t* cws, uint64_t k, const uint32_t* xs, int x_words, uint64_t m,
+            int n) {
+  std::unique_ptr<uint32_t[]> buf;
+  const uint32_t* cws_lm = level_major(cws, k, n, buf);
+  return dispatch(scheme, group, prg, *pp, [&](auto tag, auto p) {
+    typedef typename decltype(tag)::type S;
+    for (uint64_t t = 0; t < k * m; t++) eval_point<S>(p, t, dst, party, s0s, cws_lm, k, xs, x_words, m, n);
+  });
+}
+
+// The launcher's schedule: the first kEvalAllTopLevels levels in one launch, then one
+// launch per level. A block's threads run in reverse order between its barriers, which
+// a GPU may also do: the in-place layout must not depend on the order.
+int hc_eval_all(int scheme, int group, int prg, const PrgParams* pp, uint32_t* dst, uint32_t party,
+                const uint32_t* s0s, const uint32_t* cws, uint64_t k, int n) {
+  std::unique_ptr<uint32_t[]> buf;
+  const uint32_t* cws_lm = level_major(cws, k, n, buf);
+  return dispatch(scheme, group, prg, *pp, [&](auto tag, auto p) {
+    typedef typename decltype(tag)::type S;
+    for (int first = 0, levels; first < n; first += levels) {
+      levels = first == 0 ? std::min(n, kEvalAllTopLevels) : 1;
+      for (uint64_t g = 0; g < eval_all_slices(k, first, levels); g++) {
+        for (int j = 0; j < levels; j++) {
+          for (uint32_t local = kThreads; local-- > 0;) {
+            eval_all_step<S>(p, g, local, j, first, levels, dst, party, s0s, cws_lm, k, n);
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,129 @@
+//go:build cgo
+
+package hostcheck
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
+	"github.com/pyfss/pyfss/gofss/cuda/internal/vectortest"
+)
+
+const (
+	vectorDir = "../../testdata/vectors"
+	cudaDir   = "../../../cuda"
+)
+
+var (
+	hostOnce sync.Once
+	host     *lib
+	hostErr  error
+	hostDir  string
+)
+
+// hostLib builds the host check once per test binary. It runs inside the tests, not
+// in TestMain, because the test cache tracks only files opened after m.Run starts.
+func hostLib(t *testing.T) *lib {
+	hostOnce.Do(func() {
+		// g++ reads the sources in a child process, which the test cache does not
+		// see; reading them here makes a change to any of them invalidate the cache.
+		sources, _ := filepath.Glob(filepath.Join(cudaDir, "*.cuh"))
+		for _, f := range append(sources, "hostcheck.cpp") {
+			if _, hostErr = os.ReadFile(f); hostErr != nil {
+				return
+			}
+		}
+		if hostDir, hostErr = os.MkdirTemp("", "hostcheck"); hostErr == nil {
+			host, hostErr = buildLib(hostDir)
+		}
+	})
+	require.NoError(t, hostErr, "building the host check")
+	return host
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if hostDir != "" {
+		os.RemoveAll(hostDir)
+	}
+	os.Exit(code)
+}
+
+func packed(t *testing.T, c vectortest.Config) []byte {
+	pp, err := prgparams.Pack(c.Nonce, c.AESKeys)
+	require.NoError(t, err)
+	return pp
+}
+
+func TestPrg(t *testing.T) {
+	var file struct {
+		Cases []struct {
+			Prg []struct {
+				Prg     vectortest.PrgHeader `json:"prg"`
+				Vectors []struct {
+					Seed vectortest.Block   `json:"seed"`
+					Out  []vectortest.Block `json:"out"`
+				} `json:"vectors"`
+			} `json:"prg"`
+		} `json:"cases"`
+	}
+	vectortest.Load(t, vectorDir, "primitives.json", &file)
+	host := hostLib(t)
+	checked := 0
+	for _, set := range file.Cases[0].Prg {
+		if set.Prg.Mul == 1 {
+			continue // the kernels use mul 2 (DPF) and 4 (DCF) only
+		}
+		c := set.Prg.Config(t)
+		pp := packed(t, c)
+		for i, v := range set.Vectors {
+			var want []uint32
+			for _, o := range v.Out {
+				w := o.Words()
+				want = append(want, w[:]...)
+			}
+			got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, false, 0, v.Seed.Words())
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "%s mul %d vector %d", set.Prg.Name, set.Prg.Mul, i)
+			half := len(want) / 2
+			for sel := range 2 {
+				got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, true, uint32(sel), v.Seed.Words())
+				require.NoError(t, err)
+				assert.Equal(t, want[sel*half:(sel+1)*half], got, "%s mul %d vector %d half %d",
+					set.Prg.Name, set.Prg.Mul, i, sel)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d PRG vectors checked", checked)
+	assert.Positive(t, checked)
+}
+
+// backend runs the kernels' per-thread functions on the host.
+type backend struct {
+	t   *testing.T
+	lib *lib
+}
+
+func (b backend) Gen(c vectortest.Config, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
+	return b.lib.gen(c.Scheme, c.Group, c.Prg, packed(b.t, c), seeds, alphas, alphaWords, betas, c.InBits, c.Pred, k)
+}
+
+func (b backend) Eval(c vectortest.Config, party int, s0s, cws []uint32, k int, xs []uint32, xWords, m int) ([]uint32, error) {
+	return b.lib.eval(c.Scheme, c.Group, c.Prg, packed(b.t, c), party, s0s, cws, k, xs, xWords, m, c.InBits)
+}
+
+func (b backend) EvalAll(c vectortest.Config, party int, s0s, cws []uint32, k int) ([]uint32, error) {
+	return b.lib.evalAll(c.Scheme, c.Group, c.Prg, packed(b.t, c), party, s0s, cws, k, c.InBits)
+}
+
+func TestVectors(t *testing.T) {
+	n := vectortest.Run(t, vectorDir, backend{t, hostLib(t)}, 16)
+	t.Logf("%d DPF/DCF cases checked", n)
+}

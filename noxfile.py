@@ -1,0 +1,54 @@
+"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`."""
+
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["lint", "tests"]
+# Reinstalling torch into a fresh venv takes minutes; pyfss itself is rebuilt on
+# every run because pip always builds a local directory anew.
+nox.options.reuse_venv = "yes"
+
+
+def install(session, extras="test"):
+    session.install(f".[{extras}]")
+
+
+def run_installed(session, *args):
+    # `python -m` puts the working directory first on sys.path: from the
+    # repository root it would import the source tree, which has no extension.
+    with session.chdir(session.create_tmp()):
+        session.run(*args)
+
+
+@nox.session
+def tests(session):
+    session.run("go", "test", "./...", external=True)
+    install(session)
+    session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session
+def lint(session):
+    unformatted = session.run("gofmt", "-l", "gofss", "tools", external=True, silent=True)
+    if unformatted.strip():
+        session.error(f"gofmt would change:\n{unformatted}")
+    session.run("go", "vet", "./...", external=True)
+    session.install("ruff==0.17.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def demo(session):
+    install(session)
+    run_installed(session, "python", "-m", "pyfss")
+
+
+@nox.session
+def bench(session):
+    if not any(Path("pyfss").glob("bench*")):
+        session.skip("pyfss.bench is not written yet")
+    install(session, "test,bench")
+    run_installed(session, "python", "-m", "pyfss.bench", *session.posargs)

@@ -1,0 +1,40 @@
+"""Function secret sharing (DPF, DCF) for PyTorch, computed by a Go core.
+
+    import torch, pyfss
+    dpf = pyfss.Dpf(20, group="uint")
+    k0, k1 = dpf.keygen(12345, pyfss.from_int(7, "uint32"))
+    y = dpf.eval_key(k0, 12345) + dpf.eval_key(k1, 12345)   # word 0 sums to 7
+
+Dpf and Dcf follow fss_crypto's calls (gen, eval, eval_all) and add batching over
+leading tensor dimensions; see the README.
+"""
+
+import json
+
+from ._ext import lib
+from ._groups import from_int, to_int, to_words
+from ._keys import Key
+from ._schemes import DEFAULT_AES_KEYS, DEFAULT_NONCE, MAX_EVAL_ALL_BITS, Dcf, Dpf, load_key
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_AES_KEYS",
+    "DEFAULT_NONCE",
+    "MAX_EVAL_ALL_BITS",
+    "Dcf",
+    "Dpf",
+    "Key",
+    "backend_info",
+    "from_int",
+    "load_key",
+    "to_int",
+    "to_words",
+]
+
+
+def backend_info() -> dict:
+    """Describes the compiled core: version, Go release and platform, the AES and
+    ChaCha implementations in use (and those this CPU could run), and CUDA: whether
+    kernels were compiled in, for which GPUs, and whether a GPU is usable."""
+    return json.loads(lib.BackendInfo())

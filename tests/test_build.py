@@ -1,0 +1,49 @@
+"""The installed package: one extension object that loads and describes itself."""
+
+import importlib.metadata
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pyfss
+
+
+def test_backend_info_describes_the_build():
+    info = pyfss.backend_info()
+    assert set(info) >= {"version", "go_version", "goos", "goarch"}
+    assert info["go_version"].startswith("go")
+    assert info["goos"] == platform.system().lower()
+
+
+def test_go_core_matches_package_version():
+    assert pyfss.lib.Version() == pyfss.__version__
+    assert pyfss.backend_info()["version"] == pyfss.__version__
+    assert importlib.metadata.version("pyfss") == pyfss.__version__
+
+
+def test_exactly_one_extension_object():
+    package = Path(pyfss.__file__).parent
+    objects = [p for p in package.rglob("*") if p.suffix in {".so", ".pyd", ".dylib"}]
+    assert len(objects) == 1, objects
+    assert objects[0].parent == package / "_gofss"
+
+
+def test_missing_extension_says_how_to_build(tmp_path):
+    source = Path(pyfss.__file__).parent
+    unbuilt = tmp_path / "pyfss"
+    unbuilt.mkdir()
+    for module in source.glob("*.py"):
+        (unbuilt / module.name).write_bytes(module.read_bytes())
+    # -S: without site-packages neither the installed pyfss nor an editable
+    # install's finder can answer, so the copy without an extension is imported.
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", "import pyfss"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "pyfss._gofss" in result.stderr
+    assert "pip install ." in result.stderr

@@ -1,0 +1,217 @@
+"""Bad input: each mistake raises the exception fss_crypto raises, with a message
+that names the argument, and the process survives."""
+
+import pytest
+import torch
+
+import pyfss
+
+I32 = torch.int32
+
+
+def seeds():
+    return torch.zeros(2, 4, dtype=I32)
+
+
+def beta():
+    return torch.ones(4, dtype=I32)
+
+
+@pytest.fixture(params=["dpf", "dcf"])
+def scheme(request):
+    return pyfss.Dpf(8, "uint32") if request.param == "dpf" else pyfss.Dcf(8, "uint32")
+
+
+@pytest.fixture
+def key(scheme):
+    return scheme.gen(seeds(), 5, beta())
+
+
+@pytest.mark.parametrize("n", [0, 129, -1])
+def test_in_bits_range(n):
+    for cls in (pyfss.Dpf, pyfss.Dcf):
+        with pytest.raises(ValueError, match="in_bits must be between 1 and 128"):
+            cls(n)
+
+
+def test_in_bits_type():
+    with pytest.raises(TypeError, match="in_bits"):
+        pyfss.Dpf(8.0)
+    with pytest.raises(TypeError, match="in_bits"):
+        pyfss.Dpf(True)
+
+
+def test_unknown_names():
+    with pytest.raises(ValueError, match="group must be one of"):
+        pyfss.Dpf(8, group="int")
+    with pytest.raises(ValueError, match="prg must be one of"):
+        pyfss.Dpf(8, prg="aes")
+    with pytest.raises(ValueError, match="pred must be one of"):
+        pyfss.Dcf(8, pred="le")
+
+
+@pytest.mark.parametrize("nonce", [(2**31, 0), (0, -(2**31) - 1), (1, 2, 3), (1,), (1.5, 2)])
+def test_nonce(nonce):
+    with pytest.raises(ValueError, match="nonce"):
+        pyfss.Dpf(8, nonce=nonce)
+    with pytest.raises(TypeError, match="nonce"):
+        pyfss.Dpf(8, nonce=7)
+
+
+def test_aes_keys():
+    with pytest.raises(ValueError, match="aes_keys must hold 2 keys"):
+        pyfss.Dpf(8, prg="aes128_mmo", aes_keys=[bytes(16)] * 3)
+    with pytest.raises(ValueError, match="aes_keys must hold 4 keys"):
+        pyfss.Dcf(8, prg="aes128_mmo", aes_keys=[bytes(16)] * 2)
+    with pytest.raises(ValueError, match="16-byte"):
+        pyfss.Dpf(8, prg="aes128_mmo", aes_keys=[bytes(15), bytes(16)])
+    with pytest.raises(ValueError, match="16-byte"):
+        pyfss.Dpf(8, prg="aes128_mmo", aes_keys=["0" * 16, bytes(16)])
+
+
+def test_gen_tensor_types(scheme):
+    with pytest.raises(TypeError, match=r"s0s must be a \(2, 4\) int32 tensor"):
+        scheme.gen(torch.zeros(2, 4), 1, beta())
+    with pytest.raises(TypeError, match=r"s0s must be a \(2, 4\) int32 tensor"):
+        scheme.gen(torch.zeros(3, 4, dtype=I32), 1, beta())
+    with pytest.raises(TypeError, match=r"s0s must be a \(2, 4\) int32 tensor"):
+        scheme.gen([[0] * 4] * 2, 1, beta())
+    with pytest.raises(TypeError, match=r"beta must be a \(4,\) int32 tensor"):
+        scheme.gen(seeds(), 1, torch.ones(3, dtype=I32))
+    with pytest.raises(TypeError, match=r"beta must be a \(4,\) int32 tensor"):
+        scheme.gen(seeds(), 1, torch.ones(4, dtype=torch.int64))
+    with pytest.raises(TypeError, match="beta has batch shape"):
+        scheme.gen(torch.zeros(3, 2, 4, dtype=I32), 1, torch.ones(2, 4, dtype=I32))
+
+
+@pytest.mark.parametrize("alpha", [-1, 256, 2**200])
+def test_alpha_range(scheme, alpha):
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 2\^8\)"):
+        scheme.gen(seeds(), alpha, beta())
+
+
+def test_alpha_types(scheme):
+    with pytest.raises(TypeError, match="alpha must be an integer"):
+        scheme.gen(seeds(), True, beta())
+    with pytest.raises(TypeError, match="alpha must be an integer"):
+        scheme.gen(seeds(), 1.0, beta())
+    with pytest.raises(TypeError, match="alpha must be"):
+        scheme.gen(seeds(), torch.tensor(1.0), beta())
+    # Tensor entries out of range are refused by the Go core, as ValueError.
+    with pytest.raises(ValueError, match="alpha must be in"):
+        scheme.gen(torch.zeros(2, 2, 4, dtype=I32), torch.tensor([1, 256], dtype=I32), beta())
+    with pytest.raises(ValueError, match="alpha must be in"):
+        scheme.gen(torch.zeros(2, 2, 4, dtype=I32), torch.tensor([1, -1]), beta())
+
+
+@pytest.mark.parametrize("party", [2, -1, True, 0.0, "0"])
+def test_party(scheme, key, party):
+    with pytest.raises(ValueError, match="party must be 0 or 1"):
+        scheme.eval(party, seeds()[0], key, 1)
+    with pytest.raises(ValueError, match="party must be 0 or 1"):
+        scheme.eval_all(party, seeds()[0], key)
+
+
+def test_eval_tensor_types(scheme, key):
+    with pytest.raises(TypeError, match=r"s0 must be a \(4,\) int32 tensor"):
+        scheme.eval(0, torch.zeros(3, dtype=I32), key, 1)
+    with pytest.raises(TypeError, match=r"s0 must be a \(4,\) int32 tensor"):
+        scheme.eval(0, torch.zeros(4), key, 1)
+    with pytest.raises(TypeError, match="cws must be a"):
+        scheme.eval(0, seeds()[0], key.to(torch.int64), 1)
+    with pytest.raises(TypeError, match="cws has batch shape"):
+        scheme.eval(0, seeds()[0], torch.stack([key, key]), 1)
+
+
+def test_cws_of_another_in_bits(scheme):
+    other = type(scheme)(9, "uint32")
+    cws9 = other.gen(seeds(), 5, beta())
+    with pytest.raises(TypeError, match=r"cws must be a \(in_bits \+ 1, 8\) = \(9, 8\)"):
+        scheme.eval(0, seeds()[0], cws9, 1)
+
+
+def test_cws_of_the_other_scheme():
+    dpf, dcf = pyfss.Dpf(8, "uint32"), pyfss.Dcf(8, "uint32")
+    for s, cws in ((dpf, dcf.gen(seeds(), 5, beta())), (dcf, dpf.gen(seeds(), 5, beta()))):
+        with pytest.raises(ValueError, match="cws: key 0"):
+            s.eval(0, seeds()[0], cws, 1)
+        with pytest.raises(ValueError, match="cws: key 0"):
+            s.eval_all(0, seeds()[0], cws)
+
+
+@pytest.mark.parametrize("x", [-1, 256, 2**64])
+def test_x_range(scheme, key, x):
+    with pytest.raises(ValueError, match=r"x must be in \[0, 2\^8\)"):
+        scheme.eval(0, seeds()[0], key, x)
+
+
+def test_x_types(scheme, key):
+    with pytest.raises(TypeError, match="x must be an integer"):
+        scheme.eval(0, seeds()[0], key, False)
+    with pytest.raises(TypeError, match="x must be an integer"):
+        scheme.eval(0, seeds()[0], key, torch.tensor([True]))
+    with pytest.raises(TypeError, match="x must be an integer"):
+        scheme.eval(0, seeds()[0], key, "3")
+    with pytest.raises(TypeError, match="x must be an int32 tensor"):
+        scheme.eval(0, seeds()[0], key, torch.tensor([1.0]))
+    with pytest.raises(ValueError, match="x must be in"):
+        scheme.eval(0, seeds()[0], key, torch.tensor([1, 256], dtype=I32))
+    with pytest.raises(ValueError, match="x must be in"):
+        scheme.eval(0, seeds()[0], key, torch.tensor([-5]))
+    with pytest.raises(TypeError, match="leading dimensions"):
+        scheme.eval(0, torch.zeros(3, 4, dtype=I32), torch.stack([key] * 3), torch.zeros(2, 5, dtype=I32))
+
+
+def test_words_form_required_for_wide_inputs():
+    s = pyfss.Dpf(64)
+    cws = s.gen(seeds(), 5, beta())
+    with pytest.raises(TypeError, match="int64 tensor \\(in_bits <= 63\\)"):
+        s.eval(0, seeds()[0], cws, torch.tensor([1]))
+    assert s.eval(0, seeds()[0], cws, pyfss.to_words([1, 2**64 - 1])).shape == (2, 4)
+
+
+def test_non_contiguous_inputs_are_accepted(scheme, key):
+    wide = torch.zeros(4, 2, dtype=I32)  # a transposed view is not contiguous
+    s0 = wide.t()[0]
+    assert not s0.is_contiguous()
+    assert torch.equal(scheme.eval(0, s0, key, 3), scheme.eval(0, seeds()[0], key, 3))
+    xs = torch.arange(8, dtype=I32).reshape(2, 4).t()
+    assert torch.equal(scheme.eval(0, seeds()[0], key, xs), scheme.eval(0, seeds()[0], key, xs.contiguous()))
+
+
+def test_devices(scheme, key):
+    meta = torch.zeros(4, dtype=I32, device="meta")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        scheme.eval(0, meta, key, 1)
+    with pytest.raises(RuntimeError, match="pyfss runs on cpu and cuda tensors"):
+        scheme.eval(0, meta, key.to("meta"), 1)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error when no GPU can be used")
+def test_cuda_unavailable_is_a_clear_error():
+    info = pyfss.backend_info()
+    assert info["cuda"]["usable"] is False
+    assert info["cuda"]["reason"]
+
+
+def test_eval_all_refuses_huge_domains():
+    for n in (41, 128):
+        s = pyfss.Dpf(n)
+        cws = s.gen(seeds(), 5, beta())
+        with pytest.raises(ValueError, match="eval_all over in_bits"):
+            s.eval_all(0, seeds()[0], cws)
+    s = pyfss.Dpf(40)  # 16 TiB of outputs: more than any machine's memory
+    cws = s.gen(seeds(), 5, beta())
+    with pytest.raises(ValueError, match="GiB"):
+        s.eval_all(0, seeds()[0], cws)
+
+
+def test_go_errors_become_python_exceptions(scheme):
+    bad = scheme.gen(seeds(), 5, beta())
+    bad[-1, 3] |= 1  # a set control bit in the output correction word
+    if isinstance(scheme, pyfss.Dcf):
+        bad[-1, 7] |= 1
+    with pytest.raises(ValueError, match="last row"):
+        scheme.eval(0, seeds()[0], bad, 1)
+    with pytest.raises(RuntimeError, match="no scheme with handle"):
+        pyfss.lib.Eval(-5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -1,0 +1,75 @@
+"""Every DPF and DCF known-answer case, through the Python API."""
+
+import hashlib
+
+import pytest
+import torch
+
+import pyfss
+from vectors import TREE_FILES, block, load_vectors
+
+
+def scheme_for(f, case):
+    prg = f["prg"]
+    kw = {}
+    if prg["name"] == "chacha":
+        kw["nonce"] = tuple(prg["nonce"])
+    else:
+        kw["aes_keys"] = [bytes.fromhex(h) for h in prg["aes_keys_hex"]]
+    if f["scheme"] == "dpf":
+        return pyfss.Dpf(case["in_bits"], case["group"], prg["name"], **kw)
+    return pyfss.Dcf(case["in_bits"], case["group"], prg["name"], f["pred"], **kw)
+
+
+def cases():
+    for name in TREE_FILES:
+        f = load_vectors(name)
+        for case in f["cases"]:
+            yield pytest.param(f, case, id=case["id"])
+
+
+@pytest.mark.parametrize(("f", "case"), list(cases()))
+def test_case(f, case):
+    s = scheme_for(f, case)
+    seeds = block(case["seeds"])
+    cws = s.gen(seeds, int(case["alpha"]), block(case["beta"]))
+    assert cws.tolist() == case["cws"]
+
+    for e in case["evals"]:
+        x = int(e["x"])
+        for party, want in enumerate((e["y0"], e["y1"])):
+            assert s.eval(party, seeds[party], cws, x).tolist() == want, (party, x)
+
+    if "eval_all" in case:
+        ea = case["eval_all"]
+        for party in (0, 1):
+            out = s.eval_all(party, seeds[party], cws)
+            assert out.shape == (ea["n"], 4)
+            assert hashlib.sha256(out.numpy().tobytes()).hexdigest() == ea["sha256"][party]
+            assert out[: len(ea["first"][party])].tolist() == ea["first"][party]
+            assert out[-len(ea["last"][party]) :].tolist() == ea["last"][party]
+
+
+@pytest.mark.parametrize("name", TREE_FILES)
+def test_batched_points_reproduce_vectors(name):
+    """All eval points of a case in one call, in each of the input forms that the
+    case's in_bits allows: int32 values up to 32 bits, int64 up to 63, int32 words
+    (..., 4) above 32."""
+    f = load_vectors(name)
+    for case in f["cases"]:
+        s = scheme_for(f, case)
+        n = case["in_bits"]
+        seeds = block(case["seeds"])
+        cws = torch.tensor(case["cws"], dtype=torch.int32)
+        xs = [int(e["x"]) for e in case["evals"]]
+        forms = []
+        if n > 32:
+            forms.append(pyfss.to_words(xs))
+        else:
+            forms.append(torch.tensor([x - 2**32 if x >= 2**31 else x for x in xs], dtype=torch.int32))
+        if n <= 63:
+            forms.append(torch.tensor(xs, dtype=torch.int64))
+        for party, key in ((0, "y0"), (1, "y1")):
+            want = [e[key] for e in case["evals"]]
+            for x in forms:
+                assert s.eval(party, seeds[party], cws, x).tolist() == want, (case["id"], x.dtype)
