@@ -22,9 +22,17 @@ def run_installed(session, *args):
         session.run(*args)
 
 
+# nvcc from PyPI: the CUDA kernels compile on machines without a CUDA toolkit (CI).
+NVCC_WHEELS = ("nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-runtime==13.0.96", "nvidia-cuda-cccl==13.0.85")
+
+
 @nox.session
 def tests(session):
+    """Kernels compiled; Go tests (fast paths, then the portable path); pytest."""
+    session.install(*NVCC_WHEELS)
+    session.run("python", "build_support/nvcc.py")
     session.run("go", "test", "./...", external=True)
+    session.run("go", "test", "-tags", "purego", "./gofss/...", external=True)
     install(session)
     session.run("pytest", "tests", *session.posargs)
 

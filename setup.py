@@ -66,6 +66,14 @@ def build_fatbin():
     return nvcc.build_fatbin(str(ROOT / FATBIN))
 
 
+def fatbin_is_current():
+    """Whether a fatbin built earlier (`python build_support/nvcc.py`, with nvcc from
+    another environment than pip's isolated build) is newer than every kernel source."""
+    fatbin = ROOT / FATBIN
+    sources = list((ROOT / "cuda").glob("*.cu*"))
+    return fatbin.is_file() and sources and fatbin.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
+
+
 class BuildGo(build_ext):
     def build_extension(self, ext):
         if shutil.which("go") is None:
@@ -88,9 +96,12 @@ class BuildGo(build_ext):
         gopy = [tools / "gopy", "build", f"-vm={sys.executable}", "-dynamic-link=true", "-no-make"]
         gopy += [f"-name={GOPY_NAME}", f"-output={GEN}"]
         if (reason := build_fatbin()) is not None:
-            # A stale fatbin from an earlier build must not be embedded instead.
-            (ROOT / FATBIN).unlink(missing_ok=True)
-            print(f"pyfss: building without CUDA kernels: {reason}", file=sys.stderr)
+            if fatbin_is_current():
+                print(f"pyfss: embedding the prebuilt {FATBIN} ({reason})", file=sys.stderr)
+            else:
+                # A stale fatbin from an earlier build must not be embedded instead.
+                (ROOT / FATBIN).unlink(missing_ok=True)
+                print(f"pyfss: building without CUDA kernels: {reason}", file=sys.stderr)
         shutil.rmtree(ROOT / GEN, ignore_errors=True)
         run([*gopy, BINDING], env=env)
 

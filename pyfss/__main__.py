@@ -1,8 +1,118 @@
-"""`python -m pyfss`: shows which core was built."""
+"""`python -m pyfss`: versions, active backends, a self-check against known answers of
+the reference library, and a one-second throughput table."""
 
+from __future__ import annotations
+
+import hashlib
 import json
+import platform
+import sys
+import time
+from importlib import resources
+
+import torch
 
 import pyfss
 
-print(f"pyfss {pyfss.__version__}")
-print(json.dumps(pyfss.backend_info(), indent=2))
+
+def scheme_for(entry: dict, device: str = "cpu"):
+    case, prg = entry["case"], entry["prg"]
+    kw = {"nonce": tuple(prg["nonce"])} if prg["name"] == "chacha" else {
+        "aes_keys": [bytes.fromhex(h) for h in prg["aes_keys_hex"]]
+    }
+    if entry["scheme"] == "dpf":
+        return pyfss.Dpf(case["in_bits"], case["group"], prg["name"], **kw)
+    return pyfss.Dcf(case["in_bits"], case["group"], prg["name"], entry["pred"], **kw)
+
+
+def self_check(device: str) -> list[str]:
+    """Gen, Eval and EvalAll on cases of the reference's known answers, and random
+    reconstruction; returns the failures."""
+    failures = []
+    data = json.loads(resources.files("pyfss").joinpath("data/selfcheck.json").read_text())
+    for entry in data["cases"]:
+        case = entry["case"]
+        s = scheme_for(entry)
+        seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=device)
+        beta = torch.tensor(case["beta"], dtype=torch.int32, device=device)
+        cws = s.gen(seeds, int(case["alpha"]), beta)
+        ok = cws.tolist() == case["cws"]
+        for e in case["evals"]:
+            for p, want in enumerate((e["y0"], e["y1"])):
+                ok &= s.eval(p, seeds[p], cws, int(e["x"])).tolist() == want
+        if "eval_all" in case:
+            for p in (0, 1):
+                out = s.eval_all(p, seeds[p], cws).cpu().contiguous()
+                ok &= hashlib.sha256(out.numpy().tobytes()).hexdigest() == case["eval_all"]["sha256"][p]
+        if not ok:
+            failures.append(case["id"])
+    for cls in (pyfss.Dpf, pyfss.Dcf):
+        s = cls(12, "uint32", "aes128_mmo")
+        k0, k1 = s.keygen(1000, pyfss.from_int(7, "uint32").to(device))
+        total = pyfss.to_int(s.eval_all_key(k0), "uint32") + pyfss.to_int(s.eval_all_key(k1), "uint32")
+        x = torch.arange(4096, device=device)
+        want = (x == 1000) if cls is pyfss.Dpf else (x < 1000)
+        if not torch.equal(total, want.to(torch.int32) * 7):
+            failures.append(f"random reconstruction {cls.__name__}")
+    return failures
+
+
+def rate(fn, items: int, budget: float) -> float:
+    """Items per second of fn, best of repeated runs within budget seconds."""
+    fn()
+    best, end = float("inf"), time.perf_counter() + budget
+    while time.perf_counter() < end:
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return items / best
+
+
+def throughput(device: str, budget: float = 1.0) -> list[tuple]:
+    rows, n, k = [], 20, 1 << 14
+    cells = [(cls, prg) for cls in (pyfss.Dpf, pyfss.Dcf) for prg in ("aes128_mmo", "chacha")]
+    per = budget / (3 * len(cells))
+    for cls, prg in cells:
+        s = cls(n, "uint64", prg)
+        seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, device=device)
+        alphas = torch.randint(0, 2**n, (k,), device=device)
+        betas = torch.randint(-(2**31), 2**31, (k, 4), dtype=torch.int32, device=device)
+        cws = s.gen(seeds, alphas, betas)
+        s0 = seeds[:, 0].contiguous()
+        rows.append((
+            f"{cls.__name__} {prg}",
+            rate(lambda: s.gen(seeds, alphas, betas), k, per),
+            rate(lambda: s.eval(0, s0, cws, alphas), k, per),
+            rate(lambda: s.eval_all(0, s0[0], cws[0]), 1 << n, per),
+        ))
+    return rows
+
+
+def main() -> int:
+    info = pyfss.backend_info()
+    print(f"pyfss {pyfss.__version__} (Go core {info['version']}, {info['go_version']}), "
+          f"torch {torch.__version__}, Python {platform.python_version()}, {info['goos']}/{info['goarch']}")
+    for prg, b in info["prg"].items():
+        print(f"  {prg:<11} {b['active']:<12} (this CPU can run: {', '.join(b['available'])})")
+    c = info["cuda"]
+    archs = ", ".join(c["archs"] or []) or "none"
+    print(f"  cuda        kernels compiled: {c['kernels_compiled']} ({archs}); "
+          f"usable: {c['usable']}" + ("" if c["usable"] else f" ({c['reason']})"))
+
+    devices = ["cpu"] + (["cuda"] if c["usable"] and torch.cuda.is_available() else [])
+    failed = False
+    for device in devices:
+        failures = self_check(device)
+        failed |= bool(failures)
+        print(f"self-check on {device}: " + ("ok" if not failures else "FAILED: " + ", ".join(failures)))
+
+    print("\nthroughput at in_bits 20, group uint64, batches of 2^14 keys (millions per second):")
+    for device in devices:
+        print(f"  {device:<18} {'gen keys':>10} {'eval keys':>10} {'eval_all outputs':>17}")
+        for name, g, e, a in throughput(device):
+            print(f"  {name:<18} {g / 1e6:>10.2f} {e / 1e6:>10.2f} {a / 1e6:>17.1f}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
