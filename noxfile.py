@@ -23,7 +23,14 @@ def run_installed(session, *args):
 
 
 # nvcc from PyPI: the CUDA kernels compile on machines without a CUDA toolkit (CI).
-NVCC_WHEELS = ("nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-runtime==13.0.96", "nvidia-cuda-cccl==13.0.85")
+# All parts pinned: an unpinned nvvm newer than ptxas emits PTX that ptxas rejects.
+NVCC_WHEELS = (
+    "nvidia-cuda-nvcc==13.0.88",
+    "nvidia-nvvm==13.0.88",
+    "nvidia-cuda-crt==13.0.88",
+    "nvidia-cuda-runtime==13.0.96",
+    "nvidia-cuda-cccl==13.0.85",
+)
 
 
 @nox.session
