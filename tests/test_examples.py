@@ -1,0 +1,139 @@
+"""The examples: their protocols against plaintext, and each script run on small sizes."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import pyfss
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_example(name, *args, cwd):
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / f"{name}.py"), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=240,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+@pytest.fixture(scope="module")
+def pir():
+    return load("pir")
+
+
+@pytest.fixture(scope="module")
+def relu():
+    return load("secure_relu")
+
+
+@pytest.mark.parametrize("prg", ["aes128_mmo", "chacha"])
+def test_pir_returns_the_wanted_records(pir, prg):
+    log_rows = 10
+    db = torch.randint(-(2**31), 2**31, (2**log_rows, 4), dtype=torch.int32)
+    wanted = [0, 2**log_rows - 1, 517, 517, 3]
+    q0, q1 = pir.make_queries(log_rows, wanted, prg)
+    a0, a1 = pir.answer(db, q0), pir.answer(db, q1)
+    assert torch.equal(pir.reconstruct(a0, a1), db[wanted])
+    # Either answer alone is a random-looking share, not the record.
+    assert not torch.equal(a0, db[wanted]) and not torch.equal(a1, db[wanted])
+    scheme, key = pyfss.load_key(q1)
+    assert isinstance(scheme, pyfss.Dpf) and key.party == 1 and key.batch_shape == (len(wanted),)
+
+
+def boundary_values(r: int) -> list[int]:
+    """x where x + r (mod 2^64) sits at the borrow and sign boundaries the protocol
+    handles: x + r in {0, 2^63 - 1, 2^63, 2^64 - 1} and their neighbours."""
+    out = []
+    for target in (0, 2**63 - 1, 2**63, 2**64 - 1):
+        for d in (-1, 0, 1):
+            v = (target + d - r) % 2**64
+            out.append(v - 2**64 if v >= 2**63 else v)
+    return out
+
+
+@pytest.mark.parametrize("r", [0, 1, -1, 2**63 - 1, -(2**63), 2**62, -(2**62), 0x123456789ABCDEF0])
+def test_relu_at_edges_of_values_and_masks(relu, r):
+    x = torch.tensor(relu.EDGE_VALUES + boundary_values(r), dtype=torch.int64)
+    dcf = relu.make_dcf()
+    drelu, out, _ = relu.run_protocol(dcf, x, torch.full_like(x, r))
+    assert drelu.tolist() == [int(v >= 0) for v in x.tolist()]
+    assert out.tolist() == [max(v, 0) for v in x.tolist()]
+
+
+@pytest.mark.parametrize("prg", ["aes128_mmo", "chacha"])
+def test_relu_on_random_values_and_masks(relu, prg):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(-(2**63), 2**63 - 1, (3, 50), dtype=torch.int64, generator=g)
+    x[0, :20] = torch.randint(-5, 5, (20,), generator=g)  # near zero, where the sign flips
+    drelu, out, _ = relu.run_protocol(relu.make_dcf(prg), x)
+    assert drelu.shape == x.shape and out.shape == x.shape
+    assert drelu.tolist() == [[int(v >= 0) for v in row] for row in x.tolist()]
+    assert out.tolist() == [[max(v, 0) for v in row] for row in x.tolist()]
+
+
+def test_parties_open_x_plus_the_mask(relu):
+    x = torch.tensor([5, -5], dtype=torch.int64)
+    c0, c1 = relu.deal(relu.make_dcf(), x.shape, "cpu")
+    x0, x1 = relu.share(x)
+    opened = relu.masked_share(x0, c0) + relu.masked_share(x1, c1)
+    assert torch.equal(opened - x, c0.r + c1.r)
+    assert not torch.equal(opened, x)
+
+
+def test_pir_script(tmp_path):
+    out = run_example("pir", "--log-rows", "10", "--queries", "3", "--prg", "chacha", cwd=tmp_path)
+    assert "retrieved correctly" in out and out.rstrip().endswith("ok")
+    assert "3 queries in one batch" in out
+
+
+def test_secure_relu_script(tmp_path):
+    out = run_example("secure_relu", "--shape", "6", "7", "--seed", "5", cwd=tmp_path)
+    assert "1{x >= 0}: 42/42 match plaintext" in out
+    assert "ReLU(x):   42/42 match plaintext" in out
+    assert out.rstrip().endswith("ok")
+
+
+def test_two_party_script(tmp_path):
+    out = run_example("two_party", "--shape", "5", "3", "--timeout", "60", cwd=tmp_path)
+    assert "15/15 match plaintext; ReLU(x): 15/15 match plaintext" in out
+    assert out.rstrip().endswith("ok")
+    sent = re.findall(
+        r"^ *(dealer|party \d) -> (dealer|party \d) +(.+?) +(\d+) bytes$", out, re.MULTILINE
+    )
+    values, key_bytes = 15, 2 * 15 * (16 + 32 * 64)  # two 63-bit DCF keys per value
+    assert sorted((a, b, what) for a, b, what, _ in sent) == sorted(
+        [
+            ("dealer", f"party {i}", what)
+            for i in (0, 1)
+            for what in (
+                "DCF keys (Key.to_bytes)",
+                "shares of r, msb(r), r*msb(r)",
+                f"x_{i} (share of x)",
+            )
+        ]
+        + [(f"party {i}", f"party {1 - i}", f"x_{i} + r_{i} (masked share)") for i in (0, 1)]
+        + [(f"party {i}", "dealer", "shares of 1{x >= 0} and ReLU(x)") for i in (0, 1)]
+    )
+    size = {what: int(n) for _, _, what, n in sent}
+    assert key_bytes < size["DCF keys (Key.to_bytes)"] < key_bytes + 1000  # plus length and header
+    assert size["x_0 + r_0 (masked share)"] == 8 * values
+    assert size["shares of r, msb(r), r*msb(r)"] == 3 * 8 * values
