@@ -37,6 +37,8 @@ class _Scheme:
 
     def __init__(self, in_bits, group, prg, nonce, aes_keys):
         self.in_bits = v.in_bits(in_bits)
+        self._cws_tail = (in_bits + 1, 8)
+        self._cws_what = f"(in_bits + 1, 8) = {self._cws_tail}"
         self.group = v.choice("group", group, v.GROUPS)
         self.prg = v.choice("prg", prg, v.PRGS)
         #: The group actually used: "uint" resolved by in_bits as fss_crypto does.
@@ -94,11 +96,11 @@ class _Scheme:
         a = v.inputs("alpha", alpha, self.in_bits)
         if a.tensor is not None and a.shape != batch:
             raise TypeError(f"alpha has shape {a.shape}, but the keys have batch shape {batch}")
-        device = v.same_device(s0s, beta, *([a.tensor] if a.tensor is not None else []))
+        device = v.device_of(s0s, beta, *([a.tensor] if a.tensor is not None else []))
         self._check_device(device)
         k = math.prod(batch)
         cws = torch.empty(*batch, self.in_bits + 1, 8, dtype=torch.int32, device=device)
-        if device.type == "cpu":
+        if device is v.CPU:
             call(lib.Gen, self._handle, cws.data_ptr(), s0s.data_ptr(), a.ptr, a.words, a.lo, a.hi, beta.data_ptr(), k)
         else:
             a = a.on_device(device, batch)
@@ -128,11 +130,11 @@ class _Scheme:
         if xs.tensor is not None and xs.shape[: len(batch)] != batch:
             raise TypeError(f"x has shape {xs.shape}, whose leading dimensions must be the keys' batch shape {batch}")
         points = xs.shape[len(batch) :]
-        device = v.same_device(s0, cws, *([xs.tensor] if xs.tensor is not None else []))
+        device = v.device_of(s0, cws, *([xs.tensor] if xs.tensor is not None else []))
         self._check_device(device)
         k, m = math.prod(batch), math.prod(points)
-        out = torch.empty(*batch, *points, 4, dtype=torch.int32, device=device)
-        if device.type == "cpu":
+        out = s0.new_empty((*batch, *points, 4))
+        if device is v.CPU:
             call(
                 lib.Eval, self._handle, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr(),
                 xs.ptr, xs.words, xs.lo, xs.hi, m,
@@ -153,12 +155,12 @@ class _Scheme:
         """
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
-        device = v.same_device(s0, cws)
+        device = v.device_of(s0, cws)
         self._check_device(device)
         self._check_domain(math.prod(batch), device)
         k = math.prod(batch)
         out = torch.empty(*batch, 1 << self.in_bits, 4, dtype=torch.int32, device=device)
-        if device.type == "cpu":
+        if device is v.CPU:
             call(lib.EvalAll, self._handle, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
         else:
             dev, stream = _cuda.launch_args(device)
@@ -204,14 +206,13 @@ class _Scheme:
 
     def _key_tensors(self, s0, cws):
         s0 = v.int32_tensor("s0", s0, (4,), "(4,)")
-        rows = self.in_bits + 1
-        cws = v.int32_tensor("cws", cws, (rows, 8), f"(in_bits + 1, 8) = ({rows}, 8)")
-        batch = tuple(s0.shape[:-1])
+        cws = v.int32_tensor("cws", cws, self._cws_tail, self._cws_what)
+        batch = s0.shape[:-1]
         v.batch_match("cws", cws, batch, 2)
         return s0, cws, batch
 
     def _check_device(self, device: torch.device) -> None:
-        if device.type != "cpu":
+        if device is not v.CPU:
             _cuda.require_cuda(device)
 
     def _check_domain(self, keys: int, device: torch.device) -> None:
@@ -221,7 +222,7 @@ class _Scheme:
                 f"at most in_bits {MAX_EVAL_ALL_BITS} is supported"
             )
         need = keys * (16 << self.in_bits)
-        if device.type == "cpu":
+        if device is v.CPU:
             total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         else:
             total = torch.cuda.mem_get_info(device)[1]

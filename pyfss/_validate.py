@@ -65,7 +65,7 @@ def aes_keys(value, count: int) -> tuple[bytes, ...]:
 
 
 def party(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1):
+    if type(value) is not int or value not in (0, 1):
         raise ValueError(f"party must be 0 or 1, got {value!r}")
     return value
 
@@ -74,24 +74,35 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
     """t must be an int32 tensor whose shape ends in tail; returns it contiguous.
 
     Non-contiguous tensors are accepted and copied: a view (a slice, a transpose) is
-    as valid an input as the tensor it came from.
+    as valid an input as the tensor it came from. (Written for speed: it runs on
+    every call, and each tensor attribute costs about 0.1 us.)
     """
-    if (
-        not isinstance(t, torch.Tensor)
-        or t.dtype != torch.int32
-        or t.dim() < len(tail)
-        or tuple(t.shape[t.dim() - len(tail) :]) != tail
-    ):
-        got = (
-            f"shape {tuple(t.shape)} dtype {t.dtype}"
-            if isinstance(t, torch.Tensor)
-            else type(t).__name__
-        )
-        raise TypeError(f"{name} must be a {what} int32 tensor (with optional leading batch dimensions), got {got}")
-    return t.contiguous()
+    if isinstance(t, torch.Tensor):
+        shape = t.shape
+        n = len(tail)
+        if (
+            t.dtype is torch.int32
+            and len(shape) >= n
+            and shape[-1] == tail[-1]
+            and (n == 1 or shape[-2] == tail[0])
+        ):
+            return t if t.is_contiguous() else t.contiguous()
+        got = f"shape {tuple(shape)} dtype {t.dtype}"
+    else:
+        got = type(t).__name__
+    raise TypeError(f"{name} must be a {what} int32 tensor (with optional leading batch dimensions), got {got}")
 
 
-def same_device(*tensors: torch.Tensor) -> torch.device:
+CPU = torch.device("cpu")
+
+
+def device_of(*tensors: torch.Tensor) -> torch.device:
+    """The tensors' common device (all on the CPU is the common case, checked first)."""
+    for t in tensors:
+        if not t.is_cpu:
+            break
+    else:
+        return CPU
     device = tensors[0].device
     if any(t.device != device for t in tensors[1:]):
         found = ", ".join(sorted({str(t.device) for t in tensors}))
@@ -102,7 +113,7 @@ def same_device(*tensors: torch.Tensor) -> torch.device:
 
 
 def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
-    got = tuple(t.shape[: t.dim() - tail])
+    got = t.shape[: t.dim() - tail]
     if got != batch:
         raise TypeError(f"{name} has batch shape {got}, but the keys have batch shape {batch}")
 
@@ -133,6 +144,10 @@ class Inputs:
 def inputs(name: str, value, bits: int) -> Inputs:
     """Reads alpha or x: a Python int, or an int32/int64 tensor (see the README for
     which form applies at which in_bits)."""
+    if type(value) is int:  # the common scalar case first
+        if not 0 <= value < 1 << bits:
+            raise ValueError(f"{name} must be in [0, 2^{bits}), got {value}")
+        return Inputs(None, 0, value & (2**64 - 1), value >> 64, ())
     if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
         raise TypeError(f"{name} must be an integer or an integer tensor, not bool")
     if isinstance(value, torch.Tensor):
