@@ -39,7 +39,7 @@ func (k *Key) Raw() [16]byte { return k.raw }
 // len(dst) must be len(src)*len(keys); dst and src must not overlap.
 func MMO(keys []*Key, dst, src []byte) {
 	checkLengths(len(dst), len(src), len(keys))
-	active.mmo(keys, dst, src)
+	impls.Ops().mmo(keys, dst, src)
 }
 
 // MMOSelect is MMO for half of the keys per block: with h = len(keys)/2, it writes
@@ -54,7 +54,7 @@ func MMOSelect(keys []*Key, dst, src []byte, sel []byte) {
 	if len(sel) != len(src)/BlockSize {
 		panic("aes128: len(sel) != number of blocks")
 	}
-	active.mmoSelect(keys, dst, src, sel)
+	impls.Ops().mmoSelect(keys, dst, src, sel)
 }
 
 func checkLengths(dst, src, mul int) {

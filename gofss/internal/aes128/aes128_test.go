@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss/internal/guardmem"
+
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
@@ -95,7 +97,7 @@ func TestMatchesCryptoAES(t *testing.T) {
 			for _, mul := range []int{0, 1, 2, 3, 4} {
 				t.Run(fmt.Sprintf("MMO/n%d/keys%d", n, mul), func(t *testing.T) {
 					raws, keys := randomKeys(rng, mul)
-					src := endOfMapping(t, n*BlockSize)
+					src := guardmem.EndOfMapping(t, n*BlockSize)
 					fillRandom(rng, src)
 					want := reference(t, raws, src, mul, func(_, j int) int { return j })
 					got, check := guardedDst(t, len(want))
@@ -108,9 +110,9 @@ func TestMatchesCryptoAES(t *testing.T) {
 				t.Run(fmt.Sprintf("MMOSelect/n%d/keys%d", n, nkeys), func(t *testing.T) {
 					raws, keys := randomKeys(rng, nkeys)
 					h := nkeys / 2
-					src := endOfMapping(t, n*BlockSize)
+					src := guardmem.EndOfMapping(t, n*BlockSize)
 					fillRandom(rng, src)
-					sel := endOfMapping(t, n)
+					sel := guardmem.EndOfMapping(t, n)
 					for i := range sel {
 						sel[i] = byte(rng.IntN(2))
 					}

@@ -16,14 +16,13 @@ func (a *archKey) init(raw *[16]byte) {
 }
 
 var (
-	aesni = &backend{name: "aesni", available: cpu.X86.HasAES, mmo: mmoAESNI, mmoSelect: mmoSelectAESNI}
+	aesni = &backend{Name: "aesni", Available: cpu.X86.HasAES, Ops: ops{mmoAESNI, mmoSelectAESNI}}
 	vaes  = &backend{
-		name: "vaes-avx512",
+		Name: "vaes-avx512",
 		// x/sys/cpu reports AVX-512 only where the OS saves the zmm and mask registers.
-		available: cpu.X86.HasAES && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
+		Available: cpu.X86.HasAES && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
 			cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VAES && cpu.X86.HasBMI2,
-		mmo:       mmoVAES,
-		mmoSelect: mmoSelectVAES,
+		Ops: ops{mmoVAES, mmoSelectVAES},
 	}
 )
 

@@ -1,59 +1,27 @@
 package aes128
 
-import "fmt"
+import "github.com/pyfss/pyfss/gofss/internal/cpupath"
 
-// backend is one implementation of the batch operations.
-type backend struct {
-	name      string
-	available bool
+// ops are the batch operations one implementation provides.
+type ops struct {
 	mmo       func(keys []*Key, dst, src []byte)
 	mmoSelect func(keys []*Key, dst, src []byte, sel []byte)
 }
 
-var portable = &backend{name: "generic", available: true, mmo: mmoGeneric, mmoSelect: mmoSelectGeneric}
+type backend = cpupath.Impl[ops]
 
-// backends lists every implementation, fastest first; the portable one is last.
-var backends = append(archBackends(), portable)
+var portable = &backend{Name: "generic", Available: true, Ops: ops{mmoGeneric, mmoSelectGeneric}}
 
-// active is the fastest backend this CPU supports, unless a test chose another.
-var active = fastestAvailable()
-
-func fastestAvailable() *backend {
-	for _, b := range backends {
-		if b.available {
-			return b
-		}
-	}
-	return portable
-}
+// impls holds every implementation, fastest first, the portable one last.
+var impls = cpupath.New("aes128", append(archBackends(), portable)...)
 
 // Backend names the implementation in use.
-func Backend() string { return active.name }
+func Backend() string { return impls.Name() }
 
 // Backends lists the implementations that this CPU can run, fastest first.
-func Backends() []string {
-	var names []string
-	for _, b := range backends {
-		if b.available {
-			names = append(names, b.name)
-		}
-	}
-	return names
-}
+func Backends() []string { return impls.Names() }
 
 // SetBackend selects an implementation by name (for tests and benchmarks that
 // compare paths) and returns the previous one's name. It is not safe to call while
 // other goroutines use the package.
-func SetBackend(name string) (string, error) {
-	for _, b := range backends {
-		if b.name == name {
-			if !b.available {
-				return "", fmt.Errorf("aes128: backend %q is not supported by this CPU", name)
-			}
-			prev := active.name
-			active = b
-			return prev, nil
-		}
-	}
-	return "", fmt.Errorf("aes128: unknown backend %q", name)
-}
+func SetBackend(name string) (string, error) { return impls.Set(name) }

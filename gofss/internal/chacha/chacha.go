@@ -26,7 +26,7 @@ func Expand(dst, src []byte, nonce [2]uint32, mul int) {
 	if len(src)%BlockSize != 0 || len(dst) != len(src)*mul {
 		panic("chacha: bad buffer lengths")
 	}
-	active.expand(dst, src, nonce, mul)
+	impls.Ops().expand(dst, src, nonce, mul)
 }
 
 // ExpandSelect is Expand for half of the outputs per seed: with h = mul/2 (mul 2 or
@@ -39,7 +39,7 @@ func ExpandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte) {
 	if len(src)%BlockSize != 0 || len(dst) != len(src)*h || len(sel) != len(src)/BlockSize {
 		panic("chacha: bad buffer lengths")
 	}
-	active.expandSelect(dst, src, nonce, mul, sel)
+	impls.Ops().expandSelect(dst, src, nonce, mul, sel)
 }
 
 // permute runs the reference variant on one seed and returns the four output rows.

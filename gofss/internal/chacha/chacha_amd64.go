@@ -27,18 +27,16 @@ const (
 func archBackends() []*backend {
 	return []*backend{
 		{
-			name: "avx512",
+			Name: "avx512",
 			// Every instruction of the AVX-512 kernel works on zmm registers or
 			// memory, so it needs only the foundation subset, not VL/BW/DQ.
-			available:    cpu.X86.HasAVX512F,
-			expand:       avx512.expand,
-			expandSelect: avx512.expandSelect,
+			Available: cpu.X86.HasAVX512F,
+			Ops:       ops{avx512.expand, avx512.expandSelect},
 		},
 		{
-			name:         "avx2",
-			available:    cpu.X86.HasAVX2,
-			expand:       avx2.expand,
-			expandSelect: avx2.expandSelect,
+			Name:      "avx2",
+			Available: cpu.X86.HasAVX2,
+			Ops:       ops{avx2.expand, avx2.expandSelect},
 		},
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/guardmem"
 )
 
 // forEachBackend runs f once per backend this CPU supports, with that backend active.
@@ -146,7 +148,7 @@ func TestMatchesPortable(t *testing.T) {
 			for _, mul := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("n%d/mul%d", n, mul), func(t *testing.T) {
 					nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
-					src := endOfMapping(t, n*BlockSize)
+					src := guardmem.EndOfMapping(t, n*BlockSize)
 					fillRandom(rng, src)
 
 					want := make([]byte, n*mul*BlockSize)
@@ -160,7 +162,7 @@ func TestMatchesPortable(t *testing.T) {
 						return
 					}
 					h := mul / 2
-					sel := endOfMapping(t, n)
+					sel := guardmem.EndOfMapping(t, n)
 					for i := range sel {
 						sel[i] = byte(rng.IntN(2))
 					}

@@ -1,0 +1,69 @@
+// Package cpupath chooses among the implementations of one set of operations: the
+// fastest that this CPU supports, unless a test or a benchmark selects another by
+// name to compare paths.
+package cpupath
+
+import "fmt"
+
+// Impl is one implementation: its name, whether this CPU runs it, and its operations.
+type Impl[T any] struct {
+	Name      string
+	Available bool
+	Ops       T
+}
+
+// Registry holds a package's implementations, fastest first, and the one in use.
+type Registry[T any] struct {
+	pkg    string
+	impls  []*Impl[T]
+	active *Impl[T]
+}
+
+// New makes a registry of impls, fastest first; the last must be the portable one,
+// which every CPU runs. The fastest available one is selected.
+func New[T any](pkg string, impls ...*Impl[T]) *Registry[T] {
+	r := &Registry[T]{pkg: pkg, impls: impls}
+	for _, im := range impls {
+		if im.Available {
+			r.active = im
+			break
+		}
+	}
+	if r.active == nil {
+		panic(pkg + ": no implementation available, not even the portable one")
+	}
+	return r
+}
+
+// Ops returns the operations of the implementation in use.
+func (r *Registry[T]) Ops() T { return r.active.Ops }
+
+// Name names the implementation in use.
+func (r *Registry[T]) Name() string { return r.active.Name }
+
+// Names lists the implementations this CPU can run, fastest first.
+func (r *Registry[T]) Names() []string {
+	var names []string
+	for _, im := range r.impls {
+		if im.Available {
+			names = append(names, im.Name)
+		}
+	}
+	return names
+}
+
+// Set selects an implementation by name and returns the previous one's name. It is
+// not safe to call while other goroutines use the package.
+func (r *Registry[T]) Set(name string) (string, error) {
+	for _, im := range r.impls {
+		if im.Name == name {
+			if !im.Available {
+				return "", fmt.Errorf("%s: backend %q is not supported by this CPU", r.pkg, name)
+			}
+			prev := r.active.Name
+			r.active = im
+			return prev, nil
+		}
+	}
+	return "", fmt.Errorf("%s: unknown backend %q", r.pkg, name)
+}
