@@ -126,7 +126,7 @@ func (g gpuBackend) EvalAll(c vectortest.Config, party int, s0s, cws []uint32, k
 func TestGPUVectors(t *testing.T) {
 	needGPU(t)
 	t.Logf("%+v", GetInfo())
-	n := vectortest.Run(t, "../testdata/vectors", gpuBackend{t}, 16)
+	n := vectortest.Run(t, gpuBackend{t}, 16)
 	t.Logf("%d DPF/DCF cases checked on the GPU", n)
 }
 

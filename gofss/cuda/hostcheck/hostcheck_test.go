@@ -13,12 +13,10 @@ import (
 
 	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 	"github.com/pyfss/pyfss/gofss/cuda/internal/vectortest"
+	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
-const (
-	vectorDir = "../../testdata/vectors"
-	cudaDir   = "../../../cuda"
-)
+const cudaDir = "../../../cuda"
 
 var (
 	hostOnce sync.Once
@@ -62,38 +60,28 @@ func packed(t *testing.T, c vectortest.Config) []byte {
 }
 
 func TestPrg(t *testing.T) {
-	var file struct {
-		Cases []struct {
-			Prg []struct {
-				Prg     vectortest.PrgHeader `json:"prg"`
-				Vectors []struct {
-					Seed vectortest.Block   `json:"seed"`
-					Out  []vectortest.Block `json:"out"`
-				} `json:"vectors"`
-			} `json:"prg"`
-		} `json:"cases"`
-	}
-	vectortest.Load(t, vectorDir, "primitives.json", &file)
+	prims, err := kat.LoadPrimitives()
+	require.NoError(t, err)
 	host := hostLib(t)
 	checked := 0
-	for _, set := range file.Cases[0].Prg {
+	for _, set := range prims.Prg {
 		if set.Prg.Mul == 1 {
 			continue // the kernels use mul 2 (DPF) and 4 (DCF) only
 		}
-		c := set.Prg.Config(t)
+		c := vectortest.PrgConfig(t, set.Prg)
 		pp := packed(t, c)
 		for i, v := range set.Vectors {
 			var want []uint32
 			for _, o := range v.Out {
-				w := o.Words()
+				w := vectortest.Words(o)
 				want = append(want, w[:]...)
 			}
-			got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, false, 0, v.Seed.Words())
+			got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, false, 0, vectortest.Words(v.Seed))
 			require.NoError(t, err)
 			assert.Equal(t, want, got, "%s mul %d vector %d", set.Prg.Name, set.Prg.Mul, i)
 			half := len(want) / 2
 			for sel := range 2 {
-				got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, true, uint32(sel), v.Seed.Words())
+				got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, true, uint32(sel), vectortest.Words(v.Seed))
 				require.NoError(t, err)
 				assert.Equal(t, want[sel*half:(sel+1)*half], got, "%s mul %d vector %d half %d",
 					set.Prg.Name, set.Prg.Mul, i, sel)
@@ -124,6 +112,6 @@ func (b backend) EvalAll(c vectortest.Config, party int, s0s, cws []uint32, k in
 }
 
 func TestVectors(t *testing.T) {
-	n := vectortest.Run(t, vectorDir, backend{t, hostLib(t)}, 16)
+	n := vectortest.Run(t, backend{t, hostLib(t)}, 16)
 	t.Logf("%d DPF/DCF cases checked", n)
 }

@@ -9,16 +9,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
 // Config is one vector file's parameters with one batch's in_bits and group, numbered
@@ -44,93 +42,41 @@ type Backend interface {
 	EvalAll(c Config, party int, s0s, cws []uint32, k int) ([]uint32, error)
 }
 
-// Block is a JSON block: four int32 words.
-type Block [4]int32
-
-// Words is the block as unsigned words.
-func (b Block) Words() [4]uint32 {
-	return [4]uint32{uint32(b[0]), uint32(b[1]), uint32(b[2]), uint32(b[3])}
-}
-
-// PrgHeader is a vector file's "prg" object.
-type PrgHeader struct {
-	Name       string   `json:"name"`
-	Mul        int      `json:"mul"`
-	Nonce      [2]int32 `json:"nonce"`
-	AESKeysHex []string `json:"aes_keys_hex"`
-}
-
-// Config returns the PRG part of a Config.
-func (h PrgHeader) Config(t *testing.T) Config {
-	c := Config{Nonce: [2]uint32{uint32(h.Nonce[0]), uint32(h.Nonce[1])}}
-	switch h.Name {
+// PrgConfig returns the PRG part of a Config for a vector file's PRG header.
+func PrgConfig(t *testing.T, p kat.Prg) Config {
+	c := Config{Nonce: p.NonceU32()}
+	switch p.Name {
 	case "chacha":
 	case "aes128_mmo":
 		c.Prg = 1
 	default:
-		t.Fatalf("unknown prg %q", h.Name)
+		t.Fatalf("unknown prg %q", p.Name)
 	}
-	for _, s := range h.AESKeysHex {
-		var k [16]byte
-		_, err := hex.Decode(k[:], []byte(s))
-		require.NoError(t, err)
-		c.AESKeys = append(c.AESKeys, k)
-	}
+	keys, err := p.AesKeys()
+	require.NoError(t, err)
+	c.AESKeys = keys
 	return c
 }
 
-// Load decodes the vector file name in dir.
-func Load(t *testing.T, dir, name string, v any) {
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, v))
-}
-
-type fssCase struct {
-	ID     string     `json:"id"`
-	InBits int        `json:"in_bits"`
-	Group  string     `json:"group"`
-	Seeds  [2]Block   `json:"seeds"`
-	Alpha  string     `json:"alpha"`
-	Beta   Block      `json:"beta"`
-	Cws    [][8]int32 `json:"cws"`
-	Evals  []struct {
-		X  string `json:"x"`
-		Y0 Block  `json:"y0"`
-		Y1 Block  `json:"y1"`
-	} `json:"evals"`
-	EvalAll *struct {
-		Sha256 [2]string  `json:"sha256"`
-		First  [2][]Block `json:"first"`
-		Last   [2][]Block `json:"last"`
-	} `json:"eval_all"`
-}
-
-type fssFile struct {
-	Scheme string    `json:"scheme"`
-	Pred   string    `json:"pred"`
-	Prg    PrgHeader `json:"prg"`
-	Cases  []fssCase `json:"cases"`
+// Words is a block as unsigned words.
+func Words(b kat.Block) [4]uint32 {
+	return [4]uint32{uint32(b[0]), uint32(b[1]), uint32(b[2]), uint32(b[3])}
 }
 
 var groups = map[string]int{"bytes": 0, "uint32": 1, "uint64": 2, "uint127": 3}
 
-// Run checks b against every case of the DPF and DCF vector files in dir: Gen == cws,
+// Run checks b against every case of the DPF and DCF vector files: Gen == cws,
 // Eval == y0/y1, and EvalAll's hashes, first and last blocks where the vectors have
 // them (in_bits <= 16). maxEvalAllBits limits the EvalAll checks (a slow backend may
 // skip the large ones); it returns the number of cases checked.
-func Run(t *testing.T, dir string, b Backend, maxEvalAllBits int) int {
-	files, err := filepath.Glob(filepath.Join(dir, "d[cp]f_*.json"))
-	require.NoError(t, err)
-	require.Len(t, files, 6)
+func Run(t *testing.T, b Backend, maxEvalAllBits int) int {
 	total := 0
-	for _, path := range files {
-		name := filepath.Base(path)
+	for _, name := range kat.TreeFiles {
 		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
-			var f fssFile
-			Load(t, dir, name, &f)
+			f, err := kat.LoadTree(name)
+			require.NoError(t, err)
 			require.NotEmpty(t, f.Cases)
-			c := f.Prg.Config(t)
+			c := PrgConfig(t, f.Prg)
 			if f.Scheme == "dcf" {
 				c.Scheme = 1
 				if f.Pred == "gt" {
@@ -138,7 +84,7 @@ func Run(t *testing.T, dir string, b Backend, maxEvalAllBits int) int {
 				}
 			}
 			var order []string
-			batches := map[string][]fssCase{}
+			batches := map[string][]kat.TreeCase{}
 			for _, fc := range f.Cases {
 				key := fmt.Sprintf("%s-n%d", fc.Group, fc.InBits)
 				if batches[key] == nil {
@@ -167,24 +113,18 @@ func InputWords(n int) int {
 	return 4
 }
 
-// appendInput appends the decimal value s as `words` little-endian words.
-func appendInput(t *testing.T, dst []uint32, s string, words int) []uint32 {
-	v, ok := new(big.Int).SetString(s, 10)
-	require.True(t, ok, "bad integer %q", s)
-	mask := big.NewInt(0xffffffff)
-	for i := range words {
-		w := new(big.Int).Rsh(v, uint(32*i))
-		dst = append(dst, uint32(w.And(w, mask).Uint64()))
-	}
-	return dst
+// appendInput appends v as `words` little-endian words.
+func appendInput(dst []uint32, v kat.Uint, words int) []uint32 {
+	all := [4]uint32{uint32(v.Lo), uint32(v.Lo >> 32), uint32(v.Hi), uint32(v.Hi >> 32)}
+	return append(dst, all[:words]...)
 }
 
-func appendBlock(dst []uint32, b Block) []uint32 {
-	w := b.Words()
+func appendBlock(dst []uint32, b kat.Block) []uint32 {
+	w := Words(b)
 	return append(dst, w[:]...)
 }
 
-func checkBatch(t *testing.T, b Backend, c Config, cases []fssCase, maxEvalAllBits int) {
+func checkBatch(t *testing.T, b Backend, c Config, cases []kat.TreeCase, maxEvalAllBits int) {
 	n, k := cases[0].InBits, len(cases)
 	group, ok := groups[cases[0].Group]
 	require.True(t, ok, "group %q", cases[0].Group)
@@ -194,7 +134,7 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []fssCase, maxEvalAllBi
 	var seeds, alphas, betas, want []uint32
 	for _, fc := range cases {
 		seeds = appendBlock(appendBlock(seeds, fc.Seeds[0]), fc.Seeds[1])
-		alphas = appendInput(t, alphas, fc.Alpha, words)
+		alphas = appendInput(alphas, fc.Alpha, words)
 		betas = appendBlock(betas, fc.Beta)
 		require.Len(t, fc.Cws, n+1, fc.ID)
 		for _, row := range fc.Cws {
@@ -219,7 +159,7 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []fssCase, maxEvalAllBi
 	for _, fc := range cases {
 		require.Len(t, fc.Evals, m, fc.ID)
 		for _, e := range fc.Evals {
-			xs = appendInput(t, xs, e.X, words)
+			xs = appendInput(xs, e.X, words)
 		}
 	}
 	for party := range 2 {
@@ -236,7 +176,7 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []fssCase, maxEvalAllBi
 					y = e.Y1
 				}
 				at := (i*m + j) * 4
-				assert.Equal(t, appendBlock(nil, y), ys[at:at+4], "%s: party %d eval at x=%s", fc.ID, party, e.X)
+				assert.Equal(t, appendBlock(nil, y), ys[at:at+4], "%s: party %d eval at x=%v", fc.ID, party, e.X)
 			}
 		}
 		// A single key reads the caller's cws directly.
@@ -250,7 +190,7 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []fssCase, maxEvalAllBi
 	}
 }
 
-func checkEvalAll(t *testing.T, b Backend, c Config, party int, s0s, cws []uint32, cases []fssCase) {
+func checkEvalAll(t *testing.T, b Backend, c Config, party int, s0s, cws []uint32, cases []kat.TreeCase) {
 	n, k := c.InBits, len(cases)
 	size := 4 << n
 	all, err := b.EvalAll(c, party, s0s, cws, k)
