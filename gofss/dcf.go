@@ -60,10 +60,15 @@ func (d *Dcf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error 
 	if err := checkGenArgs(d.inBits, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
+	if d.fastGen(cws, s0s, alphas, betas) {
+		return nil
+	}
 	const tile = 64
 	forChunks(len(alphas), genCostNs(d.inBits, 4), func(lo, hi int) {
-		st := newGenState(tile, 4)
-		vs := make([]Block, tile)
+		sc := getScratch()
+		defer sc.release()
+		st := newGenState(sc, tile, 4)
+		vs := sc.block(tile)
 		for k0 := lo; k0 < hi; k0 += tile {
 			k1 := min(hi, k0+tile)
 			d.genTile(cws[k0*(d.inBits+1):k1*(d.inBits+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], st, vs)
@@ -110,32 +115,43 @@ func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 		}
 	}
 	for k := range m {
-		v := ar.sub(ar.sub(ar.from(s[2*k+1]), ar.from(s[2*k])), vs[k])
-		if t[2*k+1] == 1 {
-			v = ar.neg(v)
-		}
-		cws[k*(n+1)+n] = Cw{Block{}, ar.into(v)}
+		cws[k*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, s[2*k], s[2*k+1], t[2*k+1], vs[k])}
 	}
 }
 
+// dcfLastCw is the value of the last correction word from the parties' seeds s0, s1
+// at alpha's leaf and the running value v: from(s1) - from(s0) - v, negated where
+// party 1's control bit t1 is set.
+func dcfLastCw(ar *arith, s0, s1 Block, t1 uint8, v Block) Block {
+	v = ar.sub(ar.sub(ar.from(s1), ar.from(s0)), v)
+	if t1 == 1 {
+		v = ar.neg(v)
+	}
+	return ar.into(v)
+}
+
 // Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each, laid
-// out as for Dpf.Eval.
+// out as for Dpf.Eval (and like it may leave dst partly written when refusing cws).
 func (d *Dcf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
 	if err := checkEvalArgs(d.inBits, dst, party, s0s, cws, xs); err != nil {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
 		return err
 	}
 	m := 0
 	if len(s0s) > 0 {
 		m = len(xs) / len(s0s)
 	}
-	const tile = 256
+	if done, err := d.fastEval(dst, party, s0s, cws, xs, m); done {
+		return err
+	}
+	if err := d.checkCws(cws); err != nil {
+		return err
+	}
 	forChunks(len(xs), evalCostNs(d.inBits, 2), func(lo, hi int) {
-		st := newEvalState(tile, 2)
-		for j0 := lo; j0 < hi; j0 += tile {
-			d.evalTile(dst[j0:min(hi, j0+tile)], party, s0s, cws, xs, m, j0, st)
+		sc := getScratch()
+		defer sc.release()
+		st := newEvalState(sc, 2)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			d.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
 		}
 	})
 	return nil
@@ -152,10 +168,8 @@ func (d *Dcf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 		}
 		d.prg.ExpandSide(ch, s, sides)
 		for j, side := range sides {
-			cw := &cws[base[j]+i]
-			c := ch[2*j].Xor(mask(dcfChildCw(cw, side), t[j]))
-			v[j] = ar.add(v[j], ar.add(ar.from(ch[2*j+1]), mask(ar.from(cw[1]), t[j])))
-			s[j], t[j] = c.Clamp(), c.Lsb()
+			x, vj := dcfChild(ar, ch[2*j:], &cws[base[j]+i], side, t[j], v[j])
+			s[j], t[j], v[j] = x.Clamp(), x.Lsb(), vj
 		}
 	}
 	for j := range dst {
@@ -189,41 +203,55 @@ func (d *Dcf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err := d.checkCws(cws); err != nil {
 		return err
 	}
+	tr, ok := d.fastEvalAll(dst, party, s0s, cws)
+	if !ok {
+		tr = d.evalAllTree(dst, party, s0s, cws)
+	}
+	tr.run(len(s0s))
+	return nil
+}
+
+// evalAllTree is the portable walk of EvalAll.
+func (d *Dcf) evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree {
 	n, ar := d.inBits, d.group.arith()
-	tr := tree{
+	return tree{
 		n:      n,
-		withV:  true,
+		shape:  rowShape{t: true, v: true},
 		rawMul: 4,
 		costNs: nodeCostNs(4),
 		root: func(k int, r nodes) {
 			r.s[0], r.t[0], r.v[0] = s0s[k].Clamp(), uint8(party), Block{} // v: the group's zero
 		},
-		level: func(k, i int, out, in nodes) {
-			cw := &cws[k*(n+1)+i]
-			raw := out.raw[:4*len(in.s)]
+		level: func(k, i int, out, in nodes, raw []Block) {
 			d.prg.Expand(raw, in.s)
-			left, right, vCw := dcfChildCw(cw, 0), dcfChildCw(cw, 1), ar.from(cw[1])
-			s, ts, vs := out.s[:2*len(in.t)], out.t[:2*len(in.t)], out.v[:2*len(in.t)]
+			cw := &cws[k*(n+1)+i]
 			for j, t := range in.t {
-				vc := mask(vCw, t)
-				l := raw[4*j].Xor(mask(left, t))
-				r := raw[4*j+2].Xor(mask(right, t))
-				vs[2*j] = ar.add(in.v[j], ar.add(ar.from(raw[4*j+1]), vc))
-				vs[2*j+1] = ar.add(in.v[j], ar.add(ar.from(raw[4*j+3]), vc))
-				s[2*j], ts[2*j] = l.Clamp(), l.Lsb()
-				s[2*j+1], ts[2*j+1] = r.Clamp(), r.Lsb()
+				for c := range 2 {
+					x, v := dcfChild(ar, raw[4*j+2*c:], cw, uint8(c), t, in.v[j])
+					out.s[2*j+c], out.t[2*j+c], out.v[2*j+c] = x.Clamp(), x.Lsb(), v
+				}
 			}
 		},
-		leaves: func(k, x0 int, l nodes) {
-			last := &cws[k*(n+1)+n]
-			out := dst[k<<n+x0:][:len(l.s)]
-			for j, t := range l.t {
-				out[j] = dcfLeaf(ar, l.s[j], t, l.v[j], last, party)
+		leaves: func(k, x0 int, in nodes, raw []Block) {
+			d.prg.Expand(raw, in.s)
+			cw, last := &cws[k*(n+1)+n-1], &cws[k*(n+1)+n]
+			out := dst[k<<n+x0:][:2*len(in.s)]
+			for j, t := range in.t {
+				for c := range 2 {
+					x, v := dcfChild(ar, raw[4*j+2*c:], cw, uint8(c), t, in.v[j])
+					out[2*j+c] = dcfLeaf(ar, x.Clamp(), x.Lsb(), v, last, party)
+				}
 			}
 		},
 	}
-	tr.run(len(s0s))
-	return nil
+}
+
+// dcfChild corrects the child on the given side of a node with control bit t and
+// path value v, from the node's PRG output sv = (S, V) of that side: it returns the
+// child's seed (control bit in the lsb) and its path value v + from(V) + t*v_cw.
+func dcfChild(ar *arith, sv []Block, cw *Cw, side, t uint8, v Block) (Block, Block) {
+	x := sv[0].Xor(mask(dcfChildCw(cw, side), t))
+	return x, ar.add(v, ar.add(ar.from(sv[1]), mask(ar.from(cw[1]), t)))
 }
 
 // checkCws refuses correction words that Gen cannot have made: a nonzero seed

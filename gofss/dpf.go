@@ -28,9 +28,14 @@ func (d *Dpf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error 
 	if err := checkGenArgs(d.inBits, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
+	if d.fastGen(cws, s0s, alphas, betas) {
+		return nil
+	}
 	const tile = 128 // keys whose level state (s, t, children) stays in L1
 	forChunks(len(alphas), genCostNs(d.inBits, 2), func(lo, hi int) {
-		st := newGenState(tile, 2)
+		sc := getScratch()
+		defer sc.release()
+		st := newGenState(sc, tile, 2)
 		for k0 := lo; k0 < hi; k0 += tile {
 			k1 := min(hi, k0+tile)
 			d.genTile(cws[k0*(d.inBits+1):k1*(d.inBits+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], st)
@@ -59,32 +64,44 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 	}
 	ar := d.group.arith()
 	for k := range m {
-		v := ar.add(ar.sub(ar.from(betas[k]), ar.from(s[2*k])), ar.from(s[2*k+1]))
-		if t[2*k+1] == 1 {
-			v = ar.neg(v)
-		}
-		cws[k*(n+1)+n] = Cw{ar.into(v)}
+		cws[k*(n+1)+n] = Cw{dpfLastCw(ar, betas[k], s[2*k], s[2*k+1], t[2*k+1])}
 	}
 }
 
+// dpfLastCw is the output correction word from the parties' seeds s0, s1 at alpha's
+// leaf: from(beta) - from(s0) + from(s1), negated where party 1's control bit t1 is set.
+func dpfLastCw(ar *arith, beta, s0, s1 Block, t1 uint8) Block {
+	v := ar.add(ar.sub(ar.from(beta), ar.from(s0)), ar.from(s1))
+	if t1 == 1 {
+		v = ar.neg(v)
+	}
+	return ar.into(v)
+}
+
 // Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
-// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):].
+// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):]. When it
+// refuses correction words that Gen cannot have made, dst may be partly written: the
+// fast paths check them as they read them rather than in a pass of their own.
 func (d *Dpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
 	if err := checkEvalArgs(d.inBits, dst, party, s0s, cws, xs); err != nil {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
 		return err
 	}
 	m := 0
 	if len(s0s) > 0 {
 		m = len(xs) / len(s0s)
 	}
-	const tile = 256
+	if done, err := d.fastEval(dst, party, s0s, cws, xs, m); done {
+		return err
+	}
+	if err := d.checkCws(cws); err != nil {
+		return err
+	}
 	forChunks(len(xs), evalCostNs(d.inBits, 1), func(lo, hi int) {
-		st := newEvalState(tile, 1)
-		for j0 := lo; j0 < hi; j0 += tile {
-			d.evalTile(dst[j0:min(hi, j0+tile)], party, s0s, cws, xs, m, j0, st)
+		sc := getScratch()
+		defer sc.release()
+		st := newEvalState(sc, 1)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			d.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
 		}
 	})
 	return nil
@@ -107,12 +124,18 @@ func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 	}
 	ar := d.group.arith()
 	for j := range dst {
-		y := ar.add(ar.from(s[j]), mask(ar.from(cws[base[j]+n][0]), t[j]))
-		if party == 1 {
-			y = ar.neg(y)
-		}
-		dst[j] = ar.into(y)
+		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(cws[base[j]+n][0]), party)
 	}
+}
+
+// dpfLeaf is the output at a leaf with seed s and control bit t: from(s) + t*v,
+// negated for party 1, where v is the output correction word's value.
+func dpfLeaf(ar *arith, s Block, t uint8, v Block, party int) Block {
+	y := ar.add(ar.from(s), mask(v, t))
+	if party == 1 {
+		y = ar.neg(y)
+	}
+	return ar.into(y)
 }
 
 // dpfChildCw is the correction of a level's left (side 0) or right (side 1) child:
@@ -130,45 +153,50 @@ func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err := d.checkCws(cws); err != nil {
 		return err
 	}
-	n := d.inBits
-	tr := tree{
-		n:      n,
-		costNs: nodeCostNs(2),
-		root: func(k int, r nodes) {
-			r.s[0], r.t[0] = s0s[k].Clamp(), uint8(party)
-		},
-		level: func(k, i int, out, in nodes) {
-			expandDpfLevel(d.prg, out, in, &cws[k*(n+1)+i])
-		},
-		leaves: func(k, x0 int, l nodes) {
-			ar := d.group.arith()
-			v := ar.from(cws[k*(n+1)+n][0])
-			out := dst[k<<n+x0:][:len(l.s)]
-			for j, t := range l.t {
-				y := ar.add(ar.from(l.s[j]), mask(v, t))
-				if party == 1 {
-					y = ar.neg(y)
-				}
-				out[j] = ar.into(y)
-			}
-		},
+	tr, ok := d.fastEvalAll(dst, party, s0s, cws)
+	if !ok {
+		tr = d.evalAllTree(dst, party, s0s, cws)
 	}
 	tr.run(len(s0s))
 	return nil
 }
 
-// expandDpfLevel writes the corrected children of the nodes in into out, in order.
-func expandDpfLevel(prg Prg, out, in nodes, cw *Cw) {
-	prg.Expand(out.s, in.s)
-	left, right := dpfChildCw(cw, 0), dpfChildCw(cw, 1)
-	s, ts := out.s[:2*len(in.t)], out.t[:2*len(in.t)]
-	for j, t := range in.t {
-		l := s[2*j].Xor(mask(left, t))
-		r := s[2*j+1].Xor(mask(right, t))
-		s[2*j], ts[2*j] = l.Clamp(), l.Lsb()
-		s[2*j+1], ts[2*j+1] = r.Clamp(), r.Lsb()
+// evalAllTree is the portable walk of EvalAll.
+func (d *Dpf) evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree {
+	n, ar := d.inBits, d.group.arith()
+	return tree{
+		n:      n,
+		shape:  rowShape{t: true},
+		costNs: nodeCostNs(2),
+		root: func(k int, r nodes) {
+			r.s[0], r.t[0] = s0s[k].Clamp(), uint8(party)
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			d.prg.Expand(out.s, in.s)
+			left, right := dpfChildCws(&cws[k*(n+1)+i])
+			for j, t := range in.t {
+				l, r := out.s[2*j].Xor(mask(left, t)), out.s[2*j+1].Xor(mask(right, t))
+				out.s[2*j], out.t[2*j] = l.Clamp(), l.Lsb()
+				out.s[2*j+1], out.t[2*j+1] = r.Clamp(), r.Lsb()
+			}
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			// The children go straight into the output and are converted in place.
+			out := dst[k<<n+x0:][:2*len(in.s)]
+			d.prg.Expand(out, in.s)
+			left, right := dpfChildCws(&cws[k*(n+1)+n-1])
+			v := ar.from(cws[k*(n+1)+n][0])
+			for j, t := range in.t {
+				l, r := out[2*j].Xor(mask(left, t)), out[2*j+1].Xor(mask(right, t))
+				out[2*j] = dpfLeaf(ar, l.Clamp(), l.Lsb(), v, party)
+				out[2*j+1] = dpfLeaf(ar, r.Clamp(), r.Lsb(), v, party)
+			}
+		},
 	}
 }
+
+// dpfChildCws are the corrections of a level's left and right children.
+func dpfChildCws(cw *Cw) (Block, Block) { return dpfChildCw(cw, 0), dpfChildCw(cw, 1) }
 
 // checkCws refuses correction words that Gen cannot have made: a tr word other than
 // 0 or 1, nonzero padding, or a set control bit in the output correction word.
@@ -180,7 +208,15 @@ func (d *Dpf) checkCws(cws []Cw) error {
 				return argErrorf("cws: key %d, row %d: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key", k/(n+1), i)
 			}
 		}
-		if last := cws[k+n]; last[0].Lsb() != 0 || !last[1].IsZero() {
+	}
+	return d.checkLastRows(cws)
+}
+
+// checkLastRows is the part of checkCws about the output correction words.
+func (d *Dpf) checkLastRows(cws []Cw) error {
+	n := d.inBits
+	for k := n; k < len(cws); k += n + 1 {
+		if last := cws[k]; last[0].Lsb() != 0 || !last[1].IsZero() {
 			return argErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/(n+1))
 		}
 	}

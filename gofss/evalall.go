@@ -4,6 +4,7 @@ package gofss
 // every PRG call expands many nodes. Breadth-first over the whole domain would stream
 // each level through memory, so the walk goes breadth-first to a frontier and then
 // expands tiles of consecutive frontier nodes, each tile's levels staying in cache.
+// The last level of a tile expands straight into the caller's output.
 
 const (
 	// tileLeafBits: a tile ends in 2^11 leaves; their state and the level above fit
@@ -14,40 +15,70 @@ const (
 	tileRootBits = 4
 )
 
-// nodes is the state of a row of tree nodes: clamped seeds s, control bits t and, for
-// DCF, the value v accumulated along the path. raw is scratch for PRG output.
+// nodes is the state of a row of tree nodes. The portable walk keeps control bits in
+// t; the kernels keep each seed with its control bit in the lsb, in u. Either way s
+// holds the clamped seeds, which the PRG reads, and for DCF v holds the value
+// accumulated along each node's path.
 type nodes struct {
-	s   []Block
-	t   []uint8
-	v   []Block
-	raw []Block
+	s []Block
+	t []uint8
+	u []Block
+	v []Block
 }
 
-func newNodes(n int, withV bool, raw int) nodes {
-	nd := nodes{s: make([]Block, n), t: make([]uint8, n), raw: make([]Block, raw)}
-	if withV {
-		nd.v = make([]Block, n)
+// rowShape says which of the optional node fields a walk uses.
+type rowShape struct{ t, u, v bool }
+
+func newNodes(sc *scratch, n int, sh rowShape) nodes {
+	nd := nodes{s: sc.block(n)}
+	if sh.t {
+		nd.t = sc.byte(n)
+	}
+	if sh.u {
+		nd.u = sc.block(n)
+	}
+	if sh.v {
+		nd.v = sc.block(n)
 	}
 	return nd
 }
 
 func (nd nodes) slice(lo, hi int) nodes {
-	out := nodes{s: nd.s[lo:hi], t: nd.t[lo:hi], raw: nd.raw}
+	out := nodes{s: nd.s[lo:hi]}
+	if nd.t != nil {
+		out.t = nd.t[lo:hi]
+	}
+	if nd.u != nil {
+		out.u = nd.u[lo:hi]
+	}
 	if nd.v != nil {
 		out.v = nd.v[lo:hi]
 	}
 	return out
 }
 
+// rows are the buffers of a walk: two rows of nodes to alternate between, and
+// scratch for the PRG output of one row of parents.
+type rows struct {
+	row [2]nodes
+	raw []Block
+}
+
 // tree describes one scheme's walk for a batch of keys of n-bit inputs.
 type tree struct {
 	n      int
-	withV  bool
-	rawMul int     // PRG output blocks per expanded node that level needs as scratch
+	shape  rowShape
+	rawMul int     // PRG output blocks per parent that level and leaves need as scratch
 	costNs float64 // rough cost of one node expansion, for the parallel split
 	root   func(k int, r nodes)
-	level  func(k, i int, out, in nodes) // children of in (at level i) into out, in order
-	leaves func(k, x0 int, l nodes)      // the leaves x0, x0+1, ... of key k
+	// level writes the children of in (nodes at level i) into out, in order.
+	level func(k, i int, out, in nodes, raw []Block)
+	// leaves expands in (nodes at level n-1) into the outputs of key k at x0, x0+1, ...
+	leaves func(k, x0 int, in nodes, raw []Block)
+}
+
+func (tr *tree) rows(sc *scratch, size, parents int) rows {
+	return rows{[2]nodes{newNodes(sc, size, tr.shape), newNodes(sc, size, tr.shape)}, sc.block(tr.rawMul * parents)}
 }
 
 func (tr *tree) run(keys int) {
@@ -57,58 +88,56 @@ func (tr *tree) run(keys int) {
 	}
 	f := tr.n - d
 	width := min(1<<tileRootBits, 1<<f)
-	newTop := func() [2]nodes {
-		if f == 0 {
-			return [2]nodes{}
-		}
-		return [2]nodes{newNodes(1<<f, tr.withV, tr.rawMul<<(f-1)), newNodes(1<<f, tr.withV, 0)}
-	}
-	newTile := func() [2]nodes {
-		return [2]nodes{newNodes(width<<d, tr.withV, tr.rawMul*width<<d/2), newNodes(width<<d, tr.withV, 0)}
-	}
+	tileRows := width << (d - 1) // the parents of a tile's leaves
 	perKey := tr.costNs * float64(uint64(1)<<tr.n)
 	if keys > 1 && perKey < 4*minParallelNs {
 		// Many small trees: each goroutine takes whole keys and reuses its buffers.
 		forChunks(keys, perKey, func(lo, hi int) {
-			top, tile := newTop(), newTile()
+			sc := getScratch()
+			defer sc.release()
+			top, tile := tr.rows(sc, 1<<f, 1<<f/2), tr.rows(sc, tileRows, tileRows)
 			for k := lo; k < hi; k++ {
-				tr.tiles(k, d, tr.frontier(k, f, top), tile, 0, 1<<f)
+				tr.tiles(k, d, tr.frontier(sc, k, f, top), tile, 0, 1<<f)
 			}
 		})
 		return
 	}
-	top := newTop()
+	sc := getScratch()
+	defer sc.release()
+	top := tr.rows(sc, 1<<f, 1<<f/2)
 	for k := range keys {
-		front := tr.frontier(k, f, top)
+		front := tr.frontier(sc, k, f, top)
 		forChunks(1<<f, tr.costNs*float64(uint64(1)<<d), func(lo, hi int) {
-			tr.tiles(k, d, front, newTile(), lo, hi)
+			sc := getScratch()
+			defer sc.release()
+			tr.tiles(k, d, front, tr.rows(sc, tileRows, tileRows), lo, hi)
 		})
 	}
 }
 
 // frontier expands key k breadth-first from its root down f levels.
-func (tr *tree) frontier(k, f int, buf [2]nodes) nodes {
-	root := newNodes(1, tr.withV, 0)
+func (tr *tree) frontier(sc *scratch, k, f int, buf rows) nodes {
+	root := newNodes(sc, 1, tr.shape)
 	tr.root(k, root)
 	return tr.grow(k, 0, f, root, buf)
 }
 
 // tiles expands frontier nodes lo .. hi-1 of key k (at level n-d) d levels down to
 // their leaves, 2^tileRootBits frontier nodes at a time.
-func (tr *tree) tiles(k, d int, front nodes, buf [2]nodes, lo, hi int) {
+func (tr *tree) tiles(k, d int, front nodes, buf rows, lo, hi int) {
 	for j0 := lo; j0 < hi; j0 += 1 << tileRootBits {
 		j1 := min(hi, j0+1<<tileRootBits)
-		tr.leaves(k, j0<<d, tr.grow(k, tr.n-d, d, front.slice(j0, j1), buf))
+		last := tr.grow(k, tr.n-d, d-1, front.slice(j0, j1), buf)
+		tr.leaves(k, j0<<d, last, buf.raw[:tr.rawMul*len(last.s)])
 	}
 }
 
 // grow expands cur, at level i, down the given number of levels, alternating
-// between the two buffers (the first holds the PRG scratch), and returns the last row.
-func (tr *tree) grow(k, i, levels int, cur nodes, buf [2]nodes) nodes {
+// between the two rows of buf, and returns the last row.
+func (tr *tree) grow(k, i, levels int, cur nodes, buf rows) nodes {
 	for l := range levels {
-		out := buf[l%2].slice(0, 2*len(cur.s))
-		out.raw = buf[0].raw
-		tr.level(k, i+l, out, cur)
+		out := buf.row[l%2].slice(0, 2*len(cur.s))
+		tr.level(k, i+l, out, cur, buf.raw[:tr.rawMul*len(cur.s)])
 		cur = out
 	}
 	return cur

@@ -60,7 +60,8 @@ func (p *ChaCha) ExpandSide(dst, seeds []Block, sides []uint8) {
 // AesMmo is Matyas-Meyer-Oseas over AES-128 with fixed public keys: output j of seed
 // s is AES-128(key j, s) XOR s.
 type AesMmo struct {
-	keys []*aes128.Key
+	keys   []*aes128.Key
+	rounds [][11][16]byte // the expanded keys, for kernels that run AES themselves; nil without
 }
 
 // DefaultAesKeys are the AES-128 keys used when none are given: the ones the
@@ -81,6 +82,7 @@ func NewAesMmo(keys [][16]byte) (*AesMmo, error) {
 	for _, k := range keys {
 		p.keys = append(p.keys, aes128.NewKey(k))
 	}
+	p.rounds = expandAesKeys(keys)
 	return p, nil
 }
 
@@ -121,4 +123,23 @@ func PrgBackendInfo() map[string]map[string]any {
 		"aes128_mmo": {"active": aes128.Backend(), "available": aes128.Backends()},
 		"chacha":     {"active": chacha.Backend(), "available": chacha.Backends()},
 	}
+}
+
+// useKernelsFlag lets tests run the portable walks on a machine with the kernels.
+var useKernelsFlag = kernelsAvailable
+
+// useKernels reports whether walks with prg take the kernels. A PRG of this package
+// running its portable backend keeps the whole walk portable, so that selecting that
+// backend (as tests and benchmarks do) selects the portable implementation.
+func useKernels(prg Prg) bool {
+	if !useKernelsFlag {
+		return false
+	}
+	switch prg.(type) {
+	case *AesMmo:
+		return aes128.Backend() != "generic"
+	case *ChaCha:
+		return chacha.Backend() != "generic"
+	}
+	return true
 }

@@ -8,8 +8,8 @@ type genState struct {
 	ch []Block
 }
 
-func newGenState(tile, mul int) *genState {
-	return &genState{s: make([]Block, 2*tile), t: make([]uint8, 2*tile), ch: make([]Block, 2*tile*mul)}
+func newGenState(sc *scratch, tile, mul int) *genState {
+	return &genState{s: sc.block(2 * tile), t: sc.byte(2 * tile), ch: sc.block(2 * tile * mul)}
 }
 
 // init loads the clamped seeds of a tile (2 per key) and the initial control bits
@@ -23,6 +23,9 @@ func (st *genState) init(s0s []Block) ([]Block, []uint8, []Block) {
 	return s, t, st.ch[:m*len(st.ch)/len(st.s)]
 }
 
+// evalTile is the number of points an Eval walks down the tree together.
+const evalTile = 256
+
 // evalState is the per-goroutine scratch of Eval for a tile of points.
 type evalState struct {
 	s     []Block
@@ -33,10 +36,10 @@ type evalState struct {
 	ch    []Block
 }
 
-func newEvalState(tile, half int) *evalState {
+func newEvalState(sc *scratch, half int) *evalState {
 	return &evalState{
-		s: make([]Block, tile), t: make([]uint8, tile), base: make([]int, tile), v: make([]Block, tile),
-		sides: make([]uint8, tile), ch: make([]Block, tile*half),
+		s: sc.block(evalTile), t: sc.byte(evalTile), base: sc.int(evalTile), v: sc.block(evalTile),
+		sides: sc.byte(evalTile), ch: sc.block(evalTile * half),
 	}
 }
 

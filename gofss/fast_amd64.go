@@ -1,0 +1,460 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss/internal/kernels"
+)
+
+// The fast walks: the same trees as the portable code, with the per-node steps done
+// by package kernels (AVX-512) many nodes at a time. Nodes carry their control bit in
+// the lsb of u instead of in a separate byte.
+
+var kernelsAvailable = kernels.Available
+
+func kblocks(b []Block) []kernels.Block {
+	return unsafe.Slice((*kernels.Block)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+func kcws(cws []Cw) []kernels.Block {
+	return unsafe.Slice((*kernels.Block)(unsafe.Pointer(unsafe.SliceData(cws))), 2*len(cws))
+}
+
+const cwSize = int(unsafe.Sizeof(Cw{}))
+
+func kblock(b Block) kernels.Block { return kernels.Block(b) }
+
+// kernelArith gives the group's masks for the kernels, for groups whose addition
+// carries nothing from the low 64 bits into the high ones (all but uint127).
+func kernelArith(g Group, party int) (kernels.Arith, bool) {
+	a := g.arith()
+	if a.fromShifted != 0 || a.addHi != 0 {
+		return kernels.Arith{}, false
+	}
+	from := kernels.Block{Lo: a.valLo, Hi: a.fromHi}
+	ka := kernels.Arith{From: from, Xor: kernels.Block{Lo: a.xorLo, Hi: a.xorHi}, Mask: from}
+	if party == 1 {
+		ka.Neg = kernels.Block{Lo: a.addLo, Hi: a.addHi}
+	}
+	return ka, true
+}
+
+func (d *Dpf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, bool) {
+	ka, ok := kernelArith(d.group, party)
+	if !ok || !useKernels(d.prg) {
+		return tree{}, false
+	}
+	n, ar := d.inBits, d.group.arith()
+	cwPair := func(k, i int) [2]kernels.Block {
+		l, r := dpfChildCws(&cws[k*(n+1)+i])
+		return [2]kernels.Block{kblock(l), kblock(r)}
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true},
+		costNs: nodeCostNs(2),
+		root: func(k int, r nodes) {
+			r.s[0] = s0s[k].Clamp()
+			r.u[0] = r.s[0].WithLsb(uint8(party))
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			d.prg.Expand(out.u, in.s)
+			cw := cwPair(k, i)
+			kernels.DpfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.u), kblocks(in.u), &cw)
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			out := dst[k<<n+x0:][:2*len(in.s)]
+			d.prg.Expand(out, in.s)
+			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
+			kernels.DpfLeaves(kblocks(out), kblocks(out), kblocks(in.u), &cw, kblock(v), &ka)
+		},
+	}, true
+}
+
+func (d *Dcf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, bool) {
+	ka, ok := kernelArith(d.group, party)
+	if !ok || !useKernels(d.prg) {
+		return tree{}, false
+	}
+	n, ar := d.inBits, d.group.arith()
+	// level returns a level's corrections: seeds of the left and right child, and the
+	// value correction in value form.
+	level := func(k, i int) ([2]kernels.Block, kernels.Block) {
+		cw := &cws[k*(n+1)+i]
+		return [2]kernels.Block{kblock(dcfChildCw(cw, 0)), kblock(dcfChildCw(cw, 1))}, kblock(ar.from(cw[1]))
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true, v: true},
+		rawMul: 4,
+		costNs: nodeCostNs(4),
+		root: func(k int, r nodes) {
+			r.s[0] = s0s[k].Clamp()
+			r.u[0], r.v[0] = r.s[0].WithLsb(uint8(party)), Block{}
+		},
+		level: func(k, i int, out, in nodes, raw []Block) {
+			d.prg.Expand(raw, in.s)
+			cw, vcw := level(k, i)
+			kernels.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kblocks(raw), kblocks(in.u), kblocks(in.v), &cw, vcw, &ka)
+		},
+		leaves: func(k, x0 int, in nodes, raw []Block) {
+			d.prg.Expand(raw, in.s)
+			cw, vcw := level(k, n-1)
+			last := kblock(ar.from(cws[k*(n+1)+n][1]))
+			out := dst[k<<n+x0:][:2*len(in.s)]
+			kernels.DcfLeaves(kblocks(out), kblocks(raw), kblocks(in.u), kblocks(in.v), &cw, vcw, last, &ka)
+		},
+	}, true
+}
+
+// expandAesKeys expands the AES keys of an aes128_mmo PRG for the fused kernels.
+func expandAesKeys(keys [][16]byte) [][11][16]byte {
+	if !kernels.HasAES {
+		return nil
+	}
+	out := make([][11][16]byte, len(keys))
+	for i, k := range keys {
+		out[i] = kernels.ExpandKey(k)
+	}
+	return out
+}
+
+// fusedAesKeys returns the expanded keys of prg when it is AES-128 MMO and the walk
+// may run AES in the kernels.
+func fusedAesKeys(prg Prg) [][11][16]byte {
+	if p, ok := prg.(*AesMmo); ok {
+		return p.rounds
+	}
+	return nil
+}
+
+// fastEvalState is the scratch of a fast Eval for a tile of points, padded to the
+// kernels' step with points of key 0 at x = 0.
+type fastEvalState struct {
+	u, s, v, ch, xs []Block
+	sides, next     []uint8
+	off             []int
+	pf              []int // the fused kernels' prefetch ranges: two per group of points
+}
+
+func newFastEvalState(sc *scratch, half int) *fastEvalState {
+	return &fastEvalState{
+		u: sc.block(evalTile), s: sc.block(evalTile), v: sc.block(evalTile), ch: sc.block(half * evalTile),
+		xs: sc.block(evalTile), sides: sc.byte(evalTile), next: sc.byte(evalTile), off: sc.int(evalTile),
+		pf: sc.int(evalTile / 8),
+	}
+}
+
+// prefetch sets, for each group of size points of a tile starting at point j0 of a
+// batch of total points (m per key), the bytes of cws that hold the next group's keys.
+func (st *fastEvalState) prefetch(size, j0, total, m, n int) []int {
+	pf := st.pf[:2*len(st.u)/size]
+	for g := range len(pf) / 2 {
+		lo, hi := j0+size*(g+1), min(total, j0+size*(g+2))
+		pf[2*g], pf[2*g+1] = 0, 0
+		if lo < hi {
+			pf[2*g], pf[2*g+1] = lo/m*(n+1)*cwSize, ((hi-1)/m+1)*(n+1)*cwSize
+		}
+	}
+	return pf
+}
+
+// start loads points j0 .. j0+len(xs)-1 of a batch with m points per key, padded to
+// a multiple of step with points of key 0 at x = 0: root nodes, inputs and where
+// each point's key's correction words start. A full tile's inputs are read in place.
+func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 int, cws []Cw, half, step int) (fastEvalState, kernels.EvalRows) {
+	w := len(xs)
+	p := (w + step - 1) / step * step
+	t := fastEvalState{
+		u: st.u[:p], s: st.s[:p], v: st.v[:p], ch: st.ch[:half*p], xs: st.xs[:p],
+		sides: st.sides[:p], next: st.next[:p], off: st.off[:p], pf: st.pf,
+	}
+	stride, lsb := (n+1)*cwSize, uint8(party)
+	k, r := j0/m, j0%m
+	for j := range w {
+		t.u[j], t.off[j] = s0s[k].Clamp().WithLsb(lsb), k*stride
+		if r++; r == m {
+			k, r = k+1, 0
+		}
+	}
+	root := s0s[0].Clamp().WithLsb(lsb)
+	for j := w; j < p; j++ {
+		t.u[j], t.off[j] = root, 0
+	}
+	if w == p {
+		t.xs = unsafe.Slice((*Block)(unsafe.Pointer(unsafe.SliceData(xs))), w)
+	} else {
+		copy(t.xs, unsafe.Slice((*Block)(unsafe.Pointer(unsafe.SliceData(xs))), w))
+		clear(t.xs[w:])
+	}
+	return t, kernels.NewEvalRows(kblocks(t.xs), t.off, kcws(cws), n)
+}
+
+// levels walks the tile down its trees one level at a time, the PRG expanding the
+// chosen side of every node and step advancing the nodes.
+func (st *fastEvalState) levels(n int, prg Prg, step func(i int)) {
+	for j, u := range st.u {
+		st.s[j], st.v[j], st.sides[j] = u.Clamp(), Block{}, Uint128(st.xs[j]).Bit(n, 0)
+	}
+	for i := range n {
+		prg.ExpandSide(st.ch, st.s, st.sides)
+		step(i)
+		st.sides, st.next = st.next, st.sides
+	}
+}
+
+// lastRow is the output correction word of point j's key.
+func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]/cwSize+n] }
+
+// fastEval runs Eval with the kernels if they apply and reports whether it did,
+// with Eval's result. With AES the kernel checks the correction words as it reads
+// them (see kernels.DpfEvalAes), so dst may be partly written when they are refused.
+func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
+	if !useKernels(d.prg) {
+		return false, nil
+	}
+	rk := fusedAesKeys(d.prg)
+	if rk == nil {
+		if err := d.checkCws(cws); err != nil {
+			return true, err
+		}
+		d.evalLevels(dst, party, s0s, cws, xs, m)
+		return true, nil
+	}
+	n, ar := d.inBits, d.group.arith()
+	keys := (*[2]kernels.RoundKeys)(rk)
+	ka, leafKernel := kernelArith(d.group, party)
+	if !leafKernel {
+		// The kernel reads the output correction words only when it converts leaves.
+		if err := d.checkLastRows(cws); err != nil {
+			return true, err
+		}
+	}
+	var bad atomic.Bool
+	forChunks(len(xs), evalCostNs(n, 1), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastEvalState(sc, 1)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			j1 := min(hi, j0+evalTile)
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32)
+			pf := st.prefetch(32, j0, len(xs), m, n)
+			if leafKernel {
+				if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &ka, pf) {
+					bad.Store(true)
+				}
+				copy(dst[j0:j1], st.u)
+				continue
+			}
+			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, nil, pf) {
+				bad.Store(true)
+			}
+			d.fastLeaves(dst[j0:j1], &st, cws, ar, party)
+		}
+	})
+	if bad.Load() {
+		return true, d.checkCws(cws)
+	}
+	return true, nil
+}
+
+// evalLevels is the fast Eval for PRGs other than AES: the PRG expands a tile's
+// nodes a level at a time and a kernel applies the corrections.
+func (d *Dpf) evalLevels(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
+	n, ar := d.inBits, d.group.arith()
+	forChunks(len(xs), evalCostNs(n, 1), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastEvalState(sc, 1)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			j1 := min(hi, j0+evalTile)
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 4)
+			st.levels(n, d.prg, func(i int) {
+				kernels.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
+			})
+			d.fastLeaves(dst[j0:j1], &st, cws, ar, party)
+		}
+	})
+}
+
+func (d *Dpf) fastLeaves(dst []Block, st *fastEvalState, cws []Cw, ar *arith, party int) {
+	for j := range dst {
+		x := st.u[j]
+		dst[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), ar.from(st.lastRow(cws, j, d.inBits)[0]), party)
+	}
+}
+
+// fastEval is Dpf.fastEval for DCF; its AES kernel checks the last correction words.
+func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
+	ka, ok := kernelArith(d.group, party)
+	if !ok || !useKernels(d.prg) {
+		return false, nil
+	}
+	n, ar := d.inBits, d.group.arith()
+	var keys *[4]kernels.RoundKeys
+	if rk := fusedAesKeys(d.prg); rk != nil {
+		keys = (*[4]kernels.RoundKeys)(rk)
+	} else if err := d.checkCws(cws); err != nil {
+		return true, err
+	}
+	var bad atomic.Bool
+	forChunks(len(xs), evalCostNs(n, 2), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastEvalState(sc, 2)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			j1 := min(hi, j0+evalTile)
+			if keys != nil {
+				st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16)
+				if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(16, j0, len(xs), m, n)) {
+					bad.Store(true)
+				}
+				copy(dst[j0:j1], st.u)
+				continue
+			}
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 4)
+			st.levels(n, d.prg, func(i int) {
+				kernels.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, &ka)
+			})
+			for j := range j1 - j0 {
+				x := st.u[j]
+				dst[j0+j] = dcfLeaf(ar, x.Clamp(), x.Lsb(), st.v[j], st.lastRow(cws, j, n), party)
+			}
+		}
+	})
+	if bad.Load() {
+		return true, d.checkCws(cws)
+	}
+	return true, nil
+}
+
+// genTile is the number of keys a fast Gen takes down the tree together.
+const genTile = 128
+
+// ntMinBytes: Gen output (correction words) at least this large is written with
+// non-temporal stores, from a tile's staging area. An ordinary store reads each line
+// before writing it, which doubles the memory traffic when the output cannot stay in
+// cache; a smaller output does, and is better left there for its reader.
+const ntMinBytes = 8 << 20
+
+// fastGenState is the scratch of a fast Gen for a tile of keys, padded to a multiple
+// of 4 with keys of zero seeds and alpha.
+type fastGenState struct {
+	u0, u1, s, ch, alphas, vs, betas []Block
+	stage                            []Cw // the tile's correction words, for CopyNT
+}
+
+func newFastGenState(sc *scratch, mul int, cws []Cw, n int) *fastGenState {
+	st := &fastGenState{
+		u0: sc.block(genTile), u1: sc.block(genTile), s: sc.block(2 * genTile), ch: sc.block(2 * mul * genTile),
+		alphas: sc.block(genTile), vs: sc.block(genTile), betas: sc.block(genTile),
+	}
+	if len(cws)*cwSize >= ntMinBytes {
+		b := sc.block(2 * genTile * (n + 1))
+		st.stage = unsafe.Slice((*Cw)(unsafe.Pointer(unsafe.SliceData(b))), genTile*(n+1))
+	}
+	return st
+}
+
+// rows returns where a tile writes its correction words, out: out itself, or the
+// staging area that done then copies to out.
+func (st *fastGenState) rows(out []Cw) []Cw {
+	if st.stage == nil {
+		return out
+	}
+	return st.stage[:len(out)]
+}
+
+func (st *fastGenState) done(out []Cw) {
+	if st.stage != nil {
+		kernels.CopyNT(kcws(out), kcws(st.stage[:len(out)]))
+	}
+}
+
+// start loads a tile of keys: both parties' root nodes (control bits 0 and 1) and
+// seeds, and the alphas.
+func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenState {
+	c := len(alphas)
+	p := (c + 3) &^ 3
+	t := fastGenState{
+		u0: st.u0[:p], u1: st.u1[:p], s: st.s[:2*p], ch: st.ch[:2*mul*p],
+		alphas: st.alphas[:p], vs: st.vs[:p], betas: st.betas[:p], stage: st.stage,
+	}
+	for j := range p {
+		var s0, s1 Block
+		var a Uint128
+		if j < c {
+			s0, s1, a = s0s[2*j].Clamp(), s0s[2*j+1].Clamp(), alphas[j]
+		}
+		t.u0[j], t.u1[j], t.s[j], t.s[p+j], t.alphas[j] = s0, s1.WithLsb(1), s0, s1, Block(a)
+	}
+	return t
+}
+
+func (d *Dpf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bool {
+	if !useKernels(d.prg) {
+		return false
+	}
+	n, ar := d.inBits, d.group.arith()
+	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastGenState(sc, 2, cws, n)
+		for k0 := lo; k0 < hi; k0 += genTile {
+			k1 := min(hi, k0+genTile)
+			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], 2)
+			out := cws[k0*(n+1) : k1*(n+1)]
+			w := st.rows(out)
+			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			for i := range n {
+				d.prg.Expand(st.ch, st.s)
+				kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(st.ch), &rows, i)
+			}
+			for j := range k1 - k0 {
+				u0, u1 := st.u0[j], st.u1[j]
+				w[j*(n+1)+n] = Cw{dpfLastCw(ar, betas[k0+j], u0.Clamp(), u1.Clamp(), u1.Lsb())}
+			}
+			st.done(out)
+		}
+	})
+	return true
+}
+
+func (d *Dcf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bool {
+	ka, ok := kernelArith(d.group, 1)
+	if !ok || !useKernels(d.prg) {
+		return false
+	}
+	n, ar := d.inBits, d.group.arith()
+	forChunks(len(alphas), genCostNs(n, 4), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastGenState(sc, 4, cws, n)
+		for k0 := lo; k0 < hi; k0 += genTile {
+			k1 := min(hi, k0+genTile)
+			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], 4)
+			for j := range st.betas {
+				st.vs[j], st.betas[j] = Block{}, Block{}
+				if j < k1-k0 {
+					st.betas[j] = ar.from(betas[k0+j])
+				}
+			}
+			out := cws[k0*(n+1) : k1*(n+1)]
+			w := st.rows(out)
+			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			for i := range n {
+				d.prg.Expand(st.ch, st.s)
+				kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(st.ch), kblocks(st.vs), kblocks(st.betas), &rows, i, d.pred == Gt, &ka)
+			}
+			for j := range k1 - k0 {
+				u0, u1 := st.u0[j], st.u1[j]
+				w[j*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, u0.Clamp(), u1.Clamp(), u1.Lsb(), st.vs[j])}
+			}
+			st.done(out)
+		}
+	})
+	return true
+}

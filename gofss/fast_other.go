@@ -1,0 +1,18 @@
+//go:build !amd64 || purego
+
+package gofss
+
+// Without the kernels every walk is the portable one.
+
+const kernelsAvailable = false
+
+func (*Dpf) fastEvalAll([]Block, int, []Block, []Cw) (tree, bool) { return tree{}, false }
+func (*Dcf) fastEvalAll([]Block, int, []Block, []Cw) (tree, bool) { return tree{}, false }
+
+func (*Dpf) fastEval([]Block, int, []Block, []Cw, []Uint128, int) (bool, error) { return false, nil }
+func (*Dcf) fastEval([]Block, int, []Block, []Cw, []Uint128, int) (bool, error) { return false, nil }
+
+func expandAesKeys([][16]byte) [][11][16]byte { return nil }
+
+func (*Dpf) fastGen([]Cw, []Block, []Uint128, []Block) bool { return false }
+func (*Dcf) fastGen([]Cw, []Block, []Uint128, []Block) bool { return false }

@@ -1,0 +1,148 @@
+package gofss
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The kernels (fast walks) against the portable walks, on the same random inputs,
+// for every scheme, group and PRG, with batch sizes that leave partial vectors,
+// groups and tiles, and input widths on both sides of 64 bits.
+
+// portable runs fn with the kernels switched off.
+func portable(fn func()) {
+	useKernelsFlag = false
+	defer func() { useKernelsFlag = kernelsAvailable }()
+	fn()
+}
+
+func requireKernels(t *testing.T) {
+	if !kernelsAvailable {
+		t.Skip("no kernels in this build or on this CPU")
+	}
+}
+
+func TestFastMatchesPortable(t *testing.T) {
+	requireKernels(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range testCases(t, []int{1, 3, 9, 20, 64, 65, 128}) {
+		t.Run(c.name, func(t *testing.T) {
+			for _, keys := range []int{1, 5, 133} {
+				seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
+				for k := range keys {
+					seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, c.n), randBlock(r)
+				}
+				cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
+				require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
+				portable(func() { require.NoError(t, c.scheme.Gen(want, seeds, alphas, betas)) })
+				require.Equal(t, want, cws, "Gen, %d keys", keys)
+
+				for _, points := range []int{1, 3} {
+					xs := make([]Uint128, keys*points)
+					for i := range xs {
+						xs[i] = randInput(r, c.n)
+						if i%3 == 0 {
+							xs[i] = alphas[i/points]
+						}
+					}
+					for p := range 2 {
+						ps := make([]Block, keys)
+						for k := range keys {
+							ps[k] = seeds[2*k+p]
+						}
+						got, exp := make([]Block, len(xs)), make([]Block, len(xs))
+						require.NoError(t, c.scheme.Eval(got, p, ps, cws, xs))
+						portable(func() { require.NoError(t, c.scheme.Eval(exp, p, ps, cws, xs)) })
+						require.Equal(t, exp, got, "Eval, %d keys x %d points, party %d", keys, points, p)
+						if c.n <= 9 && points == 1 {
+							got, exp := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
+							require.NoError(t, c.scheme.EvalAll(got, p, ps, cws))
+							portable(func() { require.NoError(t, c.scheme.EvalAll(exp, p, ps, cws)) })
+							require.Equal(t, exp, got, "EvalAll, %d keys, party %d", keys, p)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFastEvalAllLarge covers the frontier and tiles of a full-size EvalAll.
+func TestFastEvalAllLarge(t *testing.T) {
+	requireKernels(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range testCases(t, []int{14}) {
+		if c.g != Bytes && c.g != Uint64 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			seeds, cws := genOne(t, c.scheme, c.n, r, randInput(r, c.n), randBlock(r))
+			got, exp := make([]Block, 1<<c.n), make([]Block, 1<<c.n)
+			require.NoError(t, c.scheme.EvalAll(got, 1, seeds[1:], cws))
+			portable(func() { require.NoError(t, c.scheme.EvalAll(exp, 1, seeds[1:], cws)) })
+			require.Equal(t, exp, got)
+		})
+	}
+}
+
+// The AES DPF walk checks correction words as it reads them: a bad one anywhere in a
+// batch, inner or last row, is refused with the portable check's error.
+func TestFastEvalRefusesBadCws(t *testing.T) {
+	requireKernels(t)
+	const n, keys = 12, 300
+	prg, err := NewAesMmo(DefaultAesKeys[:2])
+	require.NoError(t, err)
+	d, err := NewDpf(n, Uint64, prg)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(15, 16))
+	seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
+	for k := range keys {
+		seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, n), randBlock(r)
+	}
+	cws := make([]Cw, keys*(n+1))
+	require.NoError(t, d.Gen(cws, seeds, alphas, betas))
+	out := make([]Block, keys)
+	for _, bad := range []struct {
+		key, row int
+		edit     func(*Cw)
+		msg      string
+	}{
+		{0, 0, func(c *Cw) { c[1].Lo = 2 }, "key 0, row 0"},
+		{151, 7, func(c *Cw) { c[1].Hi = 1 << 40 }, "key 151, row 7"},
+		{keys - 1, n - 1, func(c *Cw) { c[1].Lo |= 1 << 63 }, "key 299, row 11"},
+		{37, n, func(c *Cw) { c[0] = c[0].WithLsb(1) }, "key 37, last row"},
+		{keys - 1, n, func(c *Cw) { c[1].Hi = 1 }, "key 299, last row"},
+	} {
+		t.Run(bad.msg, func(t *testing.T) {
+			c := append([]Cw(nil), cws...)
+			bad.edit(&c[bad.key*(n+1)+bad.row])
+			requireArgError(t, d.Eval(out, 0, seeds[:keys], c, alphas), bad.msg)
+		})
+	}
+}
+
+func TestFastDcfEvalRefusesBadCws(t *testing.T) {
+	requireKernels(t)
+	const n, keys = 12, 100
+	prg, err := NewAesMmo(DefaultAesKeys[:4])
+	require.NoError(t, err)
+	d, err := NewDcf(n, Bytes, prg, Lt)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(19, 20))
+	seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
+	for k := range keys {
+		seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, n), randBlock(r)
+	}
+	cws := make([]Cw, keys*(n+1))
+	require.NoError(t, d.Gen(cws, seeds, alphas, betas))
+	out := make([]Block, keys)
+	for _, k := range []int{0, 57, keys - 1} {
+		for _, edit := range []func(*Cw){func(c *Cw) { c[0].Hi = 1 }, func(c *Cw) { c[1] = c[1].WithLsb(1) }} {
+			c := append([]Cw(nil), cws...)
+			edit(&c[k*(n+1)+n])
+			requireArgError(t, d.Eval(out, 1, seeds[:keys], c, alphas), "last row")
+		}
+	}
+}

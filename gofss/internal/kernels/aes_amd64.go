@@ -1,0 +1,76 @@
+//go:build amd64 && !purego
+
+package kernels
+
+import "golang.org/x/sys/cpu"
+
+// HasAES reports whether the kernels that run AES-128 themselves (the fused Eval
+// walks, for the aes128_mmo PRG) can run: they need VAES on top of Available.
+var HasAES = Available && cpu.X86.HasAES && cpu.X86.HasAVX512VAES
+
+// RoundKeys is an expanded AES-128 key: the 11 round keys of FIPS-197.
+type RoundKeys = [11][16]byte
+
+// ExpandKey expands a 16-byte AES-128 key; it needs AES-NI (HasAES).
+func ExpandKey(raw [16]byte) RoundKeys {
+	var rk RoundKeys
+	expandKey(&raw, &rk)
+	return rk
+}
+
+//go:noescape
+func expandKey(raw *[16]byte, enc *RoundKeys)
+
+// DpfEvalAes walks a tile of points (a multiple of 32) down all levels of their DPF
+// keys' trees, with AES-128 MMO as the PRG: keys are the expanded keys of the left
+// and right outputs. u holds each point's root node (clamped seed with the party as
+// control bit). With ar it receives the outputs, from(clamp(x)) + t*v_cw at each
+// leaf x; with ar nil, the leaves themselves. While it walks group g (points 32g to
+// 32g+31) it prefetches the correction words at byte offsets pf[2g] to pf[2g+1] of
+// cws, those of the next group. It reports false if a correction word it read is not
+// one a DPF Gen makes (words 4-7 other than (0 or 1, 0, 0, 0); with ar, an output
+// correction word with its control bit set or nonzero words 4-7): checking them as
+// they are read saves the caller a pass over memory.
+func DpfEvalAes(u []Block, r *EvalRows, keys *[2]RoundKeys, ar *Arith, pf []int) bool {
+	if len(u)%32 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/16 {
+		panic("kernels: DpfEvalAes: bad lengths")
+	}
+	checkPrefetch(pf, r)
+	if len(u) == 0 {
+		return true
+	}
+	cnt := shiftCounts(r.levels - 1)
+	return !dpfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/32, r.levels, &cnt, keys, ar, &pf[0])
+}
+
+//go:noescape
+func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, cnt *[2]uint64, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
+
+// DcfEvalAes is DpfEvalAes for DCF, in groups of 16 points (len(u) a multiple of 16,
+// pf two offsets per group): keys are the expanded keys of the SL, VL, SR and VR
+// outputs, and u receives the outputs, V + from(clamp(x)) + t*from(v_cw_n) at each
+// leaf x, with V the values accumulated along the path. It reports false if a last
+// correction word it read is not one a DCF Gen makes (a nonzero first block or a
+// control bit in the second).
+func DcfEvalAes(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, pf []int) bool {
+	if len(u)%16 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/8 {
+		panic("kernels: DcfEvalAes: bad lengths")
+	}
+	checkPrefetch(pf, r)
+	if len(u) == 0 {
+		return true
+	}
+	cnt := shiftCounts(r.levels - 1)
+	return !dcfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/16, r.levels, &cnt, keys, ar, &pf[0])
+}
+
+func checkPrefetch(pf []int, r *EvalRows) {
+	for g := 0; g < len(pf); g += 2 {
+		if pf[g] < 0 || pf[g] > pf[g+1] || pf[g+1] > 16*len(r.cws) {
+			panic("kernels: prefetch range out of cws")
+		}
+	}
+}
+
+//go:noescape
+func dcfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, cnt *[2]uint64, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)

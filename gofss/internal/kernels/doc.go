@@ -1,0 +1,9 @@
+// Package kernels holds AVX-512 routines for the per-level steps of the DPF and DCF
+// tree walks: applying the correction words to a level's PRG output, carrying the
+// control bits, accumulating DCF values and converting leaves to outputs, many
+// nodes per instruction. The PRG itself runs elsewhere (packages aes128, chacha).
+//
+// The routines exist only in amd64 builds without the purego tag; package gofss
+// holds the portable Go rendering of the same steps and uses these only where
+// Available, testing one against the other.
+package kernels

@@ -1,0 +1,392 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+#include "macros_amd64.h"
+
+// The per-level kernels of the tree walks. Every kernel keeps in Z31 the control-bit
+// mask of a lane (bit 32 of the high qword).
+
+// SIGN negates X under Neg (two's complement: (X ^ Neg) - Neg) and keeps Mask's bits.
+#define SIGN(X) \
+	VPXORQ Z26, X, X; \
+	VPSUBQ Z26, X, X; \
+	VPANDQ Z27, X, X
+
+// TAILMASKS: K1 covers one parent (2 qwords), K2 its two children (4 qwords).
+#define TAILMASKS \
+	MOVL  $0x03, AX; \
+	KMOVW AX, K1;    \
+	MOVL  $0x0f, AX; \
+	KMOVW AX, K2
+
+// DPFCHILD corrects the children X of the two parents in the low half of P (Z30:
+// the corrections of a left and a right child, twice).
+#define DPFCHILD(X, P) \
+	VSHUFI64X2 $0x50, P, P, P; \
+	TMASK(P, P);               \
+	VPTERNLOGQ $0x78, Z30, P, X
+
+// DPFLEAF turns the corrected child X into the output from(clamp(X)) + t*Z25.
+#define DPFLEAF(X) \
+	TMASK(X, Z2);                  \
+	VPANDQ     Z25, Z2, Z2;        \
+	VPANDQ     Z29, X, X;          \
+	GADD(Z2, X, Z3);               \
+	SIGN(Z3)
+
+// func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block)
+TEXT ·dpfLevel(SB), NOSPLIT, $0-48
+	MOVQ            u+0(FP), DI
+	MOVQ            s+8(FP), SI
+	MOVQ            raw+16(FP), DX
+	MOVQ            parents+24(FP), BX
+	MOVQ            m+32(FP), CX
+	MOVQ            cw+40(FP), AX
+	VBROADCASTI64X4 (AX), Z30
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	TAILMASKS
+
+dpflevel_loop:
+	CMPQ      CX, $2
+	JB        dpflevel_tail
+	VMOVDQU64 (BX), Y1
+	VMOVDQU64 (DX), Z0
+	DPFCHILD(Z0, Z1)
+	VMOVDQU64 Z0, (DI)
+	VPANDNQ   Z0, Z31, Z0
+	VMOVDQU64 Z0, (SI)
+	ADDQ      $32, BX
+	ADDQ      $64, DX
+	ADDQ      $64, DI
+	ADDQ      $64, SI
+	SUBQ      $2, CX
+	JMP       dpflevel_loop
+
+dpflevel_tail:
+	TESTQ       CX, CX
+	JZ          dpflevel_done
+	VMOVDQU64.Z (BX), K1, Z1
+	VMOVDQU64.Z (DX), K2, Z0
+	DPFCHILD(Z0, Z1)
+	VMOVDQU64   Z0, K2, (DI)
+	VPANDNQ     Z0, Z31, Z0
+	VMOVDQU64   Z0, K2, (SI)
+
+dpflevel_done:
+	VZEROUPPER
+	RET
+
+// func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith)
+TEXT ·dpfLeaves(SB), NOSPLIT, $0-56
+	MOVQ            dst+0(FP), DI
+	MOVQ            raw+8(FP), DX
+	MOVQ            parents+16(FP), BX
+	MOVQ            m+24(FP), CX
+	MOVQ            cw+32(FP), AX
+	VBROADCASTI64X4 (AX), Z30
+	MOVQ            v+40(FP), AX
+	VBROADCASTI32X4 (AX), Z25
+	MOVQ            ar+48(FP), AX
+	LOADARITH(AX)
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	TAILMASKS
+
+dpfleaves_loop:
+	CMPQ      CX, $2
+	JB        dpfleaves_tail
+	VMOVDQU64 (BX), Y1
+	VMOVDQU64 (DX), Z0
+	DPFCHILD(Z0, Z1)
+	DPFLEAF(Z0)
+	VMOVDQU64 Z3, (DI)
+	ADDQ      $32, BX
+	ADDQ      $64, DX
+	ADDQ      $64, DI
+	SUBQ      $2, CX
+	JMP       dpfleaves_loop
+
+dpfleaves_tail:
+	TESTQ       CX, CX
+	JZ          dpfleaves_done
+	VMOVDQU64.Z (BX), K1, Z1
+	VMOVDQU64.Z (DX), K2, Z0
+	DPFCHILD(Z0, Z1)
+	DPFLEAF(Z0)
+	VMOVDQU64   Z3, K2, (DI)
+
+dpfleaves_done:
+	VZEROUPPER
+	RET
+
+// DCFCHILD splits the PRG output R0, R1 of two parents into their children's seeds Z2,
+// corrected under the parents' control bits (low half of P), and their values Z7:
+// the parents' values (low half of PV) plus from(V) + t*Z25.
+#define DCFCHILD(R0, R1, P, PV) \
+	VSHUFI64X2 $0x88, R1, R0, Z2; \
+	VSHUFI64X2 $0xdd, R1, R0, Z3; \
+	VSHUFI64X2 $0x50, P, P, P;    \
+	VSHUFI64X2 $0x50, PV, PV, PV; \
+	TMASK(P, P);                  \
+	VPTERNLOGQ $0x78, Z30, P, Z2; \
+	VPANDQ     Z29, Z3, Z3;       \
+	VPANDQ     Z25, P, P;         \
+	GADD(P, Z3, Z5);              \
+	GADD(PV, Z5, Z7)
+
+// DCFLOAD loads two parents' PRG output (Z0, Z1), control bits (Z4) and values (Z6).
+#define DCFLOAD \
+	VMOVDQU64 (DX), Z0;   \
+	VMOVDQU64 64(DX), Z1; \
+	VMOVDQU64 (BX), Y4;   \
+	VMOVDQU64 (R9), Y6
+
+// DCFLOADTAIL loads one parent's.
+#define DCFLOADTAIL \
+	VMOVDQU64   (DX), Z0;     \
+	VPXORQ      Z1, Z1, Z1;   \
+	VMOVDQU64.Z (BX), K1, Z4; \
+	VMOVDQU64.Z (R9), K1, Z6
+
+// func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith)
+TEXT ·dcfLevel(SB), NOSPLIT, $0-80
+	MOVQ            u+0(FP), DI
+	MOVQ            s+8(FP), SI
+	MOVQ            v+16(FP), R8
+	MOVQ            raw+24(FP), DX
+	MOVQ            parents+32(FP), BX
+	MOVQ            pv+40(FP), R9
+	MOVQ            m+48(FP), CX
+	MOVQ            cw+56(FP), AX
+	VBROADCASTI64X4 (AX), Z30
+	MOVQ            vcw+64(FP), AX
+	VBROADCASTI32X4 (AX), Z25
+	MOVQ            ar+72(FP), AX
+	LOADARITH(AX)
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	TAILMASKS
+
+dcflevel_loop:
+	CMPQ      CX, $2
+	JB        dcflevel_tail
+	DCFLOAD
+	DCFCHILD(Z0, Z1, Z4, Z6)
+	VMOVDQU64 Z2, (DI)
+	VPANDNQ   Z2, Z31, Z2
+	VMOVDQU64 Z2, (SI)
+	VMOVDQU64 Z7, (R8)
+	ADDQ      $32, BX
+	ADDQ      $32, R9
+	ADDQ      $128, DX
+	ADDQ      $64, DI
+	ADDQ      $64, SI
+	ADDQ      $64, R8
+	SUBQ      $2, CX
+	JMP       dcflevel_loop
+
+dcflevel_tail:
+	TESTQ     CX, CX
+	JZ        dcflevel_done
+	DCFLOADTAIL
+	DCFCHILD(Z0, Z1, Z4, Z6)
+	VMOVDQU64 Z2, K2, (DI)
+	VPANDNQ   Z2, Z31, Z2
+	VMOVDQU64 Z2, K2, (SI)
+	VMOVDQU64 Z7, K2, (R8)
+
+dcflevel_done:
+	VZEROUPPER
+	RET
+
+// DCFLEAF turns corrected children Z2 with values Z7 into outputs Z5:
+// Z7 + from(clamp(Z2)) + t*Z24.
+#define DCFLEAF \
+	TMASK(Z2, Z3);      \
+	VPANDQ Z24, Z3, Z3; \
+	VPANDQ Z29, Z2, Z2; \
+	GADD(Z3, Z2, Z4);   \
+	GADD(Z7, Z4, Z5);   \
+	SIGN(Z5)
+
+// func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith)
+TEXT ·dcfLeaves(SB), NOSPLIT, $0-64
+	MOVQ            dst+0(FP), DI
+	MOVQ            raw+8(FP), DX
+	MOVQ            parents+16(FP), BX
+	MOVQ            pv+24(FP), R9
+	MOVQ            m+32(FP), CX
+	MOVQ            cw+40(FP), AX
+	VBROADCASTI64X4 (AX), Z30
+	MOVQ            vcw+48(FP), AX
+	VBROADCASTI32X4 (AX), Z25
+	VBROADCASTI32X4 16(AX), Z24
+	MOVQ            ar+56(FP), AX
+	LOADARITH(AX)
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	TAILMASKS
+
+dcfleaves_loop:
+	CMPQ      CX, $2
+	JB        dcfleaves_tail
+	DCFLOAD
+	DCFCHILD(Z0, Z1, Z4, Z6)
+	DCFLEAF
+	VMOVDQU64 Z5, (DI)
+	ADDQ      $32, BX
+	ADDQ      $32, R9
+	ADDQ      $128, DX
+	ADDQ      $64, DI
+	SUBQ      $2, CX
+	JMP       dcfleaves_loop
+
+dcfleaves_tail:
+	TESTQ     CX, CX
+	JZ        dcfleaves_done
+	DCFLOADTAIL
+	DCFCHILD(Z0, Z1, Z4, Z6)
+	DCFLEAF
+	VMOVDQU64 Z5, K2, (DI)
+
+dcfleaves_done:
+	VZEROUPPER
+	RET
+
+// The Eval kernels take 4 points per iteration. Registers: DI u, SI s, R9 sides,
+// DX ch, R10 next, BX xs, R8 offsets, R11 the level's correction words, CX points
+// left; Z30 the shift counts of the next side bit, Z24 qwords of 1.
+
+// SIDEMASK loads the sides of 4 points into K1, both qwords of a lane per side bit.
+#define SIDEMASK \
+	MOVL  (R9), AX;                  \
+	PEXTL ·byteBits(SB), AX, AX;    \
+	PDEPL ·laneBits(SB), AX, AX;    \
+	LEAL  (AX)(AX*2), AX;            \
+	KMOVW AX, K1
+
+// ROWS loads the level's correction words of 4 points: their first blocks into C0
+// and their second into C1.
+#define ROWS(C0, C1) \
+	MOVQ         0(R8), AX;                \
+	MOVQ         8(R8), R12;               \
+	VMOVDQU64    (R11)(AX*1), Y2;          \
+	VINSERTI64X4 $1, (R11)(R12*1), Z2, Z2; \
+	MOVQ         16(R8), AX;               \
+	MOVQ         24(R8), R12;              \
+	VMOVDQU64    (R11)(AX*1), Y3;          \
+	VINSERTI64X4 $1, (R11)(R12*1), Z3, Z3; \
+	VSHUFI64X2   $0x88, Z3, Z2, C0;        \
+	VSHUFI64X2   $0xdd, Z3, Z2, C1
+
+// NEXTSIDES writes the next level's side bytes of 4 points.
+#define NEXTSIDES \
+	VMOVDQU64 (BX), Z8;               \
+	VPSRLVQ   Z30, Z8, Z8;            \
+	VPTESTMQ  Z24, Z8, K2;            \
+	KMOVW     K2, AX;                 \
+	MOVL      AX, R12;                \
+	SHRL      $1, R12;                \
+	ORL       R12, AX;                \
+	PEXTL     ·laneBits(SB), AX, AX; \
+	PDEPL     ·byteBits(SB), AX, AX; \
+	MOVL      AX, (R10)
+
+// STORESEEDS stores the children X (u) and their clamped seeds (s).
+#define STORESEEDS(X) \
+	VMOVDQU64 X, (DI);     \
+	VPANDNQ   X, Z31, X;   \
+	VMOVDQU64 X, (SI)
+
+#define EVALNEXT(chStep) \
+	ADDQ $4, R9;       \
+	ADDQ $4, R10;      \
+	ADDQ $32, R8;      \
+	ADDQ $64, DI;      \
+	ADDQ $64, SI;      \
+	ADDQ $chStep, DX;  \
+	ADDQ $64, BX;      \
+	SUBQ $4, CX
+
+// func dpfEvalLevel(u, s *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64)
+TEXT ·dpfEvalLevel(SB), NOSPLIT, $0-80
+	MOVQ u+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ sides+16(FP), R9
+	MOVQ ch+24(FP), DX
+	MOVQ next+32(FP), R10
+	MOVQ xs+40(FP), BX
+	MOVQ off+48(FP), R8
+	MOVQ rows+56(FP), R11
+	MOVQ m+64(FP), CX
+	MOVQ cnt+72(FP), AX
+	VBROADCASTI32X4 (AX), Z30
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVL            $1, AX
+	VPBROADCASTQ    AX, Z24
+
+dpfeval_loop:
+	TESTQ CX, CX
+	JZ    dpfeval_done
+	SIDEMASK
+	ROWS(Z4, Z5)
+	VPSHUFD    $0, Z5, Z5              // tr, in every dword
+	VPTERNLOGQ $0xb8, Z5, Z31, K1, Z4  // right children: tr in the lsb
+	VMOVDQU64  (DI), Z6
+	TMASK(Z6, Z6)
+	VMOVDQU64  (DX), Z7
+	VPTERNLOGQ $0x78, Z4, Z6, Z7
+	STORESEEDS(Z7)
+	NEXTSIDES
+	EVALNEXT(64)
+	JMP        dpfeval_loop
+
+dpfeval_done:
+	VZEROUPPER
+	RET
+
+// func dcfEvalLevel(u, s, v *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64, ar *Arith)
+TEXT ·dcfEvalLevel(SB), NOSPLIT, $0-96
+	MOVQ u+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ v+16(FP), R13
+	MOVQ sides+24(FP), R9
+	MOVQ ch+32(FP), DX
+	MOVQ next+40(FP), R10
+	MOVQ xs+48(FP), BX
+	MOVQ off+56(FP), R8
+	MOVQ rows+64(FP), R11
+	MOVQ m+72(FP), CX
+	MOVQ cnt+80(FP), AX
+	VBROADCASTI32X4 (AX), Z30
+	MOVQ            ar+88(FP), AX
+	LOADARITH(AX)
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVL            $1, AX
+	VPBROADCASTQ    AX, Z24
+
+dcfeval_loop:
+	TESTQ CX, CX
+	JZ    dcfeval_done
+	SIDEMASK
+	ROWS(Z4, Z5)
+	VPTERNLOGQ $0xb8, Z5, Z31, K1, Z4  // right children: tr (lsb of the value block)
+	VMOVDQU64  (DI), Z6
+	TMASK(Z6, Z6)
+	VMOVDQU64  (DX), Z0
+	VMOVDQU64  64(DX), Z1
+	VSHUFI64X2 $0x88, Z1, Z0, Z7       // seeds
+	VSHUFI64X2 $0xdd, Z1, Z0, Z9       // values
+	VPTERNLOGQ $0x78, Z4, Z6, Z7
+	STORESEEDS(Z7)
+	VPANDQ     Z29, Z9, Z9
+	VPTERNLOGQ $0x80, Z29, Z5, Z6      // t*from(value correction)
+	GADD(Z6, Z9, Z10)
+	VMOVDQU64  (R13), Z11
+	GADD(Z10, Z11, Z12)
+	VMOVDQU64  Z12, (R13)
+	ADDQ       $64, R13
+	NEXTSIDES
+	EVALNEXT(128)
+	JMP        dcfeval_loop
+
+dcfeval_done:
+	VZEROUPPER
+	RET
