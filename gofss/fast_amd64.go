@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
 	"github.com/pyfss/pyfss/gofss/internal/kernels"
 )
 
@@ -117,7 +118,7 @@ func expandAesKeys(keys [][16]byte) [][11][16]byte {
 	}
 	out := make([][11][16]byte, len(keys))
 	for i, k := range keys {
-		out[i] = kernels.ExpandKey(k)
+		out[i] = aes128.RoundKeys(k)
 	}
 	return out
 }

@@ -9,11 +9,7 @@ type archKey struct {
 	enc [11][16]byte
 }
 
-func (a *archKey) init(raw *[16]byte) {
-	if cpu.X86.HasAES {
-		expandKeyAsm(raw, &a.enc)
-	}
-}
+func (a *archKey) init(raw *[16]byte) { a.enc = RoundKeys(*raw) }
 
 var (
 	aesni = &backend{Name: "aesni", Available: cpu.X86.HasAES, Ops: ops{mmoAESNI, mmoSelectAESNI}}
@@ -27,9 +23,6 @@ var (
 )
 
 func archBackends() []*backend { return []*backend{vaes, aesni} }
-
-//go:noescape
-func expandKeyAsm(raw *[16]byte, enc *[11][16]byte)
 
 // checkSel panics where a kernel saw a sel value other than 0 or 1. The kernels pick
 // one of the two keys whatever the byte, so no value makes them read outside keys;

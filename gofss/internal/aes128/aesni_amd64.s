@@ -6,40 +6,6 @@
 // ENC is the offset of a Key's round keys.
 #define ENC (Key_arch+archKey_enc)
 
-// KEYSTEP derives round key i+1 (to X0 and off(BX)) from round key i in X0: each word
-// is the XOR of the words before it in key i, the last word rotated, substituted and
-// mixed with rcon.
-#define KEYSTEP(rcon, off) \
-	AESKEYGENASSIST $rcon, X0, X1; \
-	PSHUFD          $0xff, X1, X1; \
-	MOVO            X0, X2;        \
-	PSLLO           $4, X2;        \
-	PXOR            X2, X0;        \
-	PSLLO           $4, X2;        \
-	PXOR            X2, X0;        \
-	PSLLO           $4, X2;        \
-	PXOR            X2, X0;        \
-	PXOR            X1, X0;        \
-	MOVOU           X0, off(BX)
-
-// func expandKeyAsm(raw *[16]byte, enc *[11][16]byte)
-TEXT ·expandKeyAsm(SB), NOSPLIT, $0-16
-	MOVQ  raw+0(FP), AX
-	MOVQ  enc+8(FP), BX
-	MOVOU (AX), X0
-	MOVOU X0, (BX)
-	KEYSTEP(0x01, 16)
-	KEYSTEP(0x02, 32)
-	KEYSTEP(0x04, 48)
-	KEYSTEP(0x08, 64)
-	KEYSTEP(0x10, 80)
-	KEYSTEP(0x20, 96)
-	KEYSTEP(0x40, 112)
-	KEYSTEP(0x80, 128)
-	KEYSTEP(0x1b, 144)
-	KEYSTEP(0x36, 160)
-	RET
-
 // The AES-NI kernels keep 8 blocks in flight, in X0-X7.
 
 #define LOAD8(p) \

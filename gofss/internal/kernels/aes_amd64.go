@@ -8,18 +8,9 @@ import "golang.org/x/sys/cpu"
 // walks, for the aes128_mmo PRG) can run: they need VAES on top of Available.
 var HasAES = Available && cpu.X86.HasAES && cpu.X86.HasAVX512VAES
 
-// RoundKeys is an expanded AES-128 key: the 11 round keys of FIPS-197.
+// RoundKeys is an expanded AES-128 key: the 11 round keys of FIPS-197, as
+// aes128.RoundKeys makes them.
 type RoundKeys = [11][16]byte
-
-// ExpandKey expands a 16-byte AES-128 key; it needs AES-NI (HasAES).
-func ExpandKey(raw [16]byte) RoundKeys {
-	var rk RoundKeys
-	expandKey(&raw, &rk)
-	return rk
-}
-
-//go:noescape
-func expandKey(raw *[16]byte, enc *RoundKeys)
 
 // DpfEvalAes walks a tile of points (a multiple of 32) down all levels of their DPF
 // keys' trees, with AES-128 MMO as the PRG: keys are the expanded keys of the left

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
 
 // benchRows makes a tile of points, one per key, with random correction words of
@@ -34,7 +36,7 @@ func BenchmarkDpfEvalAes(b *testing.B) {
 	for _, points := range []int{tile, 1 << 14, 1 << 16} {
 		b.Run(fmt.Sprintf("keys=%d", points), func(b *testing.B) {
 			u, rows := benchRows(points, levels)
-			keys := [2]RoundKeys{ExpandKey([16]byte{1}), ExpandKey([16]byte{2})}
+			keys := [2]RoundKeys{aes128.RoundKeys([16]byte{1}), aes128.RoundKeys([16]byte{2})}
 			// Prefetch ranges: group g's are the next group's keys.
 			pf := make([]int, points/16)
 			for g := range points / 32 {
