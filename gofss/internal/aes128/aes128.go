@@ -39,7 +39,7 @@ func (k *Key) Raw() [16]byte { return k.raw }
 // len(dst) must be len(src)*len(keys); dst and src must not overlap.
 func MMO(keys []*Key, dst, src []byte) {
 	checkLengths(len(dst), len(src), len(keys))
-	impls.Ops().mmo(keys, dst, src)
+	opsFor(len(src)).mmo(keys, dst, src)
 }
 
 // MMOSelect is MMO for half of the keys per block: with h = len(keys)/2, it writes
@@ -54,7 +54,21 @@ func MMOSelect(keys []*Key, dst, src []byte, sel []byte) {
 	if len(sel) != len(src)/BlockSize {
 		panic("aes128: len(sel) != number of blocks")
 	}
-	impls.Ops().mmoSelect(keys, dst, src, sel)
+	opsFor(len(src)).mmoSelect(keys, dst, src, sel)
+}
+
+// smallBatch is the size in bytes under which the standard library's one-block
+// AES (itself AES-NI where the CPU has it) is faster than the wide kernels, which
+// set up their round keys per call (one block through a DPF Eval level: about 15 ns
+// against 30-50 ns).
+const smallBatch = 2 * BlockSize
+
+// opsFor returns the implementation for a batch of n bytes.
+func opsFor(n int) ops {
+	if n <= smallBatch {
+		return portable.Ops
+	}
+	return impls.Ops()
 }
 
 func checkLengths(dst, src, mul int) {
