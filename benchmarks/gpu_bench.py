@@ -1,0 +1,221 @@
+"""pyfss on the GPU: batched gen and point eval of 2^20 keys, and eval_all of one key, for
+Dpf and Dcf (lt), both PRGs, group uint64, at in_bits 20, against the PRG-only bound.
+
+    python benchmarks/gpu_bench.py [--out FILE] [--reps N]
+
+Device times are CUDA events on torch.cuda.current_stream(), the median of --reps calls
+after a warm-up. Each timed call is queued behind a GPU spin (torch.cuda._sleep), so the
+events see the GPU work of the call alone, not the host's time to issue it. Beside them:
+
+- the PRG-only bound: the prg_bench kernel, which makes the PRG calls of a point eval
+  (2^20 seeds, 20 levels) with none of its memory traffic, timed in the same run; for
+  gen, as many seeds as gen makes PRG calls per key (GEN_PRG_CALLS). The share of the
+  bound reached is bound time / op time.
+- the Python overhead: the wall time of a call that waits for its result, against the
+  GPU time of that call.
+
+Prints Markdown tables and writes them to --out. Exits 0 with a message when pyfss
+cannot use a GPU here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import torch
+
+import pyfss
+
+BITS = 20
+LOG_KEYS = 20
+KEYS = 1 << LOG_KEYS
+EVAL_ALL_BITS = range(20, 27)
+GROUP = "uint64"
+BOUND_TARGET = 0.60
+OVERHEAD_TARGET = 0.05
+# PRG calls per key and level of gen, in units of a point eval's: gen expands both
+# parties' nodes in full (expand<Mul> twice), eval one half of one node (expand_half).
+# A ChaCha expansion is one permutation, whole or half; AES-MMO encrypts once per
+# output block.
+GEN_PRG_CALLS = {"chacha": 2, "aes128_mmo": 4}
+# About a millisecond at the H200's clocks: longer than issuing any call below takes.
+SPIN_CYCLES = 2_000_000
+
+
+def unusable_reason() -> str | None:
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    cuda = pyfss.backend_info()["cuda"]
+    return None if cuda["usable"] else cuda["reason"]
+
+
+def gpu_ms(fn, reps: int) -> float:
+    """Median GPU time of fn() in ms."""
+    fn()
+    torch.cuda.synchronize()
+    events = []
+    for _ in range(reps):
+        torch.cuda._sleep(SPIN_CYCLES)
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        fn()
+        end.record()
+        events.append((begin, end))
+    torch.cuda.synchronize()
+    return statistics.median(b.elapsed_time(e) for b, e in events)
+
+
+def wall_ms(fn, reps: int) -> tuple[float, float]:
+    """Median wall time in ms of fn() and waiting for its result, and of issuing it alone."""
+    fn()
+    torch.cuda.synchronize()
+    walls, issues = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        t1 = time.perf_counter()
+        torch.cuda.current_stream().synchronize()
+        walls.append(time.perf_counter() - t0)
+        issues.append(t1 - t0)
+    return statistics.median(walls) * 1e3, statistics.median(issues) * 1e3
+
+
+def rand_i32(*shape: int) -> torch.Tensor:
+    return torch.randint(-(2**31), 2**31, shape, dtype=torch.int32, device="cuda")
+
+
+def make(scheme: str, prg: str, bits: int):
+    return pyfss.Dpf(bits, GROUP, prg) if scheme == "dpf" else pyfss.Dcf(bits, GROUP, prg, "lt")
+
+
+def prg_bound_ms(s, count: int, reps: int) -> float:
+    seeds = rand_i32(count, 4)
+    dst = torch.empty_like(seeds)
+    dev = torch.cuda.current_device()
+
+    def run():
+        stream = torch.cuda.current_stream().cuda_stream
+        pyfss.lib.CudaPrgBench(
+            s._handle, dev, stream, dst.data_ptr(), seeds.data_ptr(), count, BITS
+        )
+
+    return gpu_ms(run, reps)
+
+
+def measure(reps: int) -> tuple[list[dict], list[dict]]:
+    rows, overhead = [], []
+    for scheme in ("dpf", "dcf"):
+        for prg in ("chacha", "aes128_mmo"):
+            s = make(scheme, prg, BITS)
+            seeds, betas = rand_i32(KEYS, 2, 4), rand_i32(KEYS, 4)
+            alphas = torch.randint(0, 2**BITS, (KEYS,), dtype=torch.int32, device="cuda")
+            cws = s.gen(seeds, alphas, betas)
+            s0 = seeds[:, 0].contiguous()
+            calls = {
+                "gen": (partial(s.gen, seeds, alphas, betas), GEN_PRG_CALLS[prg] * KEYS),
+                "eval": (partial(s.eval, 0, s0, cws, alphas), KEYS),
+            }
+            for op, (fn, bound_seeds) in calls.items():
+                ms = gpu_ms(fn, reps)
+                bound = prg_bound_ms(s, bound_seeds, reps)
+                row = {
+                    "op": op,
+                    "scheme": scheme,
+                    "prg": prg,
+                    "size": f"2^{LOG_KEYS} keys",
+                    "ms": ms,
+                    "items": KEYS,
+                }
+                rows.append(row | {"bound": bound})
+                wall, issue = wall_ms(fn, reps)
+                overhead.append(row | {"wall": wall, "issue": issue})
+            for n in EVAL_ALL_BITS:
+                s = make(scheme, prg, n)
+                key_seeds = rand_i32(2, 4)
+                key = s.gen(key_seeds, 12345, rand_i32(4))
+                s0 = key_seeds[0].contiguous()
+                ms = gpu_ms(partial(s.eval_all, 0, s0, key), reps)
+                size = f"1 key, in_bits {n}"
+                rows.append(
+                    {
+                        "op": "eval_all",
+                        "scheme": scheme,
+                        "prg": prg,
+                        "size": size,
+                        "ms": ms,
+                        "items": 1 << n,
+                    }
+                )
+    return rows, overhead
+
+
+def tables(rows: list[dict], overhead: list[dict]) -> str:
+    out = [
+        (
+            f"Device times (CUDA events, median), group {GROUP}; bound = PRG-only time of the same PRG "
+            f"calls (target: gen and eval reach >= {BOUND_TARGET:.0%} of it)."
+        ),
+        "",
+        "| op | scheme | prg | size | GPU ms | ns per key/output | outputs/s | PRG bound ms | of bound |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        share = ""
+        if "bound" in r:
+            frac = r["bound"] / r["ms"]
+            share = f"{frac:.0%} {'ok' if frac >= BOUND_TARGET else 'BELOW TARGET'}"
+        bound = f"{r['bound']:.3f}" if "bound" in r else ""
+        out.append(
+            f"| {r['op']} | {r['scheme']} | {r['prg']} | {r['size']} | {r['ms']:.3f} | "
+            f"{r['ms'] * 1e6 / r['items']:.3f} | {r['items'] / r['ms'] / 1e6:.2f} G | {bound} | {share} |"
+        )
+    out += [
+        "",
+        (
+            f"Python overhead at 2^{LOG_KEYS} keys: wall time of a call that waits for its result (median) "
+            f"over its GPU time (target: < {OVERHEAD_TARGET:.0%} more); issue = the call's own wall time."
+        ),
+        "",
+        "| op | scheme | prg | GPU ms | wall ms | issue ms | overhead |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for o in overhead:
+        frac = o["wall"] / o["ms"] - 1
+        verdict = "ok" if frac < OVERHEAD_TARGET else "ABOVE TARGET"
+        out.append(
+            f"| {o['op']} | {o['scheme']} | {o['prg']} | {o['ms']:.3f} | {o['wall']:.3f} | {o['issue']:.3f} | "
+            f"{frac:+.1%} {verdict} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="also write the tables (Markdown) here")
+    parser.add_argument(
+        "--reps", type=int, default=10, help="timed calls per figure (default %(default)s)"
+    )
+    args = parser.parse_args(argv)
+
+    if reason := unusable_reason():
+        text = f"gpu_bench: skipped, no usable GPU: {reason}\n"
+    else:
+        cuda = pyfss.backend_info()["cuda"]
+        head = (
+            f"## pyfss GPU benchmark\n\n{torch.cuda.get_device_name()}, torch {torch.__version__}, "
+            f"kernels {', '.join(cuda['archs'])}\n\n"
+        )
+        text = head + tables(*measure(args.reps))
+    print(text, end="")
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
