@@ -17,9 +17,11 @@ import pyfss
 
 def scheme_for(entry: dict, device: str = "cpu"):
     case, prg = entry["case"], entry["prg"]
-    kw = {"nonce": tuple(prg["nonce"])} if prg["name"] == "chacha" else {
-        "aes_keys": [bytes.fromhex(h) for h in prg["aes_keys_hex"]]
-    }
+    kw = (
+        {"nonce": tuple(prg["nonce"])}
+        if prg["name"] == "chacha"
+        else {"aes_keys": [bytes.fromhex(h) for h in prg["aes_keys_hex"]]}
+    )
     if entry["scheme"] == "dpf":
         return pyfss.Dpf(case["in_bits"], case["group"], prg["name"], **kw)
     return pyfss.Dcf(case["in_bits"], case["group"], prg["name"], entry["pred"], **kw)
@@ -43,13 +45,18 @@ def self_check(device: str) -> list[str]:
         if "eval_all" in case:
             for p in (0, 1):
                 out = s.eval_all(p, seeds[p], cws).cpu().contiguous()
-                ok &= hashlib.sha256(out.numpy().tobytes()).hexdigest() == case["eval_all"]["sha256"][p]
+                ok &= (
+                    hashlib.sha256(out.numpy().tobytes()).hexdigest()
+                    == case["eval_all"]["sha256"][p]
+                )
         if not ok:
             failures.append(case["id"])
     for cls in (pyfss.Dpf, pyfss.Dcf):
         s = cls(12, "uint32", "aes128_mmo")
         k0, k1 = s.keygen(1000, pyfss.from_int(7, "uint32").to(device))
-        total = pyfss.to_int(s.eval_all_key(k0), "uint32") + pyfss.to_int(s.eval_all_key(k1), "uint32")
+        total = pyfss.to_int(s.eval_all_key(k0), "uint32") + pyfss.to_int(
+            s.eval_all_key(k1), "uint32"
+        )
         x = torch.arange(4096, device=device)
         want = (x == 1000) if cls is pyfss.Dpf else (x < 1000)
         if not torch.equal(total, want.to(torch.int32) * 7):
@@ -69,42 +76,50 @@ def rate(fn, items: int, budget: float) -> float:
 
 
 def throughput(device: str, budget: float = 1.0) -> list[tuple]:
-    rows, n, k = [], 20, 1 << 14
     cells = [(cls, prg) for cls in (pyfss.Dpf, pyfss.Dcf) for prg in ("aes128_mmo", "chacha")]
-    per = budget / (3 * len(cells))
-    for cls, prg in cells:
-        s = cls(n, "uint64", prg)
-        seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, device=device)
-        alphas = torch.randint(0, 2**n, (k,), device=device)
-        betas = torch.randint(-(2**31), 2**31, (k, 4), dtype=torch.int32, device=device)
-        cws = s.gen(seeds, alphas, betas)
-        s0 = seeds[:, 0].contiguous()
-        rows.append((
-            f"{cls.__name__} {prg}",
-            rate(lambda: s.gen(seeds, alphas, betas), k, per),
-            rate(lambda: s.eval(0, s0, cws, alphas), k, per),
-            rate(lambda: s.eval_all(0, s0[0], cws[0]), 1 << n, per),
-        ))
-    return rows
+    return [cell_rates(cls, prg, device, budget / (3 * len(cells))) for cls, prg in cells]
+
+
+def cell_rates(cls, prg: str, device: str, per: float, n: int = 20, k: int = 1 << 14) -> tuple:
+    """(name, gen keys/s, eval keys/s, eval_all outputs/s) of one scheme and PRG."""
+    s = cls(n, "uint64", prg)
+    seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, device=device)
+    alphas = torch.randint(0, 2**n, (k,), device=device)
+    betas = torch.randint(-(2**31), 2**31, (k, 4), dtype=torch.int32, device=device)
+    cws = s.gen(seeds, alphas, betas)
+    s0 = seeds[:, 0].contiguous()
+    return (
+        f"{cls.__name__} {prg}",
+        rate(lambda: s.gen(seeds, alphas, betas), k, per),
+        rate(lambda: s.eval(0, s0, cws, alphas), k, per),
+        rate(lambda: s.eval_all(0, s0[0], cws[0]), 1 << n, per),
+    )
 
 
 def main() -> int:
     info = pyfss.backend_info()
-    print(f"pyfss {pyfss.__version__} (Go core {info['version']}, {info['go_version']}), "
-          f"torch {torch.__version__}, Python {platform.python_version()}, {info['goos']}/{info['goarch']}")
+    print(
+        f"pyfss {pyfss.__version__} (Go core {info['version']}, {info['go_version']}), "
+        f"torch {torch.__version__}, Python {platform.python_version()}, {info['goos']}/{info['goarch']}"
+    )
     for prg, b in info["prg"].items():
         print(f"  {prg:<11} {b['active']:<12} (this CPU can run: {', '.join(b['available'])})")
     c = info["cuda"]
     archs = ", ".join(c["archs"] or []) or "none"
-    print(f"  cuda        kernels compiled: {c['kernels_compiled']} ({archs}); "
-          f"usable: {c['usable']}" + ("" if c["usable"] else f" ({c['reason']})"))
+    print(
+        f"  cuda        kernels compiled: {c['kernels_compiled']} ({archs}); "
+        f"usable: {c['usable']}" + ("" if c["usable"] else f" ({c['reason']})")
+    )
 
     devices = ["cpu"] + (["cuda"] if c["usable"] and torch.cuda.is_available() else [])
     failed = False
     for device in devices:
         failures = self_check(device)
         failed |= bool(failures)
-        print(f"self-check on {device}: " + ("ok" if not failures else "FAILED: " + ", ".join(failures)))
+        print(
+            f"self-check on {device}: "
+            + ("ok" if not failures else "FAILED: " + ", ".join(failures))
+        )
 
     print("\nthroughput at in_bits 20, group uint64, batches of 2^14 keys (millions per second):")
     for device in devices:

@@ -24,7 +24,9 @@ def require_cuda(device: torch.device) -> None:
         raise RuntimeError(f"pyfss runs on cpu and cuda tensors, got a tensor on {device}")
     status = cuda_status()
     if not status["kernels_compiled"]:
-        raise RuntimeError(f"pyfss: CUDA kernels were not compiled into this build ({status['reason']})")
+        raise RuntimeError(
+            f"pyfss: CUDA kernels were not compiled into this build ({status['reason']})"
+        )
     if not status["usable"]:
         raise RuntimeError(f"pyfss: no usable CUDA device ({status['reason']})")
 

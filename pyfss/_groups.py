@@ -30,14 +30,18 @@ def from_int(values, group: str) -> torch.Tensor:
     2^64."""
     if group not in ("uint32", "uint64"):
         raise ValueError(f"group must be one of ('uint32', 'uint64') for from_int, got {group!r}")
-    if isinstance(values, bool) or (isinstance(values, torch.Tensor) and values.dtype == torch.bool):
+    if isinstance(values, bool) or (
+        isinstance(values, torch.Tensor) and values.dtype == torch.bool
+    ):
         raise TypeError("values must be integers, not bool")
     if isinstance(values, int):
         values = torch.tensor(values - 2**64 if values >= 2**63 else values, dtype=torch.int64)
     if not isinstance(values, torch.Tensor) or values.dtype not in (torch.int32, torch.int64):
         raise TypeError("values must be an int or an int32/int64 tensor")
     out = torch.zeros(*values.shape, 4, dtype=torch.int32, device=values.device)
-    wide = values.to(torch.int64).unsqueeze(-1).contiguous().view(torch.int32)  # (..., 2): low, high
+    wide = (
+        values.to(torch.int64).unsqueeze(-1).contiguous().view(torch.int32)
+    )  # (..., 2): low, high
     out[..., 0] = wide[..., 0]
     if group == "uint64":
         out[..., 1] = wide[..., 1]
@@ -51,11 +55,15 @@ def to_words(values, device="cpu") -> torch.Tensor:
         if not 0 <= values < 2**128:
             raise ValueError(f"values must be in [0, 2^128), got {values}")
         words = [(values >> (32 * i)) & 0xFFFFFFFF for i in range(4)]
-        return torch.tensor([w - 2**32 if w >= 2**31 else w for w in words], dtype=torch.int32, device=device)
+        return torch.tensor(
+            [w - 2**32 if w >= 2**31 else w for w in words], dtype=torch.int32, device=device
+        )
     try:
         items = list(values)
     except TypeError:
-        raise TypeError(f"values must be ints or sequences of ints, got {type(values).__name__}") from None
+        raise TypeError(
+            f"values must be ints or sequences of ints, got {type(values).__name__}"
+        ) from None
     if not items:
         return torch.empty(0, 4, dtype=torch.int32, device=device)
     return torch.stack([to_words(v, device) for v in items])

@@ -44,7 +44,8 @@ class Key:
 
     def to_bytes(self) -> bytes:
         header = json.dumps(
-            {"params": self.params, "party": self.party, "batch": list(self.batch_shape)}, sort_keys=True
+            {"params": self.params, "party": self.party, "batch": list(self.batch_shape)},
+            sort_keys=True,
         ).encode()
         body = [_PREFIX.pack(MAGIC, VERSION, len(header)), header]
         for t in (self.s0, self.cws):
@@ -53,14 +54,16 @@ class Key:
         return b"".join(body)
 
     @classmethod
-    def from_bytes(cls, data: bytes, device="cpu") -> "Key":
+    def from_bytes(cls, data: bytes, device="cpu") -> Key:
         """Parses to_bytes() output; the tensors are placed on device."""
         data = bytes(data)
         if len(data) < _PREFIX.size or data[:8] != MAGIC:
             raise ValueError("not a pyfss key: bad magic bytes")
         _, version, hlen = _PREFIX.unpack_from(data)
         if version != VERSION:
-            raise ValueError(f"unsupported pyfss key format version {version} (this build reads {VERSION})")
+            raise ValueError(
+                f"unsupported pyfss key format version {version} (this build reads {VERSION})"
+            )
         try:
             header = json.loads(data[_PREFIX.size : _PREFIX.size + hlen])
             params, party, batch = header["params"], header["party"], tuple(header["batch"])
@@ -70,7 +73,9 @@ class Key:
         k = math.prod(batch)
         body = data[_PREFIX.size + hlen :]
         if len(body) != 16 * k + 32 * k * rows:
-            raise ValueError(f"corrupt pyfss key: {len(body)} bytes of key data, expected {16 * k + 32 * k * rows}")
+            raise ValueError(
+                f"corrupt pyfss key: {len(body)} bytes of key data, expected {16 * k + 32 * k * rows}"
+            )
         words = torch.frombuffer(bytearray(body), dtype=torch.int32)
         s0 = words[: 4 * k].reshape(*batch, 4)
         cws = words[4 * k :].reshape(*batch, rows, 8)

@@ -38,13 +38,16 @@ class _Scheme:
     def __init__(self, in_bits, group, prg, nonce, aes_keys):
         self.in_bits = v.in_bits(in_bits)
         self._cws_tail = (in_bits + 1, 8)
+        self._domain = 1 << in_bits
         self._cws_what = f"(in_bits + 1, 8) = {self._cws_tail}"
         self.group = v.choice("group", group, v.GROUPS)
         self.prg = v.choice("prg", prg, v.PRGS)
         #: The group actually used: "uint" resolved by in_bits as fss_crypto does.
         self.out_group = v.group_for(group, in_bits)
         self.nonce = v.nonce(DEFAULT_NONCE if nonce is None else nonce)
-        self.aes_keys = v.aes_keys(DEFAULT_AES_KEYS[: self._mul] if aes_keys is None else aes_keys, self._mul)
+        self.aes_keys = v.aes_keys(
+            DEFAULT_AES_KEYS[: self._mul] if aes_keys is None else aes_keys, self._mul
+        )
         self._handle = call(
             lib.NewScheme,
             self._kind,
@@ -70,11 +73,15 @@ class _Scheme:
 
     def __repr__(self) -> str:
         extra = f", pred={self.pred!r}" if self._kind != "dpf" else ""
-        return f"{type(self).__name__}({self.in_bits}, group={self.group!r}, prg={self.prg!r}{extra})"
+        return (
+            f"{type(self).__name__}({self.in_bits}, group={self.group!r}, prg={self.prg!r}{extra})"
+        )
 
     # -- the fss_crypto calls, batched over leading dimensions -------------------
 
-    def gen(self, s0s: torch.Tensor, alpha, beta: torch.Tensor) -> torch.Tensor:
+    def gen(
+        self, s0s: torch.Tensor, alpha, beta: torch.Tensor, *, out: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Generates keys from both parties' seeds.
 
         Args:
@@ -84,7 +91,9 @@ class _Scheme:
             beta: (4,) int32 output value, or (..., 4) one per key.
 
         Returns:
-            (in_bits + 1, 8) int32 correction words, or (..., in_bits + 1, 8).
+            (in_bits + 1, 8) int32 correction words, or (..., in_bits + 1, 8); written
+            into out if given (a contiguous int32 tensor of that shape on the same
+            device), which saves allocating and first touching fresh memory.
         """
         s0s = v.int32_tensor("s0s", s0s, (2, 4), "(2, 4)")
         batch = tuple(s0s.shape[:-2])
@@ -99,17 +108,40 @@ class _Scheme:
         device = v.device_of(s0s, beta, *([a.tensor] if a.tensor is not None else []))
         self._check_device(device)
         k = math.prod(batch)
-        cws = s0s.new_empty(*batch, self.in_bits + 1, 8)
+        cws = v.output(out, s0s, (*batch, self.in_bits + 1, 8))
         if device is v.CPU:
-            call(lib.Gen, self._handle, cws.data_ptr(), s0s.data_ptr(), a.ptr, a.words, a.lo, a.hi, beta.data_ptr(), k)
+            call(
+                lib.Gen,
+                self._handle,
+                cws.data_ptr(),
+                s0s.data_ptr(),
+                a.ptr,
+                a.words,
+                a.lo,
+                a.hi,
+                beta.data_ptr(),
+                k,
+            )
         else:
             a = a.on_device(device, batch)
             dev, stream = _cuda.launch_args(device)
-            call(lib.CudaGen, self._handle, dev, stream, cws.data_ptr(), s0s.data_ptr(), a.ptr, a.words,
-                 beta.data_ptr(), k)
+            call(
+                lib.CudaGen,
+                self._handle,
+                dev,
+                stream,
+                cws.data_ptr(),
+                s0s.data_ptr(),
+                a.ptr,
+                a.words,
+                beta.data_ptr(),
+                k,
+            )
         return cws
 
-    def eval(self, party: int, s0: torch.Tensor, cws: torch.Tensor, x) -> torch.Tensor:
+    def eval(
+        self, party: int, s0: torch.Tensor, cws: torch.Tensor, x, *, out: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Evaluates one party's key(s) at x.
 
         Args:
@@ -122,36 +154,100 @@ class _Scheme:
                 <= 63) or (..., 4) int32 little-endian words (any in_bits).
 
         Returns:
-            int32 output shares of shape x's shape (batch + points) + (4,).
+            int32 output shares of shape x's shape (batch + points) + (4,), written
+            into out if given (as for gen).
         """
+        if (
+            # fss_crypto's call (one key, a Python int, CPU tensors), checked in one
+            # expression: the general path below costs several microseconds more.
+            type(x) is int
+            and out is None
+            and type(party) is int
+            and type(s0) is torch.Tensor
+            and type(cws) is torch.Tensor
+            and s0.dtype is torch.int32
+            and cws.dtype is torch.int32
+            and s0.shape == (4,)
+            and cws.shape == self._cws_tail
+            and s0.is_cpu
+            and cws.is_cpu
+            and s0.is_contiguous()
+            and cws.is_contiguous()
+            and (party == 0 or party == 1)
+            and 0 <= x < self._domain
+        ):
+            out = s0.new_empty(4)
+            call(
+                lib.Eval,
+                self._handle,
+                out.data_ptr(),
+                party,
+                s0.data_ptr(),
+                1,
+                cws.data_ptr(),
+                0,
+                0,
+                x & 0xFFFFFFFFFFFFFFFF,
+                x >> 64,
+                1,
+            )
+            return out
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         xs = v.inputs("x", x, self.in_bits)
         if xs.tensor is not None and xs.shape[: len(batch)] != batch:
-            raise TypeError(f"x has shape {xs.shape}, whose leading dimensions must be the keys' batch shape {batch}")
+            raise TypeError(
+                f"x has shape {xs.shape}, whose leading dimensions must be the keys' batch shape {batch}"
+            )
         points = xs.shape[len(batch) :]
         device = v.device_of(s0, cws, *([xs.tensor] if xs.tensor is not None else []))
         self._check_device(device)
         k, m = math.prod(batch), math.prod(points)
-        out = s0.new_empty(*batch, *points, 4)  # varargs: a size tuple parses 1 us slower
+        out = v.output(out, s0, (*batch, *points, 4))
         if device is v.CPU:
             call(
-                lib.Eval, self._handle, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr(),
-                xs.ptr, xs.words, xs.lo, xs.hi, m,
+                lib.Eval,
+                self._handle,
+                out.data_ptr(),
+                party,
+                s0.data_ptr(),
+                k,
+                cws.data_ptr(),
+                xs.ptr,
+                xs.words,
+                xs.lo,
+                xs.hi,
+                m,
             )
         else:
             xs = xs.on_device(device, batch)
             dev, stream = _cuda.launch_args(device)
             tmp = _cuda.scratch(self._handle, "eval", k, m, device)
-            call(lib.CudaEval, self._handle, dev, stream, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr(),
-                 xs.ptr, xs.words, m, tmp.data_ptr())
+            call(
+                lib.CudaEval,
+                self._handle,
+                dev,
+                stream,
+                out.data_ptr(),
+                party,
+                s0.data_ptr(),
+                k,
+                cws.data_ptr(),
+                xs.ptr,
+                xs.words,
+                m,
+                tmp.data_ptr(),
+            )
         return out
 
-    def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
+    def eval_all(
+        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order.
 
         Returns:
-            (2^in_bits, 4) int32 output shares, or (..., 2^in_bits, 4) for a batch.
+            (2^in_bits, 4) int32 output shares, or (..., 2^in_bits, 4) for a batch;
+            written into out if given (as for gen).
         """
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
@@ -159,14 +255,24 @@ class _Scheme:
         self._check_device(device)
         self._check_domain(math.prod(batch), device)
         k = math.prod(batch)
-        out = s0.new_empty(*batch, 1 << self.in_bits, 4)
+        out = v.output(out, s0, (*batch, 1 << self.in_bits, 4))
         if device is v.CPU:
             call(lib.EvalAll, self._handle, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
         else:
             dev, stream = _cuda.launch_args(device)
             tmp = _cuda.scratch(self._handle, "eval_all", k, 0, device)
-            call(lib.CudaEvalAll, self._handle, dev, stream, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr(),
-                 tmp.data_ptr())
+            call(
+                lib.CudaEvalAll,
+                self._handle,
+                dev,
+                stream,
+                out.data_ptr(),
+                party,
+                s0.data_ptr(),
+                k,
+                cws.data_ptr(),
+                tmp.data_ptr(),
+            )
         return out
 
     # -- keys with fresh randomness ---------------------------------------------
@@ -181,9 +287,13 @@ class _Scheme:
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
         batch = tuple(beta.shape[:-1])
         k = math.prod(batch)
-        seeds = torch.frombuffer(bytearray(os.urandom(32 * k)), dtype=torch.int32).reshape(*batch, 2, 4)
+        seeds = torch.frombuffer(bytearray(os.urandom(32 * k)), dtype=torch.int32).reshape(
+            *batch, 2, 4
+        )
         cws = self.gen(seeds.to(beta.device), alpha, beta)
-        return tuple(Key(self.params(), p, seeds[..., p, :].to(cws.device).contiguous(), cws) for p in (0, 1))
+        return tuple(
+            Key(self.params(), p, seeds[..., p, :].to(cws.device).contiguous(), cws) for p in (0, 1)
+        )
 
     def load_key(self, data: bytes, device="cpu") -> Key:
         """Loads a serialized key onto device, refusing one made for other public
@@ -191,7 +301,9 @@ class _Scheme:
         key = Key.from_bytes(data, device)
         if key.params != self.params():
             diff = sorted(n for n in key.params if key.params[n] != self.params().get(n))
-            raise ValueError(f"the key was made for other parameters ({', '.join(diff)} differ): {key.params}")
+            raise ValueError(
+                f"the key was made for other parameters ({', '.join(diff)} differ): {key.params}"
+            )
         return key
 
     def eval_key(self, key: Key, x) -> torch.Tensor:
@@ -250,7 +362,9 @@ class Dpf(_Scheme):
     _mul = 2
     _kind = "dpf"
 
-    def __init__(self, in_bits: int, group: str = "bytes", prg: str = "chacha", *, nonce=None, aes_keys=None):
+    def __init__(
+        self, in_bits: int, group: str = "bytes", prg: str = "chacha", *, nonce=None, aes_keys=None
+    ):
         super().__init__(in_bits, group, prg, nonce, aes_keys)
 
 
@@ -264,7 +378,14 @@ class Dcf(_Scheme):
     _mul = 4
 
     def __init__(
-        self, in_bits: int, group: str = "bytes", prg: str = "chacha", pred: str = "lt", *, nonce=None, aes_keys=None
+        self,
+        in_bits: int,
+        group: str = "bytes",
+        prg: str = "chacha",
+        pred: str = "lt",
+        *,
+        nonce=None,
+        aes_keys=None,
     ):
         self.pred = v.choice("pred", pred, v.PREDS)
         self._kind = "dcf_" + pred
@@ -278,7 +399,7 @@ def load_key(data: bytes, device="cpu") -> tuple[_Scheme, Key]:
     p = key.params
     try:
         kind = p["scheme"]
-        common = dict(group=p["group"], prg=p["prg"], nonce=p["nonce"])
+        common = {"group": p["group"], "prg": p["prg"], "nonce": p["nonce"]}
         keys = [bytes.fromhex(k) for k in p["aes_keys"]] if p["aes_keys"] else None
         if kind == "dpf":
             scheme = Dpf(p["in_bits"], aes_keys=keys, **common)

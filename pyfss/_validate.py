@@ -90,7 +90,9 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
         got = f"shape {tuple(shape)} dtype {t.dtype}"
     else:
         got = type(t).__name__
-    raise TypeError(f"{name} must be a {what} int32 tensor (with optional leading batch dimensions), got {got}")
+    raise TypeError(
+        f"{name} must be a {what} int32 tensor (with optional leading batch dimensions), got {got}"
+    )
 
 
 CPU = torch.device("cpu")
@@ -112,6 +114,31 @@ def device_of(*tensors: torch.Tensor) -> torch.device:
     return device
 
 
+def output(out, like: torch.Tensor, shape: tuple) -> torch.Tensor:
+    """A new int32 tensor of shape on like's device, or out checked to be one that
+    the Go core can write in place."""
+    if out is None:
+        return like.new_empty(*shape)  # varargs: a size tuple parses 1 us slower
+    if (
+        not isinstance(out, torch.Tensor)
+        or out.dtype is not torch.int32
+        or tuple(out.shape) != shape
+    ):
+        got = (
+            f"shape {tuple(out.shape)} dtype {out.dtype}"
+            if isinstance(out, torch.Tensor)
+            else type(out).__name__
+        )
+        raise TypeError(f"out must be a {shape} int32 tensor, got {got}")
+    if not out.is_contiguous():
+        raise TypeError("out must be contiguous: results are written into its memory")
+    if out.device != like.device:
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, {like.device}, {out.device}!"
+        )
+    return out
+
+
 def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
     got = t.shape[: t.dim() - tail]
     if got != batch:
@@ -122,7 +149,7 @@ class Inputs:
     """Alpha or x in the form the Go core reads: a scalar (words 0, lo, hi) or a tensor
     of words 32-bit words per input (1: int32, 2: int64, 4: int32 words)."""
 
-    __slots__ = ("tensor", "words", "lo", "hi", "shape")
+    __slots__ = ("hi", "lo", "shape", "tensor", "words")
 
     def __init__(self, tensor, words, lo, hi, shape):
         self.tensor, self.words, self.lo, self.hi, self.shape = tensor, words, lo, hi, shape
@@ -131,13 +158,17 @@ class Inputs:
     def ptr(self) -> int:
         return 0 if self.tensor is None else self.tensor.data_ptr()
 
-    def on_device(self, device, batch: tuple) -> "Inputs":
+    def on_device(self, device, batch: tuple) -> Inputs:
         """The same inputs as a tensor (the GPU kernels take no scalars): a Python int
         becomes one (batch..., 4) words tensor on device."""
         if self.tensor is not None:
             return self
-        words = [(self.lo >> s) & 0xFFFFFFFF for s in (0, 32)] + [(self.hi >> s) & 0xFFFFFFFF for s in (0, 32)]
-        t = torch.tensor([w - 2**32 if w >= 2**31 else w for w in words], dtype=torch.int32, device=device)
+        words = [(self.lo >> s) & 0xFFFFFFFF for s in (0, 32)] + [
+            (self.hi >> s) & 0xFFFFFFFF for s in (0, 32)
+        ]
+        t = torch.tensor(
+            [w - 2**32 if w >= 2**31 else w for w in words], dtype=torch.int32, device=device
+        )
         return Inputs(t.expand(*batch, 4).contiguous(), 4, 0, 0, batch)
 
 
@@ -165,7 +196,9 @@ def inputs(name: str, value, bits: int) -> Inputs:
     try:
         v = operator.index(value)
     except TypeError:
-        raise TypeError(f"{name} must be an integer or an integer tensor, got {type(value).__name__}") from None
+        raise TypeError(
+            f"{name} must be an integer or an integer tensor, got {type(value).__name__}"
+        ) from None
     if not 0 <= v < 1 << bits:
         raise ValueError(f"{name} must be in [0, 2^{bits}), got {v}")
     return Inputs(None, 0, v & (2**64 - 1), v >> 64, ())

@@ -64,7 +64,9 @@ def test_shares_reconstruct_everywhere(prg, group):
         assert y0.shape == (2**n, 4) and y0.dtype == torch.int32
         total = add_shares(y0, y1, group)
         for x in range(2**n):
-            want = canon(beta, group) if expected(s, alpha, x) else torch.zeros(4, dtype=torch.int32)
+            want = (
+                canon(beta, group) if expected(s, alpha, x) else torch.zeros(4, dtype=torch.int32)
+            )
             assert torch.equal(total[x], want), (s, x, alpha)
         one = s.eval(0, s0s[0], cws, alpha)
         assert one.shape == (4,) and torch.equal(one, y0[alpha])
@@ -103,7 +105,13 @@ def test_fss_crypto_script_runs_unchanged():
         print("ok")
         """
     )
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=os.path.dirname(__file__))
+    r = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(__file__),
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
 
@@ -157,7 +165,9 @@ def test_wide_inputs_in_words():
     s0s = rand_i32(2, 4)
     cws = s.gen(s0s, alpha, pyfss.from_int(5, "uint64"))
     xs = pyfss.to_words([alpha, alpha + 1, 0])
-    y = pyfss.to_int(s.eval(0, s0s[0], cws, xs), "uint64") + pyfss.to_int(s.eval(1, s0s[1], cws, xs), "uint64")
+    y = pyfss.to_int(s.eval(0, s0s[0], cws, xs), "uint64") + pyfss.to_int(
+        s.eval(1, s0s[1], cws, xs), "uint64"
+    )
     assert y.tolist() == [5, 0, 0]
     cws2 = s.gen(s0s, pyfss.to_words(alpha), pyfss.from_int(5, "uint64"))
     assert torch.equal(cws, cws2)
@@ -173,7 +183,9 @@ def test_group_helpers_make_int_shares():
     s64 = pyfss.Dpf(40, "uint")
     assert s64.out_group == "uint64"
     k0, k1 = s64.keygen(2**39, pyfss.from_int(-(2**40), "uint64"))
-    y = pyfss.to_int(s64.eval_key(k0, 2**39), "uint64") + pyfss.to_int(s64.eval_key(k1, 2**39), "uint64")
+    y = pyfss.to_int(s64.eval_key(k0, 2**39), "uint64") + pyfss.to_int(
+        s64.eval_key(k1, 2**39), "uint64"
+    )
     assert y.dtype == torch.int64 and int(y) == -(2**40)
 
 
@@ -189,7 +201,9 @@ def test_keygen_uses_fresh_seeds_and_serializes():
     scheme, again = pyfss.load_key(blob)
     assert isinstance(scheme, pyfss.Dcf) and scheme.pred == "gt" and scheme.params() == s.params()
     x = torch.tensor([[4], [6], [9]])
-    y = pyfss.to_int(scheme.eval_key(again, x), "uint64") + pyfss.to_int(s.eval_key(a1, x), "uint64")
+    y = pyfss.to_int(scheme.eval_key(again, x), "uint64") + pyfss.to_int(
+        s.eval_key(a1, x), "uint64"
+    )
     assert y.tolist() == [[0], [0], [3]]
 
 
@@ -253,8 +267,13 @@ def test_keys_work_across_processes(tmp_path):
     )
     subprocess.run([sys.executable, "-c", gen], check=True, cwd=tmp_path)
     outs = [
-        subprocess.run([sys.executable, "-c", ev, str(tmp_path / f"k{p}")], check=True, cwd=tmp_path,
-                       capture_output=True, text=True).stdout
+        subprocess.run(
+            [sys.executable, "-c", ev, str(tmp_path / f"k{p}")],
+            check=True,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        ).stdout
         for p in (0, 1)
     ]
     y0, y1 = (eval(o) for o in outs)
@@ -310,3 +329,33 @@ def test_many_small_calls_do_not_leak():
                 pass
     grown = rss_bytes() - before
     assert grown < 8 * 2**20, f"RSS grew by {grown / 2**20:.1f} MiB over 1e5 calls"
+
+
+def test_out_tensors_are_written_in_place():
+    s = pyfss.Dcf(12, "uint64", "aes128_mmo")
+    k = 9
+    s0s, betas = rand_i32(k, 2, 4), rand_i32(k, 4)
+    alphas = torch.randint(0, 2**12, (k,))
+    cws = torch.empty(k, 13, 8, dtype=torch.int32)
+    assert s.gen(s0s, alphas, betas, out=cws) is cws
+    assert torch.equal(cws, s.gen(s0s, alphas, betas))
+    xs = torch.randint(0, 2**12, (k, 3))
+    y = torch.empty(k, 3, 4, dtype=torch.int32)
+    assert s.eval(1, s0s[:, 1], cws, xs, out=y) is y
+    assert torch.equal(y, s.eval(1, s0s[:, 1], cws, xs))
+    one = torch.empty(4, dtype=torch.int32)
+    assert torch.equal(s.eval(0, s0s[0, 0], cws[0], 5, out=one), s.eval(0, s0s[0, 0], cws[0], 5))
+    full = torch.empty(k, 2**12, 4, dtype=torch.int32)
+    assert s.eval_all(0, s0s[:, 0], cws, out=full) is full
+    assert torch.equal(full, s.eval_all(0, s0s[:, 0], cws))
+
+    with pytest.raises(TypeError, match=r"out must be a \(9, 3, 4\) int32 tensor"):
+        s.eval(1, s0s[:, 1], cws, xs, out=torch.empty(9, 3, 4, dtype=torch.int64))
+    with pytest.raises(TypeError, match="out must be a"):
+        s.eval(1, s0s[:, 1], cws, xs, out=torch.empty(9, 4, 4, dtype=torch.int32))
+    with pytest.raises(TypeError, match="out must be contiguous"):
+        s.eval(1, s0s[:, 1], cws, xs, out=torch.empty(3, 9, 4, dtype=torch.int32).transpose(0, 1))
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        s.eval_all(
+            0, s0s[0, 0], cws[0], out=torch.empty(2**12, 4, dtype=torch.int32, device="meta")
+        )

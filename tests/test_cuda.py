@@ -6,9 +6,9 @@ import hashlib
 
 import pytest
 import torch
+from test_vectors import cases, scheme_for
 
 import pyfss
-from test_vectors import cases, scheme_for
 
 usable = torch.cuda.is_available() and pyfss.backend_info()["cuda"]["usable"]
 pytestmark = pytest.mark.skipif(
@@ -22,7 +22,9 @@ CUDA = "cuda"
 def test_vectors_on_gpu(f, case):
     s = scheme_for(f, case)
     seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=CUDA)
-    cws = s.gen(seeds, int(case["alpha"]), torch.tensor(case["beta"], dtype=torch.int32, device=CUDA))
+    cws = s.gen(
+        seeds, int(case["alpha"]), torch.tensor(case["beta"], dtype=torch.int32, device=CUDA)
+    )
     assert cws.device.type == "cuda"
     assert cws.tolist() == case["cws"]
     for e in case["evals"]:
@@ -31,7 +33,9 @@ def test_vectors_on_gpu(f, case):
     if "eval_all" in case:
         for p in (0, 1):
             out = s.eval_all(p, seeds[p], cws).cpu()
-            assert hashlib.sha256(out.numpy().tobytes()).hexdigest() == case["eval_all"]["sha256"][p]
+            assert (
+                hashlib.sha256(out.numpy().tobytes()).hexdigest() == case["eval_all"]["sha256"][p]
+            )
 
 
 def schemes():
@@ -53,7 +57,9 @@ def test_gpu_equals_cpu(s):
         alphas = torch.randint(0, 2**s.in_bits, (k,), generator=g)
         xs = torch.randint(0, 2**s.in_bits, (k, m), generator=g)
     else:
-        alphas = pyfss.to_words([int(torch.randint(0, 2**62, (), generator=g)) << (s.in_bits - 62) for _ in range(k)])
+        alphas = pyfss.to_words(
+            [int(torch.randint(0, 2**62, (), generator=g)) << (s.in_bits - 62) for _ in range(k)]
+        )
         xs = torch.randint(-(2**31), 2**31, (k, m, 4), dtype=torch.int32, generator=g)
         xs[..., 3] &= (1 << (s.in_bits - 96)) - 1 if s.in_bits > 96 else 0
     cpu = s.gen(seeds, alphas, betas)
@@ -65,7 +71,9 @@ def test_gpu_equals_cpu(s):
         assert torch.equal(s.eval(p, s0[0].to(CUDA), gpu[0], 1).cpu(), s.eval(p, s0[0], cpu[0], 1))
         if s.in_bits <= 12:
             assert torch.equal(s.eval_all(p, s0.to(CUDA), gpu).cpu(), s.eval_all(p, s0, cpu))
-            assert torch.equal(s.eval_all(p, s0[0].to(CUDA), gpu[0]).cpu(), s.eval_all(p, s0[0], cpu[0]))
+            assert torch.equal(
+                s.eval_all(p, s0[0].to(CUDA), gpu[0]).cpu(), s.eval_all(p, s0[0], cpu[0])
+            )
 
 
 def test_non_default_stream():
@@ -77,7 +85,9 @@ def test_non_default_stream():
     want = s.eval(0, seeds[:, 0].contiguous(), cws, alphas)
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        d_seeds, d_cws, d_alphas = (t.to(CUDA, non_blocking=True) for t in (seeds[:, 0].contiguous(), cws, alphas))
+        d_seeds, d_cws, d_alphas = (
+            t.to(CUDA, non_blocking=True) for t in (seeds[:, 0].contiguous(), cws, alphas)
+        )
         got = s.eval(0, d_seeds, d_cws, d_alphas)
         full = s.eval_all(1, d_seeds[0], d_cws[0])
     stream.synchronize()

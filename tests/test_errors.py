@@ -159,7 +159,9 @@ def test_x_types(scheme, key):
     with pytest.raises(ValueError, match="x must be in"):
         scheme.eval(0, seeds()[0], key, torch.tensor([-5]))
     with pytest.raises(TypeError, match="leading dimensions"):
-        scheme.eval(0, torch.zeros(3, 4, dtype=I32), torch.stack([key] * 3), torch.zeros(2, 5, dtype=I32))
+        scheme.eval(
+            0, torch.zeros(3, 4, dtype=I32), torch.stack([key] * 3), torch.zeros(2, 5, dtype=I32)
+        )
 
 
 def test_words_form_required_for_wide_inputs():
@@ -176,7 +178,9 @@ def test_non_contiguous_inputs_are_accepted(scheme, key):
     assert not s0.is_contiguous()
     assert torch.equal(scheme.eval(0, s0, key, 3), scheme.eval(0, seeds()[0], key, 3))
     xs = torch.arange(8, dtype=I32).reshape(2, 4).t()
-    assert torch.equal(scheme.eval(0, seeds()[0], key, xs), scheme.eval(0, seeds()[0], key, xs.contiguous()))
+    assert torch.equal(
+        scheme.eval(0, seeds()[0], key, xs), scheme.eval(0, seeds()[0], key, xs.contiguous())
+    )
 
 
 def test_devices(scheme, key):

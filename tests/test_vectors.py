@@ -4,9 +4,9 @@ import hashlib
 
 import pytest
 import torch
+from vectors import TREE_FILES, block, load_vectors
 
 import pyfss
-from vectors import TREE_FILES, block, load_vectors
 
 
 def scheme_for(f, case):
@@ -66,7 +66,9 @@ def test_batched_points_reproduce_vectors(name):
         if n > 32:
             forms.append(pyfss.to_words(xs))
         else:
-            forms.append(torch.tensor([x - 2**32 if x >= 2**31 else x for x in xs], dtype=torch.int32))
+            forms.append(
+                torch.tensor([x - 2**32 if x >= 2**31 else x for x in xs], dtype=torch.int32)
+            )
         if n <= 63:
             forms.append(torch.tensor(xs, dtype=torch.int64))
         for party, key in ((0, "y0"), (1, "y1")):
