@@ -1,7 +1,5 @@
 """Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`."""
 
-from pathlib import Path
-
 import nox
 
 nox.options.default_venv_backend = "venv"

@@ -71,7 +71,11 @@ def fatbin_is_current():
     another environment than pip's isolated build) is newer than every kernel source."""
     fatbin = ROOT / FATBIN
     sources = list((ROOT / "cuda").glob("*.cu*"))
-    return fatbin.is_file() and sources and fatbin.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
+    return (
+        fatbin.is_file()
+        and sources
+        and fatbin.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
+    )
 
 
 class BuildGo(build_ext):
