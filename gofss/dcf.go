@@ -133,28 +133,7 @@ func dcfLastCw(ar *arith, s0, s1 Block, t1 uint8, v Block) Block {
 // Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each, laid
 // out as for Dpf.Eval (and like it may leave dst partly written when refusing cws).
 func (d *Dcf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	if err := checkEvalArgs(d.inBits, dst, party, s0s, cws, xs); err != nil {
-		return err
-	}
-	m := 0
-	if len(s0s) > 0 {
-		m = len(xs) / len(s0s)
-	}
-	if done, err := d.fastEval(dst, party, s0s, cws, xs, m); done {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
-		return err
-	}
-	forChunks(len(xs), evalCostNs(d.inBits, 2), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		st := newEvalState(sc, 2)
-		for j0 := lo; j0 < hi; j0 += evalTile {
-			d.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
-		}
-	})
-	return nil
+	return evalPoints(d, d.inBits, 2, dst, party, s0s, cws, xs)
 }
 
 func (d *Dcf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {

@@ -83,28 +83,7 @@ func dpfLastCw(ar *arith, beta, s0, s1 Block, t1 uint8) Block {
 // refuses correction words that Gen cannot have made, dst may be partly written: the
 // fast paths check them as they read them rather than in a pass of their own.
 func (d *Dpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	if err := checkEvalArgs(d.inBits, dst, party, s0s, cws, xs); err != nil {
-		return err
-	}
-	m := 0
-	if len(s0s) > 0 {
-		m = len(xs) / len(s0s)
-	}
-	if done, err := d.fastEval(dst, party, s0s, cws, xs, m); done {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
-		return err
-	}
-	forChunks(len(xs), evalCostNs(d.inBits, 1), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		st := newEvalState(sc, 1)
-		for j0 := lo; j0 < hi; j0 += evalTile {
-			d.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
-		}
-	})
-	return nil
+	return evalPoints(d, d.inBits, 1, dst, party, s0s, cws, xs)
 }
 
 // evalTile evaluates points j0 .. j0+len(dst)-1 of the flattened K x M batch.

@@ -57,3 +57,39 @@ func (st *evalState) start(w int, s0s []Block, party, j0, m, rows int) ([]Block,
 	}
 	return s, t, base
 }
+
+// pointWalker is what Eval needs of a scheme: its fast path, its key check and its
+// portable walk of a tile of points.
+type pointWalker interface {
+	fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error)
+	checkCws(cws []Cw) error
+	evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState)
+}
+
+// evalPoints is Eval for both schemes: argument checks, the fast path where it runs,
+// else the portable walk over tiles of points, spread over goroutines. half is the
+// PRG outputs per chosen child (1 for DPF, 2 for DCF).
+func evalPoints(w pointWalker, inBits, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	if err := checkEvalArgs(inBits, dst, party, s0s, cws, xs); err != nil {
+		return err
+	}
+	m := 0
+	if len(s0s) > 0 {
+		m = len(xs) / len(s0s)
+	}
+	if done, err := w.fastEval(dst, party, s0s, cws, xs, m); done {
+		return err
+	}
+	if err := w.checkCws(cws); err != nil {
+		return err
+	}
+	forChunks(len(xs), evalCostNs(inBits, half), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		st := newEvalState(sc, half)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			w.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
+		}
+	})
+	return nil
+}
