@@ -5,8 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pyfss/pyfss/gofss/internal/aes128"
-	"github.com/pyfss/pyfss/gofss/internal/chacha"
+	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 )
 
 // Benchmarks at in_bits 20, per PRG backend (fast paths and the portable one in the
@@ -17,21 +16,10 @@ import (
 
 const benchBits = 20
 
+// benchBackends runs fn once per implementation of the named PRG.
 func benchBackends(b *testing.B, prg string, fn func(b *testing.B)) {
-	names, set := chacha.Backends(), chacha.SetBackend
-	if prg == "aes128_mmo" {
-		names, set = aes128.Backends(), aes128.SetBackend
-	}
-	for _, name := range names {
-		b.Run(name, func(b *testing.B) {
-			prev, err := set(name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer set(prev)
-			fn(b)
-		})
-	}
+	names, set := prgPaths(prg)
+	pathtest.EachB(b, names, set, fn)
 }
 
 type benchScheme struct {

@@ -29,16 +29,6 @@ func (b Block) Bytes() [16]byte {
 	return out
 }
 
-// BlockFromWords packs four 32-bit words (x, y, z, w).
-func BlockFromWords(w [4]uint32) Block {
-	return Block{uint64(w[0]) | uint64(w[1])<<32, uint64(w[2]) | uint64(w[3])<<32}
-}
-
-// Words unpacks the four 32-bit words (x, y, z, w).
-func (b Block) Words() [4]uint32 {
-	return [4]uint32{uint32(b.Lo), uint32(b.Lo >> 32), uint32(b.Hi), uint32(b.Hi >> 32)}
-}
-
 // Lsb returns the control bit.
 func (b Block) Lsb() uint8 { return uint8(b.Hi>>32) & 1 }
 

@@ -176,18 +176,7 @@ func dcfLeaf(ar *arith, s Block, t uint8, v Block, last *Cw, party int) Block {
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain, laid out as
 // for Dpf.EvalAll.
 func (d *Dcf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(d.inBits, dst, party, s0s, cws); err != nil {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
-		return err
-	}
-	tr, ok := d.fastEvalAll(dst, party, s0s, cws)
-	if !ok {
-		tr = d.evalAllTree(dst, party, s0s, cws)
-	}
-	tr.run(len(s0s))
-	return nil
+	return evalDomains(d, d.inBits, dst, party, s0s, cws)
 }
 
 // evalAllTree is the portable walk of EvalAll.

@@ -126,18 +126,7 @@ func dpfChildCw(cw *Cw, side uint8) Block {
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
 // into dst[k<<n + x]. It costs one PRG expansion per tree node.
 func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(d.inBits, dst, party, s0s, cws); err != nil {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
-		return err
-	}
-	tr, ok := d.fastEvalAll(dst, party, s0s, cws)
-	if !ok {
-		tr = d.evalAllTree(dst, party, s0s, cws)
-	}
-	tr.run(len(s0s))
-	return nil
+	return evalDomains(d, d.inBits, dst, party, s0s, cws)
 }
 
 // evalAllTree is the portable walk of EvalAll.

@@ -142,3 +142,28 @@ func (tr *tree) grow(k, i, levels int, cur nodes, buf rows) nodes {
 	}
 	return cur
 }
+
+// domainWalker is what EvalAll needs of a scheme: its key check and its fast and
+// portable tree walks.
+type domainWalker interface {
+	checkCws(cws []Cw) error
+	fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, bool)
+	evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree
+}
+
+// evalDomains is EvalAll for both schemes: argument and key checks, then the fast
+// walk where it runs, else the portable one.
+func evalDomains(w domainWalker, inBits int, dst []Block, party int, s0s []Block, cws []Cw) error {
+	if err := checkEvalAllArgs(inBits, dst, party, s0s, cws); err != nil {
+		return err
+	}
+	if err := w.checkCws(cws); err != nil {
+		return err
+	}
+	tr, ok := w.fastEvalAll(dst, party, s0s, cws)
+	if !ok {
+		tr = w.evalAllTree(dst, party, s0s, cws)
+	}
+	tr.run(len(s0s))
+	return nil
+}

@@ -240,26 +240,20 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 		}
 	}
 	var bad atomic.Bool
-	forChunks(len(xs), evalCostNs(n, 1), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		buf := newFastEvalState(sc, 1)
-		for j0 := lo; j0 < hi; j0 += evalTile {
-			j1 := min(hi, j0+evalTile)
-			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32)
-			pf := st.prefetch(32, j0, len(xs), m, n)
-			if leafKernel {
-				if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &ka, pf) {
-					bad.Store(true)
-				}
-				copy(dst[j0:j1], st.u)
-				continue
-			}
-			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, nil, pf) {
+	forFastTiles(len(xs), evalCostNs(n, 1), 1, func(j0, j1 int, buf *fastEvalState) {
+		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32)
+		pf := st.prefetch(32, j0, len(xs), m, n)
+		if leafKernel {
+			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &ka, pf) {
 				bad.Store(true)
 			}
-			d.fastLeaves(dst[j0:j1], &st, cws, ar, party)
+			copy(dst[j0:j1], st.u)
+			return
 		}
+		if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, nil, pf) {
+			bad.Store(true)
+		}
+		d.fastLeaves(dst[j0:j1], &st, cws, ar, party)
 	})
 	if bad.Load() {
 		return true, d.checkCws(cws)
@@ -267,22 +261,29 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 	return true, nil
 }
 
+// forFastTiles runs fn on tiles [j0, j1) of at most evalTile of n points, spread over
+// goroutines, each with its own scratch for half PRG outputs per point.
+func forFastTiles(n int, costNs float64, half int, fn func(j0, j1 int, buf *fastEvalState)) {
+	forChunks(n, costNs, func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastEvalState(sc, half)
+		for j0 := lo; j0 < hi; j0 += evalTile {
+			fn(j0, min(hi, j0+evalTile), buf)
+		}
+	})
+}
+
 // evalLevels is the fast Eval for PRGs other than AES: the PRG expands a tile's
 // nodes a level at a time and a kernel applies the corrections.
 func (d *Dpf) evalLevels(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
 	n, ar := d.inBits, d.group.arith()
-	forChunks(len(xs), evalCostNs(n, 1), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		buf := newFastEvalState(sc, 1)
-		for j0 := lo; j0 < hi; j0 += evalTile {
-			j1 := min(hi, j0+evalTile)
-			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 4)
-			st.levels(n, d.prg, func(i int) {
-				kernels.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
-			})
-			d.fastLeaves(dst[j0:j1], &st, cws, ar, party)
-		}
+	forFastTiles(len(xs), evalCostNs(n, 1), 1, func(j0, j1 int, buf *fastEvalState) {
+		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 4)
+		st.levels(n, d.prg, func(i int) {
+			kernels.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
+		})
+		d.fastLeaves(dst[j0:j1], &st, cws, ar, party)
 	})
 }
 
@@ -307,28 +308,22 @@ func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 		return true, err
 	}
 	var bad atomic.Bool
-	forChunks(len(xs), evalCostNs(n, 2), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		buf := newFastEvalState(sc, 2)
-		for j0 := lo; j0 < hi; j0 += evalTile {
-			j1 := min(hi, j0+evalTile)
-			if keys != nil {
-				st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16)
-				if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(16, j0, len(xs), m, n)) {
-					bad.Store(true)
-				}
-				copy(dst[j0:j1], st.u)
-				continue
+	forFastTiles(len(xs), evalCostNs(n, 2), 2, func(j0, j1 int, buf *fastEvalState) {
+		if keys != nil {
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16)
+			if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(16, j0, len(xs), m, n)) {
+				bad.Store(true)
 			}
-			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 4)
-			st.levels(n, d.prg, func(i int) {
-				kernels.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, &ka)
-			})
-			for j := range j1 - j0 {
-				x := st.u[j]
-				dst[j0+j] = dcfLeaf(ar, x.Clamp(), x.Lsb(), st.v[j], st.lastRow(cws, j, n), party)
-			}
+			copy(dst[j0:j1], st.u)
+			return
+		}
+		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 4)
+		st.levels(n, d.prg, func(i int) {
+			kernels.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, &ka)
+		})
+		for j := range j1 - j0 {
+			x := st.u[j]
+			dst[j0+j] = dcfLeaf(ar, x.Clamp(), x.Lsb(), st.v[j], st.lastRow(cws, j, n), party)
 		}
 	})
 	if bad.Load() {

@@ -37,18 +37,6 @@ func ParseGroup(name string) (Group, error) {
 	return 0, argErrorf("group must be one of bytes, uint32, uint64, uint127, not %q", name)
 }
 
-// UintGroupFor is the group fss_crypto's "uint" picks for inputs of inBits bits.
-func UintGroupFor(inBits int) Group {
-	switch {
-	case inBits <= 32:
-		return Uint32
-	case inBits <= 64:
-		return Uint64
-	default:
-		return Uint127
-	}
-}
-
 func (g Group) valid() bool { return int(g) < len(groupNames) }
 
 // Canon returns into(from(clamp(b))): the group element b stands for, in block form.
@@ -68,9 +56,6 @@ func (g Group) Neg(a Block) Block {
 	ar := g.arith()
 	return ar.into(ar.neg(ar.from(a)))
 }
-
-// Sub returns a - b for elements in block form.
-func (g Group) Sub(a, b Block) Block { return g.Add(a, g.Neg(b)) }
 
 // arith is a group's arithmetic written with masks instead of a switch on the group,
 // so that it inlines into the tree walks' inner loops, where a call per element

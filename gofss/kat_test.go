@@ -11,23 +11,23 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 	"github.com/pyfss/pyfss/gofss/internal/chacha"
 	"github.com/pyfss/pyfss/gofss/internal/kat"
+	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 )
 
-// forEachBackend runs fn once per implementation of the named PRG that this CPU
-// supports, so the vectors check every fast path and the portable one.
-func forEachBackend(t *testing.T, prg string, fn func(t *testing.T)) {
-	names, set := chacha.Backends(), chacha.SetBackend
+// prgPaths names the implementations of the named PRG that this CPU runs, and
+// how to select one.
+func prgPaths(prg string) ([]string, func(string) (string, error)) {
 	if prg == "aes128_mmo" {
-		names, set = aes128.Backends(), aes128.SetBackend
+		return aes128.Backends(), aes128.SetBackend
 	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			prev, err := set(name)
-			require.NoError(t, err)
-			defer set(prev)
-			fn(t)
-		})
-	}
+	return chacha.Backends(), chacha.SetBackend
+}
+
+// forEachBackend runs fn once per implementation of the named PRG, so the vectors
+// check every fast path and the portable one.
+func forEachBackend(t *testing.T, prg string, fn func(t *testing.T)) {
+	names, set := prgPaths(prg)
+	pathtest.Each(t, names, set, fn)
 }
 
 func katPrg(t *testing.T, p kat.Prg) Prg {

@@ -11,21 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pyfss/pyfss/gofss/internal/guardmem"
+	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
-
-// forEachBackend runs f once per backend this CPU supports, with that backend active.
-func forEachBackend(t *testing.T, f func(t *testing.T)) {
-	for _, name := range Backends() {
-		t.Run(name, func(t *testing.T) {
-			prev, err := SetBackend(name)
-			require.NoError(t, err)
-			defer SetBackend(prev)
-			f(t)
-		})
-	}
-}
 
 func TestBackends(t *testing.T) {
 	names := Backends()
@@ -92,7 +81,7 @@ func fillRandom(rng *rand.Rand, b []byte) {
 // VAES lane patterns do not cover.
 func TestMatchesCryptoAES(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	forEachBackend(t, func(t *testing.T) {
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, n := range counts {
 			for _, mul := range []int{0, 1, 2, 3, 4} {
 				t.Run(fmt.Sprintf("MMO/n%d/keys%d", n, mul), func(t *testing.T) {
@@ -131,7 +120,7 @@ func TestMatchesCryptoAES(t *testing.T) {
 // keys, so every backend must refuse it, wherever it sits in the batch.
 func TestSelectRejectsBadSel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	forEachBackend(t, func(t *testing.T) {
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, n := range []int{1, 9, 40, 100} {
 			for _, nkeys := range []int{2, 4} {
 				for _, at := range []int{0, n / 2, n - 1} {
@@ -160,7 +149,7 @@ func TestVectors(t *testing.T) {
 		}
 	}
 	require.Len(t, entries, 3, "want aes128_mmo vectors for mul 1, 2 and 4")
-	forEachBackend(t, func(t *testing.T) {
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, e := range entries {
 			mul := e.Prg.Mul
 			raws, err := e.Prg.AesKeys()

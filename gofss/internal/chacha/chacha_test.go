@@ -14,19 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pyfss/pyfss/gofss/internal/guardmem"
+	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 )
-
-// forEachBackend runs f once per backend this CPU supports, with that backend active.
-func forEachBackend(t *testing.T, f func(t *testing.T)) {
-	for _, name := range Backends() {
-		t.Run(name, func(t *testing.T) {
-			prev, err := SetBackend(name)
-			require.NoError(t, err)
-			defer SetBackend(prev)
-			f(t)
-		})
-	}
-}
 
 func TestBackends(t *testing.T) {
 	names := Backends()
@@ -85,7 +74,7 @@ func blockBytes(words [4]int32) []byte {
 // seeds of an entry in one call (a partial chunk for the SIMD backends).
 func TestVectors(t *testing.T) {
 	entries := loadChachaVectors(t)
-	forEachBackend(t, func(t *testing.T) {
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, e := range entries {
 			mul := e.Prg.Mul
 			nonce := [2]uint32{uint32(e.Prg.Nonce[0]), uint32(e.Prg.Nonce[1])}
@@ -143,7 +132,7 @@ func guardedDst(t *testing.T, n int) ([]byte, func()) {
 // inputs. src and sel end where readable memory ends, so an over-read faults.
 func TestMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	forEachBackend(t, func(t *testing.T) {
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, n := range counts {
 			for _, mul := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("n%d/mul%d", n, mul), func(t *testing.T) {
