@@ -10,6 +10,8 @@ import operator
 
 import torch
 
+from ._groups import to_words
+
 GROUPS = ("bytes", "uint", "uint32", "uint64", "uint127")
 PRGS = ("chacha", "aes128_mmo")
 PREDS = ("lt", "gt")
@@ -163,42 +165,40 @@ class Inputs:
         becomes one (batch..., 4) words tensor on device."""
         if self.tensor is not None:
             return self
-        words = [(self.lo >> s) & 0xFFFFFFFF for s in (0, 32)] + [
-            (self.hi >> s) & 0xFFFFFFFF for s in (0, 32)
-        ]
-        t = torch.tensor(
-            [w - 2**32 if w >= 2**31 else w for w in words], dtype=torch.int32, device=device
-        )
+        t = to_words(self.lo | self.hi << 64, device)
         return Inputs(t.expand(*batch, 4).contiguous(), 4, 0, 0, batch)
 
 
 def inputs(name: str, value, bits: int) -> Inputs:
     """Reads alpha or x: a Python int, or an int32/int64 tensor (see the README for
     which form applies at which in_bits)."""
-    if type(value) is int:  # the common scalar case first
-        if not 0 <= value < 1 << bits:
-            raise ValueError(f"{name} must be in [0, 2^{bits}), got {value}")
-        return Inputs(None, 0, value & (2**64 - 1), value >> 64, ())
-    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
-        raise TypeError(f"{name} must be an integer or an integer tensor, not bool")
-    if isinstance(value, torch.Tensor):
-        if value.dtype == torch.int32 and bits <= 32:
-            return Inputs(value.contiguous(), 1, 0, 0, tuple(value.shape))
-        if value.dtype == torch.int64 and bits <= 63:
-            return Inputs(value.contiguous(), 2, 0, 0, tuple(value.shape))
-        if value.dtype == torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
-            return Inputs(value.contiguous(), 4, 0, 0, tuple(value.shape[:-1]))
-        raise TypeError(
-            f"{name} must be an int32 tensor (in_bits <= 32), an int64 tensor (in_bits <= 63) "
-            f"or a (..., 4) int32 tensor of little-endian words, got dtype {value.dtype} "
-            f"shape {tuple(value.shape)} for in_bits {bits}"
-        )
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(
-            f"{name} must be an integer or an integer tensor, got {type(value).__name__}"
-        ) from None
-    if not 0 <= v < 1 << bits:
-        raise ValueError(f"{name} must be in [0, 2^{bits}), got {v}")
-    return Inputs(None, 0, v & (2**64 - 1), v >> 64, ())
+    if type(value) is not int:  # a Python int is the common case: checked last, directly
+        if isinstance(value, bool) or (
+            isinstance(value, torch.Tensor) and value.dtype == torch.bool
+        ):
+            raise TypeError(f"{name} must be an integer or an integer tensor, not bool")
+        if isinstance(value, torch.Tensor):
+            return tensor_inputs(name, value, bits)
+        try:
+            value = operator.index(value)
+        except TypeError:
+            raise TypeError(
+                f"{name} must be an integer or an integer tensor, got {type(value).__name__}"
+            ) from None
+    if not 0 <= value < 1 << bits:
+        raise ValueError(f"{name} must be in [0, 2^{bits}), got {value}")
+    return Inputs(None, 0, value & (2**64 - 1), value >> 64, ())
+
+
+def tensor_inputs(name: str, value: torch.Tensor, bits: int) -> Inputs:
+    if value.dtype == torch.int32 and bits <= 32:
+        return Inputs(value.contiguous(), 1, 0, 0, tuple(value.shape))
+    if value.dtype == torch.int64 and bits <= 63:
+        return Inputs(value.contiguous(), 2, 0, 0, tuple(value.shape))
+    if value.dtype == torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
+        return Inputs(value.contiguous(), 4, 0, 0, tuple(value.shape[:-1]))
+    raise TypeError(
+        f"{name} must be an int32 tensor (in_bits <= 32), an int64 tensor (in_bits <= 63) "
+        f"or a (..., 4) int32 tensor of little-endian words, got dtype {value.dtype} "
+        f"shape {tuple(value.shape)} for in_bits {bits}"
+    )
