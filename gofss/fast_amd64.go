@@ -296,8 +296,13 @@ func (d *Dpf) fastLeaves(dst []Block, st *fastEvalState, cws []Cw, ar *arith, pa
 
 // fastEval is Dpf.fastEval for DCF; its AES kernel checks the last correction words.
 func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
+	if !useKernels(d.prg) || len(xs) < minFastPoints {
+		return false, nil
+	}
+	// ka is declared after the cheap checks: it lives on the heap, and short
+	// batches should not pay for it.
 	ka, ok := kernelArith(d.group, party)
-	if !ok || !useKernels(d.prg) || len(xs) < minFastPoints {
+	if !ok {
 		return false, nil
 	}
 	n, ar := d.inBits, d.group.arith()

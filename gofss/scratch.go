@@ -11,6 +11,7 @@ type scratch struct {
 	nb     int
 	nu     int
 	ni     int
+	eval   evalState // kept here so that a small Eval does not allocate it
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -37,10 +37,11 @@ type evalState struct {
 }
 
 func newEvalState(sc *scratch, half int) *evalState {
-	return &evalState{
+	sc.eval = evalState{
 		s: sc.block(evalTile), t: sc.byte(evalTile), base: sc.int(evalTile), v: sc.block(evalTile),
 		sides: sc.byte(evalTile), ch: sc.block(evalTile * half),
 	}
+	return &sc.eval
 }
 
 // start sets up w points starting at point j0 of a batch of m points per key: each
@@ -83,13 +84,24 @@ func evalPoints(w pointWalker, inBits, half int, dst []Block, party int, s0s []B
 	if err := w.checkCws(cws); err != nil {
 		return err
 	}
+	if len(xs) <= evalTile {
+		// Not through forChunks: its closure would be the one allocation of a
+		// single-point call.
+		evalRange(w, half, dst, party, s0s, cws, xs, m, 0, len(xs))
+		return nil
+	}
 	forChunks(len(xs), evalCostNs(inBits, half), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		st := newEvalState(sc, half)
-		for j0 := lo; j0 < hi; j0 += evalTile {
-			w.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
-		}
+		evalRange(w, half, dst, party, s0s, cws, xs, m, lo, hi)
 	})
 	return nil
+}
+
+// evalRange is the portable walk of points lo .. hi-1 of a batch, a tile at a time.
+func evalRange(w pointWalker, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, lo, hi int) {
+	sc := getScratch()
+	defer sc.release()
+	st := newEvalState(sc, half)
+	for j0 := lo; j0 < hi; j0 += evalTile {
+		w.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
+	}
 }

@@ -1,6 +1,7 @@
 """Loads the compiled Go core, the extension package that the build generates."""
 
 try:
+    from ._gofss import _gofss as raw
     from ._gofss import binding as lib
 except ImportError as e:
     raise ImportError(
@@ -10,17 +11,23 @@ except ImportError as e:
         "cannot be imported."
     ) from e
 
-__all__ = ["call", "lib"]
+__all__ = ["call", "go_error", "lib", "raw"]
 
 
 def call(fn, *args):
-    """Calls a bound Go function, raising ValueError for the errors the Go side marks
-    as caused by the caller's input (a "ValueError: " prefix); others stay
-    RuntimeError."""
+    """Calls a bound Go function (from lib, or its C entry point from raw), raising
+    go_error(e) for its errors."""
     try:
         return fn(*args)
     except RuntimeError as e:
-        msg = str(e)
-        if msg.startswith("ValueError: "):
-            raise ValueError(msg[len("ValueError: ") :]) from None
-        raise
+        raise go_error(e) from None
+
+
+def go_error(e: RuntimeError) -> Exception:
+    """The exception for a Go error: ValueError for those the Go side marks as caused
+    by the caller's input (a "ValueError: " prefix), the RuntimeError itself for
+    others."""
+    msg = str(e)
+    if msg.startswith("ValueError: "):
+        return ValueError(msg[len("ValueError: ") :])
+    return e

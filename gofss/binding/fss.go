@@ -136,7 +136,8 @@ func Gen(handle int64, cws, s0s, alphas uintptr, alphaWords int, alphaLo, alphaH
 	cw, err1 := view[gofss.Cw](cws, k*(s.InBits()+1))
 	seeds, err2 := view[gofss.Block](s0s, 2*k)
 	bs, err3 := view[gofss.Block](betas, k)
-	as, err4 := readInputs(alphas, alphaWords, k, alphaLo, alphaHi)
+	as, release, err4 := readInputs(alphas, alphaWords, k, alphaLo, alphaHi)
+	defer release()
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return 0, err
 	}
@@ -159,7 +160,8 @@ func Eval(handle int64, dst uintptr, party int, s0s uintptr, k int, cws, xs uint
 	out, err1 := view[gofss.Block](dst, k*m)
 	seeds, err2 := view[gofss.Block](s0s, k)
 	cw, err3 := view[gofss.Cw](cws, k*(s.InBits()+1))
-	in, err4 := readInputs(xs, xWords, k*m, xLo, xHi)
+	in, release, err4 := readInputs(xs, xWords, k*m, xLo, xHi)
+	defer release()
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return 0, err
 	}
@@ -191,35 +193,47 @@ func EvalAll(handle int64, dst uintptr, party int, s0s uintptr, k int, cws uintp
 // readInputs decodes n unsigned inputs of words 32-bit little-endian words each (1,
 // 2 or 4), the three forms Python passes: int32, int64 and (..., 4) int32 tensors.
 // With words 0 every input is lo + hi*2^64: a Python int, passed without a tensor.
-func readInputs(addr uintptr, words, n int, lo, hi uint64) ([]gofss.Uint128, error) {
-	out := make([]gofss.Uint128, max(n, 0))
+// The (..., 4) form is already the memory image of []Uint128 and is used in place;
+// the others are widened into a pooled buffer, which release returns.
+func readInputs(addr uintptr, words, n int, lo, hi uint64) (xs []gofss.Uint128, release func(), err error) {
+	release = func() {}
+	if words == 4 {
+		xs, err = view[gofss.Uint128](addr, n)
+		return xs, release, err
+	}
+	if words != 0 && words != 1 && words != 2 {
+		return nil, release, fmt.Errorf("ValueError: inputs must have 0, 1, 2 or 4 words each, not %d", words)
+	}
+	buf, _ := inputBufs.Get().(*[]gofss.Uint128)
+	if buf == nil || cap(*buf) < n {
+		buf = new([]gofss.Uint128)
+		*buf = make([]gofss.Uint128, max(n, 0))
+	}
+	xs, release = (*buf)[:max(n, 0)], func() { inputBufs.Put(buf) }
 	switch words {
 	case 0:
-		for i := range out {
-			out[i] = gofss.Uint128{Lo: lo, Hi: hi}
+		for i := range xs {
+			xs[i] = gofss.Uint128{Lo: lo, Hi: hi}
 		}
-		return out, nil
 	case 1:
 		in, err := view[uint32](addr, n)
 		for i, v := range in {
-			out[i].Lo = uint64(v)
+			xs[i] = gofss.Uint128{Lo: uint64(v)}
 		}
-		return out, err
+		return xs, release, err
 	case 2:
 		in, err := view[uint64](addr, n)
 		for i, v := range in {
-			out[i].Lo = v
+			xs[i] = gofss.Uint128{Lo: v}
 		}
-		return out, err
-	case 4:
-		in, err := view[gofss.Block](addr, n)
-		for i, b := range in {
-			out[i] = gofss.Uint128FromBlock(b)
-		}
-		return out, err
+		return xs, release, err
 	}
-	return nil, fmt.Errorf("ValueError: inputs must have 0, 1, 2 or 4 words each, not %d", words)
+	return xs, release, nil
 }
+
+// inputBufs recycles readInputs' buffers: a batch of 2^16 inputs is 1 MiB that
+// would otherwise be allocated and zeroed on every call.
+var inputBufs sync.Pool
 
 // wrap marks caller-input errors so that Python raises ValueError for them.
 func wrap(err error) error {

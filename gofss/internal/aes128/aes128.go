@@ -57,16 +57,14 @@ func MMOSelect(keys []*Key, dst, src []byte, sel []byte) {
 	opsFor(len(src)).mmoSelect(keys, dst, src, sel)
 }
 
-// smallBatch is the size in bytes under which the standard library's one-block
-// AES (itself AES-NI where the CPU has it) is faster than the wide kernels, which
-// set up their round keys per call (one block through a DPF Eval level: about 15 ns
-// against 30-50 ns).
+// smallBatch is the size in bytes up to which smallBatchOps, one block at a time,
+// is faster than the wide kernels, which set up their round keys per call.
 const smallBatch = 2 * BlockSize
 
 // opsFor returns the implementation for a batch of n bytes.
 func opsFor(n int) ops {
-	if n <= smallBatch {
-		return portable.Ops
+	if n <= smallBatch && impls.Name() != portable.Name {
+		return smallBatchOps
 	}
 	return impls.Ops()
 }

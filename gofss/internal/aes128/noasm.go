@@ -7,3 +7,5 @@ type archKey struct{}
 func (*archKey) init(*[16]byte) {}
 
 func archBackends() []*backend { return nil }
+
+var smallBatchOps = portable.Ops
