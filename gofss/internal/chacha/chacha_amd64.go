@@ -28,9 +28,9 @@ func archBackends() []*backend {
 	return []*backend{
 		{
 			Name: "avx512",
-			// Every instruction of the AVX-512 kernel works on zmm registers or
-			// memory, so it needs only the foundation subset, not VL/BW/DQ.
-			Available: cpu.X86.HasAVX512F,
+			// The blocks kernel needs only the foundation subset; the rows kernel
+			// rotates xmm and ymm registers, which takes VL.
+			Available: cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL,
 			Ops:       ops{avx512.expand, avx512.expandSelect},
 		},
 		{
@@ -43,7 +43,7 @@ func archBackends() []*backend {
 
 func (s simd) expand(dst, src []byte, nonce [2]uint32, mul int) {
 	mode := [...]int{1: modeExpand1, 2: modeExpand2, 4: modeExpand4}[mul]
-	s.run(dst, src, nil, kernelInput(nonce, mul), mode, mul)
+	s.run(dst, src, nil, nonce, mul, mode, mul)
 }
 
 func (s simd) expandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte) {
@@ -51,52 +51,75 @@ func (s simd) expandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte
 	if mul == 4 {
 		mode = modeSelect4
 	}
-	s.run(dst, src, sel, kernelInput(nonce, mul), mode, mul/2)
+	s.run(dst, src, sel, nonce, mul, mode, mul/2)
 }
 
-// kernelInput is the part of the initial state that is the same for every seed:
-// row 0 and the nonce words of row 3 (its other two words are zero).
-func kernelInput(nonce [2]uint32, mul int) [6]uint32 {
-	c := sigma16
+// setInput sets in to the part of the initial state that is the same for every
+// seed: row 0 and the nonce words of row 3 (its other two words are zero). It writes
+// in place with one store per part, the way the rows kernel loads them: a load that
+// spans several stores waits for them to reach the cache, which would add to the
+// latency of every one-seed call (returning the array would copy it).
+func setInput(in *[6]uint32, nonce [2]uint32, mul int) {
+	c := &sigma16
 	if mul == 4 {
-		c = sigma32
+		c = &sigma32
 	}
-	return [6]uint32{c[0], c[1], c[2], c[3], nonce[0], nonce[1]}
+	*(*[4]uint32)(in[:4]) = *c
+	*(*[2]uint32)(in[4:]) = nonce
 }
 
-// run computes out output blocks per seed. The kernels only take whole chunks of s
-// seeds; the remaining seeds go through the same kernel on a zero-padded copy, so
-// that it never reads or writes past the caller's slices.
-func (s simd) run(dst, src, sel []byte, in [6]uint32, mode, out int) {
+// run computes out output blocks per seed. The blocks kernel only takes whole chunks
+// of s seeds; the remaining seeds go through the rows kernel or, if there are many,
+// the blocks kernel on a zero-padded copy, so that neither reads nor writes past the
+// caller's slices.
+func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
+	var in [6]uint32
+	setInput(&in, nonce, mul)
 	n := len(src) / BlockSize
-	chunks := n / int(s)
-	if chunks > 0 {
-		s.call(&dst[0], &src[0], sel, chunks, mode, &in)
+	// A mask rather than a division by s (a power of two), whose latency the few
+	// seeds of the rows kernel would wait for.
+	done := n &^ (int(s) - 1)
+	if done > 0 {
+		s.call(false, &dst[0], &src[0], sel, done/int(s), mode, &in)
 	}
-	done := chunks * int(s)
 	rest := n - done
 	if rest == 0 {
+		return
+	}
+	if sel != nil {
+		sel = sel[done:]
+	}
+	// The rows kernel runs up to 4 seeds in about the time of one; a chunk costs
+	// about as much as two (AVX2) or two and a half (AVX-512) of its passes
+	// (measured on AMD Zen 4).
+	if rest <= int(s)/2 {
+		s.call(true, &dst[done*out*BlockSize], &src[done*BlockSize], sel, rest, mode, &in)
 		return
 	}
 	var tsrc [16 * BlockSize]byte
 	var tdst [16 * 4 * BlockSize]byte
 	var tsel [16]byte
 	copy(tsrc[:], src[done*BlockSize:])
-	if sel != nil {
-		copy(tsel[:], sel[done:])
-	}
-	s.call(&tdst[0], &tsrc[0], tsel[:], 1, mode, &in)
+	copy(tsel[:], sel)
+	s.call(false, &tdst[0], &tsrc[0], tsel[:], 1, mode, &in)
 	copy(dst[done*out*BlockSize:], tdst[:rest*out*BlockSize])
 }
 
-func (s simd) call(dst, src *byte, sel []byte, chunks, mode int, in *[6]uint32) {
+// call runs count chunks through the blocks kernel or, with rows, count seeds
+// through the rows kernel.
+func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[6]uint32) {
 	var selp *byte
 	if len(sel) > 0 {
 		selp = &sel[0]
 	}
-	if s == avx512 {
-		blocksAVX512(dst, src, selp, chunks, mode, in)
-	} else {
-		blocksAVX2(dst, src, selp, chunks, mode, in)
+	switch {
+	case s == avx512 && rows:
+		rowsAVX512(dst, src, selp, count, mode, in)
+	case s == avx512:
+		blocksAVX512(dst, src, selp, count, mode, in)
+	case rows:
+		rowsAVX2(dst, src, selp, count, mode, in)
+	default:
+		blocksAVX2(dst, src, selp, count, mode, in)
 	}
 }

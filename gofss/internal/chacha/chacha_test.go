@@ -70,8 +70,9 @@ func blockBytes(words [4]int32) []byte {
 	return b
 }
 
-// TestVectors checks every backend against the reference library's outputs, all
-// seeds of an entry in one call (a partial chunk for the SIMD backends).
+// TestVectors checks every backend against the reference library's outputs, for
+// the first k seeds of an entry in one call for every k, so that the SIMD backends
+// run them through the rows kernel and through a padded chunk.
 func TestVectors(t *testing.T) {
 	entries := loadChachaVectors(t)
 	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
@@ -86,31 +87,40 @@ func TestVectors(t *testing.T) {
 					want = append(want, blockBytes(o)...)
 				}
 			}
-			got := make([]byte, len(want))
-			Expand(got, src, nonce, mul)
-			assert.Equal(t, want, got, "Expand mul %d", mul)
-
-			if mul == 1 {
-				continue
-			}
 			// ExpandSelect picks half of each seed's outputs: alternate the halves.
 			h := mul / 2
-			n := len(e.Vectors)
-			sel := make([]byte, n)
+			sel := make([]byte, len(e.Vectors))
 			var wantSel []byte
-			for i := range n {
+			for i := range sel {
 				sel[i] = byte(i % 2)
 				half := want[(i*mul+int(sel[i])*h)*BlockSize:]
 				wantSel = append(wantSel, half[:h*BlockSize]...)
 			}
-			gotSel := make([]byte, len(wantSel))
-			ExpandSelect(gotSel, src, nonce, mul, sel)
-			assert.Equal(t, wantSel, gotSel, "ExpandSelect mul %d", mul)
+			for k := 1; k <= len(e.Vectors); k++ {
+				got := make([]byte, k*mul*BlockSize)
+				Expand(got, src[:k*BlockSize], nonce, mul)
+				assert.Equal(t, want[:len(got)], got, "Expand mul %d, %d seeds", mul, k)
+				if mul == 1 {
+					continue
+				}
+				got = make([]byte, k*h*BlockSize)
+				ExpandSelect(got, src[:k*BlockSize], nonce, mul, sel[:k])
+				assert.Equal(t, wantSel[:len(got)], got, "ExpandSelect mul %d, %d seeds", mul, k)
+			}
 		}
 	})
 }
 
-var counts = []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 1000}
+// counts are the batch sizes to test: every size up to two chunks of 16 seeds, so
+// that each backend runs every tail after whole chunks (through the rows kernel or a
+// padded chunk) and the rows kernel every group of seeds, and a large batch.
+var counts = func() []int {
+	c := []int{1000}
+	for n := range 34 {
+		c = append(c, n)
+	}
+	return c
+}()
 
 const guard = 64
 

@@ -17,3 +17,15 @@ func blocksAVX2(dst *byte, src *byte, sel *byte, chunks int, mode int, in *[6]ui
 //
 //go:noescape
 func blocksAVX512(dst *byte, src *byte, sel *byte, chunks int, mode int, in *[6]uint32)
+
+// rowsAVX2 runs the PRG on n seeds of src, up to four at a time, and writes the
+// outputs that mode asks for to dst. in and sel are as for blocksAVX2.
+//
+//go:noescape
+func rowsAVX2(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
+
+// rowsAVX512 runs the PRG on n seeds of src, up to four at a time, and writes the
+// outputs that mode asks for to dst. in and sel are as for blocksAVX512.
+//
+//go:noescape
+func rowsAVX512(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)

@@ -120,6 +120,40 @@ DATA pair_hi<>+48(SB)/8, $0x000000000000000e
 DATA pair_hi<>+56(SB)/8, $0x000000000000000f
 GLOBL pair_hi<>(SB), RODATA|NOPTR, $64
 
+DATA sel_pair<>+0(SB)/1, $0x00
+DATA sel_pair<>+1(SB)/1, $0x00
+DATA sel_pair<>+2(SB)/1, $0x00
+DATA sel_pair<>+3(SB)/1, $0x00
+DATA sel_pair<>+4(SB)/1, $0x00
+DATA sel_pair<>+5(SB)/1, $0x00
+DATA sel_pair<>+6(SB)/1, $0x00
+DATA sel_pair<>+7(SB)/1, $0x00
+DATA sel_pair<>+8(SB)/1, $0x00
+DATA sel_pair<>+9(SB)/1, $0x00
+DATA sel_pair<>+10(SB)/1, $0x00
+DATA sel_pair<>+11(SB)/1, $0x00
+DATA sel_pair<>+12(SB)/1, $0x00
+DATA sel_pair<>+13(SB)/1, $0x00
+DATA sel_pair<>+14(SB)/1, $0x00
+DATA sel_pair<>+15(SB)/1, $0x00
+DATA sel_pair<>+16(SB)/1, $0x01
+DATA sel_pair<>+17(SB)/1, $0x01
+DATA sel_pair<>+18(SB)/1, $0x01
+DATA sel_pair<>+19(SB)/1, $0x01
+DATA sel_pair<>+20(SB)/1, $0x01
+DATA sel_pair<>+21(SB)/1, $0x01
+DATA sel_pair<>+22(SB)/1, $0x01
+DATA sel_pair<>+23(SB)/1, $0x01
+DATA sel_pair<>+24(SB)/1, $0x01
+DATA sel_pair<>+25(SB)/1, $0x01
+DATA sel_pair<>+26(SB)/1, $0x01
+DATA sel_pair<>+27(SB)/1, $0x01
+DATA sel_pair<>+28(SB)/1, $0x01
+DATA sel_pair<>+29(SB)/1, $0x01
+DATA sel_pair<>+30(SB)/1, $0x01
+DATA sel_pair<>+31(SB)/1, $0x01
+GLOBL sel_pair<>(SB), RODATA|NOPTR, $32
+
 // func blocksAVX2(dst *byte, src *byte, sel *byte, chunks int, mode int, in *[6]uint32)
 // Requires: AVX, AVX2
 TEXT ·blocksAVX2(SB), NOSPLIT, $256-48
@@ -1033,5 +1067,1267 @@ blocksAVX512_next:
 	JMP  blocksAVX512_chunk
 
 blocksAVX512_done:
+	VZEROUPPER
+	RET
+
+// func rowsAVX2(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
+// Requires: AVX, AVX2
+TEXT ·rowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ           dst+0(FP), AX
+	MOVQ           src+8(FP), CX
+	MOVQ           sel+16(FP), DX
+	MOVQ           n+24(FP), BX
+	MOVQ           mode+32(FP), SI
+	MOVQ           in+40(FP), DI
+	VBROADCASTI128 (DI), Y0
+	VPBROADCASTQ   16(DI), Y1
+	VPSLLDQ        $0x08, Y1, Y1
+
+rowsAVX2_2_2:
+	CMPQ    BX, $0x04
+	JB      rowsAVX2_2_1
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	VMOVDQU 32(CX), Y7
+	VMOVDQU Y0, Y8
+	VMOVDQU Y7, Y9
+	VMOVDQU Y7, Y10
+	VMOVDQU Y1, Y11
+	MOVQ    $0x0000000a, DI
+
+rowsAVX2_2_2_round:
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB rot16<>+0(SB), Y6, Y6
+	VPSHUFB rot16<>+0(SB), Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPSLLD  $0x0c, Y4, Y12
+	VPSRLD  $0x14, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x0c, Y9, Y12
+	VPSRLD  $0x14, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB rot8<>+0(SB), Y6, Y6
+	VPSHUFB rot8<>+0(SB), Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPSLLD  $0x07, Y4, Y12
+	VPSRLD  $0x19, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x07, Y9, Y12
+	VPSRLD  $0x19, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB rot16<>+0(SB), Y6, Y6
+	VPSHUFB rot16<>+0(SB), Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPSLLD  $0x0c, Y4, Y12
+	VPSRLD  $0x14, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x0c, Y9, Y12
+	VPSRLD  $0x14, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB rot8<>+0(SB), Y6, Y6
+	VPSHUFB rot8<>+0(SB), Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPSLLD  $0x07, Y4, Y12
+	VPSRLD  $0x19, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x07, Y9, Y12
+	VPSRLD  $0x19, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	DECQ    DI
+	JNZ     rowsAVX2_2_2_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX2_2_2_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX2_2_2_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX2_2_2_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX2_2_2_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	VPXOR   Y7, Y9, Y9
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x00000040, AX
+	JMP     rowsAVX2_2_2_next
+
+rowsAVX2_2_2_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPXOR      Y0, Y8, Y8
+	VPXOR      Y7, Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x31, Y9, Y8, Y2
+	VMOVDQU    Y2, 96(AX)
+	ADDQ       $0x00000080, AX
+	JMP        rowsAVX2_2_2_next
+
+rowsAVX2_2_2_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	VPXOR      Y0, Y8, Y8
+	VPXOR      Y7, Y9, Y9
+	VPXOR      Y7, Y10, Y10
+	VPXOR      Y1, Y11, Y11
+	VPERM2I128 $0x20, Y9, Y8, Y2
+	VMOVDQU    Y2, 128(AX)
+	VPERM2I128 $0x31, Y9, Y8, Y2
+	VMOVDQU    Y2, 192(AX)
+	VPERM2I128 $0x20, Y11, Y10, Y2
+	VMOVDQU    Y2, 160(AX)
+	VPERM2I128 $0x31, Y11, Y10, Y2
+	VMOVDQU    Y2, 224(AX)
+	ADDQ       $0x00000100, AX
+	JMP        rowsAVX2_2_2_next
+
+rowsAVX2_2_2_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	VPBROADCASTW 2(DX), Y2
+	VPSHUFB      sel_pair<>+0(SB), Y2, Y2
+	VPSLLW       $0x07, Y2, Y2
+	VPXOR        Y0, Y8, Y8
+	VPXOR        Y7, Y9, Y9
+	VPBLENDVB    Y2, Y9, Y8, Y8
+	VMOVDQU      Y8, 32(AX)
+	ADDQ         $0x00000040, AX
+	JMP          rowsAVX2_2_2_next
+
+rowsAVX2_2_2_mode4:
+	VPBROADCASTW (DX), Y12
+	VPSHUFB      sel_pair<>+0(SB), Y12, Y12
+	VPSLLW       $0x07, Y12, Y12
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y12, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y12, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPBROADCASTW 2(DX), Y2
+	VPSHUFB      sel_pair<>+0(SB), Y2, Y2
+	VPSLLW       $0x07, Y2, Y2
+	VPXOR        Y0, Y8, Y8
+	VPXOR        Y7, Y10, Y10
+	VPBLENDVB    Y2, Y10, Y8, Y8
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y1, Y11, Y11
+	VPBLENDVB    Y2, Y11, Y9, Y9
+	VPERM2I128   $0x20, Y9, Y8, Y2
+	VMOVDQU      Y2, 64(AX)
+	VPERM2I128   $0x31, Y9, Y8, Y2
+	VMOVDQU      Y2, 96(AX)
+	ADDQ         $0x00000080, AX
+
+rowsAVX2_2_2_next:
+	ADDQ $0x40, CX
+	ADDQ $0x04, DX
+	SUBQ $0x04, BX
+	JMP  rowsAVX2_2_2
+
+rowsAVX2_2_1:
+	CMPQ    BX, $0x03
+	JB      rowsAVX2_2
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	VMOVDQU 32(CX), X7
+	VMOVDQU X0, X8
+	VMOVDQU X7, X9
+	VMOVDQU X7, X10
+	VMOVDQU X1, X11
+	MOVQ    $0x0000000a, DI
+
+rowsAVX2_2_1_round:
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPSHUFB rot16<>+0(SB), Y6, Y6
+	VPSHUFB rot16<>+0(SB), X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPSLLD  $0x0c, Y4, Y12
+	VPSRLD  $0x14, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x0c, X9, X12
+	VPSRLD  $0x14, X9, X9
+	VPOR    X12, X9, X9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPSHUFB rot8<>+0(SB), Y6, Y6
+	VPSHUFB rot8<>+0(SB), X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPSLLD  $0x07, Y4, Y12
+	VPSRLD  $0x19, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x07, X9, X12
+	VPSRLD  $0x19, X9, X9
+	VPOR    X12, X9, X9
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x93, X8, X8
+	VPSHUFD $0x39, X10, X10
+	VPSHUFD $0x4e, X11, X11
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPSHUFB rot16<>+0(SB), Y6, Y6
+	VPSHUFB rot16<>+0(SB), X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPSLLD  $0x0c, Y4, Y12
+	VPSRLD  $0x14, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x0c, X9, X12
+	VPSRLD  $0x14, X9, X9
+	VPOR    X12, X9, X9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPSHUFB rot8<>+0(SB), Y6, Y6
+	VPSHUFB rot8<>+0(SB), X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPSLLD  $0x07, Y4, Y12
+	VPSRLD  $0x19, Y4, Y4
+	VPOR    Y12, Y4, Y4
+	VPSLLD  $0x07, X9, X12
+	VPSRLD  $0x19, X9, X9
+	VPOR    X12, X9, X9
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x39, X8, X8
+	VPSHUFD $0x93, X10, X10
+	VPSHUFD $0x4e, X11, X11
+	DECQ    DI
+	JNZ     rowsAVX2_2_1_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX2_2_1_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX2_2_1_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX2_2_1_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX2_2_1_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	VPXOR   X7, X9, X9
+	VMOVDQU X9, 32(AX)
+	ADDQ    $0x00000030, AX
+	JMP     rowsAVX2_2_1_next
+
+rowsAVX2_2_1_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPXOR      X0, X8, X8
+	VPXOR      X7, X9, X9
+	VMOVDQU    X8, 64(AX)
+	VMOVDQU    X9, 80(AX)
+	ADDQ       $0x00000060, AX
+	JMP        rowsAVX2_2_1_next
+
+rowsAVX2_2_1_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	VPXOR      X0, X8, X8
+	VPXOR      X7, X9, X9
+	VPXOR      X7, X10, X10
+	VPXOR      X1, X11, X11
+	VMOVDQU    X8, 128(AX)
+	VMOVDQU    X9, 144(AX)
+	VMOVDQU    X10, 160(AX)
+	VMOVDQU    X11, 176(AX)
+	ADDQ       $0x000000c0, AX
+	JMP        rowsAVX2_2_1_next
+
+rowsAVX2_2_1_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	VPBROADCASTB 2(DX), X2
+	VPSLLW       $0x07, X2, X2
+	VPXOR        X0, X8, X8
+	VPXOR        X7, X9, X9
+	VPBLENDVB    X2, X9, X8, X8
+	VMOVDQU      X8, 32(AX)
+	ADDQ         $0x00000030, AX
+	JMP          rowsAVX2_2_1_next
+
+rowsAVX2_2_1_mode4:
+	VPBROADCASTW (DX), Y12
+	VPSHUFB      sel_pair<>+0(SB), Y12, Y12
+	VPSLLW       $0x07, Y12, Y12
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y12, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y12, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPBROADCASTB 2(DX), X2
+	VPSLLW       $0x07, X2, X2
+	VPXOR        X0, X8, X8
+	VPXOR        X7, X10, X10
+	VPBLENDVB    X2, X10, X8, X8
+	VPXOR        X7, X9, X9
+	VPXOR        X1, X11, X11
+	VPBLENDVB    X2, X11, X9, X9
+	VMOVDQU      X8, 64(AX)
+	VMOVDQU      X9, 80(AX)
+	ADDQ         $0x00000060, AX
+
+rowsAVX2_2_1_next:
+	ADDQ $0x30, CX
+	ADDQ $0x03, DX
+	SUBQ $0x03, BX
+	JMP  rowsAVX2_2_1
+
+rowsAVX2_2:
+	CMPQ    BX, $0x02
+	JB      rowsAVX2_1
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	MOVQ    $0x0000000a, DI
+
+rowsAVX2_2_round:
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPSHUFB rot16<>+0(SB), Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPSLLD  $0x0c, Y4, Y7
+	VPSRLD  $0x14, Y4, Y4
+	VPOR    Y7, Y4, Y4
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPSHUFB rot8<>+0(SB), Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPSLLD  $0x07, Y4, Y7
+	VPSRLD  $0x19, Y4, Y4
+	VPOR    Y7, Y4, Y4
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPSHUFB rot16<>+0(SB), Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPSLLD  $0x0c, Y4, Y7
+	VPSRLD  $0x14, Y4, Y4
+	VPOR    Y7, Y4, Y4
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPSHUFB rot8<>+0(SB), Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPSLLD  $0x07, Y4, Y7
+	VPSRLD  $0x19, Y4, Y4
+	VPOR    Y7, Y4, Y4
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	DECQ    DI
+	JNZ     rowsAVX2_2_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX2_2_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX2_2_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX2_2_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX2_2_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	ADDQ    $0x00000020, AX
+	JMP     rowsAVX2_2_next
+
+rowsAVX2_2_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	ADDQ       $0x00000040, AX
+	JMP        rowsAVX2_2_next
+
+rowsAVX2_2_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	ADDQ       $0x00000080, AX
+	JMP        rowsAVX2_2_next
+
+rowsAVX2_2_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	ADDQ         $0x00000020, AX
+	JMP          rowsAVX2_2_next
+
+rowsAVX2_2_mode4:
+	VPBROADCASTW (DX), Y7
+	VPSHUFB      sel_pair<>+0(SB), Y7, Y7
+	VPSLLW       $0x07, Y7, Y7
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y7, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y7, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	ADDQ         $0x00000040, AX
+
+rowsAVX2_2_next:
+	ADDQ $0x20, CX
+	ADDQ $0x02, DX
+	SUBQ $0x02, BX
+	JMP  rowsAVX2_2
+
+rowsAVX2_1:
+	CMPQ    BX, $0x01
+	JB      rowsAVX2_done
+	VMOVDQU (CX), X2
+	VMOVDQU X0, X3
+	VMOVDQU X2, X4
+	VMOVDQU X2, X5
+	VMOVDQU X1, X6
+	MOVQ    $0x0000000a, DI
+
+rowsAVX2_1_round:
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPSHUFB rot16<>+0(SB), X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPSLLD  $0x0c, X4, X7
+	VPSRLD  $0x14, X4, X4
+	VPOR    X7, X4, X4
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPSHUFB rot8<>+0(SB), X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPSLLD  $0x07, X4, X7
+	VPSRLD  $0x19, X4, X4
+	VPOR    X7, X4, X4
+	VPSHUFD $0x93, X3, X3
+	VPSHUFD $0x39, X5, X5
+	VPSHUFD $0x4e, X6, X6
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPSHUFB rot16<>+0(SB), X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPSLLD  $0x0c, X4, X7
+	VPSRLD  $0x14, X4, X4
+	VPOR    X7, X4, X4
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPSHUFB rot8<>+0(SB), X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPSLLD  $0x07, X4, X7
+	VPSRLD  $0x19, X4, X4
+	VPOR    X7, X4, X4
+	VPSHUFD $0x39, X3, X3
+	VPSHUFD $0x93, X5, X5
+	VPSHUFD $0x4e, X6, X6
+	DECQ    DI
+	JNZ     rowsAVX2_1_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX2_1_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX2_1_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX2_1_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX2_1_mode1
+	VPXOR   X2, X4, X4
+	VMOVDQU X4, (AX)
+	ADDQ    $0x00000010, AX
+	JMP     rowsAVX2_1_next
+
+rowsAVX2_1_mode1:
+	VPXOR   X0, X3, X3
+	VPXOR   X2, X4, X4
+	VMOVDQU X3, (AX)
+	VMOVDQU X4, 16(AX)
+	ADDQ    $0x00000020, AX
+	JMP     rowsAVX2_1_next
+
+rowsAVX2_1_mode2:
+	VPXOR   X0, X3, X3
+	VPXOR   X2, X4, X4
+	VPXOR   X2, X5, X5
+	VPXOR   X1, X6, X6
+	VMOVDQU X3, (AX)
+	VMOVDQU X4, 16(AX)
+	VMOVDQU X5, 32(AX)
+	VMOVDQU X6, 48(AX)
+	ADDQ    $0x00000040, AX
+	JMP     rowsAVX2_1_next
+
+rowsAVX2_1_mode3:
+	VPBROADCASTB (DX), X5
+	VPSLLW       $0x07, X5, X5
+	VPXOR        X0, X3, X3
+	VPXOR        X2, X4, X4
+	VPBLENDVB    X5, X4, X3, X3
+	VMOVDQU      X3, (AX)
+	ADDQ         $0x00000010, AX
+	JMP          rowsAVX2_1_next
+
+rowsAVX2_1_mode4:
+	VPBROADCASTB (DX), X7
+	VPSLLW       $0x07, X7, X7
+	VPXOR        X0, X3, X3
+	VPXOR        X2, X5, X5
+	VPBLENDVB    X7, X5, X3, X3
+	VPXOR        X2, X4, X4
+	VPXOR        X1, X6, X6
+	VPBLENDVB    X7, X6, X4, X4
+	VMOVDQU      X3, (AX)
+	VMOVDQU      X4, 16(AX)
+	ADDQ         $0x00000020, AX
+
+rowsAVX2_1_next:
+	ADDQ $0x10, CX
+	ADDQ $0x01, DX
+	SUBQ $0x01, BX
+	JMP  rowsAVX2_1
+
+rowsAVX2_done:
+	VZEROUPPER
+	RET
+
+// func rowsAVX512(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·rowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ           dst+0(FP), AX
+	MOVQ           src+8(FP), CX
+	MOVQ           sel+16(FP), DX
+	MOVQ           n+24(FP), BX
+	MOVQ           mode+32(FP), SI
+	MOVQ           in+40(FP), DI
+	VBROADCASTI128 (DI), Y0
+	VPBROADCASTQ   16(DI), Y1
+	VPSLLDQ        $0x08, Y1, Y1
+
+rowsAVX512_2_2:
+	CMPQ    BX, $0x04
+	JB      rowsAVX512_2_1
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	VMOVDQU 32(CX), Y7
+	VMOVDQU Y0, Y8
+	VMOVDQU Y7, Y9
+	VMOVDQU Y7, Y10
+	VMOVDQU Y1, Y11
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512_2_2_round:
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, Y9, Y9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, Y9, Y9
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, Y9, Y9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, Y9, Y9
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	DECQ    DI
+	JNZ     rowsAVX512_2_2_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512_2_2_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512_2_2_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512_2_2_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512_2_2_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	VPXOR   Y7, Y9, Y9
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x00000040, AX
+	JMP     rowsAVX512_2_2_next
+
+rowsAVX512_2_2_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPXOR      Y0, Y8, Y8
+	VPXOR      Y7, Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x31, Y9, Y8, Y2
+	VMOVDQU    Y2, 96(AX)
+	ADDQ       $0x00000080, AX
+	JMP        rowsAVX512_2_2_next
+
+rowsAVX512_2_2_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	VPXOR      Y0, Y8, Y8
+	VPXOR      Y7, Y9, Y9
+	VPXOR      Y7, Y10, Y10
+	VPXOR      Y1, Y11, Y11
+	VPERM2I128 $0x20, Y9, Y8, Y2
+	VMOVDQU    Y2, 128(AX)
+	VPERM2I128 $0x31, Y9, Y8, Y2
+	VMOVDQU    Y2, 192(AX)
+	VPERM2I128 $0x20, Y11, Y10, Y2
+	VMOVDQU    Y2, 160(AX)
+	VPERM2I128 $0x31, Y11, Y10, Y2
+	VMOVDQU    Y2, 224(AX)
+	ADDQ       $0x00000100, AX
+	JMP        rowsAVX512_2_2_next
+
+rowsAVX512_2_2_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	VPBROADCASTW 2(DX), Y2
+	VPSHUFB      sel_pair<>+0(SB), Y2, Y2
+	VPSLLW       $0x07, Y2, Y2
+	VPXOR        Y0, Y8, Y8
+	VPXOR        Y7, Y9, Y9
+	VPBLENDVB    Y2, Y9, Y8, Y8
+	VMOVDQU      Y8, 32(AX)
+	ADDQ         $0x00000040, AX
+	JMP          rowsAVX512_2_2_next
+
+rowsAVX512_2_2_mode4:
+	VPBROADCASTW (DX), Y12
+	VPSHUFB      sel_pair<>+0(SB), Y12, Y12
+	VPSLLW       $0x07, Y12, Y12
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y12, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y12, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPBROADCASTW 2(DX), Y2
+	VPSHUFB      sel_pair<>+0(SB), Y2, Y2
+	VPSLLW       $0x07, Y2, Y2
+	VPXOR        Y0, Y8, Y8
+	VPXOR        Y7, Y10, Y10
+	VPBLENDVB    Y2, Y10, Y8, Y8
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y1, Y11, Y11
+	VPBLENDVB    Y2, Y11, Y9, Y9
+	VPERM2I128   $0x20, Y9, Y8, Y2
+	VMOVDQU      Y2, 64(AX)
+	VPERM2I128   $0x31, Y9, Y8, Y2
+	VMOVDQU      Y2, 96(AX)
+	ADDQ         $0x00000080, AX
+
+rowsAVX512_2_2_next:
+	ADDQ $0x40, CX
+	ADDQ $0x04, DX
+	SUBQ $0x04, BX
+	JMP  rowsAVX512_2_2
+
+rowsAVX512_2_1:
+	CMPQ    BX, $0x03
+	JB      rowsAVX512_2
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	VMOVDQU 32(CX), X7
+	VMOVDQU X0, X8
+	VMOVDQU X7, X9
+	VMOVDQU X7, X10
+	VMOVDQU X1, X11
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512_2_1_round:
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, X9, X9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, X9, X9
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x93, X8, X8
+	VPSHUFD $0x39, X10, X10
+	VPSHUFD $0x4e, X11, X11
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, X9, X9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, X9, X9
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x39, X8, X8
+	VPSHUFD $0x93, X10, X10
+	VPSHUFD $0x4e, X11, X11
+	DECQ    DI
+	JNZ     rowsAVX512_2_1_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512_2_1_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512_2_1_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512_2_1_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512_2_1_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	VPXOR   X7, X9, X9
+	VMOVDQU X9, 32(AX)
+	ADDQ    $0x00000030, AX
+	JMP     rowsAVX512_2_1_next
+
+rowsAVX512_2_1_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPXOR      X0, X8, X8
+	VPXOR      X7, X9, X9
+	VMOVDQU    X8, 64(AX)
+	VMOVDQU    X9, 80(AX)
+	ADDQ       $0x00000060, AX
+	JMP        rowsAVX512_2_1_next
+
+rowsAVX512_2_1_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	VPXOR      X0, X8, X8
+	VPXOR      X7, X9, X9
+	VPXOR      X7, X10, X10
+	VPXOR      X1, X11, X11
+	VMOVDQU    X8, 128(AX)
+	VMOVDQU    X9, 144(AX)
+	VMOVDQU    X10, 160(AX)
+	VMOVDQU    X11, 176(AX)
+	ADDQ       $0x000000c0, AX
+	JMP        rowsAVX512_2_1_next
+
+rowsAVX512_2_1_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	VPBROADCASTB 2(DX), X2
+	VPSLLW       $0x07, X2, X2
+	VPXOR        X0, X8, X8
+	VPXOR        X7, X9, X9
+	VPBLENDVB    X2, X9, X8, X8
+	VMOVDQU      X8, 32(AX)
+	ADDQ         $0x00000030, AX
+	JMP          rowsAVX512_2_1_next
+
+rowsAVX512_2_1_mode4:
+	VPBROADCASTW (DX), Y12
+	VPSHUFB      sel_pair<>+0(SB), Y12, Y12
+	VPSLLW       $0x07, Y12, Y12
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y12, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y12, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPBROADCASTB 2(DX), X2
+	VPSLLW       $0x07, X2, X2
+	VPXOR        X0, X8, X8
+	VPXOR        X7, X10, X10
+	VPBLENDVB    X2, X10, X8, X8
+	VPXOR        X7, X9, X9
+	VPXOR        X1, X11, X11
+	VPBLENDVB    X2, X11, X9, X9
+	VMOVDQU      X8, 64(AX)
+	VMOVDQU      X9, 80(AX)
+	ADDQ         $0x00000060, AX
+
+rowsAVX512_2_1_next:
+	ADDQ $0x30, CX
+	ADDQ $0x03, DX
+	SUBQ $0x03, BX
+	JMP  rowsAVX512_2_1
+
+rowsAVX512_2:
+	CMPQ    BX, $0x02
+	JB      rowsAVX512_1
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512_2_round:
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x10, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x0c, Y4, Y4
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x08, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x07, Y4, Y4
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x10, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x0c, Y4, Y4
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x08, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x07, Y4, Y4
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	DECQ    DI
+	JNZ     rowsAVX512_2_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512_2_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512_2_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512_2_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512_2_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	ADDQ    $0x00000020, AX
+	JMP     rowsAVX512_2_next
+
+rowsAVX512_2_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	ADDQ       $0x00000040, AX
+	JMP        rowsAVX512_2_next
+
+rowsAVX512_2_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	ADDQ       $0x00000080, AX
+	JMP        rowsAVX512_2_next
+
+rowsAVX512_2_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	ADDQ         $0x00000020, AX
+	JMP          rowsAVX512_2_next
+
+rowsAVX512_2_mode4:
+	VPBROADCASTW (DX), Y7
+	VPSHUFB      sel_pair<>+0(SB), Y7, Y7
+	VPSLLW       $0x07, Y7, Y7
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y7, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y7, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	ADDQ         $0x00000040, AX
+
+rowsAVX512_2_next:
+	ADDQ $0x20, CX
+	ADDQ $0x02, DX
+	SUBQ $0x02, BX
+	JMP  rowsAVX512_2
+
+rowsAVX512_1:
+	CMPQ    BX, $0x01
+	JB      rowsAVX512_done
+	VMOVDQU (CX), X2
+	VMOVDQU X0, X3
+	VMOVDQU X2, X4
+	VMOVDQU X2, X5
+	VMOVDQU X1, X6
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512_1_round:
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x10, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x0c, X4, X4
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x08, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x07, X4, X4
+	VPSHUFD $0x93, X3, X3
+	VPSHUFD $0x39, X5, X5
+	VPSHUFD $0x4e, X6, X6
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x10, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x0c, X4, X4
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x08, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x07, X4, X4
+	VPSHUFD $0x39, X3, X3
+	VPSHUFD $0x93, X5, X5
+	VPSHUFD $0x4e, X6, X6
+	DECQ    DI
+	JNZ     rowsAVX512_1_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512_1_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512_1_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512_1_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512_1_mode1
+	VPXOR   X2, X4, X4
+	VMOVDQU X4, (AX)
+	ADDQ    $0x00000010, AX
+	JMP     rowsAVX512_1_next
+
+rowsAVX512_1_mode1:
+	VPXOR   X0, X3, X3
+	VPXOR   X2, X4, X4
+	VMOVDQU X3, (AX)
+	VMOVDQU X4, 16(AX)
+	ADDQ    $0x00000020, AX
+	JMP     rowsAVX512_1_next
+
+rowsAVX512_1_mode2:
+	VPXOR   X0, X3, X3
+	VPXOR   X2, X4, X4
+	VPXOR   X2, X5, X5
+	VPXOR   X1, X6, X6
+	VMOVDQU X3, (AX)
+	VMOVDQU X4, 16(AX)
+	VMOVDQU X5, 32(AX)
+	VMOVDQU X6, 48(AX)
+	ADDQ    $0x00000040, AX
+	JMP     rowsAVX512_1_next
+
+rowsAVX512_1_mode3:
+	VPBROADCASTB (DX), X5
+	VPSLLW       $0x07, X5, X5
+	VPXOR        X0, X3, X3
+	VPXOR        X2, X4, X4
+	VPBLENDVB    X5, X4, X3, X3
+	VMOVDQU      X3, (AX)
+	ADDQ         $0x00000010, AX
+	JMP          rowsAVX512_1_next
+
+rowsAVX512_1_mode4:
+	VPBROADCASTB (DX), X7
+	VPSLLW       $0x07, X7, X7
+	VPXOR        X0, X3, X3
+	VPXOR        X2, X5, X5
+	VPBLENDVB    X7, X5, X3, X3
+	VPXOR        X2, X4, X4
+	VPXOR        X1, X6, X6
+	VPBLENDVB    X7, X6, X4, X4
+	VMOVDQU      X3, (AX)
+	VMOVDQU      X4, 16(AX)
+	ADDQ         $0x00000020, AX
+
+rowsAVX512_1_next:
+	ADDQ $0x10, CX
+	ADDQ $0x01, DX
+	SUBQ $0x01, BX
+	JMP  rowsAVX512_1
+
+rowsAVX512_done:
 	VZEROUPPER
 	RET

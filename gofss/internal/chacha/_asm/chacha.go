@@ -1,8 +1,9 @@
 // Command _asm generates the amd64 kernels of package chacha (run `go generate` in
-// the package). Each kernel runs the PRG on a chunk of seeds at once, one seed per
-// 32-bit lane: 8 seeds per chunk with AVX2, 16 with AVX-512. The 16 state words are
-// 16 vectors; seeds are transposed into that layout on the way in and back on the
-// way out.
+// the package). The blocks kernels run the PRG on a chunk of seeds at once, one seed
+// per 32-bit lane: 8 seeds per chunk with AVX2, 16 with AVX-512. The 16 state words
+// are 16 vectors; seeds are transposed into that layout on the way in and back on
+// the way out. The rows kernels are for a few seeds, where a chunk would mostly
+// compute padding: a seed's state is four vectors, one per row (see generateRows).
 package main
 
 import (
@@ -34,13 +35,18 @@ func main() {
 	consts := newConstants()
 	generate(&kernel{name: "blocksAVX2", wide: false, c: consts})
 	generate(&kernel{name: "blocksAVX512", wide: true, c: consts})
+	generateRows(&kernel{name: "rowsAVX2", wide: false, c: consts})
+	generateRows(&kernel{name: "rowsAVX512", wide: true, c: consts})
 	Generate()
-	checkVEX(flag.Lookup("out").Value.String(), "blocksAVX2")
+	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512"} {
+		checkVEX(flag.Lookup("out").Value.String(), fn)
+	}
 }
 
 // checkVEX fails if the register allocator gave function fn one of the registers
 // that only AVX-512 can encode: the assembler would then silently pick an EVEX
-// encoding that AVX2-only CPUs cannot run.
+// encoding that AVX2-only CPUs cannot run, or, in rowsAVX512, whose only AVX-512
+// instruction is VPROLD, one that needs more than AVX512VL.
 func checkVEX(file, fn string) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -65,6 +71,7 @@ type constants struct {
 	selAVX2        Mem // VPERMD indices that put sel bytes in state lane order
 	selAVX512      Mem
 	pairLo, pairHi Mem // VPERMI2Q indices that interleave two rows' blocks per seed
+	selPair        Mem // VPSHUFB indices that spread sel byte h over 128-bit half h
 }
 
 func newConstants() constants {
@@ -81,6 +88,10 @@ func newConstants() constants {
 	c.selAVX512 = laneOrder("sel_avx512", 16)
 	c.pairLo = qwords("pair_lo", 0, 1, 8, 9, 2, 3, 10, 11)
 	c.pairHi = qwords("pair_hi", 4, 5, 12, 13, 6, 7, 14, 15)
+	c.selPair = GLOBL("sel_pair", RODATA|NOPTR)
+	for i := 0; i < 32; i++ {
+		DATA(i, U8(i/16))
+	}
 	return c
 }
 
@@ -273,7 +284,7 @@ func (k *kernel) rotate(v VecVirtual, n int) {
 	case n == 8:
 		VPSHUFB(k.c.rot8, v, v)
 	default:
-		t := YMM()
+		t := like(v)
 		VPSLLD(U8(n), v, t)
 		VPSRLD(U8(32-n), v, v)
 		VPOR(t, v, v)
@@ -353,11 +364,12 @@ func (k *kernel) output(r, w int) VecVirtual {
 	return v
 }
 
-// storePair writes the blocks of a and b (each holding one block per seed, for the
-// lanes/4 seeds from seed s on) as 32-byte pairs at dst + seed*stride + off.
+// storePair writes the blocks of a and b (each holding one block per seed in its
+// 128-bit parts, for the seeds from seed s on) as 32-byte pairs at
+// dst + seed*stride + off.
 func (k *kernel) storePair(a, b VecVirtual, off, stride, s int) {
 	at := func(seed int) Mem { return Mem{Base: k.dst}.Offset(seed*stride + off) }
-	if !k.wide {
+	if a.Size() == 32 {
 		for h, imm := range []uint8{0x20, 0x31} {
 			t := YMM()
 			VPERM2I128(U8(imm), b, a, t)
@@ -452,4 +464,201 @@ func (k *kernel) transpose(v [4]VecVirtual) [4]VecVirtual {
 	VPUNPCKLQDQ(t[3], t[1], o[2])
 	VPUNPCKHQDQ(t[3], t[1], o[3])
 	return o
+}
+
+// like returns a new register of v's size.
+func like(v Register) VecVirtual {
+	switch v.Size() {
+	case 16:
+		return XMM()
+	case 32:
+		return YMM()
+	}
+	return ZMM()
+}
+
+// generateRows generates a kernel that runs the PRG on a few seeds, such as the one
+// seed per key that a single-point Eval expands per level. A seed's state is four
+// vectors, one row each: the column round works on whole rows, and rotating rows 0,
+// 2 and 3 by one, two and three words lines the diagonals up as columns (row 1,
+// which the last step of a quarter-round writes, stays put so that the shuffles are
+// off the critical path). The rounds of a seed are one long dependency chain, so
+// seeds go in groups that share its latency: two per ymm register, one per 128-bit
+// half, and two such state sets interleaved.
+func generateRows(k *kernel) {
+	TEXT(k.name, NOSPLIT, "func(dst, src, sel *byte, n, mode int, in *[6]uint32)")
+	Pragma("noescape")
+	Doc(k.name+" runs the PRG on n seeds of src, up to four at a time, and writes the",
+		"outputs that mode asks for to dst. in and sel are as for blocks"+k.name[4:]+".")
+	k.dst = Load(Param("dst"), GP64())
+	k.src = Load(Param("src"), GP64())
+	k.sel = Load(Param("sel"), GP64())
+	n := Load(Param("n"), GP64())
+	mode := Load(Param("mode"), GP64())
+	k.in = Load(Param("in"), GP64())
+
+	// Rows 0 and 3 of the initial state (0, 0, nonce0, nonce1) in both halves.
+	row0, row3 := YMM(), YMM()
+	VBROADCASTI128(Mem{Base: k.in}, row0)
+	VPBROADCASTQ(Mem{Base: k.in}.Offset(16), row3)
+	VPSLLDQ(U8(8), row3, row3)
+
+	// Each group loops while n has that many seeds left. After the first, fewer
+	// than 4 are left, so at most one of the others runs, once.
+	groups := [][]int{{2, 2}, {2, 1}, {2}, {1}}
+	for g, sets := range groups {
+		next := k.name + "_done"
+		if g+1 < len(groups) {
+			next = groupLabel(k.name, groups[g+1])
+		}
+		k.rowGroup(sets, next, n, mode, row0, row3)
+	}
+	Label(k.name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// groupLabel is the label of the loop of the group of sets in function name.
+func groupLabel(name string, sets []int) string {
+	for _, w := range sets {
+		name += "_" + strconv.Itoa(w)
+	}
+	return name
+}
+
+// rowSet is the state of one seed (in xmm registers) or two (ymm).
+type rowSet struct {
+	first int // the index of its first seed in the group
+	x     [4]VecVirtual
+	init  [4]Register // the initial rows, for the outputs
+}
+
+// rowGroup runs a group of state sets of the given numbers of seeds for as long as
+// n has that many seeds left, then goes on at label next.
+func (k *kernel) rowGroup(widths []int, next string, n, mode Register, row0, row3 VecVirtual) {
+	name := groupLabel(k.name, widths)
+	seeds := 0
+	var sets []*rowSet
+	for _, w := range widths {
+		st := &rowSet{first: seeds}
+		var r0, r3 Register = row0, row3
+		if w == 1 {
+			r0, r3 = row0.AsX(), row3.AsX()
+		}
+		seed := like(r0)
+		st.init = [4]Register{r0, seed, seed, r3}
+		for r := range st.x {
+			st.x[r] = like(r0)
+		}
+		sets = append(sets, st)
+		seeds += w
+	}
+	Label(name)
+	CMPQ(n, U8(seeds))
+	JB(LabelRef(next))
+	for _, st := range sets {
+		VMOVDQU(Mem{Base: k.src}.Offset(16*st.first), st.init[1])
+		for r, x := range st.x {
+			VMOVDQU(st.init[r], x)
+		}
+	}
+
+	rounds := GP64()
+	MOVQ(U32(10), rounds)
+	Label(name + "_round")
+	k.rowRound(sets)
+	k.rotateRows(sets, 0x93, 0x39, 0x4e)
+	k.rowRound(sets)
+	k.rotateRows(sets, 0x39, 0x93, 0x4e)
+	DECQ(rounds)
+	JNZ(LabelRef(name + "_round"))
+
+	for m := len(modes) - 1; m > 0; m-- {
+		CMPQ(mode, U8(m))
+		JE(LabelRef(name + "_mode" + strconv.Itoa(m)))
+	}
+	for m, outs := range modes {
+		Label(name + "_mode" + strconv.Itoa(m))
+		for _, st := range sets {
+			k.storeRows(st, outs)
+		}
+		ADDQ(U32(seeds*len(outs)*16), k.dst)
+		JMP(LabelRef(name + "_next"))
+	}
+	Label(name + "_next")
+	ADDQ(U8(seeds*16), k.src)
+	ADDQ(U8(seeds), k.sel)
+	SUBQ(U8(seeds), n)
+	JMP(LabelRef(name))
+}
+
+// rowRound is a column round on the state rows of every set, or a diagonal one once
+// they are rotated into place. The sets' instructions interleave.
+func (k *kernel) rowRound(sets []*rowSet) {
+	for _, s := range []int{16, 12, 8, 7} {
+		// a += b; d ^= a; d <<<= s, or c += d; b ^= c; b <<<= s.
+		sum, add, xor := 0, 1, 3
+		if s == 12 || s == 7 {
+			sum, add, xor = 2, 3, 1
+		}
+		for _, st := range sets {
+			VPADDD(st.x[add], st.x[sum], st.x[sum])
+		}
+		for _, st := range sets {
+			VPXOR(st.x[sum], st.x[xor], st.x[xor])
+		}
+		for _, st := range sets {
+			k.rotate(st.x[xor], s)
+		}
+	}
+}
+
+// rotateRows shuffles the words of rows 0, 2 and 3 of every set.
+func (k *kernel) rotateRows(sets []*rowSet, imm0, imm2, imm3 uint8) {
+	for _, st := range sets {
+		VPSHUFD(U8(imm0), st.x[0], st.x[0])
+		VPSHUFD(U8(imm2), st.x[2], st.x[2])
+		VPSHUFD(U8(imm3), st.x[3], st.x[3])
+	}
+}
+
+// storeRows XORs the rows of set st that outs names with their initial values,
+// picks the row per seed in the select modes, and writes them seed by seed to dst.
+func (k *kernel) storeRows(st *rowSet, outs [][2]int) {
+	x := st.x
+	var pick VecVirtual
+	if outs[0][0] != outs[0][1] {
+		// VPBLENDVB reads the top bit of each byte: shifting the 0 or 1 of sel
+		// there gives a mask that takes the second row where sel is 1.
+		pick = like(x[0])
+		sel := Mem{Base: k.sel}.Offset(st.first)
+		if x[0].Size() == 16 {
+			VPBROADCASTB(sel, pick)
+		} else {
+			VPBROADCASTW(sel, pick)
+			VPSHUFB(k.c.selPair, pick, pick)
+		}
+		VPSLLW(U8(7), pick, pick)
+	}
+	o := make([]VecVirtual, len(outs))
+	for j, rows := range outs {
+		lo, hi := rows[0], rows[1]
+		VPXOR(st.init[lo], x[lo], x[lo])
+		o[j] = x[lo]
+		if hi != lo {
+			VPXOR(st.init[hi], x[hi], x[hi])
+			VPBLENDVB(pick, x[hi], x[lo], x[lo])
+		}
+	}
+	stride := 16 * len(o)
+	if x[0].Size() == 16 || len(o) == 1 {
+		// One seed's outputs, or one output of each seed: already in dst order.
+		for j, v := range o {
+			VMOVDQU(v, Mem{Base: k.dst}.Offset(st.first*stride+16*j))
+		}
+		return
+	}
+	for p := 0; p < len(o)/2; p++ {
+		k.storePair(o[2*p], o[2*p+1], 32*p, stride, st.first)
+	}
 }
