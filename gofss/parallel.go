@@ -30,26 +30,33 @@ func forChunks(n int, costNs float64, fn func(lo, hi int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var failure atomic.Value
-	for range workers {
+	work := func() {
+		// A panic on a worker would kill the process; hand it to the caller's
+		// goroutine, where the binding's recover turns it into an error.
+		defer func() {
+			if r := recover(); r != nil {
+				failure.CompareAndSwap(nil, panicValue{r})
+			}
+		}()
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			fn(c*chunk, min(n, (c+1)*chunk))
+		}
+	}
+	// The caller works too rather than only waiting: one goroutine fewer to start,
+	// and called through cgo its goroutine is locked to the C thread, where parking
+	// and waking it cost a thread hand-off.
+	for range workers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A panic on a worker would kill the process; hand it to the caller's
-			// goroutine, where the binding's recover turns it into an error.
-			defer func() {
-				if r := recover(); r != nil {
-					failure.CompareAndSwap(nil, panicValue{r})
-				}
-			}()
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				fn(c*chunk, min(n, (c+1)*chunk))
-			}
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 	if f := failure.Load(); f != nil {
 		panic(f.(panicValue).v)
