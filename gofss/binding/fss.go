@@ -136,8 +136,8 @@ func Gen(handle int64, cws, s0s, alphas uintptr, alphaWords int, alphaLo, alphaH
 	cw, err1 := view[gofss.Cw](cws, k*(s.InBits()+1))
 	seeds, err2 := view[gofss.Block](s0s, 2*k)
 	bs, err3 := view[gofss.Block](betas, k)
-	as, release, err4 := readInputs(alphas, alphaWords, k, alphaLo, alphaHi)
-	defer release()
+	as, buf, err4 := readInputs(alphas, alphaWords, k, alphaLo, alphaHi)
+	defer putInputs(buf)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return 0, err
 	}
@@ -160,8 +160,8 @@ func Eval(handle int64, dst uintptr, party int, s0s uintptr, k int, cws, xs uint
 	out, err1 := view[gofss.Block](dst, k*m)
 	seeds, err2 := view[gofss.Block](s0s, k)
 	cw, err3 := view[gofss.Cw](cws, k*(s.InBits()+1))
-	in, release, err4 := readInputs(xs, xWords, k*m, xLo, xHi)
-	defer release()
+	in, buf, err4 := readInputs(xs, xWords, k*m, xLo, xHi)
+	defer putInputs(buf)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return 0, err
 	}
@@ -194,22 +194,21 @@ func EvalAll(handle int64, dst uintptr, party int, s0s uintptr, k int, cws uintp
 // 2 or 4), the three forms Python passes: int32, int64 and (..., 4) int32 tensors.
 // With words 0 every input is lo + hi*2^64: a Python int, passed without a tensor.
 // The (..., 4) form is already the memory image of []Uint128 and is used in place;
-// the others are widened into a pooled buffer, which release returns.
-func readInputs(addr uintptr, words, n int, lo, hi uint64) (xs []gofss.Uint128, release func(), err error) {
-	release = func() {}
+// the others are widened into a pooled buffer, buf, for the caller to putInputs.
+func readInputs(addr uintptr, words, n int, lo, hi uint64) (xs []gofss.Uint128, buf *[]gofss.Uint128, err error) {
 	if words == 4 {
 		xs, err = view[gofss.Uint128](addr, n)
-		return xs, release, err
+		return xs, nil, err
 	}
 	if words != 0 && words != 1 && words != 2 {
-		return nil, release, fmt.Errorf("ValueError: inputs must have 0, 1, 2 or 4 words each, not %d", words)
+		return nil, nil, fmt.Errorf("ValueError: inputs must have 0, 1, 2 or 4 words each, not %d", words)
 	}
-	buf, _ := inputBufs.Get().(*[]gofss.Uint128)
+	buf, _ = inputBufs.Get().(*[]gofss.Uint128)
 	if buf == nil || cap(*buf) < n {
 		buf = new([]gofss.Uint128)
 		*buf = make([]gofss.Uint128, max(n, 0))
 	}
-	xs, release = (*buf)[:max(n, 0)], func() { inputBufs.Put(buf) }
+	xs = (*buf)[:max(n, 0)]
 	switch words {
 	case 0:
 		for i := range xs {
@@ -220,15 +219,22 @@ func readInputs(addr uintptr, words, n int, lo, hi uint64) (xs []gofss.Uint128, 
 		for i, v := range in {
 			xs[i] = gofss.Uint128{Lo: uint64(v)}
 		}
-		return xs, release, err
+		return xs, buf, err
 	case 2:
 		in, err := view[uint64](addr, n)
 		for i, v := range in {
 			xs[i] = gofss.Uint128{Lo: v}
 		}
-		return xs, release, err
+		return xs, buf, err
 	}
-	return xs, release, nil
+	return xs, buf, nil
+}
+
+// putInputs returns a readInputs buffer (nil: none) to the pool.
+func putInputs(buf *[]gofss.Uint128) {
+	if buf != nil {
+		inputBufs.Put(buf)
+	}
 }
 
 // inputBufs recycles readInputs' buffers: a batch of 2^16 inputs is 1 MiB that
@@ -237,6 +243,9 @@ var inputBufs sync.Pool
 
 // wrap marks caller-input errors so that Python raises ValueError for them.
 func wrap(err error) error {
+	if err == nil {
+		return nil // before errors.As, whose target would be allocated on every call
+	}
 	var ae *gofss.ArgError
 	if errors.As(err, &ae) {
 		return fmt.Errorf("ValueError: %w", err)
