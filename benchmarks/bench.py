@@ -253,7 +253,7 @@ def main() -> None:
     # 3. Python against Go, same work, all cores. The two run in turns, keeping each
     # figure's best, so that a slow spell of a shared machine does not land on one side.
     gopar, batched, single = None, None, None
-    for _ in range(2 if args.quick else 3):
+    for _ in range(2 if args.quick else 5):
         g = go_bench(
             "-bits",
             str(BITS),
