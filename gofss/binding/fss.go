@@ -230,9 +230,10 @@ func readInputs(addr uintptr, words, n int, lo, hi uint64) (xs []gofss.Uint128, 
 	return xs, buf, nil
 }
 
-// putInputs returns a readInputs buffer (nil: none) to the pool.
+// putInputs returns a readInputs buffer (nil: none) to the pool, unless it is so
+// large that keeping it would hold on to memory for little gain.
 func putInputs(buf *[]gofss.Uint128) {
-	if buf != nil {
+	if buf != nil && cap(*buf) <= maxPooledInputs {
 		inputBufs.Put(buf)
 	}
 }
@@ -240,6 +241,10 @@ func putInputs(buf *[]gofss.Uint128) {
 // inputBufs recycles readInputs' buffers: a batch of 2^16 inputs is 1 MiB that
 // would otherwise be allocated and zeroed on every call.
 var inputBufs sync.Pool
+
+// maxPooledInputs (16 MiB of inputs) bounds what the pool keeps; larger batches
+// take long enough that allocating their buffer does not matter.
+const maxPooledInputs = 1 << 20
 
 // wrap marks caller-input errors so that Python raises ValueError for them.
 func wrap(err error) error {
