@@ -219,7 +219,13 @@ func (d *Dcf) evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree {
 // child's seed (control bit in the lsb) and its path value v + from(V) + t*v_cw.
 func dcfChild(ar *arith, sv []Block, cw *Cw, side, t uint8, v Block) (Block, Block) {
 	x := sv[0].Xor(mask(dcfChildCw(cw, side), t))
-	return x, ar.add(v, ar.add(ar.from(sv[1]), mask(ar.from(cw[1]), t)))
+	return x, dcfValue(ar, v, sv[1], cw, t)
+}
+
+// dcfValue adds a level's share to the path's value v: from(raw) + t*v_cw, with raw
+// the PRG's value output for the chosen side and t the parent's control bit.
+func dcfValue(ar *arith, v, raw Block, cw *Cw, t uint8) Block {
+	return ar.add(v, ar.add(ar.from(raw), mask(ar.from(cw[1]), t)))
 }
 
 // checkCws refuses correction words that Gen cannot have made: a nonzero seed

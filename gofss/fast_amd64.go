@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
+	"github.com/pyfss/pyfss/gofss/internal/chacha"
 	"github.com/pyfss/pyfss/gofss/internal/kernels"
 )
 
@@ -219,8 +220,11 @@ func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]
 const minFastPoints = 8
 
 func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
-	if !useKernels(d.prg) || len(xs) < minFastPoints {
+	if !useKernels(d.prg) {
 		return false, nil
+	}
+	if len(xs) < minFastPoints {
+		return d.walkPoints(dst, party, s0s, cws, xs, m)
 	}
 	rk := fusedAesKeys(d.prg)
 	if rk == nil {
@@ -261,6 +265,78 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 	return true, nil
 }
 
+// Where a row keeps the right child's control-bit correction (bit 0 of this byte):
+// DPF word 4, DCF word 7.
+const (
+	dpfTrByte = 16
+	dcfTrByte = 28
+)
+
+// walkPoints evaluates a short batch with ChaCha a point at a time, each point's
+// levels in one kernel call: a point's levels are a chain of one-seed PRG calls, and
+// the Go around each call costs a fifth of it. Other PRGs take the portable walk.
+func (d *Dpf) walkPoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
+	n, ar := d.inBits, d.group.arith()
+	return walkPoints(d.prg, d, n, dst, party, s0s, cws, xs, m, dpfTrByte, nil, nil,
+		func(key []Cw, s Block, t uint8) Block { return dpfLeaf(ar, s, t, ar.from(key[n][0]), party) })
+}
+
+// walkPoints is Dpf.walkPoints for DCF: the kernel hands back each level's value
+// output and control bit, from which the path's value is summed here.
+func (d *Dcf) walkPoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
+	n, ar := d.inBits, d.group.arith()
+	var raws [maxInBits]Block
+	var ts [maxInBits]uint8
+	return walkPoints(d.prg, d, n, dst, party, s0s, cws, xs, m, dcfTrByte, raws[:n], ts[:n],
+		func(key []Cw, s Block, t uint8) Block {
+			var v Block
+			for i := range n {
+				v = dcfValue(ar, v, raws[i], &key[i], ts[i])
+			}
+			return dcfLeaf(ar, s, t, v, &key[n], party)
+		})
+}
+
+// walkPoints is the driver of both: after the key check, each point's walk (with
+// raws and ts receiving DCF's per-level outputs) and its leaf's output.
+func walkPoints(prg Prg, w pointWalker, n int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, trByte int,
+	raws []Block, ts []uint8, leaf func(key []Cw, s Block, t uint8) Block) (bool, error) {
+	p, ok := prg.(*ChaCha)
+	if !ok {
+		return false, nil
+	}
+	if err := w.checkCws(cws); err != nil {
+		return true, err
+	}
+	for j, x := range xs {
+		key := cws[j/m*(n+1):][:n+1]
+		s, t, ok := p.walk(key[:n], x, s0s[j/m].Clamp(), uint8(party), trByte, raws, ts)
+		if !ok {
+			return false, nil
+		}
+		dst[j] = leaf(key, s, t)
+	}
+	return true, nil
+}
+
+// walk runs one point's levels (rows: its key's first n correction words; path: the
+// n bits of x) in one kernel call, from seed s with control bit t; see
+// chacha.WalkOne. values and bits receive DCF's per-level outputs (nil for DPF). It
+// reports false where no kernel runs.
+func (p *ChaCha) walk(rows []Cw, x Uint128, s Block, t uint8, trByte int, values []Block, bits []uint8) (Block, uint8, bool) {
+	n := len(rows)
+	var sides [maxInBits]uint8
+	for i := range n {
+		sides[i] = x.Bit(n, i)
+	}
+	w := chacha.Walk{
+		Rows: blockBytes(unsafe.Slice(&rows[0][0], 2*n)), Sides: sides[:n], Mul: p.mul, TrByte: trByte,
+		Values: blockBytes(values), Bits: bits,
+	}
+	leaf, tOut, ok := chacha.WalkOne(&w, p.nonce, s.Bytes(), t)
+	return BlockFromBytes(leaf), tOut, ok
+}
+
 // forFastTiles runs fn on tiles [j0, j1) of at most evalTile of n points, spread over
 // goroutines, each with its own scratch for half PRG outputs per point.
 func forFastTiles(n int, costNs float64, half int, fn func(j0, j1 int, buf *fastEvalState)) {
@@ -296,8 +372,11 @@ func (d *Dpf) fastLeaves(dst []Block, st *fastEvalState, cws []Cw, ar *arith, pa
 
 // fastEval is Dpf.fastEval for DCF; its AES kernel checks the last correction words.
 func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
-	if !useKernels(d.prg) || len(xs) < minFastPoints {
+	if !useKernels(d.prg) {
 		return false, nil
+	}
+	if len(xs) < minFastPoints {
+		return d.walkPoints(dst, party, s0s, cws, xs, m)
 	}
 	// ka is declared after the cheap checks: it lives on the heap, and short
 	// batches should not pay for it.

@@ -2,7 +2,10 @@ package chacha
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 )
 
 // BenchmarkExpand and BenchmarkExpandSelect report output bytes per second and
@@ -49,4 +52,44 @@ func benchmark(b *testing.B, f func(dst, src []byte, nonce [2]uint32, mul int, s
 			}
 		}
 	}
+}
+
+// BenchmarkWalkOne measures a single-point Eval's walk at in_bits 20 (ns/op is per
+// walk); BenchmarkWalkExpandSelect takes the same walk with one ExpandSelect call
+// per level, the path that WalkOne replaces.
+func BenchmarkWalkOne(b *testing.B) {
+	benchmarkWalk(b, func(w *Walk, nonce [2]uint32, seed [16]byte, _ []byte) bool {
+		_, _, ok := WalkOne(w, nonce, seed, 1)
+		return ok
+	})
+}
+
+func BenchmarkWalkExpandSelect(b *testing.B) {
+	benchmarkWalk(b, func(w *Walk, nonce [2]uint32, seed [16]byte, buf []byte) bool {
+		walkLevels(w, seed, 1, func(out, seed []byte, w *Walk, i int) {
+			ExpandSelect(out[:w.Mul/2*BlockSize], seed, nonce, w.Mul, w.Sides[i:i+1])
+		}, buf)
+		return true
+	})
+}
+
+// benchmarkWalk skips the backends for which walk returns false.
+func benchmarkWalk(b *testing.B, walk func(w *Walk, nonce [2]uint32, seed [16]byte, buf []byte) bool) {
+	pathtest.EachB(b, Backends(), SetBackend, func(b *testing.B) {
+		for _, mul := range []int{2, 4} {
+			b.Run(fmt.Sprintf("mul%d", mul), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(7, 8))
+				w := newWalk(b, rng, 20, mul, 16+12*(mul/4))
+				nonce := [2]uint32{0x12345678, 0x9abcdef0}
+				seed := [16]byte{1, 2, 3}
+				buf := make([]byte, 3*BlockSize)
+				if !walk(w, nonce, seed, buf) {
+					b.Skip("no walk kernel")
+				}
+				for b.Loop() {
+					walk(w, nonce, seed, buf)
+				}
+			})
+		}
+	})
 }

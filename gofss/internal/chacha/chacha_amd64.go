@@ -31,12 +31,12 @@ func archBackends() []*backend {
 			// The blocks kernel needs only the foundation subset; the rows kernel
 			// rotates xmm and ymm registers, which takes VL.
 			Available: cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL,
-			Ops:       ops{avx512.expand, avx512.expandSelect},
+			Ops:       ops{avx512.expand, avx512.expandSelect, avx512},
 		},
 		{
 			Name:      "avx2",
 			Available: cpu.X86.HasAVX2,
-			Ops:       ops{avx2.expand, avx2.expandSelect},
+			Ops:       ops{avx2.expand, avx2.expandSelect, avx2},
 		},
 	}
 }
@@ -105,13 +105,29 @@ func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
 	copy(dst[done*out*BlockSize:], tdst[:rest*out*BlockSize])
 }
 
+// walk runs the walk kernel; WalkOne has checked w.
+func (s simd) walk(w *Walk, nonce [2]uint32, seed *[16]byte, t uint8) uint8 {
+	var in [6]uint32
+	setInput(&in, nonce, w.Mul)
+	rows, sides, values, bits := first(w.Rows), first(w.Sides), first(w.Values), first(w.Bits)
+	if s == avx512 {
+		return walkAVX512(rows, sides, values, bits, len(w.Sides), w.TrByte, w.Mul, &in, seed, t)
+	}
+	return walkAVX2(rows, sides, values, bits, len(w.Sides), w.TrByte, w.Mul, &in, seed, t)
+}
+
+// first points to b's first byte, or is nil if b is empty.
+func first(b []byte) *byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return &b[0]
+}
+
 // call runs count chunks through the blocks kernel or, with rows, count seeds
 // through the rows kernel.
 func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[6]uint32) {
-	var selp *byte
-	if len(sel) > 0 {
-		selp = &sel[0]
-	}
+	selp := first(sel)
 	switch {
 	case s == avx512 && rows:
 		rowsAVX512(dst, src, selp, count, mode, in)

@@ -29,3 +29,23 @@ func rowsAVX2(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
 //
 //go:noescape
 func rowsAVX512(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
+
+// walkAVX2 walks from seed (control bit clear) with control bit t down n levels
+// and returns the leaf's control bit, the leaf's seed in seed. Level i expands
+// with mul (2 or 4), takes side sides[i] and the correction word at rows+32i,
+// whose control bit for side 1 is bit 0 of byte tr; with mul 4 it writes the
+// side's value block to values+16i and the parent control bit to bits[i]. in
+// is as for blocksAVX2.
+//
+//go:noescape
+func walkAVX2(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
+
+// walkAVX512 walks from seed (control bit clear) with control bit t down n levels
+// and returns the leaf's control bit, the leaf's seed in seed. Level i expands
+// with mul (2 or 4), takes side sides[i] and the correction word at rows+32i,
+// whose control bit for side 1 is bit 0 of byte tr; with mul 4 it writes the
+// side's value block to values+16i and the parent control bit to bits[i]. in
+// is as for blocksAVX512.
+//
+//go:noescape
+func walkAVX512(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8

@@ -154,6 +154,42 @@ DATA sel_pair<>+30(SB)/1, $0x01
 DATA sel_pair<>+31(SB)/1, $0x01
 GLOBL sel_pair<>(SB), RODATA|NOPTR, $32
 
+DATA ctrl_byte<>+0(SB)/1, $0x0c
+DATA ctrl_byte<>+1(SB)/1, $0x0c
+DATA ctrl_byte<>+2(SB)/1, $0x0c
+DATA ctrl_byte<>+3(SB)/1, $0x0c
+DATA ctrl_byte<>+4(SB)/1, $0x0c
+DATA ctrl_byte<>+5(SB)/1, $0x0c
+DATA ctrl_byte<>+6(SB)/1, $0x0c
+DATA ctrl_byte<>+7(SB)/1, $0x0c
+DATA ctrl_byte<>+8(SB)/1, $0x0c
+DATA ctrl_byte<>+9(SB)/1, $0x0c
+DATA ctrl_byte<>+10(SB)/1, $0x0c
+DATA ctrl_byte<>+11(SB)/1, $0x0c
+DATA ctrl_byte<>+12(SB)/1, $0x0c
+DATA ctrl_byte<>+13(SB)/1, $0x0c
+DATA ctrl_byte<>+14(SB)/1, $0x0c
+DATA ctrl_byte<>+15(SB)/1, $0x0c
+GLOBL ctrl_byte<>(SB), RODATA|NOPTR, $16
+
+DATA clear_ctrl<>+0(SB)/1, $0xff
+DATA clear_ctrl<>+1(SB)/1, $0xff
+DATA clear_ctrl<>+2(SB)/1, $0xff
+DATA clear_ctrl<>+3(SB)/1, $0xff
+DATA clear_ctrl<>+4(SB)/1, $0xff
+DATA clear_ctrl<>+5(SB)/1, $0xff
+DATA clear_ctrl<>+6(SB)/1, $0xff
+DATA clear_ctrl<>+7(SB)/1, $0xff
+DATA clear_ctrl<>+8(SB)/1, $0xff
+DATA clear_ctrl<>+9(SB)/1, $0xff
+DATA clear_ctrl<>+10(SB)/1, $0xff
+DATA clear_ctrl<>+11(SB)/1, $0xff
+DATA clear_ctrl<>+12(SB)/1, $0xfe
+DATA clear_ctrl<>+13(SB)/1, $0xff
+DATA clear_ctrl<>+14(SB)/1, $0xff
+DATA clear_ctrl<>+15(SB)/1, $0xff
+GLOBL clear_ctrl<>(SB), RODATA|NOPTR, $16
+
 // func blocksAVX2(dst *byte, src *byte, sel *byte, chunks int, mode int, in *[6]uint32)
 // Requires: AVX, AVX2
 TEXT ·blocksAVX2(SB), NOSPLIT, $256-48
@@ -2329,5 +2365,377 @@ rowsAVX512_1_next:
 	JMP  rowsAVX512_1
 
 rowsAVX512_done:
+	VZEROUPPER
+	RET
+
+// func walkAVX2(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
+// Requires: AVX, AVX2
+TEXT ·walkAVX2(SB), NOSPLIT, $0-81
+	MOVQ    rows+0(FP), AX
+	MOVQ    sides+8(FP), CX
+	MOVQ    values+16(FP), DX
+	MOVQ    bits+24(FP), BX
+	MOVQ    n+32(FP), SI
+	MOVQ    tr+40(FP), DI
+	MOVQ    mul+48(FP), R8
+	MOVQ    in+56(FP), R9
+	MOVQ    seed+64(FP), R10
+	MOVBLZX t+72(FP), R11
+	VMOVDQU (R9), X0
+	VMOVQ   16(R9), X1
+	VPSLLDQ $0x08, X1, X1
+	VMOVDQU (R10), X2
+	MOVBLZX 12(R10), R9
+	ANDL    $0x01, R11
+	ORL     R11, R9
+	VPINSRB $0x0c, R9, X2, X2
+	CMPQ    R8, $0x04
+	JE      walkAVX2_mul4
+
+walkAVX2_mul2:
+	CMPQ         SI, $0x00
+	JE           walkAVX2_done
+	MOVBLZX      12(AX), DX
+	MOVBLZX      (AX)(DI*1), BX
+	MOVBLZX      (CX), R8
+	XORL         DX, BX
+	ANDL         R8, BX
+	ANDL         $0x01, BX
+	XORL         BX, DX
+	VMOVDQU      (AX), X3
+	VPINSRB      $0x0c, DX, X3, X3
+	VPSHUFB      ctrl_byte<>+0(SB), X2, X4
+	VPSLLW       $0x07, X4, X4
+	VPXOR        X5, X5, X5
+	VPBLENDVB    X4, X3, X5, X3
+	VPBROADCASTB (CX), X4
+	VPSLLW       $0x07, X4, X4
+	VPAND        clear_ctrl<>+0(SB), X2, X2
+	VMOVDQU      X0, X5
+	VMOVDQU      X2, X6
+	VMOVDQU      X2, X7
+	VMOVDQU      X1, X8
+	VPXOR        X0, X3, X9
+	VPXOR        X2, X3, X2
+	MOVQ         $0x0000000a, DX
+
+walkAVX2_mul2_round:
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPSHUFB   rot16<>+0(SB), X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPSLLD    $0x0c, X6, X3
+	VPSRLD    $0x14, X6, X6
+	VPOR      X3, X6, X6
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPSHUFB   rot8<>+0(SB), X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPSLLD    $0x07, X6, X3
+	VPSRLD    $0x19, X6, X6
+	VPOR      X3, X6, X6
+	VPSHUFD   $0x93, X5, X5
+	VPSHUFD   $0x39, X7, X7
+	VPSHUFD   $0x4e, X8, X8
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPSHUFB   rot16<>+0(SB), X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPSLLD    $0x0c, X6, X3
+	VPSRLD    $0x14, X6, X6
+	VPOR      X3, X6, X6
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPSHUFB   rot8<>+0(SB), X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPSLLD    $0x07, X6, X3
+	VPSRLD    $0x19, X6, X6
+	VPOR      X3, X6, X6
+	VPSHUFD   $0x39, X5, X5
+	VPSHUFD   $0x93, X7, X7
+	VPSHUFD   $0x4e, X8, X8
+	DECQ      DX
+	JNZ       walkAVX2_mul2_round
+	VPXOR     X9, X5, X5
+	VPXOR     X2, X6, X6
+	VPBLENDVB X4, X6, X5, X2
+	ADDQ      $0x20, AX
+	INCQ      CX
+	DECQ      SI
+	JMP       walkAVX2_mul2
+
+walkAVX2_mul4:
+	CMPQ         SI, $0x00
+	JE           walkAVX2_done
+	MOVBLZX      12(AX), R8
+	MOVBLZX      (AX)(DI*1), R9
+	MOVBLZX      (CX), R11
+	XORL         R8, R9
+	ANDL         R11, R9
+	ANDL         $0x01, R9
+	XORL         R9, R8
+	VMOVDQU      (AX), X3
+	VPINSRB      $0x0c, R8, X3, X3
+	VPSHUFB      ctrl_byte<>+0(SB), X2, X4
+	VPSLLW       $0x07, X4, X4
+	VPXOR        X5, X5, X5
+	VPBLENDVB    X4, X3, X5, X3
+	VPBROADCASTB (CX), X4
+	VPSLLW       $0x07, X4, X4
+	VPEXTRB      $0x0c, X2, R9
+	ANDL         $0x01, R9
+	MOVB         R9, (BX)
+	VPAND        clear_ctrl<>+0(SB), X2, X5
+	VMOVDQU      X0, X2
+	VMOVDQU      X5, X6
+	VMOVDQU      X5, X8
+	VMOVDQU      X1, X7
+	VPXOR        X0, X3, X9
+	VPXOR        X5, X3, X3
+	MOVQ         $0x0000000a, R8
+
+walkAVX2_mul4_round:
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPSHUFB   rot16<>+0(SB), X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPSLLD    $0x0c, X6, X10
+	VPSRLD    $0x14, X6, X6
+	VPOR      X10, X6, X6
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPSHUFB   rot8<>+0(SB), X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPSLLD    $0x07, X6, X10
+	VPSRLD    $0x19, X6, X6
+	VPOR      X10, X6, X6
+	VPSHUFD   $0x93, X2, X2
+	VPSHUFD   $0x39, X8, X8
+	VPSHUFD   $0x4e, X7, X7
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPSHUFB   rot16<>+0(SB), X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPSLLD    $0x0c, X6, X10
+	VPSRLD    $0x14, X6, X6
+	VPOR      X10, X6, X6
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPSHUFB   rot8<>+0(SB), X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPSLLD    $0x07, X6, X10
+	VPSRLD    $0x19, X6, X6
+	VPOR      X10, X6, X6
+	VPSHUFD   $0x39, X2, X2
+	VPSHUFD   $0x93, X8, X8
+	VPSHUFD   $0x4e, X7, X7
+	DECQ      R8
+	JNZ       walkAVX2_mul4_round
+	VPXOR     X9, X2, X2
+	VPXOR     X3, X8, X8
+	VPBLENDVB X4, X8, X2, X2
+	VPXOR     X5, X6, X6
+	VPXOR     X1, X7, X7
+	VPBLENDVB X4, X7, X6, X6
+	VMOVDQU   X6, (DX)
+	ADDQ      $0x10, DX
+	INCQ      BX
+	ADDQ      $0x20, AX
+	INCQ      CX
+	DECQ      SI
+	JMP       walkAVX2_mul4
+
+walkAVX2_done:
+	VPEXTRB $0x0c, X2, R9
+	ANDL    $0x01, R9
+	VPAND   clear_ctrl<>+0(SB), X2, X2
+	VMOVDQU X2, (R10)
+	MOVB    R9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func walkAVX512(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·walkAVX512(SB), NOSPLIT, $0-81
+	MOVQ    rows+0(FP), AX
+	MOVQ    sides+8(FP), CX
+	MOVQ    values+16(FP), DX
+	MOVQ    bits+24(FP), BX
+	MOVQ    n+32(FP), SI
+	MOVQ    tr+40(FP), DI
+	MOVQ    mul+48(FP), R8
+	MOVQ    in+56(FP), R9
+	MOVQ    seed+64(FP), R10
+	MOVBLZX t+72(FP), R11
+	VMOVDQU (R9), X0
+	VMOVQ   16(R9), X1
+	VPSLLDQ $0x08, X1, X1
+	VMOVDQU (R10), X2
+	MOVBLZX 12(R10), R9
+	ANDL    $0x01, R11
+	ORL     R11, R9
+	VPINSRB $0x0c, R9, X2, X2
+	CMPQ    R8, $0x04
+	JE      walkAVX512_mul4
+
+walkAVX512_mul2:
+	CMPQ         SI, $0x00
+	JE           walkAVX512_done
+	MOVBLZX      12(AX), DX
+	MOVBLZX      (AX)(DI*1), BX
+	MOVBLZX      (CX), R8
+	XORL         DX, BX
+	ANDL         R8, BX
+	ANDL         $0x01, BX
+	XORL         BX, DX
+	VMOVDQU      (AX), X3
+	VPINSRB      $0x0c, DX, X3, X3
+	VPSHUFB      ctrl_byte<>+0(SB), X2, X4
+	VPSLLW       $0x07, X4, X4
+	VPXOR        X5, X5, X5
+	VPBLENDVB    X4, X3, X5, X3
+	VPBROADCASTB (CX), X4
+	VPSLLW       $0x07, X4, X4
+	VPAND        clear_ctrl<>+0(SB), X2, X2
+	VMOVDQU      X0, X5
+	VMOVDQU      X2, X6
+	VMOVDQU      X2, X7
+	VMOVDQU      X1, X8
+	VPXOR        X0, X3, X9
+	VPXOR        X2, X3, X2
+	MOVQ         $0x0000000a, DX
+
+walkAVX512_mul2_round:
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x10, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x08, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x93, X5, X5
+	VPSHUFD   $0x39, X7, X7
+	VPSHUFD   $0x4e, X8, X8
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x10, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x08, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x39, X5, X5
+	VPSHUFD   $0x93, X7, X7
+	VPSHUFD   $0x4e, X8, X8
+	DECQ      DX
+	JNZ       walkAVX512_mul2_round
+	VPXOR     X9, X5, X5
+	VPXOR     X2, X6, X6
+	VPBLENDVB X4, X6, X5, X2
+	ADDQ      $0x20, AX
+	INCQ      CX
+	DECQ      SI
+	JMP       walkAVX512_mul2
+
+walkAVX512_mul4:
+	CMPQ         SI, $0x00
+	JE           walkAVX512_done
+	MOVBLZX      12(AX), R8
+	MOVBLZX      (AX)(DI*1), R9
+	MOVBLZX      (CX), R11
+	XORL         R8, R9
+	ANDL         R11, R9
+	ANDL         $0x01, R9
+	XORL         R9, R8
+	VMOVDQU      (AX), X3
+	VPINSRB      $0x0c, R8, X3, X3
+	VPSHUFB      ctrl_byte<>+0(SB), X2, X4
+	VPSLLW       $0x07, X4, X4
+	VPXOR        X5, X5, X5
+	VPBLENDVB    X4, X3, X5, X3
+	VPBROADCASTB (CX), X4
+	VPSLLW       $0x07, X4, X4
+	VPEXTRB      $0x0c, X2, R9
+	ANDL         $0x01, R9
+	MOVB         R9, (BX)
+	VPAND        clear_ctrl<>+0(SB), X2, X5
+	VMOVDQU      X0, X2
+	VMOVDQU      X5, X6
+	VMOVDQU      X5, X8
+	VMOVDQU      X1, X7
+	VPXOR        X0, X3, X9
+	VPXOR        X5, X3, X3
+	MOVQ         $0x0000000a, R8
+
+walkAVX512_mul4_round:
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x10, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x08, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x93, X2, X2
+	VPSHUFD   $0x39, X8, X8
+	VPSHUFD   $0x4e, X7, X7
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x10, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x08, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x39, X2, X2
+	VPSHUFD   $0x93, X8, X8
+	VPSHUFD   $0x4e, X7, X7
+	DECQ      R8
+	JNZ       walkAVX512_mul4_round
+	VPXOR     X9, X2, X2
+	VPXOR     X3, X8, X8
+	VPBLENDVB X4, X8, X2, X2
+	VPXOR     X5, X6, X6
+	VPXOR     X1, X7, X7
+	VPBLENDVB X4, X7, X6, X6
+	VMOVDQU   X6, (DX)
+	ADDQ      $0x10, DX
+	INCQ      BX
+	ADDQ      $0x20, AX
+	INCQ      CX
+	DECQ      SI
+	JMP       walkAVX512_mul4
+
+walkAVX512_done:
+	VPEXTRB $0x0c, X2, R9
+	ANDL    $0x01, R9
+	VPAND   clear_ctrl<>+0(SB), X2, X2
+	VMOVDQU X2, (R10)
+	MOVB    R9, ret+80(FP)
 	VZEROUPPER
 	RET

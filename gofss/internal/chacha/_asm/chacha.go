@@ -4,6 +4,8 @@
 // are 16 vectors; seeds are transposed into that layout on the way in and back on
 // the way out. The rows kernels are for a few seeds, where a chunk would mostly
 // compute padding: a seed's state is four vectors, one per row (see generateRows).
+// The walk kernels chain one-seed row states down a DPF or DCF tree (see
+// generateWalk).
 package main
 
 import (
@@ -37,16 +39,18 @@ func main() {
 	generate(&kernel{name: "blocksAVX512", wide: true, c: consts})
 	generateRows(&kernel{name: "rowsAVX2", wide: false, c: consts})
 	generateRows(&kernel{name: "rowsAVX512", wide: true, c: consts})
+	generateWalk(&kernel{name: "walkAVX2", wide: false, c: consts})
+	generateWalk(&kernel{name: "walkAVX512", wide: true, c: consts})
 	Generate()
-	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512"} {
+	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
 	}
 }
 
 // checkVEX fails if the register allocator gave function fn one of the registers
 // that only AVX-512 can encode: the assembler would then silently pick an EVEX
-// encoding that AVX2-only CPUs cannot run, or, in rowsAVX512, whose only AVX-512
-// instruction is VPROLD, one that needs more than AVX512VL.
+// encoding that AVX2-only CPUs cannot run, or, in rowsAVX512 and walkAVX512, whose
+// only AVX-512 instruction is VPROLD, one that needs more than AVX512VL.
 func checkVEX(file, fn string) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -72,6 +76,8 @@ type constants struct {
 	selAVX512      Mem
 	pairLo, pairHi Mem // VPERMI2Q indices that interleave two rows' blocks per seed
 	selPair        Mem // VPSHUFB indices that spread sel byte h over 128-bit half h
+	ctrlByte       Mem // VPSHUFB indices that copy byte 12, a block's control bit, everywhere
+	clearCtrl      Mem // all ones but a block's control bit
 }
 
 func newConstants() constants {
@@ -91,6 +97,18 @@ func newConstants() constants {
 	c.selPair = GLOBL("sel_pair", RODATA|NOPTR)
 	for i := 0; i < 32; i++ {
 		DATA(i, U8(i/16))
+	}
+	c.ctrlByte = GLOBL("ctrl_byte", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		DATA(i, U8(12))
+	}
+	c.clearCtrl = GLOBL("clear_ctrl", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		mask := U8(0xff)
+		if i == 12 {
+			mask = 0xfe
+		}
+		DATA(i, mask)
 	}
 	return c
 }
@@ -563,15 +581,7 @@ func (k *kernel) rowGroup(widths []int, next string, n, mode Register, row0, row
 		}
 	}
 
-	rounds := GP64()
-	MOVQ(U32(10), rounds)
-	Label(name + "_round")
-	k.rowRound(sets)
-	k.rotateRows(sets, 0x93, 0x39, 0x4e)
-	k.rowRound(sets)
-	k.rotateRows(sets, 0x39, 0x93, 0x4e)
-	DECQ(rounds)
-	JNZ(LabelRef(name + "_round"))
+	k.rowRounds(name+"_round", sets)
 
 	for m := len(modes) - 1; m > 0; m-- {
 		CMPQ(mode, U8(m))
@@ -590,6 +600,19 @@ func (k *kernel) rowGroup(widths []int, next string, n, mode Register, row0, row
 	ADDQ(U8(seeds), k.sel)
 	SUBQ(U8(seeds), n)
 	JMP(LabelRef(name))
+}
+
+// rowRounds runs the 20 rounds on the state rows of every set, in a loop at label.
+func (k *kernel) rowRounds(label string, sets []*rowSet) {
+	rounds := GP64()
+	MOVQ(U32(10), rounds)
+	Label(label)
+	k.rowRound(sets)
+	k.rotateRows(sets, 0x93, 0x39, 0x4e)
+	k.rowRound(sets)
+	k.rotateRows(sets, 0x39, 0x93, 0x4e)
+	DECQ(rounds)
+	JNZ(LabelRef(label))
 }
 
 // rowRound is a column round on the state rows of every set, or a diagonal one once
@@ -661,4 +684,128 @@ func (k *kernel) storeRows(st *rowSet, outs [][2]int) {
 	for p := 0; p < len(o)/2; p++ {
 		k.storePair(o[2*p], o[2*p+1], 32*p, stride, st.first)
 	}
+}
+
+// generateWalk generates a kernel that walks one point down a DPF (mul 2) or DCF
+// (mul 4) tree, n levels of one-seed row states (see generateRows), with the seed
+// and the control bit kept in registers from level to level. Only the rounds and a
+// few instructions after them depend on the previous level; the correction word,
+// the side and the control bit are set up while the previous level's rounds run.
+func generateWalk(k *kernel) {
+	TEXT(k.name, NOSPLIT, "func(rows, sides, values, bits *byte, n, tr, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8")
+	Pragma("noescape")
+	Doc(k.name+" walks from seed (control bit clear) with control bit t down n levels",
+		"and returns the leaf's control bit, the leaf's seed in seed. Level i expands",
+		"with mul (2 or 4), takes side sides[i] and the correction word at rows+32i,",
+		"whose control bit for side 1 is bit 0 of byte tr; with mul 4 it writes the",
+		"side's value block to values+16i and the parent control bit to bits[i]. in",
+		"is as for blocks"+k.name[4:]+".")
+	rows := Load(Param("rows"), GP64())
+	sides := Load(Param("sides"), GP64())
+	values := Load(Param("values"), GP64())
+	bits := Load(Param("bits"), GP64())
+	n := Load(Param("n"), GP64())
+	tr := Load(Param("tr"), GP64())
+	mul := Load(Param("mul"), GP64())
+	k.in = Load(Param("in"), GP64())
+	seedp := Load(Param("seed"), GP64())
+	t := Load(Param("t"), GP32())
+
+	row0, row3 := XMM(), XMM()
+	VMOVDQU(Mem{Base: k.in}, row0)
+	VMOVQ(Mem{Base: k.in}.Offset(16), row3)
+	VPSLLDQ(U8(8), row3, row3)
+	// child is the block walked to with its control bit set to t, as the previous
+	// level leaves it.
+	child := XMM()
+	VMOVDQU(Mem{Base: seedp}, child)
+	b := GP32()
+	MOVBLZX(Mem{Base: seedp}.Offset(12), b)
+	ANDL(U8(1), t)
+	ORL(t, b)
+	VPINSRB(U8(12), b, child, child)
+
+	done := k.name + "_done"
+	CMPQ(mul, U8(4))
+	JE(LabelRef(k.name + "_mul4"))
+	for _, m := range []int{2, 4} {
+		name := k.name + "_mul" + strconv.Itoa(m)
+		Label(name)
+		CMPQ(n, U8(0))
+		JE(LabelRef(done))
+
+		// The correction word's control bit is its own for side 0, byte tr's bit 0
+		// for side 1: flip it where they differ and the side is 1.
+		c12, d, side := GP32(), GP32(), GP32()
+		MOVBLZX(Mem{Base: rows}.Offset(12), c12)
+		MOVBLZX(Mem{Base: rows, Index: tr, Scale: 1}, d)
+		MOVBLZX(Mem{Base: sides}, side)
+		XORL(c12, d)
+		ANDL(side, d)
+		ANDL(U8(1), d)
+		XORL(d, c12)
+		corr := XMM()
+		VMOVDQU(Mem{Base: rows}, corr)
+		VPINSRB(U8(12), c12, corr, corr)
+		// VPBLENDVB reads the top bit of each byte: shifting bit 0 of the control
+		// byte or of the side there makes the masks.
+		tmask, zero := XMM(), XMM()
+		VPSHUFB(k.c.ctrlByte, child, tmask)
+		VPSLLW(U8(7), tmask, tmask)
+		VPXOR(zero, zero, zero)
+		VPBLENDVB(tmask, corr, zero, corr)
+		pick := XMM()
+		VPBROADCASTB(Mem{Base: sides}, pick)
+		VPSLLW(U8(7), pick, pick)
+		if m == 4 {
+			VPEXTRB(U8(12), child, b)
+			ANDL(U8(1), b)
+			MOVB(b.As8(), Mem{Base: bits})
+		}
+
+		seed := XMM()
+		VPAND(k.c.clearCtrl, child, seed)
+		st := &rowSet{}
+		for r := range st.x {
+			st.x[r] = XMM()
+		}
+		VMOVDQU(row0, st.x[0])
+		VMOVDQU(seed, st.x[1])
+		VMOVDQU(seed, st.x[2])
+		VMOVDQU(row3, st.x[3])
+		// The seed outputs' feed-forward rows with the correction folded in, so
+		// that the rounds are followed by one XOR and the blend.
+		k0, k1 := XMM(), XMM()
+		VPXOR(row0, corr, k0)
+		VPXOR(seed, corr, k1)
+		k.rowRounds(name+"_round", []*rowSet{st})
+
+		// The seed output is row 0 for side 0 and row 1 (mul 2) or 2 (mul 4) for
+		// side 1; the value output of mul 4 is row 1 or 3.
+		hi := st.x[m/2]
+		VPXOR(k0, st.x[0], st.x[0])
+		VPXOR(k1, hi, hi)
+		VPBLENDVB(pick, hi, st.x[0], child)
+		if m == 4 {
+			VPXOR(seed, st.x[1], st.x[1])
+			VPXOR(row3, st.x[3], st.x[3])
+			VPBLENDVB(pick, st.x[3], st.x[1], st.x[1])
+			VMOVDQU(st.x[1], Mem{Base: values})
+			ADDQ(U8(16), values)
+			INCQ(bits)
+		}
+		ADDQ(U8(32), rows)
+		INCQ(sides)
+		DECQ(n)
+		JMP(LabelRef(name))
+	}
+
+	Label(done)
+	VPEXTRB(U8(12), child, b)
+	ANDL(U8(1), b)
+	VPAND(k.c.clearCtrl, child, child)
+	VMOVDQU(child, Mem{Base: seedp})
+	Store(b.As8(), ReturnIndex(0))
+	VZEROUPPER()
+	RET()
 }

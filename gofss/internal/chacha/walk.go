@@ -1,0 +1,44 @@
+package chacha
+
+// Walk describes one point's walk down a DPF or DCF tree with this PRG.
+type Walk struct {
+	Rows   []byte // n correction-word rows, 32 bytes each
+	Sides  []byte // n bytes, 0 or 1: the child taken at each level
+	Mul    int    // 2 (DPF) or 4 (DCF)
+	TrByte int    // byte offset within a row whose bit 0 is the right child's control-bit correction: 16 for DPF, 28 for DCF
+	Values []byte // DCF only: receives n 16-byte blocks, the chosen side's value output at each level; nil for DPF
+	Bits   []byte // DCF only: receives the n parent control bits (the t in effect when level i was expanded); nil for DPF
+}
+
+// WalkOne walks from seed (16 bytes, control bit clear) with control bit t down
+// len(w.Sides) levels and returns the leaf's seed (control bit clear) and control
+// bit. ok is false when the active backend has no walk kernel (the portable
+// "generic" one); the caller then walks portably.
+//
+// A block's control bit is bit 0 of its byte 12. Level i expands the seed with mul
+// w.Mul and keeps the outputs of side s = w.Sides[i] as ExpandSelect does: the seed
+// output S, and for mul 4 the value output V, which goes to w.Values raw, with the
+// level's t to w.Bits. The child is S, XORed when t is 1 with the first 16 bytes
+// of row i whose control bit, for s = 1, is replaced by bit 0 of row byte w.TrByte.
+// The child's control bit is the next t, and the child with it cleared the next
+// seed. One call runs the whole path, with seed and t in registers: a call per
+// level adds about a third to the PRG's own time.
+func WalkOne(w *Walk, nonce [2]uint32, seed [16]byte, t uint8) (leaf [16]byte, tOut uint8, ok bool) {
+	n := len(w.Sides)
+	out := n
+	if w.Mul == 2 {
+		out = 0
+	} else if w.Mul != 4 {
+		panic("chacha: Walk.Mul must be 2 or 4")
+	}
+	if len(w.Rows) != 2*BlockSize*n || len(w.Values) != BlockSize*out || len(w.Bits) != out ||
+		w.TrByte < 0 || w.TrByte >= 2*BlockSize {
+		panic("chacha: bad Walk lengths or TrByte")
+	}
+	kernel := impls.Ops().walk
+	if kernel == 0 {
+		return leaf, 0, false
+	}
+	tOut = kernel.walk(w, nonce, &seed, t)
+	return seed, tOut, true
+}
