@@ -63,8 +63,8 @@ func scatter(dst, src []byte, mul, j int) {
 }
 
 // smallBatchOps runs small batches one source block per call, with no group set-up
-// or padding: one DPF Eval level's block in 13 ns against 30 ns padded to a group
-// and 25 ns through the standard library.
+// or padding: one DPF Eval level's block takes about 17 ns, against 30 ns through
+// the standard library and more padded to a group of 8.
 var smallBatchOps = ops{
 	mmo: func(keys []*Key, dst, src []byte) {
 		mul := len(keys) * BlockSize
