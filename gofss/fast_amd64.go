@@ -274,7 +274,8 @@ const (
 
 // walkPoints evaluates a short batch with ChaCha a point at a time, each point's
 // levels in one kernel call: a point's levels are a chain of one-seed PRG calls, and
-// the Go around each call costs a fifth of it. Other PRGs take the portable walk.
+// the Go around each call costs about a quarter of it. Other PRGs take the portable
+// walk.
 func (d *Dpf) walkPoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
 	n, ar := d.inBits, d.group.arith()
 	return walkPoints(d.prg, d, n, dst, party, s0s, cws, xs, m, dpfTrByte, nil, nil,
@@ -310,10 +311,7 @@ func walkPoints(prg Prg, w pointWalker, n int, dst []Block, party int, s0s []Blo
 	}
 	for j, x := range xs {
 		key := cws[j/m*(n+1):][:n+1]
-		s, t, ok := p.walk(key[:n], x, s0s[j/m].Clamp(), uint8(party), trByte, raws, ts)
-		if !ok {
-			return false, nil
-		}
+		s, t := p.walk(key[:n], x, s0s[j/m].Clamp(), uint8(party), trByte, raws, ts)
 		dst[j] = leaf(key, s, t)
 	}
 	return true, nil
@@ -321,9 +319,10 @@ func walkPoints(prg Prg, w pointWalker, n int, dst []Block, party int, s0s []Blo
 
 // walk runs one point's levels (rows: its key's first n correction words; path: the
 // n bits of x) in one kernel call, from seed s with control bit t; see
-// chacha.WalkOne. values and bits receive DCF's per-level outputs (nil for DPF). It
-// reports false where no kernel runs.
-func (p *ChaCha) walk(rows []Cw, x Uint128, s Block, t uint8, trByte int, values []Block, bits []uint8) (Block, uint8, bool) {
+// chacha.WalkOne. values and bits receive DCF's per-level outputs (nil for DPF).
+// Callers come through useKernels, which passes ChaCha only on a backend with
+// kernels; without one this panics rather than fall back unseen.
+func (p *ChaCha) walk(rows []Cw, x Uint128, s Block, t uint8, trByte int, values []Block, bits []uint8) (Block, uint8) {
 	n := len(rows)
 	var sides [maxInBits]uint8
 	for i := range n {
@@ -334,7 +333,10 @@ func (p *ChaCha) walk(rows []Cw, x Uint128, s Block, t uint8, trByte int, values
 		Values: blockBytes(values), Bits: bits,
 	}
 	leaf, tOut, ok := chacha.WalkOne(&w, p.nonce, s.Bytes(), t)
-	return BlockFromBytes(leaf), tOut, ok
+	if !ok {
+		panic("gofss: the ChaCha backend " + chacha.Backend() + " has no walk kernel")
+	}
+	return BlockFromBytes(leaf), tOut
 }
 
 // forFastTiles runs fn on tiles [j0, j1) of at most evalTile of n points, spread over

@@ -261,8 +261,8 @@ class _Scheme:
         s0, cws, batch = self._key_tensors(s0, cws)
         device = v.device_of(s0, cws)
         self._check_device(device)
-        self._check_domain(math.prod(batch), device)
         k = math.prod(batch)
+        self._check_domain(k, device)
         out = v.output(out, s0, (*batch, 1 << self.in_bits, 4))
         if device is v.CPU:
             call(lib.EvalAll, self._handle, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
