@@ -40,9 +40,15 @@ TARGETS = {
 UNIT = {"eval_all": "ns/output", "eval": "ns/key", "gen": "ns/key"}
 
 
-def go_bench(*flags: str) -> list[dict]:
+def go_bench(bits, threads, min_s: float, **flags) -> list[dict]:
+    """Runs the Go benchmark (fssbench) on batches of KEYS keys; flags are its other
+    options by name (ops, backends, groups, reps)."""
+    args = ["-bits", str(bits), "-threads", str(threads), "-keys", str(KEYS)]
+    args += ["-min", f"{int(min_s * 1000)}ms"]
+    for name, value in flags.items():
+        args += [f"-{name}", str(value)]
     out = subprocess.run(
-        ["go", "run", "./gofss/cmd/fssbench", *flags],
+        ["go", "run", "./gofss/cmd/fssbench", *args],
         cwd=REPO,
         check=True,
         capture_output=True,
@@ -165,9 +171,7 @@ def main() -> None:
     sections = []
 
     # 1. One core: fast path against the portable path (issue targets).
-    core = go_bench(
-        "-bits", str(BITS), "-threads", "1", "-keys", str(KEYS), "-min", f"{int(min_s * 1000)}ms"
-    )
+    core = go_bench(BITS, 1, min_s)
     rows = []
     for op in ("eval_all", "eval", "gen"):
         for scheme in ("dpf", "dcf"):
@@ -219,20 +223,7 @@ def main() -> None:
     # 2. Two cores against one.
     if threads > 1:
         multi = go_bench(
-            "-bits",
-            str(BITS),
-            "-threads",
-            f"1,{threads}",
-            "-keys",
-            str(KEYS),
-            "-ops",
-            "eval_all,eval",
-            "-backends",
-            "fastest",
-            "-groups",
-            "uint64",
-            "-min",
-            f"{int(min_s * 1000)}ms",
+            BITS, f"1,{threads}", min_s, ops="eval_all,eval", backends="fastest", groups="uint64"
         )
         rows = []
         for op in ("eval_all", "eval"):
@@ -254,20 +245,7 @@ def main() -> None:
     # figure's best, so that a slow spell of a shared machine does not land on one side.
     gopar, batched, single = None, None, None
     for _ in range(2 if args.quick else 5):
-        g = go_bench(
-            "-bits",
-            str(BITS),
-            "-threads",
-            str(threads),
-            "-keys",
-            str(KEYS),
-            "-backends",
-            "fastest",
-            "-groups",
-            "uint64",
-            "-min",
-            f"{int(min_s * 1000)}ms",
-        )
+        g = go_bench(BITS, threads, min_s, backends="fastest", groups="uint64")
         b, sg = python_bench(min_s)
         gopar = (
             g
@@ -337,22 +315,7 @@ def main() -> None:
     # 4. Throughput against in_bits, one core.
     bits = "8,12,16,20,24" if args.quick else "8,10,12,14,16,18,20,22,24"
     sweep = go_bench(
-        "-bits",
-        bits,
-        "-threads",
-        "1",
-        "-keys",
-        str(KEYS),
-        "-ops",
-        "eval_all,eval",
-        "-backends",
-        "fastest",
-        "-groups",
-        "uint64",
-        "-min",
-        f"{int(min_s * 500)}ms",
-        "-reps",
-        "2",
+        bits, 1, min_s / 2, ops="eval_all,eval", backends="fastest", groups="uint64", reps=2
     )
     args.out.mkdir(parents=True, exist_ok=True)
     plot = plot_sweep(sweep, args.out / "bench.png")
