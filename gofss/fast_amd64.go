@@ -461,6 +461,15 @@ func (st *fastGenState) done(out []Cw) {
 	}
 }
 
+// prgOut is where the PRG writes a level's output for the Gen kernels, nil when they
+// run AES themselves (fused).
+func (st *fastGenState) prgOut(fused bool) []Block {
+	if fused {
+		return nil
+	}
+	return st.ch
+}
+
 // start loads a tile of keys: both parties' root nodes (control bits 0 and 1) and
 // seeds, and the alphas.
 func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenState {
@@ -486,6 +495,10 @@ func (d *Dpf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 		return false
 	}
 	n, ar := d.inBits, d.group.arith()
+	var keys *[2]kernels.RoundKeys
+	if rk := fusedAesKeys(d.prg); rk != nil {
+		keys = (*[2]kernels.RoundKeys)(rk)
+	}
 	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -496,9 +509,12 @@ func (d *Dpf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 			out := cws[k0*(n+1) : k1*(n+1)]
 			w := st.rows(out)
 			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			ch := st.prgOut(keys != nil)
 			for i := range n {
-				d.prg.Expand(st.ch, st.s)
-				kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(st.ch), &rows, i)
+				if ch != nil {
+					d.prg.Expand(ch, st.s)
+				}
+				kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(ch), &rows, i, keys)
 			}
 			for j := range k1 - k0 {
 				u0, u1 := st.u0[j], st.u1[j]
@@ -516,6 +532,10 @@ func (d *Dcf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 		return false
 	}
 	n, ar := d.inBits, d.group.arith()
+	var keys *[4]kernels.RoundKeys
+	if rk := fusedAesKeys(d.prg); rk != nil {
+		keys = (*[4]kernels.RoundKeys)(rk)
+	}
 	forChunks(len(alphas), genCostNs(n, 4), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -532,9 +552,12 @@ func (d *Dcf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 			out := cws[k0*(n+1) : k1*(n+1)]
 			w := st.rows(out)
 			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			ch := st.prgOut(keys != nil)
 			for i := range n {
-				d.prg.Expand(st.ch, st.s)
-				kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(st.ch), kblocks(st.vs), kblocks(st.betas), &rows, i, d.pred == Gt, &ka)
+				if ch != nil {
+					d.prg.Expand(ch, st.s)
+				}
+				kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(ch), kblocks(st.vs), kblocks(st.betas), &rows, i, d.pred == Gt, &ka, keys)
 			}
 			for j := range k1 - k0 {
 				u0, u1 := st.u0[j], st.u1[j]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
@@ -53,4 +54,54 @@ func BenchmarkDpfEvalAes(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*points*levels), "ns/point-level")
 		})
 	}
+}
+
+// BenchmarkGenLevel runs the Gen levels of one 128-key tile (its buffers in cache),
+// with the PRG's output given (as aes128.MMO makes it) and with AES in the kernel.
+func BenchmarkGenLevel(b *testing.B) {
+	if !HasAES {
+		b.Skip("no VAES")
+	}
+	const keys, levels = 128, 20
+	r := rand.New(rand.NewPCG(3, 4))
+	raw := [4][16]byte{{1}, {2}, {3}, {4}}
+	var rk [4]RoundKeys
+	var aesKeys [4]*aes128.Key
+	for i := range raw {
+		rk[i], aesKeys[i] = aes128.RoundKeys(raw[i]), aes128.NewKey(raw[i])
+	}
+	u0, u1, s, alphas, vs, betas := make([]Block, keys), make([]Block, keys), make([]Block, 2*keys), make([]Block, keys), make([]Block, keys), make([]Block, keys)
+	for j := range keys {
+		u0[j], u1[j], alphas[j] = Block{r.Uint64(), r.Uint64()}, Block{r.Uint64(), r.Uint64() | 1<<32}, Block{Lo: r.Uint64()}
+	}
+	rows := GenRows{Alphas: alphas, Cws: make([]Block, 2*keys*(levels+1)), Keys: keys, Levels: levels}
+	ar := Arith{From: Block{^uint64(0), ^uint64(0)}, Mask: Block{^uint64(0), ^uint64(0)}}
+	for _, mul := range []int{2, 4} {
+		ch := make([]Block, 2*mul*keys)
+		for _, fused := range []bool{false, true} {
+			b.Run(fmt.Sprintf("mul=%d/fused=%v", mul, fused), func(b *testing.B) {
+				for b.Loop() {
+					for i := range levels {
+						switch {
+						case mul == 2 && fused:
+							DpfGenLevel(u0, u1, s, nil, &rows, i, (*[2]RoundKeys)(rk[:2]))
+						case mul == 2:
+							aes128.MMO(aesKeys[:2], blockBytes(ch), blockBytes(s))
+							DpfGenLevel(u0, u1, s, ch, &rows, i, nil)
+						case fused:
+							DcfGenLevel(u0, u1, s, nil, vs, betas, &rows, i, false, &ar, &rk)
+						default:
+							aes128.MMO(aesKeys[:], blockBytes(ch), blockBytes(s))
+							DcfGenLevel(u0, u1, s, ch, vs, betas, &rows, i, false, &ar, nil)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/key")
+			})
+		}
+	}
+}
+
+func blockBytes(b []Block) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), 16*len(b))
 }
