@@ -50,6 +50,7 @@ func (d *Dpf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 		return tree{}, false
 	}
 	n, ar := d.inBits, d.group.arith()
+	lanes := laneKeys(d.prg)
 	cwPair := func(k, i int) [2]kernels.Block {
 		l, r := dpfChildCws(&cws[k*(n+1)+i])
 		return [2]kernels.Block{kblock(l), kblock(r)}
@@ -63,15 +64,15 @@ func (d *Dpf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 			r.u[0] = r.s[0].WithLsb(uint8(party))
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
-			d.prg.Expand(out.u, in.s)
+			raw := prgRaw(d.prg, lanes, out.u, in.s)
 			cw := cwPair(k, i)
-			kernels.DpfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.u), kblocks(in.u), &cw)
+			kernels.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := dst[k<<n+x0:][:2*len(in.s)]
-			d.prg.Expand(out, in.s)
+			raw := prgRaw(d.prg, lanes, out, in.s)
 			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
-			kernels.DpfLeaves(kblocks(out), kblocks(out), kblocks(in.u), &cw, kblock(v), &ka)
+			kernels.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), &ka, lanes)
 		},
 	}, true
 }
@@ -82,6 +83,7 @@ func (d *Dcf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 		return tree{}, false
 	}
 	n, ar := d.inBits, d.group.arith()
+	lanes := laneKeys(d.prg)
 	// level returns a level's corrections: seeds of the left and right child, and the
 	// value correction in value form.
 	level := func(k, i int) ([2]kernels.Block, kernels.Block) {
@@ -98,16 +100,16 @@ func (d *Dcf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 			r.u[0], r.v[0] = r.s[0].WithLsb(uint8(party)), Block{}
 		},
 		level: func(k, i int, out, in nodes, raw []Block) {
-			d.prg.Expand(raw, in.s)
+			kraw := prgRaw(d.prg, lanes, raw, in.s)
 			cw, vcw := level(k, i)
-			kernels.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kblocks(raw), kblocks(in.u), kblocks(in.v), &cw, vcw, &ka)
+			kernels.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, &ka, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, raw []Block) {
-			d.prg.Expand(raw, in.s)
+			kraw := prgRaw(d.prg, lanes, raw, in.s)
 			cw, vcw := level(k, n-1)
 			last := kblock(ar.from(cws[k*(n+1)+n][1]))
 			out := dst[k<<n+x0:][:2*len(in.s)]
-			kernels.DcfLeaves(kblocks(out), kblocks(raw), kblocks(in.u), kblocks(in.v), &cw, vcw, last, &ka)
+			kernels.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, &ka, lanes)
 		},
 	}, true
 }
@@ -131,6 +133,25 @@ func fusedAesKeys(prg Prg) [][11][16]byte {
 		return p.rounds
 	}
 	return nil
+}
+
+// laneKeys returns the EvalAll kernels' lane keys when prg is AES-128 MMO and they may
+// run AES themselves, else nil.
+func laneKeys(prg Prg) *kernels.LaneKeys {
+	if rk := fusedAesKeys(prg); rk != nil {
+		return kernels.NewLaneKeys(rk)
+	}
+	return nil
+}
+
+// prgRaw runs the PRG on the seeds in into raw for the EvalAll kernels, or returns
+// nil when they run it themselves (lanes).
+func prgRaw(prg Prg, lanes *kernels.LaneKeys, raw, in []Block) []kernels.Block {
+	if lanes != nil {
+		return nil
+	}
+	prg.Expand(raw, in)
+	return kblocks(raw)
 }
 
 // fastEvalState is the scratch of a fast Eval for a tile of points, padded to the

@@ -12,6 +12,22 @@ var HasAES = Available && cpu.X86.HasAES && cpu.X86.HasAVX512VAES
 // aes128.RoundKeys makes them.
 type RoundKeys = [11][16]byte
 
+// LaneKeys are AES-128 round keys laid out for the EvalAll kernels' vectors of 4
+// blocks: [r][i] is round r of lane i's key.
+type LaneKeys [11][4][16]byte
+
+// NewLaneKeys gives lane i the expanded key keys[i % len(keys)]: DPF's left and right
+// keys twice, or DCF's SL, VL, SR and VR keys, the order of the PRG's outputs.
+func NewLaneKeys(keys []RoundKeys) *LaneKeys {
+	var l LaneKeys
+	for r := range l {
+		for i := range l[r] {
+			l[r][i] = keys[i%len(keys)][r]
+		}
+	}
+	return &l
+}
+
 // DpfEvalAes walks a tile of points (a multiple of 32) down all levels of their DPF
 // keys' trees, with AES-128 MMO as the PRG: keys are the expanded keys of the left
 // and right outputs. u holds each point's root node (clamped seed with the party as

@@ -31,52 +31,65 @@ type Arith struct {
 // the left and right children of parents[j] (whose control bit is its lsb); where
 // that bit is set, child c gets cw[c] XORed in. u receives the children, control
 // bit included, and s their clamped seeds. u may be raw.
-func DpfLevel(u, s, raw, parents []Block, cw *[2]Block) {
+//
+// With keys (AES-128 MMO's, HasAES only) the kernel runs the PRG itself, on the
+// parents' clamped seeds, and raw is nil: the PRG output never goes through memory.
+// The same holds for DpfLeaves, DcfLevel and DcfLeaves.
+func DpfLevel(u, s, raw, parents []Block, cw *[2]Block, keys *LaneKeys) {
 	m := len(parents)
-	if len(u) != 2*m || len(s) != 2*m || len(raw) != 2*m {
+	if len(u) != 2*m || len(s) != 2*m || !rawFits(raw, 2*m, keys) {
 		panic("kernels: DpfLevel: bad lengths")
 	}
 	if m > 0 {
-		dpfLevel(&u[0], &s[0], &raw[0], &parents[0], m, cw)
+		dpfLevel(&u[0], &s[0], unsafe.SliceData(raw), &parents[0], m, cw, keys)
 	}
 }
 
 // DpfLeaves is DpfLevel for the last level: it writes each child x as the output
 // from(clamp(x)) + lsb(x)*v, negated under g.Neg, where v is the value of the output
 // correction word. dst may be raw.
-func DpfLeaves(dst, raw, parents []Block, cw *[2]Block, v Block, g *Arith) {
+func DpfLeaves(dst, raw, parents []Block, cw *[2]Block, v Block, g *Arith, keys *LaneKeys) {
 	m := len(parents)
-	if len(dst) != 2*m || len(raw) != 2*m {
+	if len(dst) != 2*m || !rawFits(raw, 2*m, keys) {
 		panic("kernels: DpfLeaves: bad lengths")
 	}
 	if m > 0 {
-		dpfLeaves(&dst[0], &raw[0], &parents[0], m, cw, &v, g)
+		dpfLeaves(&dst[0], unsafe.SliceData(raw), &parents[0], m, cw, &v, g, keys)
 	}
 }
 
 // DcfLevel is DpfLevel for DCF: raw[4j:4j+4] holds SL, VL, SR, VR of parents[j], and
 // the children's values v are pv[j] + from(V) + t*vcw, t being the parent's control
 // bit and vcw the level's value correction (already in value form).
-func DcfLevel(u, s, v, raw, parents, pv []Block, cw *[2]Block, vcw Block, g *Arith) {
+func DcfLevel(u, s, v, raw, parents, pv []Block, cw *[2]Block, vcw Block, g *Arith, keys *LaneKeys) {
 	m := len(parents)
-	if len(u) != 2*m || len(s) != 2*m || len(v) != 2*m || len(raw) != 4*m || len(pv) != m {
+	if len(u) != 2*m || len(s) != 2*m || len(v) != 2*m || !rawFits(raw, 4*m, keys) || len(pv) != m {
 		panic("kernels: DcfLevel: bad lengths")
 	}
 	if m > 0 {
-		dcfLevel(&u[0], &s[0], &v[0], &raw[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g)
+		dcfLevel(&u[0], &s[0], &v[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
 	}
 }
 
 // DcfLeaves is DcfLevel for the last level: each child x with value w gives the
 // output w + from(clamp(x)) + lsb(x)*last, negated under g.Neg.
-func DcfLeaves(dst, raw, parents, pv []Block, cw *[2]Block, vcw, last Block, g *Arith) {
+func DcfLeaves(dst, raw, parents, pv []Block, cw *[2]Block, vcw, last Block, g *Arith, keys *LaneKeys) {
 	m := len(parents)
-	if len(dst) != 2*m || len(raw) != 4*m || len(pv) != m {
+	if len(dst) != 2*m || !rawFits(raw, 4*m, keys) || len(pv) != m {
 		panic("kernels: DcfLeaves: bad lengths")
 	}
 	if m > 0 {
-		dcfLeaves(&dst[0], &raw[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g)
+		dcfLeaves(&dst[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
 	}
+}
+
+// rawFits reports whether raw is n blocks of PRG output, or nil with AES keys on a
+// CPU that runs them.
+func rawFits(raw []Block, n int, keys *LaneKeys) bool {
+	if keys != nil {
+		return raw == nil && HasAES
+	}
+	return len(raw) == n
 }
 
 // EvalRows is what the Eval kernels read of a tile of points besides their state:
@@ -148,16 +161,16 @@ func checkEval(u, s []Block, sides, next []uint8, r *EvalRows, level int) {
 func shiftCounts(shift int) [2]uint64 { return [2]uint64{uint64(shift), uint64(shift - 64)} }
 
 //go:noescape
-func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block)
+func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
 
 //go:noescape
-func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith)
+func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
-func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith)
+func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
-func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith)
+func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
 func dpfEvalLevel(u, s *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64)

@@ -34,8 +34,59 @@
 	GADD(Z2, X, Z3);               \
 	SIGN(Z3)
 
-// func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block)
-TEXT ·dpfLevel(SB), NOSPLIT, $0-48
+// With lane keys (raw nil, so DX = 0) the EvalAll kernels run AES-128 MMO
+// themselves, on the parents' clamped seeds: each lane of a vector runs its own
+// fixed key (DPF: left, right, left, right; DCF: SL, VL, SR, VR), so the round keys
+// sit in Z8-Z18 for the whole call and a parent's PRG output never goes through
+// memory.
+
+// LANEKEYS loads the lane keys at AX into Z8-Z18 and sets K3 to the high two lanes.
+#define LANEKEYS \
+	VMOVDQU64 (AX), Z8;     \
+	VMOVDQU64 64(AX), Z9;   \
+	VMOVDQU64 128(AX), Z10; \
+	VMOVDQU64 192(AX), Z11; \
+	VMOVDQU64 256(AX), Z12; \
+	VMOVDQU64 320(AX), Z13; \
+	VMOVDQU64 384(AX), Z14; \
+	VMOVDQU64 448(AX), Z15; \
+	VMOVDQU64 512(AX), Z16; \
+	VMOVDQU64 576(AX), Z17; \
+	VMOVDQU64 640(AX), Z18; \
+	MOVL      $0xff00, AX;  \
+	KMOVW     AX, K3
+
+// MMO sets X to AES(S) ^ S for the lanes' keys, S holding clamped seeds.
+#define MMO(S, X) \
+	VPXORQ      Z8, S, X;  \
+	VAESENC     Z9, X, X;  \
+	VAESENC     Z10, X, X; \
+	VAESENC     Z11, X, X; \
+	VAESENC     Z12, X, X; \
+	VAESENC     Z13, X, X; \
+	VAESENC     Z14, X, X; \
+	VAESENC     Z15, X, X; \
+	VAESENC     Z16, X, X; \
+	VAESENC     Z17, X, X; \
+	VAESENCLAST Z18, X, X; \
+	VPXORQ      S, X, X
+
+// PRG1 sets X to the PRG output of the parent at off(BX), its clamped seed in every
+// lane (DPF: the parent's L, R twice; DCF: its SL, VL, SR, VR).
+#define PRG1(off, X) \
+	VBROADCASTI32X4 off(BX), Z19;  \
+	VPANDNQ         Z19, Z31, Z19; \
+	MMO(Z19, X)
+
+// PRG2 sets X to the DPF PRG output (L, R, L, R) of the two parents at BX.
+#define PRG2(X) \
+	VBROADCASTI32X4 (BX), Z19;         \
+	VBROADCASTI32X4 16(BX), K3, Z19;   \
+	VPANDNQ         Z19, Z31, Z19;     \
+	MMO(Z19, X)
+
+// func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
+TEXT ·dpfLevel(SB), NOSPLIT, $0-56
 	MOVQ            u+0(FP), DI
 	MOVQ            s+8(FP), SI
 	MOVQ            raw+16(FP), DX
@@ -44,19 +95,33 @@ TEXT ·dpfLevel(SB), NOSPLIT, $0-48
 	MOVQ            cw+40(FP), AX
 	VBROADCASTI64X4 (AX), Z30
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVQ            keys+48(FP), AX
+	TESTQ           AX, AX
+	JZ              dpflevel_setup
+	LANEKEYS
+
+dpflevel_setup:
 	TAILMASKS
 
 dpflevel_loop:
 	CMPQ      CX, $2
 	JB        dpflevel_tail
 	VMOVDQU64 (BX), Y1
+	TESTQ     DX, DX
+	JZ        dpflevel_aes
 	VMOVDQU64 (DX), Z0
+	ADDQ      $64, DX
+	JMP       dpflevel_child
+
+dpflevel_aes:
+	PRG2(Z0)
+
+dpflevel_child:
 	DPFCHILD(Z0, Z1)
 	VMOVDQU64 Z0, (DI)
 	VPANDNQ   Z0, Z31, Z0
 	VMOVDQU64 Z0, (SI)
 	ADDQ      $32, BX
-	ADDQ      $64, DX
 	ADDQ      $64, DI
 	ADDQ      $64, SI
 	SUBQ      $2, CX
@@ -66,7 +131,15 @@ dpflevel_tail:
 	TESTQ       CX, CX
 	JZ          dpflevel_done
 	VMOVDQU64.Z (BX), K1, Z1
+	TESTQ       DX, DX
+	JZ          dpflevel_tailaes
 	VMOVDQU64.Z (DX), K2, Z0
+	JMP         dpflevel_tailchild
+
+dpflevel_tailaes:
+	PRG1(0, Z0)
+
+dpflevel_tailchild:
 	DPFCHILD(Z0, Z1)
 	VMOVDQU64   Z0, K2, (DI)
 	VPANDNQ     Z0, Z31, Z0
@@ -76,8 +149,8 @@ dpflevel_done:
 	VZEROUPPER
 	RET
 
-// func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith)
-TEXT ·dpfLeaves(SB), NOSPLIT, $0-56
+// func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
+TEXT ·dpfLeaves(SB), NOSPLIT, $0-64
 	MOVQ            dst+0(FP), DI
 	MOVQ            raw+8(FP), DX
 	MOVQ            parents+16(FP), BX
@@ -89,18 +162,32 @@ TEXT ·dpfLeaves(SB), NOSPLIT, $0-56
 	MOVQ            ar+48(FP), AX
 	LOADARITH(AX)
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVQ            keys+56(FP), AX
+	TESTQ           AX, AX
+	JZ              dpfleaves_setup
+	LANEKEYS
+
+dpfleaves_setup:
 	TAILMASKS
 
 dpfleaves_loop:
 	CMPQ      CX, $2
 	JB        dpfleaves_tail
 	VMOVDQU64 (BX), Y1
+	TESTQ     DX, DX
+	JZ        dpfleaves_aes
 	VMOVDQU64 (DX), Z0
+	ADDQ      $64, DX
+	JMP       dpfleaves_child
+
+dpfleaves_aes:
+	PRG2(Z0)
+
+dpfleaves_child:
 	DPFCHILD(Z0, Z1)
 	DPFLEAF(Z0)
 	VMOVDQU64 Z3, (DI)
 	ADDQ      $32, BX
-	ADDQ      $64, DX
 	ADDQ      $64, DI
 	SUBQ      $2, CX
 	JMP       dpfleaves_loop
@@ -109,7 +196,15 @@ dpfleaves_tail:
 	TESTQ       CX, CX
 	JZ          dpfleaves_done
 	VMOVDQU64.Z (BX), K1, Z1
+	TESTQ       DX, DX
+	JZ          dpfleaves_tailaes
 	VMOVDQU64.Z (DX), K2, Z0
+	JMP         dpfleaves_tailchild
+
+dpfleaves_tailaes:
+	PRG1(0, Z0)
+
+dpfleaves_tailchild:
 	DPFCHILD(Z0, Z1)
 	DPFLEAF(Z0)
 	VMOVDQU64   Z3, K2, (DI)
@@ -133,22 +228,37 @@ dpfleaves_done:
 	GADD(P, Z3, Z5);              \
 	GADD(PV, Z5, Z7)
 
-// DCFLOAD loads two parents' PRG output (Z0, Z1), control bits (Z4) and values (Z6).
-#define DCFLOAD \
+// DCFLOAD loads two parents' PRG output (Z0, Z1: from raw at DX, or run here when DX
+// is 0), control bits (Z4) and values (Z6), and advances DX.
+#define DCFLOAD(aes, done) \
+	VMOVDQU64 (BX), Y4;   \
+	VMOVDQU64 (R9), Y6;   \
+	TESTQ     DX, DX;     \
+	JZ        aes;        \
 	VMOVDQU64 (DX), Z0;   \
 	VMOVDQU64 64(DX), Z1; \
-	VMOVDQU64 (BX), Y4;   \
-	VMOVDQU64 (R9), Y6
+	ADDQ      $128, DX;   \
+	JMP       done;       \
+aes:                      \
+	PRG1(0, Z0);          \
+	PRG1(16, Z1);         \
+done:
 
-// DCFLOADTAIL loads one parent's.
-#define DCFLOADTAIL \
-	VMOVDQU64   (DX), Z0;     \
-	VPXORQ      Z1, Z1, Z1;   \
+// DCFLOADTAIL loads one parent's (Z1 is left as is: it feeds only lanes that are not
+// stored).
+#define DCFLOADTAIL(aes, done) \
 	VMOVDQU64.Z (BX), K1, Z4; \
-	VMOVDQU64.Z (R9), K1, Z6
+	VMOVDQU64.Z (R9), K1, Z6; \
+	TESTQ       DX, DX;       \
+	JZ          aes;          \
+	VMOVDQU64   (DX), Z0;     \
+	JMP         done;         \
+aes:                          \
+	PRG1(0, Z0);              \
+done:
 
-// func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith)
-TEXT ·dcfLevel(SB), NOSPLIT, $0-80
+// func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+TEXT ·dcfLevel(SB), NOSPLIT, $0-88
 	MOVQ            u+0(FP), DI
 	MOVQ            s+8(FP), SI
 	MOVQ            v+16(FP), R8
@@ -163,12 +273,18 @@ TEXT ·dcfLevel(SB), NOSPLIT, $0-80
 	MOVQ            ar+72(FP), AX
 	LOADARITH(AX)
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVQ            keys+80(FP), AX
+	TESTQ           AX, AX
+	JZ              dcflevel_setup
+	LANEKEYS
+
+dcflevel_setup:
 	TAILMASKS
 
 dcflevel_loop:
 	CMPQ      CX, $2
 	JB        dcflevel_tail
-	DCFLOAD
+	DCFLOAD(dcflevel_aes, dcflevel_child)
 	DCFCHILD(Z0, Z1, Z4, Z6)
 	VMOVDQU64 Z2, (DI)
 	VPANDNQ   Z2, Z31, Z2
@@ -176,7 +292,6 @@ dcflevel_loop:
 	VMOVDQU64 Z7, (R8)
 	ADDQ      $32, BX
 	ADDQ      $32, R9
-	ADDQ      $128, DX
 	ADDQ      $64, DI
 	ADDQ      $64, SI
 	ADDQ      $64, R8
@@ -186,7 +301,7 @@ dcflevel_loop:
 dcflevel_tail:
 	TESTQ     CX, CX
 	JZ        dcflevel_done
-	DCFLOADTAIL
+	DCFLOADTAIL(dcflevel_tailaes, dcflevel_tailchild)
 	DCFCHILD(Z0, Z1, Z4, Z6)
 	VMOVDQU64 Z2, K2, (DI)
 	VPANDNQ   Z2, Z31, Z2
@@ -207,8 +322,8 @@ dcflevel_done:
 	GADD(Z7, Z4, Z5);   \
 	SIGN(Z5)
 
-// func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith)
-TEXT ·dcfLeaves(SB), NOSPLIT, $0-64
+// func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+TEXT ·dcfLeaves(SB), NOSPLIT, $0-72
 	MOVQ            dst+0(FP), DI
 	MOVQ            raw+8(FP), DX
 	MOVQ            parents+16(FP), BX
@@ -222,18 +337,23 @@ TEXT ·dcfLeaves(SB), NOSPLIT, $0-64
 	MOVQ            ar+56(FP), AX
 	LOADARITH(AX)
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVQ            keys+64(FP), AX
+	TESTQ           AX, AX
+	JZ              dcfleaves_setup
+	LANEKEYS
+
+dcfleaves_setup:
 	TAILMASKS
 
 dcfleaves_loop:
 	CMPQ      CX, $2
 	JB        dcfleaves_tail
-	DCFLOAD
+	DCFLOAD(dcfleaves_aes, dcfleaves_child)
 	DCFCHILD(Z0, Z1, Z4, Z6)
 	DCFLEAF
 	VMOVDQU64 Z5, (DI)
 	ADDQ      $32, BX
 	ADDQ      $32, R9
-	ADDQ      $128, DX
 	ADDQ      $64, DI
 	SUBQ      $2, CX
 	JMP       dcfleaves_loop
@@ -241,7 +361,7 @@ dcfleaves_loop:
 dcfleaves_tail:
 	TESTQ     CX, CX
 	JZ        dcfleaves_done
-	DCFLOADTAIL
+	DCFLOADTAIL(dcfleaves_tailaes, dcfleaves_tailchild)
 	DCFCHILD(Z0, Z1, Z4, Z6)
 	DCFLEAF
 	VMOVDQU64 Z5, K2, (DI)
