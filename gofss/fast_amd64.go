@@ -127,12 +127,26 @@ func expandAesKeys(keys [][16]byte) [][11][16]byte {
 }
 
 // fusedAesKeys returns the expanded keys of prg when it is AES-128 MMO and the walk
-// may run AES in the kernels.
+// may run AES in the kernels: with the VAES backend selected, so that selecting
+// another (as tests and benchmarks do) takes the walks off VAES too.
 func fusedAesKeys(prg Prg) [][11][16]byte {
-	if p, ok := prg.(*AesMmo); ok {
+	if p, ok := prg.(*AesMmo); ok && aes128.Backend() == aes128.VAES {
 		return p.rounds
 	}
 	return nil
+}
+
+// walkPath names the tree walks' implementation for a PRG whose backend is active:
+// the AVX-512 kernels, running AES themselves for aes128_mmo on the VAES backend,
+// or the portable code.
+func walkPath(active string, aes bool) string {
+	switch {
+	case !useKernelsFlag || active == "generic":
+		return "portable"
+	case aes && active == aes128.VAES && kernels.HasAES:
+		return "avx512-vaes"
+	}
+	return "avx512"
 }
 
 // laneKeys returns the EvalAll kernels' lane keys when prg is AES-128 MMO and they may

@@ -115,13 +115,15 @@ func blockBytes(b []Block) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)*int(unsafe.Sizeof(Block{})))
 }
 
-// PrgBackendInfo tells, per PRG, the implementation in use ("active") and those
-// this CPU can run ("available", fastest first), so callers can see which fast path
-// runs.
+// PrgBackendInfo tells, per PRG, the implementation in use ("active"), those this
+// CPU can run ("available", fastest first), and what the tree walks of Gen, Eval and
+// EvalAll run ("walks": "avx512" kernels, "avx512-vaes" when those kernels also run
+// the AES rounds themselves, or "portable"), so callers can see which fast path runs.
 func PrgBackendInfo() map[string]map[string]any {
+	a, c := aes128.Backend(), chacha.Backend()
 	return map[string]map[string]any{
-		"aes128_mmo": {"active": aes128.Backend(), "available": aes128.Backends()},
-		"chacha":     {"active": chacha.Backend(), "available": chacha.Backends()},
+		"aes128_mmo": {"active": a, "available": aes128.Backends(), "walks": walkPath(a, true)},
+		"chacha":     {"active": c, "available": chacha.Backends(), "walks": walkPath(c, false)},
 	}
 }
 

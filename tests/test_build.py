@@ -14,6 +14,14 @@ def test_backend_info_describes_the_build():
     assert set(info) >= {"version", "go_version", "goos", "goarch"}
     assert info["go_version"].startswith("go")
     assert info["goos"] == platform.system().lower()
+    for prg in ("aes128_mmo", "chacha"):
+        path = info["prg"][prg]
+        assert path["active"] in path["available"]
+        assert path["walks"] in {"avx512", "avx512-vaes", "portable"}
+        if path["active"] == "generic":
+            assert path["walks"] == "portable"
+        if path["walks"] == "avx512-vaes":
+            assert prg == "aes128_mmo" and path["active"] == "vaes-avx512"
 
 
 def test_go_core_matches_package_version():

@@ -38,7 +38,9 @@
 // themselves, on the parents' clamped seeds: each lane of a vector runs its own
 // fixed key (DPF: left, right, left, right; DCF: SL, VL, SR, VR), so the round keys
 // sit in Z8-Z18 for the whole call and a parent's PRG output never goes through
-// memory.
+// memory. The main loops run 4 vectors' rounds interleaved (Z19-Z22): one vector's
+// rounds are a chain of dependent AES operations, too long to overlap with the next
+// parents' on its own.
 
 // LANEKEYS loads the lane keys at AX into Z8-Z18 and sets K3 to the high two lanes.
 #define LANEKEYS \
@@ -78,12 +80,88 @@
 	VPANDNQ         Z19, Z31, Z19; \
 	MMO(Z19, X)
 
-// PRG2 sets X to the DPF PRG output (L, R, L, R) of the two parents at BX.
+// DPFSEEDS sets X to the seeds (s0, s0, s1, s1) of the two parents at off(BX),
+// unclamped; PRG2 sets X to their PRG output (L, R, L, R).
+#define DPFSEEDS(off, X) \
+	VBROADCASTI32X4 off(BX), X;         \
+	VBROADCASTI32X4 (off+16)(BX), K3, X
+
 #define PRG2(X) \
-	VBROADCASTI32X4 (BX), Z19;         \
-	VBROADCASTI32X4 16(BX), K3, Z19;   \
-	VPANDNQ         Z19, Z31, Z19;     \
+	DPFSEEDS(0, Z19);              \
+	VPANDNQ         Z19, Z31, Z19; \
 	MMO(Z19, X)
+
+// ROUNDS4 runs rounds 1-10 on Z19-Z22.
+#define ROUND4(op, K) \
+	op K, Z19, Z19; \
+	op K, Z20, Z20; \
+	op K, Z21, Z21; \
+	op K, Z22, Z22
+
+#define ROUNDS4 \
+	ROUND4(VAESENC, Z9);  \
+	ROUND4(VAESENC, Z10); \
+	ROUND4(VAESENC, Z11); \
+	ROUND4(VAESENC, Z12); \
+	ROUND4(VAESENC, Z13); \
+	ROUND4(VAESENC, Z14); \
+	ROUND4(VAESENC, Z15); \
+	ROUND4(VAESENC, Z16); \
+	ROUND4(VAESENC, Z17); \
+	ROUND4(VAESENCLAST, Z18)
+
+// START and FEED are MMO's first and last steps for a vector X of unclamped seeds S
+// (the seeds are loaded twice rather than kept: the DCF kernels have no registers
+// to spare): X = clamp(S) ^ round key 0, and X ^= clamp(S).
+#define START(X) \
+	VPTERNLOGQ $0x9c, Z31, Z8, X
+
+#define FEED(S, X) \
+	VPTERNLOGQ $0xb4, Z31, S, X
+
+// DPFPRG8 sets Z19-Z22 to the PRG output of the 8 parents at BX, two per vector.
+#define DPFPRG8 \
+	DPFSEEDS(0, Z19);     \
+	DPFSEEDS(32, Z20);    \
+	DPFSEEDS(64, Z21);    \
+	DPFSEEDS(96, Z22);    \
+	START(Z19);           \
+	START(Z20);           \
+	START(Z21);           \
+	START(Z22);           \
+	ROUNDS4;              \
+	DPFSEEDS(0, Z23);     \
+	FEED(Z23, Z19);       \
+	DPFSEEDS(32, Z23);    \
+	FEED(Z23, Z20);       \
+	DPFSEEDS(64, Z23);    \
+	FEED(Z23, Z21);       \
+	DPFSEEDS(96, Z23);    \
+	FEED(Z23, Z22)
+
+// DPFRAW sets Z0 to the PRG output of the next two parents: read from raw at DX,
+// or run here.
+#define DPFRAW(aes, done) \
+	TESTQ     DX, DX;   \
+	JZ        aes;      \
+	VMOVDQU64 (DX), Z0; \
+	ADDQ      $64, DX;  \
+	JMP       done;     \
+aes:                    \
+	PRG2(Z0);           \
+done:
+
+// DPFLEVELPAIR writes the corrected children of the two parents at BX from their
+// PRG output X, and advances past them.
+#define DPFLEVELPAIR(X) \
+	VMOVDQU64 (BX), Y1;  \
+	DPFCHILD(X, Z1);     \
+	VMOVDQU64 X, (DI);   \
+	VPANDNQ   X, Z31, X; \
+	VMOVDQU64 X, (SI);   \
+	ADDQ      $32, BX;   \
+	ADDQ      $64, DI;   \
+	ADDQ      $64, SI
 
 // func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
 TEXT ·dpfLevel(SB), NOSPLIT, $0-56
@@ -103,29 +181,26 @@ TEXT ·dpfLevel(SB), NOSPLIT, $0-56
 dpflevel_setup:
 	TAILMASKS
 
+dpflevel_loop8:
+	TESTQ DX, DX
+	JNZ   dpflevel_loop
+	CMPQ  CX, $8
+	JB    dpflevel_loop
+	DPFPRG8
+	DPFLEVELPAIR(Z19)
+	DPFLEVELPAIR(Z20)
+	DPFLEVELPAIR(Z21)
+	DPFLEVELPAIR(Z22)
+	SUBQ  $8, CX
+	JMP   dpflevel_loop8
+
 dpflevel_loop:
-	CMPQ      CX, $2
-	JB        dpflevel_tail
-	VMOVDQU64 (BX), Y1
-	TESTQ     DX, DX
-	JZ        dpflevel_aes
-	VMOVDQU64 (DX), Z0
-	ADDQ      $64, DX
-	JMP       dpflevel_child
-
-dpflevel_aes:
-	PRG2(Z0)
-
-dpflevel_child:
-	DPFCHILD(Z0, Z1)
-	VMOVDQU64 Z0, (DI)
-	VPANDNQ   Z0, Z31, Z0
-	VMOVDQU64 Z0, (SI)
-	ADDQ      $32, BX
-	ADDQ      $64, DI
-	ADDQ      $64, SI
-	SUBQ      $2, CX
-	JMP       dpflevel_loop
+	CMPQ CX, $2
+	JB   dpflevel_tail
+	DPFRAW(dpflevel_aes, dpflevel_child)
+	DPFLEVELPAIR(Z0)
+	SUBQ $2, CX
+	JMP  dpflevel_loop
 
 dpflevel_tail:
 	TESTQ       CX, CX
@@ -149,6 +224,16 @@ dpflevel_done:
 	VZEROUPPER
 	RET
 
+// DPFLEAFPAIR writes the outputs of the children of the two parents at BX from
+// their PRG output X, and advances past them.
+#define DPFLEAFPAIR(X) \
+	VMOVDQU64 (BX), Y1; \
+	DPFCHILD(X, Z1);    \
+	DPFLEAF(X);         \
+	VMOVDQU64 Z3, (DI); \
+	ADDQ      $32, BX;  \
+	ADDQ      $64, DI
+
 // func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
 TEXT ·dpfLeaves(SB), NOSPLIT, $0-64
 	MOVQ            dst+0(FP), DI
@@ -170,27 +255,26 @@ TEXT ·dpfLeaves(SB), NOSPLIT, $0-64
 dpfleaves_setup:
 	TAILMASKS
 
+dpfleaves_loop8:
+	TESTQ DX, DX
+	JNZ   dpfleaves_loop
+	CMPQ  CX, $8
+	JB    dpfleaves_loop
+	DPFPRG8
+	DPFLEAFPAIR(Z19)
+	DPFLEAFPAIR(Z20)
+	DPFLEAFPAIR(Z21)
+	DPFLEAFPAIR(Z22)
+	SUBQ  $8, CX
+	JMP   dpfleaves_loop8
+
 dpfleaves_loop:
-	CMPQ      CX, $2
-	JB        dpfleaves_tail
-	VMOVDQU64 (BX), Y1
-	TESTQ     DX, DX
-	JZ        dpfleaves_aes
-	VMOVDQU64 (DX), Z0
-	ADDQ      $64, DX
-	JMP       dpfleaves_child
-
-dpfleaves_aes:
-	PRG2(Z0)
-
-dpfleaves_child:
-	DPFCHILD(Z0, Z1)
-	DPFLEAF(Z0)
-	VMOVDQU64 Z3, (DI)
-	ADDQ      $32, BX
-	ADDQ      $64, DI
-	SUBQ      $2, CX
-	JMP       dpfleaves_loop
+	CMPQ CX, $2
+	JB   dpfleaves_tail
+	DPFRAW(dpfleaves_aes, dpfleaves_child)
+	DPFLEAFPAIR(Z0)
+	SUBQ $2, CX
+	JMP  dpfleaves_loop
 
 dpfleaves_tail:
 	TESTQ       CX, CX
@@ -213,6 +297,7 @@ dpfleaves_done:
 	VZEROUPPER
 	RET
 
+
 // DCFCHILD splits the PRG output R0, R1 of two parents into their children's seeds Z2,
 // corrected under the parents' control bits (low half of P), and their values Z7:
 // the parents' values (low half of PV) plus from(V) + t*Z25.
@@ -228,11 +313,29 @@ dpfleaves_done:
 	GADD(P, Z3, Z5);              \
 	GADD(PV, Z5, Z7)
 
-// DCFLOAD loads two parents' PRG output (Z0, Z1: from raw at DX, or run here when DX
-// is 0), control bits (Z4) and values (Z6), and advances DX.
-#define DCFLOAD(aes, done) \
-	VMOVDQU64 (BX), Y4;   \
-	VMOVDQU64 (R9), Y6;   \
+// DCFPRG4 sets Z19-Z22 to the PRG output of the 4 parents at BX, one per vector.
+#define DCFPRG4 \
+	VBROADCASTI32X4 (BX), Z19;   \
+	VBROADCASTI32X4 16(BX), Z20; \
+	VBROADCASTI32X4 32(BX), Z21; \
+	VBROADCASTI32X4 48(BX), Z22; \
+	START(Z19);                  \
+	START(Z20);                  \
+	START(Z21);                  \
+	START(Z22);                  \
+	ROUNDS4;                     \
+	VBROADCASTI32X4 (BX), Z23;   \
+	FEED(Z23, Z19);              \
+	VBROADCASTI32X4 16(BX), Z23; \
+	FEED(Z23, Z20);              \
+	VBROADCASTI32X4 32(BX), Z23; \
+	FEED(Z23, Z21);              \
+	VBROADCASTI32X4 48(BX), Z23; \
+	FEED(Z23, Z22)
+
+// DCFRAW sets Z0, Z1 to the PRG output of the next two parents: read from raw at DX,
+// or run here.
+#define DCFRAW(aes, done) \
 	TESTQ     DX, DX;     \
 	JZ        aes;        \
 	VMOVDQU64 (DX), Z0;   \
@@ -244,9 +347,16 @@ aes:                      \
 	PRG1(16, Z1);         \
 done:
 
-// DCFLOADTAIL loads one parent's (Z1 is left as is: it feeds only lanes that are not
-// stored).
-#define DCFLOADTAIL(aes, done) \
+// DCFPAIR loads the control bits (Z4) and values (Z6) of the two parents at BX and
+// R9, whose PRG output is R0, R1, and splits them into children (DCFCHILD).
+#define DCFPAIR(R0, R1) \
+	VMOVDQU64 (BX), Y4; \
+	VMOVDQU64 (R9), Y6; \
+	DCFCHILD(R0, R1, Z4, Z6)
+
+// DCFTAIL does DCFPAIR's work for the one parent left (Z1 is left as is: it feeds
+// only lanes that are not stored).
+#define DCFTAIL(aes, done) \
 	VMOVDQU64.Z (BX), K1, Z4; \
 	VMOVDQU64.Z (R9), K1, Z6; \
 	TESTQ       DX, DX;       \
@@ -255,7 +365,22 @@ done:
 	JMP         done;         \
 aes:                          \
 	PRG1(0, Z0);              \
-done:
+done:                         \
+	DCFCHILD(Z0, Z1, Z4, Z6)
+
+// DCFLEVELPAIR writes the children of the two parents at BX and R9 from their PRG
+// output R0, R1, and advances past them.
+#define DCFLEVELPAIR(R0, R1) \
+	DCFPAIR(R0, R1);      \
+	VMOVDQU64 Z2, (DI);   \
+	VPANDNQ   Z2, Z31, Z2; \
+	VMOVDQU64 Z2, (SI);   \
+	VMOVDQU64 Z7, (R8);   \
+	ADDQ      $32, BX;    \
+	ADDQ      $32, R9;    \
+	ADDQ      $64, DI;    \
+	ADDQ      $64, SI;    \
+	ADDQ      $64, R8
 
 // func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 TEXT ·dcfLevel(SB), NOSPLIT, $0-88
@@ -281,28 +406,29 @@ TEXT ·dcfLevel(SB), NOSPLIT, $0-88
 dcflevel_setup:
 	TAILMASKS
 
+dcflevel_loop4:
+	TESTQ DX, DX
+	JNZ   dcflevel_loop
+	CMPQ  CX, $4
+	JB    dcflevel_loop
+	DCFPRG4
+	DCFLEVELPAIR(Z19, Z20)
+	DCFLEVELPAIR(Z21, Z22)
+	SUBQ  $4, CX
+	JMP   dcflevel_loop4
+
 dcflevel_loop:
-	CMPQ      CX, $2
-	JB        dcflevel_tail
-	DCFLOAD(dcflevel_aes, dcflevel_child)
-	DCFCHILD(Z0, Z1, Z4, Z6)
-	VMOVDQU64 Z2, (DI)
-	VPANDNQ   Z2, Z31, Z2
-	VMOVDQU64 Z2, (SI)
-	VMOVDQU64 Z7, (R8)
-	ADDQ      $32, BX
-	ADDQ      $32, R9
-	ADDQ      $64, DI
-	ADDQ      $64, SI
-	ADDQ      $64, R8
-	SUBQ      $2, CX
-	JMP       dcflevel_loop
+	CMPQ CX, $2
+	JB   dcflevel_tail
+	DCFRAW(dcflevel_aes, dcflevel_child)
+	DCFLEVELPAIR(Z0, Z1)
+	SUBQ $2, CX
+	JMP  dcflevel_loop
 
 dcflevel_tail:
 	TESTQ     CX, CX
 	JZ        dcflevel_done
-	DCFLOADTAIL(dcflevel_tailaes, dcflevel_tailchild)
-	DCFCHILD(Z0, Z1, Z4, Z6)
+	DCFTAIL(dcflevel_tailaes, dcflevel_tailchild)
 	VMOVDQU64 Z2, K2, (DI)
 	VPANDNQ   Z2, Z31, Z2
 	VMOVDQU64 Z2, K2, (SI)
@@ -321,6 +447,16 @@ dcflevel_done:
 	GADD(Z3, Z2, Z4);   \
 	GADD(Z7, Z4, Z5);   \
 	SIGN(Z5)
+
+// DCFLEAFPAIR writes the outputs of the children of the two parents at BX and R9
+// from their PRG output R0, R1, and advances past them.
+#define DCFLEAFPAIR(R0, R1) \
+	DCFPAIR(R0, R1);    \
+	DCFLEAF;            \
+	VMOVDQU64 Z5, (DI); \
+	ADDQ      $32, BX;  \
+	ADDQ      $32, R9;  \
+	ADDQ      $64, DI
 
 // func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 TEXT ·dcfLeaves(SB), NOSPLIT, $0-72
@@ -345,24 +481,29 @@ TEXT ·dcfLeaves(SB), NOSPLIT, $0-72
 dcfleaves_setup:
 	TAILMASKS
 
+dcfleaves_loop4:
+	TESTQ DX, DX
+	JNZ   dcfleaves_loop
+	CMPQ  CX, $4
+	JB    dcfleaves_loop
+	DCFPRG4
+	DCFLEAFPAIR(Z19, Z20)
+	DCFLEAFPAIR(Z21, Z22)
+	SUBQ  $4, CX
+	JMP   dcfleaves_loop4
+
 dcfleaves_loop:
-	CMPQ      CX, $2
-	JB        dcfleaves_tail
-	DCFLOAD(dcfleaves_aes, dcfleaves_child)
-	DCFCHILD(Z0, Z1, Z4, Z6)
-	DCFLEAF
-	VMOVDQU64 Z5, (DI)
-	ADDQ      $32, BX
-	ADDQ      $32, R9
-	ADDQ      $64, DI
-	SUBQ      $2, CX
-	JMP       dcfleaves_loop
+	CMPQ CX, $2
+	JB   dcfleaves_tail
+	DCFRAW(dcfleaves_aes, dcfleaves_child)
+	DCFLEAFPAIR(Z0, Z1)
+	SUBQ $2, CX
+	JMP  dcfleaves_loop
 
 dcfleaves_tail:
 	TESTQ     CX, CX
 	JZ        dcfleaves_done
-	DCFLOADTAIL(dcfleaves_tailaes, dcfleaves_tailchild)
-	DCFCHILD(Z0, Z1, Z4, Z6)
+	DCFTAIL(dcfleaves_tailaes, dcfleaves_tailchild)
 	DCFLEAF
 	VMOVDQU64 Z5, K2, (DI)
 
