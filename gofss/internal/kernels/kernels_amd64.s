@@ -91,24 +91,24 @@
 	VPANDNQ         Z19, Z31, Z19; \
 	MMO(Z19, X)
 
-// ROUNDS4 runs rounds 1-10 on Z19-Z22.
-#define ROUND4(op, K) \
+// LANEROUNDS runs rounds 1-10 on Z19-Z22.
+#define LANEROUND(op, K) \
 	op K, Z19, Z19; \
 	op K, Z20, Z20; \
 	op K, Z21, Z21; \
 	op K, Z22, Z22
 
-#define ROUNDS4 \
-	ROUND4(VAESENC, Z9);  \
-	ROUND4(VAESENC, Z10); \
-	ROUND4(VAESENC, Z11); \
-	ROUND4(VAESENC, Z12); \
-	ROUND4(VAESENC, Z13); \
-	ROUND4(VAESENC, Z14); \
-	ROUND4(VAESENC, Z15); \
-	ROUND4(VAESENC, Z16); \
-	ROUND4(VAESENC, Z17); \
-	ROUND4(VAESENCLAST, Z18)
+#define LANEROUNDS \
+	LANEROUND(VAESENC, Z9);  \
+	LANEROUND(VAESENC, Z10); \
+	LANEROUND(VAESENC, Z11); \
+	LANEROUND(VAESENC, Z12); \
+	LANEROUND(VAESENC, Z13); \
+	LANEROUND(VAESENC, Z14); \
+	LANEROUND(VAESENC, Z15); \
+	LANEROUND(VAESENC, Z16); \
+	LANEROUND(VAESENC, Z17); \
+	LANEROUND(VAESENCLAST, Z18)
 
 // START and FEED are MMO's first and last steps for a vector X of unclamped seeds S
 // (the seeds are loaded twice rather than kept: the DCF kernels have no registers
@@ -129,7 +129,7 @@
 	START(Z20);           \
 	START(Z21);           \
 	START(Z22);           \
-	ROUNDS4;              \
+	LANEROUNDS;              \
 	DPFSEEDS(0, Z23);     \
 	FEED(Z23, Z19);       \
 	DPFSEEDS(32, Z23);    \
@@ -323,7 +323,7 @@ dpfleaves_done:
 	START(Z20);                  \
 	START(Z21);                  \
 	START(Z22);                  \
-	ROUNDS4;                     \
+	LANEROUNDS;                     \
 	VBROADCASTI32X4 (BX), Z23;   \
 	FEED(Z23, Z19);              \
 	VBROADCASTI32X4 16(BX), Z23; \
