@@ -24,47 +24,61 @@ func requireKernels(t *testing.T) {
 	}
 }
 
+// forEachFastBackend runs fn once per fast backend of the scheme's PRG: the walks
+// take the kernels under each, running AES in them only under VAES.
+func forEachFastBackend(t *testing.T, s scheme, fn func(t *testing.T)) {
+	prg := s.(interface{ Prg() Prg }).Prg().Name()
+	forEachBackend(t, prg, func(t *testing.T) {
+		if PrgBackendInfo()[prg]["walks"] == "portable" {
+			t.Skip("the portable backend keeps the walks portable")
+		}
+		fn(t)
+	})
+}
+
 func TestFastMatchesPortable(t *testing.T) {
 	requireKernels(t)
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, c := range testCases(t, []int{1, 3, 9, 20, 64, 65, 128}) {
 		t.Run(c.name, func(t *testing.T) {
-			for _, keys := range []int{1, 5, 133} {
-				seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
-				for k := range keys {
-					seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, c.n), randBlock(r)
-				}
-				cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
-				require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
-				portable(func() { require.NoError(t, c.scheme.Gen(want, seeds, alphas, betas)) })
-				require.Equal(t, want, cws, "Gen, %d keys", keys)
+			forEachFastBackend(t, c.scheme, func(t *testing.T) {
+				for _, keys := range []int{1, 5, 133} {
+					seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
+					for k := range keys {
+						seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, c.n), randBlock(r)
+					}
+					cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
+					require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
+					portable(func() { require.NoError(t, c.scheme.Gen(want, seeds, alphas, betas)) })
+					require.Equal(t, want, cws, "Gen, %d keys", keys)
 
-				for _, points := range []int{1, 3} {
-					xs := make([]Uint128, keys*points)
-					for i := range xs {
-						xs[i] = randInput(r, c.n)
-						if i%3 == 0 {
-							xs[i] = alphas[i/points]
+					for _, points := range []int{1, 3} {
+						xs := make([]Uint128, keys*points)
+						for i := range xs {
+							xs[i] = randInput(r, c.n)
+							if i%3 == 0 {
+								xs[i] = alphas[i/points]
+							}
 						}
-					}
-					for p := range 2 {
-						ps := make([]Block, keys)
-						for k := range keys {
-							ps[k] = seeds[2*k+p]
-						}
-						got, exp := make([]Block, len(xs)), make([]Block, len(xs))
-						require.NoError(t, c.scheme.Eval(got, p, ps, cws, xs))
-						portable(func() { require.NoError(t, c.scheme.Eval(exp, p, ps, cws, xs)) })
-						require.Equal(t, exp, got, "Eval, %d keys x %d points, party %d", keys, points, p)
-						if c.n <= 9 && points == 1 {
-							got, exp := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
-							require.NoError(t, c.scheme.EvalAll(got, p, ps, cws))
-							portable(func() { require.NoError(t, c.scheme.EvalAll(exp, p, ps, cws)) })
-							require.Equal(t, exp, got, "EvalAll, %d keys, party %d", keys, p)
+						for p := range 2 {
+							ps := make([]Block, keys)
+							for k := range keys {
+								ps[k] = seeds[2*k+p]
+							}
+							got, exp := make([]Block, len(xs)), make([]Block, len(xs))
+							require.NoError(t, c.scheme.Eval(got, p, ps, cws, xs))
+							portable(func() { require.NoError(t, c.scheme.Eval(exp, p, ps, cws, xs)) })
+							require.Equal(t, exp, got, "Eval, %d keys x %d points, party %d", keys, points, p)
+							if c.n <= 9 && points == 1 {
+								got, exp := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
+								require.NoError(t, c.scheme.EvalAll(got, p, ps, cws))
+								portable(func() { require.NoError(t, c.scheme.EvalAll(exp, p, ps, cws)) })
+								require.Equal(t, exp, got, "EvalAll, %d keys, party %d", keys, p)
+							}
 						}
 					}
 				}
-			}
+			})
 		})
 	}
 }
