@@ -64,13 +64,13 @@ func (d *Dpf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 			r.u[0] = r.s[0].WithLsb(uint8(party))
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
-			raw := prgRaw(d.prg, lanes, out.u, in.s)
+			raw := prgRaw(d.prg, lanes != nil, out.u, in.s)
 			cw := cwPair(k, i)
 			kernels.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := dst[k<<n+x0:][:2*len(in.s)]
-			raw := prgRaw(d.prg, lanes, out, in.s)
+			raw := prgRaw(d.prg, lanes != nil, out, in.s)
 			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
 			kernels.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), &ka, lanes)
 		},
@@ -100,12 +100,12 @@ func (d *Dcf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 			r.u[0], r.v[0] = r.s[0].WithLsb(uint8(party)), Block{}
 		},
 		level: func(k, i int, out, in nodes, raw []Block) {
-			kraw := prgRaw(d.prg, lanes, raw, in.s)
+			kraw := prgRaw(d.prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, i)
 			kernels.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, &ka, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, raw []Block) {
-			kraw := prgRaw(d.prg, lanes, raw, in.s)
+			kraw := prgRaw(d.prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, n-1)
 			last := kblock(ar.from(cws[k*(n+1)+n][1]))
 			out := dst[k<<n+x0:][:2*len(in.s)]
@@ -158,10 +158,10 @@ func laneKeys(prg Prg) *kernels.LaneKeys {
 	return nil
 }
 
-// prgRaw runs the PRG on the seeds in into raw for the EvalAll kernels, or returns
-// nil when they run it themselves (lanes).
-func prgRaw(prg Prg, lanes *kernels.LaneKeys, raw, in []Block) []kernels.Block {
-	if lanes != nil {
+// prgRaw runs the PRG on the seeds in into raw for the kernels, or returns nil when
+// they run it themselves (fused).
+func prgRaw(prg Prg, fused bool, raw, in []Block) []kernels.Block {
+	if fused {
 		return nil
 	}
 	prg.Expand(raw, in)
@@ -496,15 +496,6 @@ func (st *fastGenState) done(out []Cw) {
 	}
 }
 
-// prgOut is where the PRG writes a level's output for the Gen kernels, nil when they
-// run AES themselves (fused).
-func (st *fastGenState) prgOut(fused bool) []Block {
-	if fused {
-		return nil
-	}
-	return st.ch
-}
-
 // start loads a tile of keys: both parties' root nodes (control bits 0 and 1) and
 // seeds, and the alphas.
 func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenState {
@@ -544,12 +535,9 @@ func (d *Dpf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 			out := cws[k0*(n+1) : k1*(n+1)]
 			w := st.rows(out)
 			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
-			ch := st.prgOut(keys != nil)
 			for i := range n {
-				if ch != nil {
-					d.prg.Expand(ch, st.s)
-				}
-				kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(ch), &rows, i, keys)
+				ch := prgRaw(d.prg, keys != nil, st.ch, st.s)
+				kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, &rows, i, keys)
 			}
 			for j := range k1 - k0 {
 				u0, u1 := st.u0[j], st.u1[j]
@@ -587,12 +575,9 @@ func (d *Dcf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 			out := cws[k0*(n+1) : k1*(n+1)]
 			w := st.rows(out)
 			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
-			ch := st.prgOut(keys != nil)
 			for i := range n {
-				if ch != nil {
-					d.prg.Expand(ch, st.s)
-				}
-				kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(ch), kblocks(st.vs), kblocks(st.betas), &rows, i, d.pred == Gt, &ka, keys)
+				ch := prgRaw(d.prg, keys != nil, st.ch, st.s)
+				kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), &rows, i, d.pred == Gt, &ka, keys)
 			}
 			for j := range k1 - k0 {
 				u0, u1 := st.u0[j], st.u1[j]
