@@ -50,7 +50,7 @@ func (d *Dpf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 		return tree{}, false
 	}
 	n, ar := d.inBits, d.group.arith()
-	lanes := laneKeys(d.prg)
+	lanes := fusedAesKeys(d.prg).laneKeys()
 	cwPair := func(k, i int) [2]kernels.Block {
 		l, r := dpfChildCws(&cws[k*(n+1)+i])
 		return [2]kernels.Block{kblock(l), kblock(r)}
@@ -83,7 +83,7 @@ func (d *Dcf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 		return tree{}, false
 	}
 	n, ar := d.inBits, d.group.arith()
-	lanes := laneKeys(d.prg)
+	lanes := fusedAesKeys(d.prg).laneKeys()
 	// level returns a level's corrections: seeds of the left and right child, and the
 	// value correction in value form.
 	level := func(k, i int) ([2]kernels.Block, kernels.Block) {
@@ -114,24 +114,57 @@ func (d *Dcf) fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, 
 	}, true
 }
 
-// expandAesKeys expands the AES keys of an aes128_mmo PRG for the fused kernels.
-func expandAesKeys(keys [][16]byte) [][11][16]byte {
+// aesKernelKeys are an aes128_mmo PRG's keys in the forms that the kernels running
+// AES themselves take, made once with the PRG.
+type aesKernelKeys struct {
+	rounds []kernels.RoundKeys // the expanded keys, one per output
+	lanes  *kernels.LaneKeys   // the same, laid out for the EvalAll kernels' lanes
+}
+
+// expandAesKeys makes the kernels' form of an aes128_mmo PRG's keys; nil where the
+// CPU cannot run those kernels.
+func expandAesKeys(keys [][16]byte) *aesKernelKeys {
 	if !kernels.HasAES {
 		return nil
 	}
-	out := make([][11][16]byte, len(keys))
-	for i, k := range keys {
-		out[i] = aes128.RoundKeys(k)
+	k := &aesKernelKeys{rounds: make([]kernels.RoundKeys, len(keys))}
+	for i, raw := range keys {
+		k.rounds[i] = aes128.RoundKeys(raw)
 	}
-	return out
+	k.lanes = kernels.NewLaneKeys(k.rounds)
+	return k
 }
 
-// fusedAesKeys returns the expanded keys of prg when it is AES-128 MMO and the walk
-// may run AES in the kernels: with the VAES backend selected, so that selecting
+// two and four are the expanded keys of a 2- or 4-output PRG (DPF's, DCF's); lanes
+// the EvalAll kernels' form. All are nil on a nil receiver, where the kernels take
+// the PRG output from the PRG instead.
+func (k *aesKernelKeys) two() *[2]kernels.RoundKeys {
+	if k == nil {
+		return nil
+	}
+	return (*[2]kernels.RoundKeys)(k.rounds)
+}
+
+func (k *aesKernelKeys) four() *[4]kernels.RoundKeys {
+	if k == nil {
+		return nil
+	}
+	return (*[4]kernels.RoundKeys)(k.rounds)
+}
+
+func (k *aesKernelKeys) laneKeys() *kernels.LaneKeys {
+	if k == nil {
+		return nil
+	}
+	return k.lanes
+}
+
+// fusedAesKeys returns the kernels' form of prg's keys when prg is AES-128 MMO and the
+// walk may run AES in the kernels: with the VAES backend selected, so that selecting
 // another (as tests and benchmarks do) takes the walks off VAES too.
-func fusedAesKeys(prg Prg) [][11][16]byte {
+func fusedAesKeys(prg Prg) *aesKernelKeys {
 	if p, ok := prg.(*AesMmo); ok && aes128.Backend() == aes128.VAES {
-		return p.rounds
+		return p.fused
 	}
 	return nil
 }
@@ -147,15 +180,6 @@ func walkPath(active string, aes bool) string {
 		return "avx512-vaes"
 	}
 	return "avx512"
-}
-
-// laneKeys returns the EvalAll kernels' lane keys when prg is AES-128 MMO and they may
-// run AES themselves, else nil.
-func laneKeys(prg Prg) *kernels.LaneKeys {
-	if rk := fusedAesKeys(prg); rk != nil {
-		return kernels.NewLaneKeys(rk)
-	}
-	return nil
 }
 
 // prgRaw runs the PRG on the seeds in into raw for the kernels, or returns nil when
@@ -261,8 +285,8 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 	if len(xs) < minFastPoints {
 		return d.walkPoints(dst, party, s0s, cws, xs, m)
 	}
-	rk := fusedAesKeys(d.prg)
-	if rk == nil {
+	keys := fusedAesKeys(d.prg).two()
+	if keys == nil {
 		if err := d.checkCws(cws); err != nil {
 			return true, err
 		}
@@ -270,7 +294,6 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 		return true, nil
 	}
 	n, ar := d.inBits, d.group.arith()
-	keys := (*[2]kernels.RoundKeys)(rk)
 	ka, leafKernel := kernelArith(d.group, party)
 	if !leafKernel {
 		// The kernel reads the output correction words only when it converts leaves.
@@ -422,11 +445,11 @@ func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 		return false, nil
 	}
 	n, ar := d.inBits, d.group.arith()
-	var keys *[4]kernels.RoundKeys
-	if rk := fusedAesKeys(d.prg); rk != nil {
-		keys = (*[4]kernels.RoundKeys)(rk)
-	} else if err := d.checkCws(cws); err != nil {
-		return true, err
+	keys := fusedAesKeys(d.prg).four()
+	if keys == nil {
+		if err := d.checkCws(cws); err != nil {
+			return true, err
+		}
 	}
 	var bad atomic.Bool
 	forFastTiles(len(xs), evalCostNs(n, 2), 2, func(j0, j1 int, buf *fastEvalState) {
@@ -516,34 +539,40 @@ func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenSta
 	return t
 }
 
+// forGenTiles runs fn on the tiles of a fast Gen (keys k0 to k1, at most genTile),
+// spread over goroutines, for a PRG of mul outputs: st holds the tile's keys at the
+// root, rows describe them to the kernels, and w receives their correction words.
+func forGenTiles(n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw)) {
+	forChunks(len(alphas), genCostNs(n, mul), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastGenState(sc, mul, cws, n)
+		for k0 := lo; k0 < hi; k0 += genTile {
+			k1 := min(hi, k0+genTile)
+			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], mul)
+			out := cws[k0*(n+1) : k1*(n+1)]
+			w := st.rows(out)
+			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			fn(&st, k0, k1, &rows, w)
+			st.done(out)
+		}
+	})
+}
+
 func (d *Dpf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bool {
 	if !useKernels(d.prg) {
 		return false
 	}
 	n, ar := d.inBits, d.group.arith()
-	var keys *[2]kernels.RoundKeys
-	if rk := fusedAesKeys(d.prg); rk != nil {
-		keys = (*[2]kernels.RoundKeys)(rk)
-	}
-	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		buf := newFastGenState(sc, 2, cws, n)
-		for k0 := lo; k0 < hi; k0 += genTile {
-			k1 := min(hi, k0+genTile)
-			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], 2)
-			out := cws[k0*(n+1) : k1*(n+1)]
-			w := st.rows(out)
-			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
-			for i := range n {
-				ch := prgRaw(d.prg, keys != nil, st.ch, st.s)
-				kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, &rows, i, keys)
-			}
-			for j := range k1 - k0 {
-				u0, u1 := st.u0[j], st.u1[j]
-				w[j*(n+1)+n] = Cw{dpfLastCw(ar, betas[k0+j], u0.Clamp(), u1.Clamp(), u1.Lsb())}
-			}
-			st.done(out)
+	keys := fusedAesKeys(d.prg).two()
+	forGenTiles(n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
+		for i := range n {
+			ch := prgRaw(d.prg, keys != nil, st.ch, st.s)
+			kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, keys)
+		}
+		for j := range k1 - k0 {
+			u0, u1 := st.u0[j], st.u1[j]
+			w[j*(n+1)+n] = Cw{dpfLastCw(ar, betas[k0+j], u0.Clamp(), u1.Clamp(), u1.Lsb())}
 		}
 	})
 	return true
@@ -555,35 +584,21 @@ func (d *Dcf) fastGen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) bo
 		return false
 	}
 	n, ar := d.inBits, d.group.arith()
-	var keys *[4]kernels.RoundKeys
-	if rk := fusedAesKeys(d.prg); rk != nil {
-		keys = (*[4]kernels.RoundKeys)(rk)
-	}
-	forChunks(len(alphas), genCostNs(n, 4), func(lo, hi int) {
-		sc := getScratch()
-		defer sc.release()
-		buf := newFastGenState(sc, 4, cws, n)
-		for k0 := lo; k0 < hi; k0 += genTile {
-			k1 := min(hi, k0+genTile)
-			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], 4)
-			for j := range st.betas {
-				st.vs[j], st.betas[j] = Block{}, Block{}
-				if j < k1-k0 {
-					st.betas[j] = ar.from(betas[k0+j])
-				}
+	keys := fusedAesKeys(d.prg).four()
+	forGenTiles(n, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
+		for j := range st.betas {
+			st.vs[j], st.betas[j] = Block{}, Block{}
+			if j < k1-k0 {
+				st.betas[j] = ar.from(betas[k0+j])
 			}
-			out := cws[k0*(n+1) : k1*(n+1)]
-			w := st.rows(out)
-			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
-			for i := range n {
-				ch := prgRaw(d.prg, keys != nil, st.ch, st.s)
-				kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), &rows, i, d.pred == Gt, &ka, keys)
-			}
-			for j := range k1 - k0 {
-				u0, u1 := st.u0[j], st.u1[j]
-				w[j*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, u0.Clamp(), u1.Clamp(), u1.Lsb(), st.vs[j])}
-			}
-			st.done(out)
+		}
+		for i := range n {
+			ch := prgRaw(d.prg, keys != nil, st.ch, st.s)
+			kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), rows, i, d.pred == Gt, &ka, keys)
+		}
+		for j := range k1 - k0 {
+			u0, u1 := st.u0[j], st.u1[j]
+			w[j*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, u0.Clamp(), u1.Clamp(), u1.Lsb(), st.vs[j])}
 		}
 	})
 	return true

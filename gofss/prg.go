@@ -60,8 +60,8 @@ func (p *ChaCha) ExpandSide(dst, seeds []Block, sides []uint8) {
 // AesMmo is Matyas-Meyer-Oseas over AES-128 with fixed public keys: output j of seed
 // s is AES-128(key j, s) XOR s.
 type AesMmo struct {
-	keys   []*aes128.Key
-	rounds [][11][16]byte // the expanded keys, for kernels that run AES themselves; nil without
+	keys  []*aes128.Key
+	fused *aesKernelKeys // the keys for kernels that run AES themselves; nil without
 }
 
 // DefaultAesKeys are the AES-128 keys used when none are given: the ones the
@@ -82,7 +82,7 @@ func NewAesMmo(keys [][16]byte) (*AesMmo, error) {
 	for _, k := range keys {
 		p.keys = append(p.keys, aes128.NewKey(k))
 	}
-	p.rounds = expandAesKeys(keys)
+	p.fused = expandAesKeys(keys)
 	return p, nil
 }
 
