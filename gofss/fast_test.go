@@ -43,10 +43,7 @@ func TestFastMatchesPortable(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			forEachFastBackend(t, c.scheme, func(t *testing.T) {
 				for _, keys := range []int{1, 5, 133} {
-					seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
-					for k := range keys {
-						seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, c.n), randBlock(r)
-					}
+					seeds, alphas, betas := randKeys(r, c.n, keys)
 					cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
 					require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
 					portable(func() { require.NoError(t, c.scheme.Gen(want, seeds, alphas, betas)) })
@@ -111,10 +108,7 @@ func TestFastEvalRefusesBadCws(t *testing.T) {
 	d, err := NewDpf(n, Uint64, prg)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(15, 16))
-	seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
-	for k := range keys {
-		seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, n), randBlock(r)
-	}
+	seeds, alphas, betas := randKeys(r, n, keys)
 	cws := make([]Cw, keys*(n+1))
 	require.NoError(t, d.Gen(cws, seeds, alphas, betas))
 	out := make([]Block, keys)
@@ -145,10 +139,7 @@ func TestFastDcfEvalRefusesBadCws(t *testing.T) {
 	d, err := NewDcf(n, Bytes, prg, Lt)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(19, 20))
-	seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
-	for k := range keys {
-		seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, n), randBlock(r)
-	}
+	seeds, alphas, betas := randKeys(r, n, keys)
 	cws := make([]Cw, keys*(n+1))
 	require.NoError(t, d.Gen(cws, seeds, alphas, betas))
 	out := make([]Block, keys)

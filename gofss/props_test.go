@@ -90,6 +90,15 @@ func testCases(t testing.TB, bitsList []int) []testCase {
 	return out
 }
 
+// randKeys draws the inputs of a Gen of keys keys: seed pairs, n-bit alphas, betas.
+func randKeys(r *rand.Rand, n, keys int) ([]Block, []Uint128, []Block) {
+	seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
+	for k := range keys {
+		seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, n), randBlock(r)
+	}
+	return seeds, alphas, betas
+}
+
 func genOne(t testing.TB, s scheme, n int, r *rand.Rand, alpha Uint128, beta Block) ([]Block, []Cw) {
 	seeds := []Block{randBlock(r), randBlock(r)}
 	cws := make([]Cw, n+1)
@@ -144,10 +153,7 @@ func TestBatchEqualsSingle(t *testing.T) {
 	const keys, points = 37, 5
 	for _, c := range testCases(t, []int{7, 20}) {
 		t.Run(c.name, func(t *testing.T) {
-			seeds, alphas, betas := make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys)
-			for k := range keys {
-				seeds[2*k], seeds[2*k+1], alphas[k], betas[k] = randBlock(r), randBlock(r), randInput(r, c.n), randBlock(r)
-			}
+			seeds, alphas, betas := randKeys(r, c.n, keys)
 			cws := make([]Cw, keys*(c.n+1))
 			require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
 			xs := make([]Uint128, keys*points)
