@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "macros_amd64.h"
 
 // The fused Eval walks take 32 points (8 vectors of 4) down all levels of their trees
 // with the nodes in Z0-Z7 (seed with the control bit in the lsb). Each level first
@@ -61,11 +62,7 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 
 // TBITS sets K2 to the lanes of U whose control bit is set.
 #define TBITS(U) \
-	VPTESTMQ Z31, U, K2; \
-	KMOVW    K2, AX;     \
-	MOVL     AX, R9;     \
-	SHRL     $1, R9;     \
-	ORL      R9, AX;     \
+	LANETEST(Z31, U, K2, R9); \
 	KMOVW    AX, K2
 
 // PREP readies vector v (nodes U, AES state S, inputs at 64v(R12), offsets at
@@ -78,11 +75,7 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 #define PREP(v, U, S, P) \
 	VMOVDQU64  (64*v)(R12), Z16;         \
 	VPSRLVQ    Z29, Z16, Z16;            \
-	VPTESTMQ   Z30, Z16, K1;             \
-	KMOVW      K1, AX;                   \
-	MOVL       AX, R9;                   \
-	SHRL       $1, R9;                   \
-	ORL        R9, AX;                   \
+	LANETEST(Z30, Z16, K1, R9);          \
 	ANDL       $0x55, AX;                \
 	PEXTL      ·laneBits(SB), AX, P;   \
 	IMUL3Q     $PATTERN, P, P;           \
@@ -127,6 +120,40 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	MOVQ       0(SP), AX;           \
 	VMOVDQU64  Z20, (64*v)(AX)
 
+// WALKARGS puts the arguments the fused walks share where the walks keep them: the
+// nodes at 0(SP), the group count at 8(SP), the inputs in R12, the correction-word
+// offsets in R14, the prefetch ranges at 56(SP).
+#define WALKARGS \
+	MOVQ u+0(FP), AX;       \
+	MOVQ AX, 0(SP);         \
+	MOVQ groups+32(FP), AX; \
+	MOVQ AX, 8(SP);         \
+	MOVQ xs+8(FP), R12;     \
+	MOVQ off+16(FP), R14;   \
+	MOVQ pf+72(FP), AX;     \
+	MOVQ AX, 56(SP)
+
+// PREFETCHRANGE starts a group's prefetch state from its range at 56(SP): the next
+// address at 32(SP), the end at 40(SP), and at 48(SP) the lines per level, so that
+// the range is spread over the group's levels.
+#define PREFETCHRANGE \
+	MOVQ  56(SP), R9;        \
+	MOVQ  rows+24(FP), AX;   \
+	MOVQ  8(R9), R11;        \
+	ADDQ  AX, R11;           \
+	MOVQ  R11, 40(SP);       \
+	ADDQ  0(R9), AX;         \
+	MOVQ  AX, 32(SP);        \
+	SUBQ  AX, R11;           \
+	SHRQ  $6, R11;           \
+	MOVQ  levels+40(FP), AX; \
+	ADDQ  AX, R11;           \
+	XORL  DX, DX;            \
+	XCHGQ AX, R11;           \
+	DIVQ  R11;               \
+	MOVQ  AX, 48(SP);        \
+	ADDQ  $16, 56(SP)
+
 // PREFETCH issues the level's share of the prefetches for the next group: its keys'
 // correction words are far apart and each level is short, so neither the hardware
 // prefetcher nor prefetching a few levels ahead hides the misses; into L2, where more
@@ -163,11 +190,7 @@ prefetch_done:             \
 #define DPREP(v, U, P, S, SV, V, PR) \
 	VMOVDQU64  (64*v)(R12), Z16;         \
 	VPSRLVQ    Z29, Z16, Z16;            \
-	VPTESTMQ   Z30, Z16, K1;             \
-	KMOVW      K1, AX;                   \
-	MOVL       AX, R9;                   \
-	SHRL       $1, R9;                   \
-	ORL        R9, AX;                   \
+	LANETEST(Z30, Z16, K1, R9);          \
 	ANDL       $0x55, AX;                \
 	PEXTL      ·laneBits(SB), AX, PR;  \
 	IMUL3Q     $PATTERN, PR, PR;         \
@@ -271,32 +294,10 @@ table:
 	VPBROADCASTQ    AX, Z30
 	VPXORQ          Z21, Z21, Z21
 	VBROADCASTI32X4 evalnottr<>(SB), Z22
-	MOVQ            u+0(FP), AX
-	MOVQ            AX, 0(SP)
-	MOVQ            groups+32(FP), AX
-	MOVQ            AX, 8(SP)
-	MOVQ            xs+8(FP), R12
-	MOVQ            off+16(FP), R14
-	MOVQ            pf+72(FP), AX
-	MOVQ            AX, 56(SP)
+	WALKARGS
 
 group:
-	MOVQ 56(SP), R9
-	MOVQ rows+24(FP), AX
-	MOVQ 8(R9), R11
-	ADDQ AX, R11
-	MOVQ R11, 40(SP)
-	ADDQ 0(R9), AX
-	MOVQ AX, 32(SP)
-	SUBQ AX, R11
-	SHRQ $6, R11
-	MOVQ levels+40(FP), AX
-	ADDQ AX, R11
-	XORL DX, DX
-	XCHGQ AX, R11
-	DIVQ R11
-	MOVQ AX, 48(SP)
-	ADDQ $16, 56(SP)
+	PREFETCHRANGE
 
 	MOVQ            0(SP), AX
 	VMOVDQU64       0(AX), Z0
@@ -459,32 +460,10 @@ dtable_v:
 	MOVQ            ar+64(FP), AX
 	VBROADCASTI32X4 0(AX), Z26
 	VBROADCASTI32X4 16(AX), Z25
-	MOVQ            u+0(FP), AX
-	MOVQ            AX, 0(SP)
-	MOVQ            groups+32(FP), AX
-	MOVQ            AX, 8(SP)
-	MOVQ            xs+8(FP), R12
-	MOVQ            off+16(FP), R14
-	MOVQ            pf+72(FP), AX
-	MOVQ            AX, 56(SP)
+	WALKARGS
 
 dgroup:
-	MOVQ 56(SP), R9
-	MOVQ rows+24(FP), AX
-	MOVQ 8(R9), R11
-	ADDQ AX, R11
-	MOVQ R11, 40(SP)
-	ADDQ 0(R9), AX
-	MOVQ AX, 32(SP)
-	SUBQ AX, R11
-	SHRQ $6, R11
-	MOVQ levels+40(FP), AX
-	ADDQ AX, R11
-	XORL DX, DX
-	XCHGQ AX, R11
-	DIVQ R11
-	MOVQ AX, 48(SP)
-	ADDQ $16, 56(SP)
+	PREFETCHRANGE
 
 	MOVQ            0(SP), AX
 	VMOVDQU64       0(AX), Z0

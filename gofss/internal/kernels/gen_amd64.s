@@ -37,16 +37,33 @@ GLOBL genpair<>(SB), RODATA|NOPTR, $128
 	VMOVDQU64       genpair<>(SB), Z22; \
 	VMOVDQU64       genpair<>+64(SB), Z23
 
+// GENARGS loads the arguments the Gen kernels share: DI, SI the parties' nodes, R8,
+// R10 their seeds, DX, BX their PRG output (2^shift bytes per key), R12 the alphas,
+// R11 the rows, R13 their stride, R14 the keys left, CX the vectors.
+#define GENARGS(shift) \
+	MOVQ u0+0(FP), DI;       \
+	MOVQ u1+8(FP), SI;       \
+	MOVQ s+16(FP), R8;       \
+	MOVQ ch+24(FP), DX;      \
+	MOVQ alphas+32(FP), R12; \
+	MOVQ rows+40(FP), R11;   \
+	MOVQ stride+48(FP), R13; \
+	MOVQ keys+56(FP), R14;   \
+	MOVQ padded+64(FP), CX;  \
+	MOVQ CX, R10;            \
+	SHLQ $4, R10;            \
+	ADDQ R8, R10;            \
+	MOVQ CX, BX;             \
+	SHLQ $shift, BX;         \
+	ADDQ DX, BX;             \
+	SHRQ $2, CX
+
 // SIDES sets K1 to the lanes (both qwords) whose key's alpha has the level's bit
 // set, K2 to the others; alphas at R12.
 #define SIDES \
 	VMOVDQU64 (R12), Z16;            \
 	VPSRLVQ   Z30, Z16, Z16;         \
-	VPTESTMQ  Z24, Z16, K1;          \
-	KMOVW     K1, AX;                \
-	MOVL      AX, R9;                \
-	SHRL      $1, R9;                \
-	ORL       R9, AX;                \
+	LANETEST(Z24, Z16, K1, R9);      \
 	ANDL      $0x55, AX;             \
 	LEAL      (AX)(AX*2), AX;        \
 	KMOVW     AX, K1;                \
@@ -268,22 +285,7 @@ aestable_loop:                   \
 //
 // Stack: the AES table, with rk.
 TEXT ·dpfGenLevel(SB), $1472-88
-	MOVQ u0+0(FP), DI
-	MOVQ u1+8(FP), SI
-	MOVQ s+16(FP), R8
-	MOVQ ch+24(FP), DX
-	MOVQ alphas+32(FP), R12
-	MOVQ rows+40(FP), R11
-	MOVQ stride+48(FP), R13
-	MOVQ keys+56(FP), R14
-	MOVQ padded+64(FP), CX
-	MOVQ CX, R10
-	SHLQ $4, R10
-	ADDQ R8, R10        // party 1's seeds
-	MOVQ CX, BX
-	SHLQ $5, BX
-	ADDQ DX, BX         // party 1's children
-	SHRQ $2, CX
+	GENARGS(5)
 	MOVQ rk+80(FP), AX
 	TESTQ AX, AX
 	JZ   dpfgen_setup
@@ -358,22 +360,7 @@ dpfgen_done:
 // Stack: 0(SP) vectors left, 8(SP) the betas (values) of the vector's keys, then the
 // AES table, with rk.
 TEXT ·dcfGenLevel(SB), $2896-120
-	MOVQ u0+0(FP), DI
-	MOVQ u1+8(FP), SI
-	MOVQ s+16(FP), R8
-	MOVQ ch+24(FP), DX
-	MOVQ alphas+32(FP), R12
-	MOVQ rows+40(FP), R11
-	MOVQ stride+48(FP), R13
-	MOVQ keys+56(FP), R14
-	MOVQ padded+64(FP), CX
-	MOVQ CX, R10
-	SHLQ $4, R10
-	ADDQ R8, R10        // party 1's seeds
-	MOVQ CX, BX
-	SHLQ $6, BX
-	ADDQ DX, BX         // party 1's PRG output
-	SHRQ $2, CX
+	GENARGS(6)
 	MOVQ CX, 0(SP)
 	MOVQ betas+88(FP), AX
 	MOVQ AX, 8(SP)

@@ -58,6 +58,16 @@
 	MOVL      $0xff00, AX;  \
 	KMOVW     AX, K3
 
+// LANESETUP loads the lane keys when the kernel got them (keys: the argument), and
+// the tail masks.
+#define LANESETUP(keys) \
+	MOVQ  keys, AX;       \
+	TESTQ AX, AX;         \
+	JZ    lanesetup_done; \
+	LANEKEYS;             \
+lanesetup_done:           \
+	TAILMASKS
+
 // MMO sets X to AES(S) ^ S for the lanes' keys, S holding clamped seeds.
 #define MMO(S, X) \
 	VPXORQ      Z8, S, X;  \
@@ -173,13 +183,7 @@ TEXT ·dpfLevel(SB), NOSPLIT, $0-56
 	MOVQ            cw+40(FP), AX
 	VBROADCASTI64X4 (AX), Z30
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
-	MOVQ            keys+48(FP), AX
-	TESTQ           AX, AX
-	JZ              dpflevel_setup
-	LANEKEYS
-
-dpflevel_setup:
-	TAILMASKS
+	LANESETUP(keys+48(FP))
 
 dpflevel_loop8:
 	TESTQ DX, DX
@@ -247,13 +251,7 @@ TEXT ·dpfLeaves(SB), NOSPLIT, $0-64
 	MOVQ            ar+48(FP), AX
 	LOADARITH(AX)
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
-	MOVQ            keys+56(FP), AX
-	TESTQ           AX, AX
-	JZ              dpfleaves_setup
-	LANEKEYS
-
-dpfleaves_setup:
-	TAILMASKS
+	LANESETUP(keys+56(FP))
 
 dpfleaves_loop8:
 	TESTQ DX, DX
@@ -398,13 +396,7 @@ TEXT ·dcfLevel(SB), NOSPLIT, $0-88
 	MOVQ            ar+72(FP), AX
 	LOADARITH(AX)
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
-	MOVQ            keys+80(FP), AX
-	TESTQ           AX, AX
-	JZ              dcflevel_setup
-	LANEKEYS
-
-dcflevel_setup:
-	TAILMASKS
+	LANESETUP(keys+80(FP))
 
 dcflevel_loop4:
 	TESTQ DX, DX
@@ -473,13 +465,7 @@ TEXT ·dcfLeaves(SB), NOSPLIT, $0-72
 	MOVQ            ar+56(FP), AX
 	LOADARITH(AX)
 	VBROADCASTI32X4 ·lsbMask(SB), Z31
-	MOVQ            keys+64(FP), AX
-	TESTQ           AX, AX
-	JZ              dcfleaves_setup
-	LANEKEYS
-
-dcfleaves_setup:
-	TAILMASKS
+	LANESETUP(keys+64(FP))
 
 dcfleaves_loop4:
 	TESTQ DX, DX
@@ -541,11 +527,7 @@ dcfleaves_done:
 #define NEXTSIDES \
 	VMOVDQU64 (BX), Z8;               \
 	VPSRLVQ   Z30, Z8, Z8;            \
-	VPTESTMQ  Z24, Z8, K2;            \
-	KMOVW     K2, AX;                 \
-	MOVL      AX, R12;                \
-	SHRL      $1, R12;                \
-	ORL       R12, AX;                \
+	LANETEST(Z24, Z8, K2, R12);      \
 	PEXTL     ·laneBits(SB), AX, AX; \
 	PDEPL     ·byteBits(SB), AX, AX; \
 	MOVL      AX, (R10)

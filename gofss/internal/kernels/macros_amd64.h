@@ -8,6 +8,15 @@
 	VPSLLD  $31, T, T;   \
 	VPSRAD  $31, T, T
 
+// LANETEST sets bits 0, 2, 4 and 6 of AX to whether lane 0-3 of X has a bit of M set
+// in either qword (the odd bits are left as they come); K and R are scratch.
+#define LANETEST(M, X, K, R) \
+	VPTESTMQ M, X, K; \
+	KMOVW    K, AX;   \
+	MOVL     AX, R;   \
+	SHRL     $1, R;   \
+	ORL      R, AX
+
 #define LOADARITH(G) \
 	VBROADCASTI32X4 0(G), Z29;  \
 	VBROADCASTI32X4 16(G), Z28; \
