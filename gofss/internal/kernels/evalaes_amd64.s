@@ -65,6 +65,18 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	LANETEST(Z31, U, K2, R9); \
 	KMOVW    AX, K2
 
+// SIDEPATTERN reads the side bits of vector v (inputs at 64v(R12)) at the level
+// whose shift counts are in Z29: their pattern's round keys into P, the lanes into K1.
+#define SIDEPATTERN(v, P) \
+	VMOVDQU64 (64*v)(R12), Z16;     \
+	VPSRLVQ   Z29, Z16, Z16;        \
+	LANETEST(Z30, Z16, K1, R9);     \
+	ANDL      $0x55, AX;            \
+	PEXTL     ·laneBits(SB), AX, P; \
+	IMUL3Q    $PATTERN, P, P;       \
+	ADDQ      24(SP), P;            \
+	SPREAD(AX, K1)
+
 // PREP readies vector v (nodes U, AES state S, inputs at 64v(R12), offsets at
 // 32v(R14)) for a level. Z21 collects the bits of the correction words' second
 // blocks that must be zero in a DPF key (all but tr). The side bits give the
@@ -73,14 +85,7 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 // XOR t*correction: lanes with t = 0 already hold clamp(U), so one masked ternlog
 // does it. The level ends with U ^= S.
 #define PREP(v, U, S, P) \
-	VMOVDQU64  (64*v)(R12), Z16;         \
-	VPSRLVQ    Z29, Z16, Z16;            \
-	LANETEST(Z30, Z16, K1, R9);          \
-	ANDL       $0x55, AX;                \
-	PEXTL      ·laneBits(SB), AX, P;   \
-	IMUL3Q     $PATTERN, P, P;           \
-	ADDQ       24(SP), P;                \
-	SPREAD(AX, K1);                      \
+	SIDEPATTERN(v, P);                   \
 	ROWS(32*v);                          \
 	VPTERNLOGQ $0xf8, Z22, Z19, Z21;     \
 	VPSHUFD    $0, Z19, Z19;             \
@@ -188,14 +193,7 @@ prefetch_done:             \
 
 // DPREP readies DCF vector v for a level, as PREP does, and adds t*from(v_cw) to V.
 #define DPREP(v, U, P, S, SV, V, PR) \
-	VMOVDQU64  (64*v)(R12), Z16;         \
-	VPSRLVQ    Z29, Z16, Z16;            \
-	LANETEST(Z30, Z16, K1, R9);          \
-	ANDL       $0x55, AX;                \
-	PEXTL      ·laneBits(SB), AX, PR;  \
-	IMUL3Q     $PATTERN, PR, PR;         \
-	ADDQ       24(SP), PR;               \
-	SPREAD(AX, K1);                      \
+	SIDEPATTERN(v, PR);                  \
 	ROWS(32*v);                          \
 	VPTERNLOGQ $0xb8, Z19, Z31, K1, Z18; \
 	TBITS(U);                            \
