@@ -42,16 +42,15 @@ func DpfEvalAes(u []Block, r *EvalRows, keys *[2]RoundKeys, ar *Arith, pf []int)
 	if len(u)%32 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/16 {
 		panic("kernels: DpfEvalAes: bad lengths")
 	}
-	checkPrefetch(pf, r)
+	checkWalk(pf, r)
 	if len(u) == 0 {
 		return true
 	}
-	cnt := shiftCounts(r.levels - 1)
-	return !dpfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/32, r.levels, &cnt, keys, ar, &pf[0])
+	return !dpfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/32, r.levels, keys, ar, &pf[0])
 }
 
 //go:noescape
-func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, cnt *[2]uint64, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
+func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
 
 // DcfEvalAes is DpfEvalAes for DCF, in groups of 16 points (len(u) a multiple of 16,
 // pf two offsets per group): keys are the expanded keys of the SL, VL, SR and VR
@@ -63,15 +62,19 @@ func DcfEvalAes(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, pf []int)
 	if len(u)%16 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/8 {
 		panic("kernels: DcfEvalAes: bad lengths")
 	}
-	checkPrefetch(pf, r)
+	checkWalk(pf, r)
 	if len(u) == 0 {
 		return true
 	}
-	cnt := shiftCounts(r.levels - 1)
-	return !dcfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/16, r.levels, &cnt, keys, ar, &pf[0])
+	return !dcfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/16, r.levels, keys, ar, &pf[0])
 }
 
-func checkPrefetch(pf []int, r *EvalRows) {
+// checkWalk checks what the fused walks assume beyond the lengths: 1 to 128 levels
+// (their side patterns hold 128) and prefetch ranges inside cws.
+func checkWalk(pf []int, r *EvalRows) {
+	if r.levels < 1 || r.levels > 128 {
+		panic("kernels: fused walk: levels out of 1..128")
+	}
 	for g := 0; g < len(pf); g += 2 {
 		if pf[g] < 0 || pf[g] > pf[g+1] || pf[g+1] > 16*len(r.cws) {
 			panic("kernels: prefetch range out of cws")
@@ -80,4 +83,4 @@ func checkPrefetch(pf []int, r *EvalRows) {
 }
 
 //go:noescape
-func dcfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, cnt *[2]uint64, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
+func dcfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)

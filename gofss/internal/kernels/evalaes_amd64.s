@@ -11,12 +11,19 @@
 // the stack, the round keys of all 16 patterns, and the rounds read them as memory
 // operands instead of blending two keys per round.
 //
-// Registers: Z8-Z15 the AES states, Z29 the shift counts of the level's input bit,
-// Z30 qwords of 1, Z31 the control-bit mask; R12 points at the group's inputs, R14
-// at its correction-word offsets, R11 at the level's correction word of key 0, and
-// BX, CX, DX, SI, DI, R8, R10, R13 at the round keys of the 8 vectors' patterns.
+// Registers: Z8-Z15 the AES states, Z29 dwords of 31, Z31 the control-bit mask; R12
+// points at the level's side patterns, R14 at the group's correction-word offsets,
+// R11 at the level's correction word of key 0, and BX, CX, DX, SI, DI, R8, R10, R13
+// at the round keys of the 8 vectors' patterns.
+//
+// A group starts by turning its inputs into side patterns, one byte per vector and
+// level (PATTERNBYTES), so that a level reads a vector's pattern with one load
+// instead of testing the input bits in vector registers and moving masks to and fro.
 
-#define PATTERN 704 // bytes of round keys per pattern: 11 rounds x 4 lanes
+#define PATTERN 768   // bytes per pattern: round keys (11 rounds x 4 lanes), side mask
+#define SIDEMASK 704  // the pattern's control-bit mask in the lanes whose side is 1
+#define SIDES 128     // bytes of side patterns per vector: one per level, up to 128
+#define SIDEAREA 128  // where the side patterns start on the stack
 
 DATA evalnottr<>+0(SB)/8, $0xfffffffffffffffe // all but tr in a DPF key's second block
 DATA evalnottr<>+8(SB)/8, $0xffffffffffffffff
@@ -32,6 +39,11 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 #define KEYROUND(off, L, R) \
 	VPBLENDMQ R, L, K1, Z22; \
 	VMOVDQA64 Z22, off(R10)
+
+// SIDETABLE writes at SIDEMASK(R10) the control-bit mask in the lanes of K1.
+#define SIDETABLE \
+	VMOVDQA64.Z Z31, K1, Z22; \
+	VMOVDQA64   Z22, SIDEMASK(R10)
 
 #define KEYTABLE \
 	KEYROUND(0, Z0, Z11);    \
@@ -60,40 +72,78 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	VSHUFI64X2   $0x88, Z17, Z16, Z18;      \
 	VSHUFI64X2   $0xdd, Z17, Z16, Z19
 
+// TLANES sets every bit of each lane of T to the control bit of that lane of U. The
+// shifts are the variable ones, by the dwords of 31 in Z29: those leave the AES unit
+// free, the immediate ones do not.
+#define TLANES(U, T) \
+	VPSHUFD $0xff, U, T; \
+	VPSLLVD Z29, T, T;   \
+	VPSRAVD Z29, T, T
+
 // TBITS sets K2 to the lanes of U whose control bit is set.
 #define TBITS(U) \
 	LANETEST(Z31, U, K2, R9); \
 	KMOVW    AX, K2
 
-// SIDEPATTERN reads the side bits of vector v (inputs at 64v(R12)) at the level
-// whose shift counts are in Z29: their pattern's round keys into P, the lanes into K1.
-#define SIDEPATTERN(v, P) \
-	VMOVDQU64 (64*v)(R12), Z16;     \
-	VPSRLVQ   Z29, Z16, Z16;        \
-	LANETEST(Z30, Z16, K1, R9);     \
-	ANDL      $0x55, AX;            \
-	PEXTL     ·laneBits(SB), AX, P; \
-	IMUL3Q    $PATTERN, P, P;       \
-	ADDQ      24(SP), P;            \
-	SPREAD(AX, K1)
+// PATTERNBYTES stores at SIDES*v(SI) the side patterns of vector v for the 8 input
+// bits at DI (in its 4 inputs, 16 bytes apart): byte b for bit b, with lane j's bit in
+// its bit j. BX, CX, DX and R8 hold bit 0, 1, 2 and 3 of every byte.
+#define PATTERNBYTES(v) \
+	MOVBLZX (64*v)(DI), AX;    \
+	PDEPQ   BX, AX, R9;        \
+	MOVBLZX (64*v+16)(DI), AX; \
+	PDEPQ   CX, AX, AX;        \
+	ORQ     AX, R9;            \
+	MOVBLZX (64*v+32)(DI), AX; \
+	PDEPQ   DX, AX, AX;        \
+	ORQ     AX, R9;            \
+	MOVBLZX (64*v+48)(DI), AX; \
+	PDEPQ   R8, AX, AX;        \
+	ORQ     AX, R9;            \
+	MOVQ    R9, (SIDES*v)(SI)
 
-// PREP readies vector v (nodes U, AES state S, inputs at 64v(R12), offsets at
-// 32v(R14)) for a level. Z21 collects the bits of the correction words' second
-// blocks that must be zero in a DPF key (all but tr). The side bits give the
-// vector's pattern (P: its round keys) and K1; where the side is 1 the correction
-// takes tr for its lsb. S becomes clamp(U) after round 0, and U becomes clamp(U)
-// XOR t*correction: lanes with t = 0 already hold clamp(U), so one masked ternlog
-// does it. The level ends with U ^= S.
+// SIDESETUP readies PATTERNBYTES for the group whose inputs 64(SP) points at: DI and
+// SI at its first input byte and first side pattern, R10 the count of input bytes the
+// levels use.
+#define SIDESETUP \
+	MOVQ 64(SP), DI;                  \
+	LEAQ SIDEAREA(SP), SI;            \
+	MOVQ levels+40(FP), R10;          \
+	ADDQ $7, R10;                     \
+	SHRQ $3, R10;                     \
+	MOVQ $0x0101010101010101, BX;     \
+	MOVQ $0x0202020202020202, CX;     \
+	MOVQ $0x0404040404040404, DX;     \
+	MOVQ $0x0808080808080808, R8
+
+// SIDESTART points R12 at the side patterns of level 0, that of input bit levels-1;
+// each level moves it one byte down.
+#define SIDESTART \
+	LEAQ (SIDEAREA-1)(SP), R12; \
+	ADDQ levels+40(FP), R12
+
+// SIDEPATTERN points P at the round keys of vector v's side pattern at this level.
+#define SIDEPATTERN(v, P) \
+	MOVBLZX (SIDES*v)(R12), P; \
+	IMUL3Q  $PATTERN, P, P;    \
+	ADDQ    24(SP), P
+
+// PREP readies vector v (nodes U, AES state S, offsets at 32v(R14)) for a level. Z21
+// collects the bits of the correction words' second blocks that must be zero in a
+// DPF key (all but tr). The side bits give the vector's pattern (P: its round keys
+// and side mask); where the side is 1 the correction takes tr for its lsb. S becomes
+// clamp(U) after round 0, and U becomes clamp(U) XOR t*correction. The level ends
+// with U ^= S.
 #define PREP(v, U, S, P) \
-	SIDEPATTERN(v, P);                   \
-	ROWS(32*v);                          \
-	VPTERNLOGQ $0xf8, Z22, Z19, Z21;     \
-	VPSHUFD    $0, Z19, Z19;             \
-	VPTERNLOGQ $0xb8, Z19, Z31, K1, Z18; \
-	TBITS(U);                            \
-	VPANDNQ    U, Z31, S;                \
-	VPXORQ     0(P), S, S;               \
-	VPTERNLOGQ $0x9a, Z18, Z31, K2, U
+	SIDEPATTERN(v, P);                      \
+	ROWS(32*v);                             \
+	VPTERNLOGQ $0xf8, Z22, Z19, Z21;        \
+	VPSHUFD    $0, Z19, Z19;                \
+	VPTERNLOGQ $0xd8, SIDEMASK(P), Z19, Z18; \
+	TLANES(U, Z20);                         \
+	VPANDNQ    U, Z31, U;                   \
+	VPXORQ     0(P), U, S;                  \
+	VPTERNLOGQ $0x78, Z20, Z18, U
 
 #define ROUND(op, off) \
 	op off(BX), Z8, Z8;   \
@@ -126,16 +176,17 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	VMOVDQU64  Z20, (64*v)(AX)
 
 // WALKARGS puts the arguments the fused walks share where the walks keep them: the
-// nodes at 0(SP), the group count at 8(SP), the inputs in R12, the correction-word
-// offsets in R14, the prefetch ranges at 56(SP).
+// nodes at 0(SP), the group count at 8(SP), the correction-word
+// offsets in R14, the prefetch ranges at 56(SP), the inputs at 64(SP).
 #define WALKARGS \
 	MOVQ u+0(FP), AX;       \
 	MOVQ AX, 0(SP);         \
 	MOVQ groups+32(FP), AX; \
 	MOVQ AX, 8(SP);         \
-	MOVQ xs+8(FP), R12;     \
+	MOVQ xs+8(FP), AX;      \
+	MOVQ AX, 64(SP);        \
 	MOVQ off+16(FP), R14;   \
-	MOVQ pf+72(FP), AX;     \
+	MOVQ pf+64(FP), AX;     \
 	MOVQ AX, 56(SP)
 
 // PREFETCHRANGE starts a group's prefetch state from its range at 56(SP): the next
@@ -183,7 +234,7 @@ prefetch_done:             \
 // and From masks. Its second pattern table, of the value outputs' keys, follows the
 // first at VTABLE.
 
-#define VTABLE 11264 // 16 x PATTERN
+#define VTABLE 12288 // 16 x PATTERN
 
 // GADDTO adds Y to X in the group (T: scratch).
 #define GADDTO(Y, X, T) \
@@ -193,16 +244,17 @@ prefetch_done:             \
 
 // DPREP readies DCF vector v for a level, as PREP does, and adds t*from(v_cw) to V.
 #define DPREP(v, U, P, S, SV, V, PR) \
-	SIDEPATTERN(v, PR);                  \
-	ROWS(32*v);                          \
-	VPTERNLOGQ $0xb8, Z19, Z31, K1, Z18; \
-	TBITS(U);                            \
-	VPANDQ.Z   Z26, Z19, K2, Z20;        \
-	GADDTO(Z20, V, Z16);                 \
-	VPANDNQ    U, Z31, P;                \
-	VPXORQ     0(PR), P, S;              \
-	VPXORQ     VTABLE(PR), P, SV;        \
-	VPTERNLOGQ $0x9a, Z18, Z31, K2, U
+	SIDEPATTERN(v, PR);                      \
+	ROWS(32*v);                              \
+	VPTERNLOGQ $0xd8, SIDEMASK(PR), Z19, Z18; \
+	TLANES(U, Z20);                          \
+	VPTERNLOGQ $0x80, Z20, Z26, Z19;         \
+	GADDTO(Z19, V, Z16);                     \
+	VPANDNQ    U, Z31, P;                    \
+	VPXORQ     0(PR), P, S;                  \
+	VPXORQ     VTABLE(PR), P, SV;            \
+	VPANDQ     Z20, Z18, Z18;                \
+	VPXORQ     Z18, P, U
 
 #define DROUND(op, off) \
 	op off(BX), Z8, Z8;              \
@@ -240,18 +292,20 @@ prefetch_done:             \
 	MOVQ      0(SP), AX;         \
 	VMOVDQU64 V, (64*v)(AX)
 
-// func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, cnt *[2]uint64, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
+// func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
 //
 // Stack: 0(SP) the group's nodes, 8(SP) groups left, 16(SP) levels left, 24(SP) the
-// pattern table (16 x 704 bytes, 64-byte aligned, from 64(SP) on), 32(SP)-48(SP) the
-// prefetch state, 56(SP) the next group's prefetch range (pf: two byte offsets from
-// rows per group).
-TEXT ·dpfEvalAes(SB), $11392-81
-	LEAQ 127(SP), R13
+// pattern table (16 x PATTERN bytes, 64-byte aligned, after the side patterns),
+// 32(SP)-48(SP) the prefetch state, 56(SP) the next group's prefetch range (pf: two
+// byte offsets from rows per group), 64(SP) the group's inputs, and from SIDEAREA(SP)
+// the side patterns of the group's 8 vectors.
+TEXT ·dpfEvalAes(SB), $13504-73
+	LEAQ (SIDEAREA+8*SIDES+63)(SP), R13
 	ANDQ $~63, R13
 	MOVQ R13, 24(SP)
 
-	MOVQ            keys+56(FP), AX
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVQ            keys+48(FP), AX
 	VBROADCASTI32X4 0(AX), Z0
 	VBROADCASTI32X4 16(AX), Z1
 	VBROADCASTI32X4 32(AX), Z2
@@ -282,20 +336,36 @@ table:
 	PDEPL ·laneBits(SB), AX, AX
 	SPREAD(AX, K1)
 	KEYTABLE
+	SIDETABLE
 	ADDQ  $PATTERN, R10
 	INCL  CX
 	CMPL  CX, $16
 	JB    table
 
-	VBROADCASTI32X4 ·lsbMask(SB), Z31
-	MOVL            $1, AX
-	VPBROADCASTQ    AX, Z30
+	MOVL            $31, AX
+	VPBROADCASTD    AX, Z29
 	VPXORQ          Z21, Z21, Z21
 	VBROADCASTI32X4 evalnottr<>(SB), Z22
 	WALKARGS
 
 group:
 	PREFETCHRANGE
+	SIDESETUP
+
+sides:
+	PATTERNBYTES(0)
+	PATTERNBYTES(1)
+	PATTERNBYTES(2)
+	PATTERNBYTES(3)
+	PATTERNBYTES(4)
+	PATTERNBYTES(5)
+	PATTERNBYTES(6)
+	PATTERNBYTES(7)
+	INCQ DI
+	ADDQ $8, SI
+	DECQ R10
+	JNZ  sides
+	SIDESTART
 
 	MOVQ            0(SP), AX
 	VMOVDQU64       0(AX), Z0
@@ -306,8 +376,6 @@ group:
 	VMOVDQU64       320(AX), Z5
 	VMOVDQU64       384(AX), Z6
 	VMOVDQU64       448(AX), Z7
-	MOVQ            cnt+48(FP), AX
-	VBROADCASTI32X4 (AX), Z29
 	MOVQ            rows+24(FP), R11
 	MOVQ            levels+40(FP), AX
 	MOVQ            AX, 16(SP)
@@ -340,12 +408,12 @@ level:
 	VPXORQ Z13, Z5, Z5
 	VPXORQ Z14, Z6, Z6
 	VPXORQ Z15, Z7, Z7
-	VPSUBQ Z30, Z29, Z29
+	DECQ   R12
 	ADDQ   $32, R11
 	DECQ   16(SP)
 	JNZ    level
 
-	MOVQ  ar+64(FP), AX
+	MOVQ  ar+56(FP), AX
 	TESTQ AX, AX
 	JZ    nodes
 	VBROADCASTI32X4 0(AX), Z24
@@ -375,7 +443,7 @@ nodes:
 
 next:
 	ADDQ $512, 0(SP)
-	ADDQ $512, R12
+	ADDQ $512, 64(SP)
 	ADDQ $256, R14
 	DECQ 8(SP)
 	JNZ  group
@@ -383,7 +451,7 @@ next:
 	VPTESTMQ Z21, Z21, K1
 	KMOVW    K1, AX
 	TESTL    AX, AX
-	SETNE    bad+80(FP)
+	SETNE    bad+72(FP)
 	VZEROUPPER
 	RET
 
@@ -413,19 +481,20 @@ next:
 	VBROADCASTI32X4 (off+496)(AX), Z20; \
 	VBROADCASTI32X4 (off+512)(AX), Z21
 
-// func dcfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, cnt *[2]uint64, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
+// func dcfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
 //
-// As dpfEvalAes, with groups of 16 points, 64(SP) the lanes with bad last correction
-// words so far, and two pattern tables from 128(SP) on.
-TEXT ·dcfEvalAes(SB), $22720-81
-	MOVQ $0, 64(SP)
-	LEAQ 191(SP), R13
+// As dpfEvalAes, with groups of 16 points (4 vectors), 72(SP) the lanes with bad last
+// correction words so far, and two pattern tables, the second without side masks.
+TEXT ·dcfEvalAes(SB), $25280-73
+	MOVQ $0, 72(SP)
+	LEAQ (SIDEAREA+4*SIDES+63)(SP), R13
 	ANDQ $~63, R13
 	MOVQ R13, 24(SP)
 	MOVQ R13, R10
 
 	// Seed outputs: keys 0 (left) and 2 (right); value outputs: keys 1 and 3.
-	MOVQ keys+56(FP), AX
+	VBROADCASTI32X4 ·lsbMask(SB), Z31
+	MOVQ keys+48(FP), AX
 	LOADKEYS(0)
 	XORL CX, CX
 
@@ -434,6 +503,7 @@ dtable_s:
 	PDEPL ·laneBits(SB), R9, R9
 	SPREAD(R9, K1)
 	KEYTABLE
+	SIDETABLE
 	ADDQ  $PATTERN, R10
 	INCL  CX
 	CMPL  CX, $16
@@ -452,16 +522,27 @@ dtable_v:
 	CMPL  CX, $16
 	JB    dtable_v
 
-	VBROADCASTI32X4 ·lsbMask(SB), Z31
-	MOVL            $1, AX
-	VPBROADCASTQ    AX, Z30
-	MOVQ            ar+64(FP), AX
+	MOVL            $31, AX
+	VPBROADCASTD    AX, Z29
+	MOVQ            ar+56(FP), AX
 	VBROADCASTI32X4 0(AX), Z26
 	VBROADCASTI32X4 16(AX), Z25
 	WALKARGS
 
 dgroup:
 	PREFETCHRANGE
+	SIDESETUP
+
+dsides:
+	PATTERNBYTES(0)
+	PATTERNBYTES(1)
+	PATTERNBYTES(2)
+	PATTERNBYTES(3)
+	INCQ DI
+	ADDQ $8, SI
+	DECQ R10
+	JNZ  dsides
+	SIDESTART
 
 	MOVQ            0(SP), AX
 	VMOVDQU64       0(AX), Z0
@@ -472,8 +553,6 @@ dgroup:
 	VPXORQ          Z22, Z22, Z22
 	VPXORQ          Z23, Z23, Z23
 	VPXORQ          Z24, Z24, Z24
-	MOVQ            cnt+48(FP), AX
-	VBROADCASTI32X4 (AX), Z29
 	MOVQ            rows+24(FP), R11
 	MOVQ            levels+40(FP), AX
 	MOVQ            AX, 16(SP)
@@ -498,12 +577,12 @@ dlevel:
 	DEND(Z1, Z5, Z9, Z13, Z22)
 	DEND(Z2, Z6, Z10, Z14, Z23)
 	DEND(Z3, Z7, Z11, Z15, Z24)
-	VPSUBQ Z30, Z29, Z29
+	DECQ   R12
 	ADDQ   $32, R11
 	DECQ   16(SP)
 	JNZ    dlevel
 
-	MOVQ            ar+64(FP), AX
+	MOVQ            ar+56(FP), AX
 	VBROADCASTI32X4 32(AX), Z27
 	VBROADCASTI32X4 48(AX), Z28
 	VPXORQ          Z4, Z4, Z4
@@ -513,14 +592,14 @@ dlevel:
 	DLEAF(3, Z3, Z24)
 	VPTESTMQ Z4, Z4, K1
 	KMOVW    K1, AX
-	ORQ      AX, 64(SP)
+	ORQ      AX, 72(SP)
 	ADDQ $256, 0(SP)
-	ADDQ $256, R12
+	ADDQ $256, 64(SP)
 	ADDQ $128, R14
 	DECQ 8(SP)
 	JNZ  dgroup
 
-	CMPQ  64(SP), $0
-	SETNE bad+80(FP)
+	CMPQ  72(SP), $0
+	SETNE bad+72(FP)
 	VZEROUPPER
 	RET
