@@ -28,6 +28,7 @@ func (d *Dpf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error 
 	if err := checkGenArgs(d.inBits, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
+	adviseHugePages(cws)
 	if d.fastGen(cws, s0s, alphas, betas) {
 		return nil
 	}

@@ -35,6 +35,7 @@ __all__ = [
 
 def backend_info() -> dict:
     """Describes the compiled core: version, Go release and platform, the AES and
-    ChaCha implementations in use (and those this CPU could run), and CUDA: whether
+    ChaCha implementations in use (and those this CPU could run), when the OS gives
+    huge pages (gen asks for them for its correction words), and CUDA: whether
     kernels were compiled in, for which GPUs, and whether a GPU is usable."""
     return json.loads(lib.BackendInfo())

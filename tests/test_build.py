@@ -22,6 +22,9 @@ def test_backend_info_describes_the_build():
             assert path["walks"] == "portable"
         if path["walks"] == "avx512-vaes":
             assert prg == "aes128_mmo" and path["active"] == "vaes-avx512"
+    assert info["huge_pages"] in {"always", "madvise", "never", "unsupported"}
+    if platform.system() != "Linux":
+        assert info["huge_pages"] == "unsupported"
 
 
 def test_go_core_matches_package_version():

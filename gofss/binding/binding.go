@@ -40,6 +40,7 @@ func BackendInfo() (info string, err error) {
 		"goos":       runtime.GOOS,
 		"goarch":     runtime.GOARCH,
 		"prg":        gofss.PrgBackendInfo(),
+		"huge_pages": gofss.HugePageMode(),
 		"cuda": map[string]any{
 			"kernels_compiled": c.KernelsCompiled,
 			"archs":            c.Archs,

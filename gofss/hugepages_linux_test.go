@@ -1,0 +1,56 @@
+package gofss
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// vmFlags returns the VmFlags of the mapping that holds addr, from /proc/self/smaps.
+func vmFlags(t *testing.T, addr uintptr) []string {
+	f, err := os.Open("/proc/self/smaps")
+	require.NoError(t, err)
+	defer f.Close()
+	in := false
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		line := sc.Text()
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 && !strings.HasSuffix(strings.Fields(line)[0], ":") {
+			in = lo <= addr && addr < hi
+		} else if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.Fields(line)[1:]
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return nil
+}
+
+// Gen marks the whole huge pages of its output for huge pages ("hg"), and only those:
+// a buffer of the same size that Gen did not write keeps its mapping's flags.
+func TestGenAdvisesHugePages(t *testing.T) {
+	if HugePageMode() == "unsupported" {
+		t.Skip("no transparent huge pages here")
+	}
+	const inBits, keys = 20, 8192 // 5.25 MiB of correction words
+	dpf, err := NewDpf(inBits, Bytes, testPrgs(t, 2)[0])
+	require.NoError(t, err)
+	dcf, err := NewDcf(inBits, Bytes, testPrgs(t, 4)[0], Lt)
+	require.NoError(t, err)
+	for name, s := range map[string]scheme{"dpf": dpf, "dcf": dcf} {
+		t.Run(name, func(t *testing.T) {
+			other := make([]Cw, keys*(inBits+1))
+			cws := make([]Cw, keys*(inBits+1))
+			err := s.Gen(cws, make([]Block, 2*keys), make([]Uint128, keys), make([]Block, keys))
+			require.NoError(t, err)
+			inside := hugeRange(cws)
+			require.NotNil(t, inside)
+			require.Contains(t, vmFlags(t, uintptr(unsafe.Pointer(&inside[0]))), "hg")
+			require.NotContains(t, vmFlags(t, uintptr(unsafe.Pointer(&hugeRange(other)[0]))), "hg")
+		})
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package gofss
+
+// adviseHugePages has no portable form; elsewhere the OS decides.
+func adviseHugePages([]Cw) {}
