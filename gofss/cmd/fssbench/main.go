@@ -138,7 +138,8 @@ func measure(s scheme, op string, bits int) (float64, int) {
 			alphas[k].Hi &= 1<<(bits-64) - 1
 		}
 	}
-	cws := make([]gofss.Cw, keys*(bits+1))
+	cws, free := freshCws(keys * (bits + 1))
+	defer free()
 	check(s.Gen(cws, seeds, alphas, betas))
 	p0 := make([]gofss.Block, keys)
 	for k := range keys {
