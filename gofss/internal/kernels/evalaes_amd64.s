@@ -190,8 +190,8 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	MOVQ AX, 56(SP)
 
 // PREFETCHRANGE starts a group's prefetch state from its range at 56(SP): the next
-// address at 32(SP), the end at 40(SP), and at 48(SP) the lines per level, so that
-// the range is spread over the group's levels.
+// address at 32(SP), the end at 40(SP), and at 48(SP) the lines per PREFETCH, so that
+// the range is spread over the group's levels, PREFETCHES times a level.
 #define PREFETCHRANGE \
 	MOVQ  56(SP), R9;        \
 	MOVQ  rows+24(FP), AX;   \
@@ -203,6 +203,7 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	SUBQ  AX, R11;           \
 	SHRQ  $6, R11;           \
 	MOVQ  levels+40(FP), AX; \
+	IMUL3Q $PREFETCHES, AX, AX; \
 	ADDQ  AX, R11;           \
 	XORL  DX, DX;            \
 	XCHGQ AX, R11;           \
@@ -210,22 +211,26 @@ GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
 	MOVQ  AX, 48(SP);        \
 	ADDQ  $16, 56(SP)
 
-// PREFETCH issues the level's share of the prefetches for the next group: its keys'
-// correction words are far apart and each level is short, so neither the hardware
-// prefetcher nor prefetching a few levels ahead hides the misses; into L2, where more
-// misses can be in flight than into L1 (3x faster from DRAM). 32(SP) is the next
-// address, 40(SP) the end, 48(SP) the lines per level.
-#define PREFETCH \
+// PREFETCH issues a share of the prefetches for the next group (loop and done: its
+// labels): its keys' correction words are far apart and each level is short, so
+// neither the hardware prefetcher nor prefetching a few levels ahead hides the
+// misses; into L2, where more misses can be in flight than into L1 (3x faster from
+// DRAM). The walks prefetch after each AES round, a few lines at a time: issued once
+// a level, the misses fill the core's miss buffers in a burst and stall its loads
+// (DPF eval of 2^16 keys, best of 6: 42.6 against 38.0 ns/key). 32(SP) is the next
+// address, 40(SP) the end, 48(SP) the lines per PREFETCH.
+#define PREFETCHES 10 // per level: one after each round
+#define PREFETCH(loop, done) \
 	MOVQ       32(SP), AX; \
 	MOVQ       48(SP), R9; \
-prefetch_loop:             \
+loop:                      \
 	CMPQ       AX, 40(SP); \
-	JAE        prefetch_done; \
+	JAE        done;       \
 	PREFETCHT1 (AX);       \
 	ADDQ       $64, AX;    \
 	DECQ       R9;         \
-	JNZ        prefetch_loop; \
-prefetch_done:             \
+	JNZ        loop;       \
+done:                      \
 	MOVQ       AX, 32(SP)
 
 // The DCF walk keeps per vector the nodes U (Z0-Z3), their clamped seeds P (Z4-Z7),
@@ -389,17 +394,26 @@ level:
 	PREP(5, Z5, Z13, R8)
 	PREP(6, Z6, Z14, R10)
 	PREP(7, Z7, Z15, R13)
-	PREFETCH
 	ROUND(VAESENC, 64)
+	PREFETCH(pf1, pf1_done)
 	ROUND(VAESENC, 128)
+	PREFETCH(pf2, pf2_done)
 	ROUND(VAESENC, 192)
+	PREFETCH(pf3, pf3_done)
 	ROUND(VAESENC, 256)
+	PREFETCH(pf4, pf4_done)
 	ROUND(VAESENC, 320)
+	PREFETCH(pf5, pf5_done)
 	ROUND(VAESENC, 384)
+	PREFETCH(pf6, pf6_done)
 	ROUND(VAESENC, 448)
+	PREFETCH(pf7, pf7_done)
 	ROUND(VAESENC, 512)
+	PREFETCH(pf8, pf8_done)
 	ROUND(VAESENC, 576)
+	PREFETCH(pf9, pf9_done)
 	ROUND(VAESENCLAST, 640)
+	PREFETCH(pf10, pf10_done)
 	VPXORQ Z8, Z0, Z0
 	VPXORQ Z9, Z1, Z1
 	VPXORQ Z10, Z2, Z2
@@ -562,17 +576,26 @@ dlevel:
 	DPREP(1, Z1, Z5, Z9, Z13, Z22, CX)
 	DPREP(2, Z2, Z6, Z10, Z14, Z23, DX)
 	DPREP(3, Z3, Z7, Z11, Z15, Z24, SI)
-	PREFETCH
 	DROUND(VAESENC, 64)
+	PREFETCH(dcf_pf1, dcf_pf1_done)
 	DROUND(VAESENC, 128)
+	PREFETCH(dcf_pf2, dcf_pf2_done)
 	DROUND(VAESENC, 192)
+	PREFETCH(dcf_pf3, dcf_pf3_done)
 	DROUND(VAESENC, 256)
+	PREFETCH(dcf_pf4, dcf_pf4_done)
 	DROUND(VAESENC, 320)
+	PREFETCH(dcf_pf5, dcf_pf5_done)
 	DROUND(VAESENC, 384)
+	PREFETCH(dcf_pf6, dcf_pf6_done)
 	DROUND(VAESENC, 448)
+	PREFETCH(dcf_pf7, dcf_pf7_done)
 	DROUND(VAESENC, 512)
+	PREFETCH(dcf_pf8, dcf_pf8_done)
 	DROUND(VAESENC, 576)
+	PREFETCH(dcf_pf9, dcf_pf9_done)
 	DROUND(VAESENCLAST, 640)
+	PREFETCH(dcf_pf10, dcf_pf10_done)
 	DEND(Z0, Z4, Z8, Z12, Z21)
 	DEND(Z1, Z5, Z9, Z13, Z22)
 	DEND(Z2, Z6, Z10, Z14, Z23)
