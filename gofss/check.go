@@ -21,7 +21,17 @@ func checkScheme(inBits int, group Group, prg Prg, mul int) error {
 	return nil
 }
 
+// checkInputs refuses inputs of inBits or more bits. The inputs are ORed together
+// first, without a branch per input (a batch's check then costs a fraction of a
+// nanosecond an input); the entry at fault is looked for only when there is one.
 func checkInputs(name string, inBits int, xs []Uint128) error {
+	var all Uint128
+	for _, x := range xs {
+		all.Lo, all.Hi = all.Lo|x.Lo, all.Hi|x.Hi
+	}
+	if all.FitsIn(inBits) {
+		return nil
+	}
 	for i, x := range xs {
 		if !x.FitsIn(inBits) {
 			return argErrorf("%s must be in [0, 2^%d): entry %d is out of range", name, inBits, i)

@@ -234,11 +234,17 @@ func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 in
 		sides: st.sides[:p], next: st.next[:p], off: st.off[:p], pf: st.pf,
 	}
 	stride, lsb := (n+1)*cwSize, uint8(party)
-	k, r := j0/m, j0%m
-	for j := range w {
-		t.u[j], t.off[j] = s0s[k].Clamp().WithLsb(lsb), k*stride
-		if r++; r == m {
-			k, r = k+1, 0
+	if m == 1 { // one point per key, the common case: no key counter to keep
+		for j, s0 := range s0s[j0 : j0+w] {
+			t.u[j], t.off[j] = s0.WithLsb(lsb), (j0+j)*stride
+		}
+	} else {
+		k, r := j0/m, j0%m
+		for j := range w {
+			t.u[j], t.off[j] = s0s[k].WithLsb(lsb), k*stride
+			if r++; r == m {
+				k, r = k+1, 0
+			}
 		}
 	}
 	root := s0s[0].Clamp().WithLsb(lsb)
