@@ -2,6 +2,7 @@ package gofss
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,37 @@ func TestEmptyBatches(t *testing.T) {
 	require.NoError(t, d.Eval(nil, 0, nil, nil, nil))
 	require.NoError(t, d.EvalAll(nil, 1, nil, nil))
 	require.NoError(t, d.Eval(nil, 0, []Block{{}}, make([]Cw, 9), nil))
+}
+
+// checkInputs names the first input out of range, whether its excess is bit in_bits
+// or the top bit, and passes batches of inputs as large as fit.
+func TestCheckInputsNamesTheEntry(t *testing.T) {
+	bit := func(b int) Uint128 { // 2^b
+		if b < 64 {
+			return Uint128{Lo: 1 << b}
+		}
+		return Uint128{Hi: 1 << (b - 64)}
+	}
+	for _, n := range []int{1, 20, 63, 64, 65, 127, 128} {
+		largest := Uint128{Lo: ^uint64(0), Hi: ^uint64(0)}
+		if n < 128 {
+			b := bit(n)
+			largest = Uint128{Lo: b.Lo - 1, Hi: b.Hi}
+			if b.Lo == 0 {
+				largest.Hi--
+			}
+		}
+		xs := []Uint128{largest, {}, largest, largest, {}, largest, largest, largest, largest}
+		require.NoError(t, checkInputs("x", n, xs), "n=%d", n)
+		if n == 128 {
+			continue
+		}
+		for _, bad := range []int{0, 4, 8} {
+			for _, excess := range []Uint128{bit(n), bit(127)} {
+				ys := append([]Uint128(nil), xs...)
+				ys[bad] = excess
+				requireArgError(t, checkInputs("x", n, ys), fmt.Sprintf("entry %d is out of range", bad))
+			}
+		}
+	}
 }
