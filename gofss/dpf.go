@@ -24,6 +24,8 @@ func (d *Dpf) Prg() Prg     { return d.prg }
 // Gen makes K = len(alphas) keys. Key k uses seeds s0s[2k] (party 0) and s0s[2k+1]
 // (party 1), point alphas[k] and value betas[k]; its n+1 correction words go to
 // cws[k*(n+1):]. Seeds and betas may have their control bit set; Gen clears it.
+// Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
+// which a batched Eval reads faster (see HugePageMode).
 func (d *Dpf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
 	if err := checkGenArgs(d.inBits, cws, s0s, alphas, betas); err != nil {
 		return err

@@ -9,9 +9,10 @@ import (
 // Gen asks the OS to back the correction words it writes with huge pages (2 MiB on
 // amd64 Linux). A batched Eval reads each key's correction words once, from memory;
 // with 4 KiB pages a new page, and its TLB walk, comes every sixth key at in_bits
-// 20, which costs a fast Eval about a sixth of its time. Memory not touched before
-// Gen (a fresh allocation) gets huge pages as Gen writes it; memory touched before
-// keeps its pages until the kernel collapses them in the background.
+// 20, which costs a fast DPF Eval a fifth of its time (47.4 against 38.0 ns/key).
+// Memory not touched before Gen (a fresh allocation) gets huge pages as Gen writes
+// it; memory touched before keeps its pages until the kernel collapses them in the
+// background.
 
 const hugePage = 2 << 20
 
