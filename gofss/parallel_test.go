@@ -2,8 +2,10 @@ package gofss
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,4 +44,58 @@ func TestForChunksRelaysPanics(t *testing.T) {
 			})
 		}, "panicking item %d", bad)
 	}
+}
+
+// Chunks run on helpers while the caller runs its own: chunk 0 waits for another
+// chunk to start, which only another goroutine can do.
+func TestForChunksRunsOnHelpers(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	for round := range 3 { // a fresh helper, then one found spinning or parked
+		started := make(chan struct{}, 64)
+		var waited atomic.Bool
+		forChunks(64, 1e6, func(lo, hi int) {
+			if lo == 0 {
+				select {
+				case <-started:
+					waited.Store(true)
+				case <-time.After(5 * time.Second):
+				}
+				return
+			}
+			started <- struct{}{}
+		})
+		require.True(t, waited.Load(), "round %d: no other goroutine ran a chunk", round)
+		time.Sleep(time.Duration(round) * helperSpin)
+	}
+}
+
+// Calls from many goroutines at once share the helpers: a helper busy with one call's
+// chunks is left out of another, which still covers each of its items once.
+func TestForChunksConcurrentCalls(t *testing.T) {
+	prev := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prev)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rep := range 50 {
+				n := 1000 + 37*g + rep
+				counts := make([]atomic.Int32, n)
+				forChunks(n, 1000, func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						counts[i].Add(1)
+					}
+				})
+				for i := range counts {
+					if c := counts[i].Load(); c != 1 {
+						t.Errorf("caller %d rep %d: item %d ran %d times", g, rep, i, c)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
