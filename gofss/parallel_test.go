@@ -46,6 +46,30 @@ func TestForChunksRelaysPanics(t *testing.T) {
 	}
 }
 
+// Chunks are a share of what is left when claimed: the first a quarter of the items
+// (two workers), then smaller and smaller, down to the least chunk at the end, so
+// that the workers finish close together.
+func TestForChunksShrinkTowardTheEnd(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	const n, cost = 100_000, 1000 // 101 items pay for a goroutine; the least chunk is 25
+	var mu sync.Mutex
+	sizes := map[int]int{} // chunk start -> size
+	forChunks(n, cost, func(lo, hi int) {
+		mu.Lock()
+		sizes[lo] = hi - lo
+		mu.Unlock()
+	})
+	require.Equal(t, n/4, sizes[0])
+	prevSize := n
+	for lo := 0; lo < n; lo += sizes[lo] {
+		require.Contains(t, sizes, lo, "no chunk starts at %d", lo)
+		require.LessOrEqual(t, sizes[lo], prevSize, "chunk at %d grew", lo)
+		prevSize = sizes[lo]
+	}
+	require.LessOrEqual(t, prevSize, 25, "last chunk")
+}
+
 // Chunks run on helpers while the caller runs its own: chunk 0 waits for another
 // chunk to start, which only another goroutine can do.
 func TestForChunksRunsOnHelpers(t *testing.T) {
@@ -71,7 +95,7 @@ func TestForChunksRunsOnHelpers(t *testing.T) {
 }
 
 // Calls from many goroutines at once share the helpers: a helper busy with one call's
-// chunks is left out of another, which still covers each of its items once.
+// chunks joins another late or not at all, which still covers each of its items once.
 func TestForChunksConcurrentCalls(t *testing.T) {
 	prev := runtime.GOMAXPROCS(4)
 	defer runtime.GOMAXPROCS(prev)
