@@ -225,13 +225,19 @@ func (st *fastEvalState) prefetch(size, j0, total, m, n int) []int {
 
 // start loads points j0 .. j0+len(xs)-1 of a batch with m points per key, padded to
 // a multiple of step with points of key 0 at x = 0: root nodes, inputs and where
-// each point's key's correction words start. A full tile's inputs are read in place.
-func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 int, cws []Cw, half, step int) (fastEvalState, kernels.EvalRows) {
+// each point's key's correction words start. A full tile's inputs are read in place,
+// and its nodes kept in into if into is as long (nil: never), for kernels that turn
+// nodes into outputs in place: the tile's outputs are then where the caller wants
+// them (see leavesTo).
+func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 int, cws []Cw, half, step int, into []Block) (fastEvalState, kernels.EvalRows) {
 	w := len(xs)
 	p := (w + step - 1) / step * step
 	t := fastEvalState{
 		u: st.u[:p], s: st.s[:p], v: st.v[:p], ch: st.ch[:half*p], xs: st.xs[:p],
 		sides: st.sides[:p], next: st.next[:p], off: st.off[:p], pf: st.pf,
+	}
+	if len(into) == p {
+		t.u = into
 	}
 	stride, lsb := (n+1)*cwSize, uint8(party)
 	if m == 1 { // one point per key, the common case: no key counter to keep
@@ -258,6 +264,33 @@ func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 in
 		clear(t.xs[w:])
 	}
 	return t, kernels.NewEvalRows(kblocks(t.xs), t.off, kcws(cws), n)
+}
+
+// overlaps reports whether dst and xs share memory. The kernels keep a tile's nodes
+// in its outputs (see fastEvalState.start) only where they do not: a full tile's
+// inputs are read in place while the kernel runs.
+func overlaps(dst []Block, xs []Uint128) bool {
+	if len(dst) == 0 || len(xs) == 0 {
+		return false
+	}
+	d0, x0 := uintptr(unsafe.Pointer(&dst[0])), uintptr(unsafe.Pointer(&xs[0]))
+	return d0 < x0+uintptr(len(xs))*16 && x0 < d0+uintptr(len(dst))*16
+}
+
+// nodesIn is the into argument of fastEvalState.start: dst, or nil where it may not
+// hold the nodes.
+func nodesIn(dst []Block, ok bool) []Block {
+	if ok {
+		return dst
+	}
+	return nil
+}
+
+// leavesTo copies the tile's first len(dst) nodes to dst, unless start kept them there.
+func (st *fastEvalState) leavesTo(dst []Block) {
+	if len(dst) > 0 && &dst[0] != &st.u[0] {
+		copy(dst, st.u)
+	}
 }
 
 // levels walks the tile down its trees one level at a time, the PRG expanding the
@@ -307,17 +340,19 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 			return true, err
 		}
 	}
+	inPlace := !overlaps(dst, xs)
 	var bad atomic.Bool
 	forFastTiles(len(xs), evalCostNs(n, 1), 1, func(j0, j1 int, buf *fastEvalState) {
-		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32)
-		pf := st.prefetch(32, j0, len(xs), m, n)
 		if leafKernel {
-			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &ka, pf) {
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32, nodesIn(dst[j0:j1], inPlace))
+			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(32, j0, len(xs), m, n)) {
 				bad.Store(true)
 			}
-			copy(dst[j0:j1], st.u)
+			st.leavesTo(dst[j0:j1])
 			return
 		}
+		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32, nil)
+		pf := st.prefetch(32, j0, len(xs), m, n)
 		if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, nil, pf) {
 			bad.Store(true)
 		}
@@ -421,7 +456,7 @@ func forFastTiles(n int, costNs float64, half int, fn func(j0, j1 int, buf *fast
 func (d *Dpf) evalLevels(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
 	n, ar := d.inBits, d.group.arith()
 	forFastTiles(len(xs), evalCostNs(n, 1), 1, func(j0, j1 int, buf *fastEvalState) {
-		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 4)
+		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 4, nil)
 		st.levels(n, d.prg, func(i int) {
 			kernels.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
 		})
@@ -457,17 +492,18 @@ func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 			return true, err
 		}
 	}
+	inPlace := !overlaps(dst, xs)
 	var bad atomic.Bool
 	forFastTiles(len(xs), evalCostNs(n, 2), 2, func(j0, j1 int, buf *fastEvalState) {
 		if keys != nil {
-			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16)
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16, nodesIn(dst[j0:j1], inPlace))
 			if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(16, j0, len(xs), m, n)) {
 				bad.Store(true)
 			}
-			copy(dst[j0:j1], st.u)
+			st.leavesTo(dst[j0:j1])
 			return
 		}
-		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 4)
+		st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 4, nil)
 		st.levels(n, d.prg, func(i int) {
 			kernels.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, &ka)
 		})

@@ -3,6 +3,7 @@ package gofss
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -75,6 +76,43 @@ func TestFastMatchesPortable(t *testing.T) {
 						}
 					}
 				}
+			})
+		})
+	}
+}
+
+// With AES, whole groups of a tile turn their nodes into outputs in dst itself;
+// where dst is the inputs' own memory they run in scratch, as partial groups do.
+func TestFastEvalOutputsInPlace(t *testing.T) {
+	requireKernels(t)
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, c := range testCases(t, []int{20}) {
+		if c.scheme.(interface{ Prg() Prg }).Prg().Name() != "aes128_mmo" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			forEachFastBackend(t, c.scheme, func(t *testing.T) {
+				const keys = evalTile + 96 // a whole tile, then one of three DPF groups
+				seeds, alphas, betas := randKeys(r, c.n, keys)
+				cws := make([]Cw, keys*(c.n+1))
+				require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
+				ps, xs := make([]Block, keys), make([]Uint128, keys)
+				for k := range keys {
+					ps[k], xs[k] = seeds[2*k], randInput(r, c.n)
+				}
+				want := make([]Block, keys)
+				portable(func() { require.NoError(t, c.scheme.Eval(want, 0, ps, cws, xs)) })
+
+				got := make([]Block, keys)
+				require.NoError(t, c.scheme.Eval(got, 0, ps, cws, xs))
+				require.Equal(t, want, got, "outputs apart from the inputs")
+
+				shared := make([]Block, keys)
+				for k, x := range xs {
+					shared[k] = Block(x)
+				}
+				require.NoError(t, c.scheme.Eval(shared, 0, ps, cws, unsafe.Slice((*Uint128)(unsafe.Pointer(&shared[0])), keys)))
+				require.Equal(t, want, shared, "outputs over the inputs")
 			})
 		})
 	}
