@@ -33,7 +33,9 @@ def vm_flags(addr: int) -> list[str]:
 def test_gen_asks_huge_pages_for_its_output(make):
     keys = 8192  # 5.25 MiB of correction words: at least one whole huge page inside
     s0s = torch.zeros(keys, 2, 4, dtype=torch.int32)
-    cws = make().gen(s0s, torch.zeros(keys, dtype=torch.int64), torch.zeros(keys, 4, dtype=torch.int32))
+    cws = make().gen(
+        s0s, torch.zeros(keys, dtype=torch.int64), torch.zeros(keys, 4, dtype=torch.int32)
+    )
     first = -(-cws.data_ptr() // HUGE_PAGE) * HUGE_PAGE
     assert first + HUGE_PAGE <= cws.data_ptr() + cws.numel() * cws.element_size()
     assert "hg" in vm_flags(first)
