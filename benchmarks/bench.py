@@ -158,7 +158,7 @@ def keep_best(best: list[dict] | None, new: list[dict], *fields: str) -> list[di
 
     latest = {ident(r): r for r in new}
     return [
-        {**b, **{f: min(b[f], latest[ident(b)][f]) for f in fields}} if ident(b) in latest else b
+        {**b, **{f: min(b[f], n[f]) for f in fields}} if (n := latest.get(ident(b))) else b
         for b in best
     ]
 

@@ -226,9 +226,9 @@ func (st *fastEvalState) prefetch(size, j0, total, m, n int) []int {
 // start loads points j0 .. j0+len(xs)-1 of a batch with m points per key, padded to
 // a multiple of step with points of key 0 at x = 0: root nodes, inputs and where
 // each point's key's correction words start. A full tile's inputs are read in place,
-// and its nodes kept in into if into is as long (nil: never), for kernels that turn
-// nodes into outputs in place: the tile's outputs are then where the caller wants
-// them (see leavesTo).
+// and its nodes kept in into[j0:] (the batch's outputs, or nil: never) for kernels
+// that turn nodes into outputs in place: the tile's outputs are then where the
+// caller wants them (see leavesTo and nodeOutputs).
 func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 int, cws []Cw, half, step int, into []Block) (fastEvalState, kernels.EvalRows) {
 	w := len(xs)
 	p := (w + step - 1) / step * step
@@ -236,8 +236,8 @@ func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 in
 		u: st.u[:p], s: st.s[:p], v: st.v[:p], ch: st.ch[:half*p], xs: st.xs[:p],
 		sides: st.sides[:p], next: st.next[:p], off: st.off[:p], pf: st.pf,
 	}
-	if len(into) == p {
-		t.u = into
+	if into != nil && w == p {
+		t.u = into[j0 : j0+p]
 	}
 	stride, lsb := (n+1)*cwSize, uint8(party)
 	if m == 1 { // one point per key, the common case: no key counter to keep
@@ -266,24 +266,17 @@ func (st *fastEvalState) start(n, party int, s0s []Block, xs []Uint128, m, j0 in
 	return t, kernels.NewEvalRows(kblocks(t.xs), t.off, kcws(cws), n)
 }
 
-// overlaps reports whether dst and xs share memory. The kernels keep a tile's nodes
-// in its outputs (see fastEvalState.start) only where they do not: a full tile's
-// inputs are read in place while the kernel runs.
-func overlaps(dst []Block, xs []Uint128) bool {
+// nodeOutputs is the into argument of fastEvalState.start: dst, or nil where dst
+// shares memory with xs, which a full tile reads in place while the kernel runs.
+func nodeOutputs(dst []Block, xs []Uint128) []Block {
 	if len(dst) == 0 || len(xs) == 0 {
-		return false
-	}
-	d0, x0 := uintptr(unsafe.Pointer(&dst[0])), uintptr(unsafe.Pointer(&xs[0]))
-	return d0 < x0+uintptr(len(xs))*16 && x0 < d0+uintptr(len(dst))*16
-}
-
-// nodesIn is the into argument of fastEvalState.start: dst, or nil where it may not
-// hold the nodes.
-func nodesIn(dst []Block, ok bool) []Block {
-	if ok {
 		return dst
 	}
-	return nil
+	d0, x0 := uintptr(unsafe.Pointer(&dst[0])), uintptr(unsafe.Pointer(&xs[0]))
+	if d0 < x0+uintptr(len(xs))*16 && x0 < d0+uintptr(len(dst))*16 {
+		return nil
+	}
+	return dst
 }
 
 // leavesTo copies the tile's first len(dst) nodes to dst, unless start kept them there.
@@ -340,11 +333,11 @@ func (d *Dpf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 			return true, err
 		}
 	}
-	inPlace := !overlaps(dst, xs)
+	into := nodeOutputs(dst, xs)
 	var bad atomic.Bool
 	forFastTiles(len(xs), evalCostNs(n, 1), 1, func(j0, j1 int, buf *fastEvalState) {
 		if leafKernel {
-			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32, nodesIn(dst[j0:j1], inPlace))
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 1, 32, into)
 			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(32, j0, len(xs), m, n)) {
 				bad.Store(true)
 			}
@@ -492,11 +485,11 @@ func (d *Dcf) fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 			return true, err
 		}
 	}
-	inPlace := !overlaps(dst, xs)
+	into := nodeOutputs(dst, xs)
 	var bad atomic.Bool
 	forFastTiles(len(xs), evalCostNs(n, 2), 2, func(j0, j1 int, buf *fastEvalState) {
 		if keys != nil {
-			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16, nodesIn(dst[j0:j1], inPlace))
+			st, rows := buf.start(n, party, s0s, xs[j0:j1], m, j0, cws, 2, 16, into)
 			if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, &ka, st.prefetch(16, j0, len(xs), m, n)) {
 				bad.Store(true)
 			}
