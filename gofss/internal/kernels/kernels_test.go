@@ -12,6 +12,9 @@ import (
 // CopyNT against copy, for every alignment of the destination and lengths around a
 // few cache lines; the blocks around the destination stay untouched.
 func TestCopyNT(t *testing.T) {
+	if !Available {
+		t.Skip("the CPU lacks AVX-512")
+	}
 	r := rand.New(rand.NewPCG(3, 4))
 	buf := make([]Block, 64)
 	for lo := range 4 {
