@@ -3,10 +3,8 @@ package gofss
 // Checks of caller input shared by the schemes. Every public entry point runs them
 // before touching any slice, so bad input returns an *ArgError instead of panicking.
 
-const maxInBits = 128
-
 func checkScheme(inBits int, group Group, prg Prg, mul int) error {
-	if inBits < 1 || inBits > maxInBits {
+	if inBits < 1 || inBits > MaxInBits {
 		return argErrorf("in_bits must be between 1 and 128, not %d", inBits)
 	}
 	if !group.valid() {
@@ -84,10 +82,6 @@ func checkEvalArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw, xs
 	}
 	return checkInputs("x", inBits, xs)
 }
-
-// MaxEvalAllBits is the largest input width EvalAll accepts: 2^n outputs must be
-// addressable.
-const MaxEvalAllBits = 40
 
 func checkEvalAllArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err := checkParty(party); err != nil {

@@ -378,8 +378,8 @@ func (d *Dpf) walkPoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uin
 // output and control bit, from which the path's value is summed here.
 func (d *Dcf) walkPoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error) {
 	n, ar := d.inBits, d.group.arith()
-	var raws [maxInBits]Block
-	var ts [maxInBits]uint8
+	var raws [MaxInBits]Block
+	var ts [MaxInBits]uint8
 	return walkPoints(d.prg, d, n, dst, party, s0s, cws, xs, m, dcfTrByte, raws[:n], ts[:n],
 		func(key []Cw, s Block, t uint8) Block {
 			var v Block
@@ -416,7 +416,7 @@ func walkPoints(prg Prg, w pointWalker, n int, dst []Block, party int, s0s []Blo
 // kernels; without one this panics rather than fall back unseen.
 func (p *ChaCha) walk(rows []Cw, x Uint128, s Block, t uint8, trByte int, values []Block, bits []uint8) (Block, uint8) {
 	n := len(rows)
-	var sides [maxInBits]uint8
+	var sides [MaxInBits]uint8
 	for i := range n {
 		sides[i] = x.Bit(n, i)
 	}

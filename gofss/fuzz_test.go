@@ -9,7 +9,7 @@ import (
 // never panic.
 
 func fuzzScheme(t *testing.T, inBits, group uint8, kind uint8, useAes bool) (scheme, int) {
-	n := 1 + int(inBits)%maxInBits
+	n := 1 + int(inBits)%MaxInBits
 	g := Group(group % 4)
 	mul := 2
 	if kind%3 != 0 {

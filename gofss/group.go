@@ -29,12 +29,8 @@ func (g Group) String() string {
 
 // ParseGroup maps a group name (bytes, uint32, uint64, uint127) to a Group.
 func ParseGroup(name string) (Group, error) {
-	for g, n := range groupNames {
-		if n == name {
-			return Group(g), nil
-		}
-	}
-	return 0, argErrorf("group must be one of bytes, uint32, uint64, uint127, not %q", name)
+	g, err := parseName("group", name, groupNames[:])
+	return Group(g), err
 }
 
 func (g Group) valid() bool { return int(g) < len(groupNames) }

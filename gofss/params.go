@@ -1,0 +1,236 @@
+package gofss
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Kind names a scheme and, for a comparison, its predicate. It is the first field of
+// Params and selects the key layout, the PRG's outputs per seed and the algorithm.
+type Kind uint8
+
+// The schemes.
+const (
+	KindDpf   Kind = iota // f(x) = beta if x == alpha (docs/spec.md section 4)
+	KindDcfLt             // f(x) = beta if x < alpha (section 5)
+	KindDcfGt             // f(x) = beta if x > alpha
+)
+
+// The kinds' names, and their PRG outputs per seed.
+var (
+	kindNames = [...]string{KindDpf: "dpf", KindDcfLt: "dcf_lt", KindDcfGt: "dcf_gt"}
+	kindMuls  = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4}
+)
+
+func (k Kind) String() string {
+	if k.valid() {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Mul is the number of PRG output blocks per seed that the kind's trees use.
+func (k Kind) Mul() int { return kindMuls[k] }
+
+func (k Kind) valid() bool { return int(k) < len(kindNames) }
+
+// PrgKind names a PRG (docs/spec.md section 3).
+type PrgKind uint8
+
+// The PRGs.
+const (
+	PrgChaCha PrgKind = iota // the reference's ChaCha variant; public parameter: a nonce
+	PrgAesMmo                // AES-128 Matyas-Meyer-Oseas; public parameters: one key per output
+)
+
+var prgNames = [...]string{PrgChaCha: "chacha", PrgAesMmo: "aes128_mmo"}
+
+func (p PrgKind) String() string {
+	if int(p) < len(prgNames) {
+		return prgNames[p]
+	}
+	return fmt.Sprintf("PrgKind(%d)", uint8(p))
+}
+
+// Limits of the parameters and calls.
+const (
+	// MaxInBits is the widest input: inputs are at most 128-bit integers.
+	MaxInBits = 128
+	// MaxEvalAllBits is the widest input that full-domain evaluation accepts, on
+	// every device: 2^40 outputs are already 16 TiB.
+	MaxEvalAllBits = 40
+)
+
+// Params are the public parameters of a key set: all that Gen and both parties' Eval
+// must agree on besides the keys. They are defined here once; the Python binding,
+// the CUDA launcher and the tests take them, and Python reads the names, defaults and
+// limits from Catalogue.
+type Params struct {
+	Kind    Kind
+	InBits  int // 1..MaxInBits
+	Group   Group
+	Prg     PrgKind
+	Nonce   [2]uint32  // ChaCha only
+	AesKeys [][16]byte // AES-128 MMO only: Kind.Mul() keys, one per output
+}
+
+// DefaultParams are the parameters of the given scheme with the default public PRG
+// parameters (DefaultNonce, or the first Mul() of DefaultAesKeys).
+func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
+	p := Params{Kind: kind, InBits: inBits, Group: group, Prg: prg}
+	switch {
+	case prg == PrgChaCha:
+		p.Nonce = DefaultNonce
+	case kind.valid():
+		p.AesKeys = DefaultAesKeys[:kind.Mul()]
+	}
+	return p
+}
+
+// Check refuses parameters that no scheme has.
+func (p Params) Check() error {
+	if !p.Kind.valid() {
+		return argErrorf("scheme must be one of %s, not %v", strings.Join(kindNames[:], ", "), p.Kind)
+	}
+	if p.InBits < 1 || p.InBits > MaxInBits {
+		return argErrorf("in_bits must be between 1 and %d, not %d", MaxInBits, p.InBits)
+	}
+	if !p.Group.valid() {
+		return argErrorf("group must be one of %s, not %v", strings.Join(groupNames[:], ", "), p.Group)
+	}
+	switch p.Prg {
+	case PrgChaCha:
+		if p.AesKeys != nil {
+			return argErrorf("aes_keys are a parameter of aes128_mmo, not of chacha")
+		}
+	case PrgAesMmo:
+		if p.Nonce != ([2]uint32{}) {
+			return argErrorf("nonce is a parameter of chacha, not of aes128_mmo")
+		}
+		if len(p.AesKeys) != p.Kind.Mul() {
+			return argErrorf("aes_keys: %s with aes128_mmo needs %d AES keys, not %d", p.Kind, p.Kind.Mul(), len(p.AesKeys))
+		}
+	default:
+		return argErrorf("prg must be one of %s, not %v", strings.Join(prgNames[:], ", "), p.Prg)
+	}
+	return nil
+}
+
+// NewPrg makes the PRG the parameters name, with Kind.Mul() outputs per seed.
+func (p Params) NewPrg() (Prg, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	if p.Prg == PrgAesMmo {
+		return NewAesMmo(p.AesKeys)
+	}
+	return NewChaCha(p.Kind.Mul(), p.Nonce)
+}
+
+// paramsJSON is the JSON form of Params: names for the enumerations, the nonce as two
+// integers (int32 or uint32 range, as Python and the vectors write them), the AES keys
+// in hex. A PRG's parameters that do not apply are null.
+type paramsJSON struct {
+	Scheme  string    `json:"scheme"`
+	InBits  int       `json:"in_bits"`
+	Group   string    `json:"group"`
+	Prg     string    `json:"prg"`
+	Nonce   *[2]int64 `json:"nonce"`
+	AesKeys []string  `json:"aes_keys"`
+}
+
+// MarshalJSON writes the parameters as ParseParams reads them.
+func (p Params) MarshalJSON() ([]byte, error) {
+	j := paramsJSON{Scheme: p.Kind.String(), InBits: p.InBits, Group: p.Group.String(), Prg: p.Prg.String()}
+	if p.Prg == PrgChaCha {
+		j.Nonce = &[2]int64{int64(int32(p.Nonce[0])), int64(int32(p.Nonce[1]))}
+	}
+	for _, k := range p.AesKeys {
+		j.AesKeys = append(j.AesKeys, hex.EncodeToString(k[:]))
+	}
+	return json.Marshal(j)
+}
+
+// ParseParams reads parameters in the JSON form of MarshalJSON. A missing nonce or
+// missing AES keys take the defaults; fields of the other PRG must be absent or null.
+func ParseParams(data []byte) (Params, error) {
+	var j paramsJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return Params{}, argErrorf("params: %v", err)
+	}
+	var p Params
+	var kind, group, prg uint8
+	var err error
+	if kind, err = parseName("scheme", j.Scheme, kindNames[:]); err != nil {
+		return p, err
+	}
+	if group, err = parseName("group", j.Group, groupNames[:]); err != nil {
+		return p, err
+	}
+	if prg, err = parseName("prg", j.Prg, prgNames[:]); err != nil {
+		return p, err
+	}
+	p.Kind, p.Group, p.Prg = Kind(kind), Group(group), PrgKind(prg)
+	p = DefaultParams(p.Kind, j.InBits, p.Group, p.Prg)
+	if j.Nonce != nil {
+		if p.Prg != PrgChaCha {
+			return p, argErrorf("nonce is a parameter of chacha, not of %s", p.Prg)
+		}
+		for i, w := range j.Nonce {
+			if w < math.MinInt32 || w > math.MaxUint32 {
+				return p, argErrorf("nonce words must fit in 32 bits, not %d", w)
+			}
+			p.Nonce[i] = uint32(w)
+		}
+	}
+	if j.AesKeys != nil {
+		if p.Prg != PrgAesMmo {
+			return p, argErrorf("aes_keys are a parameter of aes128_mmo, not of %s", p.Prg)
+		}
+		p.AesKeys = make([][16]byte, len(j.AesKeys))
+		for i, h := range j.AesKeys {
+			b, err := hex.DecodeString(h)
+			if err != nil || len(b) != 16 {
+				return p, argErrorf("aes_keys must be 16-byte keys in hex, not %q", h)
+			}
+			p.AesKeys[i] = [16]byte(b)
+		}
+	}
+	return p, p.Check()
+}
+
+// Catalogue describes what Params can hold, for bindings that let users name the
+// parameters: the schemes with their PRG outputs per seed, the groups, the PRGs
+// with their default public parameters, and the limits.
+func Catalogue() map[string]any {
+	schemes := map[string]any{}
+	for k, name := range kindNames {
+		schemes[name] = map[string]any{"mul": kindMuls[k]}
+	}
+	aesKeys := make([]string, len(DefaultAesKeys))
+	for i, k := range DefaultAesKeys {
+		aesKeys[i] = hex.EncodeToString(k[:])
+	}
+	return map[string]any{
+		"schemes": schemes,
+		"groups":  groupNames,
+		"prgs": map[string]any{
+			"chacha":     map[string]any{"default_nonce": [2]int64{int64(int32(DefaultNonce[0])), int64(int32(DefaultNonce[1]))}},
+			"aes128_mmo": map[string]any{"default_aes_keys": aesKeys},
+		},
+		"limits": map[string]int{"max_in_bits": MaxInBits, "max_eval_all_bits": MaxEvalAllBits},
+	}
+}
+
+// parseName returns the index of name in names.
+func parseName(what, name string, names []string) (uint8, error) {
+	for i, n := range names {
+		if n == name {
+			return uint8(i), nil
+		}
+	}
+	return 0, argErrorf("%s must be one of %s, not %q", what, strings.Join(names, ", "), name)
+}
