@@ -5,16 +5,16 @@ package gofss
 
 func checkScheme(inBits int, group Group, prg Prg, mul int) error {
 	if inBits < 1 || inBits > MaxInBits {
-		return argErrorf("in_bits must be between 1 and 128, not %d", inBits)
+		return ArgErrorf("in_bits must be between 1 and 128, not %d", inBits)
 	}
 	if !group.valid() {
-		return argErrorf("group must be one of bytes, uint32, uint64, uint127, not %v", group)
+		return ArgErrorf("group must be one of bytes, uint32, uint64, uint127, not %v", group)
 	}
 	if prg == nil {
-		return argErrorf("prg must not be nil")
+		return ArgErrorf("prg must not be nil")
 	}
 	if prg.Mul() != mul {
-		return argErrorf("prg must have %d outputs per seed, not %d", mul, prg.Mul())
+		return ArgErrorf("prg must have %d outputs per seed, not %d", mul, prg.Mul())
 	}
 	return nil
 }
@@ -32,7 +32,7 @@ func checkInputs(name string, inBits int, xs []Uint128) error {
 	}
 	for i, x := range xs {
 		if !x.FitsIn(inBits) {
-			return argErrorf("%s must be in [0, 2^%d): entry %d is out of range", name, inBits, i)
+			return ArgErrorf("%s must be in [0, 2^%d): entry %d is out of range", name, inBits, i)
 		}
 	}
 	return nil
@@ -40,14 +40,14 @@ func checkInputs(name string, inBits int, xs []Uint128) error {
 
 func checkParty(party int) error {
 	if party != 0 && party != 1 {
-		return argErrorf("party must be 0 or 1, not %d", party)
+		return ArgErrorf("party must be 0 or 1, not %d", party)
 	}
 	return nil
 }
 
 func checkCwsLen(inBits, keys, cws int) error {
 	if cws != keys*(inBits+1) {
-		return argErrorf("cws must hold %d correction words (%d keys x (in_bits + 1)), not %d", keys*(inBits+1), keys, cws)
+		return ArgErrorf("cws must hold %d correction words (%d keys x (in_bits + 1)), not %d", keys*(inBits+1), keys, cws)
 	}
 	return nil
 }
@@ -55,10 +55,10 @@ func checkCwsLen(inBits, keys, cws int) error {
 func checkGenArgs(inBits int, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
 	k := len(alphas)
 	if len(s0s) != 2*k {
-		return argErrorf("s0s must hold 2 seeds per key (%d), not %d", 2*k, len(s0s))
+		return ArgErrorf("s0s must hold 2 seeds per key (%d), not %d", 2*k, len(s0s))
 	}
 	if len(betas) != k {
-		return argErrorf("betas must hold one block per key (%d), not %d", k, len(betas))
+		return ArgErrorf("betas must hold one block per key (%d), not %d", k, len(betas))
 	}
 	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
 		return err
@@ -72,10 +72,10 @@ func checkEvalArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw, xs
 	}
 	k := len(s0s)
 	if k == 0 && len(xs) > 0 || k > 0 && len(xs)%k != 0 {
-		return argErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", k, len(xs))
+		return ArgErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", k, len(xs))
 	}
 	if len(dst) != len(xs) {
-		return argErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
+		return ArgErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
 	}
 	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
 		return err
@@ -88,10 +88,10 @@ func checkEvalAllArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw)
 		return err
 	}
 	if inBits > MaxEvalAllBits {
-		return argErrorf("in_bits %d is too large for full-domain evaluation (at most %d)", inBits, MaxEvalAllBits)
+		return ArgErrorf("in_bits %d is too large for full-domain evaluation (at most %d)", inBits, MaxEvalAllBits)
 	}
 	if uint64(len(dst))>>inBits != uint64(len(s0s)) || len(dst)&(1<<inBits-1) != 0 {
-		return argErrorf("dst must hold 2**%d blocks per key (%d keys), not %d", inBits, len(s0s), len(dst))
+		return ArgErrorf("dst must hold 2**%d blocks per key (%d keys), not %d", inBits, len(s0s), len(dst))
 	}
 	return checkCwsLen(inBits, len(s0s), len(cws))
 }

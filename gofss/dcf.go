@@ -26,7 +26,7 @@ func ParsePred(name string) (Pred, error) {
 	case "gt":
 		return Gt, nil
 	}
-	return 0, argErrorf("pred must be one of lt, gt, not %q", name)
+	return 0, ArgErrorf("pred must be one of lt, gt, not %q", name)
 }
 
 // Dcf is a distributed comparison function scheme (Boyle, Chandran, Gilboa, Gupta,
@@ -45,7 +45,7 @@ func NewDcf(inBits int, group Group, prg Prg, pred Pred) (*Dcf, error) {
 		return nil, err
 	}
 	if pred != Lt && pred != Gt {
-		return nil, argErrorf("pred must be one of lt, gt")
+		return nil, ArgErrorf("pred must be one of lt, gt")
 	}
 	return &Dcf{inBits: inBits, group: group, prg: prg, pred: pred}, nil
 }
@@ -235,7 +235,7 @@ func (d *Dcf) checkCws(cws []Cw) error {
 	n := d.inBits
 	for k := n; k < len(cws); k += n + 1 {
 		if last := cws[k]; !last[0].IsZero() || last[1].Lsb() != 0 {
-			return argErrorf("cws: key %d, last row: not a DCF output correction word (zeros, then a clamped block)", k/(n+1))
+			return ArgErrorf("cws: key %d, last row: not a DCF output correction word (zeros, then a clamped block)", k/(n+1))
 		}
 	}
 	return nil

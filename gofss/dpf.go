@@ -176,7 +176,7 @@ func (d *Dpf) checkCws(cws []Cw) error {
 	for k := 0; k < len(cws); k += n + 1 {
 		for i := range n {
 			if !isBit(cws[k+i][1]) {
-				return argErrorf("cws: key %d, row %d: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key", k/(n+1), i)
+				return ArgErrorf("cws: key %d, row %d: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key", k/(n+1), i)
 			}
 		}
 	}
@@ -188,7 +188,7 @@ func (d *Dpf) checkLastRows(cws []Cw) error {
 	n := d.inBits
 	for k := n; k < len(cws); k += n + 1 {
 		if last := cws[k]; last[0].Lsb() != 0 || !last[1].IsZero() {
-			return argErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/(n+1))
+			return ArgErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/(n+1))
 		}
 	}
 	return nil

@@ -8,6 +8,8 @@ type ArgError struct{ msg string }
 
 func (e *ArgError) Error() string { return e.msg }
 
-func argErrorf(format string, args ...any) error {
+// ArgErrorf makes an *ArgError; packages that check caller input for gofss (the
+// CUDA launcher) use it so that their refusals are told apart the same way.
+func ArgErrorf(format string, args ...any) error {
 	return &ArgError{msg: fmt.Sprintf(format, args...)}
 }

@@ -93,28 +93,28 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 // Check refuses parameters that no scheme has.
 func (p Params) Check() error {
 	if !p.Kind.valid() {
-		return argErrorf("scheme must be one of %s, not %v", strings.Join(kindNames[:], ", "), p.Kind)
+		return ArgErrorf("scheme must be one of %s, not %v", strings.Join(kindNames[:], ", "), p.Kind)
 	}
 	if p.InBits < 1 || p.InBits > MaxInBits {
-		return argErrorf("in_bits must be between 1 and %d, not %d", MaxInBits, p.InBits)
+		return ArgErrorf("in_bits must be between 1 and %d, not %d", MaxInBits, p.InBits)
 	}
 	if !p.Group.valid() {
-		return argErrorf("group must be one of %s, not %v", strings.Join(groupNames[:], ", "), p.Group)
+		return ArgErrorf("group must be one of %s, not %v", strings.Join(groupNames[:], ", "), p.Group)
 	}
 	switch p.Prg {
 	case PrgChaCha:
 		if p.AesKeys != nil {
-			return argErrorf("aes_keys are a parameter of aes128_mmo, not of chacha")
+			return ArgErrorf("aes_keys are a parameter of aes128_mmo, not of chacha")
 		}
 	case PrgAesMmo:
 		if p.Nonce != ([2]uint32{}) {
-			return argErrorf("nonce is a parameter of chacha, not of aes128_mmo")
+			return ArgErrorf("nonce is a parameter of chacha, not of aes128_mmo")
 		}
 		if len(p.AesKeys) != p.Kind.Mul() {
-			return argErrorf("aes_keys: %s with aes128_mmo needs %d AES keys, not %d", p.Kind, p.Kind.Mul(), len(p.AesKeys))
+			return ArgErrorf("aes_keys: %s with aes128_mmo needs %d AES keys, not %d", p.Kind, p.Kind.Mul(), len(p.AesKeys))
 		}
 	default:
-		return argErrorf("prg must be one of %s, not %v", strings.Join(prgNames[:], ", "), p.Prg)
+		return ArgErrorf("prg must be one of %s, not %v", strings.Join(prgNames[:], ", "), p.Prg)
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (p Params) MarshalJSON() ([]byte, error) {
 func ParseParams(data []byte) (Params, error) {
 	var j paramsJSON
 	if err := json.Unmarshal(data, &j); err != nil {
-		return Params{}, argErrorf("params: %v", err)
+		return Params{}, ArgErrorf("params: %v", err)
 	}
 	var p Params
 	var kind, group, prg uint8
@@ -177,24 +177,24 @@ func ParseParams(data []byte) (Params, error) {
 	p = DefaultParams(p.Kind, j.InBits, p.Group, p.Prg)
 	if j.Nonce != nil {
 		if p.Prg != PrgChaCha {
-			return p, argErrorf("nonce is a parameter of chacha, not of %s", p.Prg)
+			return p, ArgErrorf("nonce is a parameter of chacha, not of %s", p.Prg)
 		}
 		for i, w := range j.Nonce {
 			if w < math.MinInt32 || w > math.MaxUint32 {
-				return p, argErrorf("nonce words must fit in 32 bits, not %d", w)
+				return p, ArgErrorf("nonce words must fit in 32 bits, not %d", w)
 			}
 			p.Nonce[i] = uint32(w)
 		}
 	}
 	if j.AesKeys != nil {
 		if p.Prg != PrgAesMmo {
-			return p, argErrorf("aes_keys are a parameter of aes128_mmo, not of %s", p.Prg)
+			return p, ArgErrorf("aes_keys are a parameter of aes128_mmo, not of %s", p.Prg)
 		}
 		p.AesKeys = make([][16]byte, len(j.AesKeys))
 		for i, h := range j.AesKeys {
 			b, err := hex.DecodeString(h)
 			if err != nil || len(b) != 16 {
-				return p, argErrorf("aes_keys must be 16-byte keys in hex, not %q", h)
+				return p, ArgErrorf("aes_keys must be 16-byte keys in hex, not %q", h)
 			}
 			p.AesKeys[i] = [16]byte(b)
 		}
@@ -232,5 +232,5 @@ func parseName(what, name string, names []string) (uint8, error) {
 			return uint8(i), nil
 		}
 	}
-	return 0, argErrorf("%s must be one of %s, not %q", what, strings.Join(names, ", "), name)
+	return 0, ArgErrorf("%s must be one of %s, not %q", what, strings.Join(names, ", "), name)
 }

@@ -37,7 +37,7 @@ var DefaultNonce = [2]uint32{0x12345678, 0x9abcdef0}
 // NewChaCha returns the ChaCha PRG with mul (1, 2 or 4) outputs per seed.
 func NewChaCha(mul int, nonce [2]uint32) (*ChaCha, error) {
 	if mul != 1 && mul != 2 && mul != 4 {
-		return nil, argErrorf("chacha: mul must be 1, 2 or 4, not %d", mul)
+		return nil, ArgErrorf("chacha: mul must be 1, 2 or 4, not %d", mul)
 	}
 	return &ChaCha{mul: mul, nonce: nonce}, nil
 }
@@ -76,7 +76,7 @@ var DefaultAesKeys = [4][16]byte{
 // NewAesMmo returns the AES-128 MMO PRG with one output per key (1, 2 or 4 keys).
 func NewAesMmo(keys [][16]byte) (*AesMmo, error) {
 	if n := len(keys); n != 1 && n != 2 && n != 4 {
-		return nil, argErrorf("aes128_mmo: needs 1, 2 or 4 AES keys, got %d", n)
+		return nil, ArgErrorf("aes128_mmo: needs 1, 2 or 4 AES keys, got %d", n)
 	}
 	p := &AesMmo{}
 	for _, k := range keys {
