@@ -3,22 +3,6 @@ package gofss
 // Checks of caller input shared by the schemes. Every public entry point runs them
 // before touching any slice, so bad input returns an *ArgError instead of panicking.
 
-func checkScheme(inBits int, group Group, prg Prg, mul int) error {
-	if inBits < 1 || inBits > MaxInBits {
-		return ArgErrorf("in_bits must be between 1 and 128, not %d", inBits)
-	}
-	if !group.valid() {
-		return ArgErrorf("group must be one of bytes, uint32, uint64, uint127, not %v", group)
-	}
-	if prg == nil {
-		return ArgErrorf("prg must not be nil")
-	}
-	if prg.Mul() != mul {
-		return ArgErrorf("prg must have %d outputs per seed, not %d", mul, prg.Mul())
-	}
-	return nil
-}
-
 // checkInputs refuses inputs of inBits or more bits. The inputs are ORed together
 // first, without a branch per input (a batch's check then costs a fraction of a
 // nanosecond an input); the entry at fault is looked for only when there is one.
@@ -63,24 +47,43 @@ func checkGenArgs(inBits int, cws []Cw, s0s []Block, alphas []Uint128, betas []B
 	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
 		return err
 	}
+	if err := checkSeedPairs(s0s); err != nil {
+		return err
+	}
 	return checkInputs("alpha", inBits, alphas)
 }
 
-func checkEvalArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+// checkSeedPairs refuses a key whose two seeds are equal once their control bits are
+// cleared: both parties would then walk the same tree, every seed correction would
+// be zero and the control-bit corrections would spell alpha's bits in clear.
+func checkSeedPairs(s0s []Block) error {
+	for k := 0; k+1 < len(s0s); k += 2 {
+		if s0s[k].Clamp() == s0s[k+1].Clamp() {
+			return ArgErrorf("s0s: key %d: the two seeds are equal once the control bit is cleared", k/2)
+		}
+	}
+	return nil
+}
+
+// checkEvalArgs checks an Eval's arguments and returns the points per key.
+func checkEvalArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) (int, error) {
 	if err := checkParty(party); err != nil {
-		return err
+		return 0, err
 	}
 	k := len(s0s)
 	if k == 0 && len(xs) > 0 || k > 0 && len(xs)%k != 0 {
-		return ArgErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", k, len(xs))
+		return 0, ArgErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", k, len(xs))
 	}
 	if len(dst) != len(xs) {
-		return ArgErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
+		return 0, ArgErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
 	}
 	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
-		return err
+		return 0, err
 	}
-	return checkInputs("x", inBits, xs)
+	if k == 0 {
+		return 0, nil
+	}
+	return len(xs) / k, checkInputs("x", inBits, xs)
 }
 
 func checkEvalAllArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw) error {

@@ -1,5 +1,7 @@
 package gofss
 
+import "sync/atomic"
+
 // Pred is the comparison a DCF computes.
 type Pred uint8
 
@@ -31,61 +33,124 @@ func ParsePred(name string) (Pred, error) {
 
 // Dcf is a distributed comparison function scheme (Boyle, Chandran, Gilboa, Gupta,
 // Ishai, Kumar, Rathee, EUROCRYPT 2021): f(x) = beta if x < alpha (Lt) or x > alpha
-// (Gt), else 0, over unsigned InBits-bit inputs. See SPEC.md section 5.
+// (Gt), else 0, over unsigned InBits-bit inputs. See docs/spec.md section 5. As for
+// Dpf, the methods below the public ones are its portable implementation.
 type Dcf struct {
-	inBits int
-	group  Group
+	params Params
 	prg    Prg
-	pred   Pred
+	impl   string
+	walks  walks
+	stop   stop
 }
 
-// NewDcf checks the parameters; prg must have four outputs per seed.
-func NewDcf(inBits int, group Group, prg Prg, pred Pred) (*Dcf, error) {
-	if err := checkScheme(inBits, group, prg, 4); err != nil {
-		return nil, err
-	}
-	if pred != Lt && pred != Gt {
+// NewDcf makes a DCF over prg, which must have four outputs per seed (NewChaCha or
+// NewAesMmo); New makes the same from Params.
+func NewDcf(inBits int, group Group, prg Prg, pred Pred, opts ...Option) (*Dcf, error) {
+	kind := KindDcfLt
+	switch pred {
+	case Lt:
+	case Gt:
+		kind = KindDcfGt
+	default:
 		return nil, ArgErrorf("pred must be one of lt, gt")
 	}
-	return &Dcf{inBits: inBits, group: group, prg: prg, pred: pred}, nil
+	p, err := paramsFor(kind, inBits, group, prg)
+	if err != nil {
+		return nil, err
+	}
+	return newDcf(p, prg, opts)
 }
 
-func (d *Dcf) InBits() int  { return d.inBits }
-func (d *Dcf) Group() Group { return d.group }
-func (d *Dcf) Prg() Prg     { return d.prg }
-func (d *Dcf) Pred() Pred   { return d.pred }
+func newDcf(p Params, prg Prg, opts []Option) (*Dcf, error) {
+	d := &Dcf{params: p, prg: prg}
+	var err error
+	if d.impl, d.walks, err = chooseImpl(opts, func(im impl) walks { return im.dcf(d) }); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Dcf) Params() Params { return d.params }
+func (d *Dcf) InBits() int    { return d.params.InBits }
+func (d *Dcf) Group() Group   { return d.params.Group }
+func (d *Dcf) Prg() Prg       { return d.prg }
+func (d *Dcf) Impl() string   { return d.impl }
+
+// Pred is the comparison the scheme computes.
+func (d *Dcf) Pred() Pred {
+	if d.params.Kind == KindDcfGt {
+		return Gt
+	}
+	return Lt
+}
+
+func (d *Dcf) WithStop(flag *atomic.Int32) Scheme {
+	c := *d
+	c.stop = stop{flag}
+	return &c
+}
 
 // Gen makes K = len(alphas) keys, laid out as for Dpf.Gen.
 func (d *Dcf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
-	if err := checkGenArgs(d.inBits, cws, s0s, alphas, betas); err != nil {
+	if err := checkGenArgs(d.params.InBits, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
 	adviseHugePages(cws)
-	if d.fastGen(cws, s0s, alphas, betas) {
-		return nil
+	d.walks.walkGen(d.stop, cws, s0s, alphas, betas)
+	return d.stop.err()
+}
+
+// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each, laid
+// out as for Dpf.Eval (and like it may leave dst partly written when refusing cws).
+func (d *Dcf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	m, err := checkEvalArgs(d.params.InBits, dst, party, s0s, cws, xs)
+	if err != nil {
+		return err
 	}
+	if err := d.walks.walkEval(d.stop, dst, party, s0s, cws, xs, m); err != nil {
+		return err
+	}
+	return d.stop.err()
+}
+
+// EvalAll evaluates K = len(s0s) keys of one party on the whole domain, laid out as
+// for Dpf.EvalAll.
+func (d *Dcf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
+	if err := checkEvalAllArgs(d.params.InBits, dst, party, s0s, cws); err != nil {
+		return err
+	}
+	if err := d.checkCws(cws); err != nil {
+		return err
+	}
+	tr := d.walks.walkEvalAll(dst, party, s0s, cws)
+	tr.run(d.stop, len(s0s))
+	return d.stop.err()
+}
+
+// walkGen runs Gen a tile of keys at a time, spread over goroutines.
+func (d *Dcf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	const tile = 64
-	forChunks(len(alphas), genCostNs(d.inBits, 4), func(lo, hi int) {
+	n := d.params.InBits
+	forChunks(len(alphas), genCostNs(n, 4), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
-		st := newGenState(sc, tile, 4)
+		gs := newGenState(sc, tile, 4)
 		vs := sc.block(tile)
-		for k0 := lo; k0 < hi; k0 += tile {
+		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
-			d.genTile(cws[k0*(d.inBits+1):k1*(d.inBits+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], st, vs)
+			d.genTile(cws[k0*(n+1):k1*(n+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs, vs)
 		}
 	})
-	return nil
 }
 
 // genTile runs Gen for a tile of keys; vs holds each key's running value V (value form).
 func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState, vs []Block) {
-	n, m, ar := d.inBits, len(alphas), d.group.arith()
+	n, m, ar := d.params.InBits, len(alphas), d.params.Group.arith()
 	s, t, ch := st.init(s0s)
 	clear(vs)
 	// beta enters the value correction on the lose side where the predicate holds
 	// there: the right side (x > alpha) for gt when a = 0, the left for lt when a = 1.
-	betaIf := [2]uint8{uint8(d.pred), 1 - uint8(d.pred)} // indexed by a: Gt = 1, Lt = 0
+	betaIf := [2]uint8{uint8(d.Pred()), 1 - uint8(d.Pred())} // indexed by a: Gt = 1, Lt = 0
 	for i := range n {
 		d.prg.Expand(ch, s)
 		for k := range m {
@@ -131,14 +196,17 @@ func dcfLastCw(ar *arith, s0, s1 Block, t1 uint8, v Block) Block {
 	return ar.into(v)
 }
 
-// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each, laid
-// out as for Dpf.Eval (and like it may leave dst partly written when refusing cws).
-func (d *Dcf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	return evalPoints(d, d.inBits, 2, dst, party, s0s, cws, xs)
+// walkEval checks the correction words, then walks tiles of points.
+func (d *Dcf) walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if err := d.checkCws(cws); err != nil {
+		return err
+	}
+	evalPoints(d, st, d.params.InBits, 2, dst, party, s0s, cws, xs, m)
+	return nil
 }
 
 func (d *Dcf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
-	n, ar := d.inBits, d.group.arith()
+	n, ar := d.params.InBits, d.params.Group.arith()
 	s, t, base := st.start(len(dst), s0s, party, j0, m, n+1)
 	v, sides, ch := st.v[:len(s)], st.sides[:len(s)], st.ch[:2*len(s)]
 	clear(v)
@@ -174,15 +242,9 @@ func dcfLeaf(ar *arith, s Block, t uint8, v Block, last *Cw, party int) Block {
 	return ar.into(v)
 }
 
-// EvalAll evaluates K = len(s0s) keys of one party on the whole domain, laid out as
-// for Dpf.EvalAll.
-func (d *Dcf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	return evalDomains(d, d.inBits, dst, party, s0s, cws)
-}
-
-// evalAllTree is the portable walk of EvalAll.
-func (d *Dcf) evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree {
-	n, ar := d.inBits, d.group.arith()
+// walkEvalAll is the tree of EvalAll.
+func (d *Dcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+	n, ar := d.params.InBits, d.params.Group.arith()
 	return tree{
 		n:      n,
 		shape:  rowShape{t: true, v: true},
@@ -232,7 +294,7 @@ func dcfValue(ar *arith, v, raw Block, cw *Cw, t uint8) Block {
 // checkCws refuses correction words that Gen cannot have made: a nonzero seed
 // block or a set control bit in the last row.
 func (d *Dcf) checkCws(cws []Cw) error {
-	n := d.inBits
+	n := d.params.InBits
 	for k := n; k < len(cws); k += n + 1 {
 		if last := cws[k]; !last[0].IsZero() || last[1].Lsb() != 0 {
 			return ArgErrorf("cws: key %d, last row: not a DCF output correction word (zeros, then a clamped block)", k/(n+1))

@@ -1,25 +1,49 @@
 package gofss
 
+import "sync/atomic"
+
 // Dpf is a distributed point function scheme (Boyle, Gilboa, Ishai, CCS 2016) over
 // inputs of InBits bits with outputs in a Group: f(x) = beta if x == alpha, else 0.
-// See SPEC.md section 4.
+// See docs/spec.md section 4. The methods below the public ones are its portable
+// implementation; a faster one, where the CPU has it, is chosen when it is made.
 type Dpf struct {
-	inBits int
-	group  Group
+	params Params
 	prg    Prg
+	impl   string
+	walks  walks
+	stop   stop
 }
 
-// NewDpf checks the parameters; prg must have two outputs per seed.
-func NewDpf(inBits int, group Group, prg Prg) (*Dpf, error) {
-	if err := checkScheme(inBits, group, prg, 2); err != nil {
+// NewDpf makes a DPF over prg, which must have two outputs per seed (NewChaCha or
+// NewAesMmo); New makes the same from Params.
+func NewDpf(inBits int, group Group, prg Prg, opts ...Option) (*Dpf, error) {
+	p, err := paramsFor(KindDpf, inBits, group, prg)
+	if err != nil {
 		return nil, err
 	}
-	return &Dpf{inBits: inBits, group: group, prg: prg}, nil
+	return newDpf(p, prg, opts)
 }
 
-func (d *Dpf) InBits() int  { return d.inBits }
-func (d *Dpf) Group() Group { return d.group }
-func (d *Dpf) Prg() Prg     { return d.prg }
+func newDpf(p Params, prg Prg, opts []Option) (*Dpf, error) {
+	d := &Dpf{params: p, prg: prg}
+	var err error
+	if d.impl, d.walks, err = chooseImpl(opts, func(im impl) walks { return im.dpf(d) }); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Dpf) Params() Params { return d.params }
+func (d *Dpf) InBits() int    { return d.params.InBits }
+func (d *Dpf) Group() Group   { return d.params.Group }
+func (d *Dpf) Prg() Prg       { return d.prg }
+func (d *Dpf) Impl() string   { return d.impl }
+
+func (d *Dpf) WithStop(flag *atomic.Int32) Scheme {
+	c := *d
+	c.stop = stop{flag}
+	return &c
+}
 
 // Gen makes K = len(alphas) keys. Key k uses seeds s0s[2k] (party 0) and s0s[2k+1]
 // (party 1), point alphas[k] and value betas[k]; its n+1 correction words go to
@@ -27,28 +51,60 @@ func (d *Dpf) Prg() Prg     { return d.prg }
 // Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
 // which a batched Eval reads faster (see HugePageMode).
 func (d *Dpf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
-	if err := checkGenArgs(d.inBits, cws, s0s, alphas, betas); err != nil {
+	if err := checkGenArgs(d.params.InBits, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
 	adviseHugePages(cws)
-	if d.fastGen(cws, s0s, alphas, betas) {
-		return nil
+	d.walks.walkGen(d.stop, cws, s0s, alphas, betas)
+	return d.stop.err()
+}
+
+// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
+// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):]. When it
+// refuses correction words that Gen cannot have made, dst may be partly written: the
+// fast paths check them as they read them rather than in a pass of their own.
+func (d *Dpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	m, err := checkEvalArgs(d.params.InBits, dst, party, s0s, cws, xs)
+	if err != nil {
+		return err
 	}
+	if err := d.walks.walkEval(d.stop, dst, party, s0s, cws, xs, m); err != nil {
+		return err
+	}
+	return d.stop.err()
+}
+
+// EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
+// into dst[k<<n + x]. It costs one PRG expansion per tree node.
+func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
+	if err := checkEvalAllArgs(d.params.InBits, dst, party, s0s, cws); err != nil {
+		return err
+	}
+	if err := d.checkCws(cws); err != nil {
+		return err
+	}
+	tr := d.walks.walkEvalAll(dst, party, s0s, cws)
+	tr.run(d.stop, len(s0s))
+	return d.stop.err()
+}
+
+// walkGen runs Gen a tile of keys at a time, spread over goroutines.
+func (d *Dpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	const tile = 128 // keys whose level state (s, t, children) stays in L1
-	forChunks(len(alphas), genCostNs(d.inBits, 2), func(lo, hi int) {
+	n := d.params.InBits
+	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
-		st := newGenState(sc, tile, 2)
-		for k0 := lo; k0 < hi; k0 += tile {
+		gs := newGenState(sc, tile, 2)
+		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
-			d.genTile(cws[k0*(d.inBits+1):k1*(d.inBits+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], st)
+			d.genTile(cws[k0*(n+1):k1*(n+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs)
 		}
 	})
-	return nil
 }
 
 func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState) {
-	n, m := d.inBits, len(alphas)
+	n, m := d.params.InBits, len(alphas)
 	s, t, ch := st.init(s0s)
 	for i := range n {
 		d.prg.Expand(ch, s)
@@ -65,7 +121,7 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), Block{Lo: uint64(trCw)}}
 		}
 	}
-	ar := d.group.arith()
+	ar := d.params.Group.arith()
 	for k := range m {
 		cws[k*(n+1)+n] = Cw{dpfLastCw(ar, betas[k], s[2*k], s[2*k+1], t[2*k+1])}
 	}
@@ -81,17 +137,18 @@ func dpfLastCw(ar *arith, beta, s0, s1 Block, t1 uint8) Block {
 	return ar.into(v)
 }
 
-// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
-// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):]. When it
-// refuses correction words that Gen cannot have made, dst may be partly written: the
-// fast paths check them as they read them rather than in a pass of their own.
-func (d *Dpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	return evalPoints(d, d.inBits, 1, dst, party, s0s, cws, xs)
+// walkEval checks the correction words, then walks tiles of points.
+func (d *Dpf) walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if err := d.checkCws(cws); err != nil {
+		return err
+	}
+	evalPoints(d, st, d.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	return nil
 }
 
 // evalTile evaluates points j0 .. j0+len(dst)-1 of the flattened K x M batch.
 func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
-	n := d.inBits
+	n := d.params.InBits
 	s, t, base := st.start(len(dst), s0s, party, j0, m, n+1)
 	sides, ch := st.sides[:len(s)], st.ch[:len(s)]
 	for i := range n {
@@ -104,7 +161,7 @@ func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 			s[j], t[j] = c.Clamp(), c.Lsb()
 		}
 	}
-	ar := d.group.arith()
+	ar := d.params.Group.arith()
 	for j := range dst {
 		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(cws[base[j]+n][0]), party)
 	}
@@ -126,15 +183,9 @@ func dpfChildCw(cw *Cw, side uint8) Block {
 	return cw[0].WithLsb(pickBit(side, cw[0].Lsb(), uint8(cw[1].Lo)&1))
 }
 
-// EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
-// into dst[k<<n + x]. It costs one PRG expansion per tree node.
-func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	return evalDomains(d, d.inBits, dst, party, s0s, cws)
-}
-
-// evalAllTree is the portable walk of EvalAll.
-func (d *Dpf) evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree {
-	n, ar := d.inBits, d.group.arith()
+// walkEvalAll is the tree of EvalAll.
+func (d *Dpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+	n, ar := d.params.InBits, d.params.Group.arith()
 	return tree{
 		n:      n,
 		shape:  rowShape{t: true},
@@ -172,7 +223,7 @@ func dpfChildCws(cw *Cw) (Block, Block) { return dpfChildCw(cw, 0), dpfChildCw(c
 // checkCws refuses correction words that Gen cannot have made: a tr word other than
 // 0 or 1, nonzero padding, or a set control bit in the output correction word.
 func (d *Dpf) checkCws(cws []Cw) error {
-	n := d.inBits
+	n := d.params.InBits
 	for k := 0; k < len(cws); k += n + 1 {
 		for i := range n {
 			if !isBit(cws[k+i][1]) {
@@ -185,7 +236,7 @@ func (d *Dpf) checkCws(cws []Cw) error {
 
 // checkLastRows is the part of checkCws about the output correction words.
 func (d *Dpf) checkLastRows(cws []Cw) error {
-	n := d.inBits
+	n := d.params.InBits
 	for k := n; k < len(cws); k += n + 1 {
 		if last := cws[k]; last[0].Lsb() != 0 || !last[1].IsZero() {
 			return ArgErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/(n+1))

@@ -81,7 +81,8 @@ func (tr *tree) rows(sc *scratch, size, parents int) rows {
 	return rows{[2]nodes{newNodes(sc, size, tr.shape), newNodes(sc, size, tr.shape)}, sc.block(tr.rawMul * parents)}
 }
 
-func (tr *tree) run(keys int) {
+// run walks the trees of keys keys, spread over goroutines, until done or stopped.
+func (tr *tree) run(st stop, keys int) {
 	d := tr.n
 	if tr.n > tileLeafBits {
 		d = tileLeafBits - tileRootBits
@@ -96,8 +97,8 @@ func (tr *tree) run(keys int) {
 			sc := getScratch()
 			defer sc.release()
 			top, tile := tr.rows(sc, 1<<f, 1<<f/2), tr.rows(sc, tileRows, tileRows)
-			for k := lo; k < hi; k++ {
-				tr.tiles(k, d, tr.frontier(sc, k, f, top), tile, 0, 1<<f)
+			for k := lo; k < hi && !st.stopped(); k++ {
+				tr.tiles(st, k, d, tr.frontier(sc, k, f, top), tile, 0, 1<<f)
 			}
 		})
 		return
@@ -105,12 +106,12 @@ func (tr *tree) run(keys int) {
 	sc := getScratch()
 	defer sc.release()
 	top := tr.rows(sc, 1<<f, 1<<f/2)
-	for k := range keys {
+	for k := 0; k < keys && !st.stopped(); k++ {
 		front := tr.frontier(sc, k, f, top)
 		forChunks(1<<f, tr.costNs*float64(uint64(1)<<d), func(lo, hi int) {
 			sc := getScratch()
 			defer sc.release()
-			tr.tiles(k, d, front, tr.rows(sc, tileRows, tileRows), lo, hi)
+			tr.tiles(st, k, d, front, tr.rows(sc, tileRows, tileRows), lo, hi)
 		})
 	}
 }
@@ -124,8 +125,8 @@ func (tr *tree) frontier(sc *scratch, k, f int, buf rows) nodes {
 
 // tiles expands frontier nodes lo .. hi-1 of key k (at level n-d) d levels down to
 // their leaves, 2^tileRootBits frontier nodes at a time.
-func (tr *tree) tiles(k, d int, front nodes, buf rows, lo, hi int) {
-	for j0 := lo; j0 < hi; j0 += 1 << tileRootBits {
+func (tr *tree) tiles(st stop, k, d int, front nodes, buf rows, lo, hi int) {
+	for j0 := lo; j0 < hi && !st.stopped(); j0 += 1 << tileRootBits {
 		j1 := min(hi, j0+1<<tileRootBits)
 		last := tr.grow(k, tr.n-d, d-1, front.slice(j0, j1), buf)
 		tr.leaves(k, j0<<d, last, buf.raw[:tr.rawMul*len(last.s)])
@@ -141,29 +142,4 @@ func (tr *tree) grow(k, i, levels int, cur nodes, buf rows) nodes {
 		cur = out
 	}
 	return cur
-}
-
-// domainWalker is what EvalAll needs of a scheme: its key check and its fast and
-// portable tree walks.
-type domainWalker interface {
-	checkCws(cws []Cw) error
-	fastEvalAll(dst []Block, party int, s0s []Block, cws []Cw) (tree, bool)
-	evalAllTree(dst []Block, party int, s0s []Block, cws []Cw) tree
-}
-
-// evalDomains is EvalAll for both schemes: argument and key checks, then the fast
-// walk where it runs, else the portable one.
-func evalDomains(w domainWalker, inBits int, dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(inBits, dst, party, s0s, cws); err != nil {
-		return err
-	}
-	if err := w.checkCws(cws); err != nil {
-		return err
-	}
-	tr, ok := w.fastEvalAll(dst, party, s0s, cws)
-	if !ok {
-		tr = w.evalAllTree(dst, party, s0s, cws)
-	}
-	tr.run(len(s0s))
-	return nil
 }

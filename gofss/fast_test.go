@@ -12,42 +12,36 @@ import (
 // for every scheme, group and PRG, with batch sizes that leave partial vectors,
 // groups and tiles, and input widths on both sides of 64 bits.
 
-// portable runs fn with the kernels switched off.
-func portable(fn func()) {
-	useKernelsFlag = false
-	defer func() { useKernelsFlag = kernelsAvailable }()
-	fn()
+// rebuild makes the scheme of s's parameters anew, on the implementation named in
+// opts or, without, on the fastest that serves it under the PRG backend selected now.
+func rebuild(t testing.TB, s scheme, opts ...Option) Scheme {
+	f, err := New(s.Params(), opts...)
+	require.NoError(t, err)
+	return f
 }
 
-func requireKernels(t *testing.T) {
-	if !kernelsAvailable {
-		t.Skip("no kernels in this build or on this CPU")
-	}
-}
-
-// forEachFastBackend runs fn once per fast backend of the scheme's PRG: the walks
-// take the kernels under each, running AES in them only under VAES.
-func forEachFastBackend(t *testing.T, s scheme, fn func(t *testing.T)) {
-	prg := s.(interface{ Prg() Prg }).Prg().Name()
-	forEachBackend(t, prg, func(t *testing.T) {
-		if PrgBackendInfo()[prg]["walks"] == "portable" {
-			t.Skip("the portable backend keeps the walks portable")
+// forEachFastBackend runs fn once per fast backend of the scheme's PRG, with the
+// scheme made anew on the fastest walks under that backend and on the portable walks.
+func forEachFastBackend(t *testing.T, s scheme, fn func(t *testing.T, fast, portable Scheme)) {
+	forEachBackend(t, s.Params().Prg.String(), func(t *testing.T) {
+		fast := rebuild(t, s)
+		if fast.Impl() == PortableImpl {
+			t.Skip("no fast walks under this backend on this CPU")
 		}
-		fn(t)
+		fn(t, fast, rebuild(t, s, WithImpl(PortableImpl)))
 	})
 }
 
 func TestFastMatchesPortable(t *testing.T) {
-	requireKernels(t)
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, c := range testCases(t, []int{1, 3, 9, 20, 64, 65, 128}) {
 		t.Run(c.name, func(t *testing.T) {
-			forEachFastBackend(t, c.scheme, func(t *testing.T) {
+			forEachFastBackend(t, c.scheme, func(t *testing.T, fast, port Scheme) {
 				for _, keys := range []int{1, 5, 133} {
 					seeds, alphas, betas := randKeys(r, c.n, keys)
 					cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
-					require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
-					portable(func() { require.NoError(t, c.scheme.Gen(want, seeds, alphas, betas)) })
+					require.NoError(t, fast.Gen(cws, seeds, alphas, betas))
+					require.NoError(t, port.Gen(want, seeds, alphas, betas))
 					require.Equal(t, want, cws, "Gen, %d keys", keys)
 
 					for _, points := range []int{1, 3} {
@@ -64,13 +58,13 @@ func TestFastMatchesPortable(t *testing.T) {
 								ps[k] = seeds[2*k+p]
 							}
 							got, exp := make([]Block, len(xs)), make([]Block, len(xs))
-							require.NoError(t, c.scheme.Eval(got, p, ps, cws, xs))
-							portable(func() { require.NoError(t, c.scheme.Eval(exp, p, ps, cws, xs)) })
+							require.NoError(t, fast.Eval(got, p, ps, cws, xs))
+							require.NoError(t, port.Eval(exp, p, ps, cws, xs))
 							require.Equal(t, exp, got, "Eval, %d keys x %d points, party %d", keys, points, p)
 							if c.n <= 9 && points == 1 {
 								got, exp := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
-								require.NoError(t, c.scheme.EvalAll(got, p, ps, cws))
-								portable(func() { require.NoError(t, c.scheme.EvalAll(exp, p, ps, cws)) })
+								require.NoError(t, fast.EvalAll(got, p, ps, cws))
+								require.NoError(t, port.EvalAll(exp, p, ps, cws))
 								require.Equal(t, exp, got, "EvalAll, %d keys, party %d", keys, p)
 							}
 						}
@@ -84,34 +78,33 @@ func TestFastMatchesPortable(t *testing.T) {
 // With AES, whole groups of a tile turn their nodes into outputs in dst itself;
 // where dst is the inputs' own memory they run in scratch, as partial groups do.
 func TestFastEvalOutputsInPlace(t *testing.T) {
-	requireKernels(t)
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, c := range testCases(t, []int{20}) {
-		if c.scheme.(interface{ Prg() Prg }).Prg().Name() != "aes128_mmo" {
+		if c.scheme.Params().Prg != PrgAesMmo {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			forEachFastBackend(t, c.scheme, func(t *testing.T) {
-				const keys = evalTile + 96 // a whole tile, then one of three DPF groups
+			forEachFastBackend(t, c.scheme, func(t *testing.T, fast, port Scheme) {
+				const keys = evalTilePoints + 96 // a whole tile, then one of three DPF groups
 				seeds, alphas, betas := randKeys(r, c.n, keys)
 				cws := make([]Cw, keys*(c.n+1))
-				require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
+				require.NoError(t, fast.Gen(cws, seeds, alphas, betas))
 				ps, xs := make([]Block, keys), make([]Uint128, keys)
 				for k := range keys {
 					ps[k], xs[k] = seeds[2*k], randInput(r, c.n)
 				}
 				want := make([]Block, keys)
-				portable(func() { require.NoError(t, c.scheme.Eval(want, 0, ps, cws, xs)) })
+				require.NoError(t, port.Eval(want, 0, ps, cws, xs))
 
 				got := make([]Block, keys)
-				require.NoError(t, c.scheme.Eval(got, 0, ps, cws, xs))
+				require.NoError(t, fast.Eval(got, 0, ps, cws, xs))
 				require.Equal(t, want, got, "outputs apart from the inputs")
 
 				shared := make([]Block, keys)
 				for k, x := range xs {
 					shared[k] = Block(x)
 				}
-				require.NoError(t, c.scheme.Eval(shared, 0, ps, cws, unsafe.Slice((*Uint128)(unsafe.Pointer(&shared[0])), keys)))
+				require.NoError(t, fast.Eval(shared, 0, ps, cws, unsafe.Slice((*Uint128)(unsafe.Pointer(&shared[0])), keys)))
 				require.Equal(t, want, shared, "outputs over the inputs")
 			})
 		})
@@ -120,19 +113,26 @@ func TestFastEvalOutputsInPlace(t *testing.T) {
 
 // TestFastEvalAllLarge covers the frontier and tiles of a full-size EvalAll.
 func TestFastEvalAllLarge(t *testing.T) {
-	requireKernels(t)
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, c := range testCases(t, []int{14}) {
 		if c.g != Bytes && c.g != Uint64 {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			seeds, cws := genOne(t, c.scheme, c.n, r, randInput(r, c.n), randBlock(r))
-			got, exp := make([]Block, 1<<c.n), make([]Block, 1<<c.n)
-			require.NoError(t, c.scheme.EvalAll(got, 1, seeds[1:], cws))
-			portable(func() { require.NoError(t, c.scheme.EvalAll(exp, 1, seeds[1:], cws)) })
-			require.Equal(t, exp, got)
+			forEachFastBackend(t, c.scheme, func(t *testing.T, fast, port Scheme) {
+				seeds, cws := genOne(t, fast, c.n, r, randInput(r, c.n), randBlock(r))
+				got, exp := make([]Block, 1<<c.n), make([]Block, 1<<c.n)
+				require.NoError(t, fast.EvalAll(got, 1, seeds[1:], cws))
+				require.NoError(t, port.EvalAll(exp, 1, seeds[1:], cws))
+				require.Equal(t, exp, got)
+			})
 		})
+	}
+}
+
+func requireKernels(t *testing.T) {
+	if !kernelsOnCPU {
+		t.Skip("no kernels in this build or on this CPU")
 	}
 }
 

@@ -80,6 +80,20 @@ var ariths = [...]arith{
 
 func (g Group) arith() *arith { return &ariths[g] }
 
+// laneMasks are a group's arithmetic as masks on the two 64-bit halves of blocks,
+// for SIMD kernels: values are blocks ANDed with from, + is XOR where xor is set and
+// addition within each half where add is set. Only groups whose addition carries
+// nothing from the low half into the high one have them (all but uint127).
+type laneMasks struct{ from, xor, add Block }
+
+func (g Group) laneMasks() (laneMasks, bool) {
+	a := g.arith()
+	if a.fromShifted != 0 || a.addHi != 0 {
+		return laneMasks{}, false
+	}
+	return laneMasks{from: Block{a.valLo, a.fromHi}, xor: Block{a.xorLo, a.xorHi}, add: Block{a.addLo, a.addHi}}, true
+}
+
 // from returns the value form of from(clamp(b)).
 func (a *arith) from(b Block) Block {
 	return Block{b.Lo & a.valLo, b.Hi&a.fromHi | b.Hi>>33<<32&a.fromShifted}

@@ -53,6 +53,7 @@ func katCw(row [8]int32) Cw {
 
 // scheme is what the vector tests need of Dpf and Dcf.
 type scheme interface {
+	Params() Params
 	Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error
 	Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error
 	EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error
@@ -182,11 +183,10 @@ func TestPrgBackendInfoWalks(t *testing.T) {
 		forEachBackend(t, prg, func(t *testing.T) {
 			info := PrgBackendInfo()[prg]
 			w := want[info["active"].(string)]
-			if !kernelsAvailable {
-				w = "portable"
+			if !kernelsOnCPU {
+				w = PortableImpl
 			}
 			require.Equal(t, w, info["walks"], "%s on %s", prg, info["active"])
-			portable(func() { require.Equal(t, "portable", PrgBackendInfo()[prg]["walks"]) })
 		})
 	}
 }

@@ -60,8 +60,7 @@ func (p *ChaCha) ExpandSide(dst, seeds []Block, sides []uint8) {
 // AesMmo is Matyas-Meyer-Oseas over AES-128 with fixed public keys: output j of seed
 // s is AES-128(key j, s) XOR s.
 type AesMmo struct {
-	keys  []*aes128.Key
-	fused *aesKernelKeys // the keys for kernels that run AES themselves; nil without
+	keys []*aes128.Key
 }
 
 // DefaultAesKeys are the AES-128 keys used when none are given: the ones the
@@ -82,7 +81,6 @@ func NewAesMmo(keys [][16]byte) (*AesMmo, error) {
 	for _, k := range keys {
 		p.keys = append(p.keys, aes128.NewKey(k))
 	}
-	p.fused = expandAesKeys(keys)
 	return p, nil
 }
 
@@ -116,32 +114,20 @@ func blockBytes(b []Block) []byte {
 }
 
 // PrgBackendInfo tells, per PRG, the implementation in use ("active"), those this
-// CPU can run ("available", fastest first), and what the tree walks of Gen, Eval and
-// EvalAll run ("walks": "avx512" kernels, "avx512-vaes" when those kernels also run
-// the AES rounds themselves, or "portable"), so callers can see which fast path runs.
+// CPU can run ("available", fastest first), and the walk implementation that a new
+// DPF with the PRG gets ("walks", one of Impls()), so callers can see which fast
+// path runs.
 func PrgBackendInfo() map[string]map[string]any {
-	a, c := aes128.Backend(), chacha.Backend()
-	return map[string]map[string]any{
-		"aes128_mmo": {"active": a, "available": aes128.Backends(), "walks": walkPath(a, true)},
-		"chacha":     {"active": c, "available": chacha.Backends(), "walks": walkPath(c, false)},
+	info := map[string]map[string]any{
+		"aes128_mmo": {"active": aes128.Backend(), "available": aes128.Backends()},
+		"chacha":     {"active": chacha.Backend(), "available": chacha.Backends()},
 	}
-}
-
-// useKernelsFlag lets tests run the portable walks on a machine with the kernels.
-var useKernelsFlag = kernelsAvailable
-
-// useKernels reports whether walks with prg take the kernels. A PRG of this package
-// running its portable backend keeps the whole walk portable, so that selecting that
-// backend (as tests and benchmarks do) selects the portable implementation.
-func useKernels(prg Prg) bool {
-	if !useKernelsFlag {
-		return false
+	for _, prg := range []PrgKind{PrgChaCha, PrgAesMmo} {
+		s, err := New(DefaultParams(KindDpf, 20, Bytes, prg))
+		if err != nil {
+			panic(err) // unreachable: the default parameters are valid
+		}
+		info[prg.String()]["walks"] = s.Impl()
 	}
-	switch prg.(type) {
-	case *AesMmo:
-		return aes128.Backend() != "generic"
-	case *ChaCha:
-		return chacha.Backend() != "generic"
-	}
-	return true
+	return info
 }

@@ -23,8 +23,8 @@ func (st *genState) init(s0s []Block) ([]Block, []uint8, []Block) {
 	return s, t, st.ch[:m*len(st.ch)/len(st.s)]
 }
 
-// evalTile is the number of points an Eval walks down the tree together.
-const evalTile = 256
+// evalTilePoints is the number of points an Eval walks down the tree together.
+const evalTilePoints = 256
 
 // evalState is the per-goroutine scratch of Eval for a tile of points.
 type evalState struct {
@@ -38,8 +38,8 @@ type evalState struct {
 
 func newEvalState(sc *scratch, half int) *evalState {
 	sc.eval = evalState{
-		s: sc.block(evalTile), t: sc.byte(evalTile), base: sc.int(evalTile), v: sc.block(evalTile),
-		sides: sc.byte(evalTile), ch: sc.block(evalTile * half),
+		s: sc.block(evalTilePoints), t: sc.byte(evalTilePoints), base: sc.int(evalTilePoints), v: sc.block(evalTilePoints),
+		sides: sc.byte(evalTilePoints), ch: sc.block(evalTilePoints * half),
 	}
 	return &sc.eval
 }
@@ -59,49 +59,32 @@ func (st *evalState) start(w int, s0s []Block, party, j0, m, rows int) ([]Block,
 	return s, t, base
 }
 
-// pointWalker is what Eval needs of a scheme: its fast path, its key check and its
-// portable walk of a tile of points.
-type pointWalker interface {
-	fastEval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (bool, error)
-	checkCws(cws []Cw) error
+// tileWalker walks a tile of points of a batch down the portable tree: points j0 ..
+// j0+len(dst)-1 of the flattened K x M batch.
+type tileWalker interface {
 	evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState)
 }
 
-// evalPoints is Eval for both schemes: argument checks, the fast path where it runs,
-// else the portable walk over tiles of points, spread over goroutines. half is the
-// PRG outputs per chosen child (1 for DPF, 2 for DCF).
-func evalPoints(w pointWalker, inBits, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	if err := checkEvalArgs(inBits, dst, party, s0s, cws, xs); err != nil {
-		return err
-	}
-	m := 0
-	if len(s0s) > 0 {
-		m = len(xs) / len(s0s)
-	}
-	if done, err := w.fastEval(dst, party, s0s, cws, xs, m); done {
-		return err
-	}
-	if err := w.checkCws(cws); err != nil {
-		return err
-	}
-	if len(xs) <= evalTile {
+// evalPoints is the portable Eval of both schemes: tiles of points, spread over
+// goroutines. half is the PRG outputs per chosen child (1 for DPF, 2 for DCF).
+func evalPoints(w tileWalker, st stop, inBits, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
+	if len(xs) <= evalTilePoints {
 		// Not through forChunks: its closure would be the one allocation of a
 		// single-point call.
-		evalRange(w, half, dst, party, s0s, cws, xs, m, 0, len(xs))
-		return nil
+		evalRange(w, st, half, dst, party, s0s, cws, xs, m, 0, len(xs))
+		return
 	}
 	forChunks(len(xs), evalCostNs(inBits, half), func(lo, hi int) {
-		evalRange(w, half, dst, party, s0s, cws, xs, m, lo, hi)
+		evalRange(w, st, half, dst, party, s0s, cws, xs, m, lo, hi)
 	})
-	return nil
 }
 
 // evalRange is the portable walk of points lo .. hi-1 of a batch, a tile at a time.
-func evalRange(w pointWalker, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, lo, hi int) {
+func evalRange(w tileWalker, st stop, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, lo, hi int) {
 	sc := getScratch()
 	defer sc.release()
-	st := newEvalState(sc, half)
-	for j0 := lo; j0 < hi; j0 += evalTile {
-		w.evalTile(dst[j0:min(hi, j0+evalTile)], party, s0s, cws, xs, m, j0, st)
+	es := newEvalState(sc, half)
+	for j0 := lo; j0 < hi && !st.stopped(); j0 += evalTilePoints {
+		w.evalTile(dst[j0:min(hi, j0+evalTilePoints)], party, s0s, cws, xs, m, j0, es)
 	}
 }

@@ -27,7 +27,7 @@ func foreignPage(t *testing.T) ([]byte, uintptr) {
 
 func TestViewAliasesCallerMemory(t *testing.T) {
 	page, addr := foreignPage(t)
-	words, err := view[uint32](addr+8, 4)
+	words, err := view[uint32]("buf", addr+8, 4)
 	require.NoError(t, err)
 	require.Len(t, words, 4)
 	assert.Equal(t, 4, cap(words), "appending must not run into memory past the view")
@@ -40,7 +40,7 @@ func TestViewAliasesCallerMemory(t *testing.T) {
 
 func TestViewEmpty(t *testing.T) {
 	for _, addr := range []uintptr{0, 1, 0x1000} {
-		s, err := view[uint64](addr, 0)
+		s, err := view[uint64]("buf", addr, 0)
 		require.NoError(t, err, "addr %#x", addr)
 		assert.Empty(t, s)
 	}
@@ -52,12 +52,12 @@ func TestViewRejects(t *testing.T) {
 		name string
 		fn   func() error
 	}{
-		{"negative length", func() error { _, err := view[byte](addr, -1); return err }},
-		{"null address", func() error { _, err := view[byte](0, 1); return err }},
-		{"misaligned int32", func() error { _, err := view[int32](addr+2, 1); return err }},
-		{"misaligned uint64", func() error { _, err := view[uint64](addr+4, 1); return err }},
-		{"wraps around", func() error { _, err := view[uint32](math.MaxUint&^3, 2); return err }},
-		{"length times size overflows", func() error { _, err := view[uint64](addr, math.MaxInt); return err }},
+		{"negative length", func() error { _, err := view[byte]("buf", addr, -1); return err }},
+		{"null address", func() error { _, err := view[byte]("buf", 0, 1); return err }},
+		{"misaligned int32", func() error { _, err := view[int32]("buf", addr+2, 1); return err }},
+		{"misaligned uint64", func() error { _, err := view[uint64]("buf", addr+4, 1); return err }},
+		{"wraps around", func() error { _, err := view[uint32]("buf", math.MaxUint&^3, 2); return err }},
+		{"length times size overflows", func() error { _, err := view[uint64]("buf", addr, math.MaxInt); return err }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { assert.Error(t, tt.fn()) })
@@ -66,7 +66,7 @@ func TestViewRejects(t *testing.T) {
 
 func TestViewAcceptsBytesAtAnyOffset(t *testing.T) {
 	_, addr := foreignPage(t)
-	b, err := view[byte](addr+3, 5)
+	b, err := view[byte]("buf", addr+3, 5)
 	require.NoError(t, err)
 	assert.Len(t, b, 5)
 }

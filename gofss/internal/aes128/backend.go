@@ -10,7 +10,10 @@ type ops struct {
 
 type backend = cpupath.Impl[ops]
 
-var portable = &backend{Name: "generic", Available: true, Ops: ops{mmoGeneric, mmoSelectGeneric}}
+// Generic names the portable backend, which every CPU runs.
+const Generic = "generic"
+
+var portable = &backend{Name: Generic, Available: true, Ops: ops{mmoGeneric, mmoSelectGeneric}}
 
 // impls holds every implementation, fastest first, the portable one last.
 var impls = cpupath.New("aes128", append(archBackends(), portable)...)

@@ -14,7 +14,10 @@ type ops struct {
 
 type backend = cpupath.Impl[ops]
 
-var portable = &backend{Name: "generic", Available: true, Ops: ops{expand: expandGeneric, expandSelect: expandSelectGeneric}}
+// Generic names the portable backend, which every CPU runs.
+const Generic = "generic"
+
+var portable = &backend{Name: Generic, Available: true, Ops: ops{expand: expandGeneric, expandSelect: expandSelectGeneric}}
 
 // impls holds every implementation, fastest first, the portable one last.
 var impls = cpupath.New("chacha", append(archBackends(), portable)...)

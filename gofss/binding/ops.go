@@ -1,0 +1,169 @@
+package binding
+
+import (
+	"errors"
+	"math"
+	"sync/atomic"
+
+	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda"
+)
+
+// The operations, one entry each for every device: device is CPU (-1) or a CUDA
+// ordinal, with stream the CUDA stream to launch on (torch's current stream; ignored
+// on the CPU). Every address is memory of that device that the caller allocated:
+// outputs first, then the party, the seeds, the number of keys, the correction
+// words, the inputs, and the scratch a CUDA call needs (ScratchBytes; 0 on the CPU).
+// stop is the address of an int32 that the caller sets nonzero to end a long CPU
+// call early (0 for none); the call then fails with kind interrupted.
+
+// CPU is the device argument for the host.
+const CPU = -1
+
+// Gen makes k keys into cws (k*(in_bits+1) correction words of 32 bytes) from s0s
+// (2k blocks: key i's party 0 and 1 seeds), alphas (see readInputs; a tensor on
+// CUDA) and betas (k blocks). Returns k.
+func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, stop uintptr) (n int, err error) {
+	defer guard(&err)
+	s, err := lookup(handle)
+	if err != nil {
+		return 0, err
+	}
+	p := s.Params()
+	if device != CPU {
+		if alphaWords == 0 {
+			return 0, valueErrorf("alphas: CUDA takes inputs as a tensor")
+		}
+		return k, cuda.Gen(device, stream, gpuParams(p), cws, s0s, alphas, alphaWords, betas, k)
+	}
+	if k < 0 || k > math.MaxInt/(2*(p.InBits+1)) {
+		return 0, valueErrorf("bad number of keys %d", k)
+	}
+	cw, err1 := view[gofss.Cw]("cws", cws, k*(p.InBits+1))
+	seeds, err2 := view[gofss.Block]("s0s", s0s, 2*k)
+	bs, err3 := view[gofss.Block]("betas", betas, k)
+	as, buf, err4 := readInputs("alphas", alphas, alphaWords, k, alphaLo, alphaHi)
+	defer putInputs(buf)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return 0, err
+	}
+	if p.Group == gofss.Bytes {
+		if err := checkReservedBits(bs); err != nil {
+			return 0, err
+		}
+	}
+	s, err = withStop(s, stop)
+	if err != nil {
+		return 0, err
+	}
+	return k, s.Gen(cw, seeds, as, bs)
+}
+
+// checkReservedBits refuses bytes-group betas with the control bit set: the library
+// clears it, as the spec's Gen does, so the function would silently output another
+// value than the one asked for.
+func checkReservedBits(betas []gofss.Block) error {
+	for i, b := range betas {
+		if b.Lsb() != 0 {
+			return valueErrorf("beta: key %d: bit 0 of word 3 is reserved in the bytes group (outputs never carry it) and must be 0", i)
+		}
+	}
+	return nil
+}
+
+// Eval evaluates k keys of one party at m points each: s0s holds k blocks, cws
+// k*(in_bits+1) correction words, xs k*m inputs (see readInputs; a tensor on
+// CUDA), dst k*m blocks. Returns k*m.
+func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords int, xLo, xHi uint64, m int, scratch, stop uintptr) (n int, err error) {
+	defer guard(&err)
+	s, err := lookup(handle)
+	if err != nil {
+		return 0, err
+	}
+	if m < 0 || k < 0 || k > 0 && m > math.MaxInt/k {
+		return 0, valueErrorf("bad batch size %d x %d", k, m)
+	}
+	p := s.Params()
+	if device != CPU {
+		if xWords == 0 {
+			return 0, valueErrorf("xs: CUDA takes inputs as a tensor")
+		}
+		return k * m, cuda.Eval(device, stream, gpuParams(p), dst, party, s0s, cws, k, xs, xWords, m, scratch)
+	}
+	out, err1 := view[gofss.Block]("out", dst, k*m)
+	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
+	cw, err3 := view[gofss.Cw]("cws", cws, k*(p.InBits+1))
+	in, buf, err4 := readInputs("xs", xs, xWords, k*m, xLo, xHi)
+	defer putInputs(buf)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return 0, err
+	}
+	s, err = withStop(s, stop)
+	if err != nil {
+		return 0, err
+	}
+	return k * m, s.Eval(out, party, seeds, cw, in)
+}
+
+// EvalAll evaluates k keys of one party on the whole domain into dst (k*2^in_bits
+// blocks). Returns the number of outputs.
+func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, scratch, stop uintptr) (n int, err error) {
+	defer guard(&err)
+	s, err := lookup(handle)
+	if err != nil {
+		return 0, err
+	}
+	bits := s.Params().InBits
+	if bits > gofss.MaxEvalAllBits || k < 0 || k > math.MaxInt>>bits {
+		return 0, valueErrorf("%d keys of in_bits %d are too large for full-domain evaluation (at most in_bits %d)", k, bits, gofss.MaxEvalAllBits)
+	}
+	if device != CPU {
+		return k << bits, cuda.EvalAll(device, stream, gpuParams(s.Params()), dst, party, s0s, cws, k, scratch)
+	}
+	out, err1 := view[gofss.Block]("out", dst, k<<bits)
+	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
+	cw, err3 := view[gofss.Cw]("cws", cws, k*(bits+1))
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return 0, err
+	}
+	s, err = withStop(s, stop)
+	if err != nil {
+		return 0, err
+	}
+	return k << bits, s.EvalAll(out, party, seeds, cw)
+}
+
+// withStop returns s with calls that end once the int32 at stop is nonzero; s itself
+// for stop 0.
+func withStop(s gofss.Scheme, stop uintptr) (gofss.Scheme, error) {
+	if stop == 0 {
+		return s, nil
+	}
+	flag, err := view[atomic.Int32]("stop", stop, 1)
+	if err != nil {
+		return nil, err
+	}
+	return s.WithStop(&flag[0]), nil
+}
+
+// ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all") needs on
+// device for k keys (and m points per key): 0 on the CPU.
+func ScratchBytes(handle int64, device int, op string, k, m int) (n int, err error) {
+	defer guard(&err)
+	s, err := lookup(handle)
+	if err != nil || device == CPU {
+		return 0, err
+	}
+	return cuda.ScratchBytes(op, gpuParams(s.Params()), k, m), nil
+}
+
+// CudaPrgBench runs the PRG-only bound of a point Eval with this scheme's PRG:
+// count seeds, each through levels half-expansions (for benchmarks).
+func CudaPrgBench(handle int64, device int, stream uintptr, dst, seeds uintptr, count, levels int) (n int, err error) {
+	defer guard(&err)
+	s, err := lookup(handle)
+	if err != nil {
+		return 0, err
+	}
+	return count, cuda.PrgBench(device, stream, gpuParams(s.Params()), dst, seeds, count, levels)
+}

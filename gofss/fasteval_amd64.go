@@ -1,0 +1,270 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss/internal/kernels"
+)
+
+// minFastPoints: the kernels work on groups of 16 or 32 points, padding short
+// batches; below this many points the portable walk is faster (one DPF point at
+// in_bits 20: 1.5 us portable, 2.3 us padded to a group), or, with ChaCha, the
+// one-point walk (chachawalk_amd64.go).
+const minFastPoints = 8
+
+// pointBatch is an Eval's arguments as the fast tiles read them: dst[j] receives
+// the output of key j/m at xs[j], for n-bit inputs.
+type pointBatch struct {
+	dst   []Block
+	party int
+	s0s   []Block
+	cws   []Cw
+	xs    []Uint128
+	m, n  int
+}
+
+// fastEvalState is the scratch of a fast Eval for a tile of points, padded to the
+// kernels' step with points of key 0 at x = 0.
+type fastEvalState struct {
+	u, s, v, ch, xs []Block
+	sides, next     []uint8
+	off             []int
+	pf              []int // the fused kernels' prefetch ranges: two per group of points
+}
+
+func newFastEvalState(sc *scratch, half int) *fastEvalState {
+	return &fastEvalState{
+		u: sc.block(evalTilePoints), s: sc.block(evalTilePoints), v: sc.block(evalTilePoints), ch: sc.block(half * evalTilePoints),
+		xs: sc.block(evalTilePoints), sides: sc.byte(evalTilePoints), next: sc.byte(evalTilePoints), off: sc.int(evalTilePoints),
+		pf: sc.int(evalTilePoints / 8),
+	}
+}
+
+// forFastTiles runs fn on tiles [j0, j1) of at most evalTilePoints of b's points,
+// spread over goroutines, each with its own scratch for half PRG outputs per point.
+func forFastTiles(stp stop, b *pointBatch, half int, fn func(j0, j1 int, buf *fastEvalState)) {
+	forChunks(len(b.xs), evalCostNs(b.n, half), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastEvalState(sc, half)
+		for j0 := lo; j0 < hi && !stp.stopped(); j0 += evalTilePoints {
+			fn(j0, min(hi, j0+evalTilePoints), buf)
+		}
+	})
+}
+
+// start loads points j0 .. j1-1 of b, padded to a multiple of step with points of
+// key 0 at x = 0: root nodes, inputs and where each point's key's correction words
+// start. A full tile's inputs are read in place, and its nodes kept in into[j0:]
+// (the batch's outputs, or nil: never) for kernels that turn nodes into outputs in
+// place: the tile's outputs are then where the caller wants them (see leavesTo and
+// nodeOutputs).
+func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Block) (fastEvalState, kernels.EvalRows) {
+	xs := b.xs[j0:j1]
+	w := len(xs)
+	p := (w + step - 1) / step * step
+	t := fastEvalState{
+		u: st.u[:p], s: st.s[:p], v: st.v[:p], ch: st.ch[:half*p], xs: st.xs[:p],
+		sides: st.sides[:p], next: st.next[:p], off: st.off[:p], pf: st.pf,
+	}
+	if into != nil && w == p {
+		t.u = into[j0 : j0+p]
+	}
+	stride, lsb := (b.n+1)*cwSize, uint8(b.party)
+	if b.m == 1 { // one point per key, the common case: no key counter to keep
+		for j, s0 := range b.s0s[j0 : j0+w] {
+			t.u[j], t.off[j] = s0.WithLsb(lsb), (j0+j)*stride
+		}
+	} else {
+		k, r := j0/b.m, j0%b.m
+		for j := range w {
+			t.u[j], t.off[j] = b.s0s[k].WithLsb(lsb), k*stride
+			if r++; r == b.m {
+				k, r = k+1, 0
+			}
+		}
+	}
+	root := b.s0s[0].Clamp().WithLsb(lsb)
+	for j := w; j < p; j++ {
+		t.u[j], t.off[j] = root, 0
+	}
+	if w == p {
+		t.xs = unsafe.Slice((*Block)(unsafe.Pointer(unsafe.SliceData(xs))), w)
+	} else {
+		copy(t.xs, unsafe.Slice((*Block)(unsafe.Pointer(unsafe.SliceData(xs))), w))
+		clear(t.xs[w:])
+	}
+	return t, kernels.NewEvalRows(kblocks(t.xs), t.off, kcws(b.cws), b.n)
+}
+
+// prefetch sets, for each group of size points of a tile starting at point j0 of b,
+// the bytes of cws that hold the next group's keys.
+func (st *fastEvalState) prefetch(size, j0 int, b *pointBatch) []int {
+	pf := st.pf[:2*len(st.u)/size]
+	total := len(b.xs)
+	for g := range len(pf) / 2 {
+		lo, hi := j0+size*(g+1), min(total, j0+size*(g+2))
+		pf[2*g], pf[2*g+1] = 0, 0
+		if lo < hi {
+			pf[2*g], pf[2*g+1] = lo/b.m*(b.n+1)*cwSize, ((hi-1)/b.m+1)*(b.n+1)*cwSize
+		}
+	}
+	return pf
+}
+
+// nodeOutputs is the into argument of fastEvalState.start: dst, or nil where dst
+// shares memory with xs, which a full tile reads in place while the kernel runs.
+func nodeOutputs(dst []Block, xs []Uint128) []Block {
+	if len(dst) == 0 || len(xs) == 0 {
+		return dst
+	}
+	d0, x0 := uintptr(unsafe.Pointer(&dst[0])), uintptr(unsafe.Pointer(&xs[0]))
+	if d0 < x0+uintptr(len(xs))*16 && x0 < d0+uintptr(len(dst))*16 {
+		return nil
+	}
+	return dst
+}
+
+// leavesTo copies the tile's first len(dst) nodes to dst, unless start kept them there.
+func (st *fastEvalState) leavesTo(dst []Block) {
+	if len(dst) > 0 && &dst[0] != &st.u[0] {
+		copy(dst, st.u)
+	}
+}
+
+// levels walks the tile down its trees one level at a time, the PRG expanding the
+// chosen side of every node and step advancing the nodes.
+func (st *fastEvalState) levels(n int, prg Prg, step func(i int)) {
+	for j, u := range st.u {
+		st.s[j], st.v[j], st.sides[j] = u.Clamp(), Block{}, Uint128(st.xs[j]).Bit(n, 0)
+	}
+	for i := range n {
+		prg.ExpandSide(st.ch, st.s, st.sides)
+		step(i)
+		st.sides, st.next = st.next, st.sides
+	}
+}
+
+// lastRow is the output correction word of point j's key.
+func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]/cwSize+n] }
+
+// walkEval runs DPF Eval on the kernels. With AES run by the kernel, it checks the
+// correction words as it reads them (see kernels.DpfEvalAes), so dst may be partly
+// written when they are refused.
+func (f *fastDpf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if len(xs) < minFastPoints {
+		if f.chacha != nil {
+			return f.evalOnePoints(dst, party, s0s, cws, xs, m)
+		}
+		return f.d.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	b := &pointBatch{dst, party, s0s, cws, xs, m, f.d.params.InBits}
+	if f.aes == nil {
+		if err := f.d.checkCws(cws); err != nil {
+			return err
+		}
+		f.evalLevels(stp, b)
+		return nil
+	}
+	return f.evalAes(stp, b)
+}
+
+// evalAes is the DPF Eval whose kernel walks all levels and runs AES itself.
+func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
+	keys := f.aes.two()
+	if !f.kaOK {
+		// The kernel reads the output correction words only when it converts leaves.
+		if err := f.d.checkLastRows(b.cws); err != nil {
+			return err
+		}
+	}
+	into := nodeOutputs(b.dst, b.xs)
+	var bad atomic.Bool
+	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
+		if f.kaOK {
+			st, rows := buf.start(b, j0, j1, 1, 32, into)
+			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &f.ka[b.party], st.prefetch(32, j0, b)) {
+				bad.Store(true)
+			}
+			st.leavesTo(b.dst[j0:j1])
+			return
+		}
+		st, rows := buf.start(b, j0, j1, 1, 32, nil)
+		if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, nil, st.prefetch(32, j0, b)) {
+			bad.Store(true)
+		}
+		f.leaves(b.dst[j0:j1], &st, b)
+	})
+	if bad.Load() {
+		return f.d.checkCws(b.cws)
+	}
+	return nil
+}
+
+// evalLevels is the DPF Eval for PRGs the kernels do not run: the PRG expands a
+// tile's nodes a level at a time and a kernel applies the corrections.
+func (f *fastDpf) evalLevels(stp stop, b *pointBatch) {
+	n, prg := b.n, f.d.prg
+	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
+		st, rows := buf.start(b, j0, j1, 1, 4, nil)
+		st.levels(n, prg, func(i int) {
+			kernels.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
+		})
+		f.leaves(b.dst[j0:j1], &st, b)
+	})
+}
+
+// leaves turns the tile's leaf nodes into outputs in Go.
+func (f *fastDpf) leaves(dst []Block, st *fastEvalState, b *pointBatch) {
+	ar := f.d.params.Group.arith()
+	for j := range dst {
+		x := st.u[j]
+		dst[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), ar.from(st.lastRow(b.cws, j, b.n)[0]), b.party)
+	}
+}
+
+// walkEval is fastDpf.walkEval for DCF; its AES kernel checks the last correction
+// words as it reads them.
+func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	switch {
+	case len(xs) < minFastPoints && f.chacha != nil:
+		return f.evalOnePoints(dst, party, s0s, cws, xs, m)
+	case len(xs) < minFastPoints || !f.kaOK:
+		return f.d.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	b := &pointBatch{dst, party, s0s, cws, xs, m, f.d.params.InBits}
+	n, ar, ka, prg := b.n, f.d.params.Group.arith(), &f.ka[party], f.d.prg
+	keys := f.aes.four()
+	if keys == nil {
+		if err := f.d.checkCws(cws); err != nil {
+			return err
+		}
+	}
+	into := nodeOutputs(dst, xs)
+	var bad atomic.Bool
+	forFastTiles(stp, b, 2, func(j0, j1 int, buf *fastEvalState) {
+		if keys != nil {
+			st, rows := buf.start(b, j0, j1, 2, 16, into)
+			if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, ka, st.prefetch(16, j0, b)) {
+				bad.Store(true)
+			}
+			st.leavesTo(dst[j0:j1])
+			return
+		}
+		st, rows := buf.start(b, j0, j1, 2, 4, nil)
+		st.levels(n, prg, func(i int) {
+			kernels.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, ka)
+		})
+		for j := range j1 - j0 {
+			x := st.u[j]
+			dst[j0+j] = dcfLeaf(ar, x.Clamp(), x.Lsb(), st.v[j], st.lastRow(cws, j, n), party)
+		}
+	})
+	if bad.Load() {
+		return f.d.checkCws(cws)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import "github.com/pyfss/pyfss/gofss/internal/kernels"
+
+// The EvalAll trees on the kernels; groups without lane masks (uint127) take the
+// portable tree.
+
+func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+	if !f.kaOK {
+		return f.d.walkEvalAll(dst, party, s0s, cws)
+	}
+	n, ar, prg, ka := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg, &f.ka[party]
+	lanes := f.aes.laneKeys()
+	cwPair := func(k, i int) [2]kernels.Block {
+		l, r := dpfChildCws(&cws[k*(n+1)+i])
+		return [2]kernels.Block{kblock(l), kblock(r)}
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true},
+		costNs: nodeCostNs(2),
+		root: func(k int, r nodes) {
+			r.s[0] = s0s[k].Clamp()
+			r.u[0] = r.s[0].WithLsb(uint8(party))
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			raw := prgRaw(prg, lanes != nil, out.u, in.s)
+			cw := cwPair(k, i)
+			kernels.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			out := dst[k<<n+x0:][:2*len(in.s)]
+			raw := prgRaw(prg, lanes != nil, out, in.s)
+			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
+			kernels.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, lanes)
+		},
+	}
+}
+
+func (f *fastDcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+	if !f.kaOK {
+		return f.d.walkEvalAll(dst, party, s0s, cws)
+	}
+	n, ar, prg, ka := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg, &f.ka[party]
+	lanes := f.aes.laneKeys()
+	// level returns a level's corrections: seeds of the left and right child, and the
+	// value correction in value form.
+	level := func(k, i int) ([2]kernels.Block, kernels.Block) {
+		cw := &cws[k*(n+1)+i]
+		return [2]kernels.Block{kblock(dcfChildCw(cw, 0)), kblock(dcfChildCw(cw, 1))}, kblock(ar.from(cw[1]))
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true, v: true},
+		rawMul: 4,
+		costNs: nodeCostNs(4),
+		root: func(k int, r nodes) {
+			r.s[0] = s0s[k].Clamp()
+			r.u[0], r.v[0] = r.s[0].WithLsb(uint8(party)), Block{}
+		},
+		level: func(k, i int, out, in nodes, raw []Block) {
+			kraw := prgRaw(prg, lanes != nil, raw, in.s)
+			cw, vcw := level(k, i)
+			kernels.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
+		},
+		leaves: func(k, x0 int, in nodes, raw []Block) {
+			kraw := prgRaw(prg, lanes != nil, raw, in.s)
+			cw, vcw := level(k, n-1)
+			last := kblock(ar.from(cws[k*(n+1)+n][1]))
+			out := dst[k<<n+x0:][:2*len(in.s)]
+			kernels.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
+		},
+	}
+}

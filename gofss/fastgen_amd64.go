@@ -1,0 +1,133 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import (
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss/internal/kernels"
+)
+
+// genTileKeys is the number of keys a fast Gen takes down the tree together.
+const genTileKeys = 128
+
+// ntMinBytes: Gen output (correction words) at least this large is written with
+// non-temporal stores, from a tile's staging area. An ordinary store reads each line
+// before writing it, which doubles the memory traffic when the output cannot stay in
+// cache; a smaller output does, and is better left there for its reader.
+const ntMinBytes = 8 << 20
+
+// fastGenState is the scratch of a fast Gen for a tile of keys, padded to a multiple
+// of 4 with keys of zero seeds and alpha.
+type fastGenState struct {
+	u0, u1, s, ch, alphas, vs, betas []Block
+	stage                            []Cw // the tile's correction words, for CopyNT
+}
+
+func newFastGenState(sc *scratch, mul int, cws []Cw, n int) *fastGenState {
+	st := &fastGenState{
+		u0: sc.block(genTileKeys), u1: sc.block(genTileKeys), s: sc.block(2 * genTileKeys), ch: sc.block(2 * mul * genTileKeys),
+		alphas: sc.block(genTileKeys), vs: sc.block(genTileKeys), betas: sc.block(genTileKeys),
+	}
+	if len(cws)*cwSize >= ntMinBytes {
+		b := sc.block(2 * genTileKeys * (n + 1))
+		st.stage = unsafe.Slice((*Cw)(unsafe.Pointer(unsafe.SliceData(b))), genTileKeys*(n+1))
+	}
+	return st
+}
+
+// rows returns where a tile writes its correction words, out: out itself, or the
+// staging area that done then copies to out.
+func (st *fastGenState) rows(out []Cw) []Cw {
+	if st.stage == nil {
+		return out
+	}
+	return st.stage[:len(out)]
+}
+
+func (st *fastGenState) done(out []Cw) {
+	if st.stage != nil {
+		kernels.CopyNT(kcws(out), kcws(st.stage[:len(out)]))
+	}
+}
+
+// start loads a tile of keys: both parties' root nodes (control bits 0 and 1) and
+// seeds, and the alphas.
+func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenState {
+	c := len(alphas)
+	p := (c + 3) &^ 3
+	t := fastGenState{
+		u0: st.u0[:p], u1: st.u1[:p], s: st.s[:2*p], ch: st.ch[:2*mul*p],
+		alphas: st.alphas[:p], vs: st.vs[:p], betas: st.betas[:p], stage: st.stage,
+	}
+	for j := range p {
+		var s0, s1 Block
+		var a Uint128
+		if j < c {
+			s0, s1, a = s0s[2*j].Clamp(), s0s[2*j+1].Clamp(), alphas[j]
+		}
+		t.u0[j], t.u1[j], t.s[j], t.s[p+j], t.alphas[j] = s0, s1.WithLsb(1), s0, s1, Block(a)
+	}
+	return t
+}
+
+// forGenTiles runs fn on the tiles of a fast Gen (keys k0 to k1, at most
+// genTileKeys), spread over goroutines, for a PRG of mul outputs: st holds the
+// tile's keys at the root, rows describe them to the kernels, and w receives their
+// correction words.
+func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw)) {
+	forChunks(len(alphas), genCostNs(n, mul), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		buf := newFastGenState(sc, mul, cws, n)
+		for k0 := lo; k0 < hi && !stp.stopped(); k0 += genTileKeys {
+			k1 := min(hi, k0+genTileKeys)
+			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], mul)
+			out := cws[k0*(n+1) : k1*(n+1)]
+			w := st.rows(out)
+			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			fn(&st, k0, k1, &rows, w)
+			st.done(out)
+		}
+	})
+}
+
+func (f *fastDpf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	n, ar, prg := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg
+	keys := f.aes.two()
+	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
+		for i := range n {
+			ch := prgRaw(prg, keys != nil, st.ch, st.s)
+			kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, keys)
+		}
+		for j := range k1 - k0 {
+			u0, u1 := st.u0[j], st.u1[j]
+			w[j*(n+1)+n] = Cw{dpfLastCw(ar, betas[k0+j], u0.Clamp(), u1.Clamp(), u1.Lsb())}
+		}
+	})
+}
+
+func (f *fastDcf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	if !f.kaOK {
+		f.d.walkGen(stp, cws, s0s, alphas, betas)
+		return
+	}
+	n, ar, prg, gt := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg, f.d.Pred() == Gt
+	keys := f.aes.four()
+	forGenTiles(stp, n, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
+		for j := range st.betas {
+			st.vs[j], st.betas[j] = Block{}, Block{}
+			if j < k1-k0 {
+				st.betas[j] = ar.from(betas[k0+j])
+			}
+		}
+		for i := range n {
+			ch := prgRaw(prg, keys != nil, st.ch, st.s)
+			kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), rows, i, gt, &f.ka[1], keys)
+		}
+		for j := range k1 - k0 {
+			u0, u1 := st.u0[j], st.u1[j]
+			w[j*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, u0.Clamp(), u1.Clamp(), u1.Lsb(), st.vs[j])}
+		}
+	})
+}
