@@ -28,12 +28,12 @@ func TestParamsJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, DefaultAesKeys[:4], got.AesKeys, "missing keys take the defaults")
 	for src, msg := range map[string]string{
-		`{"scheme": "dpf", "in_bits": 129, "group": "bytes", "prg": "chacha"}`:                          "in_bits must be between 1 and 128",
-		`{"scheme": "dpf", "in_bits": 8, "group": "uint8", "prg": "chacha"}`:                            "group must be one of bytes, uint32, uint64, uint127",
-		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "nonce": [-2147483649, 0]}`: "nonce words must fit in 32 bits",
-		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "aes128_mmo", "nonce": [0, 0]}`:       "nonce is a parameter of chacha",
+		`{"scheme": "dpf", "in_bits": 129, "group": "bytes", "prg": "chacha"}`:                                                        "in_bits must be between 1 and 128",
+		`{"scheme": "dpf", "in_bits": 8, "group": "uint8", "prg": "chacha"}`:                                                          "group must be one of bytes, uint32, uint64, uint127",
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "nonce": [-2147483649, 0]}`:                               "nonce words must fit in 32 bits",
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "aes128_mmo", "nonce": [0, 0]}`:                                     "nonce is a parameter of chacha",
 		`{"scheme": "dcf_lt", "in_bits": 8, "group": "bytes", "prg": "aes128_mmo", "aes_keys": ["000102030405060708090a0b0c0d0e0f"]}`: "needs 4 AES keys, not 1",
-		`{"scheme": "dpf", "in_bits": 8.5, "group": "bytes", "prg": "chacha"}`: "params:",
+		`{"scheme": "dpf", "in_bits": 8.5, "group": "bytes", "prg": "chacha"}`:                                                        "params:",
 	} {
 		_, err := ParseParams([]byte(src))
 		requireArgError(t, err, msg)
