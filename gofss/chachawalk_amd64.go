@@ -20,10 +20,10 @@ const (
 )
 
 func (f *fastDpf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if err := f.d.checkCws(cws); err != nil {
+	if err := f.checkCws(cws); err != nil {
 		return err
 	}
-	n, ar := f.d.params.InBits, f.d.params.Group.arith()
+	n, ar := f.params.InBits, f.params.Group.arith()
 	for j, x := range xs {
 		key := cws[j/m*(n+1):][:n+1]
 		s, t := chachaWalk(f.chacha, key[:n], x, s0s[j/m].Clamp(), uint8(party), dpfTrByte, nil, nil)
@@ -35,10 +35,10 @@ func (f *fastDpf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, x
 // evalOnePoints is fastDpf's for DCF: the kernel hands back each level's value
 // output and control bit, from which the path's value is summed here.
 func (f *fastDcf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if err := f.d.checkCws(cws); err != nil {
+	if err := f.checkCws(cws); err != nil {
 		return err
 	}
-	n, ar := f.d.params.InBits, f.d.params.Group.arith()
+	n, ar := f.params.InBits, f.params.Group.arith()
 	var raws [MaxInBits]Block
 	var ts [MaxInBits]uint8
 	for j, x := range xs {

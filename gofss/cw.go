@@ -1,7 +1,7 @@
 package gofss
 
 // Cw is one correction word: 32 bytes, eight little-endian 32-bit words, as two
-// blocks. A key of n-bit inputs has n+1 of them (SPEC.md sections 4 and 5).
+// blocks. A key of n-bit inputs has n+1 of them (docs/spec.md sections 4 and 5).
 type Cw [2]Block
 
 // isBit reports whether block b is (t, 0, 0, 0) with t in {0, 1}: the DPF layout of

@@ -1,7 +1,5 @@
 package gofss
 
-import "sync/atomic"
-
 // Pred is the comparison a DCF computes.
 type Pred uint8
 
@@ -35,13 +33,7 @@ func ParsePred(name string) (Pred, error) {
 // Ishai, Kumar, Rathee, EUROCRYPT 2021): f(x) = beta if x < alpha (Lt) or x > alpha
 // (Gt), else 0, over unsigned InBits-bit inputs. See docs/spec.md section 5. As for
 // Dpf, the methods below the public ones are its portable implementation.
-type Dcf struct {
-	params Params
-	prg    Prg
-	impl   string
-	walks  walks
-	stop   stop
-}
+type Dcf struct{ treeScheme }
 
 // NewDcf makes a DCF over prg, which must have four outputs per seed (NewChaCha or
 // NewAesMmo); New makes the same from Params.
@@ -62,19 +54,12 @@ func NewDcf(inBits int, group Group, prg Prg, pred Pred, opts ...Option) (*Dcf, 
 }
 
 func newDcf(p Params, prg Prg, opts []Option) (*Dcf, error) {
-	d := &Dcf{params: p, prg: prg}
-	var err error
-	if d.impl, d.walks, err = chooseImpl(opts, func(im impl) walks { return im.dcf(d) }); err != nil {
+	d := &Dcf{treeScheme{params: p, prg: prg}}
+	if err := d.chooseWalks(opts, func(im impl) walks { return im.dcf(d) }); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
-
-func (d *Dcf) Params() Params { return d.params }
-func (d *Dcf) InBits() int    { return d.params.InBits }
-func (d *Dcf) Group() Group   { return d.params.Group }
-func (d *Dcf) Prg() Prg       { return d.prg }
-func (d *Dcf) Impl() string   { return d.impl }
 
 // Pred is the comparison the scheme computes.
 func (d *Dcf) Pred() Pred {
@@ -82,49 +67,6 @@ func (d *Dcf) Pred() Pred {
 		return Gt
 	}
 	return Lt
-}
-
-func (d *Dcf) WithStop(flag *atomic.Int32) Scheme {
-	c := *d
-	c.stop = stop{flag}
-	return &c
-}
-
-// Gen makes K = len(alphas) keys, laid out as for Dpf.Gen.
-func (d *Dcf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
-	if err := checkGenArgs(d.params.InBits, cws, s0s, alphas, betas); err != nil {
-		return err
-	}
-	adviseHugePages(cws)
-	d.walks.walkGen(d.stop, cws, s0s, alphas, betas)
-	return d.stop.err()
-}
-
-// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each, laid
-// out as for Dpf.Eval (and like it may leave dst partly written when refusing cws).
-func (d *Dcf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	m, err := checkEvalArgs(d.params.InBits, dst, party, s0s, cws, xs)
-	if err != nil {
-		return err
-	}
-	if err := d.walks.walkEval(d.stop, dst, party, s0s, cws, xs, m); err != nil {
-		return err
-	}
-	return d.stop.err()
-}
-
-// EvalAll evaluates K = len(s0s) keys of one party on the whole domain, laid out as
-// for Dpf.EvalAll.
-func (d *Dcf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(d.params.InBits, dst, party, s0s, cws); err != nil {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
-		return err
-	}
-	tr := d.walks.walkEvalAll(dst, party, s0s, cws)
-	tr.run(d.stop, len(s0s))
-	return d.stop.err()
 }
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.

@@ -1,18 +1,10 @@
 package gofss
 
-import "sync/atomic"
-
 // Dpf is a distributed point function scheme (Boyle, Gilboa, Ishai, CCS 2016) over
 // inputs of InBits bits with outputs in a Group: f(x) = beta if x == alpha, else 0.
 // See docs/spec.md section 4. The methods below the public ones are its portable
 // implementation; a faster one, where the CPU has it, is chosen when it is made.
-type Dpf struct {
-	params Params
-	prg    Prg
-	impl   string
-	walks  walks
-	stop   stop
-}
+type Dpf struct{ treeScheme }
 
 // NewDpf makes a DPF over prg, which must have two outputs per seed (NewChaCha or
 // NewAesMmo); New makes the same from Params.
@@ -25,67 +17,11 @@ func NewDpf(inBits int, group Group, prg Prg, opts ...Option) (*Dpf, error) {
 }
 
 func newDpf(p Params, prg Prg, opts []Option) (*Dpf, error) {
-	d := &Dpf{params: p, prg: prg}
-	var err error
-	if d.impl, d.walks, err = chooseImpl(opts, func(im impl) walks { return im.dpf(d) }); err != nil {
+	d := &Dpf{treeScheme{params: p, prg: prg}}
+	if err := d.chooseWalks(opts, func(im impl) walks { return im.dpf(d) }); err != nil {
 		return nil, err
 	}
 	return d, nil
-}
-
-func (d *Dpf) Params() Params { return d.params }
-func (d *Dpf) InBits() int    { return d.params.InBits }
-func (d *Dpf) Group() Group   { return d.params.Group }
-func (d *Dpf) Prg() Prg       { return d.prg }
-func (d *Dpf) Impl() string   { return d.impl }
-
-func (d *Dpf) WithStop(flag *atomic.Int32) Scheme {
-	c := *d
-	c.stop = stop{flag}
-	return &c
-}
-
-// Gen makes K = len(alphas) keys. Key k uses seeds s0s[2k] (party 0) and s0s[2k+1]
-// (party 1), point alphas[k] and value betas[k]; its n+1 correction words go to
-// cws[k*(n+1):]. Seeds and betas may have their control bit set; Gen clears it.
-// Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
-// which a batched Eval reads faster (see HugePageMode).
-func (d *Dpf) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
-	if err := checkGenArgs(d.params.InBits, cws, s0s, alphas, betas); err != nil {
-		return err
-	}
-	adviseHugePages(cws)
-	d.walks.walkGen(d.stop, cws, s0s, alphas, betas)
-	return d.stop.err()
-}
-
-// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
-// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):]. When it
-// refuses correction words that Gen cannot have made, dst may be partly written: the
-// fast paths check them as they read them rather than in a pass of their own.
-func (d *Dpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	m, err := checkEvalArgs(d.params.InBits, dst, party, s0s, cws, xs)
-	if err != nil {
-		return err
-	}
-	if err := d.walks.walkEval(d.stop, dst, party, s0s, cws, xs, m); err != nil {
-		return err
-	}
-	return d.stop.err()
-}
-
-// EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
-// into dst[k<<n + x]. It costs one PRG expansion per tree node.
-func (d *Dpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(d.params.InBits, dst, party, s0s, cws); err != nil {
-		return err
-	}
-	if err := d.checkCws(cws); err != nil {
-		return err
-	}
-	tr := d.walks.walkEvalAll(dst, party, s0s, cws)
-	tr.run(d.stop, len(s0s))
-	return d.stop.err()
 }
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.

@@ -159,11 +159,11 @@ func (f *fastDpf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 		if f.chacha != nil {
 			return f.evalOnePoints(dst, party, s0s, cws, xs, m)
 		}
-		return f.d.walkEval(stp, dst, party, s0s, cws, xs, m)
+		return f.Dpf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	b := &pointBatch{dst, party, s0s, cws, xs, m, f.d.params.InBits}
+	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits}
 	if f.aes == nil {
-		if err := f.d.checkCws(cws); err != nil {
+		if err := f.checkCws(cws); err != nil {
 			return err
 		}
 		f.evalLevels(stp, b)
@@ -177,7 +177,7 @@ func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 	keys := f.aes.two()
 	if !f.kaOK {
 		// The kernel reads the output correction words only when it converts leaves.
-		if err := f.d.checkLastRows(b.cws); err != nil {
+		if err := f.checkLastRows(b.cws); err != nil {
 			return err
 		}
 	}
@@ -199,7 +199,7 @@ func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 		f.leaves(b.dst[j0:j1], &st, b)
 	})
 	if bad.Load() {
-		return f.d.checkCws(b.cws)
+		return f.checkCws(b.cws)
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 // evalLevels is the DPF Eval for PRGs the kernels do not run: the PRG expands a
 // tile's nodes a level at a time and a kernel applies the corrections.
 func (f *fastDpf) evalLevels(stp stop, b *pointBatch) {
-	n, prg := b.n, f.d.prg
+	n, prg := b.n, f.prg
 	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
 		st, rows := buf.start(b, j0, j1, 1, 4, nil)
 		st.levels(n, prg, func(i int) {
@@ -219,7 +219,7 @@ func (f *fastDpf) evalLevels(stp stop, b *pointBatch) {
 
 // leaves turns the tile's leaf nodes into outputs in Go.
 func (f *fastDpf) leaves(dst []Block, st *fastEvalState, b *pointBatch) {
-	ar := f.d.params.Group.arith()
+	ar := f.params.Group.arith()
 	for j := range dst {
 		x := st.u[j]
 		dst[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), ar.from(st.lastRow(b.cws, j, b.n)[0]), b.party)
@@ -233,13 +233,13 @@ func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 	case len(xs) < minFastPoints && f.chacha != nil:
 		return f.evalOnePoints(dst, party, s0s, cws, xs, m)
 	case len(xs) < minFastPoints || !f.kaOK:
-		return f.d.walkEval(stp, dst, party, s0s, cws, xs, m)
+		return f.Dcf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	b := &pointBatch{dst, party, s0s, cws, xs, m, f.d.params.InBits}
-	n, ar, ka, prg := b.n, f.d.params.Group.arith(), &f.ka[party], f.d.prg
+	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits}
+	n, ar, ka, prg := b.n, f.params.Group.arith(), &f.ka[party], f.prg
 	keys := f.aes.four()
 	if keys == nil {
-		if err := f.d.checkCws(cws); err != nil {
+		if err := f.checkCws(cws); err != nil {
 			return err
 		}
 	}
@@ -264,7 +264,7 @@ func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 		}
 	})
 	if bad.Load() {
-		return f.d.checkCws(cws)
+		return f.checkCws(cws)
 	}
 	return nil
 }

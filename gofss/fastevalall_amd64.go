@@ -9,9 +9,9 @@ import "github.com/pyfss/pyfss/gofss/internal/kernels"
 
 func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
 	if !f.kaOK {
-		return f.d.walkEvalAll(dst, party, s0s, cws)
+		return f.Dpf.walkEvalAll(dst, party, s0s, cws)
 	}
-	n, ar, prg, ka := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg, &f.ka[party]
+	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
 	lanes := f.aes.laneKeys()
 	cwPair := func(k, i int) [2]kernels.Block {
 		l, r := dpfChildCws(&cws[k*(n+1)+i])
@@ -41,9 +41,9 @@ func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 
 func (f *fastDcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
 	if !f.kaOK {
-		return f.d.walkEvalAll(dst, party, s0s, cws)
+		return f.Dcf.walkEvalAll(dst, party, s0s, cws)
 	}
-	n, ar, prg, ka := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg, &f.ka[party]
+	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
 	lanes := f.aes.laneKeys()
 	// level returns a level's corrections: seeds of the left and right child, and the
 	// value correction in value form.

@@ -93,7 +93,7 @@ func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, 
 }
 
 func (f *fastDpf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	n, ar, prg := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg
+	n, ar, prg := f.params.InBits, f.params.Group.arith(), f.prg
 	keys := f.aes.two()
 	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
 		for i := range n {
@@ -109,10 +109,10 @@ func (f *fastDpf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, bet
 
 func (f *fastDcf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	if !f.kaOK {
-		f.d.walkGen(stp, cws, s0s, alphas, betas)
+		f.Dcf.walkGen(stp, cws, s0s, alphas, betas)
 		return
 	}
-	n, ar, prg, gt := f.d.params.InBits, f.d.params.Group.arith(), f.d.prg, f.d.Pred() == Gt
+	n, ar, prg, gt := f.params.InBits, f.params.Group.arith(), f.prg, f.Pred() == Gt
 	keys := f.aes.four()
 	forGenTiles(stp, n, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
 		for j := range st.betas {

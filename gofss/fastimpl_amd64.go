@@ -70,17 +70,17 @@ func newFastSetup(group Group, prg Prg, fused bool) (fastSetup, bool) {
 	return f, true
 }
 
-// fastDpf and fastDcf are the fast walks of a scheme; d's portable walks serve
-// what the kernels do not (uint127 where the kernels would need its arithmetic,
-// short batches without the ChaCha walk).
+// fastDpf and fastDcf are the fast walks of a scheme. They embed the scheme, whose
+// own walks (f.Dpf.walkEval, ...) serve what the kernels do not: uint127 where the
+// kernels would need its arithmetic, short batches without the ChaCha walk.
 type fastDpf struct {
 	fastSetup
-	d *Dpf
+	*Dpf
 }
 
 type fastDcf struct {
 	fastSetup
-	d *Dcf
+	*Dcf
 }
 
 func newFastDpf(d *Dpf, fused bool) walks {

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 )
 
-// Group is the output group of a DPF or DCF (SPEC.md section 2). Elements are
+// Group is the output group of a DPF or DCF (docs/spec.md section 2). Elements are
 // handled in their block form into(v); the group is chosen independently of the
 // input width.
 type Group uint8
@@ -59,7 +59,7 @@ func (g Group) Neg(a Block) Block {
 //
 // It works on elements in value form: for bytes the clamped block; for the integer
 // groups the integer as Lo + Hi*2^64. from and into convert from and to the block
-// form of SPEC.md section 2; only uint127 moves bits (word w holds its top 31 bits
+// form of docs/spec.md section 2; only uint127 moves bits (word w holds its top 31 bits
 // shifted up by one).
 type arith struct {
 	xorLo, xorHi uint64 // bytes: + is XOR on all bits

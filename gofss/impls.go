@@ -7,6 +7,8 @@ import "strings"
 // own portable implementation, written as the spec reads; the fast ones (arch
 // files) take what they need when they are made and fall back to nothing per call.
 type walks interface {
+	// checkCws refuses correction words that the scheme's Gen cannot have made.
+	checkCws(cws []Cw) error
 	walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
 	// walkEval evaluates len(xs)/m keys at m points each; it checks the correction
 	// words, as it reads them or before.

@@ -23,7 +23,7 @@ type Prg interface {
 	ExpandSide(dst, seeds []Block, sides []uint8)
 }
 
-// ChaCha is the reference's ChaCha-based PRG (SPEC.md section 3); it is not the
+// ChaCha is the reference's ChaCha-based PRG (docs/spec.md section 3); it is not the
 // ChaCha20 stream cipher.
 type ChaCha struct {
 	mul   int

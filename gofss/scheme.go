@@ -47,6 +47,80 @@ func New(p Params, opts ...Option) (Scheme, error) {
 	return newDcf(p, prg, opts)
 }
 
+// treeScheme is what every tree scheme shares: its parameters, the walk
+// implementation chosen when it was made, and the public operations, which check
+// their arguments and hand over to the walks. Dpf and Dcf embed it.
+type treeScheme struct {
+	params Params
+	prg    Prg
+	impl   string
+	walks  walks
+	stop   stop
+}
+
+// chooseWalks sets the walks of the scheme, which make (impl.dpf or impl.dcf bound
+// to the scheme) makes from the chosen implementation of the registry.
+func (s *treeScheme) chooseWalks(opts []Option, make func(impl) walks) error {
+	var err error
+	s.impl, s.walks, err = chooseImpl(opts, make)
+	return err
+}
+
+func (s *treeScheme) Params() Params { return s.params }
+func (s *treeScheme) InBits() int    { return s.params.InBits }
+func (s *treeScheme) Group() Group   { return s.params.Group }
+func (s *treeScheme) Prg() Prg       { return s.prg }
+func (s *treeScheme) Impl() string   { return s.impl }
+
+func (s *treeScheme) WithStop(flag *atomic.Int32) Scheme {
+	c := *s
+	c.stop = stop{flag}
+	return &c
+}
+
+// Gen makes K = len(alphas) keys. Key k uses seeds s0s[2k] (party 0) and s0s[2k+1]
+// (party 1), point alphas[k] and value betas[k]; its n+1 correction words go to
+// cws[k*(n+1):]. Seeds and betas may have their control bit set; Gen clears it.
+// Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
+// which a batched Eval reads faster (see HugePageMode).
+func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
+	if err := checkGenArgs(s.params.InBits, cws, s0s, alphas, betas); err != nil {
+		return err
+	}
+	adviseHugePages(cws)
+	s.walks.walkGen(s.stop, cws, s0s, alphas, betas)
+	return s.stop.err()
+}
+
+// Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
+// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):]. When it
+// refuses correction words that Gen cannot have made, dst may be partly written: the
+// fast walks check them as they read them rather than in a pass of their own.
+func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	m, err := checkEvalArgs(s.params.InBits, dst, party, s0s, cws, xs)
+	if err != nil {
+		return err
+	}
+	if err := s.walks.walkEval(s.stop, dst, party, s0s, cws, xs, m); err != nil {
+		return err
+	}
+	return s.stop.err()
+}
+
+// EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
+// into dst[k<<n + x]. It costs one PRG expansion per tree node.
+func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
+	if err := checkEvalAllArgs(s.params.InBits, dst, party, s0s, cws); err != nil {
+		return err
+	}
+	if err := s.walks.checkCws(cws); err != nil {
+		return err
+	}
+	tr := s.walks.walkEvalAll(dst, party, s0s, cws)
+	tr.run(s.stop, len(s0s))
+	return s.stop.err()
+}
+
 // paramsFor completes the parameters of a scheme made from a PRG object: its kind
 // and public parameters.
 func paramsFor(kind Kind, inBits int, group Group, prg Prg) (Params, error) {

@@ -1,9 +1,9 @@
 // Command fssbench measures the tree walks of package gofss and prints one JSON object
-// per line: {"op","scheme","prg","backend","group","in_bits","threads","ns_per_item",
-// "items"}. Ops are eval_all (one key, items = 2^in_bits outputs), eval (-keys keys,
+// per line: {"op","scheme","prg","backend","impl","group","in_bits","threads",
+// "ns_per_item","items"}. Ops are eval_all (one key, items = 2^in_bits outputs), eval (-keys keys,
 // one point each) and gen (-keys keys). Backends are the fastest this CPU runs and the
-// portable one ("generic"), chosen with the PRG packages' SetBackend; the tree walks
-// follow the PRG's choice. Each figure is the best of -reps timings, each a loop of at
+// portable one ("generic"), chosen with the PRG packages' SetBackend; the schemes are
+// made after it, so their tree walks ("impl") follow the PRG's choice. Each figure is the best of -reps timings, each a loop of at
 // least -min.
 package main
 
@@ -28,18 +28,12 @@ type record struct {
 	Scheme    string  `json:"scheme"`
 	Prg       string  `json:"prg"`
 	Backend   string  `json:"backend"`
+	Impl      string  `json:"impl"`
 	Group     string  `json:"group"`
 	InBits    int     `json:"in_bits"`
 	Threads   int     `json:"threads"`
 	NsPerItem float64 `json:"ns_per_item"`
 	Items     int     `json:"items"`
-}
-
-// scheme is what Dpf and Dcf have in common.
-type scheme interface {
-	Gen(cws []gofss.Cw, s0s []gofss.Block, alphas []gofss.Uint128, betas []gofss.Block) error
-	Eval(dst []gofss.Block, party int, s0s []gofss.Block, cws []gofss.Cw, xs []gofss.Uint128) error
-	EvalAll(dst []gofss.Block, party int, s0s []gofss.Block, cws []gofss.Cw) error
 }
 
 var (
@@ -69,7 +63,7 @@ func main() {
 							s := newScheme(sch, prgName, g, bits)
 							for _, op := range list(*opsFlag) {
 								ns, items := measure(s, op, bits)
-								check(enc.Encode(record{op, sch, prgName, backend, g, bits, threads, ns, items}))
+								check(enc.Encode(record{op, sch, prgName, backend, s.Impl(), g, bits, threads, ns, items}))
 							}
 						}
 					}
@@ -95,7 +89,7 @@ func setBackend(prg, which string) string {
 	return name
 }
 
-func newScheme(kind, prgName, group string, bits int) scheme {
+func newScheme(kind, prgName, group string, bits int) gofss.Scheme {
 	mul := 2
 	if kind == "dcf" {
 		mul = 4
@@ -121,7 +115,7 @@ func newScheme(kind, prgName, group string, bits int) scheme {
 }
 
 // measure times op and returns nanoseconds per item and the items per call.
-func measure(s scheme, op string, bits int) (float64, int) {
+func measure(s gofss.Scheme, op string, bits int) (float64, int) {
 	keys := *keysFlag
 	if op == "eval_all" {
 		keys = 1

@@ -3,7 +3,7 @@
 // It is not the ChaCha20 stream cipher: the 4x4 state is the constant row, the
 // 16-byte seed twice and a row (0, 0, nonce0, nonce1); after 20 rounds the output
 // rows are XORed with the input rows they came from instead of the usual
-// feed-forward addition. See SPEC.md section 3.
+// feed-forward addition. See docs/spec.md section 3.
 package chacha
 
 import "encoding/binary"
