@@ -1,6 +1,6 @@
-// The work of one GPU thread in each batched operation, over caller memory laid out as
-// SPEC section 6 says. The kernels call these in grid-stride loops; the host check
-// calls them in plain loops, so both run the same index arithmetic.
+// The work of one GPU thread in each batched operation, over caller memory laid out
+// as docs/spec.md section 6 says. The kernels call these in grid-stride loops; the
+// host check calls them in plain loops, so both run the same index arithmetic.
 //
 // S is a scheme (Dpf<G> or Dcf<G>), P a PRG. Counts and indices are 64-bit: K * M and
 // K * 2^n outgrow 32 bits.

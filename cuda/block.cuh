@@ -21,7 +21,7 @@
 namespace pyfss {
 
 // A 16-byte block as four little-endian words (x, y, z, w); the control bit is bit 0
-// of w (SPEC section 1).
+// of w (docs/spec.md section 1).
 struct Block {
   uint32_t w[4];
 };
@@ -89,7 +89,8 @@ PYFSS_HD Input load_input(const uint32_t* p, int words) {
   return x;
 }
 
-// bit(x, i) of SPEC: the i-th of n bits counted from the most significant one.
+// bit(x, i) of docs/spec.md section 4: the i-th of n bits counted from the most
+// significant one.
 PYFSS_HD uint32_t input_bit(const Input& x, int n, int i) {
   int pos = n - 1 - i;
   // Selects, not x.w[pos >> 5]: a run-time index would move x to local memory.

@@ -1,4 +1,4 @@
-// DCF (SPEC section 5) for one key, as the kernels run it per thread.
+// DCF (docs/spec.md section 5) for one key, as the kernels run it per thread.
 //
 // Nodes are DPF nodes (seed with t in its lsb) plus V, the group sum of the v values on
 // the path. Party 1's V is negated once at the leaf instead of at every level.

@@ -1,4 +1,4 @@
-// DPF (SPEC section 4) for one key, as the kernels run it per thread.
+// DPF (docs/spec.md section 4) for one key, as the kernels run it per thread.
 //
 // A tree node is one block: the clamped seed with the control bit t in its lsb. PRG
 // outputs have the same shape, so a child is the PRG output of its side XOR, when the

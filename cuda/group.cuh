@@ -1,5 +1,5 @@
-// The output groups of SPEC section 2. Each is a type with an element type T and
-// from/into/add/neg; the schemes are templates on it.
+// The output groups of docs/spec.md section 2. Each is a type with an element type T
+// and from/into/add/neg; the schemes are templates on it.
 #pragma once
 
 #include "block.cuh"

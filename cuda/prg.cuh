@@ -1,4 +1,4 @@
-// The PRGs of SPEC section 3: the ChaCha variant of myl7/fss and AES-128 MMO.
+// The PRGs of docs/spec.md section 3: myl7/fss's ChaCha variant and AES-128 MMO.
 //
 // A PRG type P has expand<Mul>(seed, out) writing all Mul outputs, and
 // expand_half<Mul>(seed, sel, out) writing outputs sel*Mul/2 ... (sel+1)*Mul/2 - 1,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss"
 )
 
 // kernelParams is a compiled kernel's parameter list as the CUDA ELF records it in its
@@ -88,17 +90,14 @@ func TestKernelABI(t *testing.T) {
 		t.Skip("kernels not compiled in; run python build_support/nvcc.py")
 	}
 	var plans [][]launch
-	for scheme := SchemeDpf; scheme <= SchemeDcfGt; scheme++ {
-		for group := range groupNames {
-			for prg := range prgNames {
-				p := Params{Scheme: scheme, InBits: 2, Group: group, Prg: prg}
-				if prg == PrgAES128MMO {
-					p.AesKeys = make([][16]byte, p.mul())
-				}
+	for kind := gofss.KindDpf; kind <= gofss.KindDcfGt; kind++ {
+		for group := gofss.Bytes; group <= gofss.Uint127; group++ {
+			for prg := gofss.PrgChaCha; prg <= gofss.PrgAesMmo; prg++ {
+				p := gofss.DefaultParams(kind, 2, group, prg)
 				plans = append(plans,
 					must(planGen(p, addrA, addrB, addrC, 1, addrD, 3)),
-					must(planEval(p, addrA, 0, addrB, addrC, 3, addrD, 2, 5, addrE)),
-					must(planEvalAll(p, addrA, 1, addrB, addrC, 1, 0)),
+					must(planEval(p, addrA, 0, addrB, 3, addrC, addrD, 2, 5, addrE)),
+					must(planEvalAll(p, addrA, 1, addrB, 1, addrC, 0)),
 					must(planPrgBench(p, addrA, addrB, 10, 2)))
 			}
 		}
@@ -121,7 +120,7 @@ func TestKernelABI(t *testing.T) {
 			}
 		}
 	}
-	// 3 ops x 2 schemes x 4 groups x 2 PRGs, 4 benches, the relayout.
+	// 3 ops x 2 kernel schemes (dpf, dcf) x 4 groups x 2 PRGs, 4 benches, the relayout.
 	assert.Len(t, checked, 53)
 }
 

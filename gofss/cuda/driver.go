@@ -28,6 +28,7 @@ static struct {
 	CUresult (*deviceGet)(CUdevice*, int);
 	CUresult (*deviceGetAttribute)(int*, int, CUdevice);
 	CUresult (*primaryCtxRetain)(CUcontext*, CUdevice);
+	CUresult (*primaryCtxRelease)(CUdevice);
 	CUresult (*ctxPush)(CUcontext);
 	CUresult (*ctxPop)(CUcontext*);
 	CUresult (*moduleLoadData)(CUmodule*, const void*);
@@ -55,6 +56,7 @@ static const char* pyfss_open_driver(void) {
 		{(void**)&drv.deviceGet, "cuDeviceGet"},
 		{(void**)&drv.deviceGetAttribute, "cuDeviceGetAttribute"},
 		{(void**)&drv.primaryCtxRetain, "cuDevicePrimaryCtxRetain"},
+		{(void**)&drv.primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"},
 		{(void**)&drv.ctxPush, "cuCtxPushCurrent_v2"},
 		{(void**)&drv.ctxPop, "cuCtxPopCurrent_v2"},
 		{(void**)&drv.moduleLoadData, "cuModuleLoadData"},
@@ -81,7 +83,8 @@ static CUresult pyfss_device_get(CUdevice* d, int ordinal) { return drv.deviceGe
 static CUresult pyfss_sm_count(int* n, CUdevice d) {
 	return drv.deviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d);
 }
-static CUresult pyfss_primary_ctx(CUcontext* c, CUdevice d) { return drv.primaryCtxRetain(c, d); }
+static CUresult pyfss_retain_primary_ctx(CUcontext* c, CUdevice d) { return drv.primaryCtxRetain(c, d); }
+static CUresult pyfss_release_primary_ctx(CUdevice d) { return drv.primaryCtxRelease(d); }
 static CUresult pyfss_push(CUcontext c) { return drv.ctxPush(c); }
 static CUresult pyfss_pop(void) { CUcontext c; return drv.ctxPop(&c); }
 static CUresult pyfss_load(CUmodule* m, const void* image) { return drv.moduleLoadData(m, image); }
@@ -213,8 +216,8 @@ func GetInfo() Info {
 }
 
 // getDevice returns device ordinal's state, retaining its primary context and loading
-// the module into it at first use. Both stay for the life of the process: a module
-// lives in its context, and PyTorch holds the same context anyway.
+// the module into it at first use. Both stay for the life of the process once loaded:
+// a module lives in its context, and PyTorch holds the same context anyway.
 func getDevice(ordinal int) (*device, error) {
 	if err := kernelsInfo(&Info{}); err != nil {
 		return nil, err
@@ -243,11 +246,25 @@ func getDevice(ordinal int) (*device, error) {
 		return nil, fmt.Errorf("cuda: %w", driverError("cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", r))
 	}
 	d.sms = int(sms)
-	if r := C.pyfss_primary_ctx(&d.ctx, cuDev); r != 0 {
+	if r := C.pyfss_retain_primary_ctx(&d.ctx, cuDev); r != 0 {
 		return nil, fmt.Errorf("cuda: %w", driverError("cuDevicePrimaryCtxRetain", r))
 	}
-	// The image is never freed: the driver documents no copy of it, and with lazy
-	// loading (CUDA_MODULE_LOADING=LAZY) it may read kernels from it later.
+	if err := d.loadModule(); err != nil {
+		// Give our reference back: kept unused, it would hold the context (and its
+		// memory) for the life of the process, and the next call retains it again.
+		if r := C.pyfss_release_primary_ctx(cuDev); r != 0 {
+			err = fmt.Errorf("%w; %w", err, driverError("cuDevicePrimaryCtxRelease", r))
+		}
+		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
+	}
+	devices[ordinal] = d
+	return d, nil
+}
+
+// loadModule loads the embedded kernels into the device's context. The image stays
+// once loaded: the driver documents no copy of it, and with lazy loading
+// (CUDA_MODULE_LOADING=LAZY) it may read kernels from it later.
+func (d *device) loadModule() error {
 	image := C.CBytes(fatbin)
 	err := d.withContext(func() error {
 		if r := C.pyfss_load(&d.module, image); r != 0 {
@@ -257,10 +274,8 @@ func getDevice(ordinal int) (*device, error) {
 	})
 	if err != nil {
 		C.free(image)
-		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
 	}
-	devices[ordinal] = d
-	return d, nil
+	return err
 }
 
 // withContext runs f with the device's primary context current on this OS thread and

@@ -4,26 +4,31 @@ package cuda
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 )
 
 // The driver glue against testdata/fakecuda.c, a libcuda.so.1 that logs its calls: the
-// test runs itself again in a child process whose dynamic loader finds the fake.
+// test runs itself again in a child process whose dynamic loader finds the fake, once
+// per way the fake may fail ("" for none).
 func TestFakeDriver(t *testing.T) {
 	if len(fatbin) == 0 {
 		t.Skip("kernels not compiled in; run python build_support/nvcc.py")
 	}
 	if os.Getenv("PYFSS_FAKE_CUDA") != "" {
-		fakeDriverChild(t)
+		fakeDriverChild(t, os.Getenv("FAKE_CUDA_FAIL"))
 		return
 	}
 	dir := t.TempDir()
@@ -38,19 +43,21 @@ func TestFakeDriver(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	for _, fail := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
-			log := filepath.Join(dir, fmt.Sprintf("log-%v", fail))
+	for _, fail := range []string{"", "launch", "load"} {
+		t.Run("fail="+fail, func(t *testing.T) {
+			log := filepath.Join(dir, "log-"+fail)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFakeDriver$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+dir, "PYFSS_FAKE_CUDA=1", "FAKE_CUDA_LOG="+log)
-			if fail {
-				cmd.Env = append(cmd.Env, "FAKE_CUDA_FAIL_LAUNCH=1")
-			}
+			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+dir, "PYFSS_FAKE_CUDA=1", "FAKE_CUDA_LOG="+log,
+				"FAKE_CUDA_FAIL="+fail)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			b, err := os.ReadFile(log)
 			require.NoError(t, err)
-			assert.Equal(t, fakeDriverLog(t, fail), strings.Split(strings.TrimSpace(string(b)), "\n"))
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			assert.Equal(t, fakeDriverLog(fail), lines)
+			if fail == "load" {
+				assert.Equal(t, count(lines, "retain "), count(lines, "release "), "primary context retains and releases")
+			}
 		})
 	}
 }
@@ -61,39 +68,88 @@ func goEnv(t *testing.T, name string) string {
 	return strings.TrimSpace(string(out))
 }
 
+func count(lines []string, prefix string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
 const fakeStream uintptr = 0xabc0
 
 // fakeDriverChild makes the calls whose log fakeDriverLog predicts.
-func fakeDriverChild(t *testing.T) {
+func fakeDriverChild(t *testing.T, fail string) {
 	info := GetInfo()
 	require.Equal(t, Info{KernelsCompiled: true, Archs: fatbinArchs, DriverLoaded: true, Devices: 1}, info)
 	p := dpfParams()
-	err := Eval(0, fakeStream, p, addrA, 1, addrB, addrC, 3, addrD, 1, 5, addrE)
-	if os.Getenv("FAKE_CUDA_FAIL_LAUNCH") != "" {
+	err := Eval(0, fakeStream, p, addrA, 1, addrB, 3, addrC, addrD, 1, 5, addrE)
+	switch fail {
+	case "launch":
 		require.EqualError(t, err,
 			"cuda: device 0: cuLaunchKernel(cw_relayout): CUDA_ERROR_INVALID_VALUE (invalid argument)")
+		return
+	case "load":
+		// Each call tries to load the module again, and gives the context back.
+		const want = "cuda: device 0: cuModuleLoadData: CUDA_ERROR_INVALID_VALUE (invalid argument)"
+		require.EqualError(t, err, want)
+		require.EqualError(t, Eval(0, fakeStream, p, addrA, 1, addrB, 3, addrC, addrD, 1, 5, addrE), want)
 		return
 	}
 	require.NoError(t, err)
 	// 100000 points need 391 blocks; the fake has 2 multiprocessors, so 64 run.
-	require.NoError(t, Eval(0, 0, p, addrA, 0, addrB, addrC, 1, addrD, 1, 100000, 0))
-	require.EqualError(t, Eval(1, 0, p, addrA, 0, addrB, addrC, 1, addrD, 1, 1, 0),
+	require.NoError(t, Eval(0, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 100000, 0))
+	require.EqualError(t, Eval(1, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 1, 0),
 		"cuda: device 1 out of range: 1 CUDA devices")
 }
 
-func fakeDriverLog(t *testing.T, fail bool) []string {
-	launchLine := func(l launch, grid int, stream string) string {
+// fakeDriverLog is the log of fakeDriverChild's calls, with the kernels' parameters
+// written out as cuda/kernels.cu declares them: each at its natural alignment after
+// the packed PrgParams, whose size (968 bytes) is a multiple of 8.
+func fakeDriverLog(fail string) []string {
+	launch := func(kernel string, grid int, stream string, args []byte) string {
 		return fmt.Sprintf("launch %s grid %d 1 1 block 256 1 1 smem 0 stream %s size %d %s",
-			l.kernel, grid, stream, len(l.args.buf), hex.EncodeToString(l.args.buf))
+			kernel, grid, stream, len(args), hex.EncodeToString(args))
 	}
-	p := dpfParams()
-	batch, err := planEval(p, addrA, 1, addrB, addrC, 3, addrD, 1, 5, addrE)
-	require.NoError(t, err)
-	log := []string{"push 0x100", "load ba55ed50", "pop", "push 0x100", launchLine(batch[0], 1, "0xabc0")}
-	if fail {
-		return append(log, "pop")
+	const pad = uint32(0)
+	// cw_relayout(dst, src, rows, k): the 3 keys' 21 rows into scratch.
+	relayout := le(uint64(addrE), uint64(addrC), uint32(21), pad, uint64(3))
+	// dpf_eval_chacha_uint32(pp, dst, s0s, cws_lm, xs, party, x_words, n, k, m)
+	eval := func(party uint32, cwsLm uintptr, k, m uint64) []byte {
+		return append(prgparams.Pack([2]uint32{1, 2}, nil),
+			le(uint64(addrA), uint64(addrB), uint64(cwsLm), uint64(addrD), party, uint32(1), uint32(20), pad, k, m)...)
 	}
-	one, err := planEval(p, addrA, 0, addrB, addrC, 1, addrD, 1, 100000, 0)
-	require.NoError(t, err)
-	return append(log, launchLine(batch[1], 1, "0xabc0"), "pop", "push 0x100", launchLine(one[0], 64, "(nil)"), "pop")
+	loaded := []string{"retain 0", "push 0x100", "load ba55ed50", "pop"}
+	switch fail {
+	case "load":
+		return slices.Concat(loaded, []string{"release 0"}, loaded, []string{"release 0"})
+	case "launch":
+		return append(loaded, "push 0x100", launch("cw_relayout", 1, "0xabc0", relayout), "pop")
+	}
+	return append(loaded,
+		"push 0x100",
+		launch("cw_relayout", 1, "0xabc0", relayout),
+		launch("dpf_eval_chacha_uint32", 1, "0xabc0", eval(1, addrE, 3, 5)),
+		"pop",
+		"push 0x100",
+		launch("dpf_eval_chacha_uint32", 64, "(nil)", eval(0, addrC, 1, 100000)),
+		"pop")
+}
+
+// le writes 32- and 64-bit fields little-endian, back to back: padding is spelled out.
+func le(fields ...any) []byte {
+	var b []byte
+	for _, f := range fields {
+		switch v := f.(type) {
+		case uint32:
+			b = binary.LittleEndian.AppendUint32(b, v)
+		case uint64:
+			b = binary.LittleEndian.AppendUint64(b, v)
+		default:
+			panic(fmt.Sprintf("le: %T", f))
+		}
+	}
+	return b
 }

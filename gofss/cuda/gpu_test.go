@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda/internal/vectortest"
 )
 
@@ -71,21 +72,10 @@ func download(t testing.TB, src uintptr, n int) []uint32 {
 // gpuBackend runs the vectors through the launcher on device 0, stream 0.
 type gpuBackend struct{ t *testing.T }
 
-func (g gpuBackend) params(c vectortest.Config) Params {
-	p := Params{Scheme: SchemeDpf, InBits: c.InBits, Group: c.Group, Prg: c.Prg, Nonce: c.Nonce}
-	if c.Scheme == 1 {
-		p.Scheme = SchemeDcfLt + Scheme(c.Pred)
-	}
-	if c.Prg == PrgAES128MMO {
-		p.AesKeys = c.AESKeys[:p.mul()]
-	}
-	return p
-}
-
-func (g gpuBackend) Gen(c vectortest.Config, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
-	n := k * (c.InBits + 1) * 8
+func (g gpuBackend) Gen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
+	n := k * (p.InBits + 1) * 8
 	cws := deviceBuffer(g.t, n, nil)
-	err := Gen(gpu, 0, g.params(c), cws, deviceBuffer(g.t, len(seeds), seeds), deviceBuffer(g.t, len(alphas), alphas),
+	err := Gen(gpu, 0, p, cws, deviceBuffer(g.t, len(seeds), seeds), deviceBuffer(g.t, len(alphas), alphas),
 		alphaWords, deviceBuffer(g.t, len(betas), betas), k)
 	if err != nil {
 		return nil, err
@@ -93,14 +83,13 @@ func (g gpuBackend) Gen(c vectortest.Config, seeds, alphas []uint32, alphaWords 
 	return download(g.t, cws, n), nil
 }
 
-func (g gpuBackend) Eval(c vectortest.Config, party int, s0s, cws []uint32, k int, xs []uint32, xWords, m int) ([]uint32, error) {
-	p := g.params(c)
+func (g gpuBackend) Eval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32, error) {
 	dst := deviceBuffer(g.t, k*m*4, nil)
 	var scratch uintptr
 	if size := ScratchBytes("eval", p, k, m); size > 0 {
 		scratch = deviceBuffer(g.t, size/4, nil)
 	}
-	err := Eval(gpu, 0, p, dst, party, deviceBuffer(g.t, len(s0s), s0s), deviceBuffer(g.t, len(cws), cws), k,
+	err := Eval(gpu, 0, p, dst, party, deviceBuffer(g.t, len(s0s), s0s), k, deviceBuffer(g.t, len(cws), cws),
 		deviceBuffer(g.t, len(xs), xs), xWords, m, scratch)
 	if err != nil {
 		return nil, err
@@ -108,15 +97,14 @@ func (g gpuBackend) Eval(c vectortest.Config, party int, s0s, cws []uint32, k in
 	return download(g.t, dst, k*m*4), nil
 }
 
-func (g gpuBackend) EvalAll(c vectortest.Config, party int, s0s, cws []uint32, k int) ([]uint32, error) {
-	p := g.params(c)
-	n := k << c.InBits * 4
+func (g gpuBackend) EvalAll(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint32, error) {
+	n := k << p.InBits * 4
 	dst := deviceBuffer(g.t, n, nil)
 	var scratch uintptr
 	if size := ScratchBytes("eval_all", p, k, 0); size > 0 {
 		scratch = deviceBuffer(g.t, size/4, nil)
 	}
-	err := EvalAll(gpu, 0, p, dst, party, deviceBuffer(g.t, len(s0s), s0s), deviceBuffer(g.t, len(cws), cws), k, scratch)
+	err := EvalAll(gpu, 0, p, dst, party, deviceBuffer(g.t, len(s0s), s0s), k, deviceBuffer(g.t, len(cws), cws), scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -141,20 +129,21 @@ func randomWords(t testing.TB, n int) []uint32 {
 	return w
 }
 
-var benchParams = []Params{
-	{Scheme: SchemeDpf, Group: GroupUint32, Prg: PrgChacha},
-	{Scheme: SchemeDpf, Group: GroupUint32, Prg: PrgAES128MMO, AesKeys: make([][16]byte, 2)},
-	{Scheme: SchemeDcfLt, Group: GroupUint32, Prg: PrgChacha},
-	{Scheme: SchemeDcfLt, Group: GroupUint32, Prg: PrgAES128MMO, AesKeys: make([][16]byte, 4)},
+// The benchmarks' parameters; each sets in_bits.
+var benchParams = []gofss.Params{
+	gofss.DefaultParams(gofss.KindDpf, 0, gofss.Uint32, gofss.PrgChaCha),
+	gofss.DefaultParams(gofss.KindDpf, 0, gofss.Uint32, gofss.PrgAesMmo),
+	gofss.DefaultParams(gofss.KindDcfLt, 0, gofss.Uint32, gofss.PrgChaCha),
+	gofss.DefaultParams(gofss.KindDcfLt, 0, gofss.Uint32, gofss.PrgAesMmo),
 }
 
-func benchName(p Params, rest string) string {
-	return fmt.Sprintf("%s/%s/%s", p.schemeName(), prgNames[p.Prg], rest)
+func benchName(p gofss.Params, rest string) string {
+	return fmt.Sprintf("%s/%s/%s", p.Kind, p.Prg, rest)
 }
 
 // benchCws generates the correction words of k random keys on the device. Timing
 // needs no matching seeds: any seed evaluates at the same cost.
-func benchCws(b *testing.B, p Params, k int) uintptr {
+func benchCws(b *testing.B, p gofss.Params, k int) uintptr {
 	cws := deviceBuffer(b, k*(p.InBits+1)*8, nil)
 	require.NoError(b, Gen(gpu, 0, p, cws, deviceBuffer(b, k*8, randomWords(b, k*8)),
 		deviceBuffer(b, k*4, randomWords(b, k*4)), 4, deviceBuffer(b, k*4, randomWords(b, k*4)), k))
@@ -195,7 +184,7 @@ func BenchmarkGPUEval(b *testing.B) {
 				if size := ScratchBytes("eval", p, k, m); size > 0 {
 					scratch = deviceBuffer(b, size/4, nil)
 				}
-				timeLaunches(b, points, func() error { return Eval(gpu, 0, p, dst, 0, s0s, cws, k, xs, 1, m, scratch) })
+				timeLaunches(b, points, func() error { return Eval(gpu, 0, p, dst, 0, s0s, k, cws, xs, 1, m, scratch) })
 			})
 		}
 		b.Run(benchName(p, fmt.Sprintf("prg_bound/levels%d/count%d", n, points)), func(b *testing.B) {
@@ -216,7 +205,7 @@ func BenchmarkGPUEvalAll(b *testing.B) {
 				cws := benchCws(b, p, 1)
 				s0s := deviceBuffer(b, 4, randomWords(b, 4))
 				dst := deviceBuffer(b, 4<<n, nil)
-				timeLaunches(b, 1<<n, func() error { return EvalAll(gpu, 0, p, dst, 0, s0s, cws, 1, 0) })
+				timeLaunches(b, 1<<n, func() error { return EvalAll(gpu, 0, p, dst, 0, s0s, 1, cws, 0) })
 			})
 		}
 	}

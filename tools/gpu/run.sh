@@ -8,14 +8,14 @@
 #   bash tools/gpu/run.sh
 #
 # Unpacks Go and the module cache to $PYFSS_GPU_TMP (default /tmp/pyfss-gpu), builds the
-# kernels and pyfss offline (installed there, not into the Python environment), then
-# runs the demo, the Go GPU tests and benchmarks, the CUDA and error tests, and
-# benchmarks/gpu_bench.py. A failing step does not stop the next; each has its own
+# kernels and checks them against the launcher's argument layouts, builds pyfss offline
+# (installed there, not into the Python environment), then runs the demo, the Go GPU
+# tests and benchmarks, the CUDA and error tests, and benchmarks/gpu_bench.py. A failing step does not stop the next; each has its own
 # time limit and all end within PYFSS_GPU_BUDGET seconds (default 480). Logs and
 # summary.md go to $OUT (default ./gpu-out); the summary is printed last.
 #
 # PYTHON: the interpreter with torch (default python3). PYFSS_GPU_STEPS: the steps to
-# run (default all: nvcc install demo gotest pytest bench); a later run on the same
+# run (default all: nvcc abi install demo gotest pytest bench); a later run on the same
 # machine may repeat some, reusing the unpacked tools and the installed package.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit
@@ -24,7 +24,7 @@ export PYTHON=${PYTHON:-python3}
 export OUT=${OUT:-$PWD/gpu-out}
 TMP=${PYFSS_GPU_TMP:-/tmp/pyfss-gpu}
 BUDGET=${PYFSS_GPU_BUDGET:-480}
-STEPS=" ${PYFSS_GPU_STEPS:-nvcc install demo gotest pytest bench} "
+STEPS=" ${PYFSS_GPU_STEPS:-nvcc abi install demo gotest pytest bench} "
 mkdir -p "$OUT"
 summary=$OUT/summary.md
 start=$SECONDS
@@ -101,8 +101,13 @@ echo "== setup" | tee -a "$OUT/build.log"
 t0=$SECONDS
 if setup >>"$OUT/build.log" 2>&1; then setup_result=ok; else setup_result=failed; fi
 echo "== setup: $setup_result in $((SECONDS - t0))s" | tee -a "$OUT/build.log"
-# gopy's build uses GOPY_INCLUDE for headers that Python's own config lacks.
-[[ -d $TMP/include/python3.12 ]] && export GOPY_INCLUDE=$TMP/include/python3.12
+# Headers that Python's own config lacks: gopy's first build (plain cgo) finds them
+# through CGO_CFLAGS, which replaces Go's default -O2 -g, and its link of the
+# extension through GOPY_INCLUDE.
+if [[ -d $TMP/include/python3.12 ]]; then
+	export GOPY_INCLUDE=$TMP/include/python3.12
+	export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -I$GOPY_INCLUDE"
+fi
 {
 	echo "go: $(go version 2>&1)"
 	echo '```'
@@ -116,6 +121,9 @@ echo "== setup: $setup_result in $((SECONDS - t0))s" | tee -a "$OUT/build.log"
 # prebuilt fatbin) with nvcc off PATH, so they are not compiled twice, and a failing
 # kernel build still leaves a CPU-only package for the other steps.
 step nvcc 120 build.log '"$PYTHON" build_support/nvcc.py'
+# The fatbin just built, against the launcher's parameter layouts and the expected
+# architectures; the tests skip without one, so a missing fatbin fails here instead.
+step abi 90 gotest.log 'test -s gofss/cuda/kernels/pyfss.fatbin && go test ./gofss/cuda -run "TestKernelABI|TestEmbeddedArchs" -v -count=1'
 nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/bin/nvcc)")
 install_path=$PATH
 [[ $nvcc_dir != /usr/bin && $nvcc_dir != /bin ]] && install_path=$(tr : '\n' <<<"$PATH" | grep -vxF "$nvcc_dir" | paste -sd:)

@@ -6,6 +6,7 @@
 // constraint that keeps cgo away from it.
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "../../../cuda/batch.cuh"
@@ -19,47 +20,60 @@ struct Tag {
   typedef T type;
 };
 
-// Calls f(Tag<Scheme<Group>>()) for the scheme (0 dpf, 1 dcf) and group (0 bytes,
-// 1 uint32, 2 uint64, 3 uint127) numbers of the Go launcher.
+// Parameters come by the names gofss gives them (Kind, Group and PrgKind), and pick
+// the templates as the launcher picks kernels: both comparisons run Dcf, told apart
+// by the pred argument.
+bool named(const char* name, const char* want) { return std::strcmp(name, want) == 0; }
+
+// Calls f(Tag<Scheme<Group>>()) for the group named.
 template <template <class> class Scheme, class F>
-int with_group(int group, F f) {
-  switch (group) {
-    case 0: f(Tag<Scheme<GroupBytes>>()); return 0;
-    case 1: f(Tag<Scheme<GroupU32>>()); return 0;
-    case 2: f(Tag<Scheme<GroupU64>>()); return 0;
-    case 3: f(Tag<Scheme<GroupU127>>()); return 0;
+int with_group(const char* group, F f) {
+  if (named(group, "bytes")) {
+    f(Tag<Scheme<GroupBytes>>());
+  } else if (named(group, "uint32")) {
+    f(Tag<Scheme<GroupU32>>());
+  } else if (named(group, "uint64")) {
+    f(Tag<Scheme<GroupU64>>());
+  } else if (named(group, "uint127")) {
+    f(Tag<Scheme<GroupU127>>());
+  } else {
+    return -1;
   }
-  return -1;
+  return 0;
 }
 
+// Calls f(Tag<Scheme<Group>>(), pred) for the kind (dpf, dcf_lt, dcf_gt) and group named.
 template <class F>
-int with_scheme(int scheme, int group, F f) {
-  if (scheme == 0) return with_group<Dpf>(group, f);
-  if (scheme == 1) return with_group<Dcf>(group, f);
+int with_scheme(const char* kind, const char* group, F f) {
+  if (named(kind, "dpf")) return with_group<Dpf>(group, [&](auto tag) { f(tag, kPredLt); });
+  if (named(kind, "dcf_lt")) return with_group<Dcf>(group, [&](auto tag) { f(tag, kPredLt); });
+  if (named(kind, "dcf_gt")) return with_group<Dcf>(group, [&](auto tag) { f(tag, kPredGt); });
   return -1;
 }
 
-// Calls f(prg) for PRG 0 (chacha) or 1 (aes128_mmo), building the AES tables as one
+// Calls f(prg) for the PRG named (chacha, aes128_mmo), building the AES tables as one
 // GPU thread block would.
 template <class F>
-int with_prg(int prg, const PrgParams& pp, F f) {
-  if (prg == 0) {
+int with_prg(const char* prg, const PrgParams& pp, F f) {
+  if (named(prg, "chacha")) {
     f(Chacha(pp));
-    return 0;
-  }
-  if (prg == 1) {
+  } else if (named(prg, "aes128_mmo")) {
     std::unique_ptr<AesTables> tables(new AesTables);
     aes_tables_init(*tables, pp, 0, 1);
     f(Aes(tables.get()));
-    return 0;
+  } else {
+    return -1;
   }
-  return -1;
+  return 0;
 }
 
+// Calls f(Tag<Scheme<Group>>(), prg, pred).
 template <class F>
-int dispatch(int scheme, int group, int prg, const PrgParams& pp, F f) {
+int dispatch(const char* kind, const char* group, const char* prg, const PrgParams& pp, F f) {
   int rc = 0;
-  int prg_rc = with_prg(prg, pp, [&](auto p) { rc = with_scheme(scheme, group, [&](auto tag) { f(tag, p); }); });
+  int prg_rc = with_prg(prg, pp, [&](auto p) {
+    rc = with_scheme(kind, group, [&](auto tag, int pred) { f(tag, p, pred); });
+  });
   return prg_rc ? prg_rc : rc;
 }
 
@@ -77,7 +91,7 @@ const uint32_t* level_major(const uint32_t* cws, uint64_t k, int n, std::unique_
 extern "C" {
 
 // expand<mul> (half = 0: mul blocks) or expand_half<mul>(sel) (half = 1: mul/2 blocks).
-int hc_prg_expand(int prg, const PrgParams* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
+int hc_prg_expand(const char* prg, const PrgParams* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                   uint32_t* out) {
   if (mul != 2 && mul != 4) return -1;
   return with_prg(prg, *pp, [&](auto p) {
@@ -91,20 +105,20 @@ int hc_prg_expand(int prg, const PrgParams* pp, int mul, int half, uint32_t sel,
   });
 }
 
-int hc_gen(int scheme, int group, int prg, const PrgParams* pp, uint32_t* cws, const uint32_t* seeds,
-           const uint32_t* alphas, int alpha_words, const uint32_t* betas, int n, int pred, uint64_t k) {
-  return dispatch(scheme, group, prg, *pp, [&](auto tag, auto p) {
+int hc_gen(const char* kind, const char* group, const char* prg, const PrgParams* pp, uint32_t* cws,
+           const uint32_t* seeds, const uint32_t* alphas, int alpha_words, const uint32_t* betas, uint64_t k, int n) {
+  return dispatch(kind, group, prg, *pp, [&](auto tag, auto p, int pred) {
     typedef typename decltype(tag)::type S;
     for (uint64_t t = 0; t < k; t++) gen_key<S>(p, t, cws, seeds, alphas, alpha_words, betas, n, pred);
   });
 }
 
-int hc_eval(int scheme, int group, int prg, const PrgParams* pp, uint32_t* dst, uint32_t party,
-            const uint32_t* s0s, const uint32_t* cws, uint64_t k, const uint32_t* xs, int x_words, uint64_t m,
-            int n) {
+int hc_eval(const char* kind, const char* group, const char* prg, const PrgParams* pp, uint32_t* dst,
+            uint32_t party, const uint32_t* s0s, uint64_t k, const uint32_t* cws, const uint32_t* xs, int x_words,
+            uint64_t m, int n) {
   std::unique_ptr<uint32_t[]> buf;
   const uint32_t* cws_lm = level_major(cws, k, n, buf);
-  return dispatch(scheme, group, prg, *pp, [&](auto tag, auto p) {
+  return dispatch(kind, group, prg, *pp, [&](auto tag, auto p, int) {
     typedef typename decltype(tag)::type S;
     for (uint64_t t = 0; t < k * m; t++) eval_point<S>(p, t, dst, party, s0s, cws_lm, k, xs, x_words, m, n);
   });
@@ -113,11 +127,11 @@ int hc_eval(int scheme, int group, int prg, const PrgParams* pp, uint32_t* dst, 
 // The launcher's schedule: the first kEvalAllTopLevels levels in one launch, then one
 // launch per level. A block's threads run in reverse order between its barriers, which
 // a GPU may also do: the in-place layout must not depend on the order.
-int hc_eval_all(int scheme, int group, int prg, const PrgParams* pp, uint32_t* dst, uint32_t party,
-                const uint32_t* s0s, const uint32_t* cws, uint64_t k, int n) {
+int hc_eval_all(const char* kind, const char* group, const char* prg, const PrgParams* pp, uint32_t* dst,
+                uint32_t party, const uint32_t* s0s, uint64_t k, const uint32_t* cws, int n) {
   std::unique_ptr<uint32_t[]> buf;
   const uint32_t* cws_lm = level_major(cws, k, n, buf);
-  return dispatch(scheme, group, prg, *pp, [&](auto tag, auto p) {
+  return dispatch(kind, group, prg, *pp, [&](auto tag, auto p, int) {
     typedef typename decltype(tag)::type S;
     for (int first = 0, levels; first < n; first += levels) {
       levels = first == 0 ? std::min(n, kEvalAllTopLevels) : 1;

@@ -53,12 +53,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func packed(t *testing.T, c vectortest.Config) []byte {
-	pp, err := prgparams.Pack(c.Nonce, c.AESKeys)
-	require.NoError(t, err)
-	return pp
-}
-
 func TestPrg(t *testing.T) {
 	prims, err := kat.LoadPrimitives()
 	require.NoError(t, err)
@@ -68,20 +62,21 @@ func TestPrg(t *testing.T) {
 		if set.Prg.Mul == 1 {
 			continue // the kernels use mul 2 (DPF) and 4 (DCF) only
 		}
-		c := vectortest.PrgConfig(t, set.Prg)
-		pp := packed(t, c)
+		keys, err := set.Prg.AesKeys()
+		require.NoError(t, err)
+		pp := prgparams.Pack(set.Prg.NonceU32(), keys)
 		for i, v := range set.Vectors {
 			var want []uint32
 			for _, o := range v.Out {
 				w := vectortest.Words(o)
 				want = append(want, w[:]...)
 			}
-			got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, false, 0, vectortest.Words(v.Seed))
+			got, err := host.prgExpand(set.Prg.Name, pp, set.Prg.Mul, false, 0, vectortest.Words(v.Seed))
 			require.NoError(t, err)
 			assert.Equal(t, want, got, "%s mul %d vector %d", set.Prg.Name, set.Prg.Mul, i)
 			half := len(want) / 2
 			for sel := range 2 {
-				got, err := host.prgExpand(c.Prg, pp, set.Prg.Mul, true, uint32(sel), vectortest.Words(v.Seed))
+				got, err := host.prgExpand(set.Prg.Name, pp, set.Prg.Mul, true, uint32(sel), vectortest.Words(v.Seed))
 				require.NoError(t, err)
 				assert.Equal(t, want[sel*half:(sel+1)*half], got, "%s mul %d vector %d half %d",
 					set.Prg.Name, set.Prg.Mul, i, sel)
@@ -93,25 +88,7 @@ func TestPrg(t *testing.T) {
 	assert.Positive(t, checked)
 }
 
-// backend runs the kernels' per-thread functions on the host.
-type backend struct {
-	t   *testing.T
-	lib *lib
-}
-
-func (b backend) Gen(c vectortest.Config, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
-	return b.lib.gen(c.Scheme, c.Group, c.Prg, packed(b.t, c), seeds, alphas, alphaWords, betas, c.InBits, c.Pred, k)
-}
-
-func (b backend) Eval(c vectortest.Config, party int, s0s, cws []uint32, k int, xs []uint32, xWords, m int) ([]uint32, error) {
-	return b.lib.eval(c.Scheme, c.Group, c.Prg, packed(b.t, c), party, s0s, cws, k, xs, xWords, m, c.InBits)
-}
-
-func (b backend) EvalAll(c vectortest.Config, party int, s0s, cws []uint32, k int) ([]uint32, error) {
-	return b.lib.evalAll(c.Scheme, c.Group, c.Prg, packed(b.t, c), party, s0s, cws, k, c.InBits)
-}
-
 func TestVectors(t *testing.T) {
-	n := vectortest.Run(t, backend{t, hostLib(t)}, 16)
+	n := vectortest.Run(t, hostLib(t), 16)
 	t.Logf("%d DPF/DCF cases checked", n)
 }

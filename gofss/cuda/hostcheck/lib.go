@@ -8,30 +8,33 @@ package hostcheck
 #include <stdint.h>
 #include <stdlib.h>
 
-typedef int (*expand_fn)(int, const void*, int, int, uint32_t, const uint32_t*, uint32_t*);
-typedef int (*gen_fn)(int, int, int, const void*, uint32_t*, const uint32_t*, const uint32_t*, int,
-                      const uint32_t*, int, int, uint64_t);
-typedef int (*eval_fn)(int, int, int, const void*, uint32_t*, uint32_t, const uint32_t*, const uint32_t*,
-                       uint64_t, const uint32_t*, int, uint64_t, int);
-typedef int (*eval_all_fn)(int, int, int, const void*, uint32_t*, uint32_t, const uint32_t*, const uint32_t*,
-                           uint64_t, int);
+// kind, group and prg name the parameters as gofss does; hostcheck.cpp picks its
+// templates by them.
+typedef const char* name;
+typedef int (*expand_fn)(name, const void*, int, int, uint32_t, const uint32_t*, uint32_t*);
+typedef int (*gen_fn)(name, name, name, const void*, uint32_t*, const uint32_t*, const uint32_t*, int,
+                      const uint32_t*, uint64_t, int);
+typedef int (*eval_fn)(name, name, name, const void*, uint32_t*, uint32_t, const uint32_t*, uint64_t,
+                       const uint32_t*, const uint32_t*, int, uint64_t, int);
+typedef int (*eval_all_fn)(name, name, name, const void*, uint32_t*, uint32_t, const uint32_t*, uint64_t,
+                           const uint32_t*, int);
 
-static int call_expand(void* f, int prg, const void* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
+static int call_expand(void* f, name prg, const void* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                        uint32_t* out) {
 	return ((expand_fn)f)(prg, pp, mul, half, sel, seed, out);
 }
-static int call_gen(void* f, int scheme, int group, int prg, const void* pp, uint32_t* cws, const uint32_t* seeds,
-                    const uint32_t* alphas, int alpha_words, const uint32_t* betas, int n, int pred, uint64_t k) {
-	return ((gen_fn)f)(scheme, group, prg, pp, cws, seeds, alphas, alpha_words, betas, n, pred, k);
+static int call_gen(void* f, name kind, name group, name prg, const void* pp, uint32_t* cws, const uint32_t* seeds,
+                    const uint32_t* alphas, int alpha_words, const uint32_t* betas, uint64_t k, int n) {
+	return ((gen_fn)f)(kind, group, prg, pp, cws, seeds, alphas, alpha_words, betas, k, n);
 }
-static int call_eval(void* f, int scheme, int group, int prg, const void* pp, uint32_t* dst, uint32_t party,
-                     const uint32_t* s0s, const uint32_t* cws, uint64_t k, const uint32_t* xs, int x_words,
+static int call_eval(void* f, name kind, name group, name prg, const void* pp, uint32_t* dst, uint32_t party,
+                     const uint32_t* s0s, uint64_t k, const uint32_t* cws, const uint32_t* xs, int x_words,
                      uint64_t m, int n) {
-	return ((eval_fn)f)(scheme, group, prg, pp, dst, party, s0s, cws, k, xs, x_words, m, n);
+	return ((eval_fn)f)(kind, group, prg, pp, dst, party, s0s, k, cws, xs, x_words, m, n);
 }
-static int call_eval_all(void* f, int scheme, int group, int prg, const void* pp, uint32_t* dst, uint32_t party,
-                         const uint32_t* s0s, const uint32_t* cws, uint64_t k, int n) {
-	return ((eval_all_fn)f)(scheme, group, prg, pp, dst, party, s0s, cws, k, n);
+static int call_eval_all(void* f, name kind, name group, name prg, const void* pp, uint32_t* dst, uint32_t party,
+                         const uint32_t* s0s, uint64_t k, const uint32_t* cws, int n) {
+	return ((eval_all_fn)f)(kind, group, prg, pp, dst, party, s0s, k, cws, n);
 }
 */
 import "C"
@@ -43,9 +46,13 @@ import (
 	"path/filepath"
 	"strings"
 	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 )
 
-// lib is hostcheck.cpp built as a shared library and opened.
+// lib is hostcheck.cpp built as a shared library and opened. Its Gen, Eval and EvalAll
+// are a vectortest.Backend.
 //
 // The test compiles it itself rather than letting cgo do it: the Go build cache keys
 // a cgo package on the files in its own directory only, so a change to a kernel
@@ -113,42 +120,64 @@ func check(rc C.int, what string) error {
 	return nil
 }
 
-// prgExpand returns expand<mul>(seed) (half false) or expand_half<mul>(seed, sel).
-func (l *lib) prgExpand(prg int, pp []byte, mul int, half bool, sel uint32, seed [4]uint32) ([]uint32, error) {
+// withNames calls f with p's kind, group and PRG names as C strings.
+func withNames(p gofss.Params, f func(kind, group, prg *C.char) C.int) C.int {
+	kind, group, prg := C.CString(p.Kind.String()), C.CString(p.Group.String()), C.CString(p.Prg.String())
+	defer C.free(unsafe.Pointer(kind))
+	defer C.free(unsafe.Pointer(group))
+	defer C.free(unsafe.Pointer(prg))
+	return f(kind, group, prg)
+}
+
+// prgExpand returns expand<mul>(seed) (half false) or expand_half<mul>(seed, sel) of
+// the PRG named prg with the packed parameters pp.
+func (l *lib) prgExpand(prg string, pp []byte, mul int, half bool, sel uint32, seed [4]uint32) ([]uint32, error) {
 	out := make([]uint32, 4*mul)
 	h := 0
 	if half {
 		h = 1
 		out = out[:2*mul]
 	}
-	rc := C.call_expand(l.expandFn, C.int(prg), unsafe.Pointer(&pp[0]), C.int(mul), C.int(h), C.uint32_t(sel),
+	cprg := C.CString(prg)
+	defer C.free(unsafe.Pointer(cprg))
+	rc := C.call_expand(l.expandFn, cprg, unsafe.Pointer(&pp[0]), C.int(mul), C.int(h), C.uint32_t(sel),
 		ptr(seed[:]), ptr(out))
 	return out, check(rc, "hc_prg_expand")
 }
 
-// gen runs Gen for k keys: seeds (k, 2, 4), alphas (k, alphaWords), betas (k, 4);
-// it returns cws (k, n + 1, 8).
-func (l *lib) gen(scheme, group, prg int, pp []byte, seeds, alphas []uint32, alphaWords int, betas []uint32,
-	n, pred, k int) ([]uint32, error) {
-	cws := make([]uint32, k*(n+1)*8)
-	rc := C.call_gen(l.genFn, C.int(scheme), C.int(group), C.int(prg), unsafe.Pointer(&pp[0]), ptr(cws),
-		ptr(seeds), ptr(alphas), C.int(alphaWords), ptr(betas), C.int(n), C.int(pred), C.uint64_t(k))
+// Gen runs Gen for k keys: seeds (k, 2, 4), alphas (k, alphaWords), betas (k, 4); it
+// returns cws (k, n + 1, 8).
+func (l *lib) Gen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
+	cws := make([]uint32, k*(p.InBits+1)*8)
+	pp := packed(p)
+	rc := withNames(p, func(kind, group, prg *C.char) C.int {
+		return C.call_gen(l.genFn, kind, group, prg, unsafe.Pointer(&pp[0]), ptr(cws), ptr(seeds), ptr(alphas),
+			C.int(alphaWords), ptr(betas), C.uint64_t(k), C.int(p.InBits))
+	})
 	return cws, check(rc, "hc_gen")
 }
 
-// eval returns the shares (k, m, 4) of k keys at m points each.
-func (l *lib) eval(scheme, group, prg int, pp []byte, party int, s0s, cws []uint32, k int, xs []uint32,
-	xWords, m, n int) ([]uint32, error) {
+// Eval returns party's shares (k, m, 4) of k keys at m points each.
+func (l *lib) Eval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32, error) {
 	dst := make([]uint32, k*m*4)
-	rc := C.call_eval(l.evalFn, C.int(scheme), C.int(group), C.int(prg), unsafe.Pointer(&pp[0]), ptr(dst),
-		C.uint32_t(party), ptr(s0s), ptr(cws), C.uint64_t(k), ptr(xs), C.int(xWords), C.uint64_t(m), C.int(n))
+	pp := packed(p)
+	rc := withNames(p, func(kind, group, prg *C.char) C.int {
+		return C.call_eval(l.evalFn, kind, group, prg, unsafe.Pointer(&pp[0]), ptr(dst), C.uint32_t(party), ptr(s0s),
+			C.uint64_t(k), ptr(cws), ptr(xs), C.int(xWords), C.uint64_t(m), C.int(p.InBits))
+	})
 	return dst, check(rc, "hc_eval")
 }
 
-// evalAll returns the shares (k, 2^n, 4) of k keys over the whole domain.
-func (l *lib) evalAll(scheme, group, prg int, pp []byte, party int, s0s, cws []uint32, k, n int) ([]uint32, error) {
-	dst := make([]uint32, k<<n*4)
-	rc := C.call_eval_all(l.evalAllFn, C.int(scheme), C.int(group), C.int(prg), unsafe.Pointer(&pp[0]), ptr(dst),
-		C.uint32_t(party), ptr(s0s), ptr(cws), C.uint64_t(k), C.int(n))
+// EvalAll returns party's shares (k, 2^n, 4) of k keys over the whole domain.
+func (l *lib) EvalAll(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint32, error) {
+	dst := make([]uint32, k<<p.InBits*4)
+	pp := packed(p)
+	rc := withNames(p, func(kind, group, prg *C.char) C.int {
+		return C.call_eval_all(l.evalAllFn, kind, group, prg, unsafe.Pointer(&pp[0]), ptr(dst), C.uint32_t(party),
+			ptr(s0s), C.uint64_t(k), ptr(cws), C.int(p.InBits))
+	})
 	return dst, check(rc, "hc_eval_all")
 }
+
+// packed is the PrgParams image of checked parameters, as the launcher packs it.
+func packed(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys) }

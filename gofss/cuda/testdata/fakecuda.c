@@ -1,6 +1,7 @@
 // A stand-in for libcuda.so.1 that logs the calls the launcher makes, so that the
 // driver glue can be tested on machines without a GPU (see driver_test.go). Every
-// line of the log at $FAKE_CUDA_LOG is one call.
+// line of the log at $FAKE_CUDA_LOG is one call. $FAKE_CUDA_FAIL names a call that
+// fails with CUDA_ERROR_INVALID_VALUE: "load" (cuModuleLoadData) or "launch".
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,11 +20,21 @@ __attribute__((format(printf, 1, 2))) static void logf_(const char* fmt, ...) {
   fclose(f);
 }
 
+static int fails(const char* call) {
+  const char* f = getenv("FAKE_CUDA_FAIL");
+  return f && strcmp(f, call) == 0;
+}
+
 CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
 CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int* d, int ordinal) { *d = ordinal; return 0; }
 CUresult cuDeviceGetAttribute(int* v, int attr, int d) { (void)d; *v = attr == 16 ? 2 : 0; return 0; }
-CUresult cuDevicePrimaryCtxRetain(void** ctx, int d) { *ctx = (void*)(uintptr_t)(0x100 + d); return 0; }
+CUresult cuDevicePrimaryCtxRetain(void** ctx, int d) {
+  logf_("retain %d", d);
+  *ctx = (void*)(uintptr_t)(0x100 + d);
+  return 0;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int d) { logf_("release %d", d); return 0; }
 CUresult cuCtxPushCurrent_v2(void* ctx) { logf_("push %p", ctx); return 0; }
 CUresult cuCtxPopCurrent_v2(void** ctx) { logf_("pop"); *ctx = NULL; return 0; }
 
@@ -32,7 +43,7 @@ CUresult cuModuleLoadData(void** mod, const void* image) {
   memcpy(&magic, image, 4);
   logf_("load %08x", magic);
   *mod = (void*)0x200;
-  return 0;
+  return fails("load");
 }
 
 // A function handle is its name.
@@ -51,7 +62,7 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
   for (size_t i = 0; i < size && 2 * i + 2 < sizeof(hex); i++) sprintf(hex + 2 * i, "%02x", buf[i]);
   logf_("launch %s grid %u %u %u block %u %u %u smem %u stream %p size %zu %s", (const char*)f, gx, gy, gz, bx,
         by, bz, smem, stream, size, hex);
-  return getenv("FAKE_CUDA_FAIL_LAUNCH") ? 1 : 0;
+  return fails("launch");
 }
 
 CUresult cuGetErrorName(CUresult r, const char** s) { *s = r == 1 ? "CUDA_ERROR_INVALID_VALUE" : NULL; return 0; }

@@ -20,10 +20,11 @@ const Size = 4*(2+4*44) + 256
 // MaxAESKeys is how many keys PrgParams has room for (DCF's mul).
 const MaxAESKeys = 4
 
-// Pack returns the PrgParams image. Keys beyond len(aesKeys) are left zero.
-func Pack(nonce [2]uint32, aesKeys [][16]byte) ([]byte, error) {
+// Pack returns the PrgParams image. Keys beyond len(aesKeys) are left zero. More than
+// MaxAESKeys keys panic: parameters that passed gofss.Params.Check have at most that.
+func Pack(nonce [2]uint32, aesKeys [][16]byte) []byte {
 	if len(aesKeys) > MaxAESKeys {
-		return nil, fmt.Errorf("prgparams: %d AES keys, at most %d fit", len(aesKeys), MaxAESKeys)
+		panic(fmt.Sprintf("prgparams: %d AES keys, at most %d fit", len(aesKeys), MaxAESKeys))
 	}
 	b := make([]byte, Size)
 	binary.LittleEndian.PutUint32(b[0:], nonce[0])
@@ -37,5 +38,5 @@ func Pack(nonce [2]uint32, aesKeys [][16]byte) ([]byte, error) {
 	}
 	sbox := aes128.SBox()
 	copy(b[8+4*4*44:], sbox[:])
-	return b, nil
+	return b
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,54 +17,40 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
-// Config is one vector file's parameters with one batch's in_bits and group, numbered
-// as the launcher numbers them.
-type Config struct {
-	Scheme  int // 0 dpf, 1 dcf
-	Pred    int // DCF: 0 lt, 1 gt
-	Group   int // 0 bytes, 1 uint32, 2 uint64, 3 uint127
-	Prg     int // 0 chacha, 1 aes128_mmo
-	InBits  int
-	Nonce   [2]uint32
-	AESKeys [][16]byte
-}
-
 // Backend runs the batched operations over host copies of the kernels' buffers, laid
-// out as SPEC section 6 says.
+// out as docs/spec.md section 6 says, in the argument order of the launcher.
 type Backend interface {
 	// Gen returns cws (k, n + 1, 8) for seeds (k, 2, 4), alphas (k, alphaWords), betas (k, 4).
-	Gen(c Config, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error)
+	Gen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error)
 	// Eval returns shares (k, m, 4) for s0s (k, 4), cws (k, n + 1, 8), xs (k, m, xWords).
-	Eval(c Config, party int, s0s, cws []uint32, k int, xs []uint32, xWords, m int) ([]uint32, error)
+	Eval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32, error)
 	// EvalAll returns shares (k, 2^n, 4).
-	EvalAll(c Config, party int, s0s, cws []uint32, k int) ([]uint32, error)
+	EvalAll(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint32, error)
 }
 
-// PrgConfig returns the PRG part of a Config for a vector file's PRG header.
-func PrgConfig(t *testing.T, p kat.Prg) Config {
-	c := Config{Nonce: p.NonceU32()}
-	switch p.Name {
-	case "chacha":
-	case "aes128_mmo":
-		c.Prg = 1
-	default:
-		t.Fatalf("unknown prg %q", p.Name)
+// params reads the public parameters of vectors with gofss.ParseParams: their scheme
+// ("dpf", "dcf_lt" or "dcf_gt"), in_bits and group, with the PRG header of their file.
+func params(t *testing.T, scheme string, inBits int, group string, prg kat.Prg) gofss.Params {
+	j := map[string]any{"scheme": scheme, "in_bits": inBits, "group": group, "prg": prg.Name,
+		"aes_keys": prg.AesKeysHex}
+	if prg.Nonce != ([2]int32{}) {
+		j["nonce"] = prg.Nonce
 	}
-	keys, err := p.AesKeys()
+	b, err := json.Marshal(j)
 	require.NoError(t, err)
-	c.AESKeys = keys
-	return c
+	p, err := gofss.ParseParams(b)
+	require.NoError(t, err, "%s", b)
+	return p
 }
 
 // Words is a block as unsigned words.
 func Words(b kat.Block) [4]uint32 {
 	return [4]uint32{uint32(b[0]), uint32(b[1]), uint32(b[2]), uint32(b[3])}
 }
-
-var groups = map[string]int{"bytes": 0, "uint32": 1, "uint64": 2, "uint127": 3}
 
 // Run checks b against every case of the DPF and DCF vector files: Gen == cws,
 // Eval == y0/y1, and EvalAll's hashes, first and last blocks where the vectors have
@@ -76,12 +63,9 @@ func Run(t *testing.T, b Backend, maxEvalAllBits int) int {
 			f, err := kat.LoadTree(name)
 			require.NoError(t, err)
 			require.NotEmpty(t, f.Cases)
-			c := PrgConfig(t, f.Prg)
-			if f.Scheme == "dcf" {
-				c.Scheme = 1
-				if f.Pred == "gt" {
-					c.Pred = 1
-				}
+			scheme := f.Scheme // a DCF file names its predicate apart: dcf_lt, dcf_gt
+			if f.Pred != "" {
+				scheme += "_" + f.Pred
 			}
 			var order []string
 			batches := map[string][]kat.TreeCase{}
@@ -93,17 +77,21 @@ func Run(t *testing.T, b Backend, maxEvalAllBits int) int {
 				batches[key] = append(batches[key], fc)
 			}
 			for _, key := range order {
-				t.Run(key, func(t *testing.T) { checkBatch(t, b, c, batches[key], maxEvalAllBits) })
-				total += len(batches[key])
+				cases := batches[key]
+				t.Run(key, func(t *testing.T) {
+					p := params(t, scheme, cases[0].InBits, cases[0].Group, f.Prg)
+					checkBatch(t, b, p, cases, maxEvalAllBits)
+				})
+				total += len(cases)
 			}
 		})
 	}
 	return total
 }
 
-// InputWords is the narrowest packing the kernels accept for n-bit inputs, so that the
+// inputWords is the narrowest packing the kernels accept for n-bit inputs, so that the
 // vectors exercise all three.
-func InputWords(n int) int {
+func inputWords(n int) int {
 	switch {
 	case n <= 32:
 		return 1
@@ -124,12 +112,9 @@ func appendBlock(dst []uint32, b kat.Block) []uint32 {
 	return append(dst, w[:]...)
 }
 
-func checkBatch(t *testing.T, b Backend, c Config, cases []kat.TreeCase, maxEvalAllBits int) {
-	n, k := cases[0].InBits, len(cases)
-	group, ok := groups[cases[0].Group]
-	require.True(t, ok, "group %q", cases[0].Group)
-	c.Group, c.InBits = group, n
-	words := InputWords(n)
+func checkBatch(t *testing.T, b Backend, p gofss.Params, cases []kat.TreeCase, maxEvalAllBits int) {
+	n, k := p.InBits, len(cases)
+	words := inputWords(n)
 
 	var seeds, alphas, betas, want []uint32
 	for _, fc := range cases {
@@ -143,7 +128,7 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []kat.TreeCase, maxEval
 			}
 		}
 	}
-	cws, err := b.Gen(c, seeds, alphas, words, betas, k)
+	cws, err := b.Gen(p, seeds, alphas, words, betas, k)
 	require.NoError(t, err)
 	for i, fc := range cases {
 		for r := 0; r <= n; r++ {
@@ -167,7 +152,7 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []kat.TreeCase, maxEval
 		for _, fc := range cases {
 			s0s = appendBlock(s0s, fc.Seeds[party])
 		}
-		ys, err := b.Eval(c, party, s0s, cws, k, xs, words, m)
+		ys, err := b.Eval(p, party, s0s, k, cws, xs, words, m)
 		require.NoError(t, err)
 		for i, fc := range cases {
 			for j, e := range fc.Evals {
@@ -180,20 +165,20 @@ func checkBatch(t *testing.T, b Backend, c Config, cases []kat.TreeCase, maxEval
 			}
 		}
 		// A single key reads the caller's cws directly.
-		one, err := b.Eval(c, party, s0s[:4], cws[:(n+1)*8], 1, xs[:m*words], words, m)
+		one, err := b.Eval(p, party, s0s[:4], 1, cws[:(n+1)*8], xs[:m*words], words, m)
 		require.NoError(t, err)
 		assert.Equal(t, ys[:m*4], one, "%s: party %d, batch of one key", cases[0].ID, party)
 
 		if cases[0].EvalAll != nil && n <= maxEvalAllBits {
-			checkEvalAll(t, b, c, party, s0s, cws, cases)
+			checkEvalAll(t, b, p, party, s0s, cws, cases)
 		}
 	}
 }
 
-func checkEvalAll(t *testing.T, b Backend, c Config, party int, s0s, cws []uint32, cases []kat.TreeCase) {
-	n, k := c.InBits, len(cases)
+func checkEvalAll(t *testing.T, b Backend, p gofss.Params, party int, s0s, cws []uint32, cases []kat.TreeCase) {
+	n, k := p.InBits, len(cases)
 	size := 4 << n
-	all, err := b.EvalAll(c, party, s0s, cws, k)
+	all, err := b.EvalAll(p, party, s0s, k, cws)
 	require.NoError(t, err)
 	for i, fc := range cases {
 		require.NotNil(t, fc.EvalAll, fc.ID)
@@ -215,7 +200,7 @@ func checkEvalAll(t *testing.T, b Backend, c Config, party int, s0s, cws []uint3
 		assert.Equal(t, last, out[size-len(last):], "%s: party %d EvalAll last", fc.ID, party)
 	}
 	if n <= 8 {
-		one, err := b.EvalAll(c, party, s0s[:4], cws[:(n+1)*8], 1)
+		one, err := b.EvalAll(p, party, s0s[:4], 1, cws[:(n+1)*8])
 		require.NoError(t, err)
 		assert.Equal(t, all[:size], one, "%s: party %d EvalAll, batch of one key", cases[0].ID, party)
 	}

@@ -1,0 +1,40 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
+)
+
+// What the kernels of cuda/kernels.cu take from gofss.Params: their names, the DCF
+// predicate and the packed PRG parameters. p has passed Check.
+
+// kernelName is the kernel of op ("gen", "eval" or "eval_all") for p:
+// <scheme>_<op>_<prg>_<group>. Both comparisons run the "dcf" kernels, which tell
+// them apart by predArg.
+func kernelName(p gofss.Params, op string) string {
+	scheme := "dcf"
+	if p.Kind == gofss.KindDpf {
+		scheme = "dpf"
+	}
+	return fmt.Sprintf("%s_%s_%s_%s", scheme, op, p.Prg, p.Group)
+}
+
+// prgBenchKernel is the PRG bound kernel for p's PRG and outputs per seed.
+func prgBenchKernel(p gofss.Params) string {
+	return fmt.Sprintf("prg_bench_%s_mul%d", p.Prg, p.Kind.Mul())
+}
+
+// predArg is the Gen kernels' pred argument, kPredLt or kPredGt of cuda/dcf.cuh; the
+// DPF kernels ignore it.
+func predArg(kind gofss.Kind) int {
+	if kind == gofss.KindDcfGt {
+		return 1
+	}
+	return 0
+}
+
+// packedPrg is every scheme kernel's first argument. Check leaves the parameters of
+// the other PRG zero, so both pack as they are.
+func packedPrg(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys) }
