@@ -34,7 +34,7 @@ func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alp
 		if alphaWords == 0 {
 			return 0, valueErrorf("alphas: CUDA takes inputs as a tensor")
 		}
-		return k, cuda.Gen(device, stream, gpuParams(p), cws, s0s, alphas, alphaWords, betas, k)
+		return k, cuda.Gen(device, stream, p, cws, s0s, alphas, alphaWords, betas, k)
 	}
 	if k < 0 || k > math.MaxInt/(2*(p.InBits+1)) {
 		return 0, valueErrorf("bad number of keys %d", k)
@@ -88,7 +88,7 @@ func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s 
 		if xWords == 0 {
 			return 0, valueErrorf("xs: CUDA takes inputs as a tensor")
 		}
-		return k * m, cuda.Eval(device, stream, gpuParams(p), dst, party, s0s, cws, k, xs, xWords, m, scratch)
+		return k * m, cuda.Eval(device, stream, p, dst, party, s0s, k, cws, xs, xWords, m, scratch)
 	}
 	out, err1 := view[gofss.Block]("out", dst, k*m)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
@@ -118,7 +118,7 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 		return 0, valueErrorf("%d keys of in_bits %d are too large for full-domain evaluation (at most in_bits %d)", k, bits, gofss.MaxEvalAllBits)
 	}
 	if device != CPU {
-		return k << bits, cuda.EvalAll(device, stream, gpuParams(s.Params()), dst, party, s0s, cws, k, scratch)
+		return k << bits, cuda.EvalAll(device, stream, s.Params(), dst, party, s0s, k, cws, scratch)
 	}
 	out, err1 := view[gofss.Block]("out", dst, k<<bits)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
@@ -154,7 +154,7 @@ func ScratchBytes(handle int64, device int, op string, k, m int) (n int, err err
 	if err != nil || device == CPU {
 		return 0, err
 	}
-	return cuda.ScratchBytes(op, gpuParams(s.Params()), k, m), nil
+	return cuda.ScratchBytes(op, s.Params(), k, m), nil
 }
 
 // CudaPrgBench runs the PRG-only bound of a point Eval with this scheme's PRG:
@@ -165,5 +165,5 @@ func CudaPrgBench(handle int64, device int, stream uintptr, dst, seeds uintptr, 
 	if err != nil {
 		return 0, err
 	}
-	return count, cuda.PrgBench(device, stream, gpuParams(s.Params()), dst, seeds, count, levels)
+	return count, cuda.PrgBench(device, stream, s.Params(), dst, seeds, count, levels)
 }
