@@ -8,7 +8,7 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/chacha"
 )
 
-// Short batches with ChaCha go a point at a time, each point's levels in one kernel
+// Short batches with ChaCha go a point at a time, each point's levels in one routine
 // call: a point's levels are a chain of one-seed PRG calls, and the Go around each
 // call costs about a quarter of it.
 
@@ -32,7 +32,7 @@ func (f *fastDpf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, x
 	return nil
 }
 
-// evalOnePoints is fastDpf's for DCF: the kernel hands back each level's value
+// evalOnePoints is fastDpf's for DCF: the routine hands back each level's value
 // output and control bit, from which the path's value is summed here.
 func (f *fastDcf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := f.checkCws(cws); err != nil {
@@ -54,9 +54,9 @@ func (f *fastDcf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, x
 }
 
 // chachaWalk runs one point's levels (rows: its key's first n correction words) in
-// one kernel call, from seed s with control bit t along x's bits; see
+// one routine call, from seed s with control bit t along x's bits; see
 // chacha.WalkOne. values and bits receive DCF's per-level outputs (nil for DPF).
-// The walks are made with ChaCha only on a backend with the kernel; without one
+// The walks are made with ChaCha only on a backend with the routine; without one
 // this panics rather than fall back unseen.
 func chachaWalk(p *ChaCha, rows []Cw, x Uint128, s Block, t uint8, trByte int, values []Block, bits []uint8) (Block, uint8) {
 	n := len(rows)
@@ -70,7 +70,7 @@ func chachaWalk(p *ChaCha, rows []Cw, x Uint128, s Block, t uint8, trByte int, v
 	}
 	leaf, tOut, ok := chacha.WalkOne(&w, p.Nonce(), s.Bytes(), t)
 	if !ok {
-		panic("gofss: the ChaCha backend " + chacha.Backend() + " has no walk kernel")
+		panic("gofss: the ChaCha backend " + chacha.Backend() + " has no walk routine")
 	}
 	return BlockFromBytes(leaf), tOut
 }

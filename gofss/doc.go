@@ -10,7 +10,7 @@
 //
 // A scheme is made from its public parameters (Params) with New, or with NewDpf and
 // NewDcf from a PRG. Each scheme file (dpf.go, dcf.go) holds the portable algorithm;
-// the faster walks that a CPU may run (the amd64 files, package internal/kernels)
+// the faster walks that a CPU may run (the amd64 files, package internal/simd)
 // are chosen once, when the scheme is made, from a registry (Impls, WithImpl).
 //
 // Every operation is batched: Gen makes K keys, Eval evaluates K keys at M points

@@ -16,7 +16,7 @@ const (
 )
 
 // nodes is the state of a row of tree nodes. The portable walk keeps control bits in
-// t; the kernels keep each seed with its control bit in the lsb, in u. Either way s
+// t; the routines keep each seed with its control bit in the lsb, in u. Either way s
 // holds the clamped seeds, which the PRG reads, and for DCF v holds the value
 // accumulated along each node's path.
 type nodes struct {

@@ -2,6 +2,6 @@
 
 package gofss
 
-// Without the kernels every scheme takes the portable walks.
+// Without the routines every scheme takes the portable walks.
 
 func archImpls() []impl { return nil }

@@ -2,5 +2,5 @@
 
 package gofss
 
-// kernelsOnCPU: builds without the kernels have no fast walks.
-const kernelsOnCPU = false
+// simdOnCPU: builds without the routines have no fast walks.
+const simdOnCPU = false

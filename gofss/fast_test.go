@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The kernels (fast walks) against the portable walks, on the same random inputs,
+// The routines (fast walks) against the portable walks, on the same random inputs,
 // for every scheme, group and PRG, with batch sizes that leave partial vectors,
 // groups and tiles, and input widths on both sides of 64 bits.
 
@@ -130,16 +130,16 @@ func TestFastEvalAllLarge(t *testing.T) {
 	}
 }
 
-func requireKernels(t *testing.T) {
-	if !kernelsOnCPU {
-		t.Skip("no kernels in this build or on this CPU")
+func requireSimd(t *testing.T) {
+	if !simdOnCPU {
+		t.Skip("no routines in this build or on this CPU")
 	}
 }
 
 // The AES DPF walk checks correction words as it reads them: a bad one anywhere in a
 // batch, inner or last row, is refused with the portable check's error.
 func TestFastEvalRefusesBadCws(t *testing.T) {
-	requireKernels(t)
+	requireSimd(t)
 	const n, keys = 12, 300
 	prg, err := NewAesMmo(DefaultAesKeys[:2])
 	require.NoError(t, err)
@@ -170,7 +170,7 @@ func TestFastEvalRefusesBadCws(t *testing.T) {
 }
 
 func TestFastDcfEvalRefusesBadCws(t *testing.T) {
-	requireKernels(t)
+	requireSimd(t)
 	const n, keys = 12, 100
 	prg, err := NewAesMmo(DefaultAesKeys[:4])
 	require.NoError(t, err)

@@ -6,10 +6,10 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/pyfss/pyfss/gofss/internal/kernels"
+	"github.com/pyfss/pyfss/gofss/internal/simd"
 )
 
-// minFastPoints: the kernels work on groups of 16 or 32 points, padding short
+// minFastPoints: the routines work on groups of 16 or 32 points, padding short
 // batches; below this many points the portable walk is faster (one DPF point at
 // in_bits 20: 1.5 us portable, 2.3 us padded to a group), or, with ChaCha, the
 // one-point walk (chachawalk_amd64.go).
@@ -27,12 +27,12 @@ type pointBatch struct {
 }
 
 // fastEvalState is the scratch of a fast Eval for a tile of points, padded to the
-// kernels' step with points of key 0 at x = 0.
+// routines' step with points of key 0 at x = 0.
 type fastEvalState struct {
 	u, s, v, ch, xs []Block
 	sides, next     []uint8
 	off             []int
-	pf              []int // the fused kernels' prefetch ranges: two per group of points
+	pf              []int // the fused routines' prefetch ranges: two per group of points
 }
 
 func newFastEvalState(sc *scratch, half int) *fastEvalState {
@@ -59,10 +59,10 @@ func forFastTiles(stp stop, b *pointBatch, half int, fn func(j0, j1 int, buf *fa
 // start loads points j0 .. j1-1 of b, padded to a multiple of step with points of
 // key 0 at x = 0: root nodes, inputs and where each point's key's correction words
 // start. A full tile's inputs are read in place, and its nodes kept in into[j0:]
-// (the batch's outputs, or nil: never) for kernels that turn nodes into outputs in
+// (the batch's outputs, or nil: never) for routines that turn nodes into outputs in
 // place: the tile's outputs are then where the caller wants them (see leavesTo and
 // nodeOutputs).
-func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Block) (fastEvalState, kernels.EvalRows) {
+func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Block) (fastEvalState, simd.EvalRows) {
 	xs := b.xs[j0:j1]
 	w := len(xs)
 	p := (w + step - 1) / step * step
@@ -97,7 +97,7 @@ func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Blo
 		copy(t.xs, unsafe.Slice((*Block)(unsafe.Pointer(unsafe.SliceData(xs))), w))
 		clear(t.xs[w:])
 	}
-	return t, kernels.NewEvalRows(kblocks(t.xs), t.off, kcws(b.cws), b.n)
+	return t, simd.NewEvalRows(kblocks(t.xs), t.off, kcws(b.cws), b.n)
 }
 
 // prefetch sets, for each group of size points of a tile starting at point j0 of b,
@@ -116,7 +116,7 @@ func (st *fastEvalState) prefetch(size, j0 int, b *pointBatch) []int {
 }
 
 // nodeOutputs is the into argument of fastEvalState.start: dst, or nil where dst
-// shares memory with xs, which a full tile reads in place while the kernel runs.
+// shares memory with xs, which a full tile reads in place while the routine runs.
 func nodeOutputs(dst []Block, xs []Uint128) []Block {
 	if len(dst) == 0 || len(xs) == 0 {
 		return dst
@@ -151,8 +151,8 @@ func (st *fastEvalState) levels(n int, prg Prg, step func(i int)) {
 // lastRow is the output correction word of point j's key.
 func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]/cwSize+n] }
 
-// walkEval runs DPF Eval on the kernels. With AES run by the kernel, it checks the
-// correction words as it reads them (see kernels.DpfEvalAes), so dst may be partly
+// walkEval runs DPF Eval on the routines. With AES run by the routine, it checks the
+// correction words as it reads them (see simd.DpfEvalAes), so dst may be partly
 // written when they are refused.
 func (f *fastDpf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if len(xs) < minFastPoints {
@@ -172,11 +172,11 @@ func (f *fastDpf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 	return f.evalAes(stp, b)
 }
 
-// evalAes is the DPF Eval whose kernel walks all levels and runs AES itself.
+// evalAes is the DPF Eval whose routine walks all levels and runs AES itself.
 func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 	keys := f.aes.two()
 	if !f.kaOK {
-		// The kernel reads the output correction words only when it converts leaves.
+		// The routine reads the output correction words only when it converts leaves.
 		if err := f.checkLastRows(b.cws); err != nil {
 			return err
 		}
@@ -186,14 +186,14 @@ func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
 		if f.kaOK {
 			st, rows := buf.start(b, j0, j1, 1, 32, into)
-			if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, &f.ka[b.party], st.prefetch(32, j0, b)) {
+			if !simd.DpfEvalAes(kblocks(st.u), &rows, keys, &f.ka[b.party], st.prefetch(32, j0, b)) {
 				bad.Store(true)
 			}
 			st.leavesTo(b.dst[j0:j1])
 			return
 		}
 		st, rows := buf.start(b, j0, j1, 1, 32, nil)
-		if !kernels.DpfEvalAes(kblocks(st.u), &rows, keys, nil, st.prefetch(32, j0, b)) {
+		if !simd.DpfEvalAes(kblocks(st.u), &rows, keys, nil, st.prefetch(32, j0, b)) {
 			bad.Store(true)
 		}
 		f.leaves(b.dst[j0:j1], &st, b)
@@ -204,14 +204,14 @@ func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 	return nil
 }
 
-// evalLevels is the DPF Eval for PRGs the kernels do not run: the PRG expands a
-// tile's nodes a level at a time and a kernel applies the corrections.
+// evalLevels is the DPF Eval for PRGs the routines do not run: the PRG expands a
+// tile's nodes a level at a time and a routine applies the corrections.
 func (f *fastDpf) evalLevels(stp stop, b *pointBatch) {
 	n, prg := b.n, f.prg
 	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
 		st, rows := buf.start(b, j0, j1, 1, 4, nil)
 		st.levels(n, prg, func(i int) {
-			kernels.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
+			simd.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
 		})
 		f.leaves(b.dst[j0:j1], &st, b)
 	})
@@ -226,7 +226,7 @@ func (f *fastDpf) leaves(dst []Block, st *fastEvalState, b *pointBatch) {
 	}
 }
 
-// walkEval is fastDpf.walkEval for DCF; its AES kernel checks the last correction
+// walkEval is fastDpf.walkEval for DCF; its AES routine checks the last correction
 // words as it reads them.
 func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	switch {
@@ -248,7 +248,7 @@ func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 	forFastTiles(stp, b, 2, func(j0, j1 int, buf *fastEvalState) {
 		if keys != nil {
 			st, rows := buf.start(b, j0, j1, 2, 16, into)
-			if !kernels.DcfEvalAes(kblocks(st.u), &rows, keys, ka, st.prefetch(16, j0, b)) {
+			if !simd.DcfEvalAes(kblocks(st.u), &rows, keys, ka, st.prefetch(16, j0, b)) {
 				bad.Store(true)
 			}
 			st.leavesTo(dst[j0:j1])
@@ -256,7 +256,7 @@ func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 		}
 		st, rows := buf.start(b, j0, j1, 2, 4, nil)
 		st.levels(n, prg, func(i int) {
-			kernels.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, ka)
+			simd.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, ka)
 		})
 		for j := range j1 - j0 {
 			x := st.u[j]

@@ -2,9 +2,9 @@
 
 package gofss
 
-import "github.com/pyfss/pyfss/gofss/internal/kernels"
+import "github.com/pyfss/pyfss/gofss/internal/simd"
 
-// The EvalAll trees on the kernels; groups without lane masks (uint127) take the
+// The EvalAll trees on the routines; groups without lane masks (uint127) take the
 // portable tree.
 
 func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
@@ -13,9 +13,9 @@ func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 	}
 	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
 	lanes := f.aes.laneKeys()
-	cwPair := func(k, i int) [2]kernels.Block {
+	cwPair := func(k, i int) [2]simd.Block {
 		l, r := dpfChildCws(&cws[k*(n+1)+i])
-		return [2]kernels.Block{kblock(l), kblock(r)}
+		return [2]simd.Block{kblock(l), kblock(r)}
 	}
 	return tree{
 		n:      n,
@@ -28,13 +28,13 @@ func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 		level: func(k, i int, out, in nodes, _ []Block) {
 			raw := prgRaw(prg, lanes != nil, out.u, in.s)
 			cw := cwPair(k, i)
-			kernels.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
+			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := dst[k<<n+x0:][:2*len(in.s)]
 			raw := prgRaw(prg, lanes != nil, out, in.s)
 			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
-			kernels.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, lanes)
+			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, lanes)
 		},
 	}
 }
@@ -47,9 +47,9 @@ func (f *fastDcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 	lanes := f.aes.laneKeys()
 	// level returns a level's corrections: seeds of the left and right child, and the
 	// value correction in value form.
-	level := func(k, i int) ([2]kernels.Block, kernels.Block) {
+	level := func(k, i int) ([2]simd.Block, simd.Block) {
 		cw := &cws[k*(n+1)+i]
-		return [2]kernels.Block{kblock(dcfChildCw(cw, 0)), kblock(dcfChildCw(cw, 1))}, kblock(ar.from(cw[1]))
+		return [2]simd.Block{kblock(dcfChildCw(cw, 0)), kblock(dcfChildCw(cw, 1))}, kblock(ar.from(cw[1]))
 	}
 	return tree{
 		n:      n,
@@ -63,14 +63,14 @@ func (f *fastDcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 		level: func(k, i int, out, in nodes, raw []Block) {
 			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, i)
-			kernels.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
+			simd.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, raw []Block) {
 			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, n-1)
 			last := kblock(ar.from(cws[k*(n+1)+n][1]))
 			out := dst[k<<n+x0:][:2*len(in.s)]
-			kernels.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
+			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
 		},
 	}
 }

@@ -5,7 +5,7 @@ package gofss
 import (
 	"unsafe"
 
-	"github.com/pyfss/pyfss/gofss/internal/kernels"
+	"github.com/pyfss/pyfss/gofss/internal/simd"
 )
 
 // genTileKeys is the number of keys a fast Gen takes down the tree together.
@@ -47,7 +47,7 @@ func (st *fastGenState) rows(out []Cw) []Cw {
 
 func (st *fastGenState) done(out []Cw) {
 	if st.stage != nil {
-		kernels.CopyNT(kcws(out), kcws(st.stage[:len(out)]))
+		simd.CopyNT(kcws(out), kcws(st.stage[:len(out)]))
 	}
 }
 
@@ -73,9 +73,9 @@ func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenSta
 
 // forGenTiles runs fn on the tiles of a fast Gen (keys k0 to k1, at most
 // genTileKeys), spread over goroutines, for a PRG of mul outputs: st holds the
-// tile's keys at the root, rows describe them to the kernels, and w receives their
+// tile's keys at the root, rows describe them to the routines, and w receives their
 // correction words.
-func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw)) {
+func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw)) {
 	forChunks(len(alphas), genCostNs(n, mul), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -85,7 +85,7 @@ func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, 
 			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], mul)
 			out := cws[k0*(n+1) : k1*(n+1)]
 			w := st.rows(out)
-			rows := kernels.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			rows := simd.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
 			fn(&st, k0, k1, &rows, w)
 			st.done(out)
 		}
@@ -95,10 +95,10 @@ func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, 
 func (f *fastDpf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	n, ar, prg := f.params.InBits, f.params.Group.arith(), f.prg
 	keys := f.aes.two()
-	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
+	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
 		for i := range n {
 			ch := prgRaw(prg, keys != nil, st.ch, st.s)
-			kernels.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, keys)
+			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, keys)
 		}
 		for j := range k1 - k0 {
 			u0, u1 := st.u0[j], st.u1[j]
@@ -114,7 +114,7 @@ func (f *fastDcf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, bet
 	}
 	n, ar, prg, gt := f.params.InBits, f.params.Group.arith(), f.prg, f.Pred() == Gt
 	keys := f.aes.four()
-	forGenTiles(stp, n, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *kernels.GenRows, w []Cw) {
+	forGenTiles(stp, n, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
 		for j := range st.betas {
 			st.vs[j], st.betas[j] = Block{}, Block{}
 			if j < k1-k0 {
@@ -123,7 +123,7 @@ func (f *fastDcf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, bet
 		}
 		for i := range n {
 			ch := prgRaw(prg, keys != nil, st.ch, st.s)
-			kernels.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), rows, i, gt, &f.ka[1], keys)
+			simd.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), rows, i, gt, &f.ka[1], keys)
 		}
 		for j := range k1 - k0 {
 			u0, u1 := st.u0[j], st.u1[j]

@@ -7,13 +7,13 @@ import (
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 	"github.com/pyfss/pyfss/gofss/internal/chacha"
-	"github.com/pyfss/pyfss/gofss/internal/kernels"
+	"github.com/pyfss/pyfss/gofss/internal/simd"
 )
 
 // The fast walks: the same trees as the portable code, with the per-node steps done
-// by package kernels (AVX-512) many nodes at a time. Nodes carry their control bit in
+// by package routines (AVX-512) many nodes at a time. Nodes carry their control bit in
 // the lsb of u instead of in a separate byte. Two entries of the registry: the
-// kernels running AES-128 MMO themselves (VAES), and the kernels fed by the PRG.
+// routines running AES-128 MMO themselves (VAES), and the routines fed by the PRG.
 
 func archImpls() []impl {
 	return []impl{
@@ -32,19 +32,19 @@ func archImpls() []impl {
 
 // fastSetup is what both schemes' fast walks take when they are made.
 type fastSetup struct {
-	ka     [2]kernels.Arith // the group's arithmetic for party 0 and 1, where kaOK
-	kaOK   bool             // false for uint127, whose leaves and values stay in Go
-	aes    *aesKernelKeys   // non-nil: the kernels run AES-128 MMO themselves
-	chacha *ChaCha          // non-nil: short batches take the one-point ChaCha walk
+	ka     [2]simd.Arith // the group's arithmetic for party 0 and 1, where kaOK
+	kaOK   bool          // false for uint127, whose leaves and values stay in Go
+	aes    *simdAesKeys  // non-nil: the routines run AES-128 MMO themselves
+	chacha *ChaCha       // non-nil: short batches take the one-point ChaCha walk
 }
 
 // newFastSetup returns the setup of the fast walks of a scheme with these parameters
-// and prg, fused or not (the kernels running AES themselves), or false where they do
-// not serve it: without the kernels, or with prg on its portable backend (selecting
+// and prg, fused or not (the routines running AES themselves), or false where they do
+// not serve it: without the routines, or with prg on its portable backend (selecting
 // that backend, as tests and benchmarks do, keeps the walks portable too).
 func newFastSetup(group Group, prg Prg, fused bool) (fastSetup, bool) {
 	var f fastSetup
-	if !kernels.Available {
+	if !simd.Available {
 		return f, false
 	}
 	switch p := prg.(type) {
@@ -53,7 +53,7 @@ func newFastSetup(group Group, prg Prg, fused bool) (fastSetup, bool) {
 			return f, false
 		}
 		if fused {
-			if !kernels.HasAES || aes128.Backend() != aes128.VAES {
+			if !simd.HasAES || aes128.Backend() != aes128.VAES {
 				return f, false
 			}
 			f.aes = expandAesKeys(p.Keys())
@@ -66,13 +66,13 @@ func newFastSetup(group Group, prg Prg, fused bool) (fastSetup, bool) {
 	default:
 		return f, false
 	}
-	f.ka, f.kaOK = kernelAriths(group)
+	f.ka, f.kaOK = simdAriths(group)
 	return f, true
 }
 
 // fastDpf and fastDcf are the fast walks of a scheme. They embed the scheme, whose
-// own walks (f.Dpf.walkEval, ...) serve what the kernels do not: uint127 where the
-// kernels would need its arithmetic, short batches without the ChaCha walk.
+// own walks (f.Dpf.walkEval, ...) serve what the routines do not: uint127 where the
+// routines would need its arithmetic, short batches without the ChaCha walk.
 type fastDpf struct {
 	fastSetup
 	*Dpf
@@ -99,63 +99,63 @@ func newFastDcf(d *Dcf, fused bool) walks {
 	return &fastDcf{s, d}
 }
 
-// kernelAriths gives the group's masks for the kernels, for party 0 and party 1
+// simdAriths gives the group's masks for the routines, for party 0 and party 1
 // (whose outputs an integer group negates), where the group has lane masks.
-func kernelAriths(g Group) ([2]kernels.Arith, bool) {
+func simdAriths(g Group) ([2]simd.Arith, bool) {
 	m, ok := g.laneMasks()
 	if !ok {
-		return [2]kernels.Arith{}, false
+		return [2]simd.Arith{}, false
 	}
 	from := kblock(m.from)
-	a := kernels.Arith{From: from, Xor: kblock(m.xor), Mask: from}
+	a := simd.Arith{From: from, Xor: kblock(m.xor), Mask: from}
 	b := a
 	b.Neg = kblock(m.add)
-	return [2]kernels.Arith{a, b}, true
+	return [2]simd.Arith{a, b}, true
 }
 
-// aesKernelKeys are an aes128_mmo PRG's keys in the forms that the kernels running
+// simdAesKeys are an aes128_mmo PRG's keys in the forms that the routines running
 // AES themselves take, made once with the walks.
-type aesKernelKeys struct {
-	rounds []kernels.RoundKeys // the expanded keys, one per output
-	lanes  *kernels.LaneKeys   // the same, laid out for the EvalAll kernels' lanes
+type simdAesKeys struct {
+	rounds []simd.RoundKeys // the expanded keys, one per output
+	lanes  *simd.LaneKeys   // the same, laid out for the EvalAll routines' lanes
 }
 
-func expandAesKeys(keys [][16]byte) *aesKernelKeys {
-	k := &aesKernelKeys{rounds: make([]kernels.RoundKeys, len(keys))}
+func expandAesKeys(keys [][16]byte) *simdAesKeys {
+	k := &simdAesKeys{rounds: make([]simd.RoundKeys, len(keys))}
 	for i, raw := range keys {
 		k.rounds[i] = aes128.RoundKeys(raw)
 	}
-	k.lanes = kernels.NewLaneKeys(k.rounds)
+	k.lanes = simd.NewLaneKeys(k.rounds)
 	return k
 }
 
 // two and four are the expanded keys of a 2- or 4-output PRG (DPF's, DCF's); lanes
-// the EvalAll kernels' form. All are nil on a nil receiver, where the kernels take
+// the EvalAll routines' form. All are nil on a nil receiver, where the routines take
 // the PRG output from the PRG instead.
-func (k *aesKernelKeys) two() *[2]kernels.RoundKeys {
+func (k *simdAesKeys) two() *[2]simd.RoundKeys {
 	if k == nil {
 		return nil
 	}
-	return (*[2]kernels.RoundKeys)(k.rounds)
+	return (*[2]simd.RoundKeys)(k.rounds)
 }
 
-func (k *aesKernelKeys) four() *[4]kernels.RoundKeys {
+func (k *simdAesKeys) four() *[4]simd.RoundKeys {
 	if k == nil {
 		return nil
 	}
-	return (*[4]kernels.RoundKeys)(k.rounds)
+	return (*[4]simd.RoundKeys)(k.rounds)
 }
 
-func (k *aesKernelKeys) laneKeys() *kernels.LaneKeys {
+func (k *simdAesKeys) laneKeys() *simd.LaneKeys {
 	if k == nil {
 		return nil
 	}
 	return k.lanes
 }
 
-// prgRaw runs the PRG on the seeds in into raw for the kernels, or returns nil when
+// prgRaw runs the PRG on the seeds in into raw for the routines, or returns nil when
 // they run it themselves (fused).
-func prgRaw(prg Prg, fused bool, raw, in []Block) []kernels.Block {
+func prgRaw(prg Prg, fused bool, raw, in []Block) []simd.Block {
 	if fused {
 		return nil
 	}
@@ -163,14 +163,14 @@ func prgRaw(prg Prg, fused bool, raw, in []Block) []kernels.Block {
 	return kblocks(raw)
 }
 
-func kblocks(b []Block) []kernels.Block {
-	return unsafe.Slice((*kernels.Block)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+func kblocks(b []Block) []simd.Block {
+	return unsafe.Slice((*simd.Block)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
 }
 
-func kcws(cws []Cw) []kernels.Block {
-	return unsafe.Slice((*kernels.Block)(unsafe.Pointer(unsafe.SliceData(cws))), 2*len(cws))
+func kcws(cws []Cw) []simd.Block {
+	return unsafe.Slice((*simd.Block)(unsafe.Pointer(unsafe.SliceData(cws))), 2*len(cws))
 }
 
 const cwSize = int(unsafe.Sizeof(Cw{}))
 
-func kblock(b Block) kernels.Block { return kernels.Block(b) }
+func kblock(b Block) simd.Block { return simd.Block(b) }

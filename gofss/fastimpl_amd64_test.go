@@ -2,7 +2,7 @@
 
 package gofss
 
-import "github.com/pyfss/pyfss/gofss/internal/kernels"
+import "github.com/pyfss/pyfss/gofss/internal/simd"
 
-// kernelsOnCPU: this CPU runs the kernels of the fast walks.
-var kernelsOnCPU = kernels.Available
+// simdOnCPU: this CPU runs the routines of the fast walks.
+var simdOnCPU = simd.Available

@@ -81,7 +81,7 @@ var ariths = [...]arith{
 func (g Group) arith() *arith { return &ariths[g] }
 
 // laneMasks are a group's arithmetic as masks on the two 64-bit halves of blocks,
-// for SIMD kernels: values are blocks ANDed with from, + is XOR where xor is set and
+// for SIMD routines: values are blocks ANDed with from, + is XOR where xor is set and
 // addition within each half where add is set. Only groups whose addition carries
 // nothing from the low half into the high one have them (all but uint127).
 type laneMasks struct{ from, xor, add Block }

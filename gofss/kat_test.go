@@ -175,7 +175,7 @@ func TestGroupVectors(t *testing.T) {
 }
 
 // PrgBackendInfo's "walks" follows the selected PRG backend: the walks are portable
-// under the portable PRG (or without the kernels), and run AES themselves only under
+// under the portable PRG (or without the routines), and run AES themselves only under
 // the VAES backend.
 func TestPrgBackendInfoWalks(t *testing.T) {
 	want := map[string]string{"generic": "portable", "aesni": "avx512", "vaes-avx512": "avx512-vaes", "avx2": "avx512", "avx512": "avx512"}
@@ -183,7 +183,7 @@ func TestPrgBackendInfoWalks(t *testing.T) {
 		forEachBackend(t, prg, func(t *testing.T) {
 			info := PrgBackendInfo()[prg]
 			w := want[info["active"].(string)]
-			if !kernelsOnCPU {
+			if !simdOnCPU {
 				w = PortableImpl
 			}
 			require.Equal(t, w, info["walks"], "%s on %s", prg, info["active"])

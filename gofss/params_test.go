@@ -54,7 +54,7 @@ func TestNewChoosesImplOnce(t *testing.T) {
 	assert.Equal(t, PortableImpl, port.Impl())
 	_, err = New(p, WithImpl("no-such-impl"))
 	requireArgError(t, err, "impl must be one of")
-	if slices.Contains(Impls(), "avx512") && !kernelsOnCPU {
+	if slices.Contains(Impls(), "avx512") && !simdOnCPU {
 		_, err = New(p, WithImpl("avx512"))
 		requireArgError(t, err, "does not serve these parameters")
 	}

@@ -58,7 +58,7 @@ func MMOSelect(keys []*Key, dst, src []byte, sel []byte) {
 }
 
 // smallBatch is the size in bytes up to which smallBatchOps, one block at a time,
-// is faster than the wide kernels, which set up their round keys per call.
+// is faster than the wide routines, which set up their round keys per call.
 const smallBatch = 2 * BlockSize
 
 // opsFor returns the implementation for a batch of n bytes.

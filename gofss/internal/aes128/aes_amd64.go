@@ -12,7 +12,7 @@ type archKey struct {
 func (a *archKey) init(raw *[16]byte) { a.enc = RoundKeys(*raw) }
 
 // VAES names the VAES backend: the one whose selection also lets other packages'
-// kernels run the same AES instructions themselves.
+// routines run the same AES instructions themselves.
 const VAES = "vaes-avx512"
 
 var (
@@ -28,7 +28,7 @@ var (
 
 func archBackends() []*backend { return []*backend{vaes, aesni} }
 
-// checkSel panics where a kernel saw a sel value other than 0 or 1. The kernels pick
+// checkSel panics where a routine saw a sel value other than 0 or 1. The routines pick
 // one of the two keys whatever the byte, so no value makes them read outside keys;
 // they report bad ones so that MMOSelect refuses them on every backend, as the
 // portable one does.

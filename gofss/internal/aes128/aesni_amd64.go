@@ -2,7 +2,7 @@
 
 package aes128
 
-// The AES-NI kernels take whole groups of 8 source blocks, the number they keep in
+// The AES-NI routines take whole groups of 8 source blocks, the number they keep in
 // flight; the Go side runs the last partial group through a buffer on the stack.
 
 //go:noescape

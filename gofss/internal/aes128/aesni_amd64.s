@@ -6,7 +6,7 @@
 // ENC is the offset of a Key's round keys.
 #define ENC (Key_arch+archKey_enc)
 
-// The AES-NI kernels keep 8 blocks in flight, in X0-X7.
+// The AES-NI routines keep 8 blocks in flight, in X0-X7.
 
 #define LOAD8(p) \
 	MOVOU 0(p), X0;   \

@@ -1,7 +1,7 @@
 package aes128
 
 // The AES-128 key schedule and S-box in portable Go, shared by every path that runs
-// AES itself: the assembly here, the fused tree kernels and the GPU kernels' launch
+// AES itself: the assembly here, the fused tree routines and the GPU kernels' launch
 // parameters. A key is expanded once per PRG, so its speed does not matter.
 
 // RoundKeys is the AES-128 key schedule (FIPS-197 section 5.2): the 11 round keys,

@@ -2,7 +2,7 @@
 
 package aes128
 
-// vaesShape says how the VAES kernels fill a zmm register for m keys per source block
+// vaesShape says how the VAES routines fill a zmm register for m keys per source block
 // (m = len(keys) for MMO, len(keys)/2 for MMOSelect; 1, 2 or 4): lane l (of 4) of
 // vector v holds dst block 4v+l, made from source block (4v+l)/m with key (4v+l)%m.
 // As m divides 4, every vector has the same key pattern, so the round keys are built

@@ -6,7 +6,7 @@
 // ENC is the offset of a Key's round keys.
 #define ENC (Key_arch+archKey_enc)
 
-// The VAES kernels hold 4 blocks per zmm register: round keys in Z8-Z18, the
+// The VAES routines hold 4 blocks per zmm register: round keys in Z8-Z18, the
 // VPERMQ indices of the vaesShape in Z30, the source's qword load mask in K1.
 
 // LANEKEY builds in Z the round key at off for the lanes' keys R8-R11.

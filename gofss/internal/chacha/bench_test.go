@@ -84,7 +84,7 @@ func benchmarkWalk(b *testing.B, walk func(w *Walk, nonce [2]uint32, seed [16]by
 				seed := [16]byte{1, 2, 3}
 				buf := make([]byte, 3*BlockSize)
 				if !walk(w, nonce, seed, buf) {
-					b.Skip("no walk kernel")
+					b.Skip("no walk routine")
 				}
 				for b.Loop() {
 					walk(w, nonce, seed, buf)

@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 
 //go:generate sh -c "cd _asm && go run . -out ../kernels_amd64.s -stubs ../kernels_amd64.go -pkg chacha"
 
-// Kernel modes: which outputs the assembly writes per seed. The generator in _asm
+// Routine modes: which outputs the assembly writes per seed. The generator in _asm
 // numbers them the same way.
 const (
 	modeExpand1 = iota
@@ -16,7 +16,7 @@ const (
 	modeSelect4
 )
 
-// simd names an assembly kernel by the number of seeds it runs at once.
+// simd names an assembly routine by the number of seeds it runs at once.
 type simd int
 
 const (
@@ -28,7 +28,7 @@ func archBackends() []*backend {
 	return []*backend{
 		{
 			Name: "avx512",
-			// The blocks kernel needs only the foundation subset; the rows kernel
+			// The blocks routine needs only the foundation subset; the rows routine
 			// rotates xmm and ymm registers, which takes VL.
 			Available: cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL,
 			Ops:       ops{avx512.expand, avx512.expandSelect, avx512},
@@ -56,7 +56,7 @@ func (s simd) expandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte
 
 // setInput sets in to the part of the initial state that is the same for every
 // seed: row 0 and the nonce words of row 3 (its other two words are zero). It writes
-// in place with one store per part, the way the rows kernel loads them: a load that
+// in place with one store per part, the way the rows routine loads them: a load that
 // spans several stores waits for them to reach the cache, which would add to the
 // latency of every one-seed call (returning the array would copy it).
 func setInput(in *[6]uint32, nonce [2]uint32, mul int) {
@@ -68,16 +68,16 @@ func setInput(in *[6]uint32, nonce [2]uint32, mul int) {
 	*(*[2]uint32)(in[4:]) = nonce
 }
 
-// run computes out output blocks per seed. The blocks kernel only takes whole chunks
-// of s seeds; the remaining seeds go through the rows kernel or, if there are many,
-// the blocks kernel on a zero-padded copy, so that neither reads nor writes past the
+// run computes out output blocks per seed. The blocks routine only takes whole chunks
+// of s seeds; the remaining seeds go through the rows routine or, if there are many,
+// the blocks routine on a zero-padded copy, so that neither reads nor writes past the
 // caller's slices.
 func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
 	var in [6]uint32
 	setInput(&in, nonce, mul)
 	n := len(src) / BlockSize
 	// A mask rather than a division by s (a power of two), whose latency the few
-	// seeds of the rows kernel would wait for.
+	// seeds of the rows routine would wait for.
 	done := n &^ (int(s) - 1)
 	if done > 0 {
 		s.call(false, &dst[0], &src[0], sel, done/int(s), mode, &in)
@@ -89,7 +89,7 @@ func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
 	if sel != nil {
 		sel = sel[done:]
 	}
-	// The rows kernel runs up to 4 seeds in about the time of one; a chunk costs
+	// The rows routine runs up to 4 seeds in about the time of one; a chunk costs
 	// about as much as two (AVX2) or two and a half (AVX-512) of its passes
 	// (measured on AMD Zen 4).
 	if rest <= int(s)/2 {
@@ -105,7 +105,7 @@ func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
 	copy(dst[done*out*BlockSize:], tdst[:rest*out*BlockSize])
 }
 
-// walk runs the walk kernel; WalkOne has checked w.
+// walk runs the walk routine; WalkOne has checked w.
 func (s simd) walk(w *Walk, nonce [2]uint32, seed *[16]byte, t uint8) uint8 {
 	var in [6]uint32
 	setInput(&in, nonce, w.Mul)
@@ -124,8 +124,8 @@ func first(b []byte) *byte {
 	return &b[0]
 }
 
-// call runs count chunks through the blocks kernel or, with rows, count seeds
-// through the rows kernel.
+// call runs count chunks through the blocks routine or, with rows, count seeds
+// through the rows routine.
 func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[6]uint32) {
 	selp := first(sel)
 	switch {

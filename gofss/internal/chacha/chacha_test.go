@@ -72,7 +72,7 @@ func blockBytes(words [4]int32) []byte {
 
 // TestVectors checks every backend against the reference library's outputs, for
 // the first k seeds of an entry in one call for every k, so that the SIMD backends
-// run them through the rows kernel and through a padded chunk.
+// run them through the rows routine and through a padded chunk.
 func TestVectors(t *testing.T) {
 	entries := loadChachaVectors(t)
 	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
@@ -112,8 +112,8 @@ func TestVectors(t *testing.T) {
 }
 
 // counts are the batch sizes to test: every size up to two chunks of 16 seeds, so
-// that each backend runs every tail after whole chunks (through the rows kernel or a
-// padded chunk) and the rows kernel every group of seeds, and a large batch.
+// that each backend runs every tail after whole chunks (through the rows routine or a
+// padded chunk) and the rows routine every group of seeds, and a large batch.
 var counts = func() []int {
 	c := []int{1000}
 	for n := range 34 {

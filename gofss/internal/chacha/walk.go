@@ -12,7 +12,7 @@ type Walk struct {
 
 // WalkOne walks from seed (16 bytes, control bit clear) with control bit t down
 // len(w.Sides) levels and returns the leaf's seed (control bit clear) and control
-// bit. ok is false when the active backend has no walk kernel (the portable
+// bit. ok is false when the active backend has no walk routine (the portable
 // "generic" one); the caller then walks portably.
 //
 // A block's control bit is bit 0 of its byte 12. Level i expands the seed with mul
@@ -35,10 +35,10 @@ func WalkOne(w *Walk, nonce [2]uint32, seed [16]byte, t uint8) (leaf [16]byte, t
 		w.TrByte < 0 || w.TrByte >= 2*BlockSize {
 		panic("chacha: bad Walk lengths or TrByte")
 	}
-	kernel := impls.Ops().walk
-	if kernel == 0 {
+	routine := impls.Ops().walk
+	if routine == 0 {
 		return leaf, 0, false
 	}
-	tOut = kernel.walk(w, nonce, &seed, t)
+	tOut = routine.walk(w, nonce, &seed, t)
 	return seed, tOut, true
 }

@@ -81,7 +81,7 @@ func TestWalkOne(t *testing.T) {
 	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		if Backend() == "generic" {
 			_, _, ok := WalkOne(&Walk{Mul: 2, TrByte: 16}, [2]uint32{}, [16]byte{}, 0)
-			assert.False(t, ok, "the portable backend has no walk kernel")
+			assert.False(t, ok, "the portable backend has no walk routine")
 			return
 		}
 		for _, mul := range []int{2, 4} {

@@ -1,10 +1,10 @@
-// Command _asm generates the amd64 kernels of package chacha (run `go generate` in
-// the package). The blocks kernels run the PRG on a chunk of seeds at once, one seed
+// Command _asm generates the amd64 routines of package chacha (run `go generate` in
+// the package). The blocks routines run the PRG on a chunk of seeds at once, one seed
 // per 32-bit lane: 8 seeds per chunk with AVX2, 16 with AVX-512. The 16 state words
 // are 16 vectors; seeds are transposed into that layout on the way in and back on
-// the way out. The rows kernels are for a few seeds, where a chunk would mostly
+// the way out. The rows routines are for a few seeds, where a chunk would mostly
 // compute padding: a seed's state is four vectors, one per row (see generateRows).
-// The walk kernels chain one-seed row states down a DPF or DCF tree (see
+// The walk routines chain one-seed row states down a DPF or DCF tree (see
 // generateWalk).
 package main
 
@@ -21,7 +21,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// modes are the kernel modes, numbered as the mode constants of chacha_amd64.go. A
+// modes are the routine modes, numbered as the mode constants of chacha_amd64.go. A
 // mode lists its outputs per seed; each names the state row it comes from when the
 // seed's sel byte is 0 and when it is 1 (the same row for Expand, which has no sel).
 var modes = [][][2]int{
@@ -35,12 +35,12 @@ var modes = [][][2]int{
 func main() {
 	ConstraintExpr("!purego")
 	consts := newConstants()
-	generate(&kernel{name: "blocksAVX2", wide: false, c: consts})
-	generate(&kernel{name: "blocksAVX512", wide: true, c: consts})
-	generateRows(&kernel{name: "rowsAVX2", wide: false, c: consts})
-	generateRows(&kernel{name: "rowsAVX512", wide: true, c: consts})
-	generateWalk(&kernel{name: "walkAVX2", wide: false, c: consts})
-	generateWalk(&kernel{name: "walkAVX512", wide: true, c: consts})
+	generate(&routine{name: "blocksAVX2", wide: false, c: consts})
+	generate(&routine{name: "blocksAVX512", wide: true, c: consts})
+	generateRows(&routine{name: "rowsAVX2", wide: false, c: consts})
+	generateRows(&routine{name: "rowsAVX512", wide: true, c: consts})
+	generateWalk(&routine{name: "walkAVX2", wide: false, c: consts})
+	generateWalk(&routine{name: "walkAVX512", wide: true, c: consts})
 	Generate()
 	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
@@ -132,8 +132,8 @@ func qwords(name string, v ...uint64) Mem {
 	return m
 }
 
-// kernel generates one function; wide selects AVX-512 over AVX2.
-type kernel struct {
+// routine generates one function; wide selects AVX-512 over AVX2.
+type routine struct {
 	name string
 	wide bool
 	c    constants
@@ -146,7 +146,7 @@ type kernel struct {
 	spilled           [16]bool
 }
 
-func generate(k *kernel) {
+func generate(k *routine) {
 	TEXT(k.name, NOSPLIT, "func(dst, src, sel *byte, chunks, mode int, in *[6]uint32)")
 	Pragma("noescape")
 	Doc(k.name+" runs the PRG on chunks*"+strconv.Itoa(k.lanes())+" seeds of src and writes the outputs",
@@ -207,16 +207,16 @@ func generate(k *kernel) {
 	RET()
 }
 
-func (k *kernel) modeLabel(m int) string { return k.name + "_mode" + strconv.Itoa(m) }
+func (k *routine) modeLabel(m int) string { return k.name + "_mode" + strconv.Itoa(m) }
 
-func (k *kernel) lanes() int {
+func (k *routine) lanes() int {
 	if k.wide {
 		return 16
 	}
 	return 8
 }
 
-func (k *kernel) vec() VecVirtual {
+func (k *routine) vec() VecVirtual {
 	if k.wide {
 		return ZMM()
 	}
@@ -225,7 +225,7 @@ func (k *kernel) vec() VecVirtual {
 
 // loadState builds the initial state of a chunk: row 0 and row 3 from in, rows 1
 // and 2 from the transposed seeds.
-func (k *kernel) loadState() {
+func (k *routine) loadState() {
 	var blocks [4]VecVirtual
 	for i := range blocks {
 		blocks[i] = k.vec()
@@ -257,7 +257,7 @@ var (
 	diagonals = [][4]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
 )
 
-func (k *kernel) doubleRound() {
+func (k *routine) doubleRound() {
 	if k.wide {
 		k.quarterRounds(columns)
 		k.quarterRounds(diagonals)
@@ -276,7 +276,7 @@ func (k *kernel) doubleRound() {
 }
 
 // quarterRounds runs independent quarter-rounds step by step, interleaved.
-func (k *kernel) quarterRounds(qs [][4]int) {
+func (k *routine) quarterRounds(qs [][4]int) {
 	steps := []struct{ a, b, d, rot int }{{0, 1, 3, 16}, {2, 3, 1, 12}, {0, 1, 3, 8}, {2, 3, 1, 7}}
 	for _, s := range steps {
 		for _, q := range qs {
@@ -293,7 +293,7 @@ func (k *kernel) quarterRounds(qs [][4]int) {
 	}
 }
 
-func (k *kernel) rotate(v VecVirtual, n int) {
+func (k *routine) rotate(v VecVirtual, n int) {
 	switch {
 	case k.wide:
 		VPROLD(U8(n), v, v)
@@ -310,7 +310,7 @@ func (k *kernel) rotate(v VecVirtual, n int) {
 }
 
 // word returns state word i in its register, reloading it if it was spilled.
-func (k *kernel) word(i int) VecVirtual {
+func (k *routine) word(i int) VecVirtual {
 	if k.spilled[i] {
 		k.move(k.slot[i], k.x[i])
 		k.spilled[i] = false
@@ -318,14 +318,14 @@ func (k *kernel) word(i int) VecVirtual {
 	return k.x[i]
 }
 
-func (k *kernel) spill(i int) {
+func (k *routine) spill(i int) {
 	k.move(k.x[i], k.slot[i])
 	k.spilled[i] = true
 }
 
 // storeOutputs XORs the rows that outs names with their initial values, picks the
 // row per seed in the select modes, and writes them seed by seed to dst.
-func (k *kernel) storeOutputs(outs [][2]int) {
+func (k *routine) storeOutputs(outs [][2]int) {
 	var pick Op
 	if outs[0][0] != outs[0][1] {
 		pick = k.selMask()
@@ -359,7 +359,7 @@ func (k *kernel) storeOutputs(outs [][2]int) {
 }
 
 // output is word w of state row r XORed with its initial value.
-func (k *kernel) output(r, w int) VecVirtual {
+func (k *routine) output(r, w int) VecVirtual {
 	v := k.x[4*r+w]
 	if k.spilled[4*r+w] {
 		// A fresh register rather than the word's own: after the rounds the word's
@@ -385,7 +385,7 @@ func (k *kernel) output(r, w int) VecVirtual {
 // storePair writes the blocks of a and b (each holding one block per seed in its
 // 128-bit parts, for the seeds from seed s on) as 32-byte pairs at
 // dst + seed*stride + off.
-func (k *kernel) storePair(a, b VecVirtual, off, stride, s int) {
+func (k *routine) storePair(a, b VecVirtual, off, stride, s int) {
 	at := func(seed int) Mem { return Mem{Base: k.dst}.Offset(seed*stride + off) }
 	if a.Size() == 32 {
 		for h, imm := range []uint8{0x20, 0x31} {
@@ -412,7 +412,7 @@ func (k *kernel) storePair(a, b VecVirtual, off, stride, s int) {
 
 // selMask turns the chunk's sel bytes into a blend mask in state lane order: a
 // vector of all-ones where sel is 0 (AVX2) or an opmask set where sel is 1.
-func (k *kernel) selMask() Op {
+func (k *routine) selMask() Op {
 	s, idx := k.vec(), k.vec()
 	VPMOVZXBD(Mem{Base: k.sel}, s)
 	if !k.wide {
@@ -431,7 +431,7 @@ func (k *kernel) selMask() Op {
 }
 
 // blend sets lo to hi in the lanes whose seed has sel 1.
-func (k *kernel) blend(pick Op, lo, hi VecVirtual) {
+func (k *routine) blend(pick Op, lo, hi VecVirtual) {
 	if k.wide {
 		VPBLENDMD(hi, lo, pick, lo)
 	} else {
@@ -439,7 +439,7 @@ func (k *kernel) blend(pick Op, lo, hi VecVirtual) {
 	}
 }
 
-func (k *kernel) move(src, dst Op) {
+func (k *routine) move(src, dst Op) {
 	if k.wide {
 		VMOVDQU32(src, dst)
 	} else {
@@ -447,7 +447,7 @@ func (k *kernel) move(src, dst Op) {
 	}
 }
 
-func (k *kernel) xor(a, b, dst Op) {
+func (k *routine) xor(a, b, dst Op) {
 	if k.wide {
 		VPXORD(a, b, dst)
 	} else {
@@ -455,7 +455,7 @@ func (k *kernel) xor(a, b, dst Op) {
 	}
 }
 
-func (k *kernel) xorBroadcast(m Mem, v VecVirtual) {
+func (k *routine) xorBroadcast(m Mem, v VecVirtual) {
 	if k.wide {
 		VPXORD_BCST(m, v, v)
 		return
@@ -468,7 +468,7 @@ func (k *kernel) xorBroadcast(m Mem, v VecVirtual) {
 // transpose is a 4x4 transpose of 32-bit words within each 128-bit part: word j of
 // part g of v[i] becomes word i of part g of result j. It turns blocks into state
 // words and back.
-func (k *kernel) transpose(v [4]VecVirtual) [4]VecVirtual {
+func (k *routine) transpose(v [4]VecVirtual) [4]VecVirtual {
 	var t, o [4]VecVirtual
 	for i := range t {
 		t[i], o[i] = k.vec(), k.vec()
@@ -495,7 +495,7 @@ func like(v Register) VecVirtual {
 	return ZMM()
 }
 
-// generateRows generates a kernel that runs the PRG on a few seeds, such as the one
+// generateRows generates a routine that runs the PRG on a few seeds, such as the one
 // seed per key that a single-point Eval expands per level. A seed's state is four
 // vectors, one row each: the column round works on whole rows, and rotating rows 0,
 // 2 and 3 by one, two and three words lines the diagonals up as columns (row 1,
@@ -503,7 +503,7 @@ func like(v Register) VecVirtual {
 // off the critical path). The rounds of a seed are one long dependency chain, so
 // seeds go in groups that share its latency: two per ymm register, one per 128-bit
 // half, and two such state sets interleaved.
-func generateRows(k *kernel) {
+func generateRows(k *routine) {
 	TEXT(k.name, NOSPLIT, "func(dst, src, sel *byte, n, mode int, in *[6]uint32)")
 	Pragma("noescape")
 	Doc(k.name+" runs the PRG on n seeds of src, up to four at a time, and writes the",
@@ -553,7 +553,7 @@ type rowSet struct {
 
 // rowGroup runs a group of state sets of the given numbers of seeds for as long as
 // n has that many seeds left, then goes on at label next.
-func (k *kernel) rowGroup(widths []int, next string, n, mode Register, row0, row3 VecVirtual) {
+func (k *routine) rowGroup(widths []int, next string, n, mode Register, row0, row3 VecVirtual) {
 	name := groupLabel(k.name, widths)
 	seeds := 0
 	var sets []*rowSet
@@ -603,7 +603,7 @@ func (k *kernel) rowGroup(widths []int, next string, n, mode Register, row0, row
 }
 
 // rowRounds runs the 20 rounds on the state rows of every set, in a loop at label.
-func (k *kernel) rowRounds(label string, sets []*rowSet) {
+func (k *routine) rowRounds(label string, sets []*rowSet) {
 	rounds := GP64()
 	MOVQ(U32(10), rounds)
 	Label(label)
@@ -617,7 +617,7 @@ func (k *kernel) rowRounds(label string, sets []*rowSet) {
 
 // rowRound is a column round on the state rows of every set, or a diagonal one once
 // they are rotated into place. The sets' instructions interleave.
-func (k *kernel) rowRound(sets []*rowSet) {
+func (k *routine) rowRound(sets []*rowSet) {
 	for _, s := range []int{16, 12, 8, 7} {
 		// a += b; d ^= a; d <<<= s, or c += d; b ^= c; b <<<= s.
 		sum, add, xor := 0, 1, 3
@@ -637,7 +637,7 @@ func (k *kernel) rowRound(sets []*rowSet) {
 }
 
 // rotateRows shuffles the words of rows 0, 2 and 3 of every set.
-func (k *kernel) rotateRows(sets []*rowSet, imm0, imm2, imm3 uint8) {
+func (k *routine) rotateRows(sets []*rowSet, imm0, imm2, imm3 uint8) {
 	for _, st := range sets {
 		VPSHUFD(U8(imm0), st.x[0], st.x[0])
 		VPSHUFD(U8(imm2), st.x[2], st.x[2])
@@ -647,7 +647,7 @@ func (k *kernel) rotateRows(sets []*rowSet, imm0, imm2, imm3 uint8) {
 
 // storeRows XORs the rows of set st that outs names with their initial values,
 // picks the row per seed in the select modes, and writes them seed by seed to dst.
-func (k *kernel) storeRows(st *rowSet, outs [][2]int) {
+func (k *routine) storeRows(st *rowSet, outs [][2]int) {
 	x := st.x
 	var pick VecVirtual
 	if outs[0][0] != outs[0][1] {
@@ -686,12 +686,12 @@ func (k *kernel) storeRows(st *rowSet, outs [][2]int) {
 	}
 }
 
-// generateWalk generates a kernel that walks one point down a DPF (mul 2) or DCF
+// generateWalk generates a routine that walks one point down a DPF (mul 2) or DCF
 // (mul 4) tree, n levels of one-seed row states (see generateRows), with the seed
 // and the control bit kept in registers from level to level. Only the rounds and a
 // few instructions after them depend on the previous level; the correction word,
 // the side and the control bit are set up while the previous level's rounds run.
-func generateWalk(k *kernel) {
+func generateWalk(k *routine) {
 	TEXT(k.name, NOSPLIT, "func(rows, sides, values, bits *byte, n, tr, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8")
 	Pragma("noescape")
 	Doc(k.name+" walks from seed (control bit clear) with control bit t down n levels",

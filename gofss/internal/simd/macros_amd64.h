@@ -1,4 +1,4 @@
-// Macros shared by the kernels. Blocks sit 4 to a zmm register, one per 128-bit lane;
+// Macros shared by the routines. Blocks sit 4 to a zmm register, one per 128-bit lane;
 // the group arithmetic reads the Arith masks from Z29 (From), Z28 (Xor), Z27 (Mask)
 // and Z26 (Neg), as LOADARITH puts them.
 

@@ -3,7 +3,7 @@
 #include "textflag.h"
 #include "macros_amd64.h"
 
-// The Gen kernels run one level for 4 keys per vector, one key per lane: Z31 holds the
+// The Gen routines run one level for 4 keys per vector, one key per lane: Z31 holds the
 // control-bit mask, Z30 the shift counts of the level's bit of alpha, Z24 qwords of
 // 1, Z22/Z23 the VPERMT2Q indices that pair 4 keys' two correction-word blocks. The
 // parties' seeds are in two halves of s (the PRG's input), so each half of the PRG
@@ -37,7 +37,7 @@ GLOBL genpair<>(SB), RODATA|NOPTR, $128
 	VMOVDQU64       genpair<>(SB), Z22; \
 	VMOVDQU64       genpair<>+64(SB), Z23
 
-// GENARGS loads the arguments the Gen kernels share: DI, SI the parties' nodes, R8,
+// GENARGS loads the arguments the Gen routines share: DI, SI the parties' nodes, R8,
 // R10 their seeds, DX, BX their PRG output (2^shift bytes per key), R12 the alphas,
 // R11 the rows, R13 their stride, R14 the keys left, CX the vectors.
 #define GENARGS(shift) \
@@ -98,7 +98,7 @@ GLOBL genpair<>(SB), RODATA|NOPTR, $128
 	VMOVDQU64  Z13, (SI)
 
 // SEEDSTORE writes the clamped seeds of the children SEEDS left in Z12 and Z13 to R8
-// and R10, as the next level's PRG input; the kernels that run AES clamp the
+// and R10, as the next level's PRG input; the routines that run AES clamp the
 // children themselves instead.
 #define SEEDSTORE \
 	VPANDNQ   Z12, Z31, Z12; \
@@ -168,10 +168,10 @@ GLOBL genpair<>(SB), RODATA|NOPTR, $128
 	GSUB(Z16, Z20, Z21);                \
 	VMOVDQU64   Z21, (CX)
 
-// With AES keys the Gen kernels run AES-128 MMO themselves: the prologue writes each
+// With AES keys the Gen routines run AES-128 MMO themselves: the prologue writes each
 // round key, broadcast to the 4 lanes, to a 64-byte aligned table on the stack (key
 // k's round r at 704k+64r); BX (party 1's PRG output otherwise) is 0 and DX points at
-// the table. The kernels are bound by the AES unit and by 512-bit loads (one a
+// the table. The routines are bound by the AES unit and by 512-bit loads (one a
 // cycle), so each round loads each key once for all the states that use it, and the
 // PRG input is the parents' nodes, clamped in registers, not a separate array.
 #define KEYBYTES 704 // 11 round keys x 4 lanes

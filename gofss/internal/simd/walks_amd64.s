@@ -3,7 +3,7 @@
 #include "textflag.h"
 #include "macros_amd64.h"
 
-// The per-level kernels of the tree walks. Every kernel keeps in Z31 the control-bit
+// The per-level routines of the tree walks. Every routine keeps in Z31 the control-bit
 // mask of a lane (bit 32 of the high qword).
 
 // SIGN negates X under Neg (two's complement: (X ^ Neg) - Neg) and keeps Mask's bits.
@@ -34,7 +34,7 @@
 	GADD(Z2, X, Z3);               \
 	SIGN(Z3)
 
-// With lane keys (raw nil, so DX = 0) the EvalAll kernels run AES-128 MMO
+// With lane keys (raw nil, so DX = 0) the EvalAll routines run AES-128 MMO
 // themselves, on the parents' clamped seeds: each lane of a vector runs its own
 // fixed key (DPF: left, right, left, right; DCF: SL, VL, SR, VR), so the round keys
 // sit in Z8-Z18 for the whole call and a parent's PRG output never goes through
@@ -58,7 +58,7 @@
 	MOVL      $0xff00, AX;  \
 	KMOVW     AX, K3
 
-// LANESETUP loads the lane keys when the kernel got them (keys: the argument), and
+// LANESETUP loads the lane keys when the routine got them (keys: the argument), and
 // the tail masks.
 #define LANESETUP(keys) \
 	MOVQ  keys, AX;       \
@@ -121,7 +121,7 @@ lanesetup_done:           \
 	LANEROUND(VAESENCLAST, Z18)
 
 // START and FEED are MMO's first and last steps for a vector X of unclamped seeds S
-// (the seeds are loaded twice rather than kept: the DCF kernels have no registers
+// (the seeds are loaded twice rather than kept: the DCF routines have no registers
 // to spare): X = clamp(S) ^ round key 0, and X ^= clamp(S).
 #define START(X) \
 	VPTERNLOGQ $0x9c, Z31, Z8, X
@@ -497,7 +497,7 @@ dcfleaves_done:
 	VZEROUPPER
 	RET
 
-// The Eval kernels take 4 points per iteration. Registers: DI u, SI s, R9 sides,
+// The Eval routines take 4 points per iteration. Registers: DI u, SI s, R9 sides,
 // DX ch, R10 next, BX xs, R8 offsets, R11 the level's correction words, CX points
 // left; Z30 the shift counts of the next side bit, Z24 qwords of 1.
 

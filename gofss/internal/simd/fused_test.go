@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package kernels
+package simd
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
 
-// The kernels that run AES-128 MMO themselves against the same kernels fed the PRG
+// The routines that run AES-128 MMO themselves against the same routines fed the PRG
 // output that package aes128's portable backend makes, on the same random inputs,
-// for row lengths around the kernels' steps (1, 2, 4 and 8 parents; 4 keys).
+// for row lengths around the routines' steps (1, 2, 4 and 8 parents; 4 keys).
 
 var fusedSizes = []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 1000}
 
@@ -34,7 +34,7 @@ func randBlocks(r *rand.Rand, n int) []Block {
 
 func clamp(b Block) Block { return Block{b.Lo, b.Hi &^ lsbMask.Hi} }
 
-// guarded returns n blocks followed by guard blocks, and a check that the kernel left
+// guarded returns n blocks followed by guard blocks, and a check that the routine left
 // those untouched.
 func guarded(n int) ([]Block, func(t *testing.T)) {
 	buf := make([]Block, n+4)
@@ -48,7 +48,7 @@ func guarded(n int) ([]Block, func(t *testing.T)) {
 	}
 }
 
-// testKeys are mul AES keys in both forms: for aes128 and for the kernels.
+// testKeys are mul AES keys in both forms: for aes128 and for the routines.
 type testKeys struct {
 	keys   []*aes128.Key
 	rounds []RoundKeys
@@ -87,7 +87,7 @@ var testAriths = []Arith{
 	{From: Block{Lo: ^uint64(0)}, Mask: Block{Lo: ^uint64(0)}, Neg: Block{Lo: ^uint64(0)}},
 }
 
-func TestEvalAllKernelsRunAES(t *testing.T) {
+func TestEvalAllRoutinesRunAES(t *testing.T) {
 	requireAES(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	k2, k4 := newTestKeys(r, 2), newTestKeys(r, 4)
@@ -161,7 +161,7 @@ func (st genState) clone() genState {
 	return genState{c(st.u0), c(st.u1), c(st.s), c(st.alphas), c(st.vs), c(st.betas), c(st.cws)}
 }
 
-func TestGenKernelsRunAES(t *testing.T) {
+func TestGenRoutinesRunAES(t *testing.T) {
 	requireAES(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	k2, k4 := newTestKeys(r, 2), newTestKeys(r, 4)
@@ -199,13 +199,13 @@ func TestGenKernelsRunAES(t *testing.T) {
 }
 
 // The fused Eval walks keep a byte of side pattern per level for at most 128 levels
-// (an input is 128 bits): more, or none, must be refused before the kernel runs.
+// (an input is 128 bits): more, or none, must be refused before the routine runs.
 func TestEvalWalksCheckLevels(t *testing.T) {
 	requireAES(t)
 	for _, levels := range []int{0, 129} {
 		xs, off := make([]Block, 32), make([]int, 32)
 		rows := NewEvalRows(xs, off, make([]Block, 2*(levels+1)), levels)
-		const refused = "kernels: fused walk: levels out of 1..128"
+		const refused = "simd: fused walk: levels out of 1..128"
 		require.PanicsWithValue(t, refused, func() {
 			DpfEvalAes(make([]Block, 32), &rows, &[2]RoundKeys{}, nil, make([]int, 2))
 		}, "levels %d", levels)

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package kernels
+package simd
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ func BenchmarkDpfEvalAes(b *testing.B) {
 }
 
 // BenchmarkGenLevel runs the Gen levels of one 128-key tile (its buffers in cache),
-// with the PRG's output given (as aes128.MMO makes it) and with AES in the kernel.
+// with the PRG's output given (as aes128.MMO makes it) and with AES in the routine.
 func BenchmarkGenLevel(b *testing.B) {
 	if !HasAES {
 		b.Skip("no VAES")

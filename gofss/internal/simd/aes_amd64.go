@@ -1,10 +1,10 @@
 //go:build amd64 && !purego
 
-package kernels
+package simd
 
 import "golang.org/x/sys/cpu"
 
-// HasAES reports whether the kernels that run AES-128 themselves (the fused Eval
+// HasAES reports whether the routines that run AES-128 themselves (the fused Eval
 // walks, for the aes128_mmo PRG) can run: they need VAES on top of Available.
 var HasAES = Available && cpu.X86.HasAES && cpu.X86.HasAVX512VAES
 
@@ -12,7 +12,7 @@ var HasAES = Available && cpu.X86.HasAES && cpu.X86.HasAVX512VAES
 // aes128.RoundKeys makes them.
 type RoundKeys = [11][16]byte
 
-// LaneKeys are AES-128 round keys laid out for the EvalAll kernels' vectors of 4
+// LaneKeys are AES-128 round keys laid out for the EvalAll routines' vectors of 4
 // blocks: [r][i] is round r of lane i's key.
 type LaneKeys [11][4][16]byte
 
@@ -40,7 +40,7 @@ func NewLaneKeys(keys []RoundKeys) *LaneKeys {
 // they are read saves the caller a pass over memory.
 func DpfEvalAes(u []Block, r *EvalRows, keys *[2]RoundKeys, ar *Arith, pf []int) bool {
 	if len(u)%32 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/16 {
-		panic("kernels: DpfEvalAes: bad lengths")
+		panic("simd: DpfEvalAes: bad lengths")
 	}
 	checkWalk(pf, r)
 	if len(u) == 0 {
@@ -60,7 +60,7 @@ func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[
 // control bit in the second).
 func DcfEvalAes(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, pf []int) bool {
 	if len(u)%16 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/8 {
-		panic("kernels: DcfEvalAes: bad lengths")
+		panic("simd: DcfEvalAes: bad lengths")
 	}
 	checkWalk(pf, r)
 	if len(u) == 0 {
@@ -73,11 +73,11 @@ func DcfEvalAes(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, pf []int)
 // (their side patterns hold 128) and prefetch ranges inside cws.
 func checkWalk(pf []int, r *EvalRows) {
 	if r.levels < 1 || r.levels > 128 {
-		panic("kernels: fused walk: levels out of 1..128")
+		panic("simd: fused walk: levels out of 1..128")
 	}
 	for g := 0; g < len(pf); g += 2 {
 		if pf[g] < 0 || pf[g] > pf[g+1] || pf[g+1] > 16*len(r.cws) {
-			panic("kernels: prefetch range out of cws")
+			panic("simd: prefetch range out of cws")
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package kernels
+package simd
 
 import (
 	"unsafe"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// Available reports whether this CPU runs the kernels: they use AVX-512 Foundation
+// Available reports whether this CPU runs the routines: they use AVX-512 Foundation
 // and BMI2 (x/sys/cpu reports AVX-512 only where the OS saves its registers).
 var Available = cpu.X86.HasAVX512F && cpu.X86.HasBMI2
 
@@ -32,13 +32,13 @@ type Arith struct {
 // that bit is set, child c gets cw[c] XORed in. u receives the children, control
 // bit included, and s their clamped seeds. u may be raw.
 //
-// With keys (AES-128 MMO's, HasAES only) the kernel runs the PRG itself, on the
+// With keys (AES-128 MMO's, HasAES only) the routine runs the PRG itself, on the
 // parents' clamped seeds, and raw is nil: the PRG output never goes through memory.
 // The same holds for DpfLeaves, DcfLevel and DcfLeaves.
 func DpfLevel(u, s, raw, parents []Block, cw *[2]Block, keys *LaneKeys) {
 	m := len(parents)
 	if len(u) != 2*m || len(s) != 2*m || !rawFits(raw, 2*m, keys) {
-		panic("kernels: DpfLevel: bad lengths")
+		panic("simd: DpfLevel: bad lengths")
 	}
 	if m > 0 {
 		dpfLevel(&u[0], &s[0], unsafe.SliceData(raw), &parents[0], m, cw, keys)
@@ -51,7 +51,7 @@ func DpfLevel(u, s, raw, parents []Block, cw *[2]Block, keys *LaneKeys) {
 func DpfLeaves(dst, raw, parents []Block, cw *[2]Block, v Block, g *Arith, keys *LaneKeys) {
 	m := len(parents)
 	if len(dst) != 2*m || !rawFits(raw, 2*m, keys) {
-		panic("kernels: DpfLeaves: bad lengths")
+		panic("simd: DpfLeaves: bad lengths")
 	}
 	if m > 0 {
 		dpfLeaves(&dst[0], unsafe.SliceData(raw), &parents[0], m, cw, &v, g, keys)
@@ -64,7 +64,7 @@ func DpfLeaves(dst, raw, parents []Block, cw *[2]Block, v Block, g *Arith, keys 
 func DcfLevel(u, s, v, raw, parents, pv []Block, cw *[2]Block, vcw Block, g *Arith, keys *LaneKeys) {
 	m := len(parents)
 	if len(u) != 2*m || len(s) != 2*m || len(v) != 2*m || !rawFits(raw, 4*m, keys) || len(pv) != m {
-		panic("kernels: DcfLevel: bad lengths")
+		panic("simd: DcfLevel: bad lengths")
 	}
 	if m > 0 {
 		dcfLevel(&u[0], &s[0], &v[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
@@ -76,7 +76,7 @@ func DcfLevel(u, s, v, raw, parents, pv []Block, cw *[2]Block, vcw Block, g *Ari
 func DcfLeaves(dst, raw, parents, pv []Block, cw *[2]Block, vcw, last Block, g *Arith, keys *LaneKeys) {
 	m := len(parents)
 	if len(dst) != 2*m || !rawFits(raw, 4*m, keys) || len(pv) != m {
-		panic("kernels: DcfLeaves: bad lengths")
+		panic("simd: DcfLeaves: bad lengths")
 	}
 	if m > 0 {
 		dcfLeaves(&dst[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
@@ -92,7 +92,7 @@ func rawFits(raw []Block, n int, keys *LaneKeys) bool {
 	return len(raw) == n
 }
 
-// EvalRows is what the Eval kernels read of a tile of points besides their state:
+// EvalRows is what the Eval routines read of a tile of points besides their state:
 // the inputs xs (as gofss.Uint128) and, for each point, the byte offset of its key's
 // first correction word (32 bytes) in cws. A tile holds a multiple of 4 points.
 type EvalRows struct {
@@ -103,14 +103,14 @@ type EvalRows struct {
 }
 
 // NewEvalRows checks that every point's key has its levels+1 correction words in cws
-// (two blocks each): the kernels read them without further checks.
+// (two blocks each): the routines read them without further checks.
 func NewEvalRows(xs []Block, off []int, cws []Block, levels int) EvalRows {
 	if len(xs)%4 != 0 || len(off) != len(xs) {
-		panic("kernels: NewEvalRows: bad lengths")
+		panic("simd: NewEvalRows: bad lengths")
 	}
 	for _, o := range off {
 		if o < 0 || o%32 != 0 || o/32+levels+1 > len(cws)/2 {
-			panic("kernels: NewEvalRows: offset out of range")
+			panic("simd: NewEvalRows: offset out of range")
 		}
 	}
 	return EvalRows{xs, off, cws, levels}
@@ -125,7 +125,7 @@ func NewEvalRows(xs []Block, off []int, cws []Block, levels int) EvalRows {
 func DpfEvalLevel(u, s []Block, sides []uint8, ch []Block, next []uint8, r *EvalRows, level, shift int) {
 	checkEval(u, s, sides, next, r, level)
 	if len(ch) != len(u) {
-		panic("kernels: DpfEvalLevel: bad lengths")
+		panic("simd: DpfEvalLevel: bad lengths")
 	}
 	if len(u) > 0 {
 		cnt := shiftCounts(shift)
@@ -138,7 +138,7 @@ func DpfEvalLevel(u, s []Block, sides []uint8, ch []Block, next []uint8, r *Eval
 func DcfEvalLevel(u, s, v []Block, sides []uint8, ch []Block, next []uint8, r *EvalRows, level, shift int, g *Arith) {
 	checkEval(u, s, sides, next, r, level)
 	if len(ch) != 2*len(u) || len(v) != len(u) {
-		panic("kernels: DcfEvalLevel: bad lengths")
+		panic("simd: DcfEvalLevel: bad lengths")
 	}
 	if len(u) > 0 {
 		cnt := shiftCounts(shift)
@@ -149,10 +149,10 @@ func DcfEvalLevel(u, s, v []Block, sides []uint8, ch []Block, next []uint8, r *E
 func checkEval(u, s []Block, sides, next []uint8, r *EvalRows, level int) {
 	m := len(u)
 	if m != len(r.xs) || len(s) != m || len(sides) != m || len(next) != m {
-		panic("kernels: Eval: bad lengths")
+		panic("simd: Eval: bad lengths")
 	}
 	if level < 0 || level >= r.levels {
-		panic("kernels: Eval: level out of range")
+		panic("simd: Eval: level out of range")
 	}
 }
 
@@ -178,7 +178,7 @@ func dpfEvalLevel(u, s *Block, sides *uint8, ch *Block, next *uint8, xs *Block, 
 //go:noescape
 func dcfEvalLevel(u, s, v *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64, ar *Arith)
 
-// GenRows are the per-tile inputs of the Gen kernels: the keys' alphas (as
+// GenRows are the per-tile inputs of the Gen routines: the keys' alphas (as
 // gofss.Uint128, padded to a multiple of 4), their correction words (two blocks each,
 // levels+1 per key) and how many keys are real (the rest are padding, whose rows are
 // not written).
@@ -191,20 +191,20 @@ type GenRows struct {
 
 // check panics unless the buffers fit padded keys: u0, u1 (the parties' nodes, seed
 // with control bit in the lsb), s (their clamped seeds, party 0's then party 1's) and
-// ch (the PRG output of s, mul blocks per seed; nil when the kernel runs the PRG).
+// ch (the PRG output of s, mul blocks per seed; nil when the routine runs the PRG).
 func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused bool) int {
 	p := len(r.Alphas)
 	if p%4 != 0 || r.Keys > p || p-r.Keys >= 4 || len(u0) != p || len(u1) != p || len(s) != 2*p {
-		panic("kernels: Gen: bad lengths")
+		panic("simd: Gen: bad lengths")
 	}
 	if fused != (ch == nil) || !fused && len(ch) != 2*mul*p {
-		panic("kernels: Gen: ch must be the PRG output, or nil with AES keys")
+		panic("simd: Gen: ch must be the PRG output, or nil with AES keys")
 	}
 	if fused && !HasAES {
-		panic("kernels: Gen: AES keys given, but the CPU lacks VAES")
+		panic("simd: Gen: AES keys given, but the CPU lacks VAES")
 	}
 	if level < 0 || level >= r.Levels || len(r.Cws) != 2*r.Keys*(r.Levels+1) {
-		panic("kernels: Gen: bad level or correction words")
+		panic("simd: Gen: bad level or correction words")
 	}
 	return p
 }
@@ -213,7 +213,7 @@ func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused bool) int {
 // ch of the parties' seeds (L, R per seed) it writes each key's correction word and
 // advances both parties' nodes (u0, u1) and seeds (s) to the child on alpha's path.
 // With keys, the expanded keys of AES-128 MMO's left and right outputs (HasAES
-// only), the kernel runs the PRG itself on the clamped parents and ch is nil (s is
+// only), the routine runs the PRG itself on the clamped parents and ch is nil (s is
 // then neither read nor written): the PRG output never goes through memory, and the
 // AES rounds overlap the level's other work (DPF Gen at in_bits 20, one 128-key tile
 // in cache: 115-125 -> 75-85 ns/key).
@@ -232,7 +232,7 @@ func DpfGenLevel(u0, u1, s, ch []Block, r *GenRows, level int, keys *[2]RoundKey
 func DcfGenLevel(u0, u1, s, ch, vs, betas []Block, r *GenRows, level int, gt bool, ar *Arith, keys *[4]RoundKeys) {
 	p := r.check(u0, u1, s, ch, 4, level, keys != nil)
 	if len(vs) != p || len(betas) != p {
-		panic("kernels: DcfGenLevel: bad lengths")
+		panic("simd: DcfGenLevel: bad lengths")
 	}
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
@@ -252,7 +252,7 @@ func dcfGenLevel(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, c
 // 2^16 keys: 25% faster).
 func CopyNT(dst, src []Block) {
 	if len(dst) != len(src) {
-		panic("kernels: CopyNT: lengths differ")
+		panic("simd: CopyNT: lengths differ")
 	}
 	if len(dst) > 0 {
 		copyNT(&dst[0], &src[0], len(dst))
