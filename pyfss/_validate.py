@@ -1,29 +1,45 @@
 """Checks of user input, in one place, with messages that name the argument.
 
-The messages begin as fss_crypto's do for the same mistakes, so code written against
-fss_crypto keeps catching the same exceptions.
+Two kinds of checks:
+- of arguments (types, shapes, names, devices, memory), on every call; their messages
+  begin as fss_crypto's do for the same mistakes, so code written against fss_crypto
+  keeps catching the same exceptions;
+- of tensor contents (inputs in range, seeds, betas, correction words), which the Go
+  core makes on the CPU and which CUDA calls make here, with torch ops and the same
+  messages (the "contents" section at the end).
 """
 
 from __future__ import annotations
 
 import operator
+import os
 
 import torch
 
 from ._groups import to_words
+from ._params import GROUPS, MAX_IN_BITS
 
-GROUPS = ("bytes", "uint", "uint32", "uint64", "uint127")
-PRGS = ("chacha", "aes128_mmo")
+#: Names the constructors take: the core's groups plus fss_crypto's "uint".
+GROUP_NAMES = (*GROUPS, "uint")
 PREDS = ("lt", "gt")
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+CPU = torch.device("cpu")
+
+#: The alignment the core needs of every tensor's address: 8 bytes on the CPU (its
+#: blocks are two uint64), 16 on CUDA (the kernels move blocks as 16-byte vectors).
+#: Tensors torch allocates always have it; views into them may not.
+_ALIGN_CPU, _ALIGN_CUDA = 8, 16
+
+# -- scheme parameters ---------------------------------------------------------------
 
 
 def in_bits(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"in_bits must be an int, got {type(value).__name__}")
-    if not 1 <= value <= 128:
-        raise ValueError(f"in_bits must be between 1 and 128, got {value}")
+    if not 1 <= value <= MAX_IN_BITS:
+        raise ValueError(f"in_bits must be between 1 and {MAX_IN_BITS}, got {value}")
     return value
 
 
@@ -40,9 +56,17 @@ def group_for(group: str, bits: int) -> str:
     return "uint32" if bits <= 32 else "uint64" if bits <= 64 else "uint127"
 
 
-def nonce(value) -> tuple[int, int]:
+def nonce(value, prg: str) -> list[int] | None:
+    """The nonce for the parameter record: None (the default) or two int32 words."""
+    if value is None:
+        return None
+    if prg != "chacha":
+        raise ValueError(f"nonce is a parameter of chacha, not of {prg}")
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        # Iterating bytes gives ints, which would pass for words.
+        raise TypeError(f"nonce must be a pair of ints, got {type(value).__name__}")
     try:
-        words = tuple(value)
+        words = list(value)
     except TypeError:
         raise TypeError(f"nonce must be a pair of ints, got {type(value).__name__}") from None
     if len(words) != 2 or any(isinstance(w, bool) or not isinstance(w, int) for w in words):
@@ -53,17 +77,35 @@ def nonce(value) -> tuple[int, int]:
     return words
 
 
-def aes_keys(value, count: int) -> tuple[bytes, ...]:
+def aes_keys(value, prg: str) -> list[str] | None:
+    """The AES keys for the parameter record: None (the defaults) or hex strings; the
+    core checks their number."""
+    if value is None:
+        return None
+    if prg != "aes128_mmo":
+        raise ValueError(f"aes_keys are a parameter of aes128_mmo, not of {prg}")
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"aes_keys must be a sequence of 16-byte bytes objects, got {value!r:.40}")
     try:
-        keys = tuple(value)
+        keys = list(value)
     except TypeError:
-        raise TypeError(f"aes_keys must be a sequence of {count} bytes objects") from None
-    if len(keys) != count:
-        raise ValueError(f"aes_keys must hold {count} keys, got {len(keys)}")
+        raise TypeError("aes_keys must be a sequence of 16-byte bytes objects") from None
     for k in keys:
         if not isinstance(k, (bytes, bytearray)) or len(k) != 16:
             raise ValueError(f"aes_keys must be 16-byte bytes objects, got {k!r}")
-    return tuple(bytes(k) for k in keys)
+    return [bytes(k).hex() for k in keys]
+
+
+def impl(value) -> str:
+    """The walk implementation to ask for: "" (the fastest) for None."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"impl must be a str or None, got {type(value).__name__}")
+    return value
+
+
+# -- call arguments -------------------------------------------------------------------
 
 
 def party(value) -> int:
@@ -72,13 +114,19 @@ def party(value) -> int:
     return value
 
 
-def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
-    """t must be an int32 tensor whose shape ends in tail; returns it contiguous.
+def dense(t: torch.Tensor) -> torch.Tensor:
+    """t contiguous at an address the core can use: t itself, or a copy. A view (a
+    slice, a transpose, an offset into a buffer) is as valid an input as the tensor
+    it came from."""
+    align = _ALIGN_CPU if t.is_cpu else _ALIGN_CUDA
+    if t.is_contiguous() and t.data_ptr() % align == 0:
+        return t
+    return t.clone(memory_format=torch.contiguous_format)
 
-    Non-contiguous tensors are accepted and copied: a view (a slice, a transpose) is
-    as valid an input as the tensor it came from. (Written for speed: it runs on
-    every call, and each tensor attribute costs about 0.1 us.)
-    """
+
+def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
+    """t must be an int32 tensor whose shape ends in tail; returns it dense. (Written
+    for speed: it runs on every call, and each tensor attribute costs about 0.1 us.)"""
     if isinstance(t, torch.Tensor):
         shape = t.shape
         n = len(tail)
@@ -88,7 +136,7 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
             and shape[-1] == tail[-1]
             and (n == 1 or shape[-2] == tail[0])
         ):
-            return t if t.is_contiguous() else t.contiguous()
+            return dense(t)
         got = f"shape {tuple(shape)} dtype {t.dtype}"
     else:
         got = type(t).__name__
@@ -97,7 +145,10 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
     )
 
 
-CPU = torch.device("cpu")
+def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
+    got = t.shape[: t.dim() - tail]
+    if got != batch:
+        raise TypeError(f"{name} has batch shape {got}, but the keys have batch shape {batch}")
 
 
 def device_of(*tensors: torch.Tensor) -> torch.device:
@@ -116,11 +167,16 @@ def device_of(*tensors: torch.Tensor) -> torch.device:
     return device
 
 
-def output(out, like: torch.Tensor, shape: tuple) -> torch.Tensor:
-    """A new int32 tensor of shape on like's device, or out checked to be one that
-    the Go core can write in place."""
+def output(out, device: torch.device, shape: tuple, inputs: dict) -> tuple:
+    """(result, dst): the tensor the call returns, and the one the core writes into.
+
+    Without out both are a new tensor. With out, checked to be a contiguous int32
+    tensor of shape on device that shares no memory with inputs (name -> tensor as
+    passed to the core, or None), result is out and dst is out or, when out's address
+    is not aligned for the core, an aligned temporary to be copied into out."""
     if out is None:
-        return like.new_empty(*shape)  # varargs: a size tuple parses 1 us slower
+        new = torch.empty(shape, dtype=torch.int32, device=device)
+        return new, new
     if (
         not isinstance(out, torch.Tensor)
         or out.dtype is not torch.int32
@@ -134,17 +190,56 @@ def output(out, like: torch.Tensor, shape: tuple) -> torch.Tensor:
         raise TypeError(f"out must be a {shape} int32 tensor, got {got}")
     if not out.is_contiguous():
         raise TypeError("out must be contiguous: results are written into its memory")
-    if out.device != like.device:
+    if out.device != device:
         raise RuntimeError(
-            f"Expected all tensors to be on the same device, but found at least two devices, {like.device}, {out.device}!"
+            f"Expected all tensors to be on the same device, but found at least two devices, {device}, {out.device}!"
         )
-    return out
+    for name, t in inputs.items():
+        if t is not None and _overlap(out, t):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                f"tensor refer to a single memory location: out overlaps {name}. Please clone() "
+                f"{name} or pass another out."
+            )
+    dst = dense(out)
+    return out, dst if dst is out else torch.empty_like(out)
 
 
-def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
-    got = t.shape[: t.dim() - tail]
-    if got != batch:
-        raise TypeError(f"{name} has batch shape {got}, but the keys have batch shape {batch}")
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the memory ranges of two contiguous tensors intersect."""
+    if a.device != b.device or not a.numel() or not b.numel():
+        return False
+    a0, b0 = a.data_ptr(), b.data_ptr()
+    return a0 < b0 + b.numel() * b.element_size() and b0 < a0 + a.numel() * a.element_size()
+
+
+def available_memory(device: torch.device) -> int:
+    """Bytes that can be allocated on device now without swapping: MemAvailable on
+    Linux (free memory plus caches the kernel can drop), free pages elsewhere, and
+    the driver's free memory on CUDA."""
+    if device.type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+
+
+def memory_for(nbytes: int, what: str, device: torch.device) -> None:
+    """Refuses an output of nbytes that would not fit in the memory available on device."""
+    free = available_memory(device)
+    if nbytes > free:
+        raise ValueError(
+            f"{what} would need {nbytes / 2**30:.1f} GiB, more than the "
+            f"{free / 2**30:.1f} GiB of memory available on {device}"
+        )
+
+
+# -- inputs (alpha, x) ----------------------------------------------------------------
 
 
 class Inputs:
@@ -159,6 +254,9 @@ class Inputs:
     @property
     def ptr(self) -> int:
         return 0 if self.tensor is None else self.tensor.data_ptr()
+
+    def tensors(self) -> tuple:
+        return () if self.tensor is None else (self.tensor,)
 
     def on_device(self, device, batch: tuple) -> Inputs:
         """The same inputs as a tensor (the GPU kernels take no scalars): a Python int
@@ -192,13 +290,120 @@ def inputs(name: str, value, bits: int) -> Inputs:
 
 def tensor_inputs(name: str, value: torch.Tensor, bits: int) -> Inputs:
     if value.dtype == torch.int32 and bits <= 32:
-        return Inputs(value.contiguous(), 1, 0, 0, tuple(value.shape))
+        return Inputs(dense(value), 1, 0, 0, tuple(value.shape))
     if value.dtype == torch.int64 and bits <= 63:
-        return Inputs(value.contiguous(), 2, 0, 0, tuple(value.shape))
+        return Inputs(dense(value), 2, 0, 0, tuple(value.shape))
     if value.dtype == torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
-        return Inputs(value.contiguous(), 4, 0, 0, tuple(value.shape[:-1]))
+        return Inputs(dense(value), 4, 0, 0, tuple(value.shape[:-1]))
     raise TypeError(
         f"{name} must be an int32 tensor (in_bits <= 32), an int64 tensor (in_bits <= 63) "
         f"or a (..., 4) int32 tensor of little-endian words, got dtype {value.dtype} "
         f"shape {tuple(value.shape)} for in_bits {bits}"
     )
+
+
+# -- contents -------------------------------------------------------------------------
+#
+# The Go core checks tensor contents on the CPU; CUDA kernels cannot, so CUDA calls are
+# checked here first, with the same messages, so that a mistake raises the same
+# ValueError on either device. Each check reduces to the index of its first offending
+# entry (or a sentinel); the indices of all a call's checks are read back together,
+# one device synchronization per call, and the first failing check in the core's order
+# is reported. Written with torch ops only, so the same code runs on CPU tensors,
+# which is how the tests compare its messages with the core's.
+
+
+def gen_contents(
+    group: str, bits: int, s0s: torch.Tensor, alphas: Inputs, betas: torch.Tensor
+) -> None:
+    """Checks gen's seeds (k, 2, 4), alphas (as a tensor) and betas (k, 4) as the core
+    does: the bytes group's reserved beta bit, then the seed pairs, then alpha's range."""
+    seeds = _clamp(s0s.reshape(-1, 2, 4))
+    checks = []
+    if group == "bytes":
+        reserved = (betas.reshape(-1, 4)[:, 3] & 1) != 0
+        checks.append(_Check(reserved, _BETA_RESERVED.format))
+    checks.append(_Check((seeds[:, 0] == seeds[:, 1]).all(-1), _SEEDS_EQUAL.format))
+    checks.append(_Check(_out_of_range(alphas, bits), _range_message("alpha", bits)))
+    _raise_first(checks)
+
+
+def eval_contents(scheme: str, bits: int, cws: torch.Tensor, xs: Inputs | None) -> None:
+    """Checks eval's points xs (as a tensor; None for eval_all) and correction words
+    (..., bits + 1, 8) as the core does: xs' range, then every DPF key's inner rows,
+    then the last rows."""
+    checks = [] if xs is None else [_Check(_out_of_range(xs, bits), _range_message("x", bits))]
+    cws = cws.reshape(-1, bits + 1, 8)
+    last = cws[:, bits]
+    if scheme == "dpf":
+        tr = cws[:, :bits, 4:]  # (0 or 1, 0, 0, 0) in every row but the last
+        bad_rows = ((tr[..., 0] & ~1) != 0) | (tr[..., 1:] != 0).any(-1)  # (keys, bits)
+        checks.append(_Check(bad_rows, lambda i: _DPF_ROW.format(i // bits, i % bits)))
+        bad_last = ((last[:, 3] & 1) != 0) | (last[:, 4:] != 0).any(-1)
+        checks.append(_Check(bad_last, _DPF_LAST_ROW.format))
+    else:
+        bad_last = (last[:, :4] != 0).any(-1) | ((last[:, 7] & 1) != 0)
+        checks.append(_Check(bad_last, _DCF_LAST_ROW.format))
+    _raise_first(checks)
+
+
+# The core's messages (gofss/check.go, dpf.go, dcf.go, binding/ops.go), word for word.
+_BETA_RESERVED = (
+    "beta: key {}: bit 0 of word 3 is reserved in the bytes group (outputs never carry it) "
+    "and must be 0"
+)
+_SEEDS_EQUAL = "s0s: key {}: the two seeds are equal once the control bit is cleared"
+_RANGE = "{} must be in [0, 2^{}): entry {} is out of range"
+_DPF_ROW = "cws: key {}, row {}: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key"
+_DPF_LAST_ROW = (
+    "cws: key {}, last row: not a DPF output correction word (clamped block, then zeros)"
+)
+_DCF_LAST_ROW = (
+    "cws: key {}, last row: not a DCF output correction word (zeros, then a clamped block)"
+)
+
+
+def _range_message(name: str, bits: int):
+    return lambda i: _RANGE.format(name, bits, i)
+
+
+class _Check:
+    """One check: the index of the first True of bad (flattened) as a device tensor,
+    bad's size (the index when nothing is wrong), and the message for an index."""
+
+    __slots__ = ("first", "message", "size")
+
+    def __init__(self, bad: torch.Tensor, message):
+        bad = bad.reshape(-1)
+        self.size, self.message = bad.numel(), message
+        index = torch.arange(self.size, device=bad.device)
+        self.first = torch.where(bad, index, self.size).amin() if self.size else index.sum()
+
+
+def _raise_first(checks: list[_Check]) -> None:
+    """Raises ValueError with the message of the first check, in order, that found an
+    offending entry; all indices are read back at once (the one sync of a CUDA call)."""
+    found = torch.stack([c.first for c in checks]).tolist()
+    for check, first in zip(checks, found):
+        if first < check.size:
+            raise ValueError(check.message(first))
+
+
+def _clamp(blocks: torch.Tensor) -> torch.Tensor:
+    """Blocks (..., 4) with the control bit (bit 0 of word 3) cleared."""
+    return torch.cat([blocks[..., :3], blocks[..., 3:] & ~1], -1)
+
+
+def _out_of_range(xs: Inputs, bits: int) -> torch.Tensor:
+    """Which inputs, read as unsigned integers, are 2^bits or more."""
+    x = xs.tensor
+    if xs.words == 1:
+        return (x.to(torch.int64) & 0xFFFFFFFF) >> bits != 0
+    if xs.words == 2:
+        return (x < 0) | (x >> bits != 0)  # negative: 2^63 or more as unsigned
+    # Word i holds bits 32i..32i+31 and must be below 2^(bits - 32i): shift each by
+    # that, clamped to 0..32 (a 32-bit word shifted by 32 is 0: no limit).
+    shifts = torch.tensor(
+        [min(max(bits - 32 * i, 0), 32) for i in range(4)], dtype=torch.int64, device=x.device
+    )
+    return ((x.to(torch.int64) & 0xFFFFFFFF) >> shifts != 0).any(-1)
