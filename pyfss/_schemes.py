@@ -90,6 +90,7 @@ class _Scheme:
             overlapping the inputs), which saves allocating and first touching fresh
             memory.
         """
+        given = {"s0s": s0s, "beta": beta, "alpha": alpha}  # what out must not overlap
         s0s = v.int32_tensor("s0s", s0s, (2, 4), "(2, 4)")
         batch = tuple(s0s.shape[:-2])
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
@@ -102,8 +103,7 @@ class _Scheme:
             raise TypeError(f"alpha has shape {a.shape}, but the keys have batch shape {batch}")
         device = self._device(s0s, beta, *a.tensors())
         k = math.prod(batch)
-        inputs = {"s0s": s0s, "beta": beta, "alpha": a.tensor}
-        cws, dst = v.output(out, device, (*batch, self.in_bits + 1, 8), inputs)
+        cws, dst = v.output(out, device, (*batch, self.in_bits + 1, 8), given)
         if k:
             if device.type == "cuda":
                 a = a.on_device(device, batch)
@@ -175,6 +175,7 @@ class _Scheme:
             except RuntimeError as e:
                 raise go_error(e) from None
             return y
+        given = {"s0": s0, "cws": cws, "x": x}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         xs = v.inputs("x", x, self.in_bits)
@@ -185,8 +186,7 @@ class _Scheme:
         points = xs.shape[len(batch) :]
         device = self._device(s0, cws, *xs.tensors())
         k, m = math.prod(batch), math.prod(points)
-        inputs = {"s0": s0, "cws": cws, "x": xs.tensor}
-        y, dst = v.output(out, device, (*batch, *points, 4), inputs)
+        y, dst = v.output(out, device, (*batch, *points, 4), given)
         if k and m:
             if device.type == "cuda":
                 xs = xs.on_device(device, batch)
@@ -207,6 +207,7 @@ class _Scheme:
             written into out if given (as for gen). Without out, refused when the
             output would not fit in the memory available on the device.
         """
+        given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         device = self._device(s0, cws)
@@ -219,7 +220,7 @@ class _Scheme:
         k = math.prod(batch)
         if out is None:
             v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
-        y, dst = v.output(out, device, (*batch, 1 << n, 4), {"s0": s0, "cws": cws})
+        y, dst = v.output(out, device, (*batch, 1 << n, 4), given)
         if k:
             if device.type == "cuda":
                 v.eval_contents(self._scheme, n, cws, None)

@@ -171,9 +171,9 @@ def output(out, device: torch.device, shape: tuple, inputs: dict) -> tuple:
     """(result, dst): the tensor the call returns, and the one the core writes into.
 
     Without out both are a new tensor. With out, checked to be a contiguous int32
-    tensor of shape on device that shares no memory with inputs (name -> tensor as
-    passed to the core, or None), result is out and dst is out or, when out's address
-    is not aligned for the core, an aligned temporary to be copied into out."""
+    tensor of shape on device that shares no memory with inputs (name -> the argument
+    as the caller passed it), result is out and dst is out or, when out's address is
+    not aligned for the core, an aligned temporary to be copied into out."""
     if out is None:
         new = torch.empty(shape, dtype=torch.int32, device=device)
         return new, new
@@ -194,23 +194,35 @@ def output(out, device: torch.device, shape: tuple, inputs: dict) -> tuple:
         raise RuntimeError(
             f"Expected all tensors to be on the same device, but found at least two devices, {device}, {out.device}!"
         )
+    # The core reads inputs while it writes out: shared memory would give wrong
+    # results silently, so it is refused as torch refuses it for out= arguments.
     for name, t in inputs.items():
-        if t is not None and _overlap(out, t):
+        if isinstance(t, torch.Tensor) and _overlap(out, t):
             raise RuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to "
-                f"tensor refer to a single memory location: out overlaps {name}. Please clone() "
-                f"{name} or pass another out."
+                f"tensor refer to a single memory location: out overlaps {name}. Please "
+                f"clone() {name} or pass another out."
             )
     dst = dense(out)
     return out, dst if dst is out else torch.empty_like(out)
 
 
 def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Whether the memory ranges of two contiguous tensors intersect."""
-    if a.device != b.device or not a.numel() or not b.numel():
+    """Whether the memory that two tensors span intersects."""
+    if a.device != b.device:
         return False
-    a0, b0 = a.data_ptr(), b.data_ptr()
-    return a0 < b0 + b.numel() * b.element_size() and b0 < a0 + a.numel() * a.element_size()
+    a0, a1 = _span(a)
+    b0, b1 = _span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """The addresses [first, end) of the memory a (possibly strided) tensor reads."""
+    if not t.numel():
+        return 0, 0
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    start = t.data_ptr()
+    return start, start + (last + 1) * t.element_size()
 
 
 def available_memory(device: torch.device) -> int:
@@ -234,9 +246,13 @@ def memory_for(nbytes: int, what: str, device: torch.device) -> None:
     free = available_memory(device)
     if nbytes > free:
         raise ValueError(
-            f"{what} would need {nbytes / 2**30:.1f} GiB, more than the "
-            f"{free / 2**30:.1f} GiB of memory available on {device}"
+            f"{what} would need {_size(nbytes)}, more than the {_size(free)} of memory "
+            f"available on {device}"
         )
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
 
 # -- inputs (alpha, x) ----------------------------------------------------------------
