@@ -36,19 +36,14 @@ def require_cuda(device: torch.device) -> None:
 
 
 def launch_args(device: torch.device) -> tuple[int, int]:
-    """(device ordinal, handle of torch's current stream on it); (HOST, 0) on the CPU."""
-    if device.type == "cpu":
-        return HOST, 0
+    """(device ordinal, handle of torch's current stream on it)."""
     index = device.index if device.index is not None else torch.cuda.current_device()
     return index, torch.cuda.current_stream(index).cuda_stream
 
 
-def scratch(handle: int, op: str, k: int, m: int, device: torch.device) -> torch.Tensor | None:
+def scratch(handle: int, op: str, k: int, m: int, device: torch.device) -> torch.Tensor:
     """Device scratch for a launch, allocated by torch (its caching allocator makes
-    repeated calls cheap); kept alive by the caller until the call is enqueued. None
-    on the CPU, which needs none."""
-    if device.type == "cpu":
-        return None
+    repeated calls cheap); kept alive by the caller until the call is enqueued."""
     index = device.index if device.index is not None else torch.cuda.current_device()
     size = call(lib.ScratchBytes, handle, index, op, k, m)
     return torch.empty(max(size, 16), dtype=torch.uint8, device=device)

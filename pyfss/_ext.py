@@ -86,7 +86,8 @@ def go_error(e: RuntimeError) -> BaseException:
 def call(fn, *args):
     """Calls a bound Go function (from lib, or its C entry point from raw), raising
     go_error(e) for its errors."""
-    check_not_forked()
+    if forked:
+        check_not_forked()
     try:
         return fn(*args)
     except RuntimeError as e:
@@ -129,8 +130,8 @@ def call_stoppable(fn, *args):
     try:
         while worker.is_alive():
             worker.join(_POLL_S)
-    except KeyboardInterrupt:
-        stop.value = 1
+    except BaseException:  # KeyboardInterrupt, or what another signal handler raises
+        stop.value = 1  # the worker's inputs and outputs must outlive its Go call
         worker.join()
         raise
     if "error" in outcome:

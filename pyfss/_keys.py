@@ -24,17 +24,13 @@ from dataclasses import dataclass
 
 import torch
 
-from ._params import check_record
+from . import _validate as v
 
 MAGIC = b"PYFSSKEY"
 VERSION = 1
 #: A header is about 200 bytes; a longer one is not a key's.
 MAX_HEADER = 1 << 16
 _PREFIX = struct.Struct("<8sHI")
-_HEADER_FIELDS = ("batch", "params", "party")
-# torch computes strides in int64: a shape whose element count (zero dimensions taken
-# as one) reaches 2^63 cannot be made, even empty.
-_MAX_ELEMENTS = 1 << 62
 
 # Tensors are written as their memory image, which is the little-endian format only
 # on little-endian hosts (all that PyTorch ships for).
@@ -58,27 +54,14 @@ class Key:
         """The key in the format above. Refuses (ValueError, TypeError) a Key that
         would not load: parameters, party, or tensors of another dtype or shape."""
         try:
-            check_record(self.params)
-            _check_party(self.party)
-        except ValueError as e:
-            raise ValueError(f"Key.to_bytes: {e}") from None
-        rows = self.params["in_bits"] + 1
-        for name, t, tail in (("s0", self.s0, (4,)), ("cws", self.cws, (rows, 8))):
-            if (
-                not isinstance(t, torch.Tensor)
-                or t.dtype != torch.int32
-                or t.dim() < len(tail)
-                or tuple(t.shape[-len(tail) :]) != tail
-            ):
-                got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t)
-                raise TypeError(
-                    f"Key.to_bytes: {name} must be a (..., {', '.join(map(str, tail))}) int32 tensor for in_bits {rows - 1}, got {got}"
-                )
-        if tuple(self.cws.shape[:-2]) != self.batch_shape:
-            raise TypeError(
-                f"Key.to_bytes: cws has batch shape {tuple(self.cws.shape[:-2])}, "
-                f"but s0 has batch shape {self.batch_shape}"
-            )
+            v.params_record(self.params)
+            v.party(self.party)
+            rows = (self.params["in_bits"] + 1, 8)
+            v.int32_tensor("s0", self.s0, (4,), "(4,)")
+            v.int32_tensor("cws", self.cws, rows, f"(in_bits + 1, 8) = {rows}")
+            v.batch_match("cws", self.cws, self.batch_shape, 2)
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"Key.to_bytes: {e}") from None
         header = json.dumps(
             {"params": self.params, "party": self.party, "batch": list(self.batch_shape)},
             sort_keys=True,
@@ -131,19 +114,4 @@ def _read_header(raw: bytes, length: int) -> tuple[dict, int, tuple]:
         raise ValueError("JSON nested too deeply") from None
     except ValueError as e:  # UnicodeDecodeError and JSONDecodeError among them
         raise ValueError(f"not JSON: {e}") from None
-    if type(header) is not dict or sorted(header) != sorted(_HEADER_FIELDS):
-        fields = sorted(header) if type(header) is dict else type(header).__name__
-        raise ValueError(f"it must be an object with fields {_HEADER_FIELDS}, got {fields}")
-    batch = header["batch"]
-    if type(batch) is not list or any(type(d) is not int or d < 0 for d in batch):
-        raise ValueError(f"batch must be a list of non-negative integers, got {batch!r:.100}")
-    params = check_record(header["params"])
-    if math.prod(max(d, 1) for d in batch) * (params["in_bits"] + 1) * 8 >= _MAX_ELEMENTS:
-        raise ValueError(f"batch {batch} is too large")
-    return params, _check_party(header["party"]), tuple(batch)
-
-
-def _check_party(party) -> int:
-    if type(party) is not int or party not in (0, 1):
-        raise ValueError(f"party must be 0 or 1, got {party!r:.100}")
-    return party
+    return v.key_header(header)

@@ -20,8 +20,6 @@ from ._ext import call, lib
 
 CATALOGUE = json.loads(call(lib.Catalogue))
 
-#: PRG output blocks per seed of each scheme ("dpf", "dcf_lt", "dcf_gt").
-MULS = {name: entry["mul"] for name, entry in CATALOGUE["schemes"].items()}
 GROUPS = tuple(CATALOGUE["groups"])
 PRGS = tuple(CATALOGUE["prgs"])
 #: The walk implementations of this build, fastest first ("portable" serves all).
@@ -37,6 +35,7 @@ DEFAULT_AES_KEYS = tuple(
     bytes.fromhex(h) for h in CATALOGUE["prgs"]["aes128_mmo"]["default_aes_keys"]
 )
 
+#: The fields of a parameter record.
 FIELDS = ("scheme", "in_bits", "group", "prg", "nonce", "aes_keys")
 
 
@@ -59,65 +58,14 @@ def _free(handle: int) -> None:
         call(lib.FreeScheme, handle)
 
 
-def check_record(params) -> dict:
-    """Checks a parameter record read from outside (a key's header): a dict of exactly
-    FIELDS, of exact JSON types, complete, and one the Go core accepts as it is.
-    Raises ValueError naming the field; returns params."""
-    if type(params) is not dict:
-        raise ValueError(f"params must be an object, got {_json_type(params)}")
-    for name in FIELDS:
-        if name not in params:
-            raise ValueError(f"params.{name} is missing")
-    if extra := sorted(set(params) - set(FIELDS)):
-        raise ValueError(f"params has unknown fields {extra}")
-    for name in ("scheme", "group", "prg"):
-        if type(params[name]) is not str:
-            raise ValueError(f"params.{name} must be a string, got {_json_type(params[name])}")
-    if type(params["in_bits"]) is not int:
-        raise ValueError(f"params.in_bits must be an integer, got {_json_type(params['in_bits'])}")
-    if not 1 <= params["in_bits"] <= MAX_IN_BITS:
-        raise ValueError(
-            f"params.in_bits must be between 1 and {MAX_IN_BITS}, got {params['in_bits']}"
-        )
-    nonce, keys = params["nonce"], params["aes_keys"]
-    if nonce is not None and (
-        type(nonce) is not list or len(nonce) != 2 or any(type(w) is not int for w in nonce)
-    ):
-        raise ValueError(f"params.nonce must be null or two integers, got {nonce!r:.100}")
-    if keys is not None and (type(keys) is not list or any(type(k) is not str for k in keys)):
-        raise ValueError(
-            f"params.aes_keys must be null or a list of hex strings, got {keys!r:.100}"
-        )
-    complete = Handle(params, "").params
-    for name in FIELDS:
-        if params[name] != complete[name]:
-            raise ValueError(
-                f"params.{name} must be {complete[name]!r} for these parameters, got {params[name]!r:.100}"
-            )
-    return params
-
-
-def _json_type(value) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number with a fraction or exponent",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
 __all__ = [
     "DEFAULT_AES_KEYS",
     "DEFAULT_NONCE",
+    "FIELDS",
     "GROUPS",
     "IMPLS",
     "MAX_EVAL_ALL_BITS",
     "MAX_IN_BITS",
-    "MULS",
     "PRGS",
     "Handle",
-    "check_record",
 ]

@@ -100,12 +100,14 @@ class _Scheme:
             beta = beta.expand(*batch, 4).contiguous()
         a = v.inputs("alpha", alpha, self.in_bits)
         if a.tensor is not None and a.shape != batch:
-            raise TypeError(f"alpha has shape {a.shape}, but the keys have batch shape {batch}")
-        device = self._device(s0s, beta, *a.tensors())
+            raise TypeError(
+                f"alpha has shape {tuple(a.shape)}, but the keys have batch shape {batch}"
+            )
+        device = self._device(s0s, beta, *a.tensors)
         k = math.prod(batch)
-        cws, dst = v.output(out, device, (*batch, self.in_bits + 1, 8), given)
+        cws, dst = v.output(out, s0s, (*batch, self.in_bits + 1, 8), given)
         if k:
-            if device.type == "cuda":
+            if device is not v.CPU:
                 a = a.on_device(device, batch)
                 v.gen_contents(self.out_group, self.in_bits, s0s, a, beta)
             args = (s0s.data_ptr(), a.ptr, a.words, a.lo, a.hi, beta.data_ptr(), k)
@@ -149,8 +151,7 @@ class _Scheme:
             and cws.is_contiguous()
             and (party == 0 or party == 1)
             and 0 <= x < self._domain
-            and not (s0_ptr := s0.data_ptr()) & 7  # the core's alignment on the CPU
-            and not (cws_ptr := cws.data_ptr()) & 7
+            and not ((s0_ptr := s0.data_ptr()) | (cws_ptr := cws.data_ptr())) & 7  # aligned
             and not _ext.forked
         ):
             y = s0.new_empty(4)
@@ -181,17 +182,19 @@ class _Scheme:
         xs = v.inputs("x", x, self.in_bits)
         if xs.tensor is not None and xs.shape[: len(batch)] != batch:
             raise TypeError(
-                f"x has shape {xs.shape}, whose leading dimensions must be the keys' batch shape {batch}"
+                f"x has shape {tuple(xs.shape)}, whose leading dimensions must be the keys' "
+                f"batch shape {batch}"
             )
         points = xs.shape[len(batch) :]
-        device = self._device(s0, cws, *xs.tensors())
+        device = self._device(s0, cws, *xs.tensors)
         k, m = math.prod(batch), math.prod(points)
-        y, dst = v.output(out, device, (*batch, *points, 4), given)
+        y, dst = v.output(out, s0, (*batch, *points, 4), given)
         if k and m:
-            if device.type == "cuda":
+            scratch = None
+            if device is not v.CPU:
                 xs = xs.on_device(device, batch)
                 v.eval_contents(self._scheme, self.in_bits, cws, xs)
-            scratch = _cuda.scratch(self._handle, "eval", k, m, device)
+                scratch = _cuda.scratch(self._handle, "eval", k, m, device)
             args = (party, s0.data_ptr(), k, cws.data_ptr(), xs.ptr, xs.words, xs.lo, xs.hi, m)
             args += (_address(scratch),)
             self._call(lib.Eval, device, dst, args, work=k * m * self.in_bits)
@@ -220,11 +223,12 @@ class _Scheme:
         k = math.prod(batch)
         if out is None:
             v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
-        y, dst = v.output(out, device, (*batch, 1 << n, 4), given)
+        y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
         if k:
-            if device.type == "cuda":
+            scratch = None
+            if device is not v.CPU:
                 v.eval_contents(self._scheme, n, cws, None)
-            scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
+                scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
             args = (party, s0.data_ptr(), k, cws.data_ptr(), _address(scratch))
             self._call(lib.EvalAll, device, dst, args, work=k << n)
         return _into(y, dst)
@@ -286,12 +290,13 @@ class _Scheme:
         """fn(handle, device, stream, dst, *args, stop): the one call of an operation.
         On CUDA it only enqueues kernels; on the CPU it runs them, interruptibly by
         Ctrl-C when work (tree levels walked, or outputs) is large."""
-        index, stream = _cuda.launch_args(device)
-        args = (self._handle, index, stream, dst.data_ptr(), *args)
-        if index == _cuda.HOST and work > STOPPABLE_WORK:
-            call_stoppable(fn, *args)
+        if device is v.CPU:
+            args = (self._handle, _cuda.HOST, 0, dst.data_ptr(), *args)
+            if work > STOPPABLE_WORK:
+                return call_stoppable(fn, *args)
         else:
-            call(fn, *args, 0)
+            args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
+        return call(fn, *args, 0)
 
 
 def _into(result: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:

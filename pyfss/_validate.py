@@ -11,13 +11,14 @@ Two kinds of checks:
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 
 import torch
 
 from ._groups import to_words
-from ._params import GROUPS, MAX_IN_BITS
+from ._params import FIELDS, GROUPS, MAX_IN_BITS, Handle
 
 #: Names the constructors take: the core's groups plus fss_crypto's "uint".
 GROUP_NAMES = (*GROUPS, "uint")
@@ -27,10 +28,10 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 CPU = torch.device("cpu")
 
-#: The alignment the core needs of every tensor's address: 8 bytes on the CPU (its
-#: blocks are two uint64), 16 on CUDA (the kernels move blocks as 16-byte vectors).
-#: Tensors torch allocates always have it; views into them may not.
-_ALIGN_CPU, _ALIGN_CUDA = 8, 16
+#: The alignment asked of every tensor's address (as a mask): 16 bytes, which the CUDA
+#: kernels need (they move blocks as 16-byte vectors) and which covers the CPU's 8 (its
+#: blocks are two uint64). Tensors torch allocates have it; views into them may not.
+_ALIGN_MASK = 15
 
 # -- scheme parameters ---------------------------------------------------------------
 
@@ -118,8 +119,7 @@ def dense(t: torch.Tensor) -> torch.Tensor:
     """t contiguous at an address the core can use: t itself, or a copy. A view (a
     slice, a transpose, an offset into a buffer) is as valid an input as the tensor
     it came from."""
-    align = _ALIGN_CPU if t.is_cpu else _ALIGN_CUDA
-    if t.is_contiguous() and t.data_ptr() % align == 0:
+    if t.is_contiguous() and not t.data_ptr() & _ALIGN_MASK:
         return t
     return t.clone(memory_format=torch.contiguous_format)
 
@@ -167,15 +167,16 @@ def device_of(*tensors: torch.Tensor) -> torch.device:
     return device
 
 
-def output(out, device: torch.device, shape: tuple, inputs: dict) -> tuple:
+def output(out, like: torch.Tensor, shape: tuple, inputs: dict) -> tuple:
     """(result, dst): the tensor the call returns, and the one the core writes into.
 
-    Without out both are a new tensor. With out, checked to be a contiguous int32
-    tensor of shape on device that shares no memory with inputs (name -> the argument
-    as the caller passed it), result is out and dst is out or, when out's address is
-    not aligned for the core, an aligned temporary to be copied into out."""
+    Without out both are a new int32 tensor on like's device. With out, checked to be a
+    contiguous int32 tensor of shape on that device that shares no memory with inputs
+    (name -> the argument as the caller passed it), result is out and dst is out or,
+    when out's address is not aligned for the core, an aligned temporary to be copied
+    into out."""
     if out is None:
-        new = torch.empty(shape, dtype=torch.int32, device=device)
+        new = like.new_empty(*shape)  # varargs: a size tuple parses 1 us slower
         return new, new
     if (
         not isinstance(out, torch.Tensor)
@@ -190,9 +191,9 @@ def output(out, device: torch.device, shape: tuple, inputs: dict) -> tuple:
         raise TypeError(f"out must be a {shape} int32 tensor, got {got}")
     if not out.is_contiguous():
         raise TypeError("out must be contiguous: results are written into its memory")
-    if out.device != device:
+    if out.device != like.device:
         raise RuntimeError(
-            f"Expected all tensors to be on the same device, but found at least two devices, {device}, {out.device}!"
+            f"Expected all tensors to be on the same device, but found at least two devices, {like.device}, {out.device}!"
         )
     # The core reads inputs while it writes out: shared memory would give wrong
     # results silently, so it is refused as torch refuses it for out= arguments.
@@ -255,24 +256,89 @@ def _size(nbytes: int) -> str:
     return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
 
+# -- serialized keys ------------------------------------------------------------------
+
+
+def key_header(header) -> tuple[dict, int, tuple]:
+    """(params, party, batch shape) of a key's header, read from outside: an object of
+    exactly these three fields, each checked. Raises ValueError naming the field."""
+    if type(header) is not dict or sorted(header) != ["batch", "params", "party"]:
+        fields = sorted(header) if type(header) is dict else _json_type(header)
+        raise ValueError(f"it must be an object with fields batch, params, party, got {fields}")
+    batch = header["batch"]
+    if type(batch) is not list or any(type(d) is not int or d < 0 for d in batch):
+        raise ValueError(f"batch must be a list of non-negative integers, got {batch!r:.100}")
+    params = params_record(header["params"])
+    # torch computes strides in int64: a shape whose element count (zero dimensions
+    # taken as one) reaches 2^63 cannot be made, even empty.
+    if math.prod(max(d, 1) for d in batch) * (params["in_bits"] + 1) * 8 >= 1 << 62:
+        raise ValueError(f"batch {batch} is too large")
+    return params, party(header["party"]), tuple(batch)
+
+
+def params_record(params) -> dict:
+    """Checks a parameter record read from outside (a key's header): a dict of exactly
+    FIELDS, of exact JSON types, complete, and one the Go core accepts as it is.
+    Raises ValueError naming the field; returns params."""
+    if type(params) is not dict:
+        raise ValueError(f"params must be an object, got {_json_type(params)}")
+    for name in FIELDS:
+        if name not in params:
+            raise ValueError(f"params.{name} is missing")
+    if extra := sorted(set(params) - set(FIELDS)):
+        raise ValueError(f"params has unknown fields {extra}")
+    for name in ("scheme", "group", "prg"):
+        if type(params[name]) is not str:
+            raise ValueError(f"params.{name} must be a string, got {_json_type(params[name])}")
+    if type(params["in_bits"]) is not int:
+        raise ValueError(f"params.in_bits must be an integer, got {_json_type(params['in_bits'])}")
+    if not 1 <= params["in_bits"] <= MAX_IN_BITS:
+        raise ValueError(
+            f"params.in_bits must be between 1 and {MAX_IN_BITS}, got {params['in_bits']}"
+        )
+    nonce, keys = params["nonce"], params["aes_keys"]
+    if nonce is not None and (
+        type(nonce) is not list or len(nonce) != 2 or any(type(w) is not int for w in nonce)
+    ):
+        raise ValueError(f"params.nonce must be null or two integers, got {nonce!r:.100}")
+    if keys is not None and (type(keys) is not list or any(type(k) is not str for k in keys)):
+        raise ValueError(
+            f"params.aes_keys must be null or a list of hex strings, got {keys!r:.100}"
+        )
+    complete = Handle(params, "").params
+    for name in FIELDS:
+        if params[name] != complete[name]:
+            raise ValueError(
+                f"params.{name} must be {complete[name]!r} for these parameters, got {params[name]!r:.100}"
+            )
+    return params
+
+
+def _json_type(value) -> str:
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number with a fraction or exponent",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
 # -- inputs (alpha, x) ----------------------------------------------------------------
 
 
 class Inputs:
     """Alpha or x in the form the Go core reads: a scalar (words 0, lo, hi) or a tensor
-    of words 32-bit words per input (1: int32, 2: int64, 4: int32 words)."""
+    of words 32-bit words per input (1: int32, 2: int64, 4: int32 words), at ptr."""
 
-    __slots__ = ("hi", "lo", "shape", "tensor", "words")
+    __slots__ = ("hi", "lo", "ptr", "shape", "tensor", "tensors", "words")
 
     def __init__(self, tensor, words, lo, hi, shape):
         self.tensor, self.words, self.lo, self.hi, self.shape = tensor, words, lo, hi, shape
-
-    @property
-    def ptr(self) -> int:
-        return 0 if self.tensor is None else self.tensor.data_ptr()
-
-    def tensors(self) -> tuple:
-        return () if self.tensor is None else (self.tensor,)
+        self.tensors = () if tensor is None else (tensor,)
+        self.ptr = 0 if tensor is None else tensor.data_ptr()
 
     def on_device(self, device, batch: tuple) -> Inputs:
         """The same inputs as a tensor (the GPU kernels take no scalars): a Python int
@@ -305,12 +371,14 @@ def inputs(name: str, value, bits: int) -> Inputs:
 
 
 def tensor_inputs(name: str, value: torch.Tensor, bits: int) -> Inputs:
-    if value.dtype == torch.int32 and bits <= 32:
-        return Inputs(dense(value), 1, 0, 0, tuple(value.shape))
-    if value.dtype == torch.int64 and bits <= 63:
-        return Inputs(dense(value), 2, 0, 0, tuple(value.shape))
-    if value.dtype == torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
-        return Inputs(dense(value), 4, 0, 0, tuple(value.shape[:-1]))
+    # Shapes stay torch.Size (a tuple): converting costs 0.5 us a call.
+    dtype = value.dtype
+    if dtype is torch.int32 and bits <= 32:
+        return Inputs(dense(value), 1, 0, 0, value.shape)
+    if dtype is torch.int64 and bits <= 63:
+        return Inputs(dense(value), 2, 0, 0, value.shape)
+    if dtype is torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
+        return Inputs(dense(value), 4, 0, 0, value.shape[:-1])
     raise TypeError(
         f"{name} must be an int32 tensor (in_bits <= 32), an int64 tensor (in_bits <= 63) "
         f"or a (..., 4) int32 tensor of little-endian words, got dtype {value.dtype} "
