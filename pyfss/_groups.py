@@ -66,8 +66,8 @@ def from_int(values, group: str) -> torch.Tensor:
 
 def to_words(values, device="cpu") -> torch.Tensor:
     """Python ints in [0, 2^128) -> (..., 4) int32 words of the plain little-endian
-    encoding (word i holds bits 32i..32i+31, as int32), the input form for alpha and x
-    above in_bits 63. values is an int or a (nested) sequence of ints. Not the group
+    encoding (word i holds bits 32i..32i+31, as int32), the form of alpha and x tensors
+    above in_bits 32 (the only one above 63). values is an int or a (nested) sequence of ints. Not the group
     encoding of outputs: for betas and shares use from_int / to_int."""
     if isinstance(values, int) and not isinstance(values, bool):
         if not 0 <= values < 2**128:

@@ -342,11 +342,14 @@ class Inputs:
 
     def on_device(self, device, batch: tuple) -> Inputs:
         """The same inputs as a tensor (the GPU kernels take no scalars): a Python int
-        becomes one (batch..., 4) words tensor on device."""
+        becomes one (batch..., 4) words tensor on device, filled word by word (a copy
+        from the host would wait for the device)."""
         if self.tensor is not None:
             return self
-        t = to_words(self.lo | self.hi << 64, device)
-        return Inputs(t.expand(*batch, 4).contiguous(), 4, 0, 0, batch)
+        t = torch.empty(*batch, 4, dtype=torch.int32, device=device)
+        for i, word in enumerate(to_words(self.lo | self.hi << 64).tolist()):
+            t[..., i] = word
+        return Inputs(t, 4, 0, 0, batch)
 
 
 def inputs(name: str, value, bits: int) -> Inputs:
@@ -486,8 +489,7 @@ def _out_of_range(xs: Inputs, bits: int) -> torch.Tensor:
     if xs.words == 2:
         return (x < 0) | (x >> bits != 0)  # negative: 2^63 or more as unsigned
     # Word i holds bits 32i..32i+31 and must be below 2^(bits - 32i): shift each by
-    # that, clamped to 0..32 (a 32-bit word shifted by 32 is 0: no limit).
-    shifts = torch.tensor(
-        [min(max(bits - 32 * i, 0), 32) for i in range(4)], dtype=torch.int64, device=x.device
-    )
+    # that, clamped to 0..32 (a 32-bit word shifted by 32 is 0: no limit). Made on the
+    # device: a copy from the host would wait for it.
+    shifts = (bits - 32 * torch.arange(4, device=x.device)).clamp(0, 32)
     return ((x.to(torch.int64) & 0xFFFFFFFF) >> shifts != 0).any(-1)

@@ -172,3 +172,14 @@ def test_eval_checks_pass_good_keys():
             s, _, cws = make_keys(cls, n, "bytes", "chacha")
             for x in input_forms(n, [2**n - 1, 0] * K, (K, 2)):
                 v.eval_contents(s._scheme, n, cws, v.inputs("x", x, n))  # raises on a false alarm
+
+
+def test_int_inputs_become_word_tensors_for_the_kernels():
+    """CUDA calls pass a Python int alpha or x as a (batch..., 4) words tensor."""
+    cpu = torch.device("cpu")
+    got = v.inputs("x", 2**100 + 2**32 + 5, 128).on_device(cpu, (2, 3))
+    assert got.words == 4 and got.shape == (2, 3)
+    assert torch.equal(got.tensor, torch.tensor([5, 1, 0, 16], dtype=I32).expand(2, 3, 4))
+    assert got.ptr == got.tensor.data_ptr()
+    got = v.inputs("alpha", 2**31, 32).on_device(cpu, ())
+    assert torch.equal(got.tensor, torch.tensor([-(2**31), 0, 0, 0], dtype=I32))
