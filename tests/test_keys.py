@@ -82,7 +82,7 @@ BAD_HEADERS = [
 ]
 
 
-@pytest.mark.parametrize(("change", "message"), BAD_HEADERS)
+@pytest.mark.parametrize(("change", "message"), BAD_HEADERS, ids=[m for _, m in BAD_HEADERS])
 def test_crafted_headers_are_value_errors_naming_the_field(change, message):
     s, _ = make_key()
     blob = assemble(*edited(change))
