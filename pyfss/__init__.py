@@ -11,16 +11,18 @@ leading tensor dimensions; see the README.
 
 import json
 
-from ._ext import lib
+from ._ext import call, lib
 from ._groups import from_int, to_int, to_words
 from ._keys import Key
-from ._schemes import DEFAULT_AES_KEYS, DEFAULT_NONCE, MAX_EVAL_ALL_BITS, Dcf, Dpf, load_key
+from ._params import DEFAULT_AES_KEYS, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
+from ._schemes import Dcf, Dpf, load_key
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_AES_KEYS",
     "DEFAULT_NONCE",
+    "IMPLS",
     "MAX_EVAL_ALL_BITS",
     "Dcf",
     "Dpf",
@@ -38,4 +40,4 @@ def backend_info() -> dict:
     ChaCha implementations in use (and those this CPU could run), when the OS gives
     huge pages (gen asks for them for its correction words), and CUDA: whether
     kernels were compiled in, for which GPUs, and whether a GPU is usable."""
-    return json.loads(lib.BackendInfo())
+    return json.loads(call(lib.BackendInfo))

@@ -1,5 +1,6 @@
 """The CUDA side of the API: whether it can run (and why not), and the launch
-arguments the Go launcher needs: device, torch's current stream, scratch memory."""
+arguments a call on a device needs: device ordinal, torch's current stream, scratch
+memory."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import torch
 
 from ._ext import call, lib
 
+#: The device argument of the core's calls for the host.
+HOST = -1
+
 
 @lru_cache(maxsize=1)
 def cuda_status() -> dict:
     """What the Go core says about CUDA: kernels compiled in, driver, devices. It does
     not change within a process, and asking opens the driver once."""
-    return json.loads(lib.BackendInfo())["cuda"]
+    return json.loads(call(lib.BackendInfo))["cuda"]
 
 
 def require_cuda(device: torch.device) -> None:
@@ -40,5 +44,6 @@ def launch_args(device: torch.device) -> tuple[int, int]:
 def scratch(handle: int, op: str, k: int, m: int, device: torch.device) -> torch.Tensor:
     """Device scratch for a launch, allocated by torch (its caching allocator makes
     repeated calls cheap); kept alive by the caller until the call is enqueued."""
-    size = call(lib.CudaScratchBytes, handle, op, k, m)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    size = call(lib.ScratchBytes, handle, index, op, k, m)
     return torch.empty(max(size, 16), dtype=torch.uint8, device=device)

@@ -1,4 +1,13 @@
-"""Loads the compiled Go core, the extension package that the build generates."""
+"""Loads the compiled Go core and is the one way into it: every call goes through
+call() or call_stoppable(), which refuse to run in a forked child and turn the Go
+side's errors into Python exceptions (go_error)."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
 
 try:
     from ._gofss import _gofss as raw
@@ -11,23 +20,120 @@ except ImportError as e:
         "cannot be imported."
     ) from e
 
-__all__ = ["call", "go_error", "lib", "raw"]
+__all__ = [
+    "STOPPABLE_WORK",
+    "call",
+    "call_stoppable",
+    "check_not_forked",
+    "forked",
+    "go_error",
+    "lib",
+    "raw",
+]
+
+# -- fork ---------------------------------------------------------------------------
+
+#: Set in a child made by fork(): Go's runtime (its threads) does not survive fork(),
+#: and any call into it from the child would hang forever.
+forked = False
+
+
+def _mark_forked() -> None:
+    global forked
+    forked = True
+
+
+os.register_at_fork(after_in_child=_mark_forked)
+
+
+def check_not_forked() -> None:
+    """Raises RuntimeError in a forked child, before it could call into Go and hang."""
+    if forked:
+        raise RuntimeError(
+            "pyfss cannot run in a process made by fork() from one that had loaded it: "
+            "Go's runtime does not survive fork(), and the call would hang. Start worker "
+            "processes with the 'spawn' or 'forkserver' start method "
+            "(multiprocessing.get_context('spawn'), or DataLoader(multiprocessing_context=...))"
+        )
+
+
+# -- errors -------------------------------------------------------------------------
+
+#: The exception raised for each kind of Go error (see gofss/binding/errors.go).
+_EXCEPTIONS = {
+    "value": ValueError,
+    "runtime": RuntimeError,
+    "interrupted": KeyboardInterrupt,
+    "internal": RuntimeError,
+}
+
+
+def go_error(e: RuntimeError) -> BaseException:
+    """The exception for a RuntimeError raised by a bound Go function, whose message is
+    the Go error as JSON {"kind": ..., "message": ...}. A RuntimeError with any other
+    message is returned unchanged."""
+    try:
+        err = json.loads(str(e))
+        exc = _EXCEPTIONS[err["kind"]]
+        message = err["message"]
+    except (ValueError, TypeError, KeyError):
+        return e
+    if not isinstance(message, str):
+        return e
+    return exc(message)
 
 
 def call(fn, *args):
     """Calls a bound Go function (from lib, or its C entry point from raw), raising
     go_error(e) for its errors."""
+    if forked:
+        check_not_forked()
     try:
         return fn(*args)
     except RuntimeError as e:
         raise go_error(e) from None
 
 
-def go_error(e: RuntimeError) -> Exception:
-    """The exception for a Go error: ValueError for those the Go side marks as caused
-    by the caller's input (a "ValueError: " prefix), the RuntimeError itself for
-    others."""
-    msg = str(e)
-    if msg.startswith("ValueError: "):
-        return ValueError(msg[len("ValueError: ") :])
-    return e
+# -- interruptible calls ----------------------------------------------------------------
+
+#: Work (tree levels walked, or outputs) above which a CPU call runs in a worker
+#: thread that Ctrl-C can stop: 2^20 units take a few milliseconds on the fast paths
+#: and at most about 0.2 s on the portable one, so shorter calls finish before an
+#: interrupt would be noticed, and starting a thread (about 50 us) is not worth it.
+STOPPABLE_WORK = 1 << 20
+
+# How often the waiting main thread wakes up to run Python's signal handlers: the
+# signal may land on the worker's thread, which does not wake the main one.
+_POLL_S = 0.05
+
+
+def call_stoppable(fn, *args):
+    """call(fn, *args, stop), for a long CPU operation whose last parameter is the
+    address of a stop flag: run in a worker thread while the main thread waits, so that
+    Ctrl-C (KeyboardInterrupt in the main thread) sets the flag, which ends the Go
+    call within milliseconds, and is then re-raised. From other threads, which
+    receive no KeyboardInterrupt, the call is made directly."""
+    if threading.current_thread() is not threading.main_thread():
+        return call(fn, *args, 0)
+    check_not_forked()
+    stop = ctypes.c_int32(0)  # the flag the Go call polls
+    outcome = {}
+
+    def work():
+        try:
+            outcome["value"] = call(fn, *args, ctypes.addressof(stop))
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="pyfss-call", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(_POLL_S)
+    except BaseException:  # KeyboardInterrupt, or what another signal handler raises
+        stop.value = 1  # the worker's inputs and outputs must outlive its Go call
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

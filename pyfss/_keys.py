@@ -3,10 +3,14 @@
 Format (version 1), all integers little-endian:
     8 bytes   magic b"PYFSSKEY"
     2 bytes   format version (1)
-    4 bytes   length L of the header
+    4 bytes   length L of the header (at most MAX_HEADER)
     L bytes   header: UTF-8 JSON {"params": {...}, "party": 0|1, "batch": [...]}
+              params: the complete parameter record (see _params), party: an
+              integer, batch: the batch shape, a list of non-negative integers
     16*K      the party's seeds, K = prod(batch) blocks of 4 int32
     32*K*(n+1) the correction words, (n + 1) rows of 8 int32 per key
+Both sides check every field: to_bytes writes only keys that load, and loading
+refuses anything else with a ValueError naming the field.
 """
 
 from __future__ import annotations
@@ -20,8 +24,12 @@ from dataclasses import dataclass
 
 import torch
 
+from . import _validate as v
+
 MAGIC = b"PYFSSKEY"
 VERSION = 1
+#: A header is about 200 bytes; a longer one is not a key's.
+MAX_HEADER = 1 << 16
 _PREFIX = struct.Struct("<8sHI")
 
 # Tensors are written as their memory image, which is the little-endian format only
@@ -43,19 +51,31 @@ class Key:
         return tuple(self.s0.shape[:-1])
 
     def to_bytes(self) -> bytes:
+        """The key in the format above. Refuses (ValueError, TypeError) a Key that
+        would not load: parameters, party, or tensors of another dtype or shape."""
+        try:
+            v.params_record(self.params)
+            v.party(self.party)
+            rows = (self.params["in_bits"] + 1, 8)
+            v.int32_tensor("s0", self.s0, (4,), "(4,)")
+            v.int32_tensor("cws", self.cws, rows, f"(in_bits + 1, 8) = {rows}")
+            v.batch_match("cws", self.cws, self.batch_shape, 2)
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"Key.to_bytes: {e}") from None
         header = json.dumps(
             {"params": self.params, "party": self.party, "batch": list(self.batch_shape)},
             sort_keys=True,
         ).encode()
         body = [_PREFIX.pack(MAGIC, VERSION, len(header)), header]
         for t in (self.s0, self.cws):
-            t = t.detach().to("cpu", torch.int32).contiguous()
-            body.append(ctypes.string_at(t.data_ptr(), 4 * t.numel()))
+            t = t.detach().cpu().contiguous()
+            body.append(ctypes.string_at(t.data_ptr(), 4 * t.numel()) if t.numel() else b"")
         return b"".join(body)
 
     @classmethod
     def from_bytes(cls, data: bytes, device="cpu") -> Key:
-        """Parses to_bytes() output; the tensors are placed on device."""
+        """Parses to_bytes() output, checking every field; the tensors are placed on
+        device."""
         data = bytes(data)
         if len(data) < _PREFIX.size or data[:8] != MAGIC:
             raise ValueError("not a pyfss key: bad magic bytes")
@@ -65,18 +85,33 @@ class Key:
                 f"unsupported pyfss key format version {version} (this build reads {VERSION})"
             )
         try:
-            header = json.loads(data[_PREFIX.size : _PREFIX.size + hlen])
-            params, party, batch = header["params"], header["party"], tuple(header["batch"])
-            rows = params["in_bits"] + 1
-        except (ValueError, KeyError, TypeError) as e:
+            params, party, batch = _read_header(data[_PREFIX.size : _PREFIX.size + hlen], hlen)
+        except ValueError as e:
             raise ValueError(f"corrupt pyfss key header: {e}") from None
-        k = math.prod(batch)
+        k, rows = math.prod(batch), params["in_bits"] + 1
         body = data[_PREFIX.size + hlen :]
         if len(body) != 16 * k + 32 * k * rows:
             raise ValueError(
                 f"corrupt pyfss key: {len(body)} bytes of key data, expected {16 * k + 32 * k * rows}"
             )
-        words = torch.frombuffer(bytearray(body), dtype=torch.int32)
+        words = (
+            torch.frombuffer(bytearray(body), dtype=torch.int32)
+            if body
+            else torch.empty(0, dtype=torch.int32)  # frombuffer refuses an empty buffer
+        )
         s0 = words[: 4 * k].reshape(*batch, 4)
         cws = words[4 * k :].reshape(*batch, rows, 8)
         return cls(params, party, s0.to(device), cws.to(device))
+
+
+def _read_header(raw: bytes, length: int) -> tuple[dict, int, tuple]:
+    """(params, party, batch) from the header's bytes; ValueError naming the field."""
+    if length > MAX_HEADER:
+        raise ValueError(f"its length {length} is over {MAX_HEADER} bytes")
+    try:
+        header = json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as e:  # UnicodeDecodeError and JSONDecodeError among them
+        raise ValueError(f"not JSON: {e}") from None
+    return v.key_header(header)

@@ -1,83 +1,70 @@
-"""Dpf and Dcf: key generation and evaluation on int32 tensors, one Go call each."""
+"""Dpf and Dcf: key generation and evaluation on int32 tensors, one Go call per
+operation, the same on the CPU and on CUDA.
+
+Each operation reads its arguments (pyfss._validate), allocates or checks its output,
+checks tensor contents itself on CUDA (the core checks them on the CPU), and makes
+one call through _call. Dpf and Dcf only name their scheme and constructor arguments.
+"""
 
 from __future__ import annotations
 
+import copy
 import math
 import os
-import weakref
 
 import torch
 
-from . import _cuda
+from . import _cuda, _ext
 from . import _validate as v
-from ._ext import call, go_error, lib, raw
+from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, raw
 from ._keys import Key
-
-#: The ChaCha nonce used when none is given (int32 words): the one the known-answer
-#: vectors were made with. Public, and part of every key set.
-DEFAULT_NONCE = (0x12345678, 0x9ABCDEF0 - 2**32)
-
-#: The AES-128 keys used when none are given: Dpf uses the first two, Dcf all four.
-DEFAULT_AES_KEYS = (
-    bytes.fromhex("0102030405060708090a0b0c0d0e0f10"),
-    bytes.fromhex("100f0e0d0c0b0a090807060504030201"),
-    bytes.fromhex("01010202030304040505060607070808"),
-    bytes.fromhex("08080707060605050404030302020101"),
-)
+from ._params import FIELDS, MAX_EVAL_ALL_BITS, PRGS, Handle
 
 _Tensor = torch.Tensor
 _INT32 = torch.int32
 _SEED_SHAPE = (4,)
+_MASK64 = 2**64 - 1
 _raw_eval = raw.binding_Eval
-
-#: eval_all refuses wider domains: 2^40 outputs are 16 TiB.
-MAX_EVAL_ALL_BITS = 40
 
 
 class _Scheme:
-    """What Dpf and Dcf share; subclasses set _mul and _kind."""
+    """What Dpf and Dcf share: parameters, the Go scheme, and the operations."""
 
-    _mul: int
-    _kind: str
-
-    def __init__(self, in_bits, group, prg, nonce, aes_keys):
+    def __init__(self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl):
         self.in_bits = v.in_bits(in_bits)
-        self._cws_tail = (in_bits + 1, 8)
-        self._domain = 1 << in_bits
-        self._cws_what = f"(in_bits + 1, 8) = {self._cws_tail}"
-        self.group = v.choice("group", group, v.GROUPS)
-        self.prg = v.choice("prg", prg, v.PRGS)
+        self.group = v.choice("group", group, v.GROUP_NAMES)
+        self.prg = v.choice("prg", prg, PRGS)
         #: The group actually used: "uint" resolved by in_bits as fss_crypto does.
         self.out_group = v.group_for(group, in_bits)
-        self.nonce = v.nonce(DEFAULT_NONCE if nonce is None else nonce)
-        self.aes_keys = v.aes_keys(
-            DEFAULT_AES_KEYS[: self._mul] if aes_keys is None else aes_keys, self._mul
+        record = {
+            "scheme": scheme,
+            "in_bits": in_bits,
+            "group": self.out_group,
+            "prg": prg,
+            "nonce": v.nonce(nonce, prg),
+            "aes_keys": v.aes_keys(aes_keys, prg),
+        }
+        self._go = Handle(record, v.impl(impl))
+        self._handle = self._go.id
+        self._scheme = scheme
+        params = self._go.params
+        #: The public PRG parameters in use (defaults filled in); None for the other PRG's.
+        self.nonce = None if params["nonce"] is None else tuple(params["nonce"])
+        self.aes_keys = (
+            None if params["aes_keys"] is None else tuple(map(bytes.fromhex, params["aes_keys"]))
         )
-        self._handle = call(
-            lib.NewScheme,
-            self._kind,
-            self.in_bits,
-            self.out_group,
-            self.prg,
-            self.nonce[0],
-            self.nonce[1],
-            b"".join(self.aes_keys).hex(),
-        )
-        weakref.finalize(self, lib.FreeScheme, self._handle)
+        #: The walk implementation that runs this scheme's CPU calls (one of pyfss.IMPLS).
+        self.impl = self._go.impl
+        self._cws_tail = (in_bits + 1, 8)
+        self._cws_what = f"(in_bits + 1, 8) = {self._cws_tail}"
+        self._domain = 1 << in_bits
 
     def params(self) -> dict:
         """The public parameters: two objects with equal params make compatible keys."""
-        return {
-            "scheme": self._kind,
-            "in_bits": self.in_bits,
-            "group": self.out_group,
-            "prg": self.prg,
-            "nonce": list(self.nonce) if self.prg == "chacha" else None,
-            "aes_keys": [k.hex() for k in self.aes_keys] if self.prg == "aes128_mmo" else None,
-        }
+        return copy.deepcopy(self._go.params)
 
     def __repr__(self) -> str:
-        extra = f", pred={self.pred!r}" if self._kind != "dpf" else ""
+        extra = f", pred={self.pred!r}" if self._scheme != "dpf" else ""
         return (
             f"{type(self).__name__}({self.in_bits}, group={self.group!r}, prg={self.prg!r}{extra})"
         )
@@ -90,16 +77,20 @@ class _Scheme:
         """Generates keys from both parties' seeds.
 
         Args:
-            s0s: (2, 4) int32 seeds (party 0, party 1), or (..., 2, 4) for a batch.
+            s0s: (2, 4) int32 seeds (party 0, party 1), or (..., 2, 4) for a batch; a
+                key's two seeds must differ once bit 0 of word 3 is cleared.
             alpha: the point or threshold, in [0, 2^in_bits): a Python int (the same
                 for every key of a batch) or a tensor of the batch shape.
-            beta: (4,) int32 output value, or (..., 4) one per key.
+            beta: (4,) int32 output value, or (..., 4) one per key; in the bytes group
+                bit 0 of word 3 must be 0.
 
         Returns:
             (in_bits + 1, 8) int32 correction words, or (..., in_bits + 1, 8); written
-            into out if given (a contiguous int32 tensor of that shape on the same
-            device), which saves allocating and first touching fresh memory.
+            into out if given (an int32 tensor of that shape on the same device, not
+            overlapping the inputs), which saves allocating and first touching fresh
+            memory.
         """
+        given = {"s0s": s0s, "beta": beta, "alpha": alpha}  # what out must not overlap
         s0s = v.int32_tensor("s0s", s0s, (2, 4), "(2, 4)")
         batch = tuple(s0s.shape[:-2])
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
@@ -109,40 +100,19 @@ class _Scheme:
             beta = beta.expand(*batch, 4).contiguous()
         a = v.inputs("alpha", alpha, self.in_bits)
         if a.tensor is not None and a.shape != batch:
-            raise TypeError(f"alpha has shape {a.shape}, but the keys have batch shape {batch}")
-        device = v.device_of(s0s, beta, *([a.tensor] if a.tensor is not None else []))
-        self._check_device(device)
+            raise TypeError(
+                f"alpha has shape {tuple(a.shape)}, but the keys have batch shape {batch}"
+            )
+        device = self._device(s0s, beta, *a.tensors)
         k = math.prod(batch)
-        cws = v.output(out, s0s, (*batch, self.in_bits + 1, 8))
-        if device is v.CPU:
-            call(
-                lib.Gen,
-                self._handle,
-                cws.data_ptr(),
-                s0s.data_ptr(),
-                a.ptr,
-                a.words,
-                a.lo,
-                a.hi,
-                beta.data_ptr(),
-                k,
-            )
-        else:
-            a = a.on_device(device, batch)
-            dev, stream = _cuda.launch_args(device)
-            call(
-                lib.CudaGen,
-                self._handle,
-                dev,
-                stream,
-                cws.data_ptr(),
-                s0s.data_ptr(),
-                a.ptr,
-                a.words,
-                beta.data_ptr(),
-                k,
-            )
-        return cws
+        cws, dst = v.output(out, s0s, (*batch, self.in_bits + 1, 8), given)
+        if k:
+            if device is not v.CPU:
+                a = a.on_device(device, batch)
+                v.gen_contents(self.out_group, self.in_bits, s0s, a, beta)
+            args = (s0s.data_ptr(), a.ptr, a.words, a.lo, a.hi, beta.data_ptr(), k)
+            self._call(lib.Gen, device, dst, args, work=k * self.in_bits)
+        return _into(cws, dst)
 
     def eval(
         self, party: int, s0: torch.Tensor, cws: torch.Tensor, x, *, out: torch.Tensor | None = None
@@ -181,72 +151,54 @@ class _Scheme:
             and cws.is_contiguous()
             and (party == 0 or party == 1)
             and 0 <= x < self._domain
+            and not ((s0_ptr := s0.data_ptr()) | (cws_ptr := cws.data_ptr())) & 7  # aligned
+            and not _ext.forked
         ):
-            out = s0.new_empty(4)
+            y = s0.new_empty(4)
             try:
                 _raw_eval(
                     self._handle,
-                    out.data_ptr(),
+                    _cuda.HOST,
+                    0,
+                    y.data_ptr(),
                     party,
-                    s0.data_ptr(),
+                    s0_ptr,
                     1,
-                    cws.data_ptr(),
+                    cws_ptr,
                     0,
                     0,
-                    x & 0xFFFFFFFFFFFFFFFF,
+                    x & _MASK64,
                     x >> 64,
                     1,
+                    0,
+                    0,
                 )
             except RuntimeError as e:
                 raise go_error(e) from None
-            return out
+            return y
+        given = {"s0": s0, "cws": cws, "x": x}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         xs = v.inputs("x", x, self.in_bits)
         if xs.tensor is not None and xs.shape[: len(batch)] != batch:
             raise TypeError(
-                f"x has shape {xs.shape}, whose leading dimensions must be the keys' batch shape {batch}"
+                f"x has shape {tuple(xs.shape)}, whose leading dimensions must be the keys' "
+                f"batch shape {batch}"
             )
         points = xs.shape[len(batch) :]
-        device = v.device_of(s0, cws, *([xs.tensor] if xs.tensor is not None else []))
-        self._check_device(device)
+        device = self._device(s0, cws, *xs.tensors)
         k, m = math.prod(batch), math.prod(points)
-        out = v.output(out, s0, (*batch, *points, 4))
-        if device is v.CPU:
-            call(
-                lib.Eval,
-                self._handle,
-                out.data_ptr(),
-                party,
-                s0.data_ptr(),
-                k,
-                cws.data_ptr(),
-                xs.ptr,
-                xs.words,
-                xs.lo,
-                xs.hi,
-                m,
-            )
-        else:
-            xs = xs.on_device(device, batch)
-            dev, stream = _cuda.launch_args(device)
-            tmp = _cuda.scratch(self._handle, "eval", k, m, device)
-            call(
-                lib.CudaEval,
-                self._handle,
-                dev,
-                stream,
-                out.data_ptr(),
-                party,
-                s0.data_ptr(),
-                k,
-                cws.data_ptr(),
-                xs.ptr,
-                xs.words,
-                m,
-                tmp.data_ptr(),
-            )
-        return out
+        y, dst = v.output(out, s0, (*batch, *points, 4), given)
+        if k and m:
+            scratch = None
+            if device is not v.CPU:
+                xs = xs.on_device(device, batch)
+                v.eval_contents(self._scheme, self.in_bits, cws, xs)
+                scratch = _cuda.scratch(self._handle, "eval", k, m, device)
+            args = (party, s0.data_ptr(), k, cws.data_ptr(), xs.ptr, xs.words, xs.lo, xs.hi, m)
+            args += (_address(scratch),)
+            self._call(lib.Eval, device, dst, args, work=k * m * self.in_bits)
+        return _into(y, dst)
 
     def eval_all(
         self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
@@ -255,33 +207,31 @@ class _Scheme:
 
         Returns:
             (2^in_bits, 4) int32 output shares, or (..., 2^in_bits, 4) for a batch;
-            written into out if given (as for gen).
+            written into out if given (as for gen). Without out, refused when the
+            output would not fit in the memory available on the device.
         """
+        given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
-        device = v.device_of(s0, cws)
-        self._check_device(device)
-        k = math.prod(batch)
-        self._check_domain(k, device)
-        out = v.output(out, s0, (*batch, 1 << self.in_bits, 4))
-        if device is v.CPU:
-            call(lib.EvalAll, self._handle, out.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
-        else:
-            dev, stream = _cuda.launch_args(device)
-            tmp = _cuda.scratch(self._handle, "eval_all", k, 0, device)
-            call(
-                lib.CudaEvalAll,
-                self._handle,
-                dev,
-                stream,
-                out.data_ptr(),
-                party,
-                s0.data_ptr(),
-                k,
-                cws.data_ptr(),
-                tmp.data_ptr(),
+        device = self._device(s0, cws)
+        n = self.in_bits
+        if n > MAX_EVAL_ALL_BITS:
+            raise ValueError(
+                f"eval_all over in_bits {n} would produce 2^{n} outputs; "
+                f"at most in_bits {MAX_EVAL_ALL_BITS} is supported"
             )
-        return out
+        k = math.prod(batch)
+        if out is None:
+            v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
+        y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
+        if k:
+            scratch = None
+            if device is not v.CPU:
+                v.eval_contents(self._scheme, n, cws, None)
+                scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
+            args = (party, s0.data_ptr(), k, cws.data_ptr(), _address(scratch))
+            self._call(lib.EvalAll, device, dst, args, work=k << n)
+        return _into(y, dst)
 
     # -- keys with fresh randomness ---------------------------------------------
 
@@ -293,11 +243,7 @@ class _Scheme:
         parameters.
         """
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
-        batch = tuple(beta.shape[:-1])
-        k = math.prod(batch)
-        seeds = torch.frombuffer(bytearray(os.urandom(32 * k)), dtype=torch.int32).reshape(
-            *batch, 2, 4
-        )
+        seeds = _random_int32((*beta.shape[:-1], 2, 4))
         cws = self.gen(seeds.to(beta.device), alpha, beta)
         return tuple(
             Key(self.params(), p, seeds[..., p, :].to(cws.device).contiguous(), cws) for p in (0, 1)
@@ -307,8 +253,9 @@ class _Scheme:
         """Loads a serialized key onto device, refusing one made for other public
         parameters."""
         key = Key.from_bytes(data, device)
-        if key.params != self.params():
-            diff = sorted(n for n in key.params if key.params[n] != self.params().get(n))
+        mine = self.params()
+        if key.params != mine:
+            diff = [name for name in FIELDS if key.params[name] != mine[name]]
             raise ValueError(
                 f"the key was made for other parameters ({', '.join(diff)} differ): {key.params}"
             )
@@ -333,26 +280,42 @@ class _Scheme:
         v.batch_match("cws", cws, batch, 2)
         return s0, cws, batch
 
-    def _check_device(self, device: torch.device) -> None:
+    def _device(self, *tensors: torch.Tensor) -> torch.device:
+        device = v.device_of(*tensors)
         if device is not v.CPU:
             _cuda.require_cuda(device)
+        return device
 
-    def _check_domain(self, keys: int, device: torch.device) -> None:
-        if self.in_bits > MAX_EVAL_ALL_BITS:
-            raise ValueError(
-                f"eval_all over in_bits {self.in_bits} would produce 2^{self.in_bits} outputs; "
-                f"at most in_bits {MAX_EVAL_ALL_BITS} is supported"
-            )
-        need = keys * (16 << self.in_bits)
+    def _call(self, fn, device: torch.device, dst: torch.Tensor, args: tuple, *, work: int):
+        """fn(handle, device, stream, dst, *args, stop): the one call of an operation.
+        On CUDA it only enqueues kernels; on the CPU it runs them, interruptibly by
+        Ctrl-C when work (tree levels walked, or outputs) is large."""
         if device is v.CPU:
-            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+            args = (self._handle, _cuda.HOST, 0, dst.data_ptr(), *args)
+            if work > STOPPABLE_WORK:
+                return call_stoppable(fn, *args)
         else:
-            total = torch.cuda.mem_get_info(device)[1]
-        if need > total:
-            raise ValueError(
-                f"eval_all would need {need / 2**30:.1f} GiB for {keys} x 2^{self.in_bits} outputs, "
-                f"more than the {total / 2**30:.1f} GiB of memory on {device}"
-            )
+            args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
+        return call(fn, *args, 0)
+
+
+def _into(result: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
+    """result, holding what the core wrote into dst (a temporary when result's own
+    address was not aligned for the core)."""
+    if dst is not result:
+        result.copy_(dst)
+    return result
+
+
+def _address(t: torch.Tensor | None) -> int:
+    return 0 if t is None else t.data_ptr()
+
+
+def _random_int32(shape: tuple) -> torch.Tensor:
+    n = math.prod(shape)
+    if not n:
+        return torch.empty(shape, dtype=torch.int32)  # frombuffer refuses an empty buffer
+    return torch.frombuffer(bytearray(os.urandom(4 * n)), dtype=torch.int32).reshape(shape)
 
 
 class Dpf(_Scheme):
@@ -363,17 +326,24 @@ class Dpf(_Scheme):
         group: output group: "bytes" (XOR), "uint32", "uint64", "uint127" (addition
             mod 2^32, 2^64, 2^127), or "uint" (fss_crypto's choice by in_bits).
         prg: "chacha" or "aes128_mmo".
-        nonce: ChaCha nonce, two int32 (default DEFAULT_NONCE).
-        aes_keys: two 16-byte AES-128 keys (default DEFAULT_AES_KEYS[:2]).
+        nonce: ChaCha nonce, two int32 (default DEFAULT_NONCE); chacha only.
+        aes_keys: two 16-byte AES-128 keys (default DEFAULT_AES_KEYS[:2]); aes128_mmo
+            only.
+        impl: the CPU walk implementation, one of IMPLS; None (the default) for the
+            fastest that serves the parameters on this CPU. All give the same results.
     """
 
-    _mul = 2
-    _kind = "dpf"
-
     def __init__(
-        self, in_bits: int, group: str = "bytes", prg: str = "chacha", *, nonce=None, aes_keys=None
+        self,
+        in_bits: int,
+        group: str = "bytes",
+        prg: str = "chacha",
+        *,
+        nonce=None,
+        aes_keys=None,
+        impl: str | None = None,
     ):
-        super().__init__(in_bits, group, prg, nonce, aes_keys)
+        super().__init__("dpf", in_bits, group, prg, nonce, aes_keys, impl)
 
 
 class Dcf(_Scheme):
@@ -382,8 +352,6 @@ class Dcf(_Scheme):
 
     Arguments as for Dpf, plus pred; aes_keys are four keys (default DEFAULT_AES_KEYS).
     """
-
-    _mul = 4
 
     def __init__(
         self,
@@ -394,27 +362,23 @@ class Dcf(_Scheme):
         *,
         nonce=None,
         aes_keys=None,
+        impl: str | None = None,
     ):
         self.pred = v.choice("pred", pred, v.PREDS)
-        self._kind = "dcf_" + pred
-        super().__init__(in_bits, group, prg, nonce, aes_keys)
+        super().__init__("dcf_" + pred, in_bits, group, prg, nonce, aes_keys, impl)
 
 
 def load_key(data: bytes, device="cpu") -> tuple[_Scheme, Key]:
-    """Loads a serialized key and rebuilds the scheme it belongs to (Dpf or Dcf with
-    the stored public parameters), e.g. in another process."""
+    """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf
+    or Dcf with the stored public parameters), e.g. in another process."""
     key = Key.from_bytes(data, device)
     p = key.params
-    try:
-        kind = p["scheme"]
-        common = {"group": p["group"], "prg": p["prg"], "nonce": p["nonce"]}
-        keys = [bytes.fromhex(k) for k in p["aes_keys"]] if p["aes_keys"] else None
-        if kind == "dpf":
-            scheme = Dpf(p["in_bits"], aes_keys=keys, **common)
-        elif kind in ("dcf_lt", "dcf_gt"):
-            scheme = Dcf(p["in_bits"], pred=kind[4:], aes_keys=keys, **common)
-        else:
-            raise ValueError(f"unknown scheme {kind!r}")
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"corrupt pyfss key parameters: {e}") from None
-    return scheme, scheme.load_key(data, device)
+    kw = {
+        "group": p["group"],
+        "prg": p["prg"],
+        "nonce": p["nonce"],
+        "aes_keys": None if p["aes_keys"] is None else [bytes.fromhex(h) for h in p["aes_keys"]],
+    }
+    if p["scheme"] == "dpf":
+        return Dpf(p["in_bits"], **kw), key
+    return Dcf(p["in_bits"], pred=p["scheme"].removeprefix("dcf_"), **kw), key

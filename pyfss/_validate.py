@@ -1,29 +1,46 @@
 """Checks of user input, in one place, with messages that name the argument.
 
-The messages begin as fss_crypto's do for the same mistakes, so code written against
-fss_crypto keeps catching the same exceptions.
+Two kinds of checks:
+- of arguments (types, shapes, names, devices, memory), on every call; their messages
+  begin as fss_crypto's do for the same mistakes, so code written against fss_crypto
+  keeps catching the same exceptions;
+- of tensor contents (inputs in range, seeds, betas, correction words), which the Go
+  core makes on the CPU and which CUDA calls make here, with torch ops and the same
+  messages (the "contents" section at the end).
 """
 
 from __future__ import annotations
 
+import math
 import operator
+import os
 
 import torch
 
 from ._groups import to_words
+from ._params import FIELDS, GROUPS, MAX_IN_BITS, Handle
 
-GROUPS = ("bytes", "uint", "uint32", "uint64", "uint127")
-PRGS = ("chacha", "aes128_mmo")
+#: Names the constructors take: the core's groups plus fss_crypto's "uint".
+GROUP_NAMES = (*GROUPS, "uint")
 PREDS = ("lt", "gt")
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+CPU = torch.device("cpu")
+
+#: The alignment asked of every tensor's address (as a mask): 16 bytes, which the CUDA
+#: kernels need (they move blocks as 16-byte vectors) and which covers the CPU's 8 (its
+#: blocks are two uint64). Tensors torch allocates have it; views into them may not.
+_ALIGN_MASK = 15
+
+# -- scheme parameters ---------------------------------------------------------------
 
 
 def in_bits(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"in_bits must be an int, got {type(value).__name__}")
-    if not 1 <= value <= 128:
-        raise ValueError(f"in_bits must be between 1 and 128, got {value}")
+    if not 1 <= value <= MAX_IN_BITS:
+        raise ValueError(f"in_bits must be between 1 and {MAX_IN_BITS}, got {value}")
     return value
 
 
@@ -40,9 +57,17 @@ def group_for(group: str, bits: int) -> str:
     return "uint32" if bits <= 32 else "uint64" if bits <= 64 else "uint127"
 
 
-def nonce(value) -> tuple[int, int]:
+def nonce(value, prg: str) -> list[int] | None:
+    """The nonce for the parameter record: None (the default) or two int32 words."""
+    if value is None:
+        return None
+    if prg != "chacha":
+        raise ValueError(f"nonce is a parameter of chacha, not of {prg}")
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        # Iterating bytes gives ints, which would pass for words.
+        raise TypeError(f"nonce must be a pair of ints, got {type(value).__name__}")
     try:
-        words = tuple(value)
+        words = list(value)
     except TypeError:
         raise TypeError(f"nonce must be a pair of ints, got {type(value).__name__}") from None
     if len(words) != 2 or any(isinstance(w, bool) or not isinstance(w, int) for w in words):
@@ -53,17 +78,35 @@ def nonce(value) -> tuple[int, int]:
     return words
 
 
-def aes_keys(value, count: int) -> tuple[bytes, ...]:
+def aes_keys(value, prg: str) -> list[str] | None:
+    """The AES keys for the parameter record: None (the defaults) or hex strings; the
+    core checks their number."""
+    if value is None:
+        return None
+    if prg != "aes128_mmo":
+        raise ValueError(f"aes_keys are a parameter of aes128_mmo, not of {prg}")
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"aes_keys must be a sequence of 16-byte bytes objects, got {value!r:.40}")
     try:
-        keys = tuple(value)
+        keys = list(value)
     except TypeError:
-        raise TypeError(f"aes_keys must be a sequence of {count} bytes objects") from None
-    if len(keys) != count:
-        raise ValueError(f"aes_keys must hold {count} keys, got {len(keys)}")
+        raise TypeError("aes_keys must be a sequence of 16-byte bytes objects") from None
     for k in keys:
         if not isinstance(k, (bytes, bytearray)) or len(k) != 16:
             raise ValueError(f"aes_keys must be 16-byte bytes objects, got {k!r}")
-    return tuple(bytes(k) for k in keys)
+    return [bytes(k).hex() for k in keys]
+
+
+def impl(value) -> str:
+    """The walk implementation to ask for: "" (the fastest) for None."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"impl must be a str or None, got {type(value).__name__}")
+    return value
+
+
+# -- call arguments -------------------------------------------------------------------
 
 
 def party(value) -> int:
@@ -72,13 +115,18 @@ def party(value) -> int:
     return value
 
 
-def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
-    """t must be an int32 tensor whose shape ends in tail; returns it contiguous.
+def dense(t: torch.Tensor) -> torch.Tensor:
+    """t contiguous at an address the core can use: t itself, or a copy. A view (a
+    slice, a transpose, an offset into a buffer) is as valid an input as the tensor
+    it came from."""
+    if t.is_contiguous() and not t.data_ptr() & _ALIGN_MASK:
+        return t
+    return t.clone(memory_format=torch.contiguous_format)
 
-    Non-contiguous tensors are accepted and copied: a view (a slice, a transpose) is
-    as valid an input as the tensor it came from. (Written for speed: it runs on
-    every call, and each tensor attribute costs about 0.1 us.)
-    """
+
+def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
+    """t must be an int32 tensor whose shape ends in tail; returns it dense. (Written
+    for speed: it runs on every call, and each tensor attribute costs about 0.1 us.)"""
     if isinstance(t, torch.Tensor):
         shape = t.shape
         n = len(tail)
@@ -88,7 +136,7 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
             and shape[-1] == tail[-1]
             and (n == 1 or shape[-2] == tail[0])
         ):
-            return t if t.is_contiguous() else t.contiguous()
+            return dense(t)
         got = f"shape {tuple(shape)} dtype {t.dtype}"
     else:
         got = type(t).__name__
@@ -97,7 +145,10 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
     )
 
 
-CPU = torch.device("cpu")
+def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
+    got = t.shape[: t.dim() - tail]
+    if got != batch:
+        raise TypeError(f"{name} has batch shape {got}, but the keys have batch shape {batch}")
 
 
 def device_of(*tensors: torch.Tensor) -> torch.device:
@@ -116,11 +167,17 @@ def device_of(*tensors: torch.Tensor) -> torch.device:
     return device
 
 
-def output(out, like: torch.Tensor, shape: tuple) -> torch.Tensor:
-    """A new int32 tensor of shape on like's device, or out checked to be one that
-    the Go core can write in place."""
+def output(out, like: torch.Tensor, shape: tuple, inputs: dict) -> tuple:
+    """(result, dst): the tensor the call returns, and the one the core writes into.
+
+    Without out both are a new int32 tensor on like's device. With out, checked to be a
+    contiguous int32 tensor of shape on that device that shares no memory with inputs
+    (name -> the argument as the caller passed it), result is out and dst is out or,
+    when out's address is not aligned for the core, an aligned temporary to be copied
+    into out."""
     if out is None:
-        return like.new_empty(*shape)  # varargs: a size tuple parses 1 us slower
+        new = like.new_empty(*shape)  # varargs: a size tuple parses 1 us slower
+        return new, new
     if (
         not isinstance(out, torch.Tensor)
         or out.dtype is not torch.int32
@@ -138,35 +195,161 @@ def output(out, like: torch.Tensor, shape: tuple) -> torch.Tensor:
         raise RuntimeError(
             f"Expected all tensors to be on the same device, but found at least two devices, {like.device}, {out.device}!"
         )
-    return out
+    # The core reads inputs while it writes out: shared memory would give wrong
+    # results silently, so it is refused as torch refuses it for out= arguments.
+    for name, t in inputs.items():
+        if isinstance(t, torch.Tensor) and _overlap(out, t):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                f"tensor refer to a single memory location: out overlaps {name}. Please "
+                f"clone() {name} or pass another out."
+            )
+    dst = dense(out)
+    return out, dst if dst is out else torch.empty_like(out)
 
 
-def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
-    got = t.shape[: t.dim() - tail]
-    if got != batch:
-        raise TypeError(f"{name} has batch shape {got}, but the keys have batch shape {batch}")
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the memory that two tensors span intersects."""
+    if a.device != b.device:
+        return False
+    a0, a1 = _span(a)
+    b0, b1 = _span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """The addresses [first, end) of the memory a (possibly strided) tensor reads."""
+    if not t.numel():
+        return 0, 0
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    start = t.data_ptr()
+    return start, start + (last + 1) * t.element_size()
+
+
+def available_memory(device: torch.device) -> int:
+    """Bytes that can be allocated on device now without swapping: MemAvailable on
+    Linux (free memory plus caches the kernel can drop), free pages elsewhere, and
+    the driver's free memory on CUDA."""
+    if device.type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+
+
+def memory_for(nbytes: int, what: str, device: torch.device) -> None:
+    """Refuses an output of nbytes that would not fit in the memory available on device."""
+    free = available_memory(device)
+    if nbytes > free:
+        raise ValueError(
+            f"{what} would need {_size(nbytes)}, more than the {_size(free)} of memory "
+            f"available on {device}"
+        )
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+# -- serialized keys ------------------------------------------------------------------
+
+
+def key_header(header) -> tuple[dict, int, tuple]:
+    """(params, party, batch shape) of a key's header, read from outside: an object of
+    exactly these three fields, each checked. Raises ValueError naming the field."""
+    if type(header) is not dict or sorted(header) != ["batch", "params", "party"]:
+        fields = sorted(header) if type(header) is dict else _json_type(header)
+        raise ValueError(f"it must be an object with fields batch, params, party, got {fields}")
+    batch = header["batch"]
+    if type(batch) is not list or any(type(d) is not int or d < 0 for d in batch):
+        raise ValueError(f"batch must be a list of non-negative integers, got {batch!r:.100}")
+    params = params_record(header["params"])
+    # torch computes strides in int64: a shape whose element count (zero dimensions
+    # taken as one) reaches 2^63 cannot be made, even empty.
+    if math.prod(max(d, 1) for d in batch) * (params["in_bits"] + 1) * 8 >= 1 << 62:
+        raise ValueError(f"batch {batch} is too large")
+    return params, party(header["party"]), tuple(batch)
+
+
+def params_record(params) -> dict:
+    """Checks a parameter record read from outside (a key's header): a dict of exactly
+    FIELDS, of exact JSON types, complete, and one the Go core accepts as it is.
+    Raises ValueError naming the field; returns params."""
+    if type(params) is not dict:
+        raise ValueError(f"params must be an object, got {_json_type(params)}")
+    for name in FIELDS:
+        if name not in params:
+            raise ValueError(f"params.{name} is missing")
+    if extra := sorted(set(params) - set(FIELDS)):
+        raise ValueError(f"params has unknown fields {extra}")
+    for name in ("scheme", "group", "prg"):
+        if type(params[name]) is not str:
+            raise ValueError(f"params.{name} must be a string, got {_json_type(params[name])}")
+    if type(params["in_bits"]) is not int:
+        raise ValueError(f"params.in_bits must be an integer, got {_json_type(params['in_bits'])}")
+    if not 1 <= params["in_bits"] <= MAX_IN_BITS:
+        raise ValueError(
+            f"params.in_bits must be between 1 and {MAX_IN_BITS}, got {params['in_bits']}"
+        )
+    nonce, keys = params["nonce"], params["aes_keys"]
+    if nonce is not None and (
+        type(nonce) is not list or len(nonce) != 2 or any(type(w) is not int for w in nonce)
+    ):
+        raise ValueError(f"params.nonce must be null or two integers, got {nonce!r:.100}")
+    if keys is not None and (type(keys) is not list or any(type(k) is not str for k in keys)):
+        raise ValueError(
+            f"params.aes_keys must be null or a list of hex strings, got {keys!r:.100}"
+        )
+    complete = Handle(params, "").params
+    for name in FIELDS:
+        if params[name] != complete[name]:
+            raise ValueError(
+                f"params.{name} must be {complete[name]!r} for these parameters, got {params[name]!r:.100}"
+            )
+    return params
+
+
+def _json_type(value) -> str:
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number with a fraction or exponent",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+# -- inputs (alpha, x) ----------------------------------------------------------------
 
 
 class Inputs:
     """Alpha or x in the form the Go core reads: a scalar (words 0, lo, hi) or a tensor
-    of words 32-bit words per input (1: int32, 2: int64, 4: int32 words)."""
+    of words 32-bit words per input (1: int32, 2: int64, 4: int32 words), at ptr."""
 
-    __slots__ = ("hi", "lo", "shape", "tensor", "words")
+    __slots__ = ("hi", "lo", "ptr", "shape", "tensor", "tensors", "words")
 
     def __init__(self, tensor, words, lo, hi, shape):
         self.tensor, self.words, self.lo, self.hi, self.shape = tensor, words, lo, hi, shape
-
-    @property
-    def ptr(self) -> int:
-        return 0 if self.tensor is None else self.tensor.data_ptr()
+        self.tensors = () if tensor is None else (tensor,)
+        self.ptr = 0 if tensor is None else tensor.data_ptr()
 
     def on_device(self, device, batch: tuple) -> Inputs:
         """The same inputs as a tensor (the GPU kernels take no scalars): a Python int
-        becomes one (batch..., 4) words tensor on device."""
+        becomes one (batch..., 4) words tensor on device, filled word by word (a copy
+        from the host would wait for the device)."""
         if self.tensor is not None:
             return self
-        t = to_words(self.lo | self.hi << 64, device)
-        return Inputs(t.expand(*batch, 4).contiguous(), 4, 0, 0, batch)
+        t = torch.empty(*batch, 4, dtype=torch.int32, device=device)
+        for i, word in enumerate(to_words(self.lo | self.hi << 64).tolist()):
+            t[..., i] = word
+        return Inputs(t, 4, 0, 0, batch)
 
 
 def inputs(name: str, value, bits: int) -> Inputs:
@@ -191,14 +374,122 @@ def inputs(name: str, value, bits: int) -> Inputs:
 
 
 def tensor_inputs(name: str, value: torch.Tensor, bits: int) -> Inputs:
-    if value.dtype == torch.int32 and bits <= 32:
-        return Inputs(value.contiguous(), 1, 0, 0, tuple(value.shape))
-    if value.dtype == torch.int64 and bits <= 63:
-        return Inputs(value.contiguous(), 2, 0, 0, tuple(value.shape))
-    if value.dtype == torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
-        return Inputs(value.contiguous(), 4, 0, 0, tuple(value.shape[:-1]))
+    # Shapes stay torch.Size (a tuple): converting costs 0.5 us a call.
+    dtype = value.dtype
+    if dtype is torch.int32 and bits <= 32:
+        return Inputs(dense(value), 1, 0, 0, value.shape)
+    if dtype is torch.int64 and bits <= 63:
+        return Inputs(dense(value), 2, 0, 0, value.shape)
+    if dtype is torch.int32 and value.dim() >= 1 and value.shape[-1] == 4:
+        return Inputs(dense(value), 4, 0, 0, value.shape[:-1])
     raise TypeError(
         f"{name} must be an int32 tensor (in_bits <= 32), an int64 tensor (in_bits <= 63) "
         f"or a (..., 4) int32 tensor of little-endian words, got dtype {value.dtype} "
         f"shape {tuple(value.shape)} for in_bits {bits}"
     )
+
+
+# -- contents -------------------------------------------------------------------------
+#
+# The Go core checks tensor contents on the CPU; CUDA kernels cannot, so CUDA calls are
+# checked here first, with the same messages, so that a mistake raises the same
+# ValueError on either device. Each check reduces to the index of its first offending
+# entry (or a sentinel); the indices of all a call's checks are read back together,
+# one device synchronization per call, and the first failing check in the core's order
+# is reported. Written with torch ops only, so the same code runs on CPU tensors,
+# which is how the tests compare its messages with the core's.
+
+
+def gen_contents(
+    group: str, bits: int, s0s: torch.Tensor, alphas: Inputs, betas: torch.Tensor
+) -> None:
+    """Checks gen's seeds (k, 2, 4), alphas (as a tensor) and betas (k, 4) as the core
+    does: the bytes group's reserved beta bit, then the seed pairs, then alpha's range."""
+    seeds = _clamp(s0s.reshape(-1, 2, 4))
+    checks = []
+    if group == "bytes":
+        reserved = (betas.reshape(-1, 4)[:, 3] & 1) != 0
+        checks.append(_Check(reserved, _BETA_RESERVED.format))
+    checks.append(_Check((seeds[:, 0] == seeds[:, 1]).all(-1), _SEEDS_EQUAL.format))
+    checks.append(_Check(_out_of_range(alphas, bits), _range_message("alpha", bits)))
+    _raise_first(checks)
+
+
+def eval_contents(scheme: str, bits: int, cws: torch.Tensor, xs: Inputs | None) -> None:
+    """Checks eval's points xs (as a tensor; None for eval_all) and correction words
+    (..., bits + 1, 8) as the core does: xs' range, then every DPF key's inner rows,
+    then the last rows."""
+    checks = [] if xs is None else [_Check(_out_of_range(xs, bits), _range_message("x", bits))]
+    cws = cws.reshape(-1, bits + 1, 8)
+    last = cws[:, bits]
+    if scheme == "dpf":
+        tr = cws[:, :bits, 4:]  # (0 or 1, 0, 0, 0) in every row but the last
+        bad_rows = ((tr[..., 0] & ~1) != 0) | (tr[..., 1:] != 0).any(-1)  # (keys, bits)
+        checks.append(_Check(bad_rows, lambda i: _DPF_ROW.format(i // bits, i % bits)))
+        bad_last = ((last[:, 3] & 1) != 0) | (last[:, 4:] != 0).any(-1)
+        checks.append(_Check(bad_last, _DPF_LAST_ROW.format))
+    else:
+        bad_last = (last[:, :4] != 0).any(-1) | ((last[:, 7] & 1) != 0)
+        checks.append(_Check(bad_last, _DCF_LAST_ROW.format))
+    _raise_first(checks)
+
+
+# The core's messages (gofss/check.go, dpf.go, dcf.go, binding/ops.go), word for word.
+_BETA_RESERVED = (
+    "beta: key {}: bit 0 of word 3 is reserved in the bytes group (outputs never carry it) "
+    "and must be 0"
+)
+_SEEDS_EQUAL = "s0s: key {}: the two seeds are equal once the control bit is cleared"
+_RANGE = "{} must be in [0, 2^{}): entry {} is out of range"
+_DPF_ROW = "cws: key {}, row {}: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key"
+_DPF_LAST_ROW = (
+    "cws: key {}, last row: not a DPF output correction word (clamped block, then zeros)"
+)
+_DCF_LAST_ROW = (
+    "cws: key {}, last row: not a DCF output correction word (zeros, then a clamped block)"
+)
+
+
+def _range_message(name: str, bits: int):
+    return lambda i: _RANGE.format(name, bits, i)
+
+
+class _Check:
+    """One check: the index of the first True of bad (flattened) as a device tensor,
+    bad's size (the index when nothing is wrong), and the message for an index."""
+
+    __slots__ = ("first", "message", "size")
+
+    def __init__(self, bad: torch.Tensor, message):
+        bad = bad.reshape(-1)
+        self.size, self.message = bad.numel(), message
+        index = torch.arange(self.size, device=bad.device)
+        self.first = torch.where(bad, index, self.size).amin() if self.size else index.sum()
+
+
+def _raise_first(checks: list[_Check]) -> None:
+    """Raises ValueError with the message of the first check, in order, that found an
+    offending entry; all indices are read back at once (the one sync of a CUDA call)."""
+    found = torch.stack([c.first for c in checks]).tolist()
+    for check, first in zip(checks, found):
+        if first < check.size:
+            raise ValueError(check.message(first))
+
+
+def _clamp(blocks: torch.Tensor) -> torch.Tensor:
+    """Blocks (..., 4) with the control bit (bit 0 of word 3) cleared."""
+    return torch.cat([blocks[..., :3], blocks[..., 3:] & ~1], -1)
+
+
+def _out_of_range(xs: Inputs, bits: int) -> torch.Tensor:
+    """Which inputs, read as unsigned integers, are 2^bits or more."""
+    x = xs.tensor
+    if xs.words == 1:
+        return (x.to(torch.int64) & 0xFFFFFFFF) >> bits != 0
+    if xs.words == 2:
+        return (x < 0) | (x >> bits != 0)  # negative: 2^63 or more as unsigned
+    # Word i holds bits 32i..32i+31 and must be below 2^(bits - 32i): shift each by
+    # that, clamped to 0..32 (a 32-bit word shifted by 32 is 0: no limit). Made on the
+    # device: a copy from the host would wait for it.
+    shifts = (bits - 32 * torch.arange(4, device=x.device)).clamp(0, 32)
+    return ((x.to(torch.int64) & 0xFFFFFFFF) >> shifts != 0).any(-1)

@@ -19,6 +19,14 @@ def rand_i32(*shape, gen=None):
     return torch.randint(-(2**31), 2**31, shape, dtype=torch.int32, generator=gen)
 
 
+def rand_beta(*shape, gen=None):
+    """Random betas (..., 4) valid in every group: bit 0 of word 3 is the control bit,
+    reserved (must be 0) in the bytes group."""
+    beta = rand_i32(*shape, 4, gen=gen)
+    beta[..., 3] &= ~1
+    return beta
+
+
 def schemes(in_bits, group, prg):
     yield pyfss.Dpf(in_bits, group, prg)
     yield pyfss.Dcf(in_bits, group, prg, "lt")
@@ -44,9 +52,7 @@ def add_shares(y0, y1, group):
 
 def canon(beta, group):
     if group == "bytes":
-        b = beta.clone()
-        b[3] &= ~1
-        return b
+        return beta
     return pyfss.from_int(pyfss.to_int(beta, group), group)
 
 
@@ -56,7 +62,7 @@ def test_shares_reconstruct_everywhere(prg, group):
     g = torch.Generator().manual_seed(1)
     n = 6
     for s in schemes(n, group, prg):
-        s0s, beta = rand_i32(2, 4, gen=g), rand_i32(4, gen=g)
+        s0s, beta = rand_i32(2, 4, gen=g), rand_beta(gen=g)
         alpha = int(torch.randint(0, 2**n, (), generator=g))
         cws = s.gen(s0s, alpha, beta)
         assert cws.shape == (n + 1, 8) and cws.dtype == torch.int32
@@ -122,7 +128,7 @@ def test_batched_equals_looped(prg, group):
     g = torch.Generator().manual_seed(2)
     n, k, m = 12, 5, 3
     for s in schemes(n, group, prg):
-        s0s, betas = rand_i32(k, 2, 4, gen=g), rand_i32(k, 4, gen=g)
+        s0s, betas = rand_i32(k, 2, 4, gen=g), rand_beta(k, gen=g)
         alphas = torch.randint(0, 2**n, (k,), dtype=torch.int64, generator=g)
         cws = s.gen(s0s, alphas, betas)
         assert cws.shape == (k, n + 1, 8)
@@ -242,7 +248,7 @@ def test_defaults_are_public_constants():
     custom = pyfss.Dpf(8, nonce=(1, -2))
     assert custom.nonce == (1, -2)
     s0s = rand_i32(2, 4)
-    beta = rand_i32(4)
+    beta = rand_beta()
     assert not torch.equal(custom.gen(s0s, 3, beta), pyfss.Dpf(8).gen(s0s, 3, beta))
 
 

@@ -1,12 +1,15 @@
 """The CUDA path: needs a GPU and a build with kernels; skipped otherwise (CI has no
 GPU). Every DPF/DCF vector on the device, CUDA == CPU on random batches for every
-op, group, PRG and predicate, results on a non-default stream, mixing rejected."""
+op, group, PRG and predicate, results on a non-default stream, mixing rejected, the
+same errors as on the CPU, unaligned views and empty batches."""
 
 import hashlib
 
 import pytest
+import test_checks
 import torch
-from test_vectors import cases, scheme_for
+from test_checks import message
+from test_vectors import cases, clamp, scheme_for
 
 import pyfss
 
@@ -22,9 +25,12 @@ CUDA = "cuda"
 def test_vectors_on_gpu(f, case):
     s = scheme_for(f, case)
     seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=CUDA)
-    cws = s.gen(
-        seeds, int(case["alpha"]), torch.tensor(case["beta"], dtype=torch.int32, device=CUDA)
-    )
+    beta = torch.tensor(case["beta"], dtype=torch.int32, device=CUDA)
+    if case["group"] == "bytes" and case["beta"][3] & 1:
+        with pytest.raises(ValueError, match="beta: key 0: bit 0 of word 3 is reserved"):
+            s.gen(seeds, int(case["alpha"]), beta)
+        beta = clamp(beta)
+    cws = s.gen(seeds, int(case["alpha"]), beta)
     assert cws.device.type == "cuda"
     assert cws.tolist() == case["cws"]
     for e in case["evals"]:
@@ -53,6 +59,7 @@ def test_gpu_equals_cpu(s):
     k, m = 300, 7
     seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, generator=g)
     betas = torch.randint(-(2**31), 2**31, (k, 4), dtype=torch.int32, generator=g)
+    betas[:, 3] &= ~1  # reserved in the bytes group
     if s.in_bits <= 32:
         alphas = torch.randint(0, 2**s.in_bits, (k,), generator=g)
         xs = torch.randint(0, 2**s.in_bits, (k, m), generator=g)
@@ -97,7 +104,7 @@ def test_non_default_stream():
 
 def test_mixing_devices_is_rejected():
     s = pyfss.Dcf(8)
-    seeds = torch.zeros(2, 4, dtype=torch.int32)
+    seeds = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
     cws = s.gen(seeds, 3, torch.ones(4, dtype=torch.int32))
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         s.eval(0, seeds[0].to(CUDA), cws, 1)
@@ -105,3 +112,78 @@ def test_mixing_devices_is_rejected():
         s.gen(seeds.to(CUDA), 3, torch.ones(4, dtype=torch.int32))
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         s.eval(0, seeds[0].to(CUDA), cws.to(CUDA), torch.tensor([1], dtype=torch.int32))
+
+
+@pytest.mark.parametrize(
+    ("name", "n", "group", "mutate"),
+    test_checks.GEN_CASES,
+    ids=[c[0] for c in test_checks.GEN_CASES],
+)
+def test_gen_refuses_what_the_cpu_refuses(name, n, group, mutate):
+    s = pyfss.Dcf(n, group)
+    s0s, alphas, betas = mutate(*test_checks.random_gen_args(n, seed=n))
+    for alpha in test_checks.input_forms(n, alphas, (test_checks.K,)):
+        want = message(s.gen, s0s, alpha, betas)
+        assert message(s.gen, s0s.to(CUDA), alpha.to(CUDA), betas.to(CUDA)) == want
+
+
+@pytest.mark.parametrize(
+    ("cls", "name", "mutate"),
+    test_checks.CWS_CASES,
+    ids=[f"{c[0].__name__}-{c[1]}" for c in test_checks.CWS_CASES],
+)
+def test_eval_refuses_what_the_cpu_refuses(cls, name, mutate):
+    n = 16
+    s, s0, cws = test_checks.make_keys(cls, n, "uint64")
+    bad = mutate(cws, n)
+    xs = torch.randint(0, 2**n, (test_checks.K, 3))
+    want = message(s.eval, 0, s0, bad, xs)
+    assert message(s.eval, 0, s0.to(CUDA), bad.to(CUDA), xs.to(CUDA)) == want
+    want = message(s.eval_all, 1, s0, bad)
+    assert message(s.eval_all, 1, s0.to(CUDA), bad.to(CUDA)) == want
+    xs[2, 1] = 2**n
+    want = message(s.eval, 0, s0, cws, xs)
+    assert message(s.eval, 0, s0.to(CUDA), cws.to(CUDA), xs.to(CUDA)) == want
+
+
+def off16(t: torch.Tensor) -> torch.Tensor:
+    """A contiguous CUDA copy of int32 t whose address is 4 bytes past a 16-byte boundary."""
+    buf = torch.zeros(t.numel() + 4, dtype=torch.int32, device=CUDA)
+    start = (4 - buf.data_ptr() % 16 // 4) % 4 + 1
+    view = buf[start : start + t.numel()].view(t.shape)
+    view.copy_(t)
+    assert view.data_ptr() % 16 == 4
+    return view
+
+
+def test_unaligned_views_and_out():
+    s = pyfss.Dpf(10, "uint64", "aes128_mmo")
+    k = 5
+    seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32)
+    betas = pyfss.from_int(torch.arange(k), "uint64")
+    alphas = torch.randint(0, 2**10, (k,), dtype=torch.int32)
+    cws = s.gen(seeds, alphas, betas)
+    s0 = seeds[:, 0].contiguous()
+    xs = torch.randint(0, 2**10, (k, 3), dtype=torch.int32)
+    assert torch.equal(
+        s.gen(off16(seeds.to(CUDA)), off16(alphas.to(CUDA)), off16(betas.to(CUDA))).cpu(), cws
+    )
+    d_cws = off16(cws.to(CUDA))
+    y = s.eval(0, off16(s0.to(CUDA)), d_cws, off16(xs.to(CUDA)))
+    assert torch.equal(y.cpu(), s.eval(0, s0, cws, xs))
+    out = off16(torch.zeros(k, 1 << 10, 4, dtype=torch.int32, device=CUDA))
+    assert s.eval_all(1, s0.to(CUDA), d_cws, out=out) is out
+    assert torch.equal(out.cpu(), s.eval_all(1, s0, cws))
+
+
+def test_empty_batches():
+    s = pyfss.Dcf(12, "uint32")
+    z = torch.zeros(0, 2, 4, dtype=torch.int32, device=CUDA)
+    cws = s.gen(
+        z,
+        torch.zeros(0, dtype=torch.int32, device=CUDA),
+        torch.zeros(0, 4, dtype=torch.int32, device=CUDA),
+    )
+    assert cws.shape == (0, 13, 8) and cws.is_cuda
+    assert s.eval(0, z[:, 0], cws, 3).shape == (0, 4)
+    assert s.eval_all(0, z[:, 0], cws).shape == (0, 1 << 12, 4)

@@ -10,11 +10,13 @@ I32 = torch.int32
 
 
 def seeds():
-    return torch.zeros(2, 4, dtype=I32)
+    """Two seeds that differ (equal ones are refused)."""
+    return torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=I32)
 
 
 def beta():
-    return torch.ones(4, dtype=I32)
+    """A beta valid in every group (bit 0 of word 3, reserved in bytes, is clear)."""
+    return torch.tensor([1, 2, 3, 4], dtype=I32)
 
 
 @pytest.fixture(params=["dpf", "dcf"])
@@ -58,10 +60,26 @@ def test_nonce(nonce):
         pyfss.Dpf(8, nonce=7)
 
 
+@pytest.mark.parametrize("nonce", [b"\x01\x02", bytearray(2), "12"])
+def test_nonce_of_bytes_or_str_is_refused(nonce):
+    # Iterating b"\x01\x02" gives the ints 1 and 2, which were taken as the words.
+    with pytest.raises(TypeError, match="nonce must be a pair of ints"):
+        pyfss.Dpf(8, nonce=nonce)
+
+
+def test_parameters_of_the_other_prg_are_refused():
+    with pytest.raises(ValueError, match="nonce is a parameter of chacha, not of aes128_mmo"):
+        pyfss.Dpf(8, prg="aes128_mmo", nonce=(1, 2))
+    with pytest.raises(ValueError, match="aes_keys are a parameter of aes128_mmo, not of chacha"):
+        pyfss.Dcf(8, prg="chacha", aes_keys=[bytes(16)] * 4)
+
+
 def test_aes_keys():
-    with pytest.raises(ValueError, match="aes_keys must hold 2 keys"):
+    with pytest.raises(ValueError, match="aes_keys: dpf with aes128_mmo needs 2 AES keys, not 3"):
         pyfss.Dpf(8, prg="aes128_mmo", aes_keys=[bytes(16)] * 3)
-    with pytest.raises(ValueError, match="aes_keys must hold 4 keys"):
+    with pytest.raises(
+        ValueError, match="aes_keys: dcf_lt with aes128_mmo needs 4 AES keys, not 2"
+    ):
         pyfss.Dcf(8, prg="aes128_mmo", aes_keys=[bytes(16)] * 2)
     with pytest.raises(ValueError, match="16-byte"):
         pyfss.Dpf(8, prg="aes128_mmo", aes_keys=[bytes(15), bytes(16)])
@@ -81,7 +99,7 @@ def test_gen_tensor_types(scheme):
     with pytest.raises(TypeError, match=r"beta must be a \(4,\) int32 tensor"):
         scheme.gen(seeds(), 1, torch.ones(4, dtype=torch.int64))
     with pytest.raises(TypeError, match="beta has batch shape"):
-        scheme.gen(torch.zeros(3, 2, 4, dtype=I32), 1, torch.ones(2, 4, dtype=I32))
+        scheme.gen(torch.stack([seeds()] * 3), 1, torch.ones(2, 4, dtype=I32))
 
 
 @pytest.mark.parametrize("alpha", [-1, 256, 2**200])
@@ -98,10 +116,11 @@ def test_alpha_types(scheme):
     with pytest.raises(TypeError, match="alpha must be"):
         scheme.gen(seeds(), torch.tensor(1.0), beta())
     # Tensor entries out of range are refused by the Go core, as ValueError.
-    with pytest.raises(ValueError, match="alpha must be in"):
-        scheme.gen(torch.zeros(2, 2, 4, dtype=I32), torch.tensor([1, 256], dtype=I32), beta())
-    with pytest.raises(ValueError, match="alpha must be in"):
-        scheme.gen(torch.zeros(2, 2, 4, dtype=I32), torch.tensor([1, -1]), beta())
+    two = torch.stack([seeds(), seeds()])
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 2\^8\): entry 1 is out of range"):
+        scheme.gen(two, torch.tensor([1, 256], dtype=I32), beta())
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 2\^8\): entry 1 is out of range"):
+        scheme.gen(two, torch.tensor([1, -1]), beta())
 
 
 @pytest.mark.parametrize("party", [2, -1, True, 0.0, "0"])
@@ -159,9 +178,7 @@ def test_x_types(scheme, key):
     with pytest.raises(ValueError, match="x must be in"):
         scheme.eval(0, seeds()[0], key, torch.tensor([-5]))
     with pytest.raises(TypeError, match="leading dimensions"):
-        scheme.eval(
-            0, torch.zeros(3, 4, dtype=I32), torch.stack([key] * 3), torch.zeros(2, 5, dtype=I32)
-        )
+        scheme.eval(0, seeds()[[0, 0, 0]], torch.stack([key] * 3), torch.zeros(2, 5, dtype=I32))
 
 
 def test_words_form_required_for_wide_inputs():
@@ -173,8 +190,8 @@ def test_words_form_required_for_wide_inputs():
 
 
 def test_non_contiguous_inputs_are_accepted(scheme, key):
-    wide = torch.zeros(4, 2, dtype=I32)  # a transposed view is not contiguous
-    s0 = wide.t()[0]
+    wide = torch.stack([seeds()[0]] * 2, dim=1)  # (4, 2): a column is not contiguous
+    s0 = wide[:, 0]
     assert not s0.is_contiguous()
     assert torch.equal(scheme.eval(0, s0, key, 3), scheme.eval(0, seeds()[0], key, 3))
     xs = torch.arange(8, dtype=I32).reshape(2, 4).t()
@@ -217,5 +234,3 @@ def test_go_errors_become_python_exceptions(scheme):
         bad[-1, 7] |= 1
     with pytest.raises(ValueError, match="last row"):
         scheme.eval(0, seeds()[0], bad, 1)
-    with pytest.raises(RuntimeError, match="no scheme with handle"):
-        pyfss.lib.Eval(-5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -33,6 +33,7 @@ def vm_flags(addr: int) -> list[str]:
 def test_gen_asks_huge_pages_for_its_output(make):
     keys = 8192  # 5.25 MiB of correction words: at least one whole huge page inside
     s0s = torch.zeros(keys, 2, 4, dtype=torch.int32)
+    s0s[:, 1, 0] = 1  # a key's two seeds must differ
     cws = make().gen(
         s0s, torch.zeros(keys, dtype=torch.int64), torch.zeros(keys, 4, dtype=torch.int32)
     )

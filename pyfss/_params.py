@@ -1,0 +1,71 @@
+"""Public parameters of a key set: the Go core's catalogue of names, defaults and
+limits (read once, at import), and the parameter records that the core makes into
+schemes and that serialized keys carry.
+
+A record is the JSON object of gofss.Params:
+    {"scheme": "dpf" | "dcf_lt" | "dcf_gt", "in_bits": int, "group": str,
+     "prg": "chacha" | "aes128_mmo", "nonce": [int32, int32] | null,
+     "aes_keys": [hex, ...] | null}
+complete when the PRG's parameters are filled in (the other PRG's are null), which is
+how SchemeInfo returns it.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+
+from . import _ext
+from ._ext import call, lib
+
+CATALOGUE = json.loads(call(lib.Catalogue))
+
+GROUPS = tuple(CATALOGUE["groups"])
+PRGS = tuple(CATALOGUE["prgs"])
+#: The walk implementations of this build, fastest first ("portable" serves all).
+IMPLS = tuple(CATALOGUE["impls"])
+MAX_IN_BITS = CATALOGUE["limits"]["max_in_bits"]
+#: eval_all refuses wider domains: 2^40 outputs are already 16 TiB.
+MAX_EVAL_ALL_BITS = CATALOGUE["limits"]["max_eval_all_bits"]
+#: The ChaCha nonce used when none is given (int32 words): the one the known-answer
+#: vectors were made with. Public, and part of every key set.
+DEFAULT_NONCE = tuple(CATALOGUE["prgs"]["chacha"]["default_nonce"])
+#: The AES-128 keys used when none are given: Dpf uses the first two, Dcf all four.
+DEFAULT_AES_KEYS = tuple(
+    bytes.fromhex(h) for h in CATALOGUE["prgs"]["aes128_mmo"]["default_aes_keys"]
+)
+
+#: The fields of a parameter record.
+FIELDS = ("scheme", "in_bits", "group", "prg", "nonce", "aes_keys")
+
+
+class Handle:
+    """A scheme made by the Go core from a parameter record, freed with this object."""
+
+    def __init__(self, params: dict, impl: str = ""):
+        self.id = call(lib.NewScheme, json.dumps(params), impl)
+        weakref.finalize(self, _free, self.id)
+        info = json.loads(call(lib.SchemeInfo, self.id))
+        #: The complete parameter record, defaults filled in.
+        self.params = info["params"]
+        #: The walk implementation the core chose (or was told to use).
+        self.impl = info["impl"]
+
+
+def _free(handle: int) -> None:
+    # A forked child must not call into Go, even when it exits (finalizers run then).
+    if not _ext.forked:
+        call(lib.FreeScheme, handle)
+
+
+__all__ = [
+    "DEFAULT_AES_KEYS",
+    "DEFAULT_NONCE",
+    "FIELDS",
+    "GROUPS",
+    "IMPLS",
+    "MAX_EVAL_ALL_BITS",
+    "MAX_IN_BITS",
+    "PRGS",
+    "Handle",
+]

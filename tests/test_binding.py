@@ -1,0 +1,155 @@
+"""The Python side of the binding: the one error mapper, names and defaults read from
+the core's catalogue, the walk implementation a scheme runs on, the memory check."""
+
+import json
+import os
+
+import pytest
+import torch
+
+import pyfss
+from pyfss import _ext, _validate
+
+SEEDS = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
+
+
+def go_failure(kind, message="what went wrong"):
+    return RuntimeError(json.dumps({"kind": kind, "message": message}))
+
+
+@pytest.mark.parametrize(
+    ("kind", "exc"),
+    [
+        ("value", ValueError),
+        ("runtime", RuntimeError),
+        ("interrupted", KeyboardInterrupt),
+        ("internal", RuntimeError),
+    ],
+)
+def test_each_error_kind_maps_to_its_exception(kind, exc):
+    mapped = _ext.go_error(go_failure(kind))
+    assert type(mapped) is exc and str(mapped) == "what went wrong"
+
+
+@pytest.mark.parametrize(
+    "text", ["plain words", '{"kind": "unknown", "message": "m"}', '{"message": "m"}', "[1]", ""]
+)
+def test_other_runtime_errors_pass_through_unchanged(text):
+    e = RuntimeError(text)
+    assert _ext.go_error(e) is e
+
+
+def test_the_catalogue_knows_every_error_kind_the_mapper_maps():
+    catalogue = json.loads(pyfss.lib.Catalogue())
+    assert set(catalogue["error_kinds"]) == {"value", "runtime", "interrupted", "internal"}
+
+
+def eval_args(handle):
+    # One key, one point, on the CPU, with null addresses: refused before any is read.
+    return (handle, -1, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 1, 0, 0)
+
+
+def test_raw_entries_raise_json_runtime_errors_that_call_maps():
+    with pytest.raises(RuntimeError) as e:
+        _ext.raw.binding_Eval(*eval_args(-5))
+    assert json.loads(str(e.value)) == {"kind": "value", "message": "no scheme with handle -5"}
+    with pytest.raises(ValueError, match="no scheme with handle -5"):
+        _ext.call(_ext.raw.binding_Eval, *eval_args(-5))
+    with pytest.raises(ValueError, match="no scheme with handle -5"):
+        _ext.call(pyfss.lib.Eval, *eval_args(-5))
+
+
+def test_defaults_and_limits_come_from_the_catalogue():
+    catalogue = json.loads(pyfss.lib.Catalogue())
+    assert pyfss.DEFAULT_NONCE == tuple(catalogue["prgs"]["chacha"]["default_nonce"])
+    assert pyfss.DEFAULT_AES_KEYS == tuple(
+        bytes.fromhex(h) for h in catalogue["prgs"]["aes128_mmo"]["default_aes_keys"]
+    )
+    assert pyfss.MAX_EVAL_ALL_BITS == catalogue["limits"]["max_eval_all_bits"]
+    assert pyfss.IMPLS == tuple(catalogue["impls"])
+    # The values the known-answer vectors were made with.
+    assert pyfss.DEFAULT_NONCE == (0x12345678, 0x9ABCDEF0 - 2**32)
+    assert pyfss.DEFAULT_AES_KEYS[0] == bytes(range(1, 17))
+    assert pyfss.MAX_EVAL_ALL_BITS == 40
+    with pytest.raises(ValueError, match="group must be one of"):
+        pyfss.Dpf(8, "uint16")
+
+
+def test_params_are_the_complete_record():
+    assert pyfss.Dpf(8).params() == {
+        "scheme": "dpf",
+        "in_bits": 8,
+        "group": "bytes",
+        "prg": "chacha",
+        "nonce": [0x12345678, 0x9ABCDEF0 - 2**32],
+        "aes_keys": None,
+    }
+    s = pyfss.Dcf(70, "uint", "aes128_mmo", "gt")
+    assert s.params() == {
+        "scheme": "dcf_gt",
+        "in_bits": 70,
+        "group": "uint127",
+        "prg": "aes128_mmo",
+        "nonce": None,
+        "aes_keys": [k.hex() for k in pyfss.DEFAULT_AES_KEYS],
+    }
+    assert s.nonce is None and s.aes_keys == pyfss.DEFAULT_AES_KEYS
+    s.params()["in_bits"] = 5  # a copy
+    assert s.params()["in_bits"] == 70
+
+
+def test_impl_is_chosen_and_shown():
+    assert "portable" in pyfss.IMPLS
+    assert pyfss.Dpf(8, impl="portable").impl == "portable"
+    assert pyfss.Dcf(8, "uint64", "aes128_mmo").impl in pyfss.IMPLS
+    with pytest.raises(ValueError, match="impl must be one of"):
+        pyfss.Dpf(8, impl="fastest")
+    with pytest.raises(TypeError, match="impl must be a str"):
+        pyfss.Dpf(8, impl=1)
+
+
+@pytest.mark.parametrize("prg", ["chacha", "aes128_mmo"])
+@pytest.mark.parametrize("group", ["bytes", "uint32", "uint64", "uint127"])
+@pytest.mark.parametrize("make", [pyfss.Dpf, lambda *a, **kw: pyfss.Dcf(*a, pred="gt", **kw)])
+def test_fastest_and_portable_impls_agree(make, group, prg):
+    g = torch.Generator().manual_seed(5)
+    n, k = 11, 300  # enough keys and points for the fast paths' batch kernels
+    fast, portable = make(n, group, prg), make(n, group, prg, impl="portable")
+    s0s = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, generator=g)
+    betas = torch.randint(-(2**31), 2**31, (k, 4), dtype=torch.int32, generator=g)
+    betas[:, 3] &= ~1
+    alphas = torch.randint(0, 2**n, (k,), generator=g)
+    cws = fast.gen(s0s, alphas, betas)
+    assert torch.equal(cws, portable.gen(s0s, alphas, betas))
+    xs = torch.randint(0, 2**n, (k, 8), generator=g)
+    for p in (0, 1):
+        assert torch.equal(fast.eval(p, s0s[:, p], cws, xs), portable.eval(p, s0s[:, p], cws, xs))
+    assert torch.equal(
+        fast.eval_all(1, s0s[:4, 1], cws[:4]), portable.eval_all(1, s0s[:4, 1], cws[:4])
+    )
+
+
+def mem_available() -> int:
+    with open("/proc/meminfo") as f:
+        fields = dict(line.split(":", 1) for line in f)
+    return int(fields["MemAvailable"].split()[0]) * 1024
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/meminfo"), reason="reads /proc/meminfo")
+def test_eval_all_compares_with_available_memory(monkeypatch):
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    got = _validate.available_memory(torch.device("cpu"))
+    assert got < total
+    assert abs(got - mem_available()) < 2**28  # what else runs may change it meanwhile
+
+    s = pyfss.Dpf(20)
+    cws = s.gen(SEEDS, 5, torch.zeros(4, dtype=torch.int32))
+    monkeypatch.setattr(_validate, "available_memory", lambda device: (16 << 20) - 1)
+    with pytest.raises(
+        ValueError,
+        match=r"eval_all of 1 x 2\^20 outputs would need 16.0 MiB, more than the 16.0 MiB of "
+        "memory available on cpu",
+    ):
+        s.eval_all(0, SEEDS[0], cws)  # 16 MiB of outputs: one byte too many
+    out = torch.empty(1 << 20, 4, dtype=torch.int32)
+    assert s.eval_all(0, SEEDS[0], cws, out=out) is out  # nothing to allocate

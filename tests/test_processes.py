@@ -1,0 +1,171 @@
+"""pyfss and the process around it: a forked child is refused instead of hanging, and
+Ctrl-C stops a long call within a fraction of a second."""
+
+import ctypes
+import os
+import queue
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+import torch
+
+import pyfss
+from pyfss import _ext
+
+SEEDS = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+def wait_exit_code(pid: int, timeout: float) -> int | None:
+    """The exit code of child pid, or None (after killing it) if it is still running
+    after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+@needs_fork
+def test_forked_child_is_refused_instead_of_hanging():
+    s = pyfss.Dpf(8, "uint32")
+    cws = s.gen(SEEDS, 3, pyfss.from_int(1, "uint32"))
+    xs = torch.tensor([3, 4], dtype=torch.int32)
+    calls = [
+        lambda: s.eval(0, SEEDS[0], cws, 3),  # the fast path, straight to the C entry
+        lambda: s.eval(0, SEEDS[0], cws, xs),
+        lambda: s.gen(SEEDS, 3, pyfss.from_int(1, "uint32")),
+        lambda: s.eval_all(0, SEEDS[0], cws),
+        pyfss.backend_info,
+        lambda: pyfss.Dpf(8),
+    ]
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 if every call was refused as it should be
+        code = 0
+        try:
+            for i, fn in enumerate(calls):
+                try:
+                    fn()
+                    code = 10 + i  # it ran: the refusal is missing
+                except RuntimeError as e:
+                    if "'spawn' or 'forkserver'" not in str(e):
+                        code = 30 + i
+                if code:
+                    break
+        finally:
+            os._exit(code)
+    code = wait_exit_code(pid, timeout=30)
+    assert code is not None, "the forked child hung"
+    assert code == 0, f"call {code % 10} in the child: {'ran' if code < 30 else 'other error'}"
+    assert s.eval(0, SEEDS[0], cws, 3).shape == (4,)  # the parent is unaffected
+
+
+@needs_fork
+def test_forked_child_exits_normally():
+    """A child that exits through sys.exit runs finalizers, which free Go schemes:
+    they must not call into Go either."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        import pyfss
+        scheme = pyfss.Dcf(8)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                pyfss.Dpf(8)
+            except RuntimeError:
+                sys.exit(3)
+            sys.exit(4)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status))
+        """
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["3"]
+
+
+INTERRUPTED_CALL = """
+import sys, time, torch, pyfss
+# One key at 2^21 points of 128 bits on the portable walks: seconds of work on any
+# CPU (the parent limits Go to one thread), in a few MiB of memory.
+s = pyfss.Dcf(128, "bytes", "chacha", impl="portable")
+seeds = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
+cws = s.gen(seeds, 2**127, torch.tensor([2, 0, 0, 0], dtype=torch.int32))
+xs = torch.randint(-2**31, 2**31, (1 << 21, 4), dtype=torch.int32)
+print("started", flush=True)
+t = time.perf_counter()
+try:
+    s.eval(0, seeds[0], cws, xs)
+    print("completed", time.perf_counter() - t, flush=True)
+except KeyboardInterrupt:
+    print("interrupted", time.perf_counter() - t, flush=True)
+"""
+
+
+def test_ctrl_c_stops_a_long_call_quickly():
+    env = {**os.environ, "GOMAXPROCS": "1"}
+    p = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_CALL], stdout=subprocess.PIPE, text=True, env=env
+    )
+    lines = queue.Queue()
+
+    def read():
+        for line in p.stdout:
+            lines.put((time.monotonic(), line.split()))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        _, first = lines.get(timeout=120)
+        assert first == ["started"]
+        time.sleep(1)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        got, line = lines.get(timeout=60)
+    finally:
+        p.kill()
+        p.wait()
+    assert line[0] == "interrupted", f"the call {line[0]} after {line[1]} s"
+    assert got - sent < 0.5, f"KeyboardInterrupt came {got - sent:.2f} s after SIGINT"
+
+
+def test_a_call_whose_stop_flag_is_set_raises_keyboard_interrupt():
+    s = pyfss.Dpf(12, "uint32")
+    cws = s.gen(SEEDS, 3, pyfss.from_int(1, "uint32"))
+    out = torch.empty(1 << 12, 4, dtype=torch.int32)
+    s0 = SEEDS[0].clone()
+    stop = ctypes.c_int32(1)
+    args = (s._handle, -1, 0, out.data_ptr(), 0, s0.data_ptr(), 1, cws.data_ptr(), 0)
+    with pytest.raises(KeyboardInterrupt):
+        _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(stop))
+    stop.value = 0
+    _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(stop))
+    assert torch.equal(out, s.eval_all(0, s0, cws))
+
+
+def test_long_calls_give_the_same_results_from_any_thread():
+    """Above STOPPABLE_WORK, the main thread hands the call to a worker thread; other
+    threads call directly."""
+    s = pyfss.Dcf(21, "uint32", "aes128_mmo")
+    assert 1 << s.in_bits > _ext.STOPPABLE_WORK
+    cws = s.gen(SEEDS, 12345, pyfss.from_int(7, "uint32"))
+    from_main = s.eval_all(1, SEEDS[1], cws)
+    from_other = []
+    t = threading.Thread(target=lambda: from_other.append(s.eval_all(1, SEEDS[1], cws)))
+    t.start()
+    t.join()
+    assert torch.equal(from_main, from_other[0])
+    total = pyfss.to_int(from_main, "uint32") + pyfss.to_int(s.eval_all(0, SEEDS[0], cws), "uint32")
+    assert torch.equal(total, (torch.arange(1 << 21) < 12345).to(torch.int32) * 7)
