@@ -71,7 +71,7 @@ def test_forked_child_is_refused_instead_of_hanging():
 
 
 @needs_fork
-def test_forked_child_exits_normally():
+def test_forked_child_exits_normally(tmp_path):
     """A child that exits through sys.exit runs finalizers, which free Go schemes:
     they must not call into Go either."""
     script = textwrap.dedent(
@@ -90,8 +90,15 @@ def test_forked_child_exits_normally():
         print(os.waitstatus_to_exitcode(status))
         """
     )
+    # From another directory: `python -c` puts the working directory first on
+    # sys.path, and the repository root holds the unbuilt source tree.
     r = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["3"]
@@ -115,10 +122,14 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_stops_a_long_call_quickly():
+def test_ctrl_c_stops_a_long_call_quickly(tmp_path):
     env = {**os.environ, "GOMAXPROCS": "1"}
     p = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED_CALL], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-c", INTERRUPTED_CALL],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
     )
     lines = queue.Queue()
 
