@@ -3,16 +3,18 @@ package gofss
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 )
 
 // Benchmarks at in_bits 20, per PRG backend (fast paths and the portable one in the
-// same run; the tree walks follow the PRG's backend), for DPF and DCF, groups bytes
-// and uint64. Metrics are per key (Gen, Eval: 2^16 keys, one point each) or per
-// output (EvalAll: one key). Run with -cpu 1 for one core, -cpu 1,2 to compare one
-// core with two.
+// same run; the tree walks follow the PRG's backend), for DPF, DCF and Half-Tree
+// DPF, groups bytes and uint64. Metrics are per key (Gen, Eval: 2^16 keys, one point
+// each; Gen also reports a key's bytes, its seed and correction words) or per output
+// (EvalAll: one key). Run with -cpu 1 for one core, -cpu 1,2 to compare one core
+// with two.
 
 const benchBits = 20
 
@@ -31,21 +33,23 @@ type benchScheme struct {
 func benchSchemes(b *testing.B) []benchScheme {
 	var out []benchScheme
 	for _, g := range []Group{Bytes, Uint64} {
-		for _, mul := range []int{2, 4} {
-			for _, prg := range testPrgs(b, mul) {
+		for _, kind := range []Kind{KindDpf, KindDcfLt, KindHalfTreeDpf} {
+			for _, prg := range testPrgs(b, kind.Mul()) {
 				var s scheme
 				var err error
-				kind := "dpf"
-				if mul == 2 {
+				switch kind {
+				case KindDpf:
 					s, err = NewDpf(benchBits, g, prg)
-				} else {
-					kind = "dcf"
+				case KindDcfLt:
 					s, err = NewDcf(benchBits, g, prg, Lt)
+				default:
+					s, err = NewHalfTreeDpf(benchBits, g, prg, DefaultHashKey)
 				}
 				if err != nil {
 					b.Fatal(err)
 				}
-				out = append(out, benchScheme{fmt.Sprintf("%s/%s/%s", kind, prg.Name(), g), s, prg.Name()})
+				name := strings.TrimSuffix(kind.String(), "_lt") // dcf
+				out = append(out, benchScheme{fmt.Sprintf("%s/%s/%s", name, prg.Name(), g), s, prg.Name()})
 			}
 		}
 	}
@@ -59,7 +63,7 @@ func benchKeys(b *testing.B, s scheme, k int) ([]Block, []Block, []Uint128, []Bl
 	for i := range k {
 		seeds[2*i], seeds[2*i+1], alphas[i], betas[i] = randBlock(r), randBlock(r), randInput(r, benchBits), randBlock(r)
 	}
-	cws := make([]Cw, k*(benchBits+1))
+	cws := make([]Cw, k*s.Params().CwRows())
 	if err := s.Gen(cws, seeds, alphas, betas); err != nil {
 		b.Fatal(err)
 	}
@@ -85,6 +89,7 @@ func BenchmarkGen(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/key")
+				b.ReportMetric(float64(16+32*bs.s.Params().CwRows()), "key-bytes")
 			})
 		})
 	}

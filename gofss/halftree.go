@@ -77,9 +77,11 @@ func (h *HalfTreeDpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, 
 	})
 }
 
-// genTile runs Gen for a tile of keys. nd holds the parties' nodes, two per key.
+// genTile runs Gen for a tile of keys. nd holds the parties' nodes, two per key;
+// key k's blocks start at keys[k*stride].
 func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState) {
 	n, m := h.params.InBits, len(alphas)
+	keys, stride := cwBlocks(cws), 2*h.params.CwRows()
 	nd, t, buf := st.init(s0s)
 	for i := range nd {
 		nd[i] = nd[i].WithLsb(t[i])
@@ -97,7 +99,7 @@ func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []B
 			cw := hs[2*k].Xor(hs[2*k+1]).Xor(mask(nd[2*k].Xor(nd[2*k+1]), a^1))
 			nd[2*k] = htChild(hs[2*k], nd[2*k], cw, a)
 			nd[2*k+1] = htChild(hs[2*k+1], nd[2*k+1], cw, a)
-			h.keyBlocks(cws, k)[i] = cw
+			keys[k*stride+i] = cw
 		}
 	}
 	// The last level hashes both children of each node: 4 blocks per key, party p's
@@ -116,13 +118,11 @@ func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []B
 		keep := hcw.WithLsb(pickBit(a, lcw0, lcw1)) // the correction of alpha's leaf
 		leaf0 := pick(a, c[0], c[1]).Xor(mask(keep, nd[2*k].Lsb()))
 		leaf1 := pick(a, c[2], c[3]).Xor(mask(keep, nd[2*k+1].Lsb()))
-		key := h.keyBlocks(cws, k)
+		key := keys[k*stride : (k+1)*stride]
 		key[n-1] = hcw.WithLsb(lcw0)
 		key[n] = dpfLastCw(ar, betas[k], leaf0, leaf1, leaf1.Lsb()).WithLsb(lcw1)
-	}
-	if n%2 == 0 {
-		for k := range m {
-			cws[(k+1)*h.params.CwRows()-1][1] = Block{} // the padding block
+		if n%2 == 0 {
+			key[n+1] = Block{} // the padding block
 		}
 	}
 }

@@ -77,13 +77,7 @@ func (h *HalfTreeDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw)
 			h.prg.Expand(out, raw)
 			key := h.keyBlocks(cws, k)
 			left, right := htLeafCw(key[n-1], key[n], 0), htLeafCw(key[n-1], key[n], 1)
-			v := ar.from(key[n])
-			for j, b := range in.s {
-				t := b.Lsb()
-				l, r := out[2*j].Xor(mask(left, t)), out[2*j+1].Xor(mask(right, t))
-				out[2*j] = dpfLeaf(ar, l.Clamp(), l.Lsb(), v, party)
-				out[2*j+1] = dpfLeaf(ar, r.Clamp(), r.Lsb(), v, party)
-			}
+			leafShares(h.params.Group, out, in.s, left, right, ar.from(key[n]), party)
 		},
 	}
 }

@@ -176,7 +176,7 @@ type paramsJSON struct {
 	Prg     string    `json:"prg"`
 	Nonce   *[2]int64 `json:"nonce"`
 	AesKeys []string  `json:"aes_keys"`
-	HashKey *[4]int64 `json:"hash_key,omitempty"`
+	HashKey []int64   `json:"hash_key,omitempty"`
 }
 
 // MarshalJSON writes the parameters as ParseParams reads them.
@@ -190,7 +190,7 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	}
 	if p.Kind == KindHalfTreeDpf {
 		w := blockWords(p.HashKey)
-		j.HashKey = &w
+		j.HashKey = w[:]
 	}
 	return json.Marshal(j)
 }
@@ -247,6 +247,9 @@ func ParseParams(data []byte) (Params, error) {
 	if j.HashKey != nil {
 		if p.Kind != KindHalfTreeDpf {
 			return p, ArgErrorf("hash_key is a parameter of half_tree_dpf, not of %s", p.Kind)
+		}
+		if len(j.HashKey) != 4 {
+			return p, ArgErrorf("hash_key must be a block of 4 words, not %d", len(j.HashKey))
 		}
 		var w [4]uint32
 		for i, v := range j.HashKey {
