@@ -131,3 +131,67 @@ func BenchmarkEvalAll(b *testing.B) {
 		})
 	}
 }
+
+// Grotto DCF at in_bits 20, per PRG backend: Preprocess of one key (ns per domain
+// point) and Eval of 2^16 random points against it (ns per point).
+
+func benchGrotto(b *testing.B, prg PrgKind) (*GrottoDcf, []Block, []Cw) {
+	g, err := NewGrottoDcf(DefaultParams(KindGrottoDcf, benchBits, Bytes, prg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	seeds := []Block{randBlock(r), randBlock(r)}
+	cws := make([]Cw, benchBits+1)
+	if err := g.Gen(cws, seeds, []Uint128{randInput(r, benchBits)}); err != nil {
+		b.Fatal(err)
+	}
+	return g, seeds[:1], cws
+}
+
+func BenchmarkGrottoPreprocess(b *testing.B) {
+	for _, prg := range []PrgKind{PrgChaCha, PrgAesMmo} {
+		b.Run(prg.String(), func(b *testing.B) {
+			g, s0, cws := benchGrotto(b, prg)
+			pre := make([]uint64, g.ParityWords())
+			benchBackends(b, prg.String(), func(b *testing.B) {
+				for b.Loop() {
+					if err := g.Preprocess(pre, 0, s0, cws); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N<<benchBits), "ns/point")
+			})
+		})
+	}
+}
+
+func BenchmarkGrottoEval(b *testing.B) {
+	g, s0, cws := benchGrotto(b, PrgAesMmo)
+	pre := make([]uint64, g.ParityWords())
+	if err := g.Preprocess(pre, 0, s0, cws); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	xs, his := make([]Uint128, benchKeysN), make([]Uint128, benchKeysN)
+	for i := range xs {
+		xs[i], his[i] = randInput(r, benchBits), Uint128{Lo: 1<<benchBits - 1}
+	}
+	out := make([]uint8, len(xs))
+	b.Run("points", func(b *testing.B) {
+		for b.Loop() {
+			if err := g.Eval(out, pre, xs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/point")
+	})
+	b.Run("intervals", func(b *testing.B) {
+		for b.Loop() {
+			if err := g.EvalInterval(out, pre, xs, his); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/interval")
+	})
+}

@@ -106,14 +106,16 @@ func (g *GrottoDcf) leafBits(bits []uint64, party int, s0s []Block, cws []Cw) tr
 	tr.leaves = func(k, x0 int, in nodes, raw []Block) {
 		g.dpf.prg.Expand(raw, in.s)
 		left, right := dpfChildCws(&cws[k*(n+1)+n-1])
-		tlCw, trCw := left.Lsb(), right.Lsb()
+		// The children's control bits, lsb(child) ^ t*tcw, as bits 0 and 1 of
+		// lr >> 32: tcw has the left correction in bit 32, the right in bit 33.
+		tcw := uint64(left.Lsb())<<32 | uint64(right.Lsb())<<33
 		words := g.keyParities(bits, k)[x0/64:]
 		for j0 := 0; j0 < len(in.t); j0 += 32 { // 32 parents, 64 leaves: a word
 			var w uint64
-			for j := j0; j < min(j0+32, len(in.t)); j++ {
-				t := in.t[j]
-				l, r := raw[2*j].Lsb()^t&tlCw, raw[2*j+1].Lsb()^t&trCw
-				w |= uint64(l|r<<1) << (2 * (j - j0))
+			for j, t := range in.t[j0:min(j0+32, len(in.t))] {
+				pair := raw[2*(j0+j) : 2*(j0+j)+2]
+				lr := pair[0].Hi&lsbBit | pair[1].Hi&lsbBit<<1 ^ tcw&-uint64(t)
+				w |= lr >> 32 << (2 * j)
 			}
 			words[j0/32] = w
 		}

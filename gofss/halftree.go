@@ -40,13 +40,26 @@ func newHalfTreeDpf(p Params, prg Prg, opts []Option) (*HalfTreeDpf, error) {
 	return h, nil
 }
 
-// hashIn is the PRG input of the hash H(b) = prg(HashKey ^ b).
-func (h *HalfTreeDpf) hashIn(b Block) Block { return b.Xor(h.params.HashKey) }
+// The walks keep each node N as N ^ HashKey, the PRG input of its hash
+// H(N) = prg(HashKey ^ N), so that rows of nodes go to the PRG as they are; hk below
+// is the hash key.
 
-// htChild is the child on the given side of node nd, whose hash is hn: the left
-// child hn ^ t*cw with t the node's control bit, the right child that XOR nd.
-func htChild(hn, nd, cw Block, side uint8) Block {
-	return hn.Xor(mask(cw, nd.Lsb())).Xor(mask(nd, side))
+// htControl is the control bit of keyed node k: lsb(N).
+func htControl(k, hk Block) uint8 { return k.Lsb() ^ hk.Lsb() }
+
+// htChild is the keyed child on the given side of keyed node k, whose hash is hn:
+// the left child H(N) ^ t*cw, t the node's control bit, the right child that XOR N.
+func htChild(hn, k, cw, hk Block, side uint8) Block {
+	// hn ^ mask(cw, htControl(k, hk)) ^ pick(side, hk, k), written out on the two
+	// halves so that it inlines into the walks.
+	t, s := -((k.Hi^hk.Hi)>>32&1), -uint64(side)
+	return Block{hn.Lo ^ cw.Lo&t ^ hk.Lo ^ (hk.Lo^k.Lo)&s, hn.Hi ^ cw.Hi&t ^ hk.Hi ^ (hk.Hi^k.Hi)&s}
+}
+
+// htLeafIn is the PRG input of the hash of the last level's child on the given side
+// of keyed node k: with_lsb(N, side) ^ HashKey.
+func htLeafIn(k, hk Block, side uint8) Block {
+	return Block{k.Lo, k.Hi&^lsbBit | (hk.Hi^uint64(side)<<32)&lsbBit}
 }
 
 // htLeafCw is the correction of the last level's child on the given side,
@@ -82,30 +95,28 @@ func (h *HalfTreeDpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, 
 func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState) {
 	n, m := h.params.InBits, len(alphas)
 	keys, stride := cwBlocks(cws), 2*h.params.CwRows()
+	hk := h.params.HashKey
 	nd, t, buf := st.init(s0s)
 	for i := range nd {
-		nd[i] = nd[i].WithLsb(t[i])
+		nd[i] = nd[i].WithLsb(t[i]).Xor(hk)
 	}
 	in, hs := buf[:4*m], buf[4*m:]
 	for i := range n - 1 {
-		for j, b := range nd {
-			in[j] = h.hashIn(b)
-		}
-		h.prg.Expand(hs[:2*m], in[:2*m])
+		h.prg.Expand(hs[:2*m], nd)
 		for k := range m {
 			a := alphas[k].Bit(n, i)
+			p, hp := nd[2*k:2*k+2], hs[2*k:2*k+2] // the two parties'
 			// Off alpha's path the parties' children must be equal, on it differ
 			// by N0 ^ N1 as their parents do.
-			cw := hs[2*k].Xor(hs[2*k+1]).Xor(mask(nd[2*k].Xor(nd[2*k+1]), a^1))
-			nd[2*k] = htChild(hs[2*k], nd[2*k], cw, a)
-			nd[2*k+1] = htChild(hs[2*k+1], nd[2*k+1], cw, a)
+			cw := hp[0].Xor(hp[1]).Xor(mask(p[0].Xor(p[1]), a^1))
+			p[0], p[1] = htChild(hp[0], p[0], cw, hk, a), htChild(hp[1], p[1], cw, hk, a)
 			keys[k*stride+i] = cw
 		}
 	}
 	// The last level hashes both children of each node: 4 blocks per key, party p's
 	// child c at 4k+2p+c.
 	for j, b := range nd {
-		in[2*j], in[2*j+1] = h.hashIn(b.WithLsb(0)), h.hashIn(b.WithLsb(1))
+		in[2*j], in[2*j+1] = htLeafIn(b, hk, 0), htLeafIn(b, hk, 1)
 	}
 	h.prg.Expand(hs[:4*m], in)
 	ar := h.params.Group.arith()
@@ -116,8 +127,8 @@ func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []B
 		lcw0 := c[0].Lsb() ^ c[2].Lsb() ^ a ^ 1
 		lcw1 := c[1].Lsb() ^ c[3].Lsb() ^ a
 		keep := hcw.WithLsb(pickBit(a, lcw0, lcw1)) // the correction of alpha's leaf
-		leaf0 := pick(a, c[0], c[1]).Xor(mask(keep, nd[2*k].Lsb()))
-		leaf1 := pick(a, c[2], c[3]).Xor(mask(keep, nd[2*k+1].Lsb()))
+		leaf0 := pick(a, c[0], c[1]).Xor(mask(keep, htControl(nd[2*k], hk)))
+		leaf1 := pick(a, c[2], c[3]).Xor(mask(keep, htControl(nd[2*k+1], hk)))
 		key := keys[k*stride : (k+1)*stride]
 		key[n-1] = hcw.WithLsb(lcw0)
 		key[n] = dpfLastCw(ar, betas[k], leaf0, leaf1, leaf1.Lsb()).WithLsb(lcw1)
