@@ -52,7 +52,7 @@ func htControl(k, hk Block) uint8 { return k.Lsb() ^ hk.Lsb() }
 func htChild(hn, k, cw, hk Block, side uint8) Block {
 	// hn ^ mask(cw, htControl(k, hk)) ^ pick(side, hk, k), written out on the two
 	// halves so that it inlines into the walks.
-	t, s := -((k.Hi^hk.Hi)>>32&1), -uint64(side)
+	t, s := -((k.Hi ^ hk.Hi) >> 32 & 1), -uint64(side)
 	return Block{hn.Lo ^ cw.Lo&t ^ hk.Lo ^ (hk.Lo^k.Lo)&s, hn.Hi ^ cw.Hi&t ^ hk.Hi ^ (hk.Hi^k.Hi)&s}
 }
 
