@@ -115,9 +115,7 @@ func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []B
 	}
 	// The last level hashes both children of each node: 4 blocks per key, party p's
 	// child c at 4k+2p+c.
-	for j, b := range nd {
-		in[2*j], in[2*j+1] = htLeafIn(b, hk, 0), htLeafIn(b, hk, 1)
-	}
+	htLeafInputs(in, nd, hk)
 	h.prg.Expand(hs[:4*m], in)
 	ar := h.params.Group.arith()
 	for k := range m {

@@ -1,8 +1,8 @@
 package gofss
 
-// Half-Tree DPF evaluation (docs/spec.md section 11): the walk of Eval down the
-// levels 0 .. n-2, one hash per node, then the last level, whose children are hashed
-// one by one; and the same tree walked breadth-first for EvalAll.
+// Half-Tree DPF evaluation (docs/spec.md section 11): Eval walks down levels 0 .. n-2,
+// a hash per node, then hashes the chosen child of its last node; EvalAll walks the
+// same tree breadth-first and hashes both children of each node of the last level.
 
 // walkEval checks the keys, then walks tiles of points.
 func (h *HalfTreeDpf) walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
