@@ -116,7 +116,7 @@ func genOne(t testing.TB, s scheme, n int, r *rand.Rand, alpha Uint128, beta Blo
 
 func TestReconstructAllPoints(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, c := range testCases(t, []int{1, 2, 3, 5, 8}) {
+	for _, c := range testCases(t, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Run(c.name, func(t *testing.T) {
 			for range 3 {
 				alpha, beta := randInput(r, c.n), randBlock(r)
