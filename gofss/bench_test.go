@@ -3,16 +3,18 @@ package gofss
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pyfss/pyfss/gofss/internal/pathtest"
 )
 
 // Benchmarks at in_bits 20, per PRG backend (fast paths and the portable one in the
-// same run; the tree walks follow the PRG's backend), for DPF and DCF, groups bytes
-// and uint64. Metrics are per key (Gen, Eval: 2^16 keys, one point each) or per
-// output (EvalAll: one key). Run with -cpu 1 for one core, -cpu 1,2 to compare one
-// core with two.
+// same run; the tree walks follow the PRG's backend), for DPF, DCF and Half-Tree
+// DPF, groups bytes and uint64. Metrics are per key (Gen, Eval: 2^16 keys, one point
+// each; Gen also reports a key's bytes, its seed and correction words) or per output
+// (EvalAll: one key). Run with -cpu 1 for one core, -cpu 1,2 to compare one core
+// with two.
 
 const benchBits = 20
 
@@ -31,21 +33,23 @@ type benchScheme struct {
 func benchSchemes(b *testing.B) []benchScheme {
 	var out []benchScheme
 	for _, g := range []Group{Bytes, Uint64} {
-		for _, mul := range []int{2, 4} {
-			for _, prg := range testPrgs(b, mul) {
+		for _, kind := range []Kind{KindDpf, KindDcfLt, KindHalfTreeDpf} {
+			for _, prg := range testPrgs(b, kind.Mul()) {
 				var s scheme
 				var err error
-				kind := "dpf"
-				if mul == 2 {
+				switch kind {
+				case KindDpf:
 					s, err = NewDpf(benchBits, g, prg)
-				} else {
-					kind = "dcf"
+				case KindDcfLt:
 					s, err = NewDcf(benchBits, g, prg, Lt)
+				default:
+					s, err = NewHalfTreeDpf(benchBits, g, prg, DefaultHashKey)
 				}
 				if err != nil {
 					b.Fatal(err)
 				}
-				out = append(out, benchScheme{fmt.Sprintf("%s/%s/%s", kind, prg.Name(), g), s, prg.Name()})
+				name := strings.TrimSuffix(kind.String(), "_lt") // dcf
+				out = append(out, benchScheme{fmt.Sprintf("%s/%s/%s", name, prg.Name(), g), s, prg.Name()})
 			}
 		}
 	}
@@ -59,7 +63,7 @@ func benchKeys(b *testing.B, s scheme, k int) ([]Block, []Block, []Uint128, []Bl
 	for i := range k {
 		seeds[2*i], seeds[2*i+1], alphas[i], betas[i] = randBlock(r), randBlock(r), randInput(r, benchBits), randBlock(r)
 	}
-	cws := make([]Cw, k*(benchBits+1))
+	cws := make([]Cw, k*s.Params().CwRows())
 	if err := s.Gen(cws, seeds, alphas, betas); err != nil {
 		b.Fatal(err)
 	}
@@ -85,6 +89,7 @@ func BenchmarkGen(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/key")
+				b.ReportMetric(float64(16+32*bs.s.Params().CwRows()), "key-bytes")
 			})
 		})
 	}
@@ -125,4 +130,68 @@ func BenchmarkEvalAll(b *testing.B) {
 			})
 		})
 	}
+}
+
+// Grotto DCF at in_bits 20, per PRG backend: Preprocess of one key (ns per domain
+// point) and Eval of 2^16 random points against it (ns per point).
+
+func benchGrotto(b *testing.B, prg PrgKind) (*GrottoDcf, []Block, []Cw) {
+	g, err := NewGrottoDcf(DefaultParams(KindGrottoDcf, benchBits, Bytes, prg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	seeds := []Block{randBlock(r), randBlock(r)}
+	cws := make([]Cw, benchBits+1)
+	if err := g.Gen(cws, seeds, []Uint128{randInput(r, benchBits)}); err != nil {
+		b.Fatal(err)
+	}
+	return g, seeds[:1], cws
+}
+
+func BenchmarkGrottoPreprocess(b *testing.B) {
+	for _, prg := range []PrgKind{PrgChaCha, PrgAesMmo} {
+		b.Run(prg.String(), func(b *testing.B) {
+			g, s0, cws := benchGrotto(b, prg)
+			pre := make([]uint64, g.ParityWords())
+			benchBackends(b, prg.String(), func(b *testing.B) {
+				for b.Loop() {
+					if err := g.Preprocess(pre, 0, s0, cws); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N<<benchBits), "ns/point")
+			})
+		})
+	}
+}
+
+func BenchmarkGrottoEval(b *testing.B) {
+	g, s0, cws := benchGrotto(b, PrgAesMmo)
+	pre := make([]uint64, g.ParityWords())
+	if err := g.Preprocess(pre, 0, s0, cws); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	xs, his := make([]Uint128, benchKeysN), make([]Uint128, benchKeysN)
+	for i := range xs {
+		xs[i], his[i] = randInput(r, benchBits), Uint128{Lo: 1<<benchBits - 1}
+	}
+	out := make([]uint8, len(xs))
+	b.Run("points", func(b *testing.B) {
+		for b.Loop() {
+			if err := g.Eval(out, pre, xs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/point")
+	})
+	b.Run("intervals", func(b *testing.B) {
+		for b.Loop() {
+			if err := g.EvalInterval(out, pre, xs, his); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/interval")
+	})
 }

@@ -29,28 +29,36 @@ func checkParty(party int) error {
 	return nil
 }
 
-func checkCwsLen(inBits, keys, cws int) error {
-	if cws != keys*(inBits+1) {
-		return ArgErrorf("cws must hold %d correction words (%d keys x (in_bits + 1)), not %d", keys*(inBits+1), keys, cws)
+// checkCwsLen checks that cws holds keys keys of the scheme p describes.
+func checkCwsLen(p Params, keys, cws int) error {
+	if rows := p.CwRows(); cws != keys*rows {
+		return ArgErrorf("cws must hold %d correction words (%d keys x %d rows), not %d", keys*rows, keys, rows, cws)
 	}
 	return nil
 }
 
-func checkGenArgs(inBits int, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
+func checkGenArgs(p Params, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
+	k := len(alphas)
+	if len(betas) != k {
+		return ArgErrorf("betas must hold one block per key (%d), not %d", k, len(betas))
+	}
+	return checkKeyArgs(p, cws, s0s, alphas)
+}
+
+// checkKeyArgs checks the arguments of a Gen that every scheme takes: the correction
+// words to write and the seeds and points of the keys.
+func checkKeyArgs(p Params, cws []Cw, s0s []Block, alphas []Uint128) error {
 	k := len(alphas)
 	if len(s0s) != 2*k {
 		return ArgErrorf("s0s must hold 2 seeds per key (%d), not %d", 2*k, len(s0s))
 	}
-	if len(betas) != k {
-		return ArgErrorf("betas must hold one block per key (%d), not %d", k, len(betas))
-	}
-	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
+	if err := checkCwsLen(p, k, len(cws)); err != nil {
 		return err
 	}
 	if err := checkSeedPairs(s0s); err != nil {
 		return err
 	}
-	return checkInputs("alpha", inBits, alphas)
+	return checkInputs("alpha", p.InBits, alphas)
 }
 
 // checkSeedPairs refuses a key whose two seeds are equal once their control bits are
@@ -66,37 +74,56 @@ func checkSeedPairs(s0s []Block) error {
 }
 
 // checkEvalArgs checks an Eval's arguments and returns the points per key.
-func checkEvalArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) (int, error) {
+func checkEvalArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) (int, error) {
 	if err := checkParty(party); err != nil {
 		return 0, err
 	}
-	k := len(s0s)
-	if k == 0 && len(xs) > 0 || k > 0 && len(xs)%k != 0 {
-		return 0, ArgErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", k, len(xs))
-	}
-	if len(dst) != len(xs) {
-		return 0, ArgErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
-	}
-	if err := checkCwsLen(inBits, k, len(cws)); err != nil {
+	m, err := checkPoints(len(s0s), len(dst), "block", xs)
+	if err != nil {
 		return 0, err
 	}
-	if k == 0 {
-		return 0, nil
+	if err := checkCwsLen(p, len(s0s), len(cws)); err != nil {
+		return 0, err
 	}
-	return len(xs) / k, checkInputs("x", inBits, xs)
+	return m, checkInputs("x", p.InBits, xs)
 }
 
-func checkEvalAllArgs(inBits int, dst []Block, party int, s0s []Block, cws []Cw) error {
+// checkPoints checks that keys keys have the same number of points xs each, with
+// one output (a block or a bit, what) per point in dst, and returns the points per
+// key.
+func checkPoints(keys, dst int, what string, xs []Uint128) (int, error) {
+	if keys == 0 && len(xs) > 0 || keys > 0 && len(xs)%keys != 0 {
+		return 0, ArgErrorf("xs must hold the same number of points for each of the %d keys, not %d in all", keys, len(xs))
+	}
+	if dst != len(xs) {
+		return 0, ArgErrorf("dst must hold one %s per point (%d), not %d", what, len(xs), dst)
+	}
+	if keys == 0 {
+		return 0, nil
+	}
+	return len(xs) / keys, nil
+}
+
+func checkEvalAllArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err := checkParty(party); err != nil {
 		return err
 	}
+	if err := checkDomainLen(p.InBits, len(dst), len(s0s), "blocks"); err != nil {
+		return err
+	}
+	return checkCwsLen(p, len(s0s), len(cws))
+}
+
+// checkDomainLen checks that a full-domain output of dst items (what) holds 2^inBits
+// of them per key, for an inBits that full-domain evaluation takes.
+func checkDomainLen(inBits, dst, keys int, what string) error {
 	if inBits > MaxEvalAllBits {
 		return ArgErrorf("in_bits %d is too large for full-domain evaluation (at most %d)", inBits, MaxEvalAllBits)
 	}
-	if uint64(len(dst))>>inBits != uint64(len(s0s)) || len(dst)&(1<<inBits-1) != 0 {
-		return ArgErrorf("dst must hold 2**%d blocks per key (%d keys), not %d", inBits, len(s0s), len(dst))
+	if uint64(dst)>>inBits != uint64(keys) || dst&(1<<inBits-1) != 0 {
+		return ArgErrorf("dst must hold 2**%d %s per key (%d keys), not %d", inBits, what, keys, dst)
 	}
-	return checkCwsLen(inBits, len(s0s), len(cws))
+	return nil
 }
 
 // Rough costs in nanoseconds, used only to decide whether to fan out.

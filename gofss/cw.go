@@ -1,5 +1,7 @@
 package gofss
 
+import "unsafe"
+
 // Cw is one correction word: 32 bytes, eight little-endian 32-bit words, as two
 // blocks. A key of n-bit inputs has n+1 of them (docs/spec.md sections 4 and 5).
 type Cw [2]Block
@@ -21,4 +23,12 @@ func pickBit(a, b0, b1 uint8) uint8 { return b0 ^ (b0^b1)&a }
 // is corrected by sCw and its control bit by tCw.
 func advance(child Block, t uint8, sCw Block, tCw uint8) (Block, uint8) {
 	return child.Clamp().Xor(mask(sCw, t)), child.Lsb() ^ t&tCw
+}
+
+// cwBlocks views correction words as their blocks, two per row.
+func cwBlocks(cws []Cw) []Block {
+	if len(cws) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&cws[0][0], 2*len(cws))
 }

@@ -1,6 +1,8 @@
 package gofss
 
 import (
+	"encoding/binary"
+	"slices"
 	"testing"
 )
 
@@ -10,33 +12,16 @@ import (
 
 func fuzzScheme(t *testing.T, inBits, group uint8, kind uint8, useAes bool) (scheme, int) {
 	n := 1 + int(inBits)%MaxInBits
-	g := Group(group % 4)
-	mul := 2
-	if kind%3 != 0 {
-		mul = 4
-	}
-	var prg Prg
-	var err error
+	prg := PrgChaCha
 	if useAes {
-		prg, err = NewAesMmo(DefaultAesKeys[:mul])
-	} else {
-		prg, err = NewChaCha(mul, DefaultNonce)
+		prg = PrgAesMmo
 	}
+	kinds := []Kind{KindDpf, KindDcfLt, KindDcfGt, KindHalfTreeDpf}
+	s, err := New(DefaultParams(kinds[kind%4], n, Group(group%4), prg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mul == 2 {
-		d, err := NewDpf(n, g, prg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d, n
-	}
-	d, err := NewDcf(n, g, prg, Pred(kind%3-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, n
+	return s, n
 }
 
 // cwsFromBytes decodes as many whole correction words as raw holds.
@@ -83,11 +68,11 @@ func FuzzGen(f *testing.F) {
 		s, n := fuzzScheme(t, inBits, group, kind, useAes)
 		seeds := [2]Block{blockFrom(s0), blockFrom(s1)}
 		b := blockFrom(beta)
-		cws := make([]Cw, n+1)
+		cws := make([]Cw, s.Params().CwRows())
 		alpha := Uint128{aLo, aHi}
 		if err := s.Gen(cws, seeds[:], []Uint128{alpha}, []Block{b}); err != nil {
-			if alpha.FitsIn(n) {
-				t.Fatalf("Gen refused a valid alpha: %v", err)
+			if alpha.FitsIn(n) && seeds[0].Clamp() != seeds[1].Clamp() {
+				t.Fatalf("Gen refused a valid key: %v", err)
 			}
 			return
 		}
@@ -96,5 +81,67 @@ func FuzzGen(f *testing.F) {
 		if err := s.Eval(out, 0, seeds[:1], cws, []Uint128{alpha}); err != nil {
 			t.Fatalf("Eval refused Gen's key: %v", err)
 		}
+	})
+}
+
+// FuzzHalfTreeReference feeds arbitrary reference-layout keys to the conversion: it
+// refuses them or converts them, and then back without loss.
+func FuzzHalfTreeReference(f *testing.F) {
+	f.Add([]byte{}, uint8(7), uint8(1), []byte{5})
+	f.Fuzz(func(t *testing.T, raw []byte, inBits, group uint8, ocwBytes []byte) {
+		s, n := fuzzScheme(t, inBits, group, 3, false)
+		h := s.(*HalfTreeDpf)
+		rows, ocw := cwsFromBytes(raw), blockFrom(ocwBytes)
+		key := make([]Cw, h.Params().CwRows())
+		if h.FromReferenceKey(key, rows, ocw) != nil {
+			return
+		}
+		back := make([]Cw, n)
+		got, err := h.ReferenceKey(back, key)
+		if err != nil || got != ocw || !slices.Equal(back, rows) {
+			t.Fatalf("a key from the reference layout did not convert back: %v", err)
+		}
+	})
+}
+
+// fuzzGrotto is the Grotto DCF of in_bits 1 + inBits%12 (a preprocessed key of at
+// most 64 words).
+func fuzzGrotto(t *testing.T, inBits uint8, useAes bool) *GrottoDcf {
+	prg := PrgChaCha
+	if useAes {
+		prg = PrgAesMmo
+	}
+	g, err := NewGrottoDcf(DefaultParams(KindGrottoDcf, 1+int(inBits)%12, Bytes, prg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// wordsFromBytes decodes as many whole 64-bit words as raw holds.
+func wordsFromBytes(raw []byte) []uint64 {
+	w := make([]uint64, len(raw)/8)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(raw[8*i:])
+	}
+	return w
+}
+
+func FuzzGrottoPreprocess(f *testing.F) {
+	f.Add([]byte{}, uint8(7), false, 0, []byte{1})
+	f.Fuzz(func(t *testing.T, raw []byte, inBits uint8, useAes bool, party int, seed []byte) {
+		g := fuzzGrotto(t, inBits, useAes)
+		pre := make([]uint64, g.ParityWords())
+		_ = g.Preprocess(pre, party, []Block{blockFrom(seed)}, cwsFromBytes(raw))
+	})
+}
+
+func FuzzGrottoEval(f *testing.F) {
+	f.Add([]byte{}, uint8(7), uint64(3), uint64(0), uint64(9), uint64(0))
+	f.Fuzz(func(t *testing.T, raw []byte, inBits uint8, lo, loHi, hi, hiHi uint64) {
+		g := fuzzGrotto(t, inBits, false)
+		pre, out := wordsFromBytes(raw), make([]uint8, 1)
+		_ = g.Eval(out, pre, []Uint128{{lo, loHi}})
+		_ = g.EvalInterval(out, pre, []Uint128{{lo, loHi}}, []Uint128{{hi, hiHi}})
 	})
 }

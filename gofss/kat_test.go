@@ -63,10 +63,15 @@ func katScheme(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) scheme {
 	g, err := ParseGroup(c.Group)
 	require.NoError(t, err)
 	prg := katPrg(t, f.Prg)
-	if f.Scheme == "dpf" {
+	switch f.Scheme {
+	case "dpf":
 		d, err := NewDpf(c.InBits, g, prg)
 		require.NoError(t, err)
 		return d
+	case "half_tree_dpf":
+		h, err := NewHalfTreeDpf(c.InBits, g, prg, katBlock(f.HashKey))
+		require.NoError(t, err)
+		return h
 	}
 	pred, err := ParsePred(f.Pred)
 	require.NoError(t, err)
@@ -93,15 +98,46 @@ func TestVectors(t *testing.T) {
 	t.Logf("checked %d DPF/DCF cases per backend", ran)
 }
 
+// TestHalfTreeVectors checks the Half-Tree DPF files as TestVectors does the others,
+// its keys through their conversion to and from the reference's layout.
+func TestHalfTreeVectors(t *testing.T) {
+	for _, name := range kat.HalfTreeFiles {
+		f, err := kat.LoadTree(name)
+		require.NoError(t, err, "the vectors are part of the repository")
+		require.Len(t, f.Cases, 80)
+		require.Equal(t, DefaultHashKey, katBlock(f.HashKey), "the default hash key is the vectors'")
+		t.Run(name, func(t *testing.T) {
+			forEachBackend(t, f.Prg.Name, func(t *testing.T) {
+				for i := range f.Cases {
+					checkCase(t, f, &f.Cases[i])
+				}
+			})
+		})
+	}
+}
+
 func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
 	s := katScheme(t, f, c)
 	seeds := []Block{katBlock(c.Seeds[0]), katBlock(c.Seeds[1])}
 
-	cws := make([]Cw, c.InBits+1)
+	cws := make([]Cw, s.Params().CwRows())
 	require.NoError(t, s.Gen(cws, seeds, []Uint128{katUint(c.Alpha)}, []Block{katBlock(c.Beta)}))
-	require.Len(t, c.Cws, c.InBits+1, c.ID)
+	want := make([]Cw, len(c.Cws))
 	for i, row := range c.Cws {
-		require.Equal(t, katCw(row), cws[i], "%s: cws row %d", c.ID, i)
+		want[i] = katCw(row)
+	}
+	if h, ok := s.(*HalfTreeDpf); ok {
+		require.Len(t, want, c.InBits, c.ID)
+		rows := make([]Cw, c.InBits)
+		ocw, err := h.ReferenceKey(rows, cws)
+		require.NoError(t, err, c.ID)
+		require.Equal(t, want, rows, "%s: cws in the reference layout", c.ID)
+		require.Equal(t, katBlock(*c.Ocw), ocw, "%s: ocw", c.ID)
+		back := make([]Cw, len(cws))
+		require.NoError(t, h.FromReferenceKey(back, want, katBlock(*c.Ocw)), c.ID)
+		require.Equal(t, cws, back, "%s: the key from the reference layout", c.ID)
+	} else {
+		require.Equal(t, want, cws, "%s: cws", c.ID)
 	}
 
 	for _, e := range c.Evals {
@@ -189,4 +225,88 @@ func TestPrgBackendInfoWalks(t *testing.T) {
 			require.Equal(t, w, info["walks"], "%s on %s", prg, info["active"])
 		})
 	}
+}
+
+// TestGrottoVectors checks the Grotto DCF files under every PRG backend: Gen's
+// correction words, both parties' shares at the vectors' points, their leaf control
+// bits, their shares on the whole domain and at its last input.
+func TestGrottoVectors(t *testing.T) {
+	for _, name := range kat.GrottoFiles {
+		f, err := kat.LoadGrotto(name)
+		require.NoError(t, err, "the vectors are part of the repository")
+		require.Len(t, f.Cases, 12)
+		t.Run(name, func(t *testing.T) {
+			forEachBackend(t, f.Prg.Name, func(t *testing.T) {
+				for i := range f.Cases {
+					checkGrottoCase(t, f, &f.Cases[i])
+				}
+			})
+		})
+	}
+}
+
+func checkGrottoCase(t *testing.T, f *kat.GrottoFile, c *kat.GrottoCase) {
+	p := DefaultParams(KindGrottoDcf, c.InBits, Bytes, PrgChaCha)
+	if f.Prg.Name == "aes128_mmo" {
+		p = DefaultParams(KindGrottoDcf, c.InBits, Bytes, PrgAesMmo)
+	}
+	g, err := NewGrottoDcf(p)
+	require.NoError(t, err)
+	seeds := []Block{katBlock(c.Seeds[0]), katBlock(c.Seeds[1])}
+	cws := make([]Cw, c.InBits+1)
+	require.NoError(t, g.Gen(cws, seeds, []Uint128{katUint(c.Alpha)}))
+	require.Len(t, c.Cws, c.InBits+1, c.ID)
+	for i, row := range c.Cws {
+		require.Equal(t, katCw(row), cws[i], "%s: cws row %d", c.ID, i)
+	}
+	domain := 1 << c.InBits
+	require.Equal(t, domain, c.EvalAll.N, c.ID)
+	for party := range 2 {
+		pre := make([]uint64, g.ParityWords())
+		require.NoError(t, g.Preprocess(pre, party, seeds[party:party+1], cws))
+		for _, e := range c.Evals {
+			got := make([]uint8, 1)
+			require.NoError(t, g.Eval(got, pre, []Uint128{katUint(e.X)}))
+			require.Equal(t, boolBit([2]bool{e.Y0, e.Y1}[party]), got[0], "%s: party %d at x=%v", c.ID, party, e.X)
+		}
+		last := make([]uint8, 1)
+		require.NoError(t, g.Eval(last, pre, []Uint128{{Lo: uint64(domain - 1)}}))
+		require.Equal(t, boolBit(c.ParityRoot[party]), last[0], "%s: party %d's parity root", c.ID, party)
+
+		all := make([]uint8, domain)
+		require.NoError(t, g.EvalAll(all, party, seeds[party:party+1], cws))
+		require.Equal(t, c.EvalAll.Sha256[party], sha256Hex(all), "%s: EvalAll party %d", c.ID, party)
+		first, lastBits := c.EvalAll.FirstBits[party], c.EvalAll.LastBits[party]
+		require.Equal(t, first, bitString(all[:len(first)]), c.ID)
+		require.Equal(t, lastBits, bitString(all[domain-len(lastBits):]), c.ID)
+		// The leaf control bits are the differences of consecutive shares.
+		leaves := make([]uint8, domain)
+		for x := range leaves {
+			leaves[x] = all[x]
+			if x > 0 {
+				leaves[x] ^= all[x-1]
+			}
+		}
+		require.Equal(t, c.LeafTSha256[party], sha256Hex(leaves), "%s: leaf control bits of party %d", c.ID, party)
+	}
+}
+
+func boolBit(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func bitString(bits []uint8) string {
+	s := make([]byte, len(bits))
+	for i, b := range bits {
+		s[i] = '0' + b
+	}
+	return string(s)
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

@@ -14,15 +14,18 @@ type Kind uint8
 
 // The schemes.
 const (
-	KindDpf   Kind = iota // f(x) = beta if x == alpha (docs/spec.md section 4)
-	KindDcfLt             // f(x) = beta if x < alpha (section 5)
-	KindDcfGt             // f(x) = beta if x > alpha
+	KindDpf         Kind = iota // f(x) = beta if x == alpha (docs/spec.md section 4)
+	KindDcfLt                   // f(x) = beta if x < alpha (section 5)
+	KindDcfGt                   // f(x) = beta if x > alpha
+	KindHalfTreeDpf             // f(x) = beta if x == alpha, one hash per tree level (section 11)
+	KindGrottoDcf               // bit shares of x >= alpha, from DPF keys (section 12)
 )
 
 // The kinds' names, and their PRG outputs per seed.
 var (
-	kindNames = [...]string{KindDpf: "dpf", KindDcfLt: "dcf_lt", KindDcfGt: "dcf_gt"}
-	kindMuls  = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4}
+	kindNames = [...]string{KindDpf: "dpf", KindDcfLt: "dcf_lt", KindDcfGt: "dcf_gt",
+		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf"}
+	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2}
 )
 
 func (k Kind) String() string {
@@ -60,9 +63,14 @@ const (
 	// MaxInBits is the widest input: inputs are at most 128-bit integers.
 	MaxInBits = 128
 	// MaxEvalAllBits is the widest input that full-domain evaluation accepts, on
-	// every device: 2^40 outputs are already 16 TiB.
+	// every device: 2^40 outputs are already 16 TiB. It is also the widest input of
+	// grotto_dcf, whose preprocessed key holds a bit per input (2^40 bits: 128 GiB).
 	MaxEvalAllBits = 40
 )
+
+// DefaultHashKey is the public key of Half-Tree DPF's hash used when none is given:
+// the one the known-answer vectors were made with.
+var DefaultHashKey = Block{Lo: 0x9abcdef0_12345678, Hi: 0x2468ace0_13572468}
 
 // Params are the public parameters of a key set: all that Gen and both parties' Eval
 // must agree on besides the keys. They are defined here once; the Python binding,
@@ -75,10 +83,12 @@ type Params struct {
 	Prg     PrgKind
 	Nonce   [2]uint32  // ChaCha only
 	AesKeys [][16]byte // AES-128 MMO only: Kind.Mul() keys, one per output
+	HashKey Block      // half_tree_dpf only: the key of its hash H(B) = prg(HashKey ^ B)
 }
 
-// DefaultParams are the parameters of the given scheme with the default public PRG
-// parameters (DefaultNonce, or the first Mul() of DefaultAesKeys).
+// DefaultParams are the parameters of the given scheme with the default public
+// parameters: DefaultNonce, or the first Mul() of DefaultAesKeys, and for
+// half_tree_dpf DefaultHashKey.
 func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 	p := Params{Kind: kind, InBits: inBits, Group: group, Prg: prg}
 	switch {
@@ -87,7 +97,21 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 	case kind.valid():
 		p.AesKeys = DefaultAesKeys[:kind.Mul()]
 	}
+	if kind == KindHalfTreeDpf {
+		p.HashKey = DefaultHashKey
+	}
 	return p
+}
+
+// CwRows is the number of correction words (32-byte rows) of one key: in_bits + 1
+// for the DPF, DCF and Grotto layouts, and for Half-Tree DPF the in_bits + 1 blocks
+// of its key two to a row, the last row padded with a zero block when in_bits is
+// even (docs/spec.md section 11).
+func (p Params) CwRows() int {
+	if p.Kind == KindHalfTreeDpf {
+		return (p.InBits + 2) / 2
+	}
+	return p.InBits + 1
 }
 
 // Check refuses parameters that no scheme has.
@@ -100,6 +124,17 @@ func (p Params) Check() error {
 	}
 	if !p.Group.valid() {
 		return ArgErrorf("group must be one of %s, not %v", strings.Join(groupNames[:], ", "), p.Group)
+	}
+	if p.Kind == KindGrottoDcf {
+		if p.Group != Bytes {
+			return ArgErrorf("group: grotto_dcf outputs bit shares over DPF keys of group bytes, not %v", p.Group)
+		}
+		if p.InBits > MaxEvalAllBits {
+			return ArgErrorf("in_bits must be between 1 and %d for grotto_dcf (a preprocessed key holds a bit per input), not %d", MaxEvalAllBits, p.InBits)
+		}
+	}
+	if p.Kind != KindHalfTreeDpf && !p.HashKey.IsZero() {
+		return ArgErrorf("hash_key is a parameter of half_tree_dpf, not of %s", p.Kind)
 	}
 	switch p.Prg {
 	case PrgChaCha:
@@ -130,9 +165,10 @@ func (p Params) NewPrg() (Prg, error) {
 	return NewChaCha(p.Kind.Mul(), p.Nonce)
 }
 
-// paramsJSON is the JSON form of Params: names for the enumerations, the nonce as two
-// integers (int32 or uint32 range, as Python and the vectors write them), the AES keys
-// in hex. A PRG's parameters that do not apply are null.
+// paramsJSON is the JSON form of Params: names for the enumerations, the nonce and
+// the hash key as 32-bit words (int32 or uint32 range, as Python and the vectors
+// write them), the AES keys in hex. A PRG's parameters that do not apply are null;
+// the hash key, written only for half_tree_dpf, is left out elsewhere.
 type paramsJSON struct {
 	Scheme  string    `json:"scheme"`
 	InBits  int       `json:"in_bits"`
@@ -140,6 +176,7 @@ type paramsJSON struct {
 	Prg     string    `json:"prg"`
 	Nonce   *[2]int64 `json:"nonce"`
 	AesKeys []string  `json:"aes_keys"`
+	HashKey []int64   `json:"hash_key,omitempty"`
 }
 
 // MarshalJSON writes the parameters as ParseParams reads them.
@@ -151,11 +188,30 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	for _, k := range p.AesKeys {
 		j.AesKeys = append(j.AesKeys, hex.EncodeToString(k[:]))
 	}
+	if p.Kind == KindHalfTreeDpf {
+		w := blockWords(p.HashKey)
+		j.HashKey = w[:]
+	}
 	return json.Marshal(j)
 }
 
-// ParseParams reads parameters in the JSON form of MarshalJSON. A missing nonce or
-// missing AES keys take the defaults; fields of the other PRG must be absent or null.
+// blockWords are a block's four words as int32 values, the form the JSON writes.
+func blockWords(b Block) [4]int64 {
+	return [4]int64{int64(int32(b.Lo)), int64(int32(b.Lo >> 32)), int64(int32(b.Hi)), int64(int32(b.Hi >> 32))}
+}
+
+// parseWord reads a 32-bit word written in the int32 or the uint32 range.
+func parseWord(what string, w int64) (uint32, error) {
+	if w < math.MinInt32 || w > math.MaxUint32 {
+		return 0, ArgErrorf("%s words must fit in 32 bits, not %d", what, w)
+	}
+	return uint32(w), nil
+}
+
+// ParseParams reads parameters in the JSON form of MarshalJSON. A missing nonce,
+// missing AES keys or a missing hash key take the defaults, and grotto_dcf's group
+// may be left out (it is always bytes); fields of the other PRG, and a hash key
+// for a scheme other than half_tree_dpf, must be absent or null.
 func ParseParams(data []byte) (Params, error) {
 	var j paramsJSON
 	if err := json.Unmarshal(data, &j); err != nil {
@@ -166,6 +222,9 @@ func ParseParams(data []byte) (Params, error) {
 	var err error
 	if kind, err = parseName("scheme", j.Scheme, kindNames[:]); err != nil {
 		return p, err
+	}
+	if j.Group == "" && Kind(kind) == KindGrottoDcf {
+		j.Group = Bytes.String()
 	}
 	if group, err = parseName("group", j.Group, groupNames[:]); err != nil {
 		return p, err
@@ -180,11 +239,25 @@ func ParseParams(data []byte) (Params, error) {
 			return p, ArgErrorf("nonce is a parameter of chacha, not of %s", p.Prg)
 		}
 		for i, w := range j.Nonce {
-			if w < math.MinInt32 || w > math.MaxUint32 {
-				return p, ArgErrorf("nonce words must fit in 32 bits, not %d", w)
+			if p.Nonce[i], err = parseWord("nonce", w); err != nil {
+				return p, err
 			}
-			p.Nonce[i] = uint32(w)
 		}
+	}
+	if j.HashKey != nil {
+		if p.Kind != KindHalfTreeDpf {
+			return p, ArgErrorf("hash_key is a parameter of half_tree_dpf, not of %s", p.Kind)
+		}
+		if len(j.HashKey) != 4 {
+			return p, ArgErrorf("hash_key must be a block of 4 words, not %d", len(j.HashKey))
+		}
+		var w [4]uint32
+		for i, v := range j.HashKey {
+			if w[i], err = parseWord("hash_key", v); err != nil {
+				return p, err
+			}
+		}
+		p.HashKey = Block{Lo: uint64(w[1])<<32 | uint64(w[0]), Hi: uint64(w[3])<<32 | uint64(w[2])}
 	}
 	if j.AesKeys != nil {
 		if p.Prg != PrgAesMmo {
@@ -203,13 +276,17 @@ func ParseParams(data []byte) (Params, error) {
 }
 
 // Catalogue describes what Params can hold, for bindings that let users name the
-// parameters: the schemes with their PRG outputs per seed, the groups, the PRGs
+// parameters: the schemes with their PRG outputs per seed (and half_tree_dpf's
+// default hash key, grotto_dcf's one group and input limit), the groups, the PRGs
 // with their default public parameters, and the limits.
 func Catalogue() map[string]any {
 	schemes := map[string]any{}
 	for k, name := range kindNames {
 		schemes[name] = map[string]any{"mul": kindMuls[k]}
 	}
+	schemes[KindHalfTreeDpf.String()].(map[string]any)["default_hash_key"] = blockWords(DefaultHashKey)
+	grotto := schemes[KindGrottoDcf.String()].(map[string]any)
+	grotto["groups"], grotto["max_in_bits"] = []string{Bytes.String()}, MaxEvalAllBits
 	aesKeys := make([]string, len(DefaultAesKeys))
 	for i, k := range DefaultAesKeys {
 		aesKeys[i] = hex.EncodeToString(k[:])

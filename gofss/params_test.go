@@ -65,7 +65,7 @@ func TestNewChoosesImplOnce(t *testing.T) {
 func TestGenRefusesEqualSeeds(t *testing.T) {
 	for _, c := range testCases(t, []int{8}) {
 		seeds := []Block{{Lo: 1}, {Lo: 2}, {Lo: 5, Hi: 1 << 32}, {Lo: 5}}
-		cws := make([]Cw, 2*9)
+		cws := make([]Cw, 2*c.rows())
 		err := c.scheme.Gen(cws, seeds, make([]Uint128, 2), make([]Block, 2))
 		requireArgError(t, err, "s0s: key 1: the two seeds are equal once the control bit is cleared")
 	}
@@ -78,7 +78,7 @@ func TestWithStop(t *testing.T) {
 	for _, c := range testCases(t, []int{10}) {
 		const keys = 300
 		seeds, alphas, betas := randKeys(r, c.n, keys)
-		cws := make([]Cw, keys*(c.n+1))
+		cws := make([]Cw, keys*c.rows())
 		var flag atomic.Int32
 		s := c.scheme.(Scheme).WithStop(&flag)
 		require.NoError(t, s.Gen(cws, seeds, alphas, betas))
@@ -95,5 +95,78 @@ func TestWithStop(t *testing.T) {
 		require.ErrorIs(t, s.Eval(make([]Block, keys), 0, ps, want, alphas), ErrStopped, c.name)
 		require.ErrorIs(t, s.EvalAll(make([]Block, keys<<c.n), 0, ps, want), ErrStopped, c.name)
 		require.NoError(t, c.scheme.EvalAll(make([]Block, keys<<c.n), 0, ps, want), "the scheme itself keeps no flag")
+	}
+}
+
+// The Half-Tree and Grotto kinds: half_tree_dpf's hash key survives the JSON form
+// (the default when missing), grotto_dcf's group may be left out; a hash key
+// elsewhere, a wider word and grotto_dcf outside its group and input range are
+// refused by name.
+func TestParamsHalfTreeAndGrotto(t *testing.T) {
+	custom := DefaultParams(KindHalfTreeDpf, 9, Uint127, PrgChaCha)
+	custom.HashKey = Block{Lo: 0xffffffff_00000001, Hi: 0x80000000_7fffffff}
+	for _, p := range []Params{
+		DefaultParams(KindHalfTreeDpf, 20, Uint64, PrgAesMmo),
+		custom,
+		DefaultParams(KindGrottoDcf, 40, Bytes, PrgChaCha),
+	} {
+		b, err := json.Marshal(p)
+		require.NoError(t, err)
+		got, err := ParseParams(b)
+		require.NoError(t, err, "%s", b)
+		assert.Equal(t, p, got, "%s", b)
+	}
+	b, err := json.Marshal(DefaultParams(KindHalfTreeDpf, 20, Uint64, PrgAesMmo))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"hash_key":[305419896,-1698898192,324478056,610839776]`)
+	b, err = json.Marshal(DefaultParams(KindDpf, 20, Uint64, PrgAesMmo))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "hash_key", "only half_tree_dpf writes a hash key")
+
+	got, err := ParseParams([]byte(`{"scheme": "half_tree_dpf", "in_bits": 5, "group": "bytes", "prg": "aes128_mmo"}`))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultHashKey, got.HashKey)
+	assert.Equal(t, DefaultAesKeys[:1], got.AesKeys)
+	got, err = ParseParams([]byte(`{"scheme": "half_tree_dpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash_key": [1, 2, 3, 4294967295]}`))
+	require.NoError(t, err)
+	assert.Equal(t, Block{Lo: 2<<32 | 1, Hi: 0xffffffff<<32 | 3}, got.HashKey)
+	got, err = ParseParams([]byte(`{"scheme": "grotto_dcf", "in_bits": 16, "prg": "chacha"}`))
+	require.NoError(t, err)
+	assert.Equal(t, Bytes, got.Group)
+	assert.Equal(t, 2, got.Kind.Mul())
+
+	for src, msg := range map[string]string{
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "hash_key": [0, 0, 0, 0]}`:                                                                           "hash_key is a parameter of half_tree_dpf, not of dpf",
+		`{"scheme": "half_tree_dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "hash_key": [0, 0, 0, -2147483649]}`:                                                       "hash_key words must fit in 32 bits",
+		`{"scheme": "half_tree_dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "hash_key": [0, 0, 0]}`:                                                                    "hash_key must be a block of 4 words, not 3",
+		`{"scheme": "half_tree_dpf", "in_bits": 8, "group": "bytes", "prg": "aes128_mmo", "aes_keys": ["000102030405060708090a0b0c0d0e0f", "000102030405060708090a0b0c0d0e0f"]}`: "half_tree_dpf with aes128_mmo needs 1 AES keys, not 2",
+		`{"scheme": "grotto_dcf", "in_bits": 8, "group": "uint64", "prg": "chacha"}`:                                                                                             "group: grotto_dcf outputs bit shares",
+		`{"scheme": "grotto_dcf", "in_bits": 41, "prg": "chacha"}`:                                                                                                               "in_bits must be between 1 and 40 for grotto_dcf",
+	} {
+		_, err := ParseParams([]byte(src))
+		requireArgError(t, err, msg)
+	}
+	p := DefaultParams(KindDcfLt, 8, Bytes, PrgChaCha)
+	p.HashKey = DefaultHashKey
+	requireArgError(t, p.Check(), "hash_key is a parameter of half_tree_dpf, not of dcf_lt")
+
+	c := Catalogue()["schemes"].(map[string]any)
+	assert.Equal(t, map[string]any{"mul": 1, "default_hash_key": [4]int64{305419896, -1698898192, 324478056, 610839776}}, c["half_tree_dpf"])
+	assert.Equal(t, map[string]any{"mul": 2, "groups": []string{"bytes"}, "max_in_bits": 40}, c["grotto_dcf"])
+}
+
+// New makes a Half-Tree DPF, on its portable walks only.
+func TestNewHalfTree(t *testing.T) {
+	p := DefaultParams(KindHalfTreeDpf, 9, Uint32, PrgAesMmo)
+	s, err := New(p)
+	require.NoError(t, err)
+	assert.IsType(t, &HalfTreeDpf{}, s)
+	assert.Equal(t, p, s.Params())
+	assert.Equal(t, PortableImpl, s.Impl())
+	for _, name := range Impls() {
+		if name != PortableImpl {
+			_, err = New(p, WithImpl(name))
+			requireArgError(t, err, "does not serve these parameters")
+		}
 	}
 }

@@ -35,7 +35,7 @@ func shiftMask(x Uint128, bits int) Uint128 {
 
 func less(a, b Uint128) bool { return a.Hi < b.Hi || a.Hi == b.Hi && a.Lo < b.Lo }
 
-// testCase is one scheme instance: a DPF (pred < 0) or a DCF.
+// testCase is one scheme instance: a DPF or Half-Tree DPF (pred < 0) or a DCF.
 type testCase struct {
 	name   string
 	scheme scheme
@@ -43,6 +43,9 @@ type testCase struct {
 	pred   int // -1 for DPF, else Lt or Gt
 	n      int
 }
+
+// rows is the number of correction words of one key.
+func (c testCase) rows() int { return c.scheme.Params().CwRows() }
 
 // want is f(x) for the function keyed by alpha and beta.
 func (c testCase) want(alpha, x Uint128, beta Block) Block {
@@ -85,6 +88,11 @@ func testCases(t testing.TB, bitsList []int) []testCase {
 					out = append(out, testCase{fmt.Sprintf("dcf_%s-%s-%s-n%d", p, prg.Name(), g, n), d, g, int(p), n})
 				}
 			}
+			for _, prg := range testPrgs(t, 1) {
+				h, err := NewHalfTreeDpf(n, g, prg, Block{Lo: 0x0123456789abcdef, Hi: 0x1_00000005}) // lsb set
+				require.NoError(t, err)
+				out = append(out, testCase{fmt.Sprintf("half_tree_dpf-%s-%s-n%d", prg.Name(), g, n), h, g, -1, n})
+			}
 		}
 	}
 	return out
@@ -101,14 +109,14 @@ func randKeys(r *rand.Rand, n, keys int) ([]Block, []Uint128, []Block) {
 
 func genOne(t testing.TB, s scheme, n int, r *rand.Rand, alpha Uint128, beta Block) ([]Block, []Cw) {
 	seeds := []Block{randBlock(r), randBlock(r)}
-	cws := make([]Cw, n+1)
+	cws := make([]Cw, s.Params().CwRows())
 	require.NoError(t, s.Gen(cws, seeds, []Uint128{alpha}, []Block{beta}))
 	return seeds, cws
 }
 
 func TestReconstructAllPoints(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, c := range testCases(t, []int{1, 2, 3, 5, 8}) {
+	for _, c := range testCases(t, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Run(c.name, func(t *testing.T) {
 			for range 3 {
 				alpha, beta := randInput(r, c.n), randBlock(r)
@@ -154,7 +162,8 @@ func TestBatchEqualsSingle(t *testing.T) {
 	for _, c := range testCases(t, []int{7, 20}) {
 		t.Run(c.name, func(t *testing.T) {
 			seeds, alphas, betas := randKeys(r, c.n, keys)
-			cws := make([]Cw, keys*(c.n+1))
+			rows := c.rows()
+			cws := make([]Cw, keys*rows)
 			require.NoError(t, c.scheme.Gen(cws, seeds, alphas, betas))
 			xs := make([]Uint128, keys*points)
 			for i := range xs {
@@ -168,8 +177,8 @@ func TestBatchEqualsSingle(t *testing.T) {
 				batch := make([]Block, len(xs))
 				require.NoError(t, c.scheme.Eval(batch, p, partySeeds, cws, xs))
 				for k := range keys {
-					kc := cws[k*(c.n+1) : (k+1)*(c.n+1)]
-					one := make([]Cw, c.n+1)
+					kc := cws[k*rows : (k+1)*rows]
+					one := make([]Cw, rows)
 					require.NoError(t, c.scheme.Gen(one, seeds[2*k:2*k+2], alphas[k:k+1], betas[k:k+1]))
 					require.Equal(t, one, kc, "key %d: batched Gen", k)
 					for j := range points {
@@ -183,7 +192,7 @@ func TestBatchEqualsSingle(t *testing.T) {
 					require.NoError(t, c.scheme.EvalAll(all, p, partySeeds, cws))
 					for k := range keys {
 						one := make([]Block, 1<<c.n)
-						require.NoError(t, c.scheme.EvalAll(one, p, partySeeds[k:k+1], cws[k*(c.n+1):(k+1)*(c.n+1)]))
+						require.NoError(t, c.scheme.EvalAll(one, p, partySeeds[k:k+1], cws[k*rows:(k+1)*rows]))
 						require.Equal(t, one, all[k<<c.n:(k+1)<<c.n], "key %d: batched EvalAll", k)
 					}
 				}

@@ -35,14 +35,20 @@ type options struct{ impl string }
 // parameters on this CPU. For tests and benchmarks that compare implementations.
 func WithImpl(name string) Option { return func(o *options) { o.impl = name } }
 
-// New makes the scheme that p describes.
+// New makes the scheme that p describes. Grotto DCF keys are evaluated through
+// their preprocessed form, not through Scheme's methods: NewGrottoDcf makes it.
 func New(p Params, opts ...Option) (Scheme, error) {
 	prg, err := p.NewPrg()
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == KindDpf {
+	switch p.Kind {
+	case KindDpf:
 		return newDpf(p, prg, opts)
+	case KindHalfTreeDpf:
+		return newHalfTreeDpf(p, prg, opts)
+	case KindGrottoDcf:
+		return nil, ArgErrorf("scheme: grotto_dcf evaluates preprocessed keys, not through Scheme: make it with NewGrottoDcf")
 	}
 	return newDcf(p, prg, opts)
 }
@@ -79,12 +85,12 @@ func (s *treeScheme) WithStop(flag *atomic.Int32) Scheme {
 }
 
 // Gen makes K = len(alphas) keys. Key k uses seeds s0s[2k] (party 0) and s0s[2k+1]
-// (party 1), point alphas[k] and value betas[k]; its n+1 correction words go to
-// cws[k*(n+1):]. Seeds and betas may have their control bit set; Gen clears it.
-// Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
+// (party 1), point alphas[k] and value betas[k]; its R = Params.CwRows() correction
+// words (n+1 but for Half-Tree DPF) go to cws[k*R:]. Seeds and betas may have their
+// control bit set; Gen clears it. Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
 // which a batched Eval reads faster (see HugePageMode).
 func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
-	if err := checkGenArgs(s.params.InBits, cws, s0s, alphas, betas); err != nil {
+	if err := checkGenArgs(s.params, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
 	adviseHugePages(cws)
@@ -93,11 +99,11 @@ func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
 }
 
 // Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
-// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*(n+1):]. When it
+// at xs[k*M+j] into dst[k*M+j]. Key k's correction words are cws[k*R:]. When it
 // refuses correction words that Gen cannot have made, dst may be partly written: the
 // fast walks check them as they read them rather than in a pass of their own.
 func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	m, err := checkEvalArgs(s.params.InBits, dst, party, s0s, cws, xs)
+	m, err := checkEvalArgs(s.params, dst, party, s0s, cws, xs)
 	if err != nil {
 		return err
 	}
@@ -108,9 +114,10 @@ func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Ui
 }
 
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
-// into dst[k<<n + x]. It costs one PRG expansion per tree node.
+// into dst[k<<n + x]. It costs one PRG expansion (for Half-Tree, one hash) per tree
+// node.
 func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(s.params.InBits, dst, party, s0s, cws); err != nil {
+	if err := checkEvalAllArgs(s.params, dst, party, s0s, cws); err != nil {
 		return err
 	}
 	if err := s.walks.checkCws(cws); err != nil {

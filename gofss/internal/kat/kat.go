@@ -67,15 +67,16 @@ func (p Prg) AesKeys() ([][16]byte, error) {
 // NonceU32 returns the ChaCha nonce as unsigned words.
 func (p Prg) NonceU32() [2]uint32 { return [2]uint32{uint32(p.Nonce[0]), uint32(p.Nonce[1])} }
 
-// TreeFile is a DPF or DCF file.
+// TreeFile is a DPF, DCF or Half-Tree DPF file.
 type TreeFile struct {
-	Scheme string     `json:"scheme"`
-	Pred   string     `json:"pred"`
-	Prg    Prg        `json:"prg"`
-	Cases  []TreeCase `json:"cases"`
+	Scheme  string     `json:"scheme"`
+	Pred    string     `json:"pred"`
+	Prg     Prg        `json:"prg"`
+	HashKey Block      `json:"hash_key"` // Half-Tree DPF only
+	Cases   []TreeCase `json:"cases"`
 }
 
-// TreeCase is one DPF or DCF case.
+// TreeCase is one DPF, DCF or Half-Tree DPF case.
 type TreeCase struct {
 	ID        string     `json:"id"`
 	InBits    int        `json:"in_bits"`
@@ -85,6 +86,7 @@ type TreeCase struct {
 	Beta      Block      `json:"beta"`
 	BetaGroup Block      `json:"beta_group"`
 	Cws       [][8]int32 `json:"cws"`
+	Ocw       *Block     `json:"ocw"` // Half-Tree DPF only: the output correction word
 	Evals     []struct {
 		X   Uint  `json:"x"`
 		Y0  Block `json:"y0"`
@@ -96,6 +98,36 @@ type TreeCase struct {
 		Sha256 [2]string  `json:"sha256"`
 		First  [2][]Block `json:"first"`
 		Last   [2][]Block `json:"last"`
+	} `json:"eval_all"`
+}
+
+// GrottoFile is a Grotto DCF file.
+type GrottoFile struct {
+	Scheme string       `json:"scheme"`
+	Prg    Prg          `json:"prg"`
+	Cases  []GrottoCase `json:"cases"`
+}
+
+// GrottoCase is one Grotto DCF case: a DPF key of group bytes and beta zero, and
+// both parties' bit shares of x >= alpha.
+type GrottoCase struct {
+	ID     string     `json:"id"`
+	InBits int        `json:"in_bits"`
+	Seeds  [2]Block   `json:"seeds"`
+	Alpha  Uint       `json:"alpha"`
+	Cws    [][8]int32 `json:"cws"`
+	Evals  []struct {
+		X  Uint `json:"x"`
+		Y0 bool `json:"y0"`
+		Y1 bool `json:"y1"`
+	} `json:"evals"`
+	ParityRoot  [2]bool   `json:"parity_root"`   // per party: its share at x = 2^n - 1
+	LeafTSha256 [2]string `json:"leaf_t_sha256"` // per party: SHA-256 of its leaf control bits, a byte each
+	EvalAll     struct {
+		N         int       `json:"n"`
+		Sha256    [2]string `json:"sha256"`     // per party: SHA-256 of its shares, a byte each
+		FirstBits [2]string `json:"first_bits"` // per party: its first shares, as '0' and '1'
+		LastBits  [2]string `json:"last_bits"`
 	} `json:"eval_all"`
 }
 
@@ -140,9 +172,21 @@ var TreeFiles = []string{
 	"dcf_gt_chacha.json", "dcf_gt_aes128_mmo.json",
 }
 
-// LoadTree reads one DPF or DCF file.
+// HalfTreeFiles are the Half-Tree DPF vector files, in LoadTree's form.
+var HalfTreeFiles = []string{"half_tree_dpf_chacha.json", "half_tree_dpf_aes128_mmo.json"}
+
+// GrottoFiles are the Grotto DCF vector files.
+var GrottoFiles = []string{"grotto_dcf_chacha.json", "grotto_dcf_aes128_mmo.json"}
+
+// LoadTree reads one DPF, DCF or Half-Tree DPF file.
 func LoadTree(name string) (*TreeFile, error) {
 	var f TreeFile
+	return &f, load(name, &f)
+}
+
+// LoadGrotto reads one Grotto DCF file.
+func LoadGrotto(name string) (*GrottoFile, error) {
+	var f GrottoFile
 	return &f, load(name, &f)
 }
 
