@@ -20,7 +20,7 @@ import (
 // CPU is the device argument for the host.
 const CPU = -1
 
-// Gen makes k keys into cws (k*(in_bits+1) correction words of 32 bytes) from s0s
+// Gen makes k keys into cws (k*CwRows() rows of 32 bytes, see gofss.Params) from s0s
 // (2k blocks: key i's party 0 and 1 seeds), alphas (see readInputs; a tensor on
 // CUDA) and betas (k blocks). Returns k.
 func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, stop uintptr) (n int, err error) {
@@ -36,10 +36,10 @@ func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alp
 		}
 		return k, cuda.Gen(device, stream, p, cws, s0s, alphas, alphaWords, betas, k)
 	}
-	if k < 0 || k > math.MaxInt/(2*(p.InBits+1)) {
+	if k < 0 || k > math.MaxInt/(2*p.CwRows()) {
 		return 0, valueErrorf("bad number of keys %d", k)
 	}
-	cw, err1 := view[gofss.Cw]("cws", cws, k*(p.InBits+1))
+	cw, err1 := view[gofss.Cw]("cws", cws, k*p.CwRows())
 	seeds, err2 := view[gofss.Block]("s0s", s0s, 2*k)
 	bs, err3 := view[gofss.Block]("betas", betas, k)
 	as, buf, err4 := readInputs("alphas", alphas, alphaWords, k, alphaLo, alphaHi)
@@ -72,7 +72,7 @@ func checkReservedBits(betas []gofss.Block) error {
 }
 
 // Eval evaluates k keys of one party at m points each: s0s holds k blocks, cws
-// k*(in_bits+1) correction words, xs k*m inputs (see readInputs; a tensor on
+// k*CwRows() rows of correction words, xs k*m inputs (see readInputs; a tensor on
 // CUDA), dst k*m blocks. Returns k*m.
 func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords int, xLo, xHi uint64, m int, scratch, stop uintptr) (n int, err error) {
 	defer guard(&err)
@@ -92,7 +92,7 @@ func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s 
 	}
 	out, err1 := view[gofss.Block]("out", dst, k*m)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
-	cw, err3 := view[gofss.Cw]("cws", cws, k*(p.InBits+1))
+	cw, err3 := view[gofss.Cw]("cws", cws, k*p.CwRows())
 	in, buf, err4 := readInputs("xs", xs, xWords, k*m, xLo, xHi)
 	defer putInputs(buf)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
@@ -113,16 +113,17 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 	if err != nil {
 		return 0, err
 	}
-	bits := s.Params().InBits
+	p := s.Params()
+	bits := p.InBits
 	if bits > gofss.MaxEvalAllBits || k < 0 || k > math.MaxInt>>bits {
 		return 0, valueErrorf("%d keys of in_bits %d are too large for full-domain evaluation (at most in_bits %d)", k, bits, gofss.MaxEvalAllBits)
 	}
 	if device != CPU {
-		return k << bits, cuda.EvalAll(device, stream, s.Params(), dst, party, s0s, k, cws, scratch)
+		return k << bits, cuda.EvalAll(device, stream, p, dst, party, s0s, k, cws, scratch)
 	}
 	out, err1 := view[gofss.Block]("out", dst, k<<bits)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
-	cw, err3 := view[gofss.Cw]("cws", cws, k*(bits+1))
+	cw, err3 := view[gofss.Cw]("cws", cws, k*p.CwRows())
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, err
 	}

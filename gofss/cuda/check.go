@@ -22,6 +22,18 @@ func firstError(errs ...error) error {
 	return nil
 }
 
+// checkParams refuses parameters that no scheme has, and schemes without kernels.
+func checkParams(p gofss.Params) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	switch p.Kind {
+	case gofss.KindDpf, gofss.KindDcfLt, gofss.KindDcfGt:
+		return nil
+	}
+	return gofss.ArgErrorf("cuda: %s has no CUDA kernels yet", p.Kind)
+}
+
 func checkParty(party int) error {
 	if party != 0 && party != 1 {
 		return gofss.ArgErrorf("cuda: party must be 0 or 1, not %d", party)

@@ -77,7 +77,7 @@ func PrgBench(dev int, stream uintptr, p gofss.Params, dst, seeds uintptr, count
 // level-major copy of the correction words when k > 1. It is 0 when none is needed,
 // for an unknown op, for parameters that fail Check and for k out of range.
 func ScratchBytes(op string, p gofss.Params, k, m int) int {
-	if p.Check() != nil || k <= 1 || k > maxItems {
+	if checkParams(p) != nil || k <= 1 || k > maxItems {
 		return 0
 	}
 	switch op {

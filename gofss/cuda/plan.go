@@ -25,7 +25,7 @@ type launch struct {
 }
 
 func planGen(p gofss.Params, cws, s0s, alphas uintptr, alphaWords int, betas uintptr, k int) ([]launch, error) {
-	err := firstError(p.Check(), checkWords("alpha_words", alphaWords), checkCount("k", k, maxItems))
+	err := firstError(checkParams(p), checkWords("alpha_words", alphaWords), checkCount("k", k, maxItems))
 	if err != nil || k == 0 {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func planGen(p gofss.Params, cws, s0s, alphas uintptr, alphaWords int, betas uin
 
 func planEval(p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords, m int,
 	scratch uintptr) ([]launch, error) {
-	if err := firstError(p.Check(), checkParty(party), checkWords("x_words", xWords), checkCount("k", k, maxItems),
+	if err := firstError(checkParams(p), checkParty(party), checkWords("x_words", xWords), checkCount("k", k, maxItems),
 		checkCount("m", m, maxItems), checkPoints(k, m)); err != nil || k == 0 || m == 0 {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func planEval(p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws, x
 }
 
 func planEvalAll(p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws, scratch uintptr) ([]launch, error) {
-	if err := firstError(p.Check(), checkParty(party), checkEvalAllBits(p.InBits)); err != nil {
+	if err := firstError(checkParams(p), checkParty(party), checkEvalAllBits(p.InBits)); err != nil {
 		return nil, err
 	}
 	if err := checkCount("k", k, maxItems>>p.InBits); err != nil || k == 0 {
@@ -84,7 +84,7 @@ func planEvalAll(p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws
 }
 
 func planPrgBench(p gofss.Params, dst, seeds uintptr, count, levels int) ([]launch, error) {
-	err := firstError(p.Check(), checkCount("count", count, maxItems), checkCount("levels", levels, 1<<20))
+	err := firstError(checkParams(p), checkCount("count", count, maxItems), checkCount("levels", levels, 1<<20))
 	if err != nil || count == 0 {
 		return nil, err
 	}

@@ -38,7 +38,10 @@ func TestValidation(t *testing.T) {
 		}, "in_bits must be between 1 and 128, not 200"},
 		{"gen kind", func() ([]launch, error) {
 			return planGen(with(func(q *gofss.Params) { q.Kind = 7 }), addrA, addrB, addrC, 1, addrD, 1)
-		}, "scheme must be one of dpf, dcf_lt, dcf_gt, not Kind(7)"},
+		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, not Kind(7)"},
+		{"gen half-tree", func() ([]launch, error) {
+			return planGen(gofss.DefaultParams(gofss.KindHalfTreeDpf, 8, gofss.Bytes, gofss.PrgChaCha), addrA, addrB, addrC, 1, addrD, 1)
+		}, "cuda: half_tree_dpf has no CUDA kernels yet"},
 		{"gen k", func() ([]launch, error) { return planGen(p, addrA, addrB, addrC, 1, addrD, -1) },
 			"cuda: k must be between 0 and 281474976710656, not -1"},
 		{"gen alpha words", func() ([]launch, error) { return planGen(p, addrA, addrB, addrC, 3, addrD, 1) },
