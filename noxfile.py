@@ -86,6 +86,6 @@ def bench(session):
 @nox.session
 def wheel(session):
     """manylinux wheels in dist/, checked in fresh venvs: `nox -s wheel -- [PYTHON ...]`
-    (default: nox's Python; see build_support/wheel.py)."""
+    (default: nox's Python; see build_support/manylinux.py)."""
     session.install(*WHEEL_TOOLS)
-    session.run("python", "build_support/wheel.py", "--check", *session.posargs)
+    session.run("python", "build_support/manylinux.py", "--check", *session.posargs)

@@ -6,7 +6,8 @@ machine, which pyproject.toml's static list cannot express:
   PYFSS_NO_CUDA is set), so a build that skips them downloads none.
 
 pyproject.toml names this module with backend-path, which puts this directory first
-on sys.path in the build process.
+on sys.path in the build process: no module here may share a name with a package
+that the build imports (a wheel.py hid the `wheel` package from setuptools).
 """
 
 from setuptools import build_meta

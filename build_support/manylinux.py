@@ -1,7 +1,7 @@
 """Build manylinux wheels of pyfss: one per CPython, each installing and running where
 there is neither Go nor a compiler.
 
-    python build_support/wheel.py [--out DIR] [--check] [PYTHON ...]
+    python build_support/manylinux.py [--out DIR] [--check] [PYTHON ...]
 
 Each PYTHON (an interpreter's path or name; default: the running one) gets its own
 wheel, since the extension is built against that Python's headers. `uv build` makes the
