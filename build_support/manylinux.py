@@ -57,6 +57,7 @@ def build(python: str, out: Path, tmp: Path) -> Path:
     (tree,) = (tmp / "unpacked").iterdir()
     for ext in tree.glob("pyfss/_gofss/*.so"):
         run("patchelf", "--remove-rpath", ext)
+    (tmp / "packed").mkdir()
     run(sys.executable, "-m", "wheel", "pack", "--dest-dir", tmp / "packed", tree)
     (wheel,) = (tmp / "packed").glob("*.whl")
 
