@@ -9,9 +9,10 @@ from pathlib import Path
 
 import nox
 
+# build_support's helpers, standard library only.
 sys.path.insert(0, str(Path(__file__).parent / "build_support"))
-import gotool  # noqa: E402 (build_support's helpers, standard library only)
-import nvcc  # noqa: E402
+import gotool
+import nvcc
 
 # uv, when installed beside nox, links packages from its cache into each session's venv,
 # so the second session to need torch and its CUDA wheels (5 GB) gets them in seconds.

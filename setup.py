@@ -17,9 +17,10 @@ from setuptools.command.build_ext import build_ext
 from setuptools.errors import ExecError
 
 ROOT = Path(__file__).resolve().parent
+# build_support's helpers, standard library only.
 sys.path.insert(0, str(ROOT / "build_support"))
-import gotool  # noqa: E402 (build_support's helpers, standard library only)
-import nvcc  # noqa: E402
+import gotool
+import nvcc
 
 BINDING = "./gofss/binding"
 # Built from the tools module, which pins them apart from the library's go.mod.

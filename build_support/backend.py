@@ -10,11 +10,10 @@ on sys.path in the build process: no module here may share a name with a package
 that the build imports (a wheel.py hid the `wheel` package from setuptools).
 """
 
-from setuptools import build_meta
-from setuptools.build_meta import *  # noqa: F403 (every hook not overridden here)
-
 import gotool
 import nvcc
+from setuptools import build_meta
+from setuptools.build_meta import *  # every hook not overridden below
 
 
 def _machine_requires() -> list[str]:
