@@ -110,7 +110,8 @@ class BuildGo(build_ext):
             **goenv,
             # gopy runs a bare `go` and `goimports`.
             "PATH": os.pathsep.join([str(tools), str(Path(go).parent), goenv.get("PATH", "")]),
-            "GOFLAGS": f"{goenv.get('GOFLAGS', '')} -buildvcs=false".strip(),
+            # -trimpath: no paths of the building machine in the binary.
+            "GOFLAGS": f"{goenv.get('GOFLAGS', '')} -buildvcs=false -trimpath".strip(),
         }
         if allow := ldshared_allow():
             env["CGO_LDFLAGS_ALLOW"] = allow
