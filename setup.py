@@ -4,7 +4,6 @@ Project metadata lives in pyproject.toml; this file only adds the build step tha
 setuptools cannot describe declaratively.
 """
 
-import importlib.util
 import os
 import re
 import shutil
@@ -18,6 +17,11 @@ from setuptools.command.build_ext import build_ext
 from setuptools.errors import ExecError
 
 ROOT = Path(__file__).resolve().parent
+# build_support's helpers, standard library only.
+sys.path.insert(0, str(ROOT / "build_support"))
+import gotool
+import nvcc
+
 BINDING = "./gofss/binding"
 # Built from the tools module, which pins them apart from the library's go.mod.
 GO_TOOLS = ("github.com/go-python/gopy", "golang.org/x/tools/cmd/goimports")
@@ -35,6 +39,11 @@ GLUE = ("__init__.py", "binding.py", "go.py")
 # The glue changes the working directory around its import, which fails when
 # that directory no longer exists; the shared object loads without it.
 CHDIR_LINE = re.compile(r"^(cwd = os\.getcwd\(\)|currentdir = .*|os\.chdir\(.*\))\n", re.MULTILINE)
+
+
+def log(msg):
+    # Shown by `python -m build` and `pip install -v`; plain pip shows it only on failure.
+    print(f"pyfss: {msg}", file=sys.stderr, flush=True)
 
 
 def run(cmd, cwd=ROOT, env=None):
@@ -55,17 +64,6 @@ def ldshared_allow():
     return "^(?:" + "|".join(patterns) + ")$" if patterns else None
 
 
-def build_fatbin():
-    """Compiles the CUDA kernels; returns None on success or why it did not."""
-    script = ROOT / "build_support" / "nvcc.py"
-    if not script.exists():
-        return f"{script.relative_to(ROOT)} is missing"
-    spec = importlib.util.spec_from_file_location("pyfss_build_nvcc", script)
-    nvcc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(nvcc)
-    return nvcc.build_fatbin(str(ROOT / FATBIN))
-
-
 def fatbin_is_current():
     """Whether a fatbin built earlier (`python build_support/nvcc.py`, with nvcc from
     another environment than pip's isolated build) is newer than every kernel source."""
@@ -78,34 +76,50 @@ def fatbin_is_current():
     )
 
 
+def prepare_kernels():
+    """Leaves at FATBIN the kernels to embed, or nothing for a CPU-only build, and says
+    which. Where kernels are expected, a missing nvcc is an error, not a silent
+    CPU-only package."""
+    if reason := nvcc.skip_reason():
+        (ROOT / FATBIN).unlink(missing_ok=True)
+        log(f"building CPU-only, without CUDA kernels: {reason}")
+    elif (reason := nvcc.build_fatbin(ROOT / FATBIN)) is None:
+        log(f"CUDA kernels compiled into {FATBIN}")
+    elif fatbin_is_current():
+        log(f"embedding the prebuilt {FATBIN} ({reason})")
+    else:
+        raise ExecError(
+            f"pyfss: cannot compile the CUDA kernels: {reason}. Install the pinned nvcc "
+            f"wheels ({' '.join(nvcc.WHEELS)}), which pip's default build isolation "
+            f"does, or set {nvcc.OPT_OUT}=1 to build without kernels."
+        )
+
+
 class BuildGo(build_ext):
     def build_extension(self, ext):
-        if shutil.which("go") is None:
-            raise ExecError("pyfss: the Go toolchain is required to build (no `go` on PATH)")
+        try:
+            go, source = gotool.find()
+        except RuntimeError as e:
+            raise ExecError(f"pyfss: {e}") from None
+        version = ".".join(map(str, gotool.version_of(go)))
+        log(f"Go {version} from {source} ({go})")
 
         tools = Path(self.build_temp).resolve() / "go-tools"
-        # gopy runs a bare `goimports`, so both go on PATH.
-        run(
-            ["go", "build", "-buildvcs=false", "-o", f"{tools}{os.sep}", *GO_TOOLS],
-            cwd=ROOT / "tools",
-        )
+        goenv = gotool.env(go)
         env = {
-            **os.environ,
-            "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
-            "GOFLAGS": f"{os.environ.get('GOFLAGS', '')} -buildvcs=false".strip(),
+            **goenv,
+            # gopy runs a bare `go` and `goimports`.
+            "PATH": os.pathsep.join([str(tools), str(Path(go).parent), goenv.get("PATH", "")]),
+            # -trimpath: no paths of the building machine in the binary.
+            "GOFLAGS": f"{goenv.get('GOFLAGS', '')} -buildvcs=false -trimpath".strip(),
         }
         if allow := ldshared_allow():
             env["CGO_LDFLAGS_ALLOW"] = allow
+        run([go, "build", "-o", f"{tools}{os.sep}", *GO_TOOLS], cwd=ROOT / "tools", env=env)
 
         gopy = [tools / "gopy", "build", f"-vm={sys.executable}", "-dynamic-link=true", "-no-make"]
         gopy += [f"-name={GOPY_NAME}", f"-output={GEN}"]
-        if (reason := build_fatbin()) is not None:
-            if fatbin_is_current():
-                print(f"pyfss: embedding the prebuilt {FATBIN} ({reason})", file=sys.stderr)
-            else:
-                # A stale fatbin from an earlier build must not be embedded instead.
-                (ROOT / FATBIN).unlink(missing_ok=True)
-                print(f"pyfss: building without CUDA kernels: {reason}", file=sys.stderr)
+        prepare_kernels()
         shutil.rmtree(ROOT / GEN, ignore_errors=True)
         run([*gopy, BINDING], env=env)
 

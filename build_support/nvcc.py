@@ -1,10 +1,10 @@
 """Compile the CUDA kernels in cuda/ into the fatbin that the Go library embeds.
 
 The fatbin holds machine code for sm_80 (A100) and sm_90 (H100/H200) and PTX for
-compute_90, which the driver compiles for newer GPUs. nvcc is the one on PATH or, failing
-that, the one the ``nvidia-cuda-nvcc`` wheel installs into the running Python
-environment. Without nvcc the package builds CPU-only: ``build_fatbin`` then returns the
-reason instead of raising, for the caller to report.
+compute_90, which the driver compiles for newer GPUs. nvcc is the one that the pinned
+``nvidia-cuda-nvcc`` wheel (WHEELS) installs into the running Python environment, a
+build requirement on Linux x86_64, or failing that the one on PATH. Without nvcc
+``build_fatbin`` returns the reason instead of raising, for the caller to report.
 
 Usage: ``python build_support/nvcc.py [--out PATH]``. Standard library only.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import shutil
 import site
 import subprocess
@@ -25,6 +26,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CUDA_DIR = ROOT / "cuda"
 FATBIN = ROOT / "gofss" / "cuda" / "kernels" / "pyfss.fatbin"
+
+# nvcc from PyPI: the CUDA kernels compile on machines without a CUDA toolkit. All parts
+# pinned together: an unpinned nvvm newer than ptxas emits PTX that ptxas rejects.
+WHEELS = (
+    "nvidia-cuda-nvcc==13.0.88",
+    "nvidia-nvvm==13.0.88",
+    "nvidia-cuda-crt==13.0.88",
+    "nvidia-cuda-runtime==13.0.96",
+    "nvidia-cuda-cccl==13.0.85",
+)
+# Set (to anything but 0) to build without the kernels.
+OPT_OUT = "PYFSS_NO_CUDA"
 
 # SASS for the architectures PyTorch users run most, PTX for everything newer.
 GENCODE = (
@@ -56,13 +69,23 @@ def _wheel_nvccs() -> list[Path]:
     ]
 
 
+def skip_reason() -> str | None:
+    """Why this build leaves the kernels out (the opt-out, or a platform other than
+    Linux x86_64, the only one whose kernel build is tested); None when it compiles
+    them."""
+    if os.environ.get(OPT_OUT, "") not in ("", "0"):
+        return f"{OPT_OUT} is set"
+    system, machine = platform.system(), platform.machine()
+    if (system, machine) != ("Linux", "x86_64"):
+        return f"CUDA kernels are built on Linux x86_64 only, not {system} {machine}"
+    return None
+
+
 def find_nvcc() -> str | None:
-    """Path of nvcc: on PATH, else from the nvidia-cuda-nvcc wheel; None if neither."""
-    on_path = shutil.which("nvcc")
-    if on_path:
-        return on_path
+    """Path of nvcc: from the nvidia-cuda-nvcc wheel, else on PATH; None if neither.
+    The pinned wheel goes first, since an older toolkit on PATH may not know sm_90."""
     wheels = _wheel_nvccs()
-    return str(wheels[0]) if wheels else None
+    return str(wheels[0]) if wheels else shutil.which("nvcc")
 
 
 def _wheel_includes(nvcc: str) -> list[str]:
@@ -106,8 +129,8 @@ def build_fatbin(out_path: str | os.PathLike[str] = FATBIN) -> str | None:
     nvcc = find_nvcc()
     if nvcc is None:
         return (
-            "nvcc not found: neither on PATH nor from the nvidia-cuda-nvcc wheel "
-            "in this Python environment; CUDA kernels are not compiled in"
+            "nvcc not found: neither from the nvidia-cuda-nvcc wheel in this Python "
+            "environment nor on PATH"
         )
     sources = sorted(CUDA_DIR.glob("*.cu"))
     if not sources:

@@ -21,7 +21,7 @@ PYTHON=${PYTHON:-python3}
 PY312=${PY312:-python3.12}
 DEST=.gpu
 # The versions the build is tested with; pybindgen runs inside gopy's build.
-WHEELS=(setuptools==84.2.1 wheel==0.48.0 pybindgen==0.22.1)
+WHEELS=(setuptools==84.2.1 pybindgen==0.22.1)
 GO_TOOLS=(asm cgo compile link vet)
 
 if [[ $(go env GOOS)/$(go env GOARCH) != linux/amd64 ]]; then
