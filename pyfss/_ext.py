@@ -15,9 +15,9 @@ try:
 except ImportError as e:
     raise ImportError(
         f"pyfss: the compiled Go core (pyfss._gofss) could not be loaded: {e}. "
-        "It is built when pyfss is installed (`pip install .`, which needs the Go "
-        "toolchain) for one Python version; a source checkout that was not built "
-        "cannot be imported."
+        "It is built, for one Python version, when pyfss is installed (`pip install .` "
+        "or a wheel); importing pyfss from a source checkout, where it was not built, "
+        "fails: run from another directory."
     ) from e
 
 __all__ = [

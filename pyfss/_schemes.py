@@ -64,10 +64,14 @@ class _Scheme:
         return copy.deepcopy(self._go.params)
 
     def __repr__(self) -> str:
-        extra = f", pred={self.pred!r}" if self._scheme != "dpf" else ""
         return (
-            f"{type(self).__name__}({self.in_bits}, group={self.group!r}, prg={self.prg!r}{extra})"
+            f"{type(self).__name__}({self.in_bits}, group={self.group!r}, prg={self.prg!r}"
+            f"{self._repr_extra()})"
         )
+
+    def _repr_extra(self) -> str:
+        """The constructor arguments a subclass adds, as repr shows them."""
+        return ""
 
     # -- the fss_crypto calls, batched over leading dimensions -------------------
 
@@ -195,7 +199,7 @@ class _Scheme:
                 xs = xs.on_device(device, batch)
                 v.eval_contents(self._scheme, self.in_bits, cws, xs)
                 scratch = _cuda.scratch(self._handle, "eval", k, m, device)
-            args = (party, s0.data_ptr(), k, cws.data_ptr(), xs.ptr, xs.words, xs.lo, xs.hi, m)
+            args: tuple = (party, s0.data_ptr(), k, cws.data_ptr(), xs.ptr, xs.words, xs.lo, xs.hi, m)
             args += (_address(scratch),)
             self._call(lib.Eval, device, dst, args, work=k * m * self.in_bits)
         return _into(y, dst)
@@ -245,9 +249,10 @@ class _Scheme:
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
         seeds = _random_int32((*beta.shape[:-1], 2, 4))
         cws = self.gen(seeds.to(beta.device), alpha, beta)
-        return tuple(
+        k0, k1 = (
             Key(self.params(), p, seeds[..., p, :].to(cws.device).contiguous(), cws) for p in (0, 1)
         )
+        return k0, k1
 
     def load_key(self, data: bytes, device="cpu") -> Key:
         """Loads a serialized key onto device, refusing one made for other public
@@ -366,6 +371,9 @@ class Dcf(_Scheme):
     ):
         self.pred = v.choice("pred", pred, v.PREDS)
         super().__init__("dcf_" + pred, in_bits, group, prg, nonce, aes_keys, impl)
+
+    def _repr_extra(self) -> str:
+        return f", pred={self.pred!r}"
 
 
 def load_key(data: bytes, device="cpu") -> tuple[_Scheme, Key]:
