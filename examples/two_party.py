@@ -72,7 +72,7 @@ class Wire:
 
     def recv_bytes(self, src: int) -> bytes:
         n = self.recv(1, torch.int64, src)
-        return self.recv(int(n), torch.uint8, src).numpy().tobytes()
+        return bytes(self.recv(int(n), torch.uint8, src).tolist())
 
     def exchange(self, t: torch.Tensor, peer: int, what: str) -> torch.Tensor:
         """Sends t to peer while receiving the peer's tensor of the same shape."""

@@ -199,7 +199,17 @@ class _Scheme:
                 xs = xs.on_device(device, batch)
                 v.eval_contents(self._scheme, self.in_bits, cws, xs)
                 scratch = _cuda.scratch(self._handle, "eval", k, m, device)
-            args: tuple = (party, s0.data_ptr(), k, cws.data_ptr(), xs.ptr, xs.words, xs.lo, xs.hi, m)
+            args: tuple = (
+                party,
+                s0.data_ptr(),
+                k,
+                cws.data_ptr(),
+                xs.ptr,
+                xs.words,
+                xs.lo,
+                xs.hi,
+                m,
+            )
             args += (_address(scratch),)
             self._call(lib.Eval, device, dst, args, work=k * m * self.in_bits)
         return _into(y, dst)

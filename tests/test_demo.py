@@ -17,3 +17,51 @@ def test_demo(tmp_path):
     assert "self-check on cpu: ok" in r.stdout
     assert "aes128_mmo" in r.stdout and "chacha" in r.stdout
     assert "eval_all outputs" in r.stdout
+
+
+def run_demo(tmp_path, *args, code=None):
+    """python -m pyfss with args, from a directory outside the source tree; code runs
+    first (runpy then runs the module as -m would)."""
+    cmd = [sys.executable, "-m", "pyfss", *args]
+    if code is not None:
+        cmd = [
+            sys.executable,
+            "-c",
+            f"{code}; import runpy; runpy.run_module('pyfss', run_name='__main__')",
+        ]
+        cmd += list(args)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False
+    )
+
+
+def test_demo_help_runs_nothing(tmp_path):
+    r = run_demo(tmp_path, "--help")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage:")
+    assert "--device" in r.stdout and "--quick" in r.stdout
+    assert "self-check on cpu" not in r.stdout
+
+
+def test_demo_quick_on_cpu_needs_no_numpy(tmp_path):
+    # A None entry in sys.modules makes `import numpy` fail, as in an install without it.
+    r = run_demo(
+        tmp_path, "--quick", "--device", "cpu", code="import sys; sys.modules['numpy'] = None"
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "self-check on cpu: ok" in r.stdout
+    assert "eval_all outputs" not in r.stdout
+
+
+def test_demo_refuses_cuda_without_a_gpu(tmp_path):
+    import torch
+
+    import pyfss
+
+    if pyfss.backend_info()["cuda"]["usable"] and torch.cuda.is_available():
+        r = run_demo(tmp_path, "--quick", "--device", "cuda")
+        assert r.returncode == 0 and "self-check on cuda: ok" in r.stdout, r.stdout + r.stderr
+        return
+    r = run_demo(tmp_path, "--quick", "--device", "cuda")
+    assert r.returncode == 2
+    assert "CUDA is not usable here" in r.stderr
