@@ -19,7 +19,7 @@ const (
 	dcfTrByte = 28
 )
 
-func (f *fastDpf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (f *fastDpf) evalOnePoints(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := f.checkCws(cws); err != nil {
 		return err
 	}
@@ -29,12 +29,13 @@ func (f *fastDpf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, x
 		s, t := chachaWalk(f.chacha, key[:n], x, s0s[j/m].Clamp(), uint8(party), dpfTrByte, nil, nil)
 		dst[j] = dpfLeaf(ar, s, t, ar.from(key[n][0]), party)
 	}
+	stp.advance(len(xs))
 	return nil
 }
 
 // evalOnePoints is fastDpf's for DCF: the routine hands back each level's value
 // output and control bit, from which the path's value is summed here.
-func (f *fastDcf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (f *fastDcf) evalOnePoints(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := f.checkCws(cws); err != nil {
 		return err
 	}
@@ -50,6 +51,7 @@ func (f *fastDcf) evalOnePoints(dst []Block, party int, s0s []Block, cws []Cw, x
 		}
 		dst[j] = dcfLeaf(ar, s, t, v, &key[n], party)
 	}
+	stp.advance(len(xs))
 	return nil
 }
 

@@ -70,7 +70,7 @@ func (d *Dcf) Pred() Pred {
 }
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.
-func (d *Dcf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+func (d *Dcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	const tile = 64
 	n := d.params.InBits
 	forChunks(len(alphas), genCostNs(n, 4), func(lo, hi int) {
@@ -81,6 +81,7 @@ func (d *Dcf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []
 		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
 			d.genTile(cws[k0*(n+1):k1*(n+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs, vs)
+			st.advance(k1 - k0)
 		}
 	})
 }
@@ -139,7 +140,7 @@ func dcfLastCw(ar *arith, s0, s1 Block, t1 uint8, v Block) Block {
 }
 
 // walkEval checks the correction words, then walks tiles of points.
-func (d *Dcf) walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (d *Dcf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := d.checkCws(cws); err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func newDpf(p Params, prg Prg, opts []Option) (*Dpf, error) {
 }
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.
-func (d *Dpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+func (d *Dpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	const tile = 128 // keys whose level state (s, t, children) stays in L1
 	n := d.params.InBits
 	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
@@ -35,6 +35,7 @@ func (d *Dpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []
 		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
 			d.genTile(cws[k0*(n+1):k1*(n+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs)
+			st.advance(k1 - k0)
 		}
 	})
 }
@@ -74,7 +75,7 @@ func dpfLastCw(ar *arith, beta, s0, s1 Block, t1 uint8) Block {
 }
 
 // walkEval checks the correction words, then walks tiles of points.
-func (d *Dpf) walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (d *Dpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := d.checkCws(cws); err != nil {
 		return err
 	}

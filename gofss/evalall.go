@@ -82,7 +82,7 @@ func (tr *tree) rows(sc *scratch, size, parents int) rows {
 }
 
 // run walks the trees of keys keys, spread over goroutines, until done or stopped.
-func (tr *tree) run(st stop, keys int) {
+func (tr *tree) run(st callControl, keys int) {
 	d := tr.n
 	if tr.n > tileLeafBits {
 		d = tileLeafBits - tileRootBits
@@ -125,11 +125,12 @@ func (tr *tree) frontier(sc *scratch, k, f int, buf rows) nodes {
 
 // tiles expands frontier nodes lo .. hi-1 of key k (at level n-d) d levels down to
 // their leaves, 2^tileRootBits frontier nodes at a time.
-func (tr *tree) tiles(st stop, k, d int, front nodes, buf rows, lo, hi int) {
+func (tr *tree) tiles(st callControl, k, d int, front nodes, buf rows, lo, hi int) {
 	for j0 := lo; j0 < hi && !st.stopped(); j0 += 1 << tileRootBits {
 		j1 := min(hi, j0+1<<tileRootBits)
 		last := tr.grow(k, tr.n-d, d-1, front.slice(j0, j1), buf)
 		tr.leaves(k, j0<<d, last, buf.raw[:tr.rawMul*len(last.s)])
+		st.advance(2 * len(last.s))
 	}
 }
 

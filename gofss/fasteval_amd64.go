@@ -45,13 +45,15 @@ func newFastEvalState(sc *scratch, half int) *fastEvalState {
 
 // forFastTiles runs fn on tiles [j0, j1) of at most evalTilePoints of b's points,
 // spread over goroutines, each with its own scratch for half PRG outputs per point.
-func forFastTiles(stp stop, b *pointBatch, half int, fn func(j0, j1 int, buf *fastEvalState)) {
+func forFastTiles(stp callControl, b *pointBatch, half int, fn func(j0, j1 int, buf *fastEvalState)) {
 	forChunks(len(b.xs), evalCostNs(b.n, half), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
 		buf := newFastEvalState(sc, half)
 		for j0 := lo; j0 < hi && !stp.stopped(); j0 += evalTilePoints {
-			fn(j0, min(hi, j0+evalTilePoints), buf)
+			j1 := min(hi, j0+evalTilePoints)
+			fn(j0, j1, buf)
+			stp.advance(j1 - j0)
 		}
 	})
 }
@@ -154,10 +156,10 @@ func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]
 // walkEval runs DPF Eval on the routines. With AES run by the routine, it checks the
 // correction words as it reads them (see simd.DpfEvalAes), so dst may be partly
 // written when they are refused.
-func (f *fastDpf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if len(xs) < minFastPoints {
 		if f.chacha != nil {
-			return f.evalOnePoints(dst, party, s0s, cws, xs, m)
+			return f.evalOnePoints(stp, dst, party, s0s, cws, xs, m)
 		}
 		return f.Dpf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
@@ -173,7 +175,7 @@ func (f *fastDpf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []
 }
 
 // evalAes is the DPF Eval whose routine walks all levels and runs AES itself.
-func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
+func (f *fastDpf) evalAes(stp callControl, b *pointBatch) error {
 	keys := f.aes.two()
 	if !f.kaOK {
 		// The routine reads the output correction words only when it converts leaves.
@@ -206,7 +208,7 @@ func (f *fastDpf) evalAes(stp stop, b *pointBatch) error {
 
 // evalLevels is the DPF Eval for PRGs the routines do not run: the PRG expands a
 // tile's nodes a level at a time and a routine applies the corrections.
-func (f *fastDpf) evalLevels(stp stop, b *pointBatch) {
+func (f *fastDpf) evalLevels(stp callControl, b *pointBatch) {
 	n, prg := b.n, f.prg
 	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
 		st, rows := buf.start(b, j0, j1, 1, 4, nil)
@@ -228,10 +230,10 @@ func (f *fastDpf) leaves(dst []Block, st *fastEvalState, b *pointBatch) {
 
 // walkEval is fastDpf.walkEval for DCF; its AES routine checks the last correction
 // words as it reads them.
-func (f *fastDcf) walkEval(stp stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	switch {
 	case len(xs) < minFastPoints && f.chacha != nil:
-		return f.evalOnePoints(dst, party, s0s, cws, xs, m)
+		return f.evalOnePoints(stp, dst, party, s0s, cws, xs, m)
 	case len(xs) < minFastPoints || !f.kaOK:
 		return f.Dcf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}

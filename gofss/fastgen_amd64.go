@@ -75,7 +75,7 @@ func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenSta
 // genTileKeys), spread over goroutines, for a PRG of mul outputs: st holds the
 // tile's keys at the root, rows describe them to the routines, and w receives their
 // correction words.
-func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw)) {
+func forGenTiles(stp callControl, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw)) {
 	forChunks(len(alphas), genCostNs(n, mul), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -87,12 +87,13 @@ func forGenTiles(stp stop, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, 
 			w := st.rows(out)
 			rows := simd.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
 			fn(&st, k0, k1, &rows, w)
+			stp.advance(k1 - k0)
 			st.done(out)
 		}
 	})
 }
 
-func (f *fastDpf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+func (f *fastDpf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	n, ar, prg := f.params.InBits, f.params.Group.arith(), f.prg
 	keys := f.aes.two()
 	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
@@ -107,7 +108,7 @@ func (f *fastDpf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, bet
 	})
 }
 
-func (f *fastDcf) walkGen(stp stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+func (f *fastDcf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	if !f.kaOK {
 		f.Dcf.walkGen(stp, cws, s0s, alphas, betas)
 		return

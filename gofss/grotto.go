@@ -1,7 +1,5 @@
 package gofss
 
-import "sync/atomic"
-
 // GrottoDcf is the Grotto distributed comparison function (Storrier, Vadapalli,
 // Lyons, Henry, CCS 2023): XOR shares of the bit 1{x >= alpha}, from the keys of a
 // DPF of group bytes and beta zero. Party b's share at x is the parity of its leaf
@@ -14,7 +12,7 @@ import "sync/atomic"
 type GrottoDcf struct {
 	params Params
 	dpf    *Dpf // the keys' DPF: its Gen, its tree down to the leaves' parents
-	stop   stop
+	ctl    callControl
 }
 
 // NewGrottoDcf makes the Grotto DCF that p (of kind KindGrottoDcf) describes.
@@ -37,11 +35,12 @@ func NewGrottoDcf(p Params, opts ...Option) (*GrottoDcf, error) {
 
 func (g *GrottoDcf) Params() Params { return g.params }
 
-// WithStop returns the scheme with calls that end early, as Scheme.WithStop does.
-func (g *GrottoDcf) WithStop(flag *atomic.Int32) *GrottoDcf {
-	c := *g
-	c.stop = stop{flag}
-	return &c
+// WithControl returns the scheme with calls that c can watch and end, as
+// Scheme.WithControl does.
+func (g *GrottoDcf) WithControl(c *Control) *GrottoDcf {
+	cp := *g
+	cp.ctl = callControl{c}
+	return &cp
 }
 
 // Gen makes K = len(alphas) keys: DPF keys of group bytes and beta zero. Key k uses
@@ -51,7 +50,7 @@ func (g *GrottoDcf) Gen(cws []Cw, s0s []Block, alphas []Uint128) error {
 	if err := checkKeyArgs(g.params, cws, s0s, alphas); err != nil {
 		return err
 	}
-	return g.dpf.WithStop(g.stop.flag).Gen(cws, s0s, alphas, make([]Block, len(alphas)))
+	return g.dpf.WithControl(g.ctl.c).Gen(cws, s0s, alphas, make([]Block, len(alphas)))
 }
 
 // ParityWords is the length of one key's preprocessed form in 64-bit words: its
@@ -76,8 +75,8 @@ func (g *GrottoDcf) Preprocess(pre []uint64, party int, s0s []Block, cws []Cw) e
 		return err
 	}
 	tr := g.leafBits(pre, party, s0s, cws)
-	tr.run(g.stop, len(s0s))
-	if g.stop.stopped() {
+	tr.run(g.ctl, len(s0s))
+	if g.ctl.stopped() {
 		return ErrStopped
 	}
 	for k := range s0s {

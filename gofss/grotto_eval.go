@@ -25,7 +25,7 @@ func (g *GrottoDcf) Eval(dst []uint8, pre []uint64, xs []Uint128) error {
 			dst[j] = parityAt(p, xs[j].Lo)
 		}
 	})
-	return g.stop.err()
+	return g.ctl.err()
 }
 
 // EvalInterval looks up K keys' shares of 1{lo <= alpha <= hi} for M intervals each:
@@ -64,7 +64,7 @@ func (g *GrottoDcf) EvalInterval(dst []uint8, pre []uint64, los, his []Uint128) 
 			dst[j] = parityAt(p, his[j].Lo) ^ below
 		}
 	})
-	return g.stop.err()
+	return g.ctl.err()
 }
 
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k's
@@ -85,7 +85,7 @@ func (g *GrottoDcf) EvalAll(dst []uint8, party int, s0s []Block, cws []Cw) error
 			dst[x] = parityAt(p, uint64(x-k<<n))
 		}
 	})
-	return g.stop.err()
+	return g.ctl.err()
 }
 
 // preKeys is the number of keys whose preprocessed forms pre holds.
@@ -110,10 +110,11 @@ const stopEvery = 1 << 14
 // each run within one key k, spread over goroutines, until done or stopped.
 func (g *GrottoDcf) forPoints(total, m int, fn func(k, lo, hi int)) {
 	forChunks(total, lookupCostNs, func(lo, hi int) {
-		for lo < hi && !g.stop.stopped() {
+		for lo < hi && !g.ctl.stopped() {
 			k := lo / m
 			end := min(hi, (k+1)*m, lo+stopEvery)
 			fn(k, lo, end)
+			g.ctl.advance(end - lo)
 			lo = end
 		}
 	})

@@ -2,7 +2,6 @@ package gofss
 
 import (
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -194,14 +193,14 @@ func TestGrottoErrors(t *testing.T) {
 	require.NoError(t, g.EvalAll(nil, 1, nil, nil))
 }
 
-// A stop flag ends every operation with ErrStopped; a flag left at zero changes no
+// A Control's Stop ends every operation with ErrStopped; left at zero it changes no
 // output.
-func TestGrottoWithStop(t *testing.T) {
+func TestGrottoWithControl(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 36))
 	const n, keys = 12, 50
 	g := newTestGrotto(t, n, PrgChaCha)
-	var flag atomic.Int32
-	s := g.WithStop(&flag)
+	var ctl Control
+	s := g.WithControl(&ctl)
 	seeds, alphas, _ := randKeys(r, n, keys)
 	cws, want := make([]Cw, keys*(n+1)), make([]Cw, keys*(n+1))
 	require.NoError(t, s.Gen(cws, seeds, alphas))
@@ -214,7 +213,7 @@ func TestGrottoWithStop(t *testing.T) {
 	pre := make([]uint64, keys*g.ParityWords())
 	require.NoError(t, s.Preprocess(pre, 0, ps, cws))
 
-	flag.Store(1)
+	ctl.Stop.Store(1)
 	require.ErrorIs(t, s.Gen(cws, seeds, alphas), ErrStopped)
 	require.ErrorIs(t, s.Preprocess(pre, 0, ps, cws), ErrStopped)
 	require.ErrorIs(t, s.Eval(make([]uint8, keys), pre, alphas), ErrStopped)

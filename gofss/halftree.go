@@ -76,7 +76,7 @@ func (h *HalfTreeDpf) keyBlocks(cws []Cw, k int) []Block {
 }
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.
-func (h *HalfTreeDpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+func (h *HalfTreeDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	const tile = 128
 	rows := h.params.CwRows()
 	forChunks(len(alphas), genCostNs(h.params.InBits, 1), func(lo, hi int) {
@@ -86,6 +86,7 @@ func (h *HalfTreeDpf) walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, 
 		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
 			h.genTile(cws[k0*rows:k1*rows], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs)
+			st.advance(k1 - k0)
 		}
 	})
 }

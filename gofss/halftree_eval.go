@@ -5,7 +5,7 @@ package gofss
 // same tree breadth-first and hashes both children of each node of the last level.
 
 // walkEval checks the keys, then walks tiles of points.
-func (h *HalfTreeDpf) walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+func (h *HalfTreeDpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := h.checkCws(cws); err != nil {
 		return err
 	}

@@ -9,10 +9,10 @@ import "strings"
 type walks interface {
 	// checkCws refuses correction words that the scheme's Gen cannot have made.
 	checkCws(cws []Cw) error
-	walkGen(st stop, cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
+	walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
 	// walkEval evaluates len(xs)/m keys at m points each; it checks the correction
 	// words, as it reads them or before.
-	walkEval(st stop, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error
+	walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error
 	// walkEvalAll describes the full-domain walk; the caller checked the words.
 	walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,27 +70,39 @@ func TestGenRefusesEqualSeeds(t *testing.T) {
 	}
 }
 
-// A stop flag ends every operation: set before the call, it returns ErrStopped; a
-// flag left at zero changes no output.
-func TestWithStop(t *testing.T) {
+// A Control counts every operation's items and ends it: with Stop set before the call
+// it returns ErrStopped; with Stop left at zero the outputs are those of the scheme
+// without a Control, and Done ends at the operation's keys, points or outputs.
+func TestWithControl(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, c := range testCases(t, []int{10}) {
 		const keys = 300
 		seeds, alphas, betas := randKeys(r, c.n, keys)
 		cws := make([]Cw, keys*c.rows())
-		var flag atomic.Int32
-		s := c.scheme.(Scheme).WithStop(&flag)
+		var ctl Control
+		s := c.scheme.(Scheme).WithControl(&ctl)
 		require.NoError(t, s.Gen(cws, seeds, alphas, betas))
+		require.EqualValues(t, keys, ctl.Done.Swap(0), "%s: keys generated", c.name)
 		want := make([]Cw, len(cws))
 		require.NoError(t, c.scheme.Gen(want, seeds, alphas, betas))
 		require.Equal(t, want, cws, c.name)
-
-		flag.Store(1)
-		require.ErrorIs(t, s.Gen(cws, seeds, alphas, betas), ErrStopped, c.name)
 		ps := make([]Block, keys)
 		for k := range ps {
 			ps[k] = seeds[2*k]
 		}
+		for _, m := range []int{1, 3} {
+			xs := make([]Uint128, keys*m)
+			for i := range xs {
+				xs[i] = randInput(r, c.n)
+			}
+			require.NoError(t, s.Eval(make([]Block, len(xs)), 0, ps, want, xs))
+			require.EqualValues(t, len(xs), ctl.Done.Swap(0), "%s: points evaluated", c.name)
+		}
+		require.NoError(t, s.EvalAll(make([]Block, keys<<c.n), 0, ps, want))
+		require.EqualValues(t, keys<<c.n, ctl.Done.Swap(0), "%s: outputs of EvalAll", c.name)
+
+		ctl.Stop.Store(1)
+		require.ErrorIs(t, s.Gen(cws, seeds, alphas, betas), ErrStopped, c.name)
 		require.ErrorIs(t, s.Eval(make([]Block, keys), 0, ps, want, alphas), ErrStopped, c.name)
 		require.ErrorIs(t, s.EvalAll(make([]Block, keys<<c.n), 0, ps, want), ErrStopped, c.name)
 		require.NoError(t, c.scheme.EvalAll(make([]Block, keys<<c.n), 0, ps, want), "the scheme itself keeps no flag")

@@ -15,14 +15,26 @@ type Scheme interface {
 	Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error
 	Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error
 	EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error
-	// WithStop returns the scheme with calls that end early, returning ErrStopped
-	// with their outputs partly written, once *flag is nonzero (set from another
-	// goroutine or thread). The flag is checked between tiles of work, every few
-	// hundred microseconds at most.
-	WithStop(flag *atomic.Int32) Scheme
+	// WithControl returns the scheme with calls that another goroutine or thread
+	// can watch and end through c (see Control).
+	WithControl(c *Control) Scheme
 }
 
-// ErrStopped is the error of a call ended early through WithStop's flag.
+// Control lets another goroutine or thread watch and end long calls. A call checks
+// Stop and adds to Done after every tile of work, a few hundred microseconds at most.
+// Its memory layout (16 bytes: Stop, 4 bytes of padding, Done) is fixed, so that
+// callers in other languages can pass one.
+type Control struct {
+	// Stop, once nonzero, ends the call: it returns ErrStopped with its outputs
+	// partly written.
+	Stop atomic.Int32
+	_    int32
+	// Done counts the items finished: keys for Gen, points for Eval, outputs for
+	// EvalAll.
+	Done atomic.Int64
+}
+
+// ErrStopped is the error of a call ended early through its Control.
 var ErrStopped = errors.New("gofss: call stopped before it finished")
 
 // Option adjusts how New makes a scheme.
@@ -61,7 +73,7 @@ type treeScheme struct {
 	prg    Prg
 	impl   string
 	walks  walks
-	stop   stop
+	ctl    callControl
 }
 
 // chooseWalks sets the walks of the scheme, which make (impl.dpf or impl.dcf bound
@@ -78,10 +90,10 @@ func (s *treeScheme) Group() Group   { return s.params.Group }
 func (s *treeScheme) Prg() Prg       { return s.prg }
 func (s *treeScheme) Impl() string   { return s.impl }
 
-func (s *treeScheme) WithStop(flag *atomic.Int32) Scheme {
-	c := *s
-	c.stop = stop{flag}
-	return &c
+func (s *treeScheme) WithControl(c *Control) Scheme {
+	cp := *s
+	cp.ctl = callControl{c}
+	return &cp
 }
 
 // Gen makes K = len(alphas) keys. Key k uses seeds s0s[2k] (party 0) and s0s[2k+1]
@@ -94,8 +106,8 @@ func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
 		return err
 	}
 	adviseHugePages(cws)
-	s.walks.walkGen(s.stop, cws, s0s, alphas, betas)
-	return s.stop.err()
+	s.walks.walkGen(s.ctl, cws, s0s, alphas, betas)
+	return s.ctl.err()
 }
 
 // Eval evaluates K = len(s0s) keys of one party at M = len(xs)/K points each: key k
@@ -107,10 +119,10 @@ func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Ui
 	if err != nil {
 		return err
 	}
-	if err := s.walks.walkEval(s.stop, dst, party, s0s, cws, xs, m); err != nil {
+	if err := s.walks.walkEval(s.ctl, dst, party, s0s, cws, xs, m); err != nil {
 		return err
 	}
-	return s.stop.err()
+	return s.ctl.err()
 }
 
 // EvalAll evaluates K = len(s0s) keys of one party on the whole domain: key k at x
@@ -124,8 +136,8 @@ func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) erro
 		return err
 	}
 	tr := s.walks.walkEvalAll(dst, party, s0s, cws)
-	tr.run(s.stop, len(s0s))
-	return s.stop.err()
+	tr.run(s.ctl, len(s0s))
+	return s.ctl.err()
 }
 
 // paramsFor completes the parameters of a scheme made from a PRG object: its kind
@@ -151,14 +163,22 @@ func paramsFor(kind Kind, inBits int, group Group, prg Prg) (Params, error) {
 	return p, nil
 }
 
-// stop is a call's view of WithStop's flag; the zero value never stops.
-type stop struct{ flag *atomic.Int32 }
+// callControl is a call's view of its Control; the zero value never stops and
+// counts nothing.
+type callControl struct{ c *Control }
 
-func (s stop) stopped() bool { return s.flag != nil && s.flag.Load() != 0 }
+func (cc callControl) stopped() bool { return cc.c != nil && cc.c.Stop.Load() != 0 }
+
+// advance counts n more items finished.
+func (cc callControl) advance(n int) {
+	if cc.c != nil {
+		cc.c.Done.Add(int64(n))
+	}
+}
 
 // err is the result of a call that ran to its end or was stopped.
-func (s stop) err() error {
-	if s.stopped() {
+func (cc callControl) err() error {
+	if cc.stopped() {
 		return ErrStopped
 	}
 	return nil

@@ -67,7 +67,7 @@ type tileWalker interface {
 
 // evalPoints is the portable Eval of both schemes: tiles of points, spread over
 // goroutines. half is the PRG outputs per chosen child (1 for DPF, 2 for DCF).
-func evalPoints(w tileWalker, st stop, inBits, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
+func evalPoints(w tileWalker, st callControl, inBits, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
 	if len(xs) <= evalTilePoints {
 		// Not through forChunks: its closure would be the one allocation of a
 		// single-point call.
@@ -80,11 +80,13 @@ func evalPoints(w tileWalker, st stop, inBits, half int, dst []Block, party int,
 }
 
 // evalRange is the portable walk of points lo .. hi-1 of a batch, a tile at a time.
-func evalRange(w tileWalker, st stop, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, lo, hi int) {
+func evalRange(w tileWalker, st callControl, half int, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, lo, hi int) {
 	sc := getScratch()
 	defer sc.release()
 	es := newEvalState(sc, half)
 	for j0 := lo; j0 < hi && !st.stopped(); j0 += evalTilePoints {
-		w.evalTile(dst[j0:min(hi, j0+evalTilePoints)], party, s0s, cws, xs, m, j0, es)
+		j1 := min(hi, j0+evalTilePoints)
+		w.evalTile(dst[j0:j1], party, s0s, cws, xs, m, j0, es)
+		st.advance(j1 - j0)
 	}
 }

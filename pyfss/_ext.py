@@ -9,6 +9,8 @@ import json
 import os
 import threading
 
+from ._progress import Progress
+
 try:
     from ._gofss import _gofss as raw
     from ._gofss import binding as lib
@@ -22,6 +24,7 @@ except ImportError as e:
 
 __all__ = [
     "STOPPABLE_WORK",
+    "Control",
     "call",
     "call_stoppable",
     "check_not_forked",
@@ -107,21 +110,29 @@ STOPPABLE_WORK = 1 << 20
 _POLL_S = 0.05
 
 
-def call_stoppable(fn, *args):
-    """call(fn, *args, stop), for a long CPU operation whose last parameter is the
-    address of a stop flag: run in a worker thread while the main thread waits, so that
-    Ctrl-C (KeyboardInterrupt in the main thread) sets the flag, which ends the Go
-    call within milliseconds, and is then re-raised. From other threads, which
-    receive no KeyboardInterrupt, the call is made directly."""
-    if threading.current_thread() is not threading.main_thread():
+class Control(ctypes.Structure):
+    """gofss.Control, the control block of a long call: a stop flag that the Go call
+    polls, 4 bytes of padding, and the count of items it has finished."""
+
+    _fields_ = (("stop", ctypes.c_int32), ("_pad", ctypes.c_int32), ("done", ctypes.c_int64))
+
+
+def call_stoppable(fn, *args, progress: Progress | None = None):
+    """call(fn, *args, control), for a long CPU operation whose last parameter is the
+    address of a Control: run in a worker thread while the main thread waits, so that
+    Ctrl-C (KeyboardInterrupt in the main thread) sets its stop flag, which ends the Go
+    call within milliseconds, and is then re-raised; progress, if given, is updated
+    from the control block's count as the call runs. From other threads, which receive
+    no KeyboardInterrupt, a call without progress is made directly."""
+    if progress is None and threading.current_thread() is not threading.main_thread():
         return call(fn, *args, 0)
     check_not_forked()
-    stop = ctypes.c_int32(0)  # the flag the Go call polls
+    control = Control()
     outcome = {}
 
     def work():
         try:
-            outcome["value"] = call(fn, *args, ctypes.addressof(stop))
+            outcome["value"] = call(fn, *args, ctypes.addressof(control))
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             outcome["error"] = e
 
@@ -130,10 +141,15 @@ def call_stoppable(fn, *args):
     try:
         while worker.is_alive():
             worker.join(_POLL_S)
+            if progress is not None:
+                progress.update(control.done)
     except BaseException:  # KeyboardInterrupt, or what another signal handler raises
-        stop.value = 1  # the worker's inputs and outputs must outlive its Go call
+        control.stop = 1  # the worker's inputs and outputs must outlive its Go call
         worker.join()
         raise
+    finally:
+        if progress is not None:
+            progress.close(control.done)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]

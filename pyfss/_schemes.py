@@ -19,6 +19,7 @@ from . import _validate as v
 from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, raw
 from ._keys import Key
 from ._params import FIELDS, MAX_EVAL_ALL_BITS, PRGS, Handle
+from ._progress import Progress
 
 _Tensor = torch.Tensor
 _INT32 = torch.int32
@@ -215,14 +216,23 @@ class _Scheme:
         return _into(y, dst)
 
     def eval_all(
-        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
+        self,
+        party: int,
+        s0: torch.Tensor,
+        cws: torch.Tensor,
+        *,
+        out: torch.Tensor | None = None,
+        progress: bool = False,
     ) -> torch.Tensor:
         """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order.
 
         Returns:
             (2^in_bits, 4) int32 output shares, or (..., 2^in_bits, 4) for a batch;
             written into out if given (as for gen). Without out, refused when the
-            output would not fit in the memory available on the device.
+            output would not fit in the memory available on the device. With
+            progress, a CPU call shows its progress as it runs (tqdm's bar when tqdm
+            is installed, else a line on stderr); a CUDA call only enqueues kernels
+            and shows none.
         """
         given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
@@ -244,7 +254,8 @@ class _Scheme:
                 v.eval_contents(self._scheme, n, cws, None)
                 scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
             args = (party, s0.data_ptr(), k, cws.data_ptr(), _address(scratch))
-            self._call(lib.EvalAll, device, dst, args, work=k << n)
+            shown = Progress(k << n, "outputs") if progress and device is v.CPU else None
+            self._call(lib.EvalAll, device, dst, args, work=k << n, progress=shown)
         return _into(y, dst)
 
     # -- keys with fresh randomness ---------------------------------------------
@@ -301,14 +312,24 @@ class _Scheme:
             _cuda.require_cuda(device)
         return device
 
-    def _call(self, fn, device: torch.device, dst: torch.Tensor, args: tuple, *, work: int):
-        """fn(handle, device, stream, dst, *args, stop): the one call of an operation.
-        On CUDA it only enqueues kernels; on the CPU it runs them, interruptibly by
-        Ctrl-C when work (tree levels walked, or outputs) is large."""
+    def _call(
+        self,
+        fn,
+        device: torch.device,
+        dst: torch.Tensor,
+        args: tuple,
+        *,
+        work: int,
+        progress: Progress | None = None,
+    ):
+        """fn(handle, device, stream, dst, *args, control): the one call of an
+        operation. On CUDA it only enqueues kernels; on the CPU it runs them,
+        interruptibly by Ctrl-C when work (tree levels walked, or outputs) is large,
+        and reporting to progress if given."""
         if device is v.CPU:
             args = (self._handle, _cuda.HOST, 0, dst.data_ptr(), *args)
-            if work > STOPPABLE_WORK:
-                return call_stoppable(fn, *args)
+            if work > STOPPABLE_WORK or progress is not None:
+                return call_stoppable(fn, *args, progress=progress)
         else:
             args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
         return call(fn, *args, 0)

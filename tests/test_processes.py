@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+import types
 
 import pytest
 import torch
@@ -157,13 +158,52 @@ def test_a_call_whose_stop_flag_is_set_raises_keyboard_interrupt():
     cws = s.gen(SEEDS, 3, pyfss.from_int(1, "uint32"))
     out = torch.empty(1 << 12, 4, dtype=torch.int32)
     s0 = SEEDS[0].clone()
-    stop = ctypes.c_int32(1)
+    control = _ext.Control(stop=1)
     args = (s._handle, -1, 0, out.data_ptr(), 0, s0.data_ptr(), 1, cws.data_ptr(), 0)
     with pytest.raises(KeyboardInterrupt):
-        _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(stop))
-    stop.value = 0
-    _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(stop))
+        _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(control))
+    control.stop = 0
+    _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(control))
+    assert control.done == 1 << 12, "the core counts the outputs it finished"
     assert torch.equal(out, s.eval_all(0, s0, cws))
+
+
+class FakeTqdm:
+    """Records what pyfss tells a tqdm bar."""
+
+    bars: ClassVar[list] = []
+
+    def __init__(self, total, **kw):
+        self.total, self.n, self.updates, self.closed = total, 0, 0, False
+        FakeTqdm.bars.append(self)
+
+    def update(self, k):
+        self.n += k
+        self.updates += 1
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("bits", [12, 21])
+def test_eval_all_progress_with_tqdm(monkeypatch, bits):
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeTqdm))
+    FakeTqdm.bars.clear()
+    s = pyfss.Dpf(bits, "uint32", "aes128_mmo")
+    cws = s.gen(SEEDS, 5, pyfss.from_int(1, "uint32"))
+    y = s.eval_all(0, SEEDS[0], cws, progress=True)
+    (bar,) = FakeTqdm.bars
+    assert (bar.total, bar.n, bar.closed) == (1 << bits, 1 << bits, True)
+    assert torch.equal(y, s.eval_all(0, SEEDS[0], cws))
+
+
+def test_eval_all_progress_without_tqdm(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # `import tqdm` fails, as without it
+    s = pyfss.Dcf(12, "uint64")
+    cws = s.gen(SEEDS, 5, pyfss.from_int(1, "uint64"))
+    y = s.eval_all(1, SEEDS[1], cws, progress=True)
+    assert "4096/4096 outputs (100%)" in capsys.readouterr().err
+    assert torch.equal(y, s.eval_all(1, SEEDS[1], cws))
 
 
 def test_long_calls_give_the_same_results_from_any_thread():

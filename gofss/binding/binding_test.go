@@ -122,8 +122,8 @@ func TestGenRefusesReservedBitOfBytesBeta(t *testing.T) {
 	assert.Equal(t, 2, n)
 }
 
-// A stop flag set before the call ends it at once with kind interrupted; one left
-// at zero changes nothing.
+// A control block counts a call's items; its stop flag, set before the call, ends it
+// at once with kind interrupted.
 func TestStopFlagInterrupts(t *testing.T) {
 	h := newScheme(t, `{"scheme": "dpf", "in_bits": 12, "group": "uint64", "prg": "aes128_mmo"}`)
 	seeds := []gofss.Block{{Lo: 1}, {Lo: 2}}
@@ -131,14 +131,18 @@ func TestStopFlagInterrupts(t *testing.T) {
 	_, err := Gen(h, CPU, 0, addr(cws), addr(seeds), 0, 0, 77, 0, addr([]gofss.Block{{Lo: 9}}), 1, 0)
 	require.NoError(t, err)
 	out := make([]gofss.Block, 1<<12)
-	flag := []int32{0}
-	n, err := EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, addr(flag))
+	// The block as a caller in another language lays it out: int32 stop, padding,
+	// int64 done.
+	block := []int64{0, 0}
+	stop, done := (*int32)(unsafe.Pointer(&block[0])), &block[1]
+	n, err := EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, addr(block))
 	require.NoError(t, err)
 	assert.Equal(t, 1<<12, n)
-	flag[0] = 1
-	_, err = EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, addr(flag))
+	assert.EqualValues(t, 1<<12, *done, "outputs counted")
+	*stop = 1
+	_, err = EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, addr(block))
 	requireKind(t, err, KindInterrupted, "stopped")
-	_, err = Eval(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, 0, 5, 0, 1000, 0, addr(flag))
+	_, err = Eval(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, 0, 5, 0, 1000, 0, addr(block))
 	requireKind(t, err, KindInterrupted, "stopped")
 }
 

@@ -3,7 +3,6 @@ package binding
 import (
 	"errors"
 	"math"
-	"sync/atomic"
 
 	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda"
@@ -14,8 +13,10 @@ import (
 // on the CPU). Every address is memory of that device that the caller allocated:
 // outputs first, then the party, the seeds, the number of keys, the correction
 // words, the inputs, and the scratch a CUDA call needs (ScratchBytes; 0 on the CPU).
-// stop is the address of an int32 that the caller sets nonzero to end a long CPU
-// call early (0 for none); the call then fails with kind interrupted.
+// control is the address of a gofss.Control (16 bytes: an int32 that the caller sets
+// nonzero to end a long CPU call early, 4 bytes of padding, then an int64 count of
+// the items finished, which the call advances as it goes), or 0 for none. A stopped
+// call fails with kind interrupted.
 
 // CPU is the device argument for the host.
 const CPU = -1
@@ -23,7 +24,7 @@ const CPU = -1
 // Gen makes k keys into cws (k*CwRows() rows of 32 bytes, see gofss.Params) from s0s
 // (2k blocks: key i's party 0 and 1 seeds), alphas (see readInputs; a tensor on
 // CUDA) and betas (k blocks). Returns k.
-func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, stop uintptr) (n int, err error) {
+func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, control uintptr) (n int, err error) {
 	defer guard(&err)
 	s, err := lookup(handle)
 	if err != nil {
@@ -52,7 +53,7 @@ func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alp
 			return 0, err
 		}
 	}
-	s, err = withStop(s, stop)
+	s, err = withControl(s, control)
 	if err != nil {
 		return 0, err
 	}
@@ -74,7 +75,7 @@ func checkReservedBits(betas []gofss.Block) error {
 // Eval evaluates k keys of one party at m points each: s0s holds k blocks, cws
 // k*CwRows() rows of correction words, xs k*m inputs (see readInputs; a tensor on
 // CUDA), dst k*m blocks. Returns k*m.
-func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords int, xLo, xHi uint64, m int, scratch, stop uintptr) (n int, err error) {
+func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords int, xLo, xHi uint64, m int, scratch, control uintptr) (n int, err error) {
 	defer guard(&err)
 	s, err := lookup(handle)
 	if err != nil {
@@ -98,7 +99,7 @@ func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s 
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return 0, err
 	}
-	s, err = withStop(s, stop)
+	s, err = withControl(s, control)
 	if err != nil {
 		return 0, err
 	}
@@ -107,7 +108,7 @@ func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s 
 
 // EvalAll evaluates k keys of one party on the whole domain into dst (k*2^in_bits
 // blocks). Returns the number of outputs.
-func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, scratch, stop uintptr) (n int, err error) {
+func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, scratch, control uintptr) (n int, err error) {
 	defer guard(&err)
 	s, err := lookup(handle)
 	if err != nil {
@@ -127,24 +128,24 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, err
 	}
-	s, err = withStop(s, stop)
+	s, err = withControl(s, control)
 	if err != nil {
 		return 0, err
 	}
 	return k << bits, s.EvalAll(out, party, seeds, cw)
 }
 
-// withStop returns s with calls that end once the int32 at stop is nonzero; s itself
-// for stop 0.
-func withStop(s gofss.Scheme, stop uintptr) (gofss.Scheme, error) {
-	if stop == 0 {
+// withControl returns s with calls that the gofss.Control at control watches and
+// ends; s itself for control 0.
+func withControl(s gofss.Scheme, control uintptr) (gofss.Scheme, error) {
+	if control == 0 {
 		return s, nil
 	}
-	flag, err := view[atomic.Int32]("stop", stop, 1)
+	c, err := view[gofss.Control]("control", control, 1)
 	if err != nil {
 		return nil, err
 	}
-	return s.WithStop(&flag[0]), nil
+	return s.WithControl(&c[0]), nil
 }
 
 // ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all") needs on
