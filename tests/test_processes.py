@@ -11,6 +11,7 @@ import textwrap
 import threading
 import time
 import types
+from typing import ClassVar
 
 import pytest
 import torch
