@@ -137,14 +137,23 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 // withStop returns s with calls that end once the int32 at stop is nonzero; s itself
 // for stop 0.
 func withStop(s gofss.Scheme, stop uintptr) (gofss.Scheme, error) {
+	flag, err := stopFlag(stop)
+	if flag == nil {
+		return s, err
+	}
+	return s.WithStop(flag), nil
+}
+
+// stopFlag is the int32 at stop; nil for stop 0.
+func stopFlag(stop uintptr) (*atomic.Int32, error) {
 	if stop == 0 {
-		return s, nil
+		return nil, nil
 	}
 	flag, err := view[atomic.Int32]("stop", stop, 1)
 	if err != nil {
 		return nil, err
 	}
-	return s.WithStop(&flag[0]), nil
+	return &flag[0], nil
 }
 
 // ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all") needs on
