@@ -1,31 +1,36 @@
-"""Function secret sharing (DPF, DCF) for PyTorch, computed by a Go core.
+"""Function secret sharing (DPF, DCF, Half-Tree DPF, Grotto DCF) for PyTorch, computed by a Go core.
 
     import torch, pyfss
     dpf = pyfss.Dpf(20, group="uint")
     k0, k1 = dpf.keygen(12345, pyfss.from_int(7, "uint32"))
     y = dpf.eval_key(k0, 12345) + dpf.eval_key(k1, 12345)   # word 0 sums to 7
 
-Dpf and Dcf follow fss_crypto's calls (gen, eval, eval_all) and add batching over
-leading tensor dimensions; see the README.
+Dpf, Dcf and HalfTreeDpf follow fss_crypto's calls (gen, eval, eval_all) and add
+batching over leading tensor dimensions; GrottoDcf evaluates preprocessed keys to bit
+shares; see the README.
 """
 
 import json
 
 from ._ext import call, lib
+from ._grotto import GrottoDcf
 from ._groups import from_int, to_int, to_words
 from ._keys import Key
-from ._params import DEFAULT_AES_KEYS, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
-from ._schemes import Dcf, Dpf, load_key
+from ._params import DEFAULT_AES_KEYS, DEFAULT_HASH_KEY, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
+from ._schemes import Dcf, Dpf, HalfTreeDpf, load_key
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_AES_KEYS",
+    "DEFAULT_HASH_KEY",
     "DEFAULT_NONCE",
     "IMPLS",
     "MAX_EVAL_ALL_BITS",
     "Dcf",
     "Dpf",
+    "GrottoDcf",
+    "HalfTreeDpf",
     "Key",
     "backend_info",
     "from_int",

@@ -62,6 +62,25 @@ def self_check(device: str) -> list[str]:
         want = (x == 1000) if cls is pyfss.Dpf else (x < 1000)
         if not torch.equal(total, want.to(torch.int32) * 7):
             failures.append(f"random reconstruction {cls.__name__}")
+    if device == "cpu":  # HalfTreeDpf and GrottoDcf have no CUDA kernels yet
+        failures += cpu_only_check()
+    return failures
+
+
+def cpu_only_check() -> list[str]:
+    """Random reconstruction of HalfTreeDpf and GrottoDcf over a whole domain."""
+    failures = []
+    x = torch.arange(4096)
+    h = pyfss.HalfTreeDpf(12, "uint32", "aes128_mmo")
+    k0, k1 = h.keygen(1000, pyfss.from_int(7, "uint32"))
+    total = pyfss.to_int(h.eval_all_key(k0), "uint32") + pyfss.to_int(h.eval_all_key(k1), "uint32")
+    if not torch.equal(total, (x == 1000).to(torch.int32) * 7):
+        failures.append("random reconstruction HalfTreeDpf")
+    g = pyfss.GrottoDcf(12)
+    keys = g.keygen(1000)
+    pre = [g.preprocess(k.party, k.s0, k.cws) for k in keys]
+    if not torch.equal(g.eval(pre[0], x) ^ g.eval(pre[1], x), x >= 1000):
+        failures.append("random reconstruction GrottoDcf")
     return failures
 
 

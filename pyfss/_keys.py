@@ -8,7 +8,9 @@ Format (version 1), all integers little-endian:
               params: the complete parameter record (see _params), party: an
               integer, batch: the batch shape, a list of non-negative integers
     16*K      the party's seeds, K = prod(batch) blocks of 4 int32
-    32*K*(n+1) the correction words, (n + 1) rows of 8 int32 per key
+    32*K*R    the correction words, R rows of 8 int32 per key: the scheme's
+              correction-word rows (in_bits + 1; (in_bits + 2) // 2 for
+              half_tree_dpf), as the Go core gives them
 Both sides check every field: to_bytes writes only keys that load, and loading
 refuses anything else with a ValueError naming the field.
 """
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from . import _validate as v
+from ._params import Handle
 
 MAGIC = b"PYFSSKEY"
 VERSION = 1
@@ -56,9 +59,9 @@ class Key:
         try:
             v.params_record(self.params)
             v.party(self.party)
-            rows = (self.params["in_bits"] + 1, 8)
+            rows = (Handle(self.params).cw_rows, 8)
             v.int32_tensor("s0", self.s0, (4,), "(4,)")
-            v.int32_tensor("cws", self.cws, rows, f"(in_bits + 1, 8) = {rows}")
+            v.int32_tensor("cws", self.cws, rows, f"(cw_rows, 8) = {rows}")
             v.batch_match("cws", self.cws, self.batch_shape, 2)
         except (ValueError, TypeError) as e:
             raise type(e)(f"Key.to_bytes: {e}") from None
@@ -88,7 +91,7 @@ class Key:
             params, party, batch = _read_header(data[_PREFIX.size : _PREFIX.size + hlen], hlen)
         except ValueError as e:
             raise ValueError(f"corrupt pyfss key header: {e}") from None
-        k, rows = math.prod(batch), params["in_bits"] + 1
+        k, rows = math.prod(batch), Handle(params).cw_rows
         body = data[_PREFIX.size + hlen :]
         if len(body) != 16 * k + 32 * k * rows:
             raise ValueError(

@@ -3,9 +3,10 @@ limits (read once, at import), and the parameter records that the core makes int
 schemes and that serialized keys carry.
 
 A record is the JSON object of gofss.Params:
-    {"scheme": "dpf" | "dcf_lt" | "dcf_gt", "in_bits": int, "group": str,
-     "prg": "chacha" | "aes128_mmo", "nonce": [int32, int32] | null,
-     "aes_keys": [hex, ...] | null}
+    {"scheme": "dpf" | "dcf_lt" | "dcf_gt" | "half_tree_dpf" | "grotto_dcf",
+     "in_bits": int, "group": str, "prg": "chacha" | "aes128_mmo",
+     "nonce": [int32, int32] | null, "aes_keys": [hex, ...] | null,
+     "hash_key": [int32] * 4 (half_tree_dpf only)}
 complete when the PRG's parameters are filled in (the other PRG's are null), which is
 how SchemeInfo returns it.
 """
@@ -35,8 +36,17 @@ DEFAULT_AES_KEYS = tuple(
     bytes.fromhex(h) for h in CATALOGUE["prgs"]["aes128_mmo"]["default_aes_keys"]
 )
 
-#: The fields of a parameter record.
+#: The public hash key of HalfTreeDpf used when none is given (4 int32 words): the
+#: one the known-answer vectors were made with.
+DEFAULT_HASH_KEY = tuple(CATALOGUE["schemes"]["half_tree_dpf"]["default_hash_key"])
+
+#: The fields of a parameter record (half_tree_dpf adds "hash_key": record_fields).
 FIELDS = ("scheme", "in_bits", "group", "prg", "nonce", "aes_keys")
+
+
+def record_fields(scheme) -> tuple:
+    """The fields of a parameter record of the given scheme."""
+    return (*FIELDS, "hash_key") if scheme == "half_tree_dpf" else FIELDS
 
 
 class Handle:
@@ -48,8 +58,13 @@ class Handle:
         info = json.loads(call(lib.SchemeInfo, self.id))
         #: The complete parameter record, defaults filled in.
         self.params = info["params"]
-        #: The walk implementation the core chose (or was told to use).
+        #: The walk implementation the core chose (or was told to use); None for
+        #: grotto_dcf, whose keys are evaluated through their preprocessed form.
         self.impl = info["impl"]
+        #: Correction-word rows (of 8 int32) of one key.
+        self.cw_rows = info["cw_rows"]
+        #: grotto_dcf: the 64-bit words of one preprocessed key (else None).
+        self.parity_words = info.get("parity_words")
 
 
 def _free(handle: int) -> None:
@@ -60,6 +75,7 @@ def _free(handle: int) -> None:
 
 __all__ = [
     "DEFAULT_AES_KEYS",
+    "DEFAULT_HASH_KEY",
     "DEFAULT_NONCE",
     "FIELDS",
     "GROUPS",
@@ -68,4 +84,5 @@ __all__ = [
     "MAX_IN_BITS",
     "PRGS",
     "Handle",
+    "record_fields",
 ]

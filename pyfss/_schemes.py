@@ -1,9 +1,11 @@
-"""Dpf and Dcf: key generation and evaluation on int32 tensors, one Go call per
-operation, the same on the CPU and on CUDA.
+"""Dpf, Dcf and HalfTreeDpf: key generation and evaluation on int32 tensors, one Go
+call per operation, the same on the CPU and on CUDA (HalfTreeDpf: CPU only for now).
 
 Each operation reads its arguments (pyfss._validate), allocates or checks its output,
 checks tensor contents itself on CUDA (the core checks them on the CPU), and makes
-one call through _call. Dpf and Dcf only name their scheme and constructor arguments.
+one call through _call. Dpf and Dcf only name their scheme and constructor arguments;
+HalfTreeDpf adds the conversions of its keys to the reference layout. _Base, what
+every scheme object shares, also serves GrottoDcf (pyfss._grotto).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from . import _cuda, _ext
 from . import _validate as v
 from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, raw
 from ._keys import Key
-from ._params import FIELDS, MAX_EVAL_ALL_BITS, PRGS, Handle
+from ._params import MAX_EVAL_ALL_BITS, PRGS, Handle, record_fields
 from ._progress import Progress
 
 _Tensor = torch.Tensor
@@ -28,10 +30,14 @@ _MASK64 = 2**64 - 1
 _raw_eval = raw.binding_Eval
 
 
-class _Scheme:
-    """What Dpf and Dcf share: parameters, the Go scheme, and the operations."""
+class _Base:
+    """What every scheme object shares: parameters, the Go scheme, key loading, and
+    the way into the core."""
 
-    def __init__(self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl):
+    #: Whether the Go core has CUDA kernels for the scheme.
+    _cuda_kernels = True
+
+    def __init__(self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl, hash_key=None):
         self.in_bits = v.in_bits(in_bits)
         self.group = v.choice("group", group, v.GROUP_NAMES)
         self.prg = v.choice("prg", prg, PRGS)
@@ -45,6 +51,8 @@ class _Scheme:
             "nonce": v.nonce(nonce, prg),
             "aes_keys": v.aes_keys(aes_keys, prg),
         }
+        if hash_key is not None:
+            record["hash_key"] = hash_key
         self._go = Handle(record, v.impl(impl))
         self._handle = self._go.id
         self._scheme = scheme
@@ -56,8 +64,9 @@ class _Scheme:
         )
         #: The walk implementation that runs this scheme's CPU calls (one of pyfss.IMPLS).
         self.impl = self._go.impl
-        self._cws_tail = (in_bits + 1, 8)
-        self._cws_what = f"(in_bits + 1, 8) = {self._cws_tail}"
+        # A key's rows come from the core: in_bits + 1, or fewer for half_tree_dpf.
+        self._cws_tail = (self._go.cw_rows, 8)
+        self._cws_what = f"(cw_rows, 8) = {self._cws_tail}"
         self._domain = 1 << in_bits
 
     def params(self) -> dict:
@@ -73,6 +82,85 @@ class _Scheme:
     def _repr_extra(self) -> str:
         """The constructor arguments a subclass adds, as repr shows them."""
         return ""
+
+    def load_key(self, data: bytes, device="cpu") -> Key:
+        """Loads a serialized key onto device, refusing one made for other public
+        parameters."""
+        key = Key.from_bytes(data, device)
+        mine = self.params()
+        if key.params != mine:
+            names = record_fields(mine["scheme"])
+            diff = [name for name in names if key.params.get(name) != mine[name]]
+            raise ValueError(
+                f"the key was made for other parameters ({', '.join(diff)} differ): {key.params}"
+            )
+        return key
+
+    def _alphas(self, alpha, batch: tuple) -> v.Inputs:
+        """gen's alpha: an int for every key, or a tensor of the batch shape."""
+        a = v.inputs("alpha", alpha, self.in_bits)
+        if a.tensor is not None and a.shape != batch:
+            raise TypeError(
+                f"alpha has shape {tuple(a.shape)}, but the keys have batch shape {batch}"
+            )
+        return a
+
+    def _points(self, name: str, x, batch: tuple) -> v.Inputs:
+        """Points to evaluate at: an int for every key, or a tensor whose shape starts
+        with the keys' batch shape."""
+        xs = v.inputs(name, x, self.in_bits)
+        if xs.tensor is not None and xs.shape[: len(batch)] != batch:
+            raise TypeError(
+                f"{name} has shape {tuple(xs.shape)}, whose leading dimensions must be the "
+                f"keys' batch shape {batch}"
+            )
+        return xs
+
+    def _key_tensors(self, s0, cws):
+        s0 = v.int32_tensor("s0", s0, (4,), "(4,)")
+        cws = v.int32_tensor("cws", cws, self._cws_tail, self._cws_what)
+        if s0.ndim == 1 and cws.ndim == 2:  # one key, the common case
+            return s0, cws, ()
+        batch = tuple(s0.shape[:-1])
+        v.batch_match("cws", cws, batch, 2)
+        return s0, cws, batch
+
+    def _device(self, *tensors: torch.Tensor) -> torch.device:
+        device = v.device_of(*tensors)
+        if device is not v.CPU:
+            if not self._cuda_kernels:
+                raise RuntimeError(
+                    f"pyfss: {self._scheme} has no CUDA kernels yet: pass CPU tensors "
+                    f"(got tensors on {device})"
+                )
+            _cuda.require_cuda(device)
+        return device
+
+    def _call(
+        self,
+        fn,
+        device: torch.device,
+        dst: torch.Tensor,
+        args: tuple,
+        *,
+        work: int,
+        progress: Progress | None = None,
+    ):
+        """fn(handle, device, stream, dst, *args, control): the one call of an
+        operation. On CUDA it only enqueues kernels; on the CPU it runs them,
+        interruptibly by Ctrl-C when work (tree levels walked, or outputs) is large,
+        and reporting to progress if given."""
+        if device is v.CPU:
+            args = (self._handle, _cuda.HOST, 0, dst.data_ptr(), *args)
+            if work > STOPPABLE_WORK or progress is not None:
+                return call_stoppable(fn, *args, progress=progress)
+        else:
+            args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
+        return call(fn, *args, 0)
+
+
+class _Scheme(_Base):
+    """What Dpf, Dcf and HalfTreeDpf share: the operations on tree keys."""
 
     # -- the fss_crypto calls, batched over leading dimensions -------------------
 
@@ -90,7 +178,8 @@ class _Scheme:
                 bit 0 of word 3 must be 0.
 
         Returns:
-            (in_bits + 1, 8) int32 correction words, or (..., in_bits + 1, 8); written
+            (cw_rows, 8) int32 correction words, or (..., cw_rows, 8), cw_rows being
+            in_bits + 1 (Dpf, Dcf) or (in_bits + 2) // 2 (HalfTreeDpf); written
             into out if given (an int32 tensor of that shape on the same device, not
             overlapping the inputs), which saves allocating and first touching fresh
             memory.
@@ -103,14 +192,10 @@ class _Scheme:
             v.batch_match("beta", beta, batch, 1)
         else:
             beta = beta.expand(*batch, 4).contiguous()
-        a = v.inputs("alpha", alpha, self.in_bits)
-        if a.tensor is not None and a.shape != batch:
-            raise TypeError(
-                f"alpha has shape {tuple(a.shape)}, but the keys have batch shape {batch}"
-            )
+        a = self._alphas(alpha, batch)
         device = self._device(s0s, beta, *a.tensors)
         k = math.prod(batch)
-        cws, dst = v.output(out, s0s, (*batch, self.in_bits + 1, 8), given)
+        cws, dst = v.output(out, s0s, (*batch, *self._cws_tail), given)
         if k:
             if device is not v.CPU:
                 a = a.on_device(device, batch)
@@ -127,7 +212,7 @@ class _Scheme:
         Args:
             party: 0 or 1.
             s0: (4,) int32 seed of this party, or (..., 4) for a batch of keys.
-            cws: (in_bits + 1, 8) int32 correction words, or (..., in_bits + 1, 8).
+            cws: (cw_rows, 8) int32 correction words, or (..., cw_rows, 8) (see gen).
             x: a Python int (every key at that point) or a tensor whose shape starts
                 with the keys' batch shape; the rest of its shape is the points per
                 key. Forms: int32 (in_bits <= 32, read as unsigned), int64 (in_bits
@@ -184,12 +269,7 @@ class _Scheme:
         given = {"s0": s0, "cws": cws, "x": x}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
-        xs = v.inputs("x", x, self.in_bits)
-        if xs.tensor is not None and xs.shape[: len(batch)] != batch:
-            raise TypeError(
-                f"x has shape {tuple(xs.shape)}, whose leading dimensions must be the keys' "
-                f"batch shape {batch}"
-            )
+        xs = self._points("x", x, batch)
         points = xs.shape[len(batch) :]
         device = self._device(s0, cws, *xs.tensors)
         k, m = math.prod(batch), math.prod(points)
@@ -275,18 +355,6 @@ class _Scheme:
         )
         return k0, k1
 
-    def load_key(self, data: bytes, device="cpu") -> Key:
-        """Loads a serialized key onto device, refusing one made for other public
-        parameters."""
-        key = Key.from_bytes(data, device)
-        mine = self.params()
-        if key.params != mine:
-            diff = [name for name in FIELDS if key.params[name] != mine[name]]
-            raise ValueError(
-                f"the key was made for other parameters ({', '.join(diff)} differ): {key.params}"
-            )
-        return key
-
     def eval_key(self, key: Key, x) -> torch.Tensor:
         """eval() with a Key."""
         return self.eval(key.party, key.s0, key.cws, x)
@@ -294,45 +362,6 @@ class _Scheme:
     def eval_all_key(self, key: Key) -> torch.Tensor:
         """eval_all() with a Key."""
         return self.eval_all(key.party, key.s0, key.cws)
-
-    # -- helpers ------------------------------------------------------------------
-
-    def _key_tensors(self, s0, cws):
-        s0 = v.int32_tensor("s0", s0, (4,), "(4,)")
-        cws = v.int32_tensor("cws", cws, self._cws_tail, self._cws_what)
-        if s0.ndim == 1 and cws.ndim == 2:  # one key, the common case
-            return s0, cws, ()
-        batch = tuple(s0.shape[:-1])
-        v.batch_match("cws", cws, batch, 2)
-        return s0, cws, batch
-
-    def _device(self, *tensors: torch.Tensor) -> torch.device:
-        device = v.device_of(*tensors)
-        if device is not v.CPU:
-            _cuda.require_cuda(device)
-        return device
-
-    def _call(
-        self,
-        fn,
-        device: torch.device,
-        dst: torch.Tensor,
-        args: tuple,
-        *,
-        work: int,
-        progress: Progress | None = None,
-    ):
-        """fn(handle, device, stream, dst, *args, control): the one call of an
-        operation. On CUDA it only enqueues kernels; on the CPU it runs them,
-        interruptibly by Ctrl-C when work (tree levels walked, or outputs) is large,
-        and reporting to progress if given."""
-        if device is v.CPU:
-            args = (self._handle, _cuda.HOST, 0, dst.data_ptr(), *args)
-            if work > STOPPABLE_WORK or progress is not None:
-                return call_stoppable(fn, *args, progress=progress)
-        else:
-            args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
-        return call(fn, *args, 0)
 
 
 def _into(result: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
@@ -382,6 +411,79 @@ class Dpf(_Scheme):
         super().__init__("dpf", in_bits, group, prg, nonce, aes_keys, impl)
 
 
+class HalfTreeDpf(_Scheme):
+    """Half-Tree distributed point function (Guo et al., EUROCRYPT 2023): f(x) = beta
+    if x == alpha else 0, like Dpf, with one hash per tree node; a key is
+    cw_rows = (in_bits + 2) // 2 rows of correction words (in_bits + 1 blocks, two to
+    a row). CPU only: there are no CUDA kernels yet.
+
+    Arguments as for Dpf (aes_keys: one key, default DEFAULT_AES_KEYS[:1]), plus
+    hash_key: the public key of its hash, a (4,) int32 tensor or 4 ints (default
+    DEFAULT_HASH_KEY).
+    """
+
+    _cuda_kernels = False
+
+    def __init__(
+        self,
+        in_bits: int,
+        group: str = "bytes",
+        prg: str = "chacha",
+        *,
+        hash_key=None,
+        nonce=None,
+        aes_keys=None,
+        impl: str | None = None,
+    ):
+        key = v.hash_key(hash_key)
+        super().__init__("half_tree_dpf", in_bits, group, prg, nonce, aes_keys, impl, key)
+        #: The hash key in use (4 int32 words).
+        self.hash_key = tuple(self._go.params["hash_key"])
+
+    def to_reference(self, cws: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The keys cws ((cw_rows, 8) int32, or (..., cw_rows, 8)) in the reference
+        library's layout (the known-answer vectors'): (rows, ocw), rows (..., in_bits,
+        8) int32 and the output correction words ocw (..., 4) int32, on cws' device."""
+        cws = v.int32_tensor("cws", cws, self._cws_tail, self._cws_what)
+        batch = tuple(cws.shape[:-2])
+        host = v.dense(cws.cpu())  # a copy of words, made on the host
+        rows = torch.empty(*batch, self.in_bits, 8, dtype=_INT32)
+        ocw = torch.empty(*batch, 4, dtype=_INT32)
+        if k := math.prod(batch):
+            call(
+                lib.HalfTreeToReference,
+                self._handle,
+                rows.data_ptr(),
+                ocw.data_ptr(),
+                host.data_ptr(),
+                k,
+            )
+        return rows.to(cws.device), ocw.to(cws.device)
+
+    def from_reference(self, rows: torch.Tensor, ocw: torch.Tensor) -> torch.Tensor:
+        """The inverse of to_reference: the (..., cw_rows, 8) int32 keys whose reference
+        layout is rows ((..., in_bits, 8) int32) and ocw ((..., 4) int32)."""
+        rows = v.int32_tensor(
+            "rows", rows, (self.in_bits, 8), f"(in_bits, 8) = ({self.in_bits}, 8)"
+        )
+        batch = tuple(rows.shape[:-2])
+        ocw = v.int32_tensor("ocw", ocw, (4,), "(4,)")
+        v.batch_match("ocw", ocw, batch, 1)
+        v.device_of(rows, ocw)
+        host_rows, host_ocw = v.dense(rows.cpu()), v.dense(ocw.cpu())
+        cws = torch.empty(*batch, *self._cws_tail, dtype=_INT32)
+        if k := math.prod(batch):
+            call(
+                lib.HalfTreeFromReference,
+                self._handle,
+                cws.data_ptr(),
+                host_rows.data_ptr(),
+                host_ocw.data_ptr(),
+                k,
+            )
+        return cws.to(rows.device)
+
+
 class Dcf(_Scheme):
     """Distributed comparison function: f(x) = beta if x < alpha (pred "lt") or
     x > alpha (pred "gt"), else 0, for unsigned in_bits-bit x.
@@ -407,9 +509,12 @@ class Dcf(_Scheme):
         return f", pred={self.pred!r}"
 
 
-def load_key(data: bytes, device="cpu") -> tuple[_Scheme, Key]:
-    """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf
-    or Dcf with the stored public parameters), e.g. in another process."""
+def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
+    """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf,
+    Dcf, HalfTreeDpf or GrottoDcf with the stored public parameters), e.g. in another
+    process."""
+    from ._grotto import GrottoDcf  # it builds on this module
+
     key = Key.from_bytes(data, device)
     p = key.params
     kw = {
@@ -420,4 +525,9 @@ def load_key(data: bytes, device="cpu") -> tuple[_Scheme, Key]:
     }
     if p["scheme"] == "dpf":
         return Dpf(p["in_bits"], **kw), key
+    if p["scheme"] == "half_tree_dpf":
+        return HalfTreeDpf(p["in_bits"], hash_key=p["hash_key"], **kw), key
+    if p["scheme"] == "grotto_dcf":
+        del kw["group"]
+        return GrottoDcf(p["in_bits"], **kw), key
     return Dcf(p["in_bits"], pred=p["scheme"].removeprefix("dcf_"), **kw), key

@@ -18,7 +18,7 @@ import os
 import torch
 
 from ._groups import to_words
-from ._params import FIELDS, GROUPS, MAX_IN_BITS, Handle
+from ._params import GROUPS, MAX_IN_BITS, Handle, record_fields
 
 #: Names the constructors take: the core's groups plus fss_crypto's "uint".
 GROUP_NAMES = (*GROUPS, "uint")
@@ -97,6 +97,36 @@ def aes_keys(value, prg: str) -> list[str] | None:
     return [bytes(k).hex() for k in keys]
 
 
+def hash_key(value) -> list[int] | None:
+    """HalfTreeDpf's hash key for the parameter record: None (the default), a (4,)
+    int32 tensor or four ints in the int32 range."""
+    if value is None:
+        return None
+    if isinstance(value, torch.Tensor):
+        if value.dtype is not torch.int32 or tuple(value.shape) != (4,):
+            raise TypeError(
+                f"hash_key must be a (4,) int32 tensor or 4 ints, got shape "
+                f"{tuple(value.shape)} dtype {value.dtype}"
+            )
+        return value.tolist()
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"hash_key must be a (4,) int32 tensor or 4 ints, got {type(value).__name__}"
+        )
+    try:
+        words = list(value)
+    except TypeError:
+        raise TypeError(
+            f"hash_key must be a (4,) int32 tensor or 4 ints, got {type(value).__name__}"
+        ) from None
+    if len(words) != 4 or any(isinstance(w, bool) or not isinstance(w, int) for w in words):
+        raise ValueError(f"hash_key must be 4 ints, got {value!r}")
+    for w in words:
+        if not _INT32_MIN <= w <= _INT32_MAX:
+            raise ValueError(f"hash_key words must be in the int32 range, got {w}")
+    return words
+
+
 def impl(value) -> str:
     """The walk implementation to ask for: "" (the fastest) for None."""
     if value is None:
@@ -145,6 +175,19 @@ def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
     )
 
 
+def int64_tensor(name: str, t, width: int, what: str) -> torch.Tensor:
+    """t must be an int64 tensor whose last dimension is width; returns it dense."""
+    if isinstance(t, torch.Tensor):
+        if t.dtype is torch.int64 and t.dim() >= 1 and t.shape[-1] == width:
+            return dense(t)
+        got = f"shape {tuple(t.shape)} dtype {t.dtype}"
+    else:
+        got = type(t).__name__
+    raise TypeError(
+        f"{name} must be a {what} int64 tensor (with optional leading batch dimensions), got {got}"
+    )
+
+
 def batch_match(name: str, t: torch.Tensor, batch: tuple, tail: int) -> None:
     got = t.shape[: t.dim() - tail]
     if got != batch:
@@ -167,28 +210,24 @@ def device_of(*tensors: torch.Tensor) -> torch.device:
     return device
 
 
-def output(out, like: torch.Tensor, shape: tuple, inputs: dict) -> tuple:
+def output(out, like: torch.Tensor, shape: tuple, inputs: dict, dtype=torch.int32) -> tuple:
     """(result, dst): the tensor the call returns, and the one the core writes into.
 
-    Without out both are a new int32 tensor on like's device. With out, checked to be a
-    contiguous int32 tensor of shape on that device that shares no memory with inputs
+    Without out both are a new tensor of dtype on like's device. With out, checked to be
+    a contiguous tensor of dtype and shape on that device that shares no memory with inputs
     (name -> the argument as the caller passed it), result is out and dst is out or,
     when out's address is not aligned for the core, an aligned temporary to be copied
     into out."""
     if out is None:
-        new = like.new_empty(*shape)  # varargs: a size tuple parses 1 us slower
+        new = like.new_empty(*shape, dtype=dtype)  # varargs: a size tuple parses 1 us slower
         return new, new
-    if (
-        not isinstance(out, torch.Tensor)
-        or out.dtype is not torch.int32
-        or tuple(out.shape) != shape
-    ):
+    if not isinstance(out, torch.Tensor) or out.dtype is not dtype or tuple(out.shape) != shape:
         got = (
             f"shape {tuple(out.shape)} dtype {out.dtype}"
             if isinstance(out, torch.Tensor)
             else type(out).__name__
         )
-        raise TypeError(f"out must be a {shape} int32 tensor, got {got}")
+        raise TypeError(f"out must be a {shape} {_dtype_name(dtype)} tensor, got {got}")
     if not out.is_contiguous():
         raise TypeError("out must be contiguous: results are written into its memory")
     if out.device != like.device:
@@ -206,6 +245,10 @@ def output(out, like: torch.Tensor, shape: tuple, inputs: dict) -> tuple:
             )
     dst = dense(out)
     return out, dst if dst is out else torch.empty_like(out)
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
 
 
 def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -278,14 +321,15 @@ def key_header(header) -> tuple[dict, int, tuple]:
 
 def params_record(params) -> dict:
     """Checks a parameter record read from outside (a key's header): a dict of exactly
-    FIELDS, of exact JSON types, complete, and one the Go core accepts as it is.
-    Raises ValueError naming the field; returns params."""
+    its scheme's fields (record_fields), of exact JSON types, complete, and one the Go
+    core accepts as it is. Raises ValueError naming the field; returns params."""
     if type(params) is not dict:
         raise ValueError(f"params must be an object, got {_json_type(params)}")
-    for name in FIELDS:
+    fields = record_fields(params.get("scheme"))
+    for name in fields:
         if name not in params:
             raise ValueError(f"params.{name} is missing")
-    if extra := sorted(set(params) - set(FIELDS)):
+    if extra := sorted(set(params) - set(fields)):
         raise ValueError(f"params has unknown fields {extra}")
     for name in ("scheme", "group", "prg"):
         if type(params[name]) is not str:
@@ -305,8 +349,14 @@ def params_record(params) -> dict:
         raise ValueError(
             f"params.aes_keys must be null or a list of hex strings, got {keys!r:.100}"
         )
+    if "hash_key" in fields and (
+        type(params["hash_key"]) is not list
+        or len(params["hash_key"]) != 4
+        or any(type(w) is not int for w in params["hash_key"])
+    ):
+        raise ValueError(f"params.hash_key must be four integers, got {params['hash_key']!r:.100}")
     complete = Handle(params, "").params
-    for name in FIELDS:
+    for name in fields:
         if params[name] != complete[name]:
             raise ValueError(
                 f"params.{name} must be {complete[name]!r} for these parameters, got {params[name]!r:.100}"

@@ -145,7 +145,7 @@ def test_eval_tensor_types(scheme, key):
 def test_cws_of_another_in_bits(scheme):
     other = type(scheme)(9, "uint32")
     cws9 = other.gen(seeds(), 5, beta())
-    with pytest.raises(TypeError, match=r"cws must be a \(in_bits \+ 1, 8\) = \(9, 8\)"):
+    with pytest.raises(TypeError, match=r"cws must be a \(cw_rows, 8\) = \(9, 8\)"):
         scheme.eval(0, seeds()[0], cws9, 1)
 
 

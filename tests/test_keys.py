@@ -113,7 +113,7 @@ def test_to_bytes_refuses_keys_that_would_not_load():
         (TypeError, "cws must be a", pyfss.Key(params, 0, key.s0, key.cws.float())),
         (
             TypeError,
-            r"cws must be a \(in_bits \+ 1, 8\) = \(9, 8\)",
+            r"cws must be a \(cw_rows, 8\) = \(9, 8\)",
             pyfss.Key(params, 0, key.s0, key.cws[:, :8]),
         ),
         (TypeError, "s0 must be a", pyfss.Key(params, 0, key.s0[:, :3], key.cws)),

@@ -15,6 +15,17 @@ TREE_FILES = [
     "dcf_gt_aes128_mmo.json",
 ]
 
+HALF_TREE_FILES = ["half_tree_dpf_chacha.json", "half_tree_dpf_aes128_mmo.json"]
+GROTTO_FILES = ["grotto_dcf_chacha.json", "grotto_dcf_aes128_mmo.json"]
+
+
+def prg_kwargs(f):
+    """The public PRG parameters of a vector file, as the constructors take them."""
+    prg = f["prg"]
+    if prg["name"] == "chacha":
+        return {"nonce": tuple(prg["nonce"])}
+    return {"aes_keys": [bytes.fromhex(h) for h in prg["aes_keys_hex"]]}
+
 
 def load_vectors(name):
     path = VECTORS / name

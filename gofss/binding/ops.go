@@ -138,14 +138,23 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 // withControl returns s with calls that the gofss.Control at control watches and
 // ends; s itself for control 0.
 func withControl(s gofss.Scheme, control uintptr) (gofss.Scheme, error) {
+	c, err := controlAt(control)
+	if c == nil {
+		return s, err
+	}
+	return s.WithControl(c), nil
+}
+
+// controlAt is the gofss.Control at control; nil for control 0.
+func controlAt(control uintptr) (*gofss.Control, error) {
 	if control == 0 {
-		return s, nil
+		return nil, nil
 	}
 	c, err := view[gofss.Control]("control", control, 1)
 	if err != nil {
 		return nil, err
 	}
-	return s.WithControl(&c[0]), nil
+	return &c[0], nil
 }
 
 // ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all") needs on

@@ -9,13 +9,18 @@ import (
 
 // Schemes live on the Go side behind integer handles, so that a call does not parse
 // parameters or expand AES keys again: Python makes one per scheme object and frees
-// it when the object goes away.
+// it when the object goes away. A handle holds a gofss.Scheme, or a *gofss.GrottoDcf,
+// which evaluates preprocessed keys and so has operations of its own; lookup and
+// lookupGrotto return the one an entry needs, refusing the other by name.
 
 var (
 	schemesMu  sync.RWMutex
-	schemes    = map[int64]gofss.Scheme{}
+	schemes    = map[int64]scheme{}
 	nextHandle int64
 )
+
+// scheme is what every handle's value offers: gofss.Scheme or *gofss.GrottoDcf.
+type scheme interface{ Params() gofss.Params }
 
 // Catalogue describes the parameters the library takes, as JSON: the schemes with
 // their PRG outputs per seed, the groups, the PRGs with their default public
@@ -43,7 +48,12 @@ func NewScheme(params, impl string) (handle int64, err error) {
 	if impl != "" {
 		opts = append(opts, gofss.WithImpl(impl))
 	}
-	s, err := gofss.New(p, opts...)
+	var s scheme
+	if p.Kind == gofss.KindGrottoDcf {
+		s, err = gofss.NewGrottoDcf(p, opts...)
+	} else {
+		s, err = gofss.New(p, opts...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -54,15 +64,25 @@ func NewScheme(params, impl string) (handle int64, err error) {
 	return nextHandle, nil
 }
 
-// SchemeInfo returns a scheme's complete parameters (defaults filled in) and its
-// walk implementation, as JSON: {"params": {...}, "impl": "..."}.
+// SchemeInfo returns a scheme's complete parameters (defaults filled in), the
+// correction-word rows of one key, and its walk implementation, as JSON:
+// {"params": {...}, "cw_rows": n, "impl": "..."}. Grotto DCF has no walk
+// implementation of its own to report (impl null) and adds "parity_words", the
+// 64-bit words of one preprocessed key.
 func SchemeInfo(handle int64) (info string, err error) {
 	defer guard(&err)
-	s, err := lookup(handle)
+	s, err := lookupAny(handle)
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(map[string]any{"params": s.Params(), "impl": s.Impl()})
+	m := map[string]any{"params": s.Params(), "cw_rows": s.Params().CwRows(), "impl": nil}
+	switch s := s.(type) {
+	case gofss.Scheme:
+		m["impl"] = s.Impl()
+	case *gofss.GrottoDcf:
+		m["parity_words"] = s.ParityWords()
+	}
+	b, err := json.Marshal(m)
 	return string(b), err
 }
 
@@ -78,7 +98,7 @@ func FreeScheme(handle int64) (n int, err error) {
 	return 1, nil
 }
 
-func lookup(handle int64) (gofss.Scheme, error) {
+func lookupAny(handle int64) (scheme, error) {
 	schemesMu.RLock()
 	defer schemesMu.RUnlock()
 	s, ok := schemes[handle]
@@ -86,4 +106,40 @@ func lookup(handle int64) (gofss.Scheme, error) {
 		return nil, valueErrorf("no scheme with handle %d", handle)
 	}
 	return s, nil
+}
+
+// lookup returns the gofss.Scheme behind handle.
+func lookup(handle int64) (gofss.Scheme, error) {
+	s, err := lookupAny(handle)
+	if err != nil {
+		return nil, err
+	}
+	if sc, ok := s.(gofss.Scheme); ok {
+		return sc, nil
+	}
+	return nil, valueErrorf("scheme %d is %v, which has its own operations (the Grotto entries)", handle, s.Params().Kind)
+}
+
+// lookupGrotto returns the Grotto DCF behind handle.
+func lookupGrotto(handle int64) (*gofss.GrottoDcf, error) {
+	s, err := lookupAny(handle)
+	if err != nil {
+		return nil, err
+	}
+	if g, ok := s.(*gofss.GrottoDcf); ok {
+		return g, nil
+	}
+	return nil, valueErrorf("scheme %d is %v, not grotto_dcf", handle, s.Params().Kind)
+}
+
+// lookupHalfTree returns the Half-Tree DPF behind handle.
+func lookupHalfTree(handle int64) (*gofss.HalfTreeDpf, error) {
+	s, err := lookupAny(handle)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := s.(*gofss.HalfTreeDpf); ok {
+		return h, nil
+	}
+	return nil, valueErrorf("scheme %d is %v, not half_tree_dpf", handle, s.Params().Kind)
 }

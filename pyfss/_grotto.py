@@ -1,0 +1,135 @@
+"""GrottoDcf: bit shares of x >= alpha from DPF keys, evaluated through each key's
+preprocessed form (docs/spec.md section 12). CPU only: there are no CUDA kernels yet.
+
+Like the tree schemes, each operation reads its arguments (pyfss._validate),
+allocates its output and makes one call into the core through _Base._call.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from . import _validate as v
+from ._ext import lib
+from ._keys import Key
+from ._schemes import _Base, _random_int32
+
+
+class GrottoDcf(_Base):
+    """Grotto distributed comparison function (Storrier et al., CCS 2023): XOR shares,
+    as torch.bool, of 1{x >= alpha} for unsigned in_bits-bit x.
+
+    Keys are DPF keys of group bytes and beta zero: seeds (4,) int32 per party and
+    (in_bits + 1, 8) int32 correction words. A party evaluates its key through its
+    preprocessed form (preprocess): (parity_words,) int64, bit x & 63 of word x >> 6
+    its share at x, so that a point costs one lookup.
+
+    Args:
+        in_bits: input width, 1..40 (a preprocessed key holds a bit per input).
+        prg: "chacha" or "aes128_mmo".
+        nonce: ChaCha nonce, two int32 (default DEFAULT_NONCE); chacha only.
+        aes_keys: two 16-byte AES-128 keys (default DEFAULT_AES_KEYS[:2]); aes128_mmo
+            only.
+    """
+
+    _cuda_kernels = False
+
+    def __init__(self, in_bits: int, prg: str = "chacha", *, nonce=None, aes_keys=None):
+        super().__init__("grotto_dcf", in_bits, "bytes", prg, nonce, aes_keys, None)
+        #: The int64 words of one preprocessed key: ceil(2^in_bits / 64).
+        self.parity_words = self._go.parity_words
+        self._pre_what = f"(parity_words,) = ({self.parity_words},)"
+
+    def __repr__(self) -> str:
+        return f"GrottoDcf({self.in_bits}, prg={self.prg!r})"
+
+    def gen(self, s0s: torch.Tensor, alpha) -> torch.Tensor:
+        """Generates keys from both parties' seeds: s0s (2, 4) int32, or (..., 2, 4);
+        alpha an int or a tensor of the batch shape (input forms as for Dpf.eval's x).
+        Returns (in_bits + 1, 8) int32 correction words, or (..., in_bits + 1, 8)."""
+        s0s = v.int32_tensor("s0s", s0s, (2, 4), "(2, 4)")
+        batch = tuple(s0s.shape[:-2])
+        a = self._alphas(alpha, batch)
+        device = self._device(s0s, *a.tensors)
+        cws = s0s.new_empty(*batch, *self._cws_tail)
+        if k := math.prod(batch):
+            args = (s0s.data_ptr(), a.ptr, a.words, a.lo, a.hi, k)
+            self._call(lib.GrottoGen, device, cws, args, work=k * self.in_bits)
+        return cws
+
+    def preprocess(self, party: int, s0: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
+        """One party's preprocessed key(s): s0 (4,) int32 and cws (in_bits + 1, 8)
+        int32, or (..., 4) and (..., in_bits + 1, 8). Returns (parity_words,) int64,
+        or (..., parity_words): its shares at every input, a bit each."""
+        party = v.party(party)
+        s0, cws, batch = self._key_tensors(s0, cws)
+        device = self._device(s0, cws)
+        pre = s0.new_empty(*batch, self.parity_words, dtype=torch.int64)
+        if k := math.prod(batch):
+            args = (party, s0.data_ptr(), k, cws.data_ptr())
+            self._call(lib.GrottoPreprocess, device, pre, args, work=k << self.in_bits)
+        return pre
+
+    def eval(self, pre: torch.Tensor, x) -> torch.Tensor:
+        """Shares of 1{x >= alpha} from preprocessed keys pre ((parity_words,) int64,
+        or (..., parity_words)) at x: an int, or a tensor whose shape starts with the
+        keys' batch shape (forms as for Dpf.eval). Returns torch.bool of shape x's
+        shape (batch + points); the parties' shares XOR to the comparison."""
+        pre, batch = self._pre(pre)
+        xs = self._points("x", x, batch)
+        device = self._device(pre, *xs.tensors)
+        y = pre.new_empty(xs.shape if xs.tensor is not None else batch, dtype=torch.bool)
+        if n := y.numel():
+            k = math.prod(batch)
+            args = (pre.data_ptr(), k, xs.ptr, xs.words, xs.lo, xs.hi, n // k)
+            self._call(lib.GrottoEval, device, y, args, work=n)
+        return y
+
+    def eval_interval(self, pre: torch.Tensor, lo, hi) -> torch.Tensor:
+        """Shares of 1{lo <= alpha <= hi} from preprocessed keys pre (as for eval). lo
+        and hi are as eval's x, tensors of the same shape if both are tensors, with lo
+        <= hi. Returns torch.bool of the bounds' shape (batch + intervals)."""
+        pre, batch = self._pre(pre)
+        los, his = self._points("lo", lo, batch), self._points("hi", hi, batch)
+        shapes = {tuple(b.shape) for b in (los, his) if b.tensor is not None}
+        if len(shapes) > 1:
+            raise TypeError(
+                f"lo and hi must have the same shape, got {' and '.join(map(str, shapes))}"
+            )
+        device = self._device(pre, *los.tensors, *his.tensors)
+        y = pre.new_empty(shapes.pop() if shapes else batch, dtype=torch.bool)
+        if n := y.numel():
+            k = math.prod(batch)
+            args: tuple = (pre.data_ptr(), k, los.ptr, los.words, los.lo, los.hi)
+            args += (his.ptr, his.words, his.lo, his.hi, n // k)
+            self._call(lib.GrottoEvalInterval, device, y, args, work=n)
+        return y
+
+    def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
+        """One party's shares at every x in [0, 2^in_bits), in order, from its key(s)
+        (as for preprocess). Returns (2^in_bits,) torch.bool, or (..., 2^in_bits)."""
+        party = v.party(party)
+        s0, cws, batch = self._key_tensors(s0, cws)
+        device = self._device(s0, cws)
+        k, n = math.prod(batch), self.in_bits
+        v.memory_for(k << n, f"eval_all of {k} x 2^{n} outputs", device)
+        y = s0.new_empty(*batch, 1 << n, dtype=torch.bool)
+        if k:
+            args = (party, s0.data_ptr(), k, cws.data_ptr())
+            self._call(lib.GrottoEvalAll, device, y, args, work=k << n)
+        return y
+
+    def keygen(self, alpha) -> tuple[Key, Key]:
+        """Generates a key pair (or a batch of pairs: alpha a tensor of the batch
+        shape) with seeds from os.urandom; returns the two parties' keys."""
+        batch = tuple(v.inputs("alpha", alpha, self.in_bits).shape)
+        seeds = _random_int32((*batch, 2, 4))
+        cws = self.gen(seeds, alpha)
+        k0, k1 = (Key(self.params(), p, seeds[..., p, :].contiguous(), cws) for p in (0, 1))
+        return k0, k1
+
+    def _pre(self, pre) -> tuple[torch.Tensor, tuple]:
+        pre = v.int64_tensor("pre", pre, self.parity_words, self._pre_what)
+        return pre, tuple(pre.shape[:-1])
