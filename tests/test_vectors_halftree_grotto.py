@@ -4,7 +4,14 @@ import hashlib
 
 import pytest
 import torch
-from vectors import GROTTO_FILES, HALF_TREE_FILES, block, load_vectors, prg_kwargs
+from vectors import (
+    GROTTO_FILES,
+    HALF_TREE_FILES,
+    block,
+    check_eval_all,
+    load_vectors,
+    prg_kwargs,
+)
 
 import pyfss
 
@@ -44,14 +51,7 @@ def test_half_tree_case(f, case):
     for party, key in ((0, "y0"), (1, "y1")):
         assert s.eval(party, seeds[party], cws, xs).tolist() == [e[key] for e in case["evals"]]
 
-    if "eval_all" in case:
-        ea = case["eval_all"]
-        for party in (0, 1):
-            out = s.eval_all(party, seeds[party], cws)
-            assert out.shape == (ea["n"], 4)
-            assert hashlib.sha256(out.numpy().tobytes()).hexdigest() == ea["sha256"][party]
-            assert out[: len(ea["first"][party])].tolist() == ea["first"][party]
-            assert out[-len(ea["last"][party]) :].tolist() == ea["last"][party]
+    check_eval_all(s, case, seeds, cws)
 
 
 def bits(t):

@@ -1,3 +1,4 @@
+import hashlib
 import json
 from pathlib import Path
 
@@ -36,6 +37,20 @@ def load_vectors(name):
 
 def block(words):
     return torch.tensor(words, dtype=torch.int32)
+
+
+def check_eval_all(s, case, seeds, cws):
+    """A case's eval_all answers, where it has them: each party's output shape, the
+    SHA-256 of its memory image, its first and last blocks."""
+    if "eval_all" not in case:
+        return
+    ea = case["eval_all"]
+    for party in (0, 1):
+        out = s.eval_all(party, seeds[party], cws)
+        assert out.shape == (ea["n"], 4)
+        assert hashlib.sha256(out.numpy().tobytes()).hexdigest() == ea["sha256"][party]
+        assert out[: len(ea["first"][party])].tolist() == ea["first"][party]
+        assert out[-len(ea["last"][party]) :].tolist() == ea["last"][party]
 
 
 cuda = pytest.mark.skipif(

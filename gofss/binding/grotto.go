@@ -77,21 +77,16 @@ func GrottoPreprocess(handle int64, device int, stream uintptr, pre uintptr, par
 // see readInputs) into dst (k*m bytes, 0 or 1). Returns k*m.
 func GrottoEval(handle int64, device int, stream uintptr, dst, pre uintptr, k int, xs uintptr, xWords int, xLo, xHi uint64, m int, control uintptr) (n int, err error) {
 	defer guard(&err)
-	g, err := grotto(handle, device, control)
+	l, err := newLookups(handle, device, control, dst, pre, k, m)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkBatch(g, k, m); err != nil {
-		return 0, err
-	}
-	out, err1 := view[uint8]("out", dst, k*m)
-	p, err2 := view[uint64]("pre", pre, k*g.ParityWords())
-	in, buf, err3 := readInputs("x", xs, xWords, k*m, xLo, xHi)
+	in, buf, err := readInputs("x", xs, xWords, k*m, xLo, xHi)
 	defer putInputs(buf)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if err != nil {
 		return 0, err
 	}
-	return k * m, g.Eval(out, p, in)
+	return k * m, l.g.Eval(l.out, l.pre, in)
 }
 
 // GrottoEvalInterval looks up the shares of 1{lo <= alpha <= hi} of k preprocessed
@@ -99,23 +94,39 @@ func GrottoEval(handle int64, device int, stream uintptr, dst, pre uintptr, k in
 // or 1). Returns k*m.
 func GrottoEvalInterval(handle int64, device int, stream uintptr, dst, pre uintptr, k int, los uintptr, loWords int, loLo, loHi uint64, his uintptr, hiWords int, hiLo, hiHi uint64, m int, control uintptr) (n int, err error) {
 	defer guard(&err)
-	g, err := grotto(handle, device, control)
+	l, err := newLookups(handle, device, control, dst, pre, k, m)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkBatch(g, k, m); err != nil {
+	lo, loBuf, err1 := readInputs("lo", los, loWords, k*m, loLo, loHi)
+	defer putInputs(loBuf)
+	hi, hiBuf, err2 := readInputs("hi", his, hiWords, k*m, hiLo, hiHi)
+	defer putInputs(hiBuf)
+	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
+	}
+	return k * m, l.g.EvalInterval(l.out, l.pre, lo, hi)
+}
+
+// lookups is what both lookup entries read and write: the scheme, k*m output bytes
+// and k preprocessed keys.
+type lookups struct {
+	g   *gofss.GrottoDcf
+	out []uint8
+	pre []uint64
+}
+
+func newLookups(handle int64, device int, control, dst, pre uintptr, k, m int) (*lookups, error) {
+	g, err := grotto(handle, device, control)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBatch(g, k, m); err != nil {
+		return nil, err
 	}
 	out, err1 := view[uint8]("out", dst, k*m)
 	p, err2 := view[uint64]("pre", pre, k*g.ParityWords())
-	lo, loBuf, err3 := readInputs("lo", los, loWords, k*m, loLo, loHi)
-	defer putInputs(loBuf)
-	hi, hiBuf, err4 := readInputs("hi", his, hiWords, k*m, hiLo, hiHi)
-	defer putInputs(hiBuf)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return 0, err
-	}
-	return k * m, g.EvalInterval(out, p, lo, hi)
+	return &lookups{g, out, p}, errors.Join(err1, err2)
 }
 
 // GrottoEvalAll evaluates k keys of one party on the whole domain into dst
