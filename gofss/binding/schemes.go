@@ -110,36 +110,29 @@ func lookupAny(handle int64) (scheme, error) {
 
 // lookup returns the gofss.Scheme behind handle.
 func lookup(handle int64) (gofss.Scheme, error) {
-	s, err := lookupAny(handle)
-	if err != nil {
-		return nil, err
-	}
-	if sc, ok := s.(gofss.Scheme); ok {
-		return sc, nil
-	}
-	return nil, valueErrorf("scheme %d is %v, which has its own operations (the Grotto entries)", handle, s.Params().Kind)
+	return lookupAs[gofss.Scheme](handle, "which has its own operations (the Grotto entries)")
 }
 
 // lookupGrotto returns the Grotto DCF behind handle.
 func lookupGrotto(handle int64) (*gofss.GrottoDcf, error) {
-	s, err := lookupAny(handle)
-	if err != nil {
-		return nil, err
-	}
-	if g, ok := s.(*gofss.GrottoDcf); ok {
-		return g, nil
-	}
-	return nil, valueErrorf("scheme %d is %v, not grotto_dcf", handle, s.Params().Kind)
+	return lookupAs[*gofss.GrottoDcf](handle, "not grotto_dcf")
 }
 
 // lookupHalfTree returns the Half-Tree DPF behind handle.
 func lookupHalfTree(handle int64) (*gofss.HalfTreeDpf, error) {
+	return lookupAs[*gofss.HalfTreeDpf](handle, "not half_tree_dpf")
+}
+
+// lookupAs returns the scheme behind handle as a T, or a value error that names its
+// kind followed by otherwise.
+func lookupAs[T any](handle int64, otherwise string) (T, error) {
+	var none T
 	s, err := lookupAny(handle)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	if h, ok := s.(*gofss.HalfTreeDpf); ok {
-		return h, nil
+	if t, ok := s.(T); ok {
+		return t, nil
 	}
-	return nil, valueErrorf("scheme %d is %v, not half_tree_dpf", handle, s.Params().Kind)
+	return none, valueErrorf("scheme %d is %v, %s", handle, s.Params().Kind, otherwise)
 }
