@@ -121,7 +121,7 @@ func dpfChildCw(cw *Cw, side uint8) Block {
 }
 
 // walkEvalAll is the tree of EvalAll.
-func (d *Dpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+func (d *Dpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	n, ar := d.params.InBits, d.params.Group.arith()
 	return tree{
 		n:      n,
@@ -141,7 +141,7 @@ func (d *Dpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			// The children go straight into the output and are converted in place.
-			out := dst[k<<n+x0:][:2*len(in.s)]
+			out := place(k, x0, 2*len(in.s))
 			d.prg.Expand(out, in.s)
 			left, right := dpfChildCws(&cws[k*(n+1)+n-1])
 			v := ar.from(cws[k*(n+1)+n][0])

@@ -77,6 +77,11 @@ type tree struct {
 	leaves func(k, x0 int, in nodes, raw []Block)
 }
 
+// outputs places the leaves of a walk: the outputs of key k at inputs x .. x+m-1 go
+// to the m blocks it returns. The walks leave the layout of the caller's outputs to
+// it, so that a walk below a subtree (EvalAllRange) writes where the range asks.
+type outputs func(k, x, m int) []Block
+
 func (tr *tree) rows(sc *scratch, size, parents int) rows {
 	return rows{[2]nodes{newNodes(sc, size, tr.shape), newNodes(sc, size, tr.shape)}, sc.block(tr.rawMul * parents)}
 }

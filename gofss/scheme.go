@@ -135,8 +135,9 @@ func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) erro
 	if err := s.walks.checkCws(cws); err != nil {
 		return err
 	}
-	tr := s.walks.walkEvalAll(dst, party, s0s, cws)
-	tr.run(s.ctl, len(s0s))
+	if err := s.evalRuns(dst, party, s0s, cws, 0, 1<<s.params.InBits); err != nil {
+		return err
+	}
 	return s.ctl.err()
 }
 
