@@ -301,18 +301,30 @@ class _Scheme(_Base):
         s0: torch.Tensor,
         cws: torch.Tensor,
         *,
+        start: int | None = None,
+        stop: int | None = None,
         out: torch.Tensor | None = None,
         progress: bool = False,
     ) -> torch.Tensor:
-        """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order.
+        """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order, or at
+        every x in [start, stop) with the same outputs as the slice [start:stop] of
+        the whole call.
+
+        Args:
+            start, stop: the inputs to evaluate, any 0 <= start <= stop <= 2^in_bits
+                (None: 0 and 2^in_bits); start == stop evaluates none. A range of
+                2^d inputs that starts at a multiple of 2^d costs about what the
+                whole domain of in_bits d does; others cost at most about that of
+                the aligned ranges around them. CPU only: CUDA evaluates the whole
+                domain.
 
         Returns:
-            (2^in_bits, 4) int32 output shares, or (..., 2^in_bits, 4) for a batch;
-            written into out if given (as for gen). Without out, refused when the
-            output would not fit in the memory available on the device. With
-            progress, a CPU call shows its progress as it runs (tqdm's bar when tqdm
-            is installed, else a line on stderr); a CUDA call only enqueues kernels
-            and shows none.
+            (stop - start, 4) int32 output shares, (2^in_bits, 4) by default, or
+            (..., stop - start, 4) for a batch; written into out if given (as for
+            gen). Without out, refused when the output would not fit in the memory
+            available on the device. With progress, a CPU call shows its progress
+            as it runs (tqdm's bar when tqdm is installed, else a line on stderr); a
+            CUDA call only enqueues kernels and shows none.
         """
         given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
@@ -324,18 +336,26 @@ class _Scheme(_Base):
                 f"eval_all over in_bits {n} would produce 2^{n} outputs; "
                 f"at most in_bits {MAX_EVAL_ALL_BITS} is supported"
             )
+        start, stop = v.domain_range(start, stop, n)
+        width = stop - start
+        if device is not v.CPU and width != 1 << n:
+            raise ValueError(
+                f"eval_all over a range [start, stop) runs on the CPU only: on {device} "
+                "it evaluates the whole domain"
+            )
         k = math.prod(batch)
         if out is None:
-            v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
-        y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
-        if k:
+            points = f"2^{n}" if width == 1 << n else width
+            v.memory_for(16 * k * width, f"eval_all of {k} x {points} outputs", device)
+        y, dst = v.output(out, s0, (*batch, width, 4), given)
+        if k and width:
             scratch = None
             if device is not v.CPU:
                 v.eval_contents(self._scheme, n, cws, None)
                 scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
-            args = (party, s0.data_ptr(), k, cws.data_ptr(), _address(scratch))
-            shown = Progress(k << n, "outputs") if progress and device is v.CPU else None
-            self._call(lib.EvalAll, device, dst, args, work=k << n, progress=shown)
+            args = (party, s0.data_ptr(), k, cws.data_ptr(), start, stop, _address(scratch))
+            shown = Progress(k * width, "outputs") if progress and device is v.CPU else None
+            self._call(lib.EvalAll, device, dst, args, work=k * width, progress=shown)
         return _into(y, dst)
 
     # -- keys with fresh randomness ---------------------------------------------
@@ -359,9 +379,9 @@ class _Scheme(_Base):
         """eval() with a Key."""
         return self.eval(key.party, key.s0, key.cws, x)
 
-    def eval_all_key(self, key: Key) -> torch.Tensor:
+    def eval_all_key(self, key: Key, *, start: int | None = None, stop: int | None = None) -> torch.Tensor:
         """eval_all() with a Key."""
-        return self.eval_all(key.party, key.s0, key.cws)
+        return self.eval_all(key.party, key.s0, key.cws, start=start, stop=stop)
 
 
 def _into(result: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:

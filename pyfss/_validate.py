@@ -145,6 +145,30 @@ def party(value) -> int:
     return value
 
 
+def domain_range(start, stop, bits: int) -> tuple[int, int]:
+    """eval_all's inputs [start, stop): ints with 0 <= start <= stop <= 2^bits; start
+    None is 0 and stop None is 2^bits, the whole domain."""
+    size = 1 << bits
+    start = 0 if start is None else _index("start", start)
+    stop = size if stop is None else _index("stop", stop)
+    if not 0 <= start <= stop <= size:
+        raise ValueError(
+            f"eval_all's range must have 0 <= start <= stop <= 2^{bits}, "
+            f"got start={start}, stop={stop}"
+        )
+    return start, stop
+
+
+def _index(name: str, value) -> int:
+    """value as an int: an int or what stands for one (operator.index), not a bool."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+
+
 def dense(t: torch.Tensor) -> torch.Tensor:
     """t contiguous at an address the core can use: t itself, or a copy. A view (a
     slice, a transpose, an offset into a buffer) is as valid an input as the tensor

@@ -22,9 +22,9 @@ def load(name):
     return module
 
 
-def run_example(name, *args, cwd):
+def run_example(name, *args, cwd, launcher=()):
     r = subprocess.run(
-        [sys.executable, str(EXAMPLES / f"{name}.py"), *args],
+        [sys.executable, *launcher, str(EXAMPLES / f"{name}.py"), *args],
         check=False,
         capture_output=True,
         text=True,
@@ -38,6 +38,11 @@ def run_example(name, *args, cwd):
 @pytest.fixture(scope="module")
 def pir():
     return load("pir")
+
+
+@pytest.fixture(scope="module")
+def pir_sharded():
+    return load("pir_sharded")
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +142,25 @@ def test_two_party_script(tmp_path):
     assert key_bytes < size["DCF keys (Key.to_bytes)"] < key_bytes + 1000  # plus length and header
     assert size["x_0 + r_0 (masked share)"] == 8 * values
     assert size["shares of r, msb(r), r*msb(r)"] == 3 * 8 * values
+
+
+@pytest.mark.parametrize("world", [1, 2, 3, 7])
+def test_sharded_pir_parts_add_up_to_the_whole_answer(pir, pir_sharded, world):
+    log_rows, wanted = 9, [0, 511, 256, 255, 100]
+    db = pir_sharded.database_rows(5, 0, 2**log_rows)
+    bounds = [pir_sharded.shard(2**log_rows, world, r) for r in range(world)]
+    assert [lo for lo, _ in bounds[1:]] == [hi for _, hi in bounds[:-1]]  # the slices tile the rows
+    assert bounds[0][0] == 0 and bounds[-1][1] == 2**log_rows
+    for q in pir_sharded.make_queries(log_rows, wanted, "chacha"):
+        parts = [pir_sharded.partial_answer(db[lo:hi], lo, q) for lo, hi in bounds]
+        assert torch.equal(sum(parts), pir.answer(db, q))  # int32 sums wrap as the reduction's
+    assert torch.equal(pir_sharded.database_rows(5, 3, 9), db[3:9])  # a slice is the rows'
+
+
+def test_pir_sharded_script_under_torchrun(tmp_path):
+    torchrun = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2")
+    args = ("--log-rows", "10", "--queries", "3", "--prg", "chacha", "--timeout", "60")
+    out = run_example("pir_sharded", *args, cwd=tmp_path, launcher=torchrun)
+    assert "over 2 ranks, 3 queries in one batch" in out
+    assert "rank 0: rows [0, 512)" in out and "rank 1: rows [512, 1024)" in out
+    assert "retrieved correctly" in out and out.rstrip().endswith("ok")
