@@ -3,13 +3,13 @@ package gofss
 import "math/bits"
 
 // Full-domain evaluation over part of the domain, the inputs [start, stop)
-// (docs/spec.md, "Sub-range evaluation"). The range splits into aligned runs of 2^d inputs, each
-// the leaves of one subtree of depth d. A run is walked by the scheme's own
-// full-domain walk, started from the subtree's root, which a descent along the
-// root's path reaches one level at a time with that walk's own level step: every
-// implementation of the walks serves a run as it is, only the root, the level
-// numbers and where the leaves go differ. A run of one input, at an odd start or
-// before an odd stop, is a point: it goes through Eval.
+// (docs/spec.md section 13, "Sub-range evaluation"). The range splits into aligned
+// runs of 2^d inputs, each the leaves of one subtree of depth d. A run is walked by
+// the scheme's own full-domain walk, started from the subtree's root, which a
+// descent along the root's path reaches one level at a time with that walk's own
+// level step: every implementation of the walks serves a run as it is, only the
+// root, the level numbers and where the leaves go differ. A run of one input, at an
+// odd start or before an odd stop, is a point: it goes through Eval.
 
 // RangeScheme is a Scheme whose full-domain evaluation also runs over part of the
 // domain: Dpf, Dcf and HalfTreeDpf are. (Grotto DCF is not: a share at x needs the
