@@ -1,8 +1,10 @@
 package gofss
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -213,5 +215,48 @@ func TestEvalAllRangeWithControl(t *testing.T) {
 		ctl.Stop.Store(1)
 		require.ErrorIs(t, s.EvalAllRange(make([]Block, keys*3), 1, ps, cws, 1, 4), ErrStopped, c.name)
 		require.ErrorIs(t, s.EvalAllRange(make([]Block, keys<<11), 1, ps, cws, 1<<11, 1<<12), ErrStopped, c.name)
+	}
+}
+
+// EvalAllRange over the 2^20 inputs of one depth-20 subtree of a 2^24 domain
+// (range24) against EvalAll of a 2^20 domain (full20), one key, per output: the
+// descent and the level offsets are the whole difference. The two alternate within
+// each iteration, so that both see the same load; the metrics are their times per
+// output and range24/full20. Group uint64, the fastest walks on this CPU.
+func BenchmarkEvalAllRange(b *testing.B) {
+	for _, kind := range []Kind{KindDpf, KindDcfLt, KindHalfTreeDpf} {
+		for _, prg := range []PrgKind{PrgAesMmo, PrgChaCha} {
+			b.Run(fmt.Sprintf("%s/%s", kind, prg), func(b *testing.B) {
+				type variant struct {
+					bits        int
+					start, stop uint64
+					elapsed     time.Duration
+				}
+				vs := []*variant{{bits: 20, stop: 1 << 20}, {bits: 24, start: 5 << 20, stop: 6 << 20}}
+				out := make([]Block, 1<<20)
+				calls := make([]func() error, len(vs))
+				for i, v := range vs {
+					s, err := New(DefaultParams(kind, v.bits, Uint64, prg))
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, p0, _, _, cws := benchKeys(b, s, 1)
+					calls[i] = func() error { return s.(RangeScheme).EvalAllRange(out, 0, p0, cws, v.start, v.stop) }
+				}
+				for b.Loop() {
+					for i, v := range vs {
+						t := time.Now()
+						if err := calls[i](); err != nil {
+							b.Fatal(err)
+						}
+						v.elapsed += time.Since(t)
+					}
+				}
+				perOutput := func(v *variant) float64 { return float64(v.elapsed.Nanoseconds()) / float64(b.N<<20) }
+				b.ReportMetric(perOutput(vs[0]), "full20-ns/output")
+				b.ReportMetric(perOutput(vs[1]), "range24-ns/output")
+				b.ReportMetric(perOutput(vs[1])/perOutput(vs[0]), "range24/full20")
+			})
+		}
 	}
 }

@@ -379,7 +379,9 @@ class _Scheme(_Base):
         """eval() with a Key."""
         return self.eval(key.party, key.s0, key.cws, x)
 
-    def eval_all_key(self, key: Key, *, start: int | None = None, stop: int | None = None) -> torch.Tensor:
+    def eval_all_key(
+        self, key: Key, *, start: int | None = None, stop: int | None = None
+    ) -> torch.Tensor:
         """eval_all() with a Key."""
         return self.eval_all(key.party, key.s0, key.cws, start=start, stop=stop)
 

@@ -87,12 +87,15 @@ def test_out_takes_the_range_shape():
     odd = buf[1:].view(4, 1000, 4)
     assert s.eval_all(1, seeds[:, 1], cws, start=3, stop=1003, out=odd) is odd
     assert torch.equal(odd, full[:, 3:1003])
+    wrong_shape = torch.empty(4, 1 << 12, 4, dtype=torch.int32)
     with pytest.raises(TypeError, match=r"out must be a \(4, 1000, 4\) int32 tensor"):
-        s.eval_all(1, seeds[:, 1], cws, start=0, stop=1000, out=torch.empty(4, 1 << 12, 4, dtype=torch.int32))
+        s.eval_all(1, seeds[:, 1], cws, start=0, stop=1000, out=wrong_shape)
+    strided = torch.empty(4, 4, 4, dtype=torch.int32).transpose(0, 1)
     with pytest.raises(TypeError, match="out must be contiguous"):
-        s.eval_all(1, seeds[:, 1], cws, start=0, stop=4, out=torch.empty(4, 4, 4, dtype=torch.int32).transpose(0, 1))
+        s.eval_all(1, seeds[:, 1], cws, start=0, stop=4, out=strided)
+    over_cws = cws.view(-1)[: 4 * 13 * 4].view(4, 13, 4)
     with pytest.raises(RuntimeError, match="out overlaps cws"):
-        s.eval_all(1, seeds[:, 1], cws, start=0, stop=13, out=cws.view(-1)[: 4 * 13 * 4].view(4, 13, 4))
+        s.eval_all(1, seeds[:, 1], cws, start=0, stop=13, out=over_cws)
     empty = torch.empty(4, 0, 4, dtype=torch.int32)
     assert s.eval_all(1, seeds[:, 1], cws, start=9, stop=9, out=empty) is empty
 
