@@ -137,3 +137,48 @@ def test_two_party_script(tmp_path):
     assert key_bytes < size["DCF keys (Key.to_bytes)"] < key_bytes + 1000  # plus length and header
     assert size["x_0 + r_0 (masked share)"] == 8 * values
     assert size["shares of r, msb(r), r*msb(r)"] == 3 * 8 * values
+
+
+def test_two_layer_mlp_under_torchrun(tmp_path):
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            str(EXAMPLES / "two_layer_mlp.py"),
+            *("--batch", "3", "--in", "5", "--hidden", "7", "--out", "2", "--device", "cpu"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=240,
+    )
+    out = r.stdout
+    assert r.returncode == 0, out + r.stderr
+    assert "outputs equal to the fixed-point plaintext: 6/6" in out
+    assert out.rstrip().endswith("ok")
+    # Three one-round gates on 3x7, 3x7 and 3x2 elements (48), 8 bytes each way per element.
+    for rank in (0, 1):
+        assert f"rank {rank}: " in out
+        assert re.search(
+            rf"rank {rank}: key material \d+ bytes; online 3 rounds, sent 384 bytes, "
+            r"received 384 bytes \(8 bytes per gate element\)",
+            out,
+        )
+
+
+def test_two_layer_mlp_refuses_to_run_outside_torchrun(tmp_path):
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / "two_layer_mlp.py")],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={k: v for k, v in __import__("os").environ.items() if k not in ("RANK", "WORLD_SIZE")},
+    )
+    assert r.returncode == 2 and "run under torchrun with two processes" in r.stderr
