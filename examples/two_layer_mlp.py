@@ -99,7 +99,9 @@ def pick_device(name: str) -> torch.device:
         usable = torch.cuda.is_available() and pyfss.backend_info()["cuda"]["usable"]
         name = "cuda" if usable else "cpu"
     if name == "cuda":
-        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)) % torch.cuda.device_count())
+        return torch.device(
+            "cuda", int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count()
+        )
     return torch.device(name)
 
 

@@ -35,7 +35,9 @@ __all__ = [
     "Key",
     "backend_info",
     "from_int",
+    "gates",
     "load_key",
+    "mpc",
     "to_int",
     "to_words",
 ]

@@ -167,12 +167,20 @@ class Gate:
 
     # -- the calls ---------------------------------------------------------------
 
-    def deal(self, shape, *, generator: torch.Generator | None = None, device="cpu"):
+    def deal(self, shape, *, generator: torch.Generator | None = None, device="cpu", mask=None):
         """The dealer's offline step for a tensor of the given shape: a fresh mask per
-        element and both parties' key material -> (GateKey, GateKey)."""
+        element (or the given ``mask``, a ring tensor of that shape, for tests) and both
+        parties' key material -> (GateKey, GateKey)."""
         shape = tuple(int(n) for n in shape)
         d = _Dealer(self, shape, generator, device)
-        r = d.ring(shape)
+        if mask is None:
+            r = d.ring(shape)
+        elif not isinstance(mask, torch.Tensor) or mask.dtype != self.ring:
+            raise TypeError(f"mask must be a {self.ring} tensor, got {_describe(mask)}")
+        elif tuple(mask.shape) != shape:
+            raise ValueError(f"mask has shape {tuple(mask.shape)}, not {shape}")
+        else:
+            r = mask.to(d.device)
         d.share("r", r)
         self._deal(d, r)
         return tuple(GateKey(self.name, b, d.parts[b]) for b in (0, 1))

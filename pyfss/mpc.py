@@ -53,7 +53,8 @@ class Party:
         got = torch.empty_like(wire)
         sending = dist.isend(wire, self.peer, group=self.group)
         dist.recv(got, self.peer, group=self.group)
-        sending.wait()
+        if sending is not None:  # None only for a rank outside the group
+            sending.wait()
         self.rounds += 1
         self.bytes_sent += _size(wire)
         self.bytes_received += _size(got)

@@ -265,6 +265,58 @@ def test_tensors_of_any_shape_and_empty_ones(gate):
             assert torch.equal(y.reshape(want.shape), want)
 
 
+def all_gates(ring):
+    """One gate of each kind with its plaintext function of a Python int x."""
+    n = bits_of(ring)
+    table = [(7 * i - 20) % 97 for i in range(16)]
+    iv = intervals_for(n, True)
+    sp_iv, sp_co = spline_case(n)
+    return [
+        (gates.DReLU(ring), lambda v: int(v >= 0)),
+        (gates.ReLU(ring), lambda v: max(v, 0)),
+        (gates.Equal(-1, ring), lambda v: int(v == -1)),
+        (gates.IntervalContainment(iv, ring), lambda v: [int(lo <= v <= hi) for lo, hi in iv]),
+        (gates.LessThan(3, ring), lambda v: int(v < 3)),
+        (gates.LookupTable(table, ring), lambda v: table[v % 16]),
+        (gates.Spline(sp_iv, sp_co, ring), lambda v: spline_plain(sp_iv, sp_co, v, n)),
+        (gates.Truncate(12, ring), lambda v: v >> 12),
+        (gates.Truncate(5, ring, arithmetic=False), lambda v: (v % (1 << n)) >> 5),
+        (gates.BitDecompose(None, ring), lambda v: [(v >> i) & 1 for i in range(n)]),
+    ]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_every_gate_at_edge_masks(ring):
+    """Masks at the edges (r = 0, -1, the sign boundary) with edge inputs, so x + r
+    wraps or not in every combination."""
+    n = bits_of(ring)
+    top = 1 << (n - 1)
+    x = torch.tensor(edge_values(n), dtype=ring)
+    g = torch.Generator().manual_seed(11)
+    for r in [0, 1, -1, top - 1, -top, 1 << 12, -(1 << 12) + 1]:
+        for gate, plain in all_gates(ring):
+            mask = torch.full_like(x, r)
+            k0, k1 = gate.deal(x.shape, generator=g, mask=mask)
+            assert torch.equal(k0["r"] + k1["r"], mask)
+            x0, x1 = share(x, g)
+            xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+            y = gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)
+            want = [plain(v) for v in as_ints(x)]
+            want = [
+                [signed(w, n) for w in row] if isinstance(row, list) else signed(row, n)
+                for row in want
+            ]
+            assert as_ints(y) == want, (gate.name, r)
+
+
+def test_a_mask_of_the_wrong_kind_is_refused():
+    gate = gates.DReLU()
+    with pytest.raises(TypeError, match="mask must be a torch.int64 tensor"):
+        gate.deal((2,), mask=torch.zeros(2, dtype=torch.int32))
+    with pytest.raises(ValueError, match=r"mask has shape \(3,\), not \(2,\)"):
+        gate.deal((2,), mask=torch.zeros(3, dtype=torch.int64))
+
+
 def test_key_material_travels_as_bytes():
     gate = gates.Truncate(5, torch.int32)
     g = torch.Generator().manual_seed(9)
