@@ -1,6 +1,11 @@
 """The FSS gates against plaintext: random inputs, edge values, and inputs chosen so
 that the opened x + r sits at the wrap-around and borrow boundaries of its mask."""
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -440,3 +445,18 @@ def test_on_cuda(ring):
         xhat = gate.mask(k0, x0.cuda()) + gate.mask(k1, x1.cuda())
         y = gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)
         assert y.is_cuda and as_ints(y.cpu()) == want, gate.name
+
+
+def test_readme_example(tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = re.search(r"## Gates\n.*?```python\n(.*?)```", readme, re.DOTALL).group(1)
+    r = subprocess.run(
+        [sys.executable, "-c", block],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "[-2251799813685248, -2, 0, 1, 2251799813685247]\n"
