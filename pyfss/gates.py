@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import io
 import math
+import operator
+import pickle
 from dataclasses import dataclass
 
 import torch
@@ -71,6 +73,8 @@ class GateKey:
     tensors: dict
 
     def __getitem__(self, name: str) -> torch.Tensor:
+        if name not in self.tensors:
+            raise ValueError(f"the {self.gate!r} key material has no tensor {name!r}")
         return self.tensors[name]
 
     @property
@@ -94,7 +98,19 @@ class GateKey:
 
     @classmethod
     def from_bytes(cls, data: bytes, device="cpu") -> GateKey:
-        d = torch.load(io.BytesIO(data), map_location=device, weights_only=True)
+        try:
+            d = torch.load(io.BytesIO(data), map_location=device, weights_only=True)
+        except (pickle.UnpicklingError, EOFError, RuntimeError, ValueError) as e:
+            raise ValueError(f"data is not GateKey.to_bytes() output: {e}") from None
+        if (
+            not isinstance(d, dict)
+            or not isinstance(d.get("gate"), str)
+            or d.get("party") not in (0, 1)
+            or not isinstance(d.get("tensors"), dict)
+            or "r" not in d["tensors"]
+            or not all(isinstance(t, torch.Tensor) for t in d["tensors"].values())
+        ):
+            raise ValueError("data is not GateKey.to_bytes() output: wrong fields")
         return cls(d["gate"], d["party"], d["tensors"])
 
 
@@ -171,7 +187,7 @@ class Gate:
         """The dealer's offline step for a tensor of the given shape: a fresh mask per
         element (or the given ``mask``, a ring tensor of that shape, for tests) and both
         parties' key material -> (GateKey, GateKey)."""
-        shape = tuple(int(n) for n in shape)
+        shape = tuple(_index("shape", n) for n in shape)
         d = _Dealer(self, shape, generator, device)
         if mask is None:
             r = d.ring(shape)
@@ -222,7 +238,7 @@ class Gate:
 
     def const(self, v: int) -> int:
         """v mod 2^N as the signed value the ring dtype holds."""
-        v %= 1 << self.bits
+        v = _index("value", v) % (1 << self.bits)
         return v - (1 << self.bits) if v >> (self.bits - 1) else v
 
     def _lrs(self, t: torch.Tensor, s: int) -> torch.Tensor:
@@ -357,7 +373,7 @@ class LessThan(IntervalContainment):
     name = "less_than"
 
     def __init__(self, c: int, ring=torch.int64, prg="aes128_mmo", *, signed: bool = True):
-        bits = _RINGS.get(ring, 64)
+        c, bits = _index("c", c), _RINGS.get(ring, 64)
         low = -(1 << (bits - 1)) if signed else 0
         if c <= low:
             raise ValueError(f"c must be above the smallest value {low}: 1{{x < {c}}} is 0")
@@ -379,7 +395,7 @@ class Spline(IntervalContainment):
 
     def __init__(self, intervals, coeffs, ring=torch.int64, prg="aes128_mmo", *, signed=True):
         super().__init__(intervals, ring, prg, signed=signed)
-        rows = [[self.const(int(a)) for a in row] for row in _rows(coeffs)]
+        rows = [[self.const(a) for a in row] for row in _rows(coeffs)]
         if len(rows) != len(self._lo) or len({len(row) for row in rows}) != 1 or not rows[0]:
             raise ValueError("coeffs must have one row of degree + 1 ints per interval")
         self.coeffs = torch.tensor(rows, dtype=ring)  # (m, degree + 1)
@@ -407,7 +423,8 @@ class Spline(IntervalContainment):
 
 
 class LookupTable(Gate):
-    """Shares of table[x mod 2^m] for a public table of 2^m ring values (m <= 20):
+    """Shares of table[x mod 2^m] for a public table of 2^m integers (m <= 20; taken
+    mod 2^N):
     one DPF key of m bits per element with point r mod 2^m, expanded over the domain
     (eval_all), then table[x] = sum_j 1{j == r} table[x^ - j]: 2^m work per element."""
 
@@ -527,7 +544,7 @@ def _bounds(intervals, bits: int, signed: bool) -> tuple[list[int], list[int]]:
     low = -(1 << (bits - 1)) if signed else 0
     lo_u, hi_u = [], []
     try:
-        pairs = [(int(lo), int(hi)) for lo, hi in intervals]
+        pairs = [(operator.index(lo), operator.index(hi)) for lo, hi in intervals]
     except (TypeError, ValueError):
         raise TypeError("intervals must be (lo, hi) pairs of ints") from None
     if not pairs:
@@ -539,6 +556,16 @@ def _bounds(intervals, bits: int, signed: bool) -> tuple[list[int], list[int]]:
         lo_u.append(lo - low)
         hi_u.append(hi - low)
     return lo_u, hi_u
+
+
+def _index(name: str, v) -> int:
+    """An int (or int-like: a numpy or 0-d torch integer), not a float or a bool."""
+    if isinstance(v, bool):
+        raise TypeError(f"{name} must be an int, got bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(v).__name__}") from None
 
 
 def _rows(coeffs) -> list:

@@ -412,6 +412,47 @@ def test_bad_parameters():
         gates.DReLU(prg="md5").deal((2,))
 
 
+def test_floats_and_bools_are_not_ints():
+    with pytest.raises(TypeError, match="intervals must be"):
+        gates.IntervalContainment([(0.5, 3)])
+    with pytest.raises(TypeError, match="c must be an int"):
+        gates.LessThan(2.5)
+    with pytest.raises(TypeError, match="value must be an int, got float"):
+        gates.Equal(1.0)
+    with pytest.raises(TypeError, match="value must be an int, got float"):
+        gates.Spline([(0, 3)], [[1.5]])
+    with pytest.raises(TypeError, match="shape must be an int, got float"):
+        gates.DReLU().deal((2.0,))
+    with pytest.raises(TypeError, match="got bool"):
+        gates.DReLU().deal((True,))
+
+
+def test_non_contiguous_shares():
+    gate = gates.Truncate(3, torch.int32)
+    g = torch.Generator().manual_seed(8)
+    x = torch.arange(-6, 6, dtype=torch.int32).reshape(3, 4).t()  # (4, 3), transposed
+    k0, k1 = gate.deal(x.shape, generator=g)
+    x0, x1 = share(x.contiguous(), g)
+    x0, x1 = x0.t().contiguous().t(), x1.t().contiguous().t()  # same values, strided
+    assert not x0.is_contiguous()
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    xhat = xhat.t().contiguous().t()
+    assert torch.equal(gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat), x >> 3)
+
+
+def test_bytes_that_are_not_key_material():
+    with pytest.raises(ValueError, match="not GateKey.to_bytes"):
+        gates.GateKey.from_bytes(b"PYFSSKEY garbage")
+    buf = __import__("io").BytesIO()
+    torch.save({"gate": "relu", "party": 3, "tensors": {}}, buf)
+    with pytest.raises(ValueError, match="wrong fields"):
+        gates.GateKey.from_bytes(buf.getvalue())
+    gate, k0, _ = dealt()
+    partial = gates.GateKey("drelu", 0, {"r": k0["r"]})
+    with pytest.raises(ValueError, match="'drelu' key material has no tensor 'w.s0'"):
+        gate.eval(0, partial, torch.zeros(3, dtype=torch.int64))
+
+
 def test_a_corrupted_key_is_refused_not_misread():
     gate, k0, _ = dealt()
     bad = dict(k0.tensors)
