@@ -39,7 +39,9 @@ from dataclasses import dataclass
 import torch
 
 from ._groups import from_int, to_int
+from ._params import PRGS
 from ._schemes import Dcf, Dpf
+from ._validate import choice
 from .mpc import random_ring
 
 __all__ = [
@@ -117,8 +119,8 @@ class GateKey:
 class _Dealer:
     """Collects both parties' tensors while a gate deals."""
 
-    def __init__(self, gate: Gate, shape: tuple, generator, device):
-        self.gate, self.shape, self.generator = gate, shape, generator
+    def __init__(self, gate: Gate, generator, device):
+        self.gate, self.generator = gate, generator
         self.device = torch.device(device)
         self.parts: tuple[dict, dict] = ({}, {})
 
@@ -157,8 +159,9 @@ class Gate:
     def __init__(self, ring: torch.dtype = torch.int64, prg: str = "aes128_mmo"):
         if ring not in _RINGS:
             raise TypeError(f"ring must be torch.int32 or torch.int64, got {ring}")
-        self.ring, self.bits, self.prg = ring, _RINGS[ring], prg
+        self.ring, self.bits, self.prg = ring, _RINGS[ring], choice("prg", prg, PRGS)
         self.group = f"uint{self.bits}"
+        self.top = self.const(1 << (self.bits - 1))  # -2^(N-1): signed x + 2^(N-1) is x ^ top
         self._schemes: dict = {}
 
     def _dcf(self, in_bits: int) -> Dcf:
@@ -188,7 +191,7 @@ class Gate:
         element (or the given ``mask``, a ring tensor of that shape, for tests) and both
         parties' key material -> (GateKey, GateKey)."""
         shape = tuple(_index("shape", n) for n in shape)
-        d = _Dealer(self, shape, generator, device)
+        d = _Dealer(self, generator, device)
         if mask is None:
             r = d.ring(shape)
         elif not isinstance(mask, torch.Tensor) or mask.dtype != self.ring:
@@ -247,11 +250,7 @@ class Gate:
 
     def _ult(self, a: torch.Tensor, b) -> torch.Tensor:
         """a < b as unsigned ring elements, as a 0/1 ring tensor."""
-        top = self.const(1 << (self.bits - 1))
-        return ((a ^ top) < (b ^ top)).to(self.ring)
-
-    def _sign_bias(self) -> int:
-        return self.const(1 << (self.bits - 1))
+        return ((a ^ self.top) < (b ^ self.top)).to(self.ring)
 
 
 class DReLU(Gate):
@@ -350,7 +349,7 @@ class IntervalContainment(Gate):
     def _selectors(self, party, key, xhat, name="d", payload_dims=0):
         """The D differences and the public correction 1{x^ <= hi} - 1{x^ < lo}, per
         interval: (..., m, *payload) and (..., m)."""
-        xu = xhat ^ self._sign_bias() if self.signed else xhat
+        xu = xhat ^ self.top if self.signed else xhat
         lo, end, hi = (t.to(xhat.device) for t in (self._lo, self._end, self._hi))
         xu = xu.unsqueeze(-1)
         points = torch.stack([xu - end, xu - lo], -1)  # (..., m, 2)
@@ -478,7 +477,7 @@ class Truncate(Gate):
 
     def _eval(self, party, key, xhat):
         s, n = self.shift, self.bits
-        xu = xhat ^ self._sign_bias() if self.arithmetic else xhat
+        xu = xhat ^ self.top if self.arithmetic else xhat
         pts = xu.unsqueeze(-1)
         borrow = self._eval_dcf(party, key, "low", s, pts & ((1 << s) - 1)).squeeze(-1)
         wrap = self._eval_dcf(party, key, "wrap", n, pts).squeeze(-1)

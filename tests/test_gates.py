@@ -408,8 +408,8 @@ def test_bad_parameters():
         gates.LookupTable(torch.zeros(4))
     with pytest.raises(ValueError, match="smallest value"):
         gates.LessThan(-(2**63))
-    with pytest.raises(ValueError, match="prg"):
-        gates.DReLU(prg="md5").deal((2,))
+    with pytest.raises(ValueError, match="prg must be one of"):
+        gates.DReLU(prg="md5")
 
 
 def test_floats_and_bools_are_not_ints():
