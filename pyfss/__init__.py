@@ -12,6 +12,7 @@ shares; see the README.
 
 import json
 
+from . import gates, mpc
 from ._ext import call, lib
 from ._grotto import GrottoDcf
 from ._groups import from_int, to_int, to_words
@@ -34,7 +35,9 @@ __all__ = [
     "Key",
     "backend_info",
     "from_int",
+    "gates",
     "load_key",
+    "mpc",
     "to_int",
     "to_words",
 ]

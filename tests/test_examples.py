@@ -1,6 +1,7 @@
 """The examples: their protocols against plaintext, and each script run on small sizes."""
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -164,3 +165,32 @@ def test_pir_sharded_script_under_torchrun(tmp_path):
     assert "over 2 ranks, 3 queries in one batch" in out
     assert "rank 0: rows [0, 512)" in out and "rank 1: rows [512, 1024)" in out
     assert "retrieved correctly" in out and out.rstrip().endswith("ok")
+
+
+def test_two_layer_mlp_under_torchrun(tmp_path):
+    torchrun = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2")
+    args = ("--batch", "3", "--in", "5", "--hidden", "7", "--out", "2", "--device", "cpu")
+    out = run_example("two_layer_mlp", *args, cwd=tmp_path, launcher=torchrun)
+    assert "outputs equal to the fixed-point plaintext: 6/6" in out
+    assert out.rstrip().endswith("ok")
+    # Three one-round gates on 3x7, 3x7 and 3x2 elements (48), 8 bytes each way per element.
+    for rank in (0, 1):
+        assert f"rank {rank}: " in out
+        assert re.search(
+            rf"rank {rank}: key material \d+ bytes; online 3 rounds, sent 384 bytes, "
+            r"received 384 bytes \(8 bytes per gate element\)",
+            out,
+        )
+
+
+def test_two_layer_mlp_refuses_to_run_outside_torchrun(tmp_path):
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / "two_layer_mlp.py")],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE")},
+    )
+    assert r.returncode == 2 and "run under torchrun with two processes" in r.stderr
