@@ -436,7 +436,7 @@ func VerifyProofs(ok []uint8, pi0, pi1 []Block) error {
 	for k := range ok {
 		var diff uint64
 		for i := ProofBlocks * k; i < ProofBlocks*(k+1); i++ {
-			diff |= pi0[i].Lo ^ pi1[i].Lo | pi0[i].Hi ^ pi1[i].Hi
+			diff |= (pi0[i].Lo ^ pi1[i].Lo) | (pi0[i].Hi ^ pi1[i].Hi)
 		}
 		ok[k] = uint8(1 ^ (diff|-diff)>>63)
 	}

@@ -380,3 +380,28 @@ func FuzzVdpfParams(f *testing.F) {
 		require.Equal(t, p, back)
 	})
 }
+
+// TestVerifyProofs changes each bit of a proof in turn: every change is caught, in
+// the pair it was made in only.
+func TestVerifyProofs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pi0 := randBlocks(r, 2*ProofBlocks)
+	ok := make([]uint8, 2)
+	for bit := range 2 * ProofBlocks * 128 {
+		pi1 := append([]Block(nil), pi0...)
+		b := &pi1[bit/128]
+		if bit%128 < 64 {
+			b.Lo ^= 1 << (bit % 64)
+		} else {
+			b.Hi ^= 1 << (bit % 64)
+		}
+		require.NoError(t, VerifyProofs(ok, pi0, pi1))
+		want := []uint8{0, 1}
+		if bit >= ProofBlocks*128 {
+			want = []uint8{1, 0}
+		}
+		require.Equal(t, want, ok, "bit %d", bit)
+	}
+	require.NoError(t, VerifyProofs(ok, pi0, pi0))
+	require.Equal(t, []uint8{1, 1}, ok)
+}
