@@ -1,6 +1,8 @@
 package gofss
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
@@ -110,6 +112,18 @@ type vdpfHashJSON struct {
 	HashKey    []int64   `json:"hash_key,omitempty"`
 	XorHashIV  [][]int64 `json:"xor_hash_iv,omitempty"`
 	HashIV     [][]int64 `json:"hash_iv,omitempty"`
+}
+
+// UnmarshalJSON refuses fields other than the hash's name and keys: a misspelt key
+// would otherwise take its default without a word.
+func (j *vdpfHashJSON) UnmarshalJSON(b []byte) error {
+	type plain vdpfHashJSON // without this method
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(j)); err != nil {
+		return ArgErrorf("hash: %v", err)
+	}
+	return nil
 }
 
 func (h VdpfHash) toJSON() *vdpfHashJSON {

@@ -289,6 +289,7 @@ func TestVdpfParams(t *testing.T) {
 		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "sha256", "hash_key": [1,2,3]}}`, "hash: hash_key must be a block of 4 words, not 3"},
 		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "blake3", "hash_iv": [[1,2,3,4]]}}`, "hash: hash_iv must be two blocks, not 1"},
 		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "blake3", "hash_iv": [[1,2,3,4], [1]]}}`, "hash: hash_iv must be a block of 4 words, not 1"},
+		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "sha256", "hashkey": [1,2,3,4]}}`, `unknown field "hashkey"`},
 		{`{"scheme": "vdpf", "in_bits": 129, "group": "bytes", "prg": "chacha"}`, "in_bits must be between 1 and 128"},
 	} {
 		_, err := ParseParams([]byte(c.json))
