@@ -2,6 +2,9 @@
 batches, and bad arguments."""
 
 import hashlib
+import json
+import random
+import struct
 
 import pytest
 import torch
@@ -229,3 +232,66 @@ def test_cuda_refused():
             1,
             torch.zeros(4, dtype=torch.int32, device="cuda"),
         )
+
+
+def vdpf_key_blob(hash="blake3"):
+    s = pyfss.Vdpf(8, "uint32", "chacha", hash)
+    k0, _ = s.keygen(3, pyfss.from_int(5, "uint32"))
+    return s, k0.to_bytes()
+
+
+def with_header(blob, change):
+    """blob's key with change(header) applied to its JSON header."""
+    (length,) = struct.unpack_from("<I", blob, 10)
+    header = json.loads(blob[14 : 14 + length])
+    change(header)
+    raw = json.dumps(header).encode()
+    return blob[:10] + struct.pack("<I", len(raw)) + raw + blob[14 + length :]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda h: h["params"].pop("hash"), "params.hash is missing"),
+        (lambda h: h["params"].__setitem__("hash", "blake3"), "params: .*cannot unmarshal"),
+        (lambda h: h["params"]["hash"].__setitem__("salt", 1), 'unknown field "salt"'),
+        (lambda h: h["params"]["hash"].pop("hash_iv"), "params.hash must be"),
+        (lambda h: h["params"]["hash"].__setitem__("name", "sha256"), "sha256 takes xor_hash_key"),
+        (lambda h: h["params"].__setitem__("scheme", "dpf"), r"unknown fields \['hash'\]"),
+    ],
+)
+def test_crafted_key_headers(change, message):
+    _, blob = vdpf_key_blob()
+    with pytest.raises(ValueError, match=message):
+        pyfss.load_key(with_header(blob, change))
+
+
+def test_other_hash_keys_load_into_their_own_scheme():
+    s, blob = vdpf_key_blob()
+    other = with_header(blob, lambda h: h["params"]["hash"]["hash_iv"][0].__setitem__(0, 9))
+    s2, _ = pyfss.load_key(other)
+    assert s2.hash_keys["hash_iv"][0][0] == 9
+    with pytest.raises(ValueError, match=r"\(hash differ\)"):
+        s.load_key(other)
+
+
+def test_mutated_key_bytes():
+    """Random byte changes to a serialized key: loading raises ValueError or TypeError
+    or gives a key; a loaded key evaluates or raises ValueError."""
+    _, blob = vdpf_key_blob("sha256")
+    rng = random.Random(5)
+    loaded = 0
+    for _ in range(300):
+        data = bytearray(blob)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            s, key = pyfss.load_key(bytes(data))
+        except (ValueError, TypeError):
+            continue
+        loaded += 1
+        try:
+            s.eval_key(key, torch.arange(1 << min(s.in_bits, 8)))
+        except ValueError:
+            pass
+    assert loaded > 0
