@@ -406,3 +406,45 @@ func TestVerifyProofs(t *testing.T) {
 	require.NoError(t, VerifyProofs(ok, pi0, pi0))
 	require.Equal(t, []uint8{1, 1}, ok)
 }
+
+// TestVdpfHash checks Vdpf.Hash, H' with the scheme's hash key, against
+// primitives.json for both hashes.
+func TestVdpfHash(t *testing.T) {
+	all, err := kat.LoadHashVectors()
+	require.NoError(t, err)
+	for _, hv := range all {
+		kind := map[string]HashKind{"sha256": HashSha256, "blake3": HashBlake3}[hv.Hash.Name]
+		p := DefaultParams(KindVdpf, 4, Bytes, PrgChaCha)
+		p.Hash = DefaultVdpfHash(kind)
+		s, err := New(p)
+		require.NoError(t, err)
+		require.NotEmpty(t, hv.Hash64)
+		for i, v := range hv.Hash64 {
+			var m [ProofBlocks]Block
+			for j, b := range v.Msg {
+				m[j] = katBlock(b)
+			}
+			want := [2]Block{katBlock(v.WithHashKey[0]), katBlock(v.WithHashKey[1])}
+			require.Equal(t, want, s.(*Vdpf).Hash(m), "%s #%d", hv.Hash.Name, i)
+		}
+	}
+}
+
+// TestVdpfControl: a stopped Control ends the proof calls with ErrStopped, and a
+// running one counts EvalAllProof's outputs.
+func TestVdpfControl(t *testing.T) {
+	s, err := New(DefaultParams(KindVdpf, 10, Bytes, PrgChaCha))
+	require.NoError(t, err)
+	cws := make([]Cw, s.Params().CwRows())
+	seeds := []Block{{Lo: 1}, {Lo: 2}}
+	require.NoError(t, s.Gen(cws, seeds, []Uint128{{Lo: 3}}, []Block{{Lo: 4}}))
+	var c Control
+	v := s.WithControl(&c).(*Vdpf)
+	out, pi := make([]Block, 1024), make([]Block, ProofBlocks)
+	require.NoError(t, v.EvalAllProof(out, pi, 0, seeds[:1], cws))
+	require.Equal(t, int64(1024), c.Done.Load())
+	c.Stop.Store(1)
+	require.ErrorIs(t, v.EvalAllProof(out, pi, 0, seeds[:1], cws), ErrStopped)
+	require.ErrorIs(t, v.EvalProof(out[:1], pi, 0, seeds[:1], cws, []Uint128{{}}), ErrStopped)
+	require.ErrorIs(t, v.Prove(pi, pi, cws), ErrStopped)
+}
