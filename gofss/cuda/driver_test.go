@@ -118,7 +118,7 @@ func fakeDriverLog(fail string) []string {
 	relayout := le(uint64(addrE), uint64(addrC), uint32(21), pad, uint64(3))
 	// dpf_eval_chacha_uint32(pp, dst, s0s, cws_lm, xs, party, x_words, n, k, m)
 	eval := func(party uint32, cwsLm uintptr, k, m uint64) []byte {
-		return append(prgparams.Pack([2]uint32{1, 2}, nil),
+		return append(prgparams.Pack([2]uint32{1, 2}, nil, gofss.Block{}),
 			le(uint64(addrA), uint64(addrB), uint64(cwsLm), uint64(addrD), party, uint32(1), uint32(20), pad, k, m)...)
 	}
 	loaded := []string{"retain 0", "push 0x100", "load ba55ed50", "pop"}

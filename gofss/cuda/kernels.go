@@ -37,4 +37,4 @@ func predArg(kind gofss.Kind) int {
 
 // packedPrg is every scheme kernel's first argument. Check leaves the parameters of
 // the other PRG zero, so both pack as they are.
-func packedPrg(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys) }
+func packedPrg(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys, p.HashKey) }
