@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 )
 

@@ -76,7 +76,7 @@ import (
 // a cgo package on the files in its own directory only, so a change to a kernel
 // header in cuda/ would otherwise be tested against a stale object.
 type lib struct {
-	expandFn, genFn, evalFn, evalAllFn         unsafe.Pointer
+	expandFn, genFn, evalFn, evalAllFn           unsafe.Pointer
 	preprocessFn, grottoEvalFn, grottoIntervalFn unsafe.Pointer
 }
 
