@@ -76,20 +76,20 @@ struct Dpf {
   template <class P>
   static PYFSS_HD void eval_all_node(const P& prg, uint32_t party, const uint32_t* s0, const uint32_t* cws,
                                      uint64_t stride, int n, int level, uint32_t* out, uint64_t i) {
-    tree_node(prg, party, s0, cws, stride, n, level, out, i, true);
+    tree_node<true>(prg, party, s0, cws, stride, n, level, out, i);
   }
 
-  // eval_all_node in a tree of n levels laid out the same way; with `leaves` false the
+  // eval_all_node in a tree of n levels laid out the same way; with Leaves false the
   // last level stores its children as nodes rather than outputs, so that the tree
   // may stop above the key's leaves (Grotto's preprocessing, grotto.cuh).
-  template <class P>
+  template <bool Leaves, class P>
   static PYFSS_HD void tree_node(const P& prg, uint32_t party, const uint32_t* s0, const uint32_t* cws,
-                                 uint64_t stride, int n, int level, uint32_t* out, uint64_t i, bool leaves) {
+                                 uint64_t stride, int n, int level, uint32_t* out, uint64_t i) {
     uint64_t p = i << (n - level), h = 1ull << (n - level - 1);
     Block node = level == 0 ? with_lsb(load_block(s0), party) : load_block(out + 4 * p);
     Block l, r;
     children(prg, node, cws + level * stride, &l, &r);
-    if (leaves && level + 1 == n) {
+    if (Leaves && level + 1 == n) {
       Block v_cw = load_block(cws + n * stride);
       l = leaf(l, v_cw, party);
       r = leaf(r, v_cw, party);

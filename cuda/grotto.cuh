@@ -32,7 +32,7 @@ struct GrottoTree {
   template <class P>
   static PYFSS_HD void eval_all_node(const P& prg, uint32_t party, const uint32_t* s0, const uint32_t* cws,
                                      uint64_t stride, int n, int level, uint32_t* out, uint64_t i) {
-    Dpf<GroupBytes>::tree_node(prg, party, s0, cws, stride, n, level, out, i, false);
+    Dpf<GroupBytes>::template tree_node<false>(prg, party, s0, cws, stride, n, level, out, i);
   }
 };
 

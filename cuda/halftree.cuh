@@ -34,7 +34,7 @@ struct HalfTree {
     }
     uint32_t a = input_bit(alpha, n, n - 1);
     Block h[2][2];  // party p's hash of its child c
-    for (int p = 0; p < 2; p++) {
+    PYFSS_UNROLL for (int p = 0; p < 2; p++) {
       h[p][0] = prg.hash(with_lsb(node[p], 0));
       h[p][1] = prg.hash(with_lsb(node[p], 1));
     }
