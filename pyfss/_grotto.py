@@ -136,7 +136,7 @@ class GrottoDcf(_Base):
             pre = self.preprocess(party, s0, cws).view(torch.uint8)
             pre = pre.reshape(*batch, self.parity_words * 8, 1)
             bits = pre >> torch.arange(8, dtype=torch.uint8, device=device) & 1
-            return bits.reshape(*batch, -1)[..., : 1 << n].to(torch.bool)
+            return bits.reshape(*batch, -1)[..., : 1 << n].view(torch.bool).contiguous()
         y = s0.new_empty(*batch, 1 << n, dtype=torch.bool)
         if k:
             args = (party, s0.data_ptr(), k, cws.data_ptr())
@@ -145,9 +145,11 @@ class GrottoDcf(_Base):
 
     def keygen(self, alpha) -> tuple[Key, Key]:
         """Generates a key pair (or a batch of pairs: alpha a tensor of the batch
-        shape) with seeds from os.urandom; returns the two parties' keys."""
-        batch = tuple(v.inputs("alpha", alpha, self.in_bits).shape)
-        seeds = _random_int32((*batch, 2, 4))
+        shape, whose device the keys go to) with seeds from os.urandom; returns the two
+        parties' keys."""
+        a = v.inputs("alpha", alpha, self.in_bits)
+        device = a.tensor.device if a.tensor is not None else v.CPU
+        seeds = _random_int32((*a.shape, 2, 4)).to(device)
         cws = self.gen(seeds, alpha)
         k0, k1 = (Key(self.params(), p, seeds[..., p, :].contiguous(), cws) for p in (0, 1))
         return k0, k1

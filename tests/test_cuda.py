@@ -323,3 +323,13 @@ def test_grotto_empty_batches_and_unaligned_keys():
     s0 = seeds[:, 1].contiguous()
     pre = s.preprocess(1, off16(s0.to(CUDA)), off16(cpu.to(CUDA)))
     assert torch.equal(pre.cpu(), s.preprocess(1, s0, cpu))
+
+
+def test_grotto_keygen_on_gpu():
+    s = pyfss.GrottoDcf(9)
+    alphas = torch.tensor([0, 5, 511], device=CUDA)
+    keys = s.keygen(alphas)
+    assert all(k.s0.device.type == CUDA and k.cws.device.type == CUDA for k in keys)
+    shares = [s.eval_all(k.party, k.s0, k.cws) for k in keys]
+    x = torch.arange(512, device=CUDA)
+    assert torch.equal(shares[0] ^ shares[1], x >= alphas[:, None])
