@@ -68,7 +68,7 @@ def self_check(device: str) -> list[str]:
         want = (x == 1000) if cls is pyfss.Dpf else (x < 1000)
         if not torch.equal(total, want.to(torch.int32) * 7):
             failures.append(f"random reconstruction {cls.__name__}")
-    if device == "cpu":  # HalfTreeDpf and GrottoDcf have no CUDA kernels yet
+    if device == "cpu":  # HalfTreeDpf and GrottoDcf: tests/test_cuda.py checks their kernels
         failures += cpu_only_check()
     if device == "cpu":  # nor has Vdpf
         failures += vdpf_check()

@@ -1,5 +1,5 @@
 """Dpf, Dcf and HalfTreeDpf: key generation and evaluation on int32 tensors, one Go
-call per operation, the same on the CPU and on CUDA (HalfTreeDpf: CPU only for now).
+call per operation, the same on the CPU and on CUDA.
 
 Each operation reads its arguments (pyfss._validate), allocates or checks its output,
 checks tensor contents itself on CUDA (the core checks them on the CPU), and makes
@@ -33,9 +33,6 @@ _raw_eval = raw.binding_Eval
 class _Base:
     """What every scheme object shares: parameters, the Go scheme, key loading, and
     the way into the core."""
-
-    #: Whether the Go core has CUDA kernels for the scheme.
-    _cuda_kernels = True
 
     def __init__(
         self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl, hash_key=None, extra=None
@@ -131,11 +128,6 @@ class _Base:
     def _device(self, *tensors: torch.Tensor) -> torch.device:
         device = v.device_of(*tensors)
         if device is not v.CPU:
-            if not self._cuda_kernels:
-                raise RuntimeError(
-                    f"pyfss: {self._scheme} has no CUDA kernels yet: pass CPU tensors "
-                    f"(got tensors on {device})"
-                )
             _cuda.require_cuda(device)
         return device
 
@@ -281,7 +273,7 @@ class _Scheme(_Base):
             scratch = None
             if device is not v.CPU:
                 xs = xs.on_device(device, batch)
-                v.eval_contents(self._scheme, self.in_bits, cws, xs)
+                v.eval_contents(self._scheme, self.in_bits, cws, xs, self.out_group)
                 scratch = _cuda.scratch(self._handle, "eval", k, m, device)
             args: tuple = (
                 party,
@@ -354,7 +346,7 @@ class _Scheme(_Base):
         if k and width:
             scratch = None
             if device is not v.CPU:
-                v.eval_contents(self._scheme, n, cws, None)
+                v.eval_contents(self._scheme, n, cws, None, self.out_group)
                 scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
             args = (party, s0.data_ptr(), k, cws.data_ptr(), start, stop, _address(scratch))
             shown = Progress(k * width, "outputs") if progress and device is v.CPU else None
@@ -440,14 +432,12 @@ class HalfTreeDpf(_Scheme):
     """Half-Tree distributed point function (Guo et al., EUROCRYPT 2023): f(x) = beta
     if x == alpha else 0, like Dpf, with one hash per tree node; a key is
     cw_rows = (in_bits + 2) // 2 rows of correction words (in_bits + 1 blocks, two to
-    a row). CPU only: there are no CUDA kernels yet.
+    a row). Runs on CPU and CUDA tensors, as Dpf does.
 
     Arguments as for Dpf (aes_keys: one key, default DEFAULT_AES_KEYS[:1]), plus
     hash_key: the public key of its hash, a (4,) int32 tensor or 4 ints (default
     DEFAULT_HASH_KEY).
     """
-
-    _cuda_kernels = False
 
     def __init__(
         self,

@@ -52,8 +52,6 @@ class Vdpf(_Scheme):
             out take DEFAULT_VDPF_HASHES'.
     """
 
-    _cuda_kernels = False
-
     def __init__(
         self,
         in_bits: int,

@@ -67,6 +67,12 @@ func TestCudaCallsFailClearlyWithoutAGPU(t *testing.T) {
 	requireKind(t, err, KindRuntime, "cuda")
 	_, err = Eval(h+1000, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0)
 	requireKind(t, err, KindValue, "no scheme with handle")
+	g := newScheme(t, `{"scheme": "grotto_dcf", "in_bits": 8, "group": "bytes", "prg": "chacha"}`)
+	_, err = GrottoPreprocess(g, 0, 0, 0x1000, 0, 0x1000, 1, 0x1000, 0x1000, 0)
+	requireKind(t, err, KindRuntime, "cuda")
+	n, err := ScratchBytes(g, 0, "preprocess", 1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 8, n, "in_bits 8: the one word above a key's 4")
 }
 
 func TestSchemeErrorsAreValueErrors(t *testing.T) {

@@ -173,11 +173,11 @@ func controlAt(control uintptr) (*gofss.Control, error) {
 	return &c[0], nil
 }
 
-// ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all") needs on
-// device for k keys (and m points per key): 0 on the CPU.
+// ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all", and Grotto's
+// "preprocess") needs on device for k keys (and m points per key): 0 on the CPU.
 func ScratchBytes(handle int64, device int, op string, k, m int) (n int, err error) {
 	defer guard(&err)
-	s, err := lookup(handle)
+	s, err := lookupAny(handle)
 	if err != nil || device == CPU {
 		return 0, err
 	}
