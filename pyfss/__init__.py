@@ -12,8 +12,11 @@ shares; see the README.
 
 import json
 
-from . import gates, mpc
+# The compiled core first: without it, this import is the one that says how to build it.
 from ._ext import call, lib
+
+# isort: split
+from . import gates, mpc
 from ._grotto import GrottoDcf
 from ._groups import from_int, to_int, to_words
 from ._keys import Key
