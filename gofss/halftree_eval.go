@@ -74,13 +74,13 @@ func (h *HalfTreeDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw)
 // nodes in, whose hashes are hs, at a level of correction cw. (Rows go through
 // functions of their own, whose loops keep cw and hk in registers.)
 func htChildren(out, in, hs []Block, cw, hk Block) {
-	hs = hs[:len(in)]
+	hs, out = hs[:len(in)], out[:2*len(in)]
 	cwLo, cwHi, hkLo, hkHi := cw.Lo, cw.Hi, hk.Lo, hk.Hi // halves, which the compiler keeps in registers
 	for j, b := range in {
 		// htChild of both sides: H(N) ^ t*cw, XOR the key or the node.
 		t := -((b.Hi ^ hkHi) >> 32 & 1)
 		cLo, cHi := hs[j].Lo^cwLo&t, hs[j].Hi^cwHi&t
-		pair := out[2*j : 2*j+2]
+		pair := (*[2]Block)(out[2*j:])
 		pair[0], pair[1] = Block{cLo ^ hkLo, cHi ^ hkHi}, Block{cLo ^ b.Lo, cHi ^ b.Hi}
 	}
 }
@@ -88,8 +88,11 @@ func htChildren(out, in, hs []Block, cw, hk Block) {
 // htLeafInputs writes to raw the PRG inputs of the hashes of the children, left then
 // right, of the row of keyed nodes in.
 func htLeafInputs(raw, in []Block, hk Block) {
+	raw = raw[:2*len(in)]
+	lsbLeft := hk.Hi & lsbBit // the input's control bit: the child's side XOR HashKey's
 	for j, b := range in {
-		pair := raw[2*j : 2*j+2]
-		pair[0], pair[1] = htLeafIn(b, hk, 0), htLeafIn(b, hk, 1)
+		hi := b.Hi&^lsbBit | lsbLeft
+		pair := (*[2]Block)(raw[2*j:])
+		pair[0], pair[1] = Block{b.Lo, hi}, Block{b.Lo, hi ^ lsbBit}
 	}
 }

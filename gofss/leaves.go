@@ -14,11 +14,17 @@ package gofss
 func leafShares(g Group, out, parents []Block, flip uint8, left, right, v Block, party int) {
 	switch g {
 	case Bytes: // from clears the control bit; -y = y
+		// On the halves, so that the corrections and v stay in registers.
+		lLo, lHi, rLo, rHi, vLo, vHi := left.Lo, left.Hi, right.Lo, right.Hi, v.Lo, v.Hi
+		out = out[:2*len(parents)]
 		for j, p := range parents {
-			t := p.Lsb() ^ flip
-			pair := out[2*j : 2*j+2]
-			l, r := pair[0].Xor(mask(left, t)), pair[1].Xor(mask(right, t))
-			pair[0], pair[1] = l.Clamp().Xor(mask(v, l.Lsb())), r.Clamp().Xor(mask(v, r.Lsb()))
+			t := -(p.Hi>>32&1 ^ uint64(flip)) // all ones where the parent's bit is set
+			pair := (*[2]Block)(out[2*j:])
+			l0, l1 := pair[0].Lo^lLo&t, pair[0].Hi^lHi&t
+			r0, r1 := pair[1].Lo^rLo&t, pair[1].Hi^rHi&t
+			ml, mr := -(l1 >> 32 & 1), -(r1 >> 32 & 1)
+			pair[0] = Block{l0 ^ vLo&ml, l1&^lsbBit ^ vHi&ml}
+			pair[1] = Block{r0 ^ vLo&mr, r1&^lsbBit ^ vHi&mr}
 		}
 	case Uint32, Uint64:
 		valLo, neg := g.arith().valLo, -uint64(party) // -y = (y ^ neg) - neg
