@@ -14,25 +14,42 @@ package gofss
 func leafShares(g Group, out, parents []Block, flip uint8, left, right, v Block, party int) {
 	switch g {
 	case Bytes: // from clears the control bit; -y = y
-		// On the halves, so that the corrections and v stay in registers.
-		lLo, lHi, rLo, rHi, vLo, vHi := left.Lo, left.Hi, right.Lo, right.Hi, v.Lo, v.Hi
+		// A share is clamp(hash) XOR a block that depends only on the parent's bit t
+		// and the hash's lsb h: t*clamp(corr) ^ (h ^ t*lsb(corr))*v. Both sides' four
+		// such blocks are looked up by 2t+h, fewer operations than the masks.
+		var fix [2][4]Block
+		for side, corr := range [2]Block{left, right} {
+			for i := range 4 {
+				t, h := uint8(i>>1), uint8(i&1)
+				fix[side][i] = mask(corr, t).Clamp().Xor(mask(v, h^t&corr.Lsb()))
+			}
+		}
 		out = out[:2*len(parents)]
 		for j, p := range parents {
-			t := -(p.Hi>>32&1 ^ uint64(flip)) // all ones where the parent's bit is set
+			t2 := (p.Hi>>32&1 ^ uint64(flip)) << 1
 			pair := (*[2]Block)(out[2*j:])
-			l0, l1 := pair[0].Lo^lLo&t, pair[0].Hi^lHi&t
-			r0, r1 := pair[1].Lo^rLo&t, pair[1].Hi^rHi&t
-			ml, mr := -(l1 >> 32 & 1), -(r1 >> 32 & 1)
-			pair[0] = Block{l0 ^ vLo&ml, l1&^lsbBit ^ vHi&ml}
-			pair[1] = Block{r0 ^ vLo&mr, r1&^lsbBit ^ vHi&mr}
+			fl, fr := &fix[0][(t2|pair[0].Hi>>32&1)&3], &fix[1][(t2|pair[1].Hi>>32&1)&3]
+			pair[0] = Block{pair[0].Lo ^ fl.Lo, pair[0].Hi&^lsbBit ^ fl.Hi}
+			pair[1] = Block{pair[1].Lo ^ fr.Lo, pair[1].Hi&^lsbBit ^ fr.Hi}
 		}
 	case Uint32, Uint64:
+		// A share's value is (hash.Lo ^ c) & valLo + a, negated for party 1, where c =
+		// t*corr.Lo and a = lsb(leaf)*v.Lo depend only on t and the hash's lsb h: both
+		// sides' four (c, a) pairs are looked up by 2t+h, as for bytes.
+		var fix [2][4]struct{ c, a uint64 }
+		for side, corr := range [2]Block{left, right} {
+			for i := range 4 {
+				t, h := uint8(i>>1), uint8(i&1)
+				fix[side][i].c, fix[side][i].a = mask(corr, t).Lo, mask(v, h^t&corr.Lsb()).Lo
+			}
+		}
 		valLo, neg := g.arith().valLo, -uint64(party) // -y = (y ^ neg) - neg
+		out = out[:2*len(parents)]
 		for j, p := range parents {
-			t := p.Lsb() ^ flip
-			pair := out[2*j : 2*j+2]
-			l, r := pair[0].Xor(mask(left, t)), pair[1].Xor(mask(right, t))
-			yl, yr := l.Lo&valLo+mask(v, l.Lsb()).Lo, r.Lo&valLo+mask(v, r.Lsb()).Lo
+			t2 := (p.Hi>>32&1 ^ uint64(flip)) << 1
+			pair := (*[2]Block)(out[2*j:])
+			fl, fr := &fix[0][(t2|pair[0].Hi>>32&1)&3], &fix[1][(t2|pair[1].Hi>>32&1)&3]
+			yl, yr := (pair[0].Lo^fl.c)&valLo+fl.a, (pair[1].Lo^fr.c)&valLo+fr.a
 			pair[0], pair[1] = Block{Lo: (yl ^ neg - neg) & valLo}, Block{Lo: (yr ^ neg - neg) & valLo}
 		}
 	default:
