@@ -101,7 +101,14 @@ def parse_args(argv):
     ap.add_argument("--buckets", type=int, default=12, help="public buckets (default 12)")
     ap.add_argument("--prg", default="aes128_mmo", choices=("aes128_mmo", "chacha"))
     ap.add_argument("--seed", type=int, default=0)
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if not 1 <= args.bits <= 40:
+        ap.error("--bits must be 1..40 (a preprocessed key holds 2^bits bits)")
+    if not 1 <= args.buckets <= 1 << args.bits:
+        ap.error(f"--buckets must be 1..2^bits = {1 << args.bits}")
+    if args.values < 0:
+        ap.error("--values must be 0 or more")
+    return args
 
 
 def main(argv=None) -> int:

@@ -176,3 +176,14 @@ def test_grotto_buckets_script(tmp_path):
     assert "40 secret 10-bit values, 5 public buckets" in out
     assert "bucket of x: 40/40 match plaintext" in out
     assert out.rstrip().endswith("ok")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--buckets", "0"], ["--bits", "3", "--buckets", "9"], ["--bits", "0"], ["--values", "-1"]],
+)
+def test_grotto_buckets_refuses_bad_sizes(buckets, args, capsys):
+    with pytest.raises(SystemExit) as e:
+        buckets.main(args)
+    assert e.value.code == 2
+    assert "must be" in capsys.readouterr().err
