@@ -14,41 +14,39 @@ package gofss
 func leafShares(g Group, out, parents []Block, flip uint8, left, right, v Block, party int) {
 	switch g {
 	case Bytes: // from clears the control bit; -y = y
-		// A share is clamp(hash) XOR a block that depends only on the parent's bit t
-		// and the hash's lsb h: t*clamp(corr) ^ (h ^ t*lsb(corr))*v. Both sides' four
-		// such blocks are looked up by 2t+h, fewer operations than the masks.
+		// A share is hash XOR a block that depends only on the parent's lsb, which
+		// with flip gives its bit t, and the hash's lsb h: t*clamp(corr) ^ (h ^
+		// t*lsb(corr))*v, and h in the lsb to clear it. Both sides' four such blocks
+		// are looked up by leafFix, fewer operations than the masks.
 		var fix [2][4]Block
 		for side, corr := range [2]Block{left, right} {
 			for i := range 4 {
-				t, h := uint8(i>>1), uint8(i&1)
-				fix[side][i] = mask(corr, t).Clamp().Xor(mask(v, h^t&corr.Lsb()))
+				t, h := uint8(i>>1)^flip, uint8(i&1)
+				fix[side][i] = mask(corr, t).Clamp().Xor(mask(v, h^t&corr.Lsb())).Xor(Block{Hi: uint64(h) << 32})
 			}
 		}
 		out = out[:2*len(parents)]
 		for j, p := range parents {
-			t2 := (p.Hi>>32&1 ^ uint64(flip)) << 1
 			pair := (*[2]Block)(out[2*j:])
-			fl, fr := &fix[0][(t2|pair[0].Hi>>32&1)&3], &fix[1][(t2|pair[1].Hi>>32&1)&3]
-			pair[0] = Block{pair[0].Lo ^ fl.Lo, pair[0].Hi&^lsbBit ^ fl.Hi}
-			pair[1] = Block{pair[1].Lo ^ fr.Lo, pair[1].Hi&^lsbBit ^ fr.Hi}
+			fl, fr := &fix[0][leafFix(p, pair[0])], &fix[1][leafFix(p, pair[1])]
+			pair[0] = Block{pair[0].Lo ^ fl.Lo, pair[0].Hi ^ fl.Hi}
+			pair[1] = Block{pair[1].Lo ^ fr.Lo, pair[1].Hi ^ fr.Hi}
 		}
 	case Uint32, Uint64:
 		// A share's value is (hash.Lo ^ c) & valLo + a, negated for party 1, where c =
-		// t*corr.Lo and a = lsb(leaf)*v.Lo depend only on t and the hash's lsb h: both
-		// sides' four (c, a) pairs are looked up by 2t+h, as for bytes.
+		// t*corr.Lo and a = lsb(leaf)*v.Lo, looked up as for bytes.
 		var fix [2][4]struct{ c, a uint64 }
 		for side, corr := range [2]Block{left, right} {
 			for i := range 4 {
-				t, h := uint8(i>>1), uint8(i&1)
+				t, h := uint8(i>>1)^flip, uint8(i&1)
 				fix[side][i].c, fix[side][i].a = mask(corr, t).Lo, mask(v, h^t&corr.Lsb()).Lo
 			}
 		}
 		valLo, neg := g.arith().valLo, -uint64(party) // -y = (y ^ neg) - neg
 		out = out[:2*len(parents)]
 		for j, p := range parents {
-			t2 := (p.Hi>>32&1 ^ uint64(flip)) << 1
 			pair := (*[2]Block)(out[2*j:])
-			fl, fr := &fix[0][(t2|pair[0].Hi>>32&1)&3], &fix[1][(t2|pair[1].Hi>>32&1)&3]
+			fl, fr := &fix[0][leafFix(p, pair[0])], &fix[1][leafFix(p, pair[1])]
 			yl, yr := (pair[0].Lo^fl.c)&valLo+fl.a, (pair[1].Lo^fr.c)&valLo+fr.a
 			pair[0], pair[1] = Block{Lo: (yl ^ neg - neg) & valLo}, Block{Lo: (yr ^ neg - neg) & valLo}
 		}
@@ -62,3 +60,7 @@ func leafShares(g Group, out, parents []Block, flip uint8, left, right, v Block,
 		}
 	}
 }
+
+// leafFix is the index in leafShares' tables of a leaf's correction: 2*lsb(parent) +
+// lsb(hash), the bits that the correction depends on.
+func leafFix(parent, hash Block) uint64 { return (parent.Hi>>31&2 | hash.Hi>>32&1) & 3 }
