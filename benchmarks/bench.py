@@ -234,6 +234,50 @@ def python_cell(s, g: torch.Generator, min_s: float) -> tuple[list[dict], float]
     return batched, median_us(lambda: s.eval(0, one_s0, one_cws, 12345))
 
 
+# Issue targets for Vdpf, one core, in_bits 20, aes128_mmo (ns per point or output).
+VDPF_TARGETS = {
+    ("eval", "sha256"): 400,
+    ("eval", "blake3"): 250,
+    ("eval_all", "sha256"): 150,
+    ("eval_all", "blake3"): 80,
+}
+
+
+def vdpf_bench(min_s: float) -> list[dict]:
+    """Vdpf from Python at in_bits 20 (aes128_mmo, uint64), per hash: eval with the
+    proof pieces of KEYS // 4 keys at one point each, prove over those pieces, and
+    eval_all with the proof of one key; Dpf's eval and eval_all in the same run are
+    the baseline of the ratios."""
+    g = torch.Generator().manual_seed(2)
+    keys = KEYS // 4
+    seeds = torch.randint(-(2**31), 2**31, (keys, 2, 4), dtype=torch.int32, generator=g)
+    alphas = torch.randint(0, 2**BITS, (keys,), dtype=torch.int32, generator=g)
+    betas = torch.randint(-(2**31), 2**31, (keys, 4), dtype=torch.int32, generator=g)
+    s0 = seeds[:, 0].contiguous()
+    dpf = pyfss.Dpf(BITS, "uint64", "aes128_mmo")
+    dcws = dpf.gen(seeds, alphas, betas)
+    base = {
+        "eval": best_ns(lambda: dpf.eval(0, s0, dcws, alphas), keys, min_s),
+        "eval_all": best_ns(lambda: dpf.eval_all(0, s0[0], dcws[0]), 1 << BITS, min_s, reps=1),
+    }
+    rows = []
+    for hash in ("sha256", "blake3"):
+        s = pyfss.Vdpf(BITS, "uint64", "aes128_mmo", hash)
+        for op, ns in vdpf_figures(s, s0, s.gen(seeds, alphas, betas), alphas, min_s).items():
+            rows.append({"hash": hash, "op": op, "ns": ns, "dpf": base.get(op)})
+    return rows
+
+
+def vdpf_figures(s, s0, cws, xs, min_s: float) -> dict:
+    """One Vdpf's ns per point (eval), per piece (prove) and per output (eval_all)."""
+    _, pieces = s.eval(0, s0, cws, xs)
+    return {
+        "eval": best_ns(lambda: s.eval(0, s0, cws, xs), len(xs), min_s),
+        "prove": best_ns(lambda: s.prove(pieces, cws), len(xs), min_s),
+        "eval_all": best_ns(lambda: s.eval_all(0, s0[0], cws[0]), 1 << BITS, min_s, reps=1),
+    }
+
+
 def median_us(fn) -> float:
     """Median wall time of fn over 2000 calls, in microseconds."""
     fn()
@@ -438,10 +482,27 @@ def main() -> None:
         )
     )
 
-    # 4. Half-Tree DPF and Grotto DCF against DPF, one core.
+    # Vdpf: Eval with proof pieces, Prove, EvalAll with the proof, against Dpf's calls.
+    vrows = [
+        [
+            r["op"],
+            r["hash"],
+            f"{r['ns']:.0f}",
+            "" if r["dpf"] is None else f"{r['ns'] / r['dpf']:.1f}x",
+            VDPF_TARGETS.get((r["op"], r["hash"]), ""),
+        ]
+        for r in vdpf_bench(min_s)
+    ]
+    sections.append(
+        f"### Vdpf from Python ({threads} cores, aes128_mmo, uint64, in_bits {BITS}; "
+        "targets are for one core)\n\n"
+        + table(["op", "hash", "ns/point or output", "vs Dpf's same call", "target ns"], vrows)
+    )
+
+    # Half-Tree DPF and Grotto DCF against DPF, one core.
     sections.append(new_scheme_section(new_scheme_bench(3 if args.quick else 7)))
 
-    # 5. Throughput against in_bits, one core.
+    # 4. Throughput against in_bits, one core.
     bits = "8,12,16,20,24" if args.quick else "8,10,12,14,16,18,20,22,24"
     sweep = go_bench(
         bits, 1, min_s / 2, ops="eval_all,eval", backends="fastest", groups="uint64", reps=2

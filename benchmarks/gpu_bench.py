@@ -1,5 +1,7 @@
 """pyfss on the GPU: batched gen and point eval of 2^20 keys, and eval_all of one key, for
-Dpf and Dcf (lt), both PRGs, group uint64, at in_bits 20, against the PRG-only bound.
+Dpf, Dcf (lt) and HalfTreeDpf, both PRGs, group uint64, at in_bits 20, against the
+PRG-only bound (Dpf, Dcf); GrottoDcf's gen of 2^20 keys, preprocess of one key and
+eval of 2^20 points of one preprocessed key.
 
     python benchmarks/gpu_bench.py [--out FILE] [--reps N]
 
@@ -90,6 +92,8 @@ def rand_i32(*shape: int) -> torch.Tensor:
 
 
 def make(scheme: str, prg: str, bits: int):
+    if scheme == "half_tree_dpf":
+        return pyfss.HalfTreeDpf(bits, GROUP, prg)
     return pyfss.Dpf(bits, GROUP, prg) if scheme == "dpf" else pyfss.Dcf(bits, GROUP, prg, "lt")
 
 
@@ -109,7 +113,7 @@ def prg_bound_ms(s, count: int, reps: int) -> float:
 
 def measure(reps: int) -> tuple[list[dict], list[dict]]:
     rows, overhead = [], []
-    for scheme in ("dpf", "dcf"):
+    for scheme in ("dpf", "dcf", "half_tree_dpf"):
         for prg in ("chacha", "aes128_mmo"):
             s = make(scheme, prg, BITS)
             seeds, betas = rand_i32(KEYS, 2, 4), rand_i32(KEYS, 4)
@@ -122,7 +126,6 @@ def measure(reps: int) -> tuple[list[dict], list[dict]]:
             }
             for op, (fn, bound_seeds) in calls.items():
                 ms = gpu_ms(fn, reps)
-                bound = prg_bound_ms(s, bound_seeds, reps)
                 row = {
                     "op": op,
                     "scheme": scheme,
@@ -131,7 +134,13 @@ def measure(reps: int) -> tuple[list[dict], list[dict]]:
                     "ms": ms,
                     "items": KEYS,
                 }
-                rows.append(row | {"bound": bound})
+                # Half-Tree DPF's hash has no bound kernel.
+                bound = (
+                    {}
+                    if scheme == "half_tree_dpf"
+                    else {"bound": prg_bound_ms(s, bound_seeds, reps)}
+                )
+                rows.append(row | bound)
                 wall, issue = wall_ms(fn, reps)
                 overhead.append(row | {"wall": wall, "issue": issue})
             for n in EVAL_ALL_BITS:
@@ -151,7 +160,35 @@ def measure(reps: int) -> tuple[list[dict], list[dict]]:
                         "items": 1 << n,
                     }
                 )
-    return rows, overhead
+    return rows + measure_grotto(reps), overhead
+
+
+def measure_grotto(reps: int) -> list[dict]:
+    rows = []
+    for prg in ("chacha", "aes128_mmo"):
+        s = pyfss.GrottoDcf(BITS, prg)
+        seeds = rand_i32(KEYS, 2, 4)
+        alphas = torch.randint(0, 2**BITS, (KEYS,), dtype=torch.int32, device="cuda")
+        row = {"scheme": "grotto_dcf", "prg": prg}
+        rows.append(
+            row
+            | {"op": "gen", "size": f"2^{LOG_KEYS} keys", "items": KEYS}
+            | {"ms": gpu_ms(partial(s.gen, seeds, alphas), reps)}
+        )
+        pre = s.preprocess(0, seeds[0, 0].contiguous(), s.gen(seeds[0], 12345))
+        ms = gpu_ms(partial(s.eval, pre, alphas), reps)
+        rows.append(
+            row | {"op": "eval", "size": f"1 key, 2^{LOG_KEYS} points", "items": KEYS, "ms": ms}
+        )
+        for n in EVAL_ALL_BITS:
+            s = pyfss.GrottoDcf(n, prg)
+            key_seeds = rand_i32(2, 4)
+            key = s.gen(key_seeds, 12345)
+            ms = gpu_ms(partial(s.preprocess, 0, key_seeds[0].contiguous(), key), reps)
+            rows.append(
+                row | {"op": "preprocess", "size": f"1 key, in_bits {n}", "items": 1 << n, "ms": ms}
+            )
+    return rows
 
 
 def tables(rows: list[dict], overhead: list[dict]) -> str:

@@ -2,22 +2,23 @@
 // as docs/spec.md section 6 says. The kernels call these in grid-stride loops; the
 // host check calls them in plain loops, so both run the same index arithmetic.
 //
-// S is a scheme (Dpf<G> or Dcf<G>), P a PRG. Counts and indices are 64-bit: K * M and
-// K * 2^n outgrow 32 bits.
+// S is a scheme (Dpf<G>, Dcf<G> or HalfTree<G>), P a PRG. A key is S::rows(n) rows of
+// kCwWords words. Counts and indices are 64-bit: K * M and K * 2^n outgrow 32 bits.
 #pragma once
 
 #include "dcf.cuh"
+#include "halftree.cuh"
 
 namespace pyfss {
 
-// Key k of a Gen batch: seeds (K, 2, 4), alphas (K, alpha_words), betas (K, 4),
-// cws (K, n + 1, 8).
+// Key k of a Gen batch: seeds (K, 2, 4), alphas (K, alpha_words), betas (K, 4) or null
+// for zero betas (Grotto DCF's keys), cws (K, rows, 8).
 template <class S, class P>
 PYFSS_HD void gen_key(const P& prg, uint64_t k, uint32_t* cws, const uint32_t* seeds, const uint32_t* alphas,
                       int alpha_words, const uint32_t* betas, int n, int pred) {
   S::gen(prg, load_block(seeds + 8 * k), load_block(seeds + 8 * k + 4),
-         load_input(alphas + k * alpha_words, alpha_words), n, load_block(betas + 4 * k), pred,
-         cws + k * (uint64_t)(n + 1) * kCwWords);
+         load_input(alphas + k * alpha_words, alpha_words), n, betas ? load_block(betas + 4 * k) : zero_block(),
+         pred, cws + k * (uint64_t)S::rows(n) * kCwWords);
 }
 
 // Entry t of the level-major copy (rows, K, 8) of cws (K, rows, 8). Evaluation reads
@@ -30,7 +31,7 @@ PYFSS_HD void relayout_cw(uint64_t t, uint32_t* dst, const uint32_t* src, uint64
 }
 
 // Point t of an Eval batch of K keys x M points: s0s (K, 4), level-major cws
-// (n + 1, K, 8), xs (K, M, x_words), dst (K, M, 4). For K = 1 the two cws layouts are
+// (rows, K, 8), xs (K, M, x_words), dst (K, M, 4). For K = 1 the two cws layouts are
 // the same, so the caller's array serves directly.
 template <class S, class P>
 PYFSS_HD void eval_point(const P& prg, uint64_t t, uint32_t* dst, uint32_t party, const uint32_t* s0s,

@@ -14,6 +14,8 @@ template <class G>
 struct Dcf {
   typedef typename G::T T;
 
+  static PYFSS_HD int rows(int n) { return n + 1; }
+
   template <class P>
   static PYFSS_HD void gen(const P& prg, Block seed0, Block seed1, const Input& alpha, int n, Block beta_block,
                            int pred, uint32_t* cws) {

@@ -21,6 +21,9 @@ template <class G>
 struct Dpf {
   typedef typename G::T T;
 
+  // Rows of 8 words of one key.
+  static PYFSS_HD int rows(int n) { return n + 1; }
+
   // Writes the n + 1 correction words of one key pair to cws (row stride 8 words).
   // pred is read by DCF only; both schemes share the batch code.
   template <class P>
@@ -41,9 +44,14 @@ struct Dpf {
       node[0] = tree_child(a ? c0[1] : c0[0], cw_lo, tr_cw, a, lsb(node[0]));
       node[1] = tree_child(a ? c1[1] : c1[0], cw_lo, tr_cw, a, lsb(node[1]));
     }
-    T v = G::add(group_sub<G>(G::from(clamp(beta)), G::from(clamp(node[0]))), G::from(clamp(node[1])));
-    if (lsb(node[1])) v = G::neg(v);
-    store_cw(cws + n * kCwWords, G::into(v), zero_block());
+    store_cw(cws + n * kCwWords, output_cw(beta, node[0], node[1]), zero_block());
+  }
+
+  // The output correction word of the parties' leaves L_0, L_1 on alpha's path:
+  // into(from(beta) - from(clamp(L_0)) + from(clamp(L_1))), negated if lsb(L_1) is 1.
+  static PYFSS_HD Block output_cw(Block beta, Block leaf0, Block leaf1) {
+    T v = G::add(group_sub<G>(G::from(clamp(beta)), G::from(clamp(leaf0))), G::from(clamp(leaf1)));
+    return G::into(lsb(leaf1) ? G::neg(v) : v);
   }
 
   // Party `party`'s share at x; row i of the key is at cws + i * stride.
@@ -68,15 +76,20 @@ struct Dpf {
   template <class P>
   static PYFSS_HD void eval_all_node(const P& prg, uint32_t party, const uint32_t* s0, const uint32_t* cws,
                                      uint64_t stride, int n, int level, uint32_t* out, uint64_t i) {
+    tree_node<true>(prg, party, s0, cws, stride, n, level, out, i);
+  }
+
+  // eval_all_node in a tree of n levels laid out the same way; with Leaves false the
+  // last level stores its children as nodes rather than outputs, so that the tree
+  // may stop above the key's leaves (Grotto's preprocessing, grotto.cuh).
+  template <bool Leaves, class P>
+  static PYFSS_HD void tree_node(const P& prg, uint32_t party, const uint32_t* s0, const uint32_t* cws,
+                                 uint64_t stride, int n, int level, uint32_t* out, uint64_t i) {
     uint64_t p = i << (n - level), h = 1ull << (n - level - 1);
     Block node = level == 0 ? with_lsb(load_block(s0), party) : load_block(out + 4 * p);
-    Block c[2];
-    prg.template expand<2>(clamp(node), c);
-    const uint32_t* row = cws + level * stride;
-    Block cw_lo = load_block(row);
-    uint32_t tr_cw = row[4] & 1, t = lsb(node);
-    Block l = tree_child(c[0], cw_lo, tr_cw, 0, t), r = tree_child(c[1], cw_lo, tr_cw, 1, t);
-    if (level + 1 == n) {
+    Block l, r;
+    children(prg, node, cws + level * stride, &l, &r);
+    if (Leaves && level + 1 == n) {
       Block v_cw = load_block(cws + n * stride);
       l = leaf(l, v_cw, party);
       r = leaf(r, v_cw, party);
@@ -85,7 +98,19 @@ struct Dpf {
     store_block(out + 4 * (p + h), r);
   }
 
- private:
+  // Both children of node at the level whose correction word is row.
+  template <class P>
+  static PYFSS_HD void children(const P& prg, Block node, const uint32_t* row, Block* l, Block* r) {
+    Block c[2];
+    prg.template expand<2>(clamp(node), c);
+    Block cw_lo = load_block(row);
+    uint32_t tr_cw = row[4] & 1, t = lsb(node);
+    *l = tree_child(c[0], cw_lo, tr_cw, 0, t);
+    *r = tree_child(c[1], cw_lo, tr_cw, 1, t);
+  }
+
+  // Party's share at a leaf: into(from(clamp(leaf)) + lsb(leaf) * from(v_cw)), negated
+  // for party 1. v_cw must have its lsb clear.
   static PYFSS_HD Block leaf(Block node, Block v_cw, uint32_t party) {
     T y = G::from(clamp(node));
     if (lsb(node)) y = G::add(y, G::from(v_cw));

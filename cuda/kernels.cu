@@ -1,6 +1,9 @@
 // The kernels the Go launcher loads by name: <scheme>_<op>_<prg>_<group> for scheme
-// dpf/dcf, op gen/eval/eval_all, prg chacha/aes128_mmo, group bytes/uint32/uint64/uint127,
-// plus cw_relayout and the prg_bench_<prg>_mul<2|4> bound.
+// dpf/dcf/half_tree_dpf, op gen/eval/eval_all, prg chacha/aes128_mmo, group
+// bytes/uint32/uint64/uint127; Grotto DCF's grotto_tree_<prg>, grotto_leaf_bits_<prg>,
+// parity_gather, parity_apply, grotto_eval and grotto_eval_interval (its Gen is
+// dpf_gen_<prg>_bytes with null betas); plus cw_relayout and the
+// prg_bench_<prg>_mul<2|4> bound.
 //
 // Kernels are templates on scheme, group and PRG only; in_bits, the batch sizes and the
 // DCF predicate are arguments, which keeps the number of instantiations (and compile
@@ -10,7 +13,7 @@
 // Parameters come in the order PrgParams, pointers, 32-bit integers, 64-bit counts, so
 // that each list ends on an 8-byte boundary: the launcher packs them into one buffer
 // (cuLaunchKernel's `extra`) whose size is then the same however it is rounded.
-#include "batch.cuh"
+#include "grotto.cuh"
 
 namespace pyfss {
 
@@ -65,6 +68,14 @@ __device__ __forceinline__ void eval_all_kernel(const PrgParams& pp, uint32_t* d
       if (levels > 1) __syncthreads();
     }
   }
+}
+
+template <class P>
+__device__ __forceinline__ void grotto_leaf_bits_kernel(const PrgParams& pp, uint64_t* pre, uint32_t party,
+                                                        const uint32_t* s0s, const uint32_t* cws_lm, uint64_t k,
+                                                        int n, uint64_t words) {
+  P prg = block_prg<P>(pp);
+  PYFSS_GRID_LOOP(t, k << grotto_tree_levels(n)) grotto_leaf_bits(prg, t, pre, words, party, s0s, cws_lm, k, n);
 }
 
 // The PRG work of a point Eval at in_bits = levels with none of its memory traffic:
@@ -124,6 +135,17 @@ using pyfss::PrgParams;
 #define PYFSS_PRG_KERNELS(prg, Prg)                                                                          \
   PYFSS_GROUP_KERNELS(dpf, Dpf, prg, Prg)                                                                    \
   PYFSS_GROUP_KERNELS(dcf, Dcf, prg, Prg)                                                                    \
+  PYFSS_GROUP_KERNELS(half_tree_dpf, HalfTree, prg, Prg)                                                     \
+  PYFSS_KERNEL grotto_tree_##prg(const __grid_constant__ PrgParams pp, uint32_t* pre, const uint32_t* s0s,      \
+                                 const uint32_t* cws_lm, uint32_t party, int n, int first, int levels,         \
+                                 uint64_t k) {                                                                 \
+    pyfss::eval_all_kernel<pyfss::GrottoTree, pyfss::Prg>(pp, pre, party, s0s, cws_lm, k, n, first, levels);   \
+  }                                                                                                          \
+  PYFSS_KERNEL grotto_leaf_bits_##prg(const __grid_constant__ PrgParams pp, uint64_t* pre, const uint32_t* s0s, \
+                                      const uint32_t* cws_lm, uint32_t party, int n, uint64_t k,               \
+                                      uint64_t words) {                                                        \
+    pyfss::grotto_leaf_bits_kernel<pyfss::Prg>(pp, pre, party, s0s, cws_lm, k, n, words);                     \
+  }                                                                                                          \
   PYFSS_KERNEL prg_bench_##prg##_mul2(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* seeds, \
                                       int levels, uint64_t count) {                                          \
     pyfss::prg_bench_kernel<pyfss::Prg, 2>(pp, dst, seeds, count, levels);                                   \
@@ -138,4 +160,22 @@ PYFSS_PRG_KERNELS(aes128_mmo, Aes)
 
 PYFSS_KERNEL cw_relayout(uint32_t* dst, const uint32_t* src, int rows, uint64_t k) {
   PYFSS_GRID_LOOP(t, k * rows) pyfss::relayout_cw(t, dst, src, k, rows);
+}
+
+PYFSS_KERNEL parity_gather(uint64_t* dst, const uint64_t* src, uint64_t count, uint64_t k) {
+  PYFSS_GRID_LOOP(t, k * pyfss::parity_words_above(count)) pyfss::parity_gather(t, dst, src, count);
+}
+
+PYFSS_KERNEL parity_apply(uint64_t* words, const uint64_t* carries, uint64_t count, uint64_t k, uint64_t mask) {
+  PYFSS_GRID_LOOP(t, k * count) pyfss::parity_apply(t, words, carries, count, mask);
+}
+
+PYFSS_KERNEL grotto_eval(uint8_t* dst, const uint64_t* pre, const uint32_t* xs, int x_words, int n, uint64_t words,
+                         uint64_t k, uint64_t m) {
+  PYFSS_GRID_LOOP(t, k * m) pyfss::grotto_eval_point(t, dst, pre, words, xs, x_words, m, n);
+}
+
+PYFSS_KERNEL grotto_eval_interval(uint8_t* dst, const uint64_t* pre, const uint32_t* los, const uint32_t* his,
+                                  int lo_words, int hi_words, int n, uint64_t words, uint64_t k, uint64_t m) {
+  PYFSS_GRID_LOOP(t, k * m) pyfss::grotto_interval(t, dst, pre, words, los, lo_words, his, hi_words, m, n);
 }

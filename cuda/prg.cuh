@@ -2,7 +2,9 @@
 //
 // A PRG type P has expand<Mul>(seed, out) writing all Mul outputs, and
 // expand_half<Mul>(seed, sel, out) writing outputs sel*Mul/2 ... (sel+1)*Mul/2 - 1,
-// which is all that a point evaluation follows. Seeds are used as given: callers clamp.
+// which is all that a point evaluation follows, and hash(b), Half-Tree DPF's
+// H(b) = prg(hash_key ^ b)[0] with mul = 1 (docs/spec.md section 11). Seeds are used as
+// given: callers clamp.
 #pragma once
 
 #include "block.cuh"
@@ -16,11 +18,16 @@ struct PrgParams {
   uint32_t nonce[2];         // chacha
   uint32_t aes_rk[4][44];    // aes128_mmo: round keys, little-endian words of the key schedule
   uint8_t aes_sbox[256];     // aes128_mmo: the S-box, from which each block builds its tables
+  uint32_t hash_key[4];      // half_tree_dpf: the key of its hash
 };
+
+PYFSS_HD Block hash_key_of(const PrgParams& p) {
+  return Block{{p.hash_key[0], p.hash_key[1], p.hash_key[2], p.hash_key[3]}};
+}
 
 class Chacha {
  public:
-  PYFSS_HD explicit Chacha(const PrgParams& p) : n0_(p.nonce[0]), n1_(p.nonce[1]) {}
+  PYFSS_HD explicit Chacha(const PrgParams& p) : n0_(p.nonce[0]), n1_(p.nonce[1]), hk_(hash_key_of(p)) {}
 
   template <int Mul>
   PYFSS_HD void expand(Block seed, Block* out) const {
@@ -39,8 +46,16 @@ class Chacha {
     }
   }
 
+  // mul = 1 outputs row 1, which mul = 2 outputs second, with the same constants.
+  PYFSS_HD Block hash(Block b) const {
+    Block out;
+    expand_half<2>(bxor(hk_, b), 1, &out);
+    return out;
+  }
+
  private:
   uint32_t n0_, n1_;
+  Block hk_;
 
   // Row 0 of the state: "expand 16-byte k" for Mul 2, "expand 32-byte k" for Mul 4.
   static PYFSS_HD uint32_t constant(int mul, int i) {
@@ -95,6 +110,7 @@ class Chacha {
 struct AesTables {
   uint32_t te[4][256];
   uint32_t rk[4][44];
+  uint32_t hash_key[4];
 };
 
 // Fills the share of the tables that thread `tid` of `nthreads` owns; on the GPU a
@@ -112,6 +128,7 @@ PYFSS_HD void aes_tables_init(AesTables& t, const PrgParams& p, int tid, int nth
     t.te[3][i] = te0 << 24 | te0 >> 8;
   }
   for (int i = tid; i < 4 * 44; i += nthreads) t.rk[i / 44][i % 44] = p.aes_rk[i / 44][i % 44];
+  for (int i = tid; i < 4; i += nthreads) t.hash_key[i] = p.hash_key[i];
 }
 
 class Aes {
@@ -126,6 +143,13 @@ class Aes {
   template <int Mul>
   PYFSS_HD void expand_half(Block seed, uint32_t sel, Block* out) const {
     PYFSS_UNROLL for (int j = 0; j < Mul / 2; j++) out[j] = bxor(encrypt(sel * (Mul / 2) + j, seed), seed);
+  }
+
+  // mul = 1 is output 0: AES key 0.
+  PYFSS_HD Block hash(Block b) const {
+    const uint32_t* hk = t_->hash_key;
+    Block in = bxor(Block{{hk[0], hk[1], hk[2], hk[3]}}, b);
+    return bxor(encrypt(0, in), in);
   }
 
  private:

@@ -2,9 +2,8 @@
 
 Two parties hold additive shares x = x0 + x1 (mod 2^64) of a tensor of int64 values and
 end with shares of 1{x >= 0} and of ReLU(x) = max(x, 0), revealing nothing about x: the
-offset technique of Boyle, Gilboa and Ishai ("Function Secret Sharing: Improvements and
-Extensions", CCS 2016) and Boyle et al. ("Function Secret Sharing for Mixed-Mode and
-Fixed-Point Secure Computation", EUROCRYPT 2021), in one round and with no range limit.
+ReLU gate of pyfss.gates (the offset technique of Boyle, Gilboa and Ishai, CCS 2016, and
+Boyle et al., EUROCRYPT 2021), in one round and with no range limit.
 
 Offline, a dealer draws a uniform mask r for every value and hands each party additive
 shares of r, of s = msb(r) and of r * s, plus a key pair of DCF keys (63 input bits,
@@ -22,9 +21,10 @@ G = (1 - 2s) * w and of r * G, and s + G = s XOR w, so, all locally and linearly
     r * drelu = (1 - p) * r - (1 - 2p) * (r * s + r * G)
 
 The ring is Z_2^64 because int64 tensor arithmetic is exactly that ring (it wraps), so the
-shares mix with any torch code; the DCF needs only the 63 low bits and so takes x^' as a
-plain int64 tensor. The price of full-width values is the key size: two 63-bit DCF keys
-are 4128 bytes per value and party, which bounds the default size.
+shares mix with any torch code. The price of full-width values is the key size: two
+63-bit DCF keys are 4128 bytes per value and party, which bounds the default size.
+This script shows the gate's pieces (a Correlation holds them as a pyfss.Key and
+tensors, which examples/two_party.py sends between processes).
 
 Run:  python examples/secure_relu.py [--shape 128 128] [--prg aes128_mmo] [--device auto]
 
@@ -36,8 +36,6 @@ both outputs against plaintext on random values and edge cases (0, -1, 1, -2^63,
 from __future__ import annotations
 
 import argparse
-import math
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -45,8 +43,9 @@ from dataclasses import dataclass
 import torch
 
 import pyfss
+from pyfss import gates
+from pyfss.mpc import share
 
-LOW63 = 2**63 - 1
 EDGE_VALUES = [0, 1, -1, 2, -2, 2**62, -(2**62), 2**63 - 1, -(2**63), 2**63 - 2, -(2**63) + 1]
 
 
@@ -64,49 +63,34 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def random_ring(shape, device) -> torch.Tensor:
-    """Uniform elements of Z_2^64 as int64, from the OS's cryptographic generator."""
-    data = bytearray(os.urandom(8 * math.prod(shape)))
-    return torch.frombuffer(data, dtype=torch.int64).reshape(shape).to(device)
-
-
-def share(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Additive shares of v in Z_2^64."""
-    v0 = random_ring(v.shape, v.device)
-    return v0, v - v0
-
-
-def msb(v: torch.Tensor) -> torch.Tensor:
-    """Bit 63 of each element, 0 or 1, as int64."""
-    return (v < 0).to(torch.int64)
-
-
 @dataclass
 class Correlation:
     """What the dealer gives one party for one ReLU over a tensor of values."""
 
-    key: pyfss.Key  # DCF keys, batch (2, *shape): payloads 1 - 2s and r * (1 - 2s)
+    key: pyfss.Key  # DCF keys, batch (*shape, 2): payloads 1 - 2s and r * (1 - 2s)
     r: torch.Tensor  # this party's share of the mask r
     s: torch.Tensor  # of s = msb(r)
     rs: torch.Tensor  # of r * s
 
 
 def make_dcf(prg: str = "aes128_mmo") -> pyfss.Dcf:
+    """The scheme of the gate's keys (a party rebuilds it from a key's parameters)."""
     return pyfss.Dcf(63, "uint64", prg, "lt")
+
+
+def relu_gate(dcf: pyfss.Dcf) -> gates.ReLU:
+    return gates.ReLU(torch.int64, dcf.prg)
 
 
 def deal(
     dcf: pyfss.Dcf, shape, device, r: torch.Tensor | None = None
 ) -> tuple[Correlation, Correlation]:
     """The dealer's offline step: a fresh mask per value (or the given r, for tests)."""
-    r = random_ring(shape, device) if r is None else r.to(device)
-    s = msb(r)
-    sign = 1 - 2 * s
-    keys = dcf.keygen(
-        (r & LOW63).expand(2, *r.shape), pyfss.from_int(torch.stack([sign, r * sign]), "uint64")
+    pair = relu_gate(dcf).deal(shape, device=device, mask=r)
+    return tuple(
+        Correlation(pyfss.Key(dcf.params(), b, k["w.s0"], k["w.cws"]), k["r"], k["s"], k["rs"])
+        for b, k in enumerate(pair)
     )
-    parts = [share(r), share(s), share(r * s)]
-    return tuple(Correlation(keys[b], *(p[b] for p in parts)) for b in (0, 1))
 
 
 def masked_share(x_share: torch.Tensor, c: Correlation) -> torch.Tensor:
@@ -116,13 +100,8 @@ def masked_share(x_share: torch.Tensor, c: Correlation) -> torch.Tensor:
 
 def relu_shares(dcf: pyfss.Dcf, party: int, c: Correlation, xhat: torch.Tensor):
     """A party's shares of 1{x >= 0} and of ReLU(x), from the opened x^ = x + r."""
-    y = pyfss.to_int(dcf.eval_key(c.key, (xhat & LOW63).expand(2, *xhat.shape)), "uint64")
-    g, rg = y[0], y[1]
-    p = msb(xhat)
-    keep, flip = 1 - p, 1 - 2 * p
-    drelu = (keep if party == 0 else 0) - flip * (c.s + g)
-    r_drelu = keep * c.r - flip * (c.rs + rg)
-    return drelu, xhat * drelu - r_drelu
+    tensors = {"r": c.r, "s": c.s, "rs": c.rs, "w.s0": c.key.s0, "w.cws": c.key.cws}
+    return relu_gate(dcf).eval_both(party, gates.GateKey("relu", party, tensors), xhat)
 
 
 def run_protocol(dcf: pyfss.Dcf, x: torch.Tensor, r: torch.Tensor | None = None):

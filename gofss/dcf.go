@@ -186,7 +186,7 @@ func dcfLeaf(ar *arith, s Block, t uint8, v Block, last *Cw, party int) Block {
 }
 
 // walkEvalAll is the tree of EvalAll.
-func (d *Dcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+func (d *Dcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	n, ar := d.params.InBits, d.params.Group.arith()
 	return tree{
 		n:      n,
@@ -209,7 +209,7 @@ func (d *Dcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
 		leaves: func(k, x0 int, in nodes, raw []Block) {
 			d.prg.Expand(raw, in.s)
 			cw, last := &cws[k*(n+1)+n-1], &cws[k*(n+1)+n]
-			out := dst[k<<n+x0:][:2*len(in.s)]
+			out := place(k, x0, 2*len(in.s))
 			for j, t := range in.t {
 				for c := range 2 {
 					x, v := dcfChild(ar, raw[4*j+2*c:], cw, uint8(c), t, in.v[j])

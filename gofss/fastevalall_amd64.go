@@ -7,9 +7,9 @@ import "github.com/pyfss/pyfss/gofss/internal/simd"
 // The EvalAll trees on the routines; groups without lane masks (uint127) take the
 // portable tree.
 
-func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	if !f.kaOK {
-		return f.Dpf.walkEvalAll(dst, party, s0s, cws)
+		return f.Dpf.walkEvalAll(place, party, s0s, cws)
 	}
 	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
 	lanes := f.aes.laneKeys()
@@ -31,7 +31,7 @@ func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
-			out := dst[k<<n+x0:][:2*len(in.s)]
+			out := place(k, x0, 2*len(in.s))
 			raw := prgRaw(prg, lanes != nil, out, in.s)
 			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
 			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, lanes)
@@ -39,9 +39,9 @@ func (f *fastDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 	}
 }
 
-func (f *fastDcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+func (f *fastDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	if !f.kaOK {
-		return f.Dcf.walkEvalAll(dst, party, s0s, cws)
+		return f.Dcf.walkEvalAll(place, party, s0s, cws)
 	}
 	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
 	lanes := f.aes.laneKeys()
@@ -69,7 +69,7 @@ func (f *fastDcf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tre
 			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, n-1)
 			last := kblock(ar.from(cws[k*(n+1)+n][1]))
-			out := dst[k<<n+x0:][:2*len(in.s)]
+			out := place(k, x0, 2*len(in.s))
 			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
 		},
 	}

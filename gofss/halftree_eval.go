@@ -44,7 +44,7 @@ func (h *HalfTreeDpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs
 
 // walkEvalAll is the tree of EvalAll. Its rows of nodes hold each keyed node (with
 // its control bit) in s; raw holds a row's hashes, or the PRG inputs of the leaves.
-func (h *HalfTreeDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+func (h *HalfTreeDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	n, ar, hk := h.params.InBits, h.params.Group.arith(), h.params.HashKey
 	return tree{
 		n:      n,
@@ -61,7 +61,7 @@ func (h *HalfTreeDpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw)
 		leaves: func(k, x0 int, in nodes, raw []Block) {
 			htLeafInputs(raw, in.s, hk)
 			// The hashes go straight into the output and are converted in place.
-			out := dst[k<<n+x0:][:2*len(in.s)]
+			out := place(k, x0, 2*len(in.s))
 			h.prg.Expand(out, raw)
 			key := h.keyBlocks(cws, k)
 			left, right := htLeafCw(key[n-1], key[n], 0), htLeafCw(key[n-1], key[n], 1)

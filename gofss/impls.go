@@ -13,8 +13,9 @@ type walks interface {
 	// walkEval evaluates len(xs)/m keys at m points each; it checks the correction
 	// words, as it reads them or before.
 	walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error
-	// walkEvalAll describes the full-domain walk; the caller checked the words.
-	walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree
+	// walkEvalAll describes the full-domain walk, whose leaves go where out places
+	// them; the caller checked the words.
+	walkEvalAll(out outputs, party int, s0s []Block, cws []Cw) tree
 }
 
 // impl is one entry of the registry of walk implementations. Its dpf and dcf make

@@ -59,6 +59,8 @@ func New(p Params, opts ...Option) (Scheme, error) {
 		return newDpf(p, prg, opts)
 	case KindHalfTreeDpf:
 		return newHalfTreeDpf(p, prg, opts)
+	case KindVdpf:
+		return newVdpf(p, prg, opts)
 	case KindGrottoDcf:
 		return nil, ArgErrorf("scheme: grotto_dcf evaluates preprocessed keys, not through Scheme: make it with NewGrottoDcf")
 	}
@@ -135,15 +137,19 @@ func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) erro
 	if err := s.walks.checkCws(cws); err != nil {
 		return err
 	}
-	tr := s.walks.walkEvalAll(dst, party, s0s, cws)
-	tr.run(s.ctl, len(s0s))
+	if err := s.evalRuns(dst, party, s0s, cws, 0, 1<<s.params.InBits); err != nil {
+		return err
+	}
 	return s.ctl.err()
 }
 
 // paramsFor completes the parameters of a scheme made from a PRG object: its kind
-// and public parameters.
-func paramsFor(kind Kind, inBits int, group Group, prg Prg) (Params, error) {
+// and public parameters, and for vdpf its hash (the one value hash may hold).
+func paramsFor(kind Kind, inBits int, group Group, prg Prg, hash ...VdpfHash) (Params, error) {
 	p := Params{Kind: kind, InBits: inBits, Group: group}
+	if len(hash) > 0 {
+		p.Hash = hash[0]
+	}
 	switch g := prg.(type) {
 	case *ChaCha:
 		p.Prg, p.Nonce = PrgChaCha, g.Nonce()

@@ -12,12 +12,14 @@ shares; see the README.
 
 import json
 
+from . import gates, mpc
 from ._ext import call, lib
 from ._grotto import GrottoDcf
 from ._groups import from_int, to_int, to_words
 from ._keys import Key
 from ._params import DEFAULT_AES_KEYS, DEFAULT_HASH_KEY, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
 from ._schemes import Dcf, Dpf, HalfTreeDpf, load_key
+from ._vdpf import DEFAULT_VDPF_HASHES, Vdpf
 
 __version__ = "0.1.0"
 
@@ -25,6 +27,7 @@ __all__ = [
     "DEFAULT_AES_KEYS",
     "DEFAULT_HASH_KEY",
     "DEFAULT_NONCE",
+    "DEFAULT_VDPF_HASHES",
     "IMPLS",
     "MAX_EVAL_ALL_BITS",
     "Dcf",
@@ -32,9 +35,12 @@ __all__ = [
     "GrottoDcf",
     "HalfTreeDpf",
     "Key",
+    "Vdpf",
     "backend_info",
     "from_int",
+    "gates",
     "load_key",
+    "mpc",
     "to_int",
     "to_words",
 ]

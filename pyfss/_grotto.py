@@ -1,8 +1,10 @@
 """GrottoDcf: bit shares of x >= alpha from DPF keys, evaluated through each key's
-preprocessed form (docs/spec.md section 12). CPU only: there are no CUDA kernels yet.
+preprocessed form (docs/spec.md section 12), on CPU or CUDA tensors.
 
 Like the tree schemes, each operation reads its arguments (pyfss._validate),
-allocates its output and makes one call into the core through _Base._call.
+allocates its output, checks tensor contents itself on CUDA (the core checks them on
+the CPU) and makes one call into the core through _Base._call. On CUDA, eval_all is
+preprocess followed by an unpacking of the bits.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ import math
 
 import torch
 
+from . import _cuda
 from . import _validate as v
 from ._ext import lib
 from ._keys import Key
-from ._schemes import _Base, _random_int32
+from ._schemes import _address, _Base, _random_int32
 
 
 class GrottoDcf(_Base):
@@ -33,8 +36,6 @@ class GrottoDcf(_Base):
         aes_keys: two 16-byte AES-128 keys (default DEFAULT_AES_KEYS[:2]); aes128_mmo
             only.
     """
-
-    _cuda_kernels = False
 
     def __init__(self, in_bits: int, prg: str = "chacha", *, nonce=None, aes_keys=None):
         super().__init__("grotto_dcf", in_bits, "bytes", prg, nonce, aes_keys, None)
@@ -55,6 +56,9 @@ class GrottoDcf(_Base):
         device = self._device(s0s, *a.tensors)
         cws = s0s.new_empty(*batch, *self._cws_tail)
         if k := math.prod(batch):
+            if device is not v.CPU:
+                a = a.on_device(device, batch)
+                v.gen_contents("bytes", self.in_bits, s0s, a, None)
             args = (s0s.data_ptr(), a.ptr, a.words, a.lo, a.hi, k)
             self._call(lib.GrottoGen, device, cws, args, work=k * self.in_bits)
         return cws
@@ -68,7 +72,11 @@ class GrottoDcf(_Base):
         device = self._device(s0, cws)
         pre = s0.new_empty(*batch, self.parity_words, dtype=torch.int64)
         if k := math.prod(batch):
-            args = (party, s0.data_ptr(), k, cws.data_ptr())
+            scratch = None
+            if device is not v.CPU:
+                v.eval_contents("dpf", self.in_bits, cws, None)
+                scratch = _cuda.scratch(self._handle, "preprocess", k, 0, device)
+            args = (party, s0.data_ptr(), k, cws.data_ptr(), _address(scratch))
             self._call(lib.GrottoPreprocess, device, pre, args, work=k << self.in_bits)
         return pre
 
@@ -83,6 +91,9 @@ class GrottoDcf(_Base):
         y = pre.new_empty(xs.shape if xs.tensor is not None else batch, dtype=torch.bool)
         if n := y.numel():
             k = math.prod(batch)
+            if device is not v.CPU:
+                xs = xs.on_device(device, batch)
+                v.grotto_points("x", xs, self.in_bits)
             args = (pre.data_ptr(), k, xs.ptr, xs.words, xs.lo, xs.hi, n // k)
             self._call(lib.GrottoEval, device, y, args, work=n)
         return y
@@ -99,9 +110,14 @@ class GrottoDcf(_Base):
                 f"lo and hi must have the same shape, got {' and '.join(map(str, shapes))}"
             )
         device = self._device(pre, *los.tensors, *his.tensors)
-        y = pre.new_empty(shapes.pop() if shapes else batch, dtype=torch.bool)
+        shape = shapes.pop() if shapes else batch
+        y = pre.new_empty(shape, dtype=torch.bool)
         if n := y.numel():
             k = math.prod(batch)
+            if device is not v.CPU:
+                # Both bounds as tensors of the intervals' shape, a scalar repeated.
+                los, his = (_spread(b, device, batch, shape) for b in (los, his))
+                v.grotto_intervals(los, his, self.in_bits)
             args: tuple = (pre.data_ptr(), k, los.ptr, los.words, los.lo, los.hi)
             args += (his.ptr, his.words, his.lo, his.hi, n // k)
             self._call(lib.GrottoEvalInterval, device, y, args, work=n)
@@ -115,6 +131,12 @@ class GrottoDcf(_Base):
         device = self._device(s0, cws)
         k, n = math.prod(batch), self.in_bits
         v.memory_for(k << n, f"eval_all of {k} x 2^{n} outputs", device)
+        if device is not v.CPU:
+            # Bit x & 7 of byte x >> 3 of the preprocessed keys, bytes in order.
+            pre = self.preprocess(party, s0, cws).view(torch.uint8)
+            pre = pre.reshape(*batch, self.parity_words * 8, 1)
+            bits = pre >> torch.arange(8, dtype=torch.uint8, device=device) & 1
+            return bits.reshape(*batch, -1)[..., : 1 << n].view(torch.bool).contiguous()
         y = s0.new_empty(*batch, 1 << n, dtype=torch.bool)
         if k:
             args = (party, s0.data_ptr(), k, cws.data_ptr())
@@ -123,9 +145,11 @@ class GrottoDcf(_Base):
 
     def keygen(self, alpha) -> tuple[Key, Key]:
         """Generates a key pair (or a batch of pairs: alpha a tensor of the batch
-        shape) with seeds from os.urandom; returns the two parties' keys."""
-        batch = tuple(v.inputs("alpha", alpha, self.in_bits).shape)
-        seeds = _random_int32((*batch, 2, 4))
+        shape, whose device the keys go to) with seeds from os.urandom; returns the two
+        parties' keys."""
+        a = v.inputs("alpha", alpha, self.in_bits)
+        device = a.tensor.device if a.tensor is not None else v.CPU
+        seeds = _random_int32((*a.shape, 2, 4)).to(device)
         cws = self.gen(seeds, alpha)
         k0, k1 = (Key(self.params(), p, seeds[..., p, :].contiguous(), cws) for p in (0, 1))
         return k0, k1
@@ -133,3 +157,14 @@ class GrottoDcf(_Base):
     def _pre(self, pre) -> tuple[torch.Tensor, tuple]:
         pre = v.int64_tensor("pre", pre, self.parity_words, self._pre_what)
         return pre, tuple(pre.shape[:-1])
+
+
+def _spread(bounds: v.Inputs, device: torch.device, batch: tuple, shape: tuple) -> v.Inputs:
+    """Interval bounds as a dense tensor of the intervals' shape on device: a scalar
+    (one bound per key) becomes (batch..., 4) words, then repeated over the intervals."""
+    bounds = bounds.on_device(device, batch)
+    tail = (4,) if bounds.words == 4 else ()
+    t = bounds.tensor
+    if tuple(bounds.shape) != tuple(shape):
+        t = t.reshape(*batch, *(1,) * (len(shape) - len(batch)), *tail).expand(*shape, *tail)
+    return v.Inputs(t.contiguous(), bounds.words, 0, 0, shape)

@@ -1,5 +1,5 @@
 """Dpf, Dcf and HalfTreeDpf: key generation and evaluation on int32 tensors, one Go
-call per operation, the same on the CPU and on CUDA (HalfTreeDpf: CPU only for now).
+call per operation, the same on the CPU and on CUDA.
 
 Each operation reads its arguments (pyfss._validate), allocates or checks its output,
 checks tensor contents itself on CUDA (the core checks them on the CPU), and makes
@@ -34,10 +34,9 @@ class _Base:
     """What every scheme object shares: parameters, the Go scheme, key loading, and
     the way into the core."""
 
-    #: Whether the Go core has CUDA kernels for the scheme.
-    _cuda_kernels = True
-
-    def __init__(self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl, hash_key=None):
+    def __init__(
+        self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl, hash_key=None, extra=None
+    ):
         self.in_bits = v.in_bits(in_bits)
         self.group = v.choice("group", group, v.GROUP_NAMES)
         self.prg = v.choice("prg", prg, PRGS)
@@ -53,6 +52,7 @@ class _Base:
         }
         if hash_key is not None:
             record["hash_key"] = hash_key
+        record.update(extra or {})  # a subclass's own parameters (Vdpf's hash)
         self._go = Handle(record, v.impl(impl))
         self._handle = self._go.id
         self._scheme = scheme
@@ -128,11 +128,6 @@ class _Base:
     def _device(self, *tensors: torch.Tensor) -> torch.device:
         device = v.device_of(*tensors)
         if device is not v.CPU:
-            if not self._cuda_kernels:
-                raise RuntimeError(
-                    f"pyfss: {self._scheme} has no CUDA kernels yet: pass CPU tensors "
-                    f"(got tensors on {device})"
-                )
             _cuda.require_cuda(device)
         return device
 
@@ -278,7 +273,7 @@ class _Scheme(_Base):
             scratch = None
             if device is not v.CPU:
                 xs = xs.on_device(device, batch)
-                v.eval_contents(self._scheme, self.in_bits, cws, xs)
+                v.eval_contents(self._scheme, self.in_bits, cws, xs, self.out_group)
                 scratch = _cuda.scratch(self._handle, "eval", k, m, device)
             args: tuple = (
                 party,
@@ -301,18 +296,30 @@ class _Scheme(_Base):
         s0: torch.Tensor,
         cws: torch.Tensor,
         *,
+        start: int | None = None,
+        stop: int | None = None,
         out: torch.Tensor | None = None,
         progress: bool = False,
     ) -> torch.Tensor:
-        """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order.
+        """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order, or at
+        every x in [start, stop) with the same outputs as the slice [start:stop] of
+        the whole call.
+
+        Args:
+            start, stop: the inputs to evaluate, any 0 <= start <= stop <= 2^in_bits
+                (None: 0 and 2^in_bits); start == stop evaluates none. A range of
+                2^d inputs that starts at a multiple of 2^d costs about what the
+                whole domain of in_bits d does; others cost at most about that of
+                the aligned ranges around them. CPU only: CUDA evaluates the whole
+                domain.
 
         Returns:
-            (2^in_bits, 4) int32 output shares, or (..., 2^in_bits, 4) for a batch;
-            written into out if given (as for gen). Without out, refused when the
-            output would not fit in the memory available on the device. With
-            progress, a CPU call shows its progress as it runs (tqdm's bar when tqdm
-            is installed, else a line on stderr); a CUDA call only enqueues kernels
-            and shows none.
+            (stop - start, 4) int32 output shares, (2^in_bits, 4) by default, or
+            (..., stop - start, 4) for a batch; written into out if given (as for
+            gen). Without out, refused when the output would not fit in the memory
+            available on the device. With progress, a CPU call shows its progress
+            as it runs (tqdm's bar when tqdm is installed, else a line on stderr); a
+            CUDA call only enqueues kernels and shows none.
         """
         given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
@@ -324,18 +331,26 @@ class _Scheme(_Base):
                 f"eval_all over in_bits {n} would produce 2^{n} outputs; "
                 f"at most in_bits {MAX_EVAL_ALL_BITS} is supported"
             )
+        start, stop = v.domain_range(start, stop, n)
+        width = stop - start
+        if device is not v.CPU and width != 1 << n:
+            raise ValueError(
+                f"eval_all over a range [start, stop) runs on the CPU only: on {device} "
+                "it evaluates the whole domain"
+            )
         k = math.prod(batch)
         if out is None:
-            v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
-        y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
-        if k:
+            points = f"2^{n}" if width == 1 << n else width
+            v.memory_for(16 * k * width, f"eval_all of {k} x {points} outputs", device)
+        y, dst = v.output(out, s0, (*batch, width, 4), given)
+        if k and width:
             scratch = None
             if device is not v.CPU:
-                v.eval_contents(self._scheme, n, cws, None)
+                v.eval_contents(self._scheme, n, cws, None, self.out_group)
                 scratch = _cuda.scratch(self._handle, "eval_all", k, 0, device)
-            args = (party, s0.data_ptr(), k, cws.data_ptr(), _address(scratch))
-            shown = Progress(k << n, "outputs") if progress and device is v.CPU else None
-            self._call(lib.EvalAll, device, dst, args, work=k << n, progress=shown)
+            args = (party, s0.data_ptr(), k, cws.data_ptr(), start, stop, _address(scratch))
+            shown = Progress(k * width, "outputs") if progress and device is v.CPU else None
+            self._call(lib.EvalAll, device, dst, args, work=k * width, progress=shown)
         return _into(y, dst)
 
     # -- keys with fresh randomness ---------------------------------------------
@@ -359,9 +374,11 @@ class _Scheme(_Base):
         """eval() with a Key."""
         return self.eval(key.party, key.s0, key.cws, x)
 
-    def eval_all_key(self, key: Key) -> torch.Tensor:
+    def eval_all_key(
+        self, key: Key, *, start: int | None = None, stop: int | None = None
+    ) -> torch.Tensor:
         """eval_all() with a Key."""
-        return self.eval_all(key.party, key.s0, key.cws)
+        return self.eval_all(key.party, key.s0, key.cws, start=start, stop=stop)
 
 
 def _into(result: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
@@ -415,14 +432,12 @@ class HalfTreeDpf(_Scheme):
     """Half-Tree distributed point function (Guo et al., EUROCRYPT 2023): f(x) = beta
     if x == alpha else 0, like Dpf, with one hash per tree node; a key is
     cw_rows = (in_bits + 2) // 2 rows of correction words (in_bits + 1 blocks, two to
-    a row). CPU only: there are no CUDA kernels yet.
+    a row). Runs on CPU and CUDA tensors, as Dpf does.
 
     Arguments as for Dpf (aes_keys: one key, default DEFAULT_AES_KEYS[:1]), plus
     hash_key: the public key of its hash, a (4,) int32 tensor or 4 ints (default
     DEFAULT_HASH_KEY).
     """
-
-    _cuda_kernels = False
 
     def __init__(
         self,
@@ -511,7 +526,7 @@ class Dcf(_Scheme):
 
 def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
     """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf,
-    Dcf, HalfTreeDpf or GrottoDcf with the stored public parameters), e.g. in another
+    Dcf, HalfTreeDpf, GrottoDcf or Vdpf with the stored public parameters), e.g. in another
     process."""
     from ._grotto import GrottoDcf  # it builds on this module
 
@@ -527,6 +542,11 @@ def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
         return Dpf(p["in_bits"], **kw), key
     if p["scheme"] == "half_tree_dpf":
         return HalfTreeDpf(p["in_bits"], hash_key=p["hash_key"], **kw), key
+    if p["scheme"] == "vdpf":
+        from ._vdpf import Vdpf  # it builds on this module
+
+        keys = {k: w for k, w in p["hash"].items() if k != "name"}
+        return Vdpf(p["in_bits"], hash=p["hash"]["name"], hash_keys=keys, **kw), key
     if p["scheme"] == "grotto_dcf":
         del kw["group"]
         return GrottoDcf(p["in_bits"], **kw), key

@@ -145,6 +145,30 @@ def party(value) -> int:
     return value
 
 
+def domain_range(start, stop, bits: int) -> tuple[int, int]:
+    """eval_all's inputs [start, stop): ints with 0 <= start <= stop <= 2^bits; start
+    None is 0 and stop None is 2^bits, the whole domain."""
+    size = 1 << bits
+    start = 0 if start is None else _index("start", start)
+    stop = size if stop is None else _index("stop", stop)
+    if not 0 <= start <= stop <= size:
+        raise ValueError(
+            f"eval_all's range must have 0 <= start <= stop <= 2^{bits}, "
+            f"got start={start}, stop={stop}"
+        )
+    return start, stop
+
+
+def _index(name: str, value) -> int:
+    """value as an int: an int or what stands for one (operator.index), not a bool."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+
+
 def dense(t: torch.Tensor) -> torch.Tensor:
     """t contiguous at an address the core can use: t itself, or a copy. A view (a
     slice, a transpose, an offset into a buffer) is as valid an input as the tensor
@@ -451,13 +475,14 @@ def tensor_inputs(name: str, value: torch.Tensor, bits: int) -> Inputs:
 
 
 def gen_contents(
-    group: str, bits: int, s0s: torch.Tensor, alphas: Inputs, betas: torch.Tensor
+    group: str, bits: int, s0s: torch.Tensor, alphas: Inputs, betas: torch.Tensor | None
 ) -> None:
-    """Checks gen's seeds (k, 2, 4), alphas (as a tensor) and betas (k, 4) as the core
-    does: the bytes group's reserved beta bit, then the seed pairs, then alpha's range."""
+    """Checks gen's seeds (k, 2, 4), alphas (as a tensor) and betas (k, 4; None for
+    grotto_dcf, whose betas are zero) as the core does: the bytes group's reserved beta
+    bit, then the seed pairs, then alpha's range."""
     seeds = _clamp(s0s.reshape(-1, 2, 4))
     checks = []
-    if group == "bytes":
+    if group == "bytes" and betas is not None:
         reserved = (betas.reshape(-1, 4)[:, 3] & 1) != 0
         checks.append(_Check(reserved, _BETA_RESERVED.format))
     checks.append(_Check((seeds[:, 0] == seeds[:, 1]).all(-1), _SEEDS_EQUAL.format))
@@ -465,11 +490,17 @@ def gen_contents(
     _raise_first(checks)
 
 
-def eval_contents(scheme: str, bits: int, cws: torch.Tensor, xs: Inputs | None) -> None:
+def eval_contents(
+    scheme: str, bits: int, cws: torch.Tensor, xs: Inputs | None, group: str = "bytes"
+) -> None:
     """Checks eval's points xs (as a tensor; None for eval_all) and correction words
-    (..., bits + 1, 8) as the core does: xs' range, then every DPF key's inner rows,
-    then the last rows."""
+    (..., cw_rows, 8) as the core does: xs' range, then every DPF key's inner rows,
+    then the last rows; for half_tree_dpf (of group `group`) each key's output
+    correction word, then its padding."""
     checks = [] if xs is None else [_Check(_out_of_range(xs, bits), _range_message("x", bits))]
+    if scheme == "half_tree_dpf":
+        _raise_first(checks + _half_tree_checks(bits, group, cws))
+        return
     cws = cws.reshape(-1, bits + 1, 8)
     last = cws[:, bits]
     if scheme == "dpf":
@@ -484,7 +515,48 @@ def eval_contents(scheme: str, bits: int, cws: torch.Tensor, xs: Inputs | None) 
     _raise_first(checks)
 
 
-# The core's messages (gofss/check.go, dpf.go, dcf.go, binding/ops.go), word for word.
+def _half_tree_checks(bits: int, group: str, cws: torch.Tensor) -> list:
+    """Half-Tree DPF keys (..., (bits + 2) // 2, 8): block `bits`, its control bit
+    aside, must be a group element in block form (uint32 and uint64 leave the words
+    above theirs zero), and a padding block (even bits) zero."""
+    blocks = cws.reshape(-1, (bits + 2) // 2 * 2, 4)
+    ocw = _clamp(blocks[:, bits])
+    used = {"uint32": 1, "uint64": 2}.get(group, 4)  # words of the value form
+    checks = [_Check((ocw[:, used:] != 0).any(-1), lambda i: _HALF_TREE_OCW.format(i, bits, group))]
+    if bits % 2 == 0:
+        checks.append(_Check((blocks[:, bits + 1] != 0).any(-1), _HALF_TREE_PAD.format))
+    return checks
+
+
+def grotto_points(name: str, xs: Inputs, bits: int) -> None:
+    """Checks a Grotto lookup's points (as a tensor) as the core does: their range."""
+    _raise_first([_Check(_out_of_range(xs, bits), _range_message(name, bits))])
+
+
+def grotto_intervals(los: Inputs, his: Inputs, bits: int) -> None:
+    """Checks Grotto intervals' bounds (tensors of the same shape, bits <= 40) as the
+    core does: the ranges of lo, then hi, then lo <= hi."""
+    _raise_first(
+        [
+            _Check(_out_of_range(los, bits), _range_message("lo", bits)),
+            _Check(_out_of_range(his, bits), _range_message("hi", bits)),
+            _Check(_low_bits(los) > _low_bits(his), _INTERVAL.format),
+        ]
+    )
+
+
+def _low_bits(xs: Inputs) -> torch.Tensor:
+    """The inputs' low 63 bits as int64, all of an input below 2^63."""
+    x = xs.tensor
+    if xs.words == 1:
+        return x.to(torch.int64) & 0xFFFFFFFF
+    if xs.words == 2:
+        return x & (2**63 - 1)
+    return (x[..., 0].to(torch.int64) & 0xFFFFFFFF) | (x[..., 1].to(torch.int64) & 0x7FFFFFFF) << 32
+
+
+# The core's messages (gofss/check.go, dpf.go, dcf.go, halftree.go, grotto_eval.go,
+# binding/ops.go), word for word.
 _BETA_RESERVED = (
     "beta: key {}: bit 0 of word 3 is reserved in the bytes group (outputs never carry it) "
     "and must be 0"
@@ -498,6 +570,16 @@ _DPF_LAST_ROW = (
 _DCF_LAST_ROW = (
     "cws: key {}, last row: not a DCF output correction word (zeros, then a clamped block)"
 )
+
+
+_HALF_TREE_OCW = (
+    "cws: key {}, block {}: not a Half-Tree output correction word (a {} element in block "
+    "form and a control bit)"
+)
+_HALF_TREE_PAD = (
+    "cws: key {}, last row: words 4-7 must be zero padding in a Half-Tree key of even in_bits"
+)
+_INTERVAL = "los: entry {} is above its his entry: an interval needs lo <= hi"
 
 
 def _range_message(name: str, bits: int):

@@ -183,3 +183,70 @@ def test_int_inputs_become_word_tensors_for_the_kernels():
     assert got.ptr == got.tensor.data_ptr()
     got = v.inputs("alpha", 2**31, 32).on_device(cpu, ())
     assert torch.equal(got.tensor, torch.tensor([-(2**31), 0, 0, 0], dtype=I32))
+
+
+# Half-Tree DPF keys: block n (the output correction word) must be a group element in
+# block form, and the padding block of an even n zero; (group, n, key, block word).
+HALF_TREE_CWS = [
+    ("uint32", 16, 2, (8, 1)),  # row 8 = blocks 16 and 17: word 1 of block 16
+    ("uint64", 16, 1, (8, 2)),
+    ("uint64", 16, 3, (8, 3)),  # word 3 above its control bit
+    ("bytes", 16, 0, (8, 5)),  # the padding block
+    ("uint32", 9, 3, (4, 7)),  # n odd: block 9 is words 4-7 of row 4
+]
+
+
+@pytest.mark.parametrize(("group", "n", "key", "at"), HALF_TREE_CWS)
+def test_half_tree_checks_match_the_core(group, n, key, at):
+    s = pyfss.HalfTreeDpf(n, group, "chacha")
+    s0s, alphas, betas = random_gen_args(n, seed=n)
+    cws = s.gen(s0s, input_forms(n, alphas, (K,))[0], betas)
+    s0 = s0s[:, 0].contiguous()
+    bad = changed(cws, (key, *at), 4)  # bit 2: not the control bit
+    want = message(s.eval, 0, s0, bad, 3)
+    assert want.startswith(f"cws: key {key}")
+    assert message(v.eval_contents, "half_tree_dpf", n, bad, None, s.out_group) == want
+    assert message(s.eval_all, 1, s0, bad) == want
+    # The control bit of the output correction word is LCW1: any value goes.
+    v.eval_contents(
+        "half_tree_dpf", n, changed(cws, (key, n // 2, 4 * (n % 2) + 3), 1), None, group
+    )
+
+
+# lo > hi, at key 1 interval 2; both bounds as (..., 4) words above 2^32.
+INTERVALS = ([3] * 12, [3] * 5 + [2] + [9] * 6)
+
+
+@pytest.mark.parametrize("n", [5, 20])
+def test_grotto_lookup_checks_match_the_core(n):
+    s = pyfss.GrottoDcf(n)
+    pre = s.preprocess(
+        0, torch.tensor([1, 2, 3, 4], dtype=I32), s.gen(random_gen_args(n, 1)[0][0], 3)
+    )
+    pre = pre.expand(K, -1).contiguous()
+    values = [1, 2, 3] * K
+    values[7] = 2**n  # key 2, point 1
+    for x in input_forms(n, values, (K, 3)):
+        want = message(s.eval, pre, x)
+        assert message(v.grotto_points, "x", v.inputs("x", x, n), n) == want
+    for lo, hi in (
+        ([2**n] + [0] * 11, [1] * 12),
+        ([0] * 12, [5] * 11 + [2**n]),
+        INTERVALS,
+    ):
+        for los, his in zip(input_forms(n, lo, (K, 3)), input_forms(n, hi, (K, 3))[::-1]):
+            want = message(s.eval_interval, pre, los, his)
+            got = message(v.grotto_intervals, v.inputs("lo", los, n), v.inputs("hi", his, n), n)
+            assert got == want
+
+
+def test_grotto_interval_checks_read_words():
+    n = 40  # (..., 4) words; no preprocessed key of this size here: the int64 form,
+    # checked against the core above, gives the message
+    lo, hi = INTERVALS
+    big = [x << 33 for x in lo], [x << 33 for x in hi]
+    want = "los: entry 5 is above its his entry: an interval needs lo <= hi"
+    for lo, hi in (INTERVALS, big):
+        for los, his in zip(input_forms(n, lo, (K, 3)), input_forms(n, hi, (K, 3))):
+            got = message(v.grotto_intervals, v.inputs("lo", los, n), v.inputs("hi", his, n), n)
+            assert got == want

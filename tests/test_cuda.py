@@ -1,7 +1,8 @@
 """The CUDA path: needs a GPU and a build with kernels; skipped otherwise (CI has no
-GPU). Every DPF/DCF vector on the device, CUDA == CPU on random batches for every
-op, group, PRG and predicate, results on a non-default stream, mixing rejected, the
-same errors as on the CPU, unaligned views and empty batches."""
+GPU). Every DPF/DCF/Half-Tree DPF/Grotto DCF vector on the device, CUDA == CPU on
+random batches for every op, group, PRG and predicate, results on a non-default
+stream, mixing rejected, the same errors as on the CPU, unaligned views and empty
+batches."""
 
 import hashlib
 
@@ -10,6 +11,8 @@ import test_checks
 import torch
 from test_checks import message
 from test_vectors import cases, clamp, scheme_for
+from test_vectors_halftree_grotto import cases as other_cases
+from vectors import GROTTO_FILES, HALF_TREE_FILES, prg_kwargs
 
 import pyfss
 
@@ -51,6 +54,7 @@ def schemes():
                 yield pyfss.Dpf(n, group, prg)
                 yield pyfss.Dcf(n, group, prg, "lt")
                 yield pyfss.Dcf(n, group, prg, "gt")
+                yield pyfss.HalfTreeDpf(n, group, prg)
 
 
 @pytest.mark.parametrize("s", list(schemes()), ids=repr)
@@ -187,3 +191,145 @@ def test_empty_batches():
     assert cws.shape == (0, 13, 8) and cws.is_cuda
     assert s.eval(0, z[:, 0], cws, 3).shape == (0, 4)
     assert s.eval_all(0, z[:, 0], cws).shape == (0, 1 << 12, 4)
+
+
+@pytest.mark.parametrize(("f", "case"), list(other_cases(HALF_TREE_FILES)))
+def test_half_tree_vectors_on_gpu(f, case):
+    n = case["in_bits"]
+    s = pyfss.HalfTreeDpf(
+        n, case["group"], f["prg"]["name"], hash_key=f["hash_key"], **prg_kwargs(f)
+    )
+    seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=CUDA)
+    beta = clamp(torch.tensor(case["beta"], dtype=torch.int32, device=CUDA))
+    cws = s.gen(seeds, int(case["alpha"]), beta)
+    assert cws.device.type == CUDA
+    rows, ocw = s.to_reference(cws)
+    assert (rows.tolist(), ocw.tolist()) == (case["cws"], case["ocw"])
+    points = [int(e["x"]) for e in case["evals"]]
+    xs = torch.tensor(points) if n <= 63 else pyfss.to_words(points)
+    for p, key in ((0, "y0"), (1, "y1")):
+        assert s.eval(p, seeds[p], cws, xs.to(CUDA)).tolist() == [e[key] for e in case["evals"]]
+        if "eval_all" in case:
+            out = s.eval_all(p, seeds[p], cws).cpu()
+            assert (
+                hashlib.sha256(out.numpy().tobytes()).hexdigest() == case["eval_all"]["sha256"][p]
+            )
+
+
+@pytest.mark.parametrize(("f", "case"), list(other_cases(GROTTO_FILES)))
+def test_grotto_vectors_on_gpu(f, case):
+    n = case["in_bits"]
+    s = pyfss.GrottoDcf(n, f["prg"]["name"], **prg_kwargs(f))
+    seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=CUDA)
+    cws = s.gen(seeds, int(case["alpha"]))
+    assert cws.device.type == CUDA and cws.tolist() == case["cws"]
+    xs = torch.tensor([int(e["x"]) for e in case["evals"]], device=CUDA)
+    his = torch.arange(1 << n, device=CUDA)
+    shares = []
+    for p, key in ((0, "y0"), (1, "y1")):
+        pre = s.preprocess(p, seeds[p], cws)
+        assert pre.device.type == CUDA
+        assert s.eval(pre, xs).tolist() == [e[key] for e in case["evals"]]
+        assert s.eval(pre, (1 << n) - 1).item() is case["parity_root"][p]
+        out = s.eval_all(p, seeds[p], cws)
+        assert out.shape == (1 << n,) and out.dtype == torch.bool
+        assert (
+            hashlib.sha256(out.cpu().numpy().tobytes()).hexdigest() == case["eval_all"]["sha256"][p]
+        )
+        shares.append(s.eval_interval(pre, his // 3, his))
+    alpha = int(case["alpha"])
+    want = (his // 3 <= alpha) & (alpha <= his)
+    assert torch.equal(shares[0] ^ shares[1], want)
+
+
+@pytest.mark.parametrize("n", [1, 5, 6, 7, 8, 13, 16, 21])
+@pytest.mark.parametrize("prg", ["chacha", "aes128_mmo"])
+def test_grotto_gpu_equals_cpu(n, prg):
+    s = pyfss.GrottoDcf(n, prg)
+    g = torch.Generator().manual_seed(n)
+    k, m = 50, 7
+    seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, generator=g)
+    alphas = torch.randint(0, 2**n, (k,), generator=g)
+    xs = torch.randint(0, 2**n, (k, m), generator=g)
+    los = torch.randint(0, 2**n, (k, m), generator=g)
+    his = torch.maximum(los, xs)
+    cpu = s.gen(seeds, alphas)
+    gpu = s.gen(seeds.to(CUDA), alphas.to(CUDA))
+    assert torch.equal(gpu.cpu(), cpu)
+    for p in (0, 1):
+        s0 = seeds[:, p].contiguous()
+        pre = s.preprocess(p, s0, cpu)
+        d_pre = s.preprocess(p, s0.to(CUDA), gpu)
+        assert torch.equal(d_pre.cpu(), pre)
+        assert torch.equal(s.preprocess(p, s0[3].to(CUDA), gpu[3]).cpu(), pre[3])
+        assert torch.equal(s.eval(d_pre, xs.to(CUDA)).cpu(), s.eval(pre, xs))
+        assert torch.equal(s.eval(d_pre, 1).cpu(), s.eval(pre, 1))
+        d_int = s.eval_interval(d_pre, los.to(CUDA).int(), his.to(CUDA))
+        assert torch.equal(d_int.cpu(), s.eval_interval(pre, los, his))
+        assert torch.equal(
+            s.eval_interval(d_pre, 0, his.to(CUDA)).cpu(), s.eval_interval(pre, 0, his)
+        )
+        if n <= 16:
+            assert torch.equal(s.eval_all(p, s0.to(CUDA), gpu).cpu(), s.eval_all(p, s0, cpu))
+
+
+def test_grotto_refuses_what_the_cpu_refuses():
+    n = 12
+    s = pyfss.GrottoDcf(n)
+    seeds = torch.randint(-(2**31), 2**31, (4, 2, 4), dtype=torch.int32)
+    same = seeds.clone()
+    same[2, 1] = same[2, 0]
+    alphas = torch.tensor([1, 2, 3, 2**n])
+    for bad_seeds, bad_alphas in ((same, alphas % 2**n), (seeds, alphas)):
+        want = message(s.gen, bad_seeds, bad_alphas)
+        assert message(s.gen, bad_seeds.to(CUDA), bad_alphas.to(CUDA)) == want
+    cws = s.gen(seeds, alphas % 2**n)
+    s0 = seeds[:, 0].contiguous()
+    bad = cws.clone()
+    bad[1, 3, 5] = 7  # words 4-7 of a DPF row are (0 or 1, 0, 0, 0)
+    want = message(s.preprocess, 0, s0, bad)
+    assert message(s.preprocess, 0, s0.to(CUDA), bad.to(CUDA)) == want
+    pre = s.preprocess(0, s0, cws)
+    xs = torch.tensor([[1, 2], [3, 4], [5, 2**n], [7, 8]])
+    assert message(s.eval, pre.to(CUDA), xs.to(CUDA)) == message(s.eval, pre, xs)
+    los = torch.tensor([[1, 2], [3, 4], [5, 9], [7, 8]])
+    want = message(s.eval_interval, pre, los, los - 1)
+    assert message(s.eval_interval, pre.to(CUDA), los.to(CUDA), (los - 1).to(CUDA)) == want
+
+
+def test_half_tree_eval_refuses_what_the_cpu_refuses():
+    n = 16
+    s = pyfss.HalfTreeDpf(n, "uint32")
+    seeds = torch.randint(-(2**31), 2**31, (4, 2, 4), dtype=torch.int32)
+    cws = s.gen(seeds, torch.tensor([1, 2, 3, 4]), pyfss.from_int(torch.arange(4), "uint32"))
+    s0 = seeds[:, 0].contiguous()
+    for at in ((2, 8, 1), (1, 8, 5)):  # a word of the output correction word, the padding
+        bad = cws.clone()
+        bad[at] = 4
+        want = message(s.eval, 0, s0, bad, 3)
+        assert message(s.eval, 0, s0.to(CUDA), bad.to(CUDA), 3) == want
+        assert message(s.eval_all, 1, s0.to(CUDA), bad.to(CUDA)) == message(s.eval_all, 1, s0, bad)
+
+
+def test_grotto_empty_batches_and_unaligned_keys():
+    s = pyfss.GrottoDcf(10)
+    z = torch.zeros(0, 2, 4, dtype=torch.int32, device=CUDA)
+    cws = s.gen(z, torch.zeros(0, dtype=torch.int32, device=CUDA))
+    assert cws.shape == (0, 11, 8) and cws.device.type == CUDA
+    assert s.preprocess(0, z[:, 0], cws).shape == (0, s.parity_words)
+    assert s.eval_all(0, z[:, 0], cws).shape == (0, 1 << 10)
+    seeds = torch.randint(-(2**31), 2**31, (3, 2, 4), dtype=torch.int32)
+    cpu = s.gen(seeds, torch.tensor([5, 6, 7]))
+    s0 = seeds[:, 1].contiguous()
+    pre = s.preprocess(1, off16(s0.to(CUDA)), off16(cpu.to(CUDA)))
+    assert torch.equal(pre.cpu(), s.preprocess(1, s0, cpu))
+
+
+def test_grotto_keygen_on_gpu():
+    s = pyfss.GrottoDcf(9)
+    alphas = torch.tensor([0, 5, 511], device=CUDA)
+    keys = s.keygen(alphas)
+    assert all(k.s0.device.type == CUDA and k.cws.device.type == CUDA for k in keys)
+    shares = [s.eval_all(k.party, k.s0, k.cws) for k in keys]
+    x = torch.arange(512, device=CUDA)
+    assert torch.equal(shares[0] ^ shares[1], x >= alphas[:, None])

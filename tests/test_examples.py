@@ -1,6 +1,7 @@
 """The examples: their protocols against plaintext, and each script run on small sizes."""
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -22,9 +23,9 @@ def load(name):
     return module
 
 
-def run_example(name, *args, cwd):
+def run_example(name, *args, cwd, launcher=()):
     r = subprocess.run(
-        [sys.executable, str(EXAMPLES / f"{name}.py"), *args],
+        [sys.executable, *launcher, str(EXAMPLES / f"{name}.py"), *args],
         check=False,
         capture_output=True,
         text=True,
@@ -38,6 +39,11 @@ def run_example(name, *args, cwd):
 @pytest.fixture(scope="module")
 def pir():
     return load("pir")
+
+
+@pytest.fixture(scope="module")
+def pir_sharded():
+    return load("pir_sharded")
 
 
 @pytest.fixture(scope="module")
@@ -187,3 +193,54 @@ def test_grotto_buckets_refuses_bad_sizes(buckets, args, capsys):
         buckets.main(args)
     assert e.value.code == 2
     assert "must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("world", [1, 2, 3, 7])
+def test_sharded_pir_parts_add_up_to_the_whole_answer(pir, pir_sharded, world):
+    log_rows, wanted = 9, [0, 511, 256, 255, 100]
+    db = pir_sharded.database_rows(5, 0, 2**log_rows)
+    bounds = [pir_sharded.shard(2**log_rows, world, r) for r in range(world)]
+    assert [lo for lo, _ in bounds[1:]] == [hi for _, hi in bounds[:-1]]  # the slices tile the rows
+    assert bounds[0][0] == 0 and bounds[-1][1] == 2**log_rows
+    for q in pir_sharded.make_queries(log_rows, wanted, "chacha"):
+        parts = [pir_sharded.partial_answer(db[lo:hi], lo, q) for lo, hi in bounds]
+        assert torch.equal(sum(parts), pir.answer(db, q))  # int32 sums wrap as the reduction's
+    assert torch.equal(pir_sharded.database_rows(5, 3, 9), db[3:9])  # a slice is the rows'
+
+
+def test_pir_sharded_script_under_torchrun(tmp_path):
+    torchrun = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2")
+    args = ("--log-rows", "10", "--queries", "3", "--prg", "chacha", "--timeout", "60")
+    out = run_example("pir_sharded", *args, cwd=tmp_path, launcher=torchrun)
+    assert "over 2 ranks, 3 queries in one batch" in out
+    assert "rank 0: rows [0, 512)" in out and "rank 1: rows [512, 1024)" in out
+    assert "retrieved correctly" in out and out.rstrip().endswith("ok")
+
+
+def test_two_layer_mlp_under_torchrun(tmp_path):
+    torchrun = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2")
+    args = ("--batch", "3", "--in", "5", "--hidden", "7", "--out", "2", "--device", "cpu")
+    out = run_example("two_layer_mlp", *args, cwd=tmp_path, launcher=torchrun)
+    assert "outputs equal to the fixed-point plaintext: 6/6" in out
+    assert out.rstrip().endswith("ok")
+    # Three one-round gates on 3x7, 3x7 and 3x2 elements (48), 8 bytes each way per element.
+    for rank in (0, 1):
+        assert f"rank {rank}: " in out
+        assert re.search(
+            rf"rank {rank}: key material \d+ bytes; online 3 rounds, sent 384 bytes, "
+            r"received 384 bytes \(8 bytes per gate element\)",
+            out,
+        )
+
+
+def test_two_layer_mlp_refuses_to_run_outside_torchrun(tmp_path):
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / "two_layer_mlp.py")],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE")},
+    )
+    assert r.returncode == 2 and "run under torchrun with two processes" in r.stderr

@@ -238,28 +238,19 @@ def test_grotto_parameters():
     assert pyfss.GrottoDcf(12).parity_words == 64
 
 
-# -- no CUDA kernels yet: refused before any call into the core ------------------------
+# -- devices: CPU and CUDA (tests/test_cuda.py); others refused before the core ------
 
 
-def test_schemes_without_cuda_kernels_refuse_device_tensors():
+def test_other_devices_are_refused_by_name():
     meta = {"dtype": torch.int32, "device": "meta"}
+    got = "pyfss runs on cpu and cuda tensors, got a tensor on meta"
     h = pyfss.HalfTreeDpf(8)
-    with pytest.raises(RuntimeError, match="half_tree_dpf has no CUDA kernels yet"):
+    with pytest.raises(RuntimeError, match=got):
         h.eval(0, torch.zeros(4, **meta), torch.zeros(5, 8, **meta), 3)
-    with pytest.raises(RuntimeError, match="half_tree_dpf has no CUDA kernels yet"):
+    with pytest.raises(RuntimeError, match=got):
         h.gen(torch.zeros(2, 4, **meta), 3, torch.zeros(4, **meta))
     g = pyfss.GrottoDcf(8)
-    with pytest.raises(RuntimeError, match="grotto_dcf has no CUDA kernels yet"):
+    with pytest.raises(RuntimeError, match=got):
         g.eval(torch.zeros(4, dtype=torch.int64, device="meta"), 3)
-    with pytest.raises(RuntimeError, match="grotto_dcf has no CUDA kernels yet"):
+    with pytest.raises(RuntimeError, match=got):
         g.eval_all(0, torch.zeros(4, **meta), torch.zeros(9, 8, **meta))
-
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_cuda_tensors_are_refused_by_name():
-    h = pyfss.HalfTreeDpf(8)
-    s = torch.ones(2, 4, dtype=torch.int32, device="cuda")
-    with pytest.raises(RuntimeError, match="no CUDA kernels yet"):
-        h.gen(s, 3, torch.zeros(4, dtype=torch.int32, device="cuda"))
-    with pytest.raises(RuntimeError, match="no CUDA kernels yet"):
-        pyfss.GrottoDcf(8).gen(s, 3)

@@ -160,7 +160,7 @@ def test_a_call_whose_stop_flag_is_set_raises_keyboard_interrupt():
     out = torch.empty(1 << 12, 4, dtype=torch.int32)
     s0 = SEEDS[0].clone()
     control = _ext.Control(stop=1)
-    args = (s._handle, -1, 0, out.data_ptr(), 0, s0.data_ptr(), 1, cws.data_ptr(), 0)
+    args = (s._handle, -1, 0, out.data_ptr(), 0, s0.data_ptr(), 1, cws.data_ptr(), 0, 1 << 12, 0)
     with pytest.raises(KeyboardInterrupt):
         _ext.call(pyfss.lib.EvalAll, *args, ctypes.addressof(control))
     control.stop = 0

@@ -67,6 +67,12 @@ func TestCudaCallsFailClearlyWithoutAGPU(t *testing.T) {
 	requireKind(t, err, KindRuntime, "cuda")
 	_, err = Eval(h+1000, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0)
 	requireKind(t, err, KindValue, "no scheme with handle")
+	g := newScheme(t, `{"scheme": "grotto_dcf", "in_bits": 8, "group": "bytes", "prg": "chacha"}`)
+	_, err = GrottoPreprocess(g, 0, 0, 0x1000, 0, 0x1000, 1, 0x1000, 0x1000, 0)
+	requireKind(t, err, KindRuntime, "cuda")
+	n, err := ScratchBytes(g, 0, "preprocess", 1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 8, n, "in_bits 8: the one word above a key's 4")
 }
 
 func TestSchemeErrorsAreValueErrors(t *testing.T) {
@@ -135,12 +141,12 @@ func TestStopFlagInterrupts(t *testing.T) {
 	// int64 done.
 	block := []int64{0, 0}
 	stop, done := (*int32)(unsafe.Pointer(&block[0])), &block[1]
-	n, err := EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, addr(block))
+	n, err := EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, 1<<12, 0, addr(block))
 	require.NoError(t, err)
 	assert.Equal(t, 1<<12, n)
 	assert.EqualValues(t, 1<<12, *done, "outputs counted")
 	*stop = 1
-	_, err = EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, addr(block))
+	_, err = EvalAll(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, 1<<12, 0, addr(block))
 	requireKind(t, err, KindInterrupted, "stopped")
 	_, err = Eval(h, CPU, 0, addr(out), 0, addr(seeds), 1, addr(cws), 0, 0, 5, 0, 1000, 0, addr(block))
 	requireKind(t, err, KindInterrupted, "stopped")
@@ -168,3 +174,33 @@ func TestCatalogue(t *testing.T) {
 }
 
 func addr[T any](s []T) uintptr { return uintptr(unsafe.Pointer(&s[0])) }
+
+// EvalAll over a range writes the slice of the whole domain's outputs; a bad range,
+// or a range on CUDA, is refused with kind value before any memory is read.
+func TestEvalAllRange(t *testing.T) {
+	h := newScheme(t, `{"scheme": "dcf_gt", "in_bits": 10, "group": "uint32", "prg": "chacha"}`)
+	seeds := []gofss.Block{{Lo: 1}, {Lo: 2}, {Lo: 3}, {Lo: 4}}
+	cws := make([]gofss.Cw, 22)
+	_, err := Gen(h, CPU, 0, addr(cws), addr(seeds), 0, 0, 300, 0, addr([]gofss.Block{{Lo: 9}, {Lo: 8}}), 2, 0)
+	require.NoError(t, err)
+	ps := []gofss.Block{seeds[1], seeds[3]}
+	full := make([]gofss.Block, 2<<10)
+	_, err = EvalAll(h, CPU, 0, addr(full), 1, addr(ps), 2, addr(cws), 0, 1<<10, 0, 0)
+	require.NoError(t, err)
+	part := make([]gofss.Block, 2*500)
+	n, err := EvalAll(h, CPU, 0, addr(part), 1, addr(ps), 2, addr(cws), 33, 533, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1000, n)
+	assert.Equal(t, full[33:533], part[:500])
+	assert.Equal(t, full[1024+33:1024+533], part[500:])
+
+	n, err = EvalAll(h, CPU, 0, 0, 1, addr(ps), 2, addr(cws), 7, 7, 0, 0)
+	require.NoError(t, err, "an empty range needs no memory")
+	assert.Equal(t, 0, n)
+	_, err = EvalAll(h, CPU, 0, addr(part), 1, addr(ps), 2, addr(cws), 8, 7, 0, 0)
+	requireKind(t, err, KindValue, "start and stop must have 0 <= start <= stop <= 2**10, not start 8, stop 7")
+	_, err = EvalAll(h, CPU, 0, addr(part), 1, addr(ps), 2, addr(cws), 0, 1<<10+1, 0, 0)
+	requireKind(t, err, KindValue, "stop 1025")
+	_, err = EvalAll(h, 0, 0, addr(part), 1, addr(ps), 2, addr(cws), 0, 5, 0, 0)
+	requireKind(t, err, KindValue, "cuda: eval_all evaluates the whole domain only")
+}

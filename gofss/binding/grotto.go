@@ -5,23 +5,22 @@ import (
 	"math"
 
 	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda"
 )
 
 // The Grotto DCF entries (docs/spec.md section 12), laid out as the other operations
 // (see ops.go): handle, device, stream, the output, the arguments, the control block.
-// Grotto has no CUDA kernels yet, so every device but the CPU is refused. Its keys
-// are DPF keys of group bytes (in_bits+1 correction-word rows); a party evaluates
-// its key through the key's preprocessed form, ParityWords() 64-bit words.
+// Its keys are DPF keys of group bytes (in_bits+1 correction-word rows); a party
+// evaluates its key through the key's preprocessed form, ParityWords() 64-bit words.
+// On CUDA (device >= 0) Gen, Preprocess and the lookups go to the launcher; EvalAll
+// is the CPU's only (on CUDA, pyfss preprocesses and unpacks the bits).
 
-// grotto returns the Grotto DCF behind handle, watched by the control block at
-// control, on device (CPU only).
+// grotto returns the Grotto DCF behind handle, watched on the CPU by the control
+// block at control.
 func grotto(handle int64, device int, control uintptr) (*gofss.GrottoDcf, error) {
 	g, err := lookupGrotto(handle)
-	if err != nil {
-		return nil, err
-	}
-	if device != CPU {
-		return nil, valueErrorf("cuda: grotto_dcf has no CUDA kernels yet")
+	if err != nil || device != CPU {
+		return g, err
 	}
 	c, err := controlAt(control)
 	if c == nil || err != nil {
@@ -42,6 +41,12 @@ func GrottoGen(handle int64, device int, stream uintptr, cws, s0s, alphas uintpt
 	if k < 0 || k > math.MaxInt/(2*rows) {
 		return 0, valueErrorf("bad number of keys %d", k)
 	}
+	if device != CPU {
+		if alphaWords == 0 {
+			return 0, valueErrorf("alphas: CUDA takes inputs as a tensor")
+		}
+		return k, cuda.Gen(device, stream, g.Params(), cws, s0s, alphas, alphaWords, 0, k)
+	}
 	cw, err1 := view[gofss.Cw]("cws", cws, k*rows)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, 2*k)
 	as, buf, err3 := readInputs("alphas", alphas, alphaWords, k, alphaLo, alphaHi)
@@ -53,8 +58,9 @@ func GrottoGen(handle int64, device int, stream uintptr, cws, s0s, alphas uintpt
 }
 
 // GrottoPreprocess writes the preprocessed forms of k keys of one party (s0s: k
-// blocks, cws: k*(in_bits+1) rows) into pre (k*ParityWords() words). Returns k.
-func GrottoPreprocess(handle int64, device int, stream uintptr, pre uintptr, party int, s0s uintptr, k int, cws, control uintptr) (n int, err error) {
+// blocks, cws: k*(in_bits+1) rows) into pre (k*ParityWords() words), with the
+// scratch a CUDA call needs (ScratchBytes "preprocess"; 0 on the CPU). Returns k.
+func GrottoPreprocess(handle int64, device int, stream uintptr, pre uintptr, party int, s0s uintptr, k int, cws, scratch, control uintptr) (n int, err error) {
 	defer guard(&err)
 	g, err := grotto(handle, device, control)
 	if err != nil {
@@ -63,6 +69,9 @@ func GrottoPreprocess(handle int64, device int, stream uintptr, pre uintptr, par
 	words, rows := g.ParityWords(), g.Params().CwRows()
 	if k < 0 || k > math.MaxInt/max(words, rows) {
 		return 0, valueErrorf("bad number of keys %d", k)
+	}
+	if device != CPU {
+		return k, cuda.Preprocess(device, stream, g.Params(), pre, party, s0s, k, cws, scratch)
 	}
 	out, err1 := view[uint64]("pre", pre, k*words)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
@@ -77,6 +86,13 @@ func GrottoPreprocess(handle int64, device int, stream uintptr, pre uintptr, par
 // see readInputs) into dst (k*m bytes, 0 or 1). Returns k*m.
 func GrottoEval(handle int64, device int, stream uintptr, dst, pre uintptr, k int, xs uintptr, xWords int, xLo, xHi uint64, m int, control uintptr) (n int, err error) {
 	defer guard(&err)
+	if device != CPU {
+		g, err := cudaLookups(handle, k, m, xWords)
+		if err != nil {
+			return 0, err
+		}
+		return k * m, cuda.GrottoEval(device, stream, g.Params(), dst, pre, k, xs, xWords, m)
+	}
 	l, err := newLookups(handle, device, control, dst, pre, k, m)
 	if err != nil {
 		return 0, err
@@ -94,6 +110,13 @@ func GrottoEval(handle int64, device int, stream uintptr, dst, pre uintptr, k in
 // or 1). Returns k*m.
 func GrottoEvalInterval(handle int64, device int, stream uintptr, dst, pre uintptr, k int, los uintptr, loWords int, loLo, loHi uint64, his uintptr, hiWords int, hiLo, hiHi uint64, m int, control uintptr) (n int, err error) {
 	defer guard(&err)
+	if device != CPU {
+		g, err := cudaLookups(handle, k, m, min(loWords, hiWords))
+		if err != nil {
+			return 0, err
+		}
+		return k * m, cuda.GrottoEvalInterval(device, stream, g.Params(), dst, pre, k, los, loWords, his, hiWords, m)
+	}
 	l, err := newLookups(handle, device, control, dst, pre, k, m)
 	if err != nil {
 		return 0, err
@@ -129,10 +152,26 @@ func newLookups(handle int64, device int, control, dst, pre uintptr, k, m int) (
 	return &lookups{g, out, p}, errors.Join(err1, err2)
 }
 
+// cudaLookups is the Grotto DCF behind handle for a CUDA lookup of k x m points, whose
+// inputs must be tensors (words > 0).
+func cudaLookups(handle int64, k, m, words int) (*gofss.GrottoDcf, error) {
+	g, err := lookupGrotto(handle)
+	if err != nil {
+		return nil, err
+	}
+	if words == 0 {
+		return nil, valueErrorf("x: CUDA takes inputs as a tensor")
+	}
+	return g, checkBatch(g, k, m)
+}
+
 // GrottoEvalAll evaluates k keys of one party on the whole domain into dst
 // (k*2^in_bits bytes, 0 or 1). Returns the number of outputs.
 func GrottoEvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, control uintptr) (n int, err error) {
 	defer guard(&err)
+	if device != CPU {
+		return 0, valueErrorf("cuda: grotto_dcf's eval_all is preprocess, then an unpacking of the bits: call those")
+	}
 	g, err := grotto(handle, device, control)
 	if err != nil {
 		return 0, err

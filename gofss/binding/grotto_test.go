@@ -25,7 +25,7 @@ func grottoKeys(t *testing.T, h int64, alpha uint64) ([]gofss.Block, []gofss.Cw,
 	var pre [2][]uint64
 	for p := range 2 {
 		pre[p] = make([]uint64, 1)
-		_, err := GrottoPreprocess(h, CPU, 0, addr(pre[p]), p, addr(seeds[p:]), 1, addr(cws), 0)
+		_, err := GrottoPreprocess(h, CPU, 0, addr(pre[p]), p, addr(seeds[p:]), 1, addr(cws), 0, 0)
 		require.NoError(t, err)
 	}
 	return seeds, cws, pre
@@ -76,8 +76,9 @@ func TestGrottoSchemeInfo(t *testing.T) {
 	assert.Equal(t, "bytes", info["params"].(map[string]any)["group"])
 }
 
-// Grotto handles and the others are not interchangeable, and CUDA is refused.
-func TestGrottoEntriesRefuseOtherSchemesAndCuda(t *testing.T) {
+// Grotto handles and the others are not interchangeable, and CUDA calls go to the
+// launcher, which checks their arguments before any GPU is needed.
+func TestGrottoEntriesRefuseOtherSchemes(t *testing.T) {
 	g := newScheme(t, grottoParams)
 	d := newScheme(t, `{"scheme": "dpf", "in_bits": 4, "group": "bytes", "prg": "chacha"}`)
 	buf := make([]gofss.Block, 64)
@@ -86,7 +87,17 @@ func TestGrottoEntriesRefuseOtherSchemesAndCuda(t *testing.T) {
 	_, err = GrottoEval(d, CPU, 0, addr(buf), addr(buf), 1, 0, 0, 5, 0, 1, 0)
 	requireKind(t, err, KindValue, "is dpf, not grotto_dcf")
 	_, err = GrottoEval(g, 0, 0, addr(buf), addr(buf), 1, 0, 0, 5, 0, 1, 0)
-	requireKind(t, err, KindValue, "cuda: grotto_dcf has no CUDA kernels yet")
+	requireKind(t, err, KindValue, "x: CUDA takes inputs as a tensor")
+	_, err = GrottoEval(g, 0, 0, addr(buf), addr(buf), 1, addr(buf), 3, 0, 0, 1, 0)
+	requireKind(t, err, KindValue, "cuda: x_words must be 1, 2 or 4, not 3")
+	_, err = GrottoEvalInterval(g, 0, 0, addr(buf), addr(buf), 1, addr(buf), 1, 0, 0, 0, 1, 0, 0, 1, 0)
+	requireKind(t, err, KindValue, "cuda: his: null device address")
+	_, err = GrottoPreprocess(g, 0, 0, addr(buf), 2, addr(buf), 1, addr(buf), 0, 0)
+	requireKind(t, err, KindValue, "cuda: party must be 0 or 1, not 2")
+	_, err = GrottoGen(g, 0, 0, addr(buf), addr(buf), 0, 0, 1, 0, 1, 0)
+	requireKind(t, err, KindValue, "alphas: CUDA takes inputs as a tensor")
+	_, err = GrottoEvalAll(g, 0, 0, addr(buf), 0, addr(buf), 1, addr(buf), 0)
+	requireKind(t, err, KindValue, "grotto_dcf's eval_all is preprocess, then an unpacking of the bits")
 	_, err = HalfTreeToReference(d, addr(buf), addr(buf), addr(buf), 1)
 	requireKind(t, err, KindValue, "is dpf, not half_tree_dpf")
 }
@@ -101,7 +112,7 @@ func TestGrottoErrorsNameTheArgument(t *testing.T) {
 	requireKind(t, err, KindValue, "x must be in [0, 2^4)")
 	_, err = GrottoEvalInterval(h, CPU, 0, addr(out), addr(pre[0]), 1, 0, 0, 5, 0, 0, 0, 4, 0, 1, 0)
 	requireKind(t, err, KindValue, "an interval needs lo <= hi")
-	_, err = GrottoPreprocess(h, CPU, 0, addr(pre[0]), 2, addr(out), 0, addr(out), 0)
+	_, err = GrottoPreprocess(h, CPU, 0, addr(pre[0]), 2, addr(out), 0, addr(out), 0, 0)
 	requireKind(t, err, KindValue, "party")
 }
 

@@ -106,9 +106,11 @@ func Eval(handle int64, device int, stream uintptr, dst uintptr, party int, s0s 
 	return k * m, s.Eval(out, party, seeds, cw, in)
 }
 
-// EvalAll evaluates k keys of one party on the whole domain into dst (k*2^in_bits
-// blocks). Returns the number of outputs.
-func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws, scratch, control uintptr) (n int, err error) {
+// EvalAll evaluates k keys of one party at the inputs start .. stop-1 of the domain
+// (0 <= start <= stop <= 2^in_bits; 0 and 2^in_bits for the whole domain) into dst
+// (k*(stop-start) blocks, key i's from i*(stop-start)). CUDA evaluates the whole
+// domain only. Returns the number of outputs.
+func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s0s uintptr, k int, cws uintptr, start, stop uint64, scratch, control uintptr) (n int, err error) {
 	defer guard(&err)
 	s, err := lookup(handle)
 	if err != nil {
@@ -119,10 +121,18 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 	if bits > gofss.MaxEvalAllBits || k < 0 || k > math.MaxInt>>bits {
 		return 0, valueErrorf("%d keys of in_bits %d are too large for full-domain evaluation (at most in_bits %d)", k, bits, gofss.MaxEvalAllBits)
 	}
-	if device != CPU {
-		return k << bits, cuda.EvalAll(device, stream, p, dst, party, s0s, k, cws, scratch)
+	whole := start == 0 && stop == 1<<bits
+	if start > stop || stop > 1<<bits {
+		return 0, valueErrorf("start and stop must have 0 <= start <= stop <= 2**%d, not start %d, stop %d", bits, start, stop)
 	}
-	out, err1 := view[gofss.Block]("out", dst, k<<bits)
+	n = k * int(stop-start) // at most k << bits
+	if device != CPU {
+		if !whole {
+			return 0, valueErrorf("cuda: eval_all evaluates the whole domain only: a range [start, stop) runs on the CPU")
+		}
+		return n, cuda.EvalAll(device, stream, p, dst, party, s0s, k, cws, scratch)
+	}
+	out, err1 := view[gofss.Block]("out", dst, n)
 	seeds, err2 := view[gofss.Block]("s0s", s0s, k)
 	cw, err3 := view[gofss.Cw]("cws", cws, k*p.CwRows())
 	if err := errors.Join(err1, err2, err3); err != nil {
@@ -132,7 +142,13 @@ func EvalAll(handle int64, device int, stream uintptr, dst uintptr, party int, s
 	if err != nil {
 		return 0, err
 	}
-	return k << bits, s.EvalAll(out, party, seeds, cw)
+	if r, ok := s.(gofss.RangeScheme); ok {
+		return n, r.EvalAllRange(out, party, seeds, cw, start, stop)
+	}
+	if !whole {
+		return 0, valueErrorf("%v evaluates the whole domain only, not a range [start, stop)", p.Kind)
+	}
+	return n, s.EvalAll(out, party, seeds, cw)
 }
 
 // withControl returns s with calls that the gofss.Control at control watches and
@@ -157,11 +173,11 @@ func controlAt(control uintptr) (*gofss.Control, error) {
 	return &c[0], nil
 }
 
-// ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all") needs on
-// device for k keys (and m points per key): 0 on the CPU.
+// ScratchBytes is the scratch memory that op ("gen", "eval", "eval_all", and Grotto's
+// "preprocess") needs on device for k keys (and m points per key): 0 on the CPU.
 func ScratchBytes(handle int64, device int, op string, k, m int) (n int, err error) {
 	defer guard(&err)
-	s, err := lookup(handle)
+	s, err := lookupAny(handle)
 	if err != nil || device == CPU {
 		return 0, err
 	}

@@ -90,17 +90,28 @@ func TestKernelABI(t *testing.T) {
 		t.Skip("kernels not compiled in; run python build_support/nvcc.py")
 	}
 	var plans [][]launch
-	for kind := gofss.KindDpf; kind <= gofss.KindDcfGt; kind++ {
+	for _, kind := range []gofss.Kind{gofss.KindDpf, gofss.KindDcfLt, gofss.KindDcfGt, gofss.KindHalfTreeDpf} {
 		for group := gofss.Bytes; group <= gofss.Uint127; group++ {
 			for prg := gofss.PrgChaCha; prg <= gofss.PrgAesMmo; prg++ {
 				p := gofss.DefaultParams(kind, 2, group, prg)
 				plans = append(plans,
 					must(planGen(p, addrA, addrB, addrC, 1, addrD, 3)),
 					must(planEval(p, addrA, 0, addrB, 3, addrC, addrD, 2, 5, addrE)),
-					must(planEvalAll(p, addrA, 1, addrB, 1, addrC, 0)),
-					must(planPrgBench(p, addrA, addrB, 10, 2)))
+					must(planEvalAll(p, addrA, 1, addrB, 1, addrC, 0)))
+				if kind != gofss.KindHalfTreeDpf {
+					plans = append(plans, must(planPrgBench(p, addrA, addrB, 10, 2)))
+				}
 			}
 		}
+	}
+	for prg := gofss.PrgChaCha; prg <= gofss.PrgAesMmo; prg++ {
+		// in_bits 20 plans every kind of Preprocess launch.
+		p := gofss.DefaultParams(gofss.KindGrottoDcf, 20, gofss.Bytes, prg)
+		plans = append(plans,
+			must(planGen(p, addrA, addrB, addrC, 1, 0, 3)),
+			must(planPreprocess(p, addrA, 1, addrB, 3, addrC, addrE)),
+			must(planGrottoEval(p, addrA, addrB, 2, 5, points{"x", addrC, 1})),
+			must(planGrottoEval(p, addrA, addrB, 2, 5, points{"lo", addrC, 1}, points{"hi", addrD, 2})))
 	}
 	archs := compiledKernels(t)
 	require.Len(t, archs, 2)
@@ -120,8 +131,9 @@ func TestKernelABI(t *testing.T) {
 			}
 		}
 	}
-	// 3 ops x 2 kernel schemes (dpf, dcf) x 4 groups x 2 PRGs, 4 benches, the relayout.
-	assert.Len(t, checked, 53)
+	// 3 ops x 3 kernel schemes (dpf, dcf, half_tree_dpf) x 4 groups x 2 PRGs, 4 benches,
+	// the relayout, Grotto's tree and leaf bits for 2 PRGs, its gather, apply and 2 lookups.
+	assert.Len(t, checked, 72+4+1+4+4)
 }
 
 func must(l []launch, err error) []launch {

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pyfss/pyfss/gofss"
 )
@@ -22,16 +23,25 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// checkParams refuses parameters that no scheme has, and schemes without kernels.
-func checkParams(p gofss.Params) error {
+// kernelOps are the operations that each scheme has kernels for. Grotto DCF's Gen is
+// DPF's; its keys are evaluated through Preprocess and the lookups.
+var kernelOps = map[gofss.Kind][]string{
+	gofss.KindDpf:         {"gen", "eval", "eval_all", "prg_bench"},
+	gofss.KindDcfLt:       {"gen", "eval", "eval_all", "prg_bench"},
+	gofss.KindDcfGt:       {"gen", "eval", "eval_all", "prg_bench"},
+	gofss.KindHalfTreeDpf: {"gen", "eval", "eval_all"},
+	gofss.KindGrottoDcf:   {"gen", "preprocess", "grotto_eval"},
+}
+
+// checkParams refuses parameters that no scheme has, and operations without kernels.
+func checkParams(p gofss.Params, op string) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	switch p.Kind {
-	case gofss.KindDpf, gofss.KindDcfLt, gofss.KindDcfGt:
-		return nil
+	if !slices.Contains(kernelOps[p.Kind], op) {
+		return gofss.ArgErrorf("cuda: %s has no CUDA %s kernel", p.Kind, op)
 	}
-	return gofss.ArgErrorf("cuda: %s has no CUDA kernels yet", p.Kind)
+	return nil
 }
 
 func checkParty(party int) error {
@@ -75,6 +85,7 @@ func checkEvalAllBits(inBits int) error {
 const (
 	blockAlign      = 16 // blocks are moved as 16-byte vectors
 	inputWordsAlign = 4
+	wordAlign       = 8 // Grotto's preprocessed keys are 64-bit words
 )
 
 func checkPtr(name string, addr, align uintptr) error {

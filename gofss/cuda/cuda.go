@@ -1,4 +1,5 @@
-// Package cuda launches the DPF and DCF kernels of cuda/ on NVIDIA GPUs.
+// Package cuda launches the kernels of cuda/ on NVIDIA GPUs: DPF, DCF and Half-Tree DPF
+// Gen, Eval and EvalAll, and Grotto DCF's Gen, Preprocess and lookups.
 //
 // All buffers are device memory that the caller (PyTorch) allocated, passed as
 // addresses; layouts are those of docs/spec.md section 6, and the public parameters
@@ -40,15 +41,15 @@ var (
 	ErrNeedsCgo  = errors.New("cuda: CUDA support needs cgo (this library was built with CGO_ENABLED=0)")
 )
 
-// Gen writes the correction words of k key pairs: cws (k, in_bits + 1, 8) int32 from
+// Gen writes the correction words of k key pairs: cws (k, p.CwRows(), 8) int32 from
 // seeds s0s (k, 2, 4) (key i, party b at block 2i + b), alphas (k, alphaWords) and
-// betas (k, 4).
+// betas (k, 4); for grotto_dcf, whose betas are zero, betas is not read.
 func Gen(dev int, stream uintptr, p gofss.Params, cws, s0s, alphas uintptr, alphaWords int, betas uintptr, k int) error {
 	return runPlan(dev, stream)(planGen(p, cws, s0s, alphas, alphaWords, betas, k))
 }
 
 // Eval writes party's shares dst (k, m, 4) of k keys, each at its own m points:
-// s0s (k, 4) is each key's seed, cws (k, in_bits + 1, 8), xs (k, m, xWords). With
+// s0s (k, 4) is each key's seed, cws (k, p.CwRows(), 8), xs (k, m, xWords). With
 // k > 1 it needs ScratchBytes("eval", ...) bytes of scratch.
 func Eval(dev int, stream uintptr, p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr,
 	xWords, m int, scratch uintptr) error {
@@ -64,6 +65,29 @@ func EvalAll(dev int, stream uintptr, p gofss.Params, dst uintptr, party int, s0
 	return runPlan(dev, stream)(planEvalAll(p, dst, party, s0s, k, cws, scratch))
 }
 
+// Preprocess writes the prefix parities pre (k, ceil(2^in_bits / 64)) 64-bit words of
+// k Grotto DCF keys of party: s0s (k, 4), cws (k, in_bits + 1, 8). It needs
+// ScratchBytes("preprocess", ...) bytes of scratch.
+func Preprocess(dev int, stream uintptr, p gofss.Params, pre uintptr, party int, s0s uintptr, k int, cws,
+	scratch uintptr) error {
+	return runPlan(dev, stream)(planPreprocess(p, pre, party, s0s, k, cws, scratch))
+}
+
+// GrottoEval writes the shares dst (k, m) bytes, 0 or 1, of k preprocessed Grotto DCF
+// keys pre at m points each: xs (k, m, xWords). Only the low in_bits bits of a point
+// are read; the caller checks the range.
+func GrottoEval(dev int, stream uintptr, p gofss.Params, dst, pre uintptr, k int, xs uintptr, xWords, m int) error {
+	return runPlan(dev, stream)(planGrottoEval(p, dst, pre, k, m, points{"x", xs, xWords}))
+}
+
+// GrottoEvalInterval writes the shares dst (k, m) bytes of 1{lo <= alpha <= hi} of k
+// preprocessed keys for m intervals each: los (k, m, loWords), his (k, m, hiWords).
+// The caller checks lo <= hi.
+func GrottoEvalInterval(dev int, stream uintptr, p gofss.Params, dst, pre uintptr, k int, los uintptr, loWords int,
+	his uintptr, hiWords, m int) error {
+	return runPlan(dev, stream)(planGrottoEval(p, dst, pre, k, m, points{"lo", los, loWords}, points{"hi", his, hiWords}))
+}
+
 // PrgBench runs the PRG-only bound of a point Eval: for each of count seeds (count, 4)
 // a chain of `levels` half-expansions of p's PRG (p.Kind.Mul() outputs per seed),
 // writing the last block to dst (count, 4). Timed against Eval at in_bits = levels
@@ -72,17 +96,25 @@ func PrgBench(dev int, stream uintptr, p gofss.Params, dst, seeds uintptr, count
 	return runPlan(dev, stream)(planPrgBench(p, dst, seeds, count, levels))
 }
 
-// ScratchBytes is the size of the device scratch buffer that op ("gen", "eval" or
-// "eval_all") needs for k keys (and m points per key for "eval"): room for a
-// level-major copy of the correction words when k > 1. It is 0 when none is needed,
-// for an unknown op, for parameters that fail Check and for k out of range.
+// ScratchBytes is the size of the device scratch buffer that op ("gen", "eval",
+// "eval_all" or "preprocess") needs for k keys (and m points per key for "eval"):
+// room for a level-major copy of the correction words when k > 1, and for
+// "preprocess" the levels of its prefix XOR. It is 0 when none is needed, for an
+// unknown op or one without kernels for p, for parameters that fail Check and for k
+// out of range.
 func ScratchBytes(op string, p gofss.Params, k, m int) int {
-	if checkParams(p) != nil || k <= 1 || k > maxItems {
+	if checkParams(p, op) != nil || k < 1 || k > maxItems {
 		return 0
 	}
 	switch op {
 	case "eval", "eval_all":
-		return (p.InBits + 1) * k * cwBytes
+		return relayoutBytes(p, k)
+	case "preprocess":
+		n := relayoutBytes(p, k)
+		for _, c := range scanLevels(p.InBits) {
+			n += 8 * k * int(c)
+		}
+		return n
 	}
 	return 0
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 )
 
@@ -101,6 +102,8 @@ func fakeDriverChild(t *testing.T, fail string) {
 	require.NoError(t, err)
 	// 100000 points need 391 blocks; the fake has 2 multiprocessors, so 64 run.
 	require.NoError(t, Eval(0, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 100000, 0))
+	g := gofss.DefaultParams(gofss.KindGrottoDcf, 8, gofss.Bytes, gofss.PrgChaCha)
+	require.NoError(t, Preprocess(0, fakeStream, g, addrA, 1, addrB, 1, addrC, addrE))
 	require.EqualError(t, Eval(1, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 1, 0),
 		"cuda: device 1 out of range: 1 CUDA devices")
 }
@@ -118,7 +121,7 @@ func fakeDriverLog(fail string) []string {
 	relayout := le(uint64(addrE), uint64(addrC), uint32(21), pad, uint64(3))
 	// dpf_eval_chacha_uint32(pp, dst, s0s, cws_lm, xs, party, x_words, n, k, m)
 	eval := func(party uint32, cwsLm uintptr, k, m uint64) []byte {
-		return append(prgparams.Pack([2]uint32{1, 2}, nil),
+		return append(prgparams.Pack([2]uint32{1, 2}, nil, gofss.Block{}),
 			le(uint64(addrA), uint64(addrB), uint64(cwsLm), uint64(addrD), party, uint32(1), uint32(20), pad, k, m)...)
 	}
 	loaded := []string{"retain 0", "push 0x100", "load ba55ed50", "pop"}
@@ -135,6 +138,17 @@ func fakeDriverLog(fail string) []string {
 		"pop",
 		"push 0x100",
 		launch("dpf_eval_chacha_uint32", 64, "(nil)", eval(0, addrC, 1, 100000)),
+		"pop",
+		// Preprocess of one key at in_bits 8: one tree level, the leaf bits of its two
+		// nodes (4 words), the one word above them in scratch, then both levels' prefixes.
+		"push 0x100",
+		launch("grotto_tree_chacha", 1, "0xabc0", append(prgparams.Pack(gofss.DefaultNonce, nil, gofss.Block{}),
+			le(uint64(addrA), uint64(addrB), uint64(addrC), uint32(1), uint32(1), uint32(0), uint32(1), uint64(1))...)),
+		launch("grotto_leaf_bits_chacha", 1, "0xabc0", append(prgparams.Pack(gofss.DefaultNonce, nil, gofss.Block{}),
+			le(uint64(addrA), uint64(addrB), uint64(addrC), uint32(1), uint32(8), uint64(1), uint64(4))...)),
+		launch("parity_gather", 1, "0xabc0", le(uint64(addrE), uint64(addrA), uint64(4), uint64(1))),
+		launch("parity_apply", 1, "0xabc0", le(uint64(addrE), uint64(0), uint64(1), uint64(1), ^uint64(0))),
+		launch("parity_apply", 1, "0xabc0", le(uint64(addrA), uint64(addrE), uint64(4), uint64(1), ^uint64(0))),
 		"pop")
 }
 

@@ -73,7 +73,7 @@ func download(t testing.TB, src uintptr, n int) []uint32 {
 type gpuBackend struct{ t *testing.T }
 
 func (g gpuBackend) Gen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
-	n := k * (p.InBits + 1) * 8
+	n := k * p.CwRows() * 8
 	cws := deviceBuffer(g.t, n, nil)
 	err := Gen(gpu, 0, p, cws, deviceBuffer(g.t, len(seeds), seeds), deviceBuffer(g.t, len(alphas), alphas),
 		alphaWords, deviceBuffer(g.t, len(betas), betas), k)
@@ -111,11 +111,72 @@ func (g gpuBackend) EvalAll(p gofss.Params, party int, s0s []uint32, k int, cws 
 	return download(g.t, dst, n), nil
 }
 
+func (g gpuBackend) Preprocess(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint64, error) {
+	n := k * int(parityWords(p.InBits)) * 2
+	pre := deviceBuffer(g.t, n, nil)
+	var scratch uintptr
+	if size := ScratchBytes("preprocess", p, k, 0); size > 0 {
+		scratch = deviceBuffer(g.t, size/4, nil)
+	}
+	err := Preprocess(gpu, 0, p, pre, party, deviceBuffer(g.t, len(s0s), s0s), k, deviceBuffer(g.t, len(cws), cws), scratch)
+	if err != nil {
+		return nil, err
+	}
+	w := download(g.t, pre, n)
+	out := make([]uint64, n/2)
+	for i := range out {
+		out[i] = uint64(w[2*i]) | uint64(w[2*i+1])<<32
+	}
+	return out, nil
+}
+
+func (g gpuBackend) GrottoEval(p gofss.Params, pre []uint64, k int, xs []uint32, xWords, m int) ([]uint8, error) {
+	return g.lookups(k*m, func(dst uintptr) error {
+		return GrottoEval(gpu, 0, p, dst, g.upload64(pre), k, deviceBuffer(g.t, len(xs), xs), xWords, m)
+	})
+}
+
+func (g gpuBackend) GrottoEvalInterval(p gofss.Params, pre []uint64, k int, los []uint32, loWords int, his []uint32,
+	hiWords, m int) ([]uint8, error) {
+	return g.lookups(k*m, func(dst uintptr) error {
+		return GrottoEvalInterval(gpu, 0, p, dst, g.upload64(pre), k, deviceBuffer(g.t, len(los), los), loWords,
+			deviceBuffer(g.t, len(his), his), hiWords, m)
+	})
+}
+
+func (g gpuBackend) upload64(v []uint64) uintptr {
+	w := make([]uint32, 2*len(v))
+	for i, x := range v {
+		w[2*i], w[2*i+1] = uint32(x), uint32(x>>32)
+	}
+	return deviceBuffer(g.t, len(w), w)
+}
+
+// lookups runs a Grotto lookup into n output bytes and returns them; the bytes after
+// them up to the buffer's next word must keep the guard pattern.
+func (g gpuBackend) lookups(n int, run func(dst uintptr) error) ([]uint8, error) {
+	words := (n + 3) / 4
+	dst := deviceBuffer(g.t, words, nil)
+	if err := run(dst); err != nil {
+		return nil, err
+	}
+	b := make([]uint8, 4*words)
+	for i, w := range download(g.t, dst, words) {
+		binary.LittleEndian.PutUint32(b[4*i:], w)
+	}
+	for _, x := range b[n:] {
+		require.Equal(g.t, uint8(guardWord&0xff), x, "a lookup wrote past its %d bytes", n)
+	}
+	return b[:n], nil
+}
+
 func TestGPUVectors(t *testing.T) {
 	needGPU(t)
 	t.Logf("%+v", GetInfo())
 	n := vectortest.Run(t, gpuBackend{t}, 16)
-	t.Logf("%d DPF/DCF cases checked on the GPU", n)
+	t.Logf("%d DPF/DCF/Half-Tree DPF cases checked on the GPU", n)
+	n = vectortest.RunGrotto(t, gpuBackend{t}, 20)
+	t.Logf("%d Grotto DCF cases checked on the GPU", n)
 }
 
 func randomWords(t testing.TB, n int) []uint32 {
@@ -135,6 +196,8 @@ var benchParams = []gofss.Params{
 	gofss.DefaultParams(gofss.KindDpf, 0, gofss.Uint32, gofss.PrgAesMmo),
 	gofss.DefaultParams(gofss.KindDcfLt, 0, gofss.Uint32, gofss.PrgChaCha),
 	gofss.DefaultParams(gofss.KindDcfLt, 0, gofss.Uint32, gofss.PrgAesMmo),
+	gofss.DefaultParams(gofss.KindHalfTreeDpf, 0, gofss.Uint32, gofss.PrgChaCha),
+	gofss.DefaultParams(gofss.KindHalfTreeDpf, 0, gofss.Uint32, gofss.PrgAesMmo),
 }
 
 func benchName(p gofss.Params, rest string) string {
@@ -144,7 +207,7 @@ func benchName(p gofss.Params, rest string) string {
 // benchCws generates the correction words of k random keys on the device. Timing
 // needs no matching seeds: any seed evaluates at the same cost.
 func benchCws(b *testing.B, p gofss.Params, k int) uintptr {
-	cws := deviceBuffer(b, k*(p.InBits+1)*8, nil)
+	cws := deviceBuffer(b, k*p.CwRows()*8, nil)
 	require.NoError(b, Gen(gpu, 0, p, cws, deviceBuffer(b, k*8, randomWords(b, k*8)),
 		deviceBuffer(b, k*4, randomWords(b, k*4)), 4, deviceBuffer(b, k*4, randomWords(b, k*4)), k))
 	return cws
@@ -187,6 +250,9 @@ func BenchmarkGPUEval(b *testing.B) {
 				timeLaunches(b, points, func() error { return Eval(gpu, 0, p, dst, 0, s0s, k, cws, xs, 1, m, scratch) })
 			})
 		}
+		if checkParams(p, "prg_bench") != nil {
+			continue // Half-Tree DPF: its hash has no bound kernel
+		}
 		b.Run(benchName(p, fmt.Sprintf("prg_bound/levels%d/count%d", n, points)), func(b *testing.B) {
 			seeds := deviceBuffer(b, points*4, randomWords(b, points*4))
 			dst := deviceBuffer(b, points*4, nil)
@@ -208,5 +274,31 @@ func BenchmarkGPUEvalAll(b *testing.B) {
 				timeLaunches(b, 1<<n, func() error { return EvalAll(gpu, 0, p, dst, 0, s0s, 1, cws, 0) })
 			})
 		}
+	}
+}
+
+// Grotto DCF: Preprocess of one key at in_bits 20 and 24, and Eval of 2^22 points of
+// one preprocessed key.
+func BenchmarkGPUGrotto(b *testing.B) {
+	needGPU(b)
+	for _, prg := range []gofss.PrgKind{gofss.PrgChaCha, gofss.PrgAesMmo} {
+		for _, n := range []int{20, 24} {
+			p := gofss.DefaultParams(gofss.KindGrottoDcf, n, gofss.Bytes, prg)
+			b.Run(benchName(p, fmt.Sprintf("preprocess/n%d", n)), func(b *testing.B) {
+				cws := benchCws(b, p, 1)
+				s0s := deviceBuffer(b, 4, randomWords(b, 4))
+				pre := deviceBuffer(b, int(2*parityWords(n)), nil)
+				scratch := deviceBuffer(b, ScratchBytes("preprocess", p, 1, 0)/4, nil)
+				timeLaunches(b, 1<<n, func() error { return Preprocess(gpu, 0, p, pre, 0, s0s, 1, cws, scratch) })
+			})
+		}
+		const n, points = 20, 1 << 22
+		p := gofss.DefaultParams(gofss.KindGrottoDcf, n, gofss.Bytes, prg)
+		b.Run(benchName(p, fmt.Sprintf("eval/n%d/m%d", n, points)), func(b *testing.B) {
+			pre := deviceBuffer(b, int(2*parityWords(n)), randomWords(b, int(2*parityWords(n))))
+			xs := deviceBuffer(b, points, randomWords(b, points))
+			dst := deviceBuffer(b, points/4, nil)
+			timeLaunches(b, points, func() error { return GrottoEval(gpu, 0, p, dst, pre, 1, xs, 1, points) })
+		})
 	}
 }

@@ -12,13 +12,22 @@ import (
 
 // kernelName is the kernel of op ("gen", "eval" or "eval_all") for p:
 // <scheme>_<op>_<prg>_<group>. Both comparisons run the "dcf" kernels, which tell
-// them apart by predArg.
+// them apart by predArg; Grotto DCF's Gen is DPF's (group bytes).
 func kernelName(p gofss.Params, op string) string {
 	scheme := "dcf"
-	if p.Kind == gofss.KindDpf {
+	switch p.Kind {
+	case gofss.KindDpf, gofss.KindGrottoDcf:
 		scheme = "dpf"
+	case gofss.KindHalfTreeDpf:
+		scheme = "half_tree_dpf"
 	}
 	return fmt.Sprintf("%s_%s_%s_%s", scheme, op, p.Prg, p.Group)
+}
+
+// grottoKernel is Grotto DCF's kernel of a Preprocess step ("tree" or "leaf_bits")
+// for p's PRG.
+func grottoKernel(p gofss.Params, step string) string {
+	return fmt.Sprintf("grotto_%s_%s", step, p.Prg)
 }
 
 // prgBenchKernel is the PRG bound kernel for p's PRG and outputs per seed.
@@ -37,4 +46,4 @@ func predArg(kind gofss.Kind) int {
 
 // packedPrg is every scheme kernel's first argument. Check leaves the parameters of
 // the other PRG zero, so both pack as they are.
-func packedPrg(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys) }
+func packedPrg(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys, p.HashKey) }

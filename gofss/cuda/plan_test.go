@@ -18,6 +18,20 @@ func TestScratchBytes(t *testing.T) {
 	assert.Equal(t, 0, ScratchBytes("nonsense", p, 5, 0))
 	p.InBits = 0
 	assert.Equal(t, 0, ScratchBytes("eval", p, 5, 1))
+
+	// Half-Tree DPF keys are 11 rows at in_bits 20.
+	ht := gofss.DefaultParams(gofss.KindHalfTreeDpf, 20, gofss.Uint64, gofss.PrgAesMmo)
+	assert.Equal(t, 11*5*32, ScratchBytes("eval", ht, 5, 1))
+	assert.Equal(t, 11*5*32, ScratchBytes("eval_all", ht, 5, 0))
+
+	// Preprocess at in_bits 20: 2^14 words per key, then levels of 256, 4 and 1 words.
+	g := gofss.DefaultParams(gofss.KindGrottoDcf, 20, gofss.Bytes, gofss.PrgChaCha)
+	assert.Equal(t, 8*(256+4+1), ScratchBytes("preprocess", g, 1, 0), "one key: no cws copy")
+	assert.Equal(t, 21*3*32+3*8*(256+4+1), ScratchBytes("preprocess", g, 3, 0))
+	g.InBits = 6
+	assert.Equal(t, 0, ScratchBytes("preprocess", g, 1, 0), "one word per key")
+	assert.Equal(t, 0, ScratchBytes("eval", g, 5, 1), "no grotto eval kernel")
+	assert.Equal(t, 0, ScratchBytes("preprocess", dpfParams(), 5, 0))
 }
 
 // Every refusal of caller input is a *gofss.ArgError that names the argument.
@@ -37,11 +51,52 @@ func TestValidation(t *testing.T) {
 			return planGen(with(func(q *gofss.Params) { q.InBits = 200 }), addrA, addrB, addrC, 1, addrD, 1)
 		}, "in_bits must be between 1 and 128, not 200"},
 		{"gen kind", func() ([]launch, error) {
-			return planGen(with(func(q *gofss.Params) { q.Kind = 7 }), addrA, addrB, addrC, 1, addrD, 1)
-		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, not Kind(7)"},
-		{"gen half-tree", func() ([]launch, error) {
-			return planGen(gofss.DefaultParams(gofss.KindHalfTreeDpf, 8, gofss.Bytes, gofss.PrgChaCha), addrA, addrB, addrC, 1, addrD, 1)
-		}, "cuda: half_tree_dpf has no CUDA kernels yet"},
+			return planGen(with(func(q *gofss.Params) { q.Kind = 200 }), addrA, addrB, addrC, 1, addrD, 1)
+		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, vdpf, not Kind(200)"},
+		{"eval grotto", func() ([]launch, error) {
+			return planEval(grottoParams(8), addrA, 0, addrB, 1, addrC, addrD, 1, 1, 0)
+		}, "cuda: grotto_dcf has no CUDA eval kernel"},
+		{"eval_all grotto", func() ([]launch, error) { return planEvalAll(grottoParams(8), addrA, 0, addrB, 1, addrC, 0) },
+			"cuda: grotto_dcf has no CUDA eval_all kernel"},
+		{"preprocess dpf", func() ([]launch, error) { return planPreprocess(p, addrA, 0, addrB, 1, addrC, addrE) },
+			"cuda: dpf has no CUDA preprocess kernel"},
+		{"grotto_eval half-tree", func() ([]launch, error) {
+			return planGrottoEval(gofss.DefaultParams(gofss.KindHalfTreeDpf, 8, gofss.Bytes, gofss.PrgChaCha), addrA,
+				addrB, 1, 1, points{"x", addrC, 1})
+		}, "cuda: half_tree_dpf has no CUDA grotto_eval kernel"},
+		{"prg bench half-tree", func() ([]launch, error) {
+			return planPrgBench(gofss.DefaultParams(gofss.KindHalfTreeDpf, 8, gofss.Bytes, gofss.PrgChaCha), addrA, addrB, 10, 8)
+		}, "cuda: half_tree_dpf has no CUDA prg_bench kernel"},
+		{"preprocess party", func() ([]launch, error) {
+			return planPreprocess(grottoParams(8), addrA, 2, addrB, 1, addrC, addrE)
+		}, "cuda: party must be 0 or 1, not 2"},
+		{"preprocess k", func() ([]launch, error) {
+			return planPreprocess(grottoParams(40), addrA, 0, addrB, 1<<9, addrC, addrE)
+		}, "cuda: k must be between 0 and 256, not 512"},
+		{"preprocess misaligned pre", func() ([]launch, error) {
+			return planPreprocess(grottoParams(8), addrA+8, 0, addrB, 1, addrC, addrE)
+		}, "cuda: pre: address 0x7f0000001008 is not 16-byte aligned"},
+		{"preprocess scratch", func() ([]launch, error) {
+			return planPreprocess(grottoParams(20), addrA, 0, addrB, 1, addrC, 0)
+		}, "cuda: scratch: null device address (preprocess of 1 keys needs 2088 bytes)"},
+		{"preprocess scratch for cws", func() ([]launch, error) {
+			return planPreprocess(grottoParams(6), addrA, 0, addrB, 2, addrC, 0)
+		}, "cuda: scratch: null device address (preprocess of 2 keys needs 448 bytes)"},
+		{"grotto_eval x words", func() ([]launch, error) {
+			return planGrottoEval(grottoParams(8), addrA, addrB, 1, 1, points{"x", addrC, 3})
+		}, "cuda: x_words must be 1, 2 or 4, not 3"},
+		{"grotto_eval_interval hi words", func() ([]launch, error) {
+			return planGrottoEval(grottoParams(8), addrA, addrB, 1, 1, points{"lo", addrC, 1}, points{"hi", addrD, 0})
+		}, "cuda: hi_words must be 1, 2 or 4, not 0"},
+		{"grotto_eval misaligned pre", func() ([]launch, error) {
+			return planGrottoEval(grottoParams(8), addrA, addrB+4, 1, 1, points{"x", addrC, 1})
+		}, "cuda: pre: address 0x7f0000001104 is not 8-byte aligned"},
+		{"grotto_eval_interval null his", func() ([]launch, error) {
+			return planGrottoEval(grottoParams(8), addrA+1, addrB, 2, 3, points{"lo", addrC, 1}, points{"hi", 0, 1})
+		}, "cuda: his: null device address"},
+		{"grotto_eval k*m", func() ([]launch, error) {
+			return planGrottoEval(grottoParams(8), addrA, addrB, 1<<30, 1<<30, points{"x", addrC, 1})
+		}, "cuda: k x m = 1073741824 x 1073741824 points is more than 281474976710656"},
 		{"gen k", func() ([]launch, error) { return planGen(p, addrA, addrB, addrC, 1, addrD, -1) },
 			"cuda: k must be between 0 and 281474976710656, not -1"},
 		{"gen alpha words", func() ([]launch, error) { return planGen(p, addrA, addrB, addrC, 3, addrD, 1) },
@@ -98,6 +153,9 @@ func TestEmptyBatches(t *testing.T) {
 		assert.NoError(t, Eval(0, 0, p, addr, 0, addr, 0, addr, addr, 1, 7, addr), "k = 0")
 		assert.NoError(t, EvalAll(0, 0, p, addr, 1, addr, 0, addr, addr))
 		assert.NoError(t, PrgBench(0, 0, p, addr, addr, 0, 20))
+		assert.NoError(t, Preprocess(0, 0, grottoParams(20), addr, 1, addr, 0, addr, addr))
+		assert.NoError(t, GrottoEval(0, 0, grottoParams(20), addr, addr, 3, addr, 1, 0))
+		assert.NoError(t, GrottoEvalInterval(0, 0, grottoParams(20), addr, addr, 0, addr, 1, addr, 2, 5))
 	}
 	// What does not depend on the addresses is still checked.
 	noBits := p
@@ -115,6 +173,9 @@ func TestEmptyBatches(t *testing.T) {
 		{EvalAll(0, 0, p, 0, -1, 0, 0, 0, 0), "party"},
 		{EvalAll(0, 0, wide, 0, 0, 0, 0, 0, 0), "in_bits"},
 		{PrgBench(0, 0, noBits, 0, 0, 0, 20), "in_bits"},
+		{Preprocess(0, 0, grottoParams(20), 0, 3, 0, 0, 0, 0), "party"},
+		{GrottoEval(0, 0, grottoParams(20), 0, 0, 0, 0, 8, 0), "x_words"},
+		{GrottoEvalInterval(0, 0, grottoParams(20), 0, 0, 0, 0, 1, 0, 3, 0), "hi_words"},
 	} {
 		assert.IsType(t, &gofss.ArgError{}, tc.err)
 		assert.ErrorContains(t, tc.err, tc.want)
@@ -172,4 +233,83 @@ func TestPlans(t *testing.T) {
 	launches, err = planPrgBench(dpfParams(), addrA, addrB, 100, 20)
 	require.NoError(t, err)
 	assert.Equal(t, "prg_bench_chacha_mul2", launches[0].kernel)
+}
+
+func grottoParams(inBits int) gofss.Params {
+	return gofss.DefaultParams(gofss.KindGrottoDcf, inBits, gofss.Bytes, gofss.PrgAesMmo)
+}
+
+func TestPlansHalfTree(t *testing.T) {
+	p := gofss.DefaultParams(gofss.KindHalfTreeDpf, 20, gofss.Uint64, gofss.PrgChaCha)
+	launches, err := planGen(p, addrA, addrB, addrC, 1, addrD, 9)
+	require.NoError(t, err)
+	assert.Equal(t, "half_tree_dpf_gen_chacha_uint64", launches[0].kernel)
+
+	// The level-major copy has the key's 11 rows.
+	launches, err = planEval(p, addrA, 1, addrB, 5, addrC, addrD, 1, 7, addrE)
+	require.NoError(t, err)
+	require.Len(t, launches, 2)
+	assert.Equal(t, uint32(11), argAt[uint32](launches[0].args, 2))
+	assert.Equal(t, uint64(5*11), launches[0].threads)
+	assert.Equal(t, "half_tree_dpf_eval_chacha_uint64", launches[1].kernel)
+
+	launches, err = planEvalAll(p, addrA, 1, addrB, 3, addrC, addrE)
+	require.NoError(t, err)
+	require.Len(t, launches, 1+1+11, "as DPF's: 9 levels, then one launch per level")
+	assert.Equal(t, "half_tree_dpf_eval_all_chacha_uint64", launches[1].kernel)
+}
+
+// Preprocess: the tree above the chunks (as EvalAll's), the chunks' leaf bits, then
+// the prefix XOR: gathers up the levels, applies down them.
+func TestPlansPreprocess(t *testing.T) {
+	p := grottoParams(20)
+	launches, err := planPreprocess(p, addrA, 1, addrB, 3, addrC, addrE)
+	require.NoError(t, err)
+	var kernels []string
+	for _, l := range launches {
+		kernels = append(kernels, l.kernel)
+	}
+	assert.Equal(t, []string{"cw_relayout", "grotto_tree_aes128_mmo", "grotto_tree_aes128_mmo",
+		"grotto_tree_aes128_mmo", "grotto_tree_aes128_mmo", "grotto_tree_aes128_mmo", "grotto_leaf_bits_aes128_mmo",
+		"parity_gather", "parity_gather", "parity_gather", "parity_apply", "parity_apply", "parity_apply",
+		"parity_apply"}, kernels)
+	// 13 tree levels (20 - 7): 9 in the first launch, then 4 launches of one.
+	assert.Equal(t, []uint32{13, 0, 9}, []uint32{argAt[uint32](launches[1].args, 5), argAt[uint32](launches[1].args, 6),
+		argAt[uint32](launches[1].args, 7)})
+	assert.Equal(t, uint64(3<<13), launches[6].threads, "a thread per chunk of 128 leaves")
+	assert.Equal(t, uint64(1<<14), argAt[uint64](launches[6].args, 7), "words per key")
+
+	// The levels: pre (2^14 words per key), then 256, 4 and 1 words per key after the
+	// 3 keys' 21-row cws copy in scratch.
+	lvl1 := uint64(addrE) + 21*3*32
+	lvl2, lvl3 := lvl1+3*8*256, lvl1+3*8*(256+4)
+	gather := func(l launch) []uint64 {
+		return []uint64{argAt[uint64](l.args, 0), argAt[uint64](l.args, 1), argAt[uint64](l.args, 2), l.threads}
+	}
+	assert.Equal(t, []uint64{lvl1, uint64(addrA), 1 << 14, 3 * 256}, gather(launches[7]))
+	assert.Equal(t, []uint64{lvl2, lvl1, 256, 3 * 4}, gather(launches[8]))
+	assert.Equal(t, []uint64{lvl3, lvl2, 4, 3}, gather(launches[9]))
+	apply := func(l launch) []uint64 {
+		return []uint64{argAt[uint64](l.args, 0), argAt[uint64](l.args, 1), argAt[uint64](l.args, 2), argAt[uint64](l.args, 4)}
+	}
+	assert.Equal(t, []uint64{lvl3, 0, 1, ^uint64(0)}, apply(launches[10]), "the top level has no carries")
+	assert.Equal(t, []uint64{lvl2, lvl3, 4, ^uint64(0)}, apply(launches[11]))
+	assert.Equal(t, []uint64{uint64(addrA), lvl1, 1 << 14, ^uint64(0)}, apply(launches[13]))
+
+	// in_bits 5, one key: one thread does the whole key, one word, masked to 32 bits.
+	launches, err = planPreprocess(grottoParams(5), addrA, 0, addrB, 1, addrC, 0)
+	require.NoError(t, err)
+	require.Len(t, launches, 2)
+	assert.Equal(t, "grotto_leaf_bits_aes128_mmo", launches[0].kernel)
+	assert.Equal(t, uint64(1), launches[0].threads)
+	assert.Equal(t, []uint64{uint64(addrA), 0, 1, 0xffffffff}, apply(launches[1]))
+
+	launches, err = planGrottoEval(p, addrA+3, addrB, 2, 5, points{"lo", addrC, 1}, points{"hi", addrD, 4})
+	require.NoError(t, err)
+	require.Len(t, launches, 1)
+	assert.Equal(t, "grotto_eval_interval", launches[0].kernel)
+	assert.Equal(t, uint64(10), launches[0].threads)
+	assert.Equal(t, []uint32{1, 4, 20}, []uint32{argAt[uint32](launches[0].args, 4), argAt[uint32](launches[0].args, 5),
+		argAt[uint32](launches[0].args, 6)})
+	assert.Equal(t, uint64(1<<14), argAt[uint64](launches[0].args, 7))
 }

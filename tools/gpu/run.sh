@@ -11,7 +11,7 @@
 # kernels and checks them against the launcher's argument layouts, builds pyfss offline
 # (installed there, not into the Python environment), then runs the demo, the Go GPU
 # tests and benchmarks, the CUDA and error tests, and benchmarks/gpu_bench.py. A failing step does not stop the next; each has its own
-# time limit and all end within PYFSS_GPU_BUDGET seconds (default 480). Logs and
+# time limit and all end within PYFSS_GPU_BUDGET seconds (default 540). Logs and
 # summary.md go to $OUT (default ./gpu-out); the summary is printed last.
 #
 # PYTHON: the interpreter with torch (default python3). PYFSS_GPU_STEPS: the steps to
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.." || exit
 export PYTHON=${PYTHON:-python3}
 export OUT=${OUT:-$PWD/gpu-out}
 TMP=${PYFSS_GPU_TMP:-/tmp/pyfss-gpu}
-BUDGET=${PYFSS_GPU_BUDGET:-480}
+BUDGET=${PYFSS_GPU_BUDGET:-540}
 STEPS=" ${PYFSS_GPU_STEPS:-nvcc abi install demo gotest pytest bench} "
 mkdir -p "$OUT"
 summary=$OUT/summary.md
@@ -140,8 +140,8 @@ print(json.dumps(cuda, indent=1))
 assert cuda["usable"] or not torch.cuda.is_available(), "torch has a GPU, pyfss cannot use it"
 EOF'
 step gotest 150 gotest.log 'go test ./gofss/cuda -run "GPU|FakeDriver" -bench GPU -benchtime 20x -v -timeout $((LIMIT - 20))s'
-step pytest 150 pytest.log '"$PYTHON" -P -m pytest tests/test_cuda.py tests/test_errors.py -q -rfEs --durations=5'
-step bench 120 bench.log '"$PYTHON" -P benchmarks/gpu_bench.py --out "$OUT/bench.md"'
+step pytest 180 pytest.log '"$PYTHON" -P -m pytest tests/test_cuda.py tests/test_errors.py -q -rfEs --durations=5'
+step bench 150 bench.log '"$PYTHON" -P benchmarks/gpu_bench.py --out "$OUT/bench.md"'
 
 {
 	echo

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <memory>
 
-#include "../../../cuda/batch.cuh"
+#include <vector>
+
+#include "../../../cuda/grotto.cuh"
 
 using namespace pyfss;
 
@@ -42,10 +44,12 @@ int with_group(const char* group, F f) {
   return 0;
 }
 
-// Calls f(Tag<Scheme<Group>>(), pred) for the kind (dpf, dcf_lt, dcf_gt) and group named.
+// Calls f(Tag<Scheme<Group>>(), pred) for the kind (dpf, dcf_lt, dcf_gt, half_tree_dpf,
+// grotto_dcf: its Gen is DPF's) and group named.
 template <class F>
 int with_scheme(const char* kind, const char* group, F f) {
-  if (named(kind, "dpf")) return with_group<Dpf>(group, [&](auto tag) { f(tag, kPredLt); });
+  if (named(kind, "dpf") || named(kind, "grotto_dcf")) return with_group<Dpf>(group, [&](auto tag) { f(tag, kPredLt); });
+  if (named(kind, "half_tree_dpf")) return with_group<HalfTree>(group, [&](auto tag) { f(tag, kPredLt); });
   if (named(kind, "dcf_lt")) return with_group<Dcf>(group, [&](auto tag) { f(tag, kPredLt); });
   if (named(kind, "dcf_gt")) return with_group<Dcf>(group, [&](auto tag) { f(tag, kPredGt); });
   return -1;
@@ -77,26 +81,60 @@ int dispatch(const char* kind, const char* group, const char* prg, const PrgPara
   return prg_rc ? prg_rc : rc;
 }
 
-// What the launcher does before an evaluation: a level-major copy of cws when K > 1.
-const uint32_t* level_major(const uint32_t* cws, uint64_t k, int n, std::unique_ptr<uint32_t[]>& buf) {
+// What the launcher does before an evaluation: a level-major copy of cws (keys of
+// `rows` rows) when K > 1.
+const uint32_t* level_major(const uint32_t* cws, uint64_t k, int rows, std::unique_ptr<uint32_t[]>& buf) {
   if (k == 1) return cws;
-  uint64_t total = k * (uint64_t)(n + 1);
+  uint64_t total = k * (uint64_t)rows;
   buf.reset(new uint32_t[total * kCwWords]);
-  for (uint64_t t = 0; t < total; t++) relayout_cw(t, buf.get(), cws, k, n + 1);
+  for (uint64_t t = 0; t < total; t++) relayout_cw(t, buf.get(), cws, k, rows);
   return buf.get();
+}
+
+// The launcher's schedule of an EvalAll tree of n levels: the first kEvalAllTopLevels
+// levels in one launch, then one launch per level. A block's threads run in reverse
+// order between its barriers, which a GPU may also do: the in-place layout must not
+// depend on the order.
+template <class S, class P>
+void run_tree(const P& p, uint32_t* dst, uint32_t party, const uint32_t* s0s, const uint32_t* cws_lm, uint64_t k,
+              int n) {
+  for (int first = 0, levels; first < n; first += levels) {
+    levels = first == 0 ? std::min(n, kEvalAllTopLevels) : 1;
+    for (uint64_t g = 0; g < eval_all_slices(k, first, levels); g++) {
+      for (int j = 0; j < levels; j++) {
+        for (uint32_t local = kThreads; local-- > 0;) {
+          eval_all_step<S>(p, g, local, j, first, levels, dst, party, s0s, cws_lm, k, n);
+        }
+      }
+    }
+  }
+}
+
+// The launcher's prefix XOR over K keys of `count` words each: the parities gathered
+// level by level into the levels above, then applied from the top down.
+void prefix_parities(uint64_t* words, uint64_t count, uint64_t k, uint64_t mask) {
+  std::vector<uint64_t> above;
+  if (count > 1) {
+    above.resize(k * parity_words_above(count));
+    for (uint64_t t = above.size(); t-- > 0;) parity_gather(t, above.data(), words, count);
+    prefix_parities(above.data(), parity_words_above(count), k, ~0ull);
+  }
+  for (uint64_t t = k * count; t-- > 0;) parity_apply(t, words, above.data(), count, mask);
 }
 
 }  // namespace
 
 extern "C" {
 
-// expand<mul> (half = 0: mul blocks) or expand_half<mul>(sel) (half = 1: mul/2 blocks).
+// expand<mul> (half = 0: mul blocks) or expand_half<mul>(sel) (half = 1: mul/2 blocks);
+// for mul = 1, hash (one block).
 int hc_prg_expand(const char* prg, const PrgParams* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                   uint32_t* out) {
-  if (mul != 2 && mul != 4) return -1;
+  if (mul != 1 && mul != 2 && mul != 4) return -1;
   return with_prg(prg, *pp, [&](auto p) {
     Block o[4];
-    int count = half ? mul / 2 : mul;
+    int count = mul == 1 ? 1 : half ? mul / 2 : mul;
+    if (mul == 1) o[0] = p.hash(load_block(seed));
     if (mul == 2 && half) p.template expand_half<2>(load_block(seed), sel, o);
     if (mul == 2 && !half) p.template expand<2>(load_block(seed), o);
     if (mul == 4 && half) p.template expand_half<4>(load_block(seed), sel, o);
@@ -116,34 +154,47 @@ int hc_gen(const char* kind, const char* group, const char* prg, const PrgParams
 int hc_eval(const char* kind, const char* group, const char* prg, const PrgParams* pp, uint32_t* dst,
             uint32_t party, const uint32_t* s0s, uint64_t k, const uint32_t* cws, const uint32_t* xs, int x_words,
             uint64_t m, int n) {
-  std::unique_ptr<uint32_t[]> buf;
-  const uint32_t* cws_lm = level_major(cws, k, n, buf);
   return dispatch(kind, group, prg, *pp, [&](auto tag, auto p, int) {
     typedef typename decltype(tag)::type S;
+    std::unique_ptr<uint32_t[]> buf;
+    const uint32_t* cws_lm = level_major(cws, k, S::rows(n), buf);
     for (uint64_t t = 0; t < k * m; t++) eval_point<S>(p, t, dst, party, s0s, cws_lm, k, xs, x_words, m, n);
   });
 }
 
-// The launcher's schedule: the first kEvalAllTopLevels levels in one launch, then one
-// launch per level. A block's threads run in reverse order between its barriers, which
-// a GPU may also do: the in-place layout must not depend on the order.
 int hc_eval_all(const char* kind, const char* group, const char* prg, const PrgParams* pp, uint32_t* dst,
                 uint32_t party, const uint32_t* s0s, uint64_t k, const uint32_t* cws, int n) {
-  std::unique_ptr<uint32_t[]> buf;
-  const uint32_t* cws_lm = level_major(cws, k, n, buf);
   return dispatch(kind, group, prg, *pp, [&](auto tag, auto p, int) {
     typedef typename decltype(tag)::type S;
-    for (int first = 0, levels; first < n; first += levels) {
-      levels = first == 0 ? std::min(n, kEvalAllTopLevels) : 1;
-      for (uint64_t g = 0; g < eval_all_slices(k, first, levels); g++) {
-        for (int j = 0; j < levels; j++) {
-          for (uint32_t local = kThreads; local-- > 0;) {
-            eval_all_step<S>(p, g, local, j, first, levels, dst, party, s0s, cws_lm, k, n);
-          }
-        }
-      }
-    }
+    std::unique_ptr<uint32_t[]> buf;
+    run_tree<S>(p, dst, party, s0s, level_major(cws, k, S::rows(n), buf), k, n);
   });
+}
+
+// Grotto DCF's Preprocess of K keys of one party into pre (K, words) as the launcher
+// schedules it: the tree above the chunks, the chunks' leaf bits, the prefix XOR.
+int hc_grotto_preprocess(const char* prg, const PrgParams* pp, uint64_t* pre, uint64_t words, uint32_t party,
+                         const uint32_t* s0s, uint64_t k, const uint32_t* cws, int n) {
+  return with_prg(prg, *pp, [&](auto p) {
+    std::unique_ptr<uint32_t[]> buf;
+    const uint32_t* cws_lm = level_major(cws, k, n + 1, buf);
+    int r = grotto_tree_levels(n);
+    run_tree<GrottoTree>(p, reinterpret_cast<uint32_t*>(pre), party, s0s, cws_lm, k, r);
+    for (uint64_t t = k << r; t-- > 0;) grotto_leaf_bits(p, t, pre, words, party, s0s, cws_lm, k, n);
+    prefix_parities(pre, words, k, grotto_word_mask(n));
+  });
+}
+
+int hc_grotto_eval(uint8_t* dst, const uint64_t* pre, uint64_t words, const uint32_t* xs, int x_words, int n,
+                   uint64_t k, uint64_t m) {
+  for (uint64_t t = 0; t < k * m; t++) grotto_eval_point(t, dst, pre, words, xs, x_words, m, n);
+  return 0;
+}
+
+int hc_grotto_eval_interval(uint8_t* dst, const uint64_t* pre, uint64_t words, const uint32_t* los, int lo_words,
+                            const uint32_t* his, int hi_words, int n, uint64_t k, uint64_t m) {
+  for (uint64_t t = 0; t < k * m; t++) grotto_interval(t, dst, pre, words, los, lo_words, his, hi_words, m, n);
+  return 0;
 }
 
 }  // extern "C"

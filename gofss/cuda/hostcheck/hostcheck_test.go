@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 	"github.com/pyfss/pyfss/gofss/cuda/internal/vectortest"
 	"github.com/pyfss/pyfss/gofss/internal/kat"
@@ -59,12 +60,10 @@ func TestPrg(t *testing.T) {
 	host := hostLib(t)
 	checked := 0
 	for _, set := range prims.Prg {
-		if set.Prg.Mul == 1 {
-			continue // the kernels use mul 2 (DPF) and 4 (DCF) only
-		}
 		keys, err := set.Prg.AesKeys()
 		require.NoError(t, err)
-		pp := prgparams.Pack(set.Prg.NonceU32(), keys)
+		// mul 1 is Half-Tree DPF's hash, which with a zero hash key is the PRG itself.
+		pp := prgparams.Pack(set.Prg.NonceU32(), keys, gofss.Block{})
 		for i, v := range set.Vectors {
 			var want []uint32
 			for _, o := range v.Out {
@@ -74,6 +73,10 @@ func TestPrg(t *testing.T) {
 			got, err := host.prgExpand(set.Prg.Name, pp, set.Prg.Mul, false, 0, vectortest.Words(v.Seed))
 			require.NoError(t, err)
 			assert.Equal(t, want, got, "%s mul %d vector %d", set.Prg.Name, set.Prg.Mul, i)
+			checked++
+			if set.Prg.Mul == 1 {
+				continue // no halves
+			}
 			half := len(want) / 2
 			for sel := range 2 {
 				got, err := host.prgExpand(set.Prg.Name, pp, set.Prg.Mul, true, uint32(sel), vectortest.Words(v.Seed))
@@ -81,7 +84,6 @@ func TestPrg(t *testing.T) {
 				assert.Equal(t, want[sel*half:(sel+1)*half], got, "%s mul %d vector %d half %d",
 					set.Prg.Name, set.Prg.Mul, i, sel)
 			}
-			checked++
 		}
 	}
 	t.Logf("%d PRG vectors checked", checked)
@@ -90,5 +92,10 @@ func TestPrg(t *testing.T) {
 
 func TestVectors(t *testing.T) {
 	n := vectortest.Run(t, hostLib(t), 16)
-	t.Logf("%d DPF/DCF cases checked", n)
+	t.Logf("%d DPF/DCF/Half-Tree DPF cases checked", n)
+}
+
+func TestGrottoVectors(t *testing.T) {
+	n := vectortest.RunGrotto(t, hostLib(t), 20)
+	t.Logf("%d Grotto DCF cases checked", n)
 }

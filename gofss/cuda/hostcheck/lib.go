@@ -19,6 +19,12 @@ typedef int (*eval_fn)(name, name, name, const void*, uint32_t*, uint32_t, const
 typedef int (*eval_all_fn)(name, name, name, const void*, uint32_t*, uint32_t, const uint32_t*, uint64_t,
                            const uint32_t*, int);
 
+typedef int (*grotto_preprocess_fn)(name, const void*, uint64_t*, uint64_t, uint32_t, const uint32_t*, uint64_t,
+                                    const uint32_t*, int);
+typedef int (*grotto_eval_fn)(uint8_t*, const uint64_t*, uint64_t, const uint32_t*, int, int, uint64_t, uint64_t);
+typedef int (*grotto_interval_fn)(uint8_t*, const uint64_t*, uint64_t, const uint32_t*, int, const uint32_t*, int,
+                                  int, uint64_t, uint64_t);
+
 static int call_expand(void* f, name prg, const void* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                        uint32_t* out) {
 	return ((expand_fn)f)(prg, pp, mul, half, sel, seed, out);
@@ -36,6 +42,18 @@ static int call_eval_all(void* f, name kind, name group, name prg, const void* p
                          const uint32_t* s0s, uint64_t k, const uint32_t* cws, int n) {
 	return ((eval_all_fn)f)(kind, group, prg, pp, dst, party, s0s, k, cws, n);
 }
+static int call_grotto_preprocess(void* f, name prg, const void* pp, uint64_t* pre, uint64_t words, uint32_t party,
+                                  const uint32_t* s0s, uint64_t k, const uint32_t* cws, int n) {
+	return ((grotto_preprocess_fn)f)(prg, pp, pre, words, party, s0s, k, cws, n);
+}
+static int call_grotto_eval(void* f, uint8_t* dst, const uint64_t* pre, uint64_t words, const uint32_t* xs,
+                            int x_words, int n, uint64_t k, uint64_t m) {
+	return ((grotto_eval_fn)f)(dst, pre, words, xs, x_words, n, k, m);
+}
+static int call_grotto_interval(void* f, uint8_t* dst, const uint64_t* pre, uint64_t words, const uint32_t* los,
+                                int lo_words, const uint32_t* his, int hi_words, int n, uint64_t k, uint64_t m) {
+	return ((grotto_interval_fn)f)(dst, pre, words, los, lo_words, his, hi_words, n, k, m);
+}
 */
 import "C"
 
@@ -51,14 +69,15 @@ import (
 	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 )
 
-// lib is hostcheck.cpp built as a shared library and opened. Its Gen, Eval and EvalAll
-// are a vectortest.Backend.
+// lib is hostcheck.cpp built as a shared library and opened. Its Gen, Eval, EvalAll,
+// and Grotto's Preprocess and lookups are a vectortest.Backend.
 //
 // The test compiles it itself rather than letting cgo do it: the Go build cache keys
 // a cgo package on the files in its own directory only, so a change to a kernel
 // header in cuda/ would otherwise be tested against a stale object.
 type lib struct {
-	expandFn, genFn, evalFn, evalAllFn unsafe.Pointer
+	expandFn, genFn, evalFn, evalAllFn           unsafe.Pointer
+	preprocessFn, grottoEvalFn, grottoIntervalFn unsafe.Pointer
 }
 
 // buildLib compiles hostcheck.cpp with the C++ compiler that cgo uses into dir and
@@ -84,7 +103,9 @@ func buildLib(dir string) (*lib, error) {
 	for _, s := range []struct {
 		name string
 		dst  *unsafe.Pointer
-	}{{"hc_prg_expand", &l.expandFn}, {"hc_gen", &l.genFn}, {"hc_eval", &l.evalFn}, {"hc_eval_all", &l.evalAllFn}} {
+	}{{"hc_prg_expand", &l.expandFn}, {"hc_gen", &l.genFn}, {"hc_eval", &l.evalFn}, {"hc_eval_all", &l.evalAllFn},
+		{"hc_grotto_preprocess", &l.preprocessFn}, {"hc_grotto_eval", &l.grottoEvalFn},
+		{"hc_grotto_eval_interval", &l.grottoIntervalFn}} {
 		cname := C.CString(s.name)
 		*s.dst = C.dlsym(h, cname)
 		C.free(unsafe.Pointer(cname))
@@ -130,7 +151,7 @@ func withNames(p gofss.Params, f func(kind, group, prg *C.char) C.int) C.int {
 }
 
 // prgExpand returns expand<mul>(seed) (half false) or expand_half<mul>(seed, sel) of
-// the PRG named prg with the packed parameters pp.
+// the PRG named prg with the packed parameters pp; for mul 1, its hash.
 func (l *lib) prgExpand(prg string, pp []byte, mul int, half bool, sel uint32, seed [4]uint32) ([]uint32, error) {
 	out := make([]uint32, 4*mul)
 	h := 0
@@ -145,10 +166,10 @@ func (l *lib) prgExpand(prg string, pp []byte, mul int, half bool, sel uint32, s
 	return out, check(rc, "hc_prg_expand")
 }
 
-// Gen runs Gen for k keys: seeds (k, 2, 4), alphas (k, alphaWords), betas (k, 4); it
-// returns cws (k, n + 1, 8).
+// Gen runs Gen for k keys: seeds (k, 2, 4), alphas (k, alphaWords), betas (k, 4) or
+// nil (grotto_dcf); it returns cws (k, CwRows(), 8).
 func (l *lib) Gen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
-	cws := make([]uint32, k*(p.InBits+1)*8)
+	cws := make([]uint32, k*p.CwRows()*8)
 	pp := packed(p)
 	rc := withNames(p, func(kind, group, prg *C.char) C.int {
 		return C.call_gen(l.genFn, kind, group, prg, unsafe.Pointer(&pp[0]), ptr(cws), ptr(seeds), ptr(alphas),
@@ -179,5 +200,38 @@ func (l *lib) EvalAll(p gofss.Params, party int, s0s []uint32, k int, cws []uint
 	return dst, check(rc, "hc_eval_all")
 }
 
+// Preprocess returns party's prefix parities (k, words) of k Grotto keys.
+func (l *lib) Preprocess(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint64, error) {
+	words := grottoWords(p)
+	pre := make([]uint64, k*words)
+	pp := packed(p)
+	cprg := C.CString(p.Prg.String())
+	defer C.free(unsafe.Pointer(cprg))
+	rc := C.call_grotto_preprocess(l.preprocessFn, cprg, unsafe.Pointer(&pp[0]), (*C.uint64_t)(unsafe.Pointer(&pre[0])),
+		C.uint64_t(words), C.uint32_t(party), ptr(s0s), C.uint64_t(k), ptr(cws), C.int(p.InBits))
+	return pre, check(rc, "hc_grotto_preprocess")
+}
+
+// GrottoEval returns the shares (k, m) of k preprocessed keys at m points each.
+func (l *lib) GrottoEval(p gofss.Params, pre []uint64, k int, xs []uint32, xWords, m int) ([]uint8, error) {
+	dst := make([]uint8, k*m)
+	rc := C.call_grotto_eval(l.grottoEvalFn, (*C.uint8_t)(&dst[0]), (*C.uint64_t)(&pre[0]), C.uint64_t(grottoWords(p)),
+		ptr(xs), C.int(xWords), C.int(p.InBits), C.uint64_t(k), C.uint64_t(m))
+	return dst, check(rc, "hc_grotto_eval")
+}
+
+// GrottoEvalInterval returns the shares (k, m) of k preprocessed keys for m intervals each.
+func (l *lib) GrottoEvalInterval(p gofss.Params, pre []uint64, k int, los []uint32, loWords int, his []uint32,
+	hiWords, m int) ([]uint8, error) {
+	dst := make([]uint8, k*m)
+	rc := C.call_grotto_interval(l.grottoIntervalFn, (*C.uint8_t)(&dst[0]), (*C.uint64_t)(&pre[0]),
+		C.uint64_t(grottoWords(p)), ptr(los), C.int(loWords), ptr(his), C.int(hiWords), C.int(p.InBits), C.uint64_t(k),
+		C.uint64_t(m))
+	return dst, check(rc, "hc_grotto_eval_interval")
+}
+
+// grottoWords is the length of one preprocessed key in 64-bit words.
+func grottoWords(p gofss.Params) int { return (1<<p.InBits + 63) / 64 }
+
 // packed is the PrgParams image of checked parameters, as the launcher packs it.
-func packed(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys) }
+func packed(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys, p.HashKey) }

@@ -7,12 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
 
 func TestPackLayout(t *testing.T) {
 	keys := [][16]byte{{1, 2, 3}, {4, 5, 6}}
-	b := Pack([2]uint32{0x12345678, 0x9abcdef0}, keys)
+	b := Pack([2]uint32{0x12345678, 0x9abcdef0}, keys, gofss.DefaultHashKey)
 	require.Len(t, b, Size)
 	assert.Equal(t, uint32(0x12345678), binary.LittleEndian.Uint32(b[0:]))
 	assert.Equal(t, uint32(0x9abcdef0), binary.LittleEndian.Uint32(b[4:]))
@@ -24,7 +25,13 @@ func TestPackLayout(t *testing.T) {
 	last := aes128.RoundKeys(keys[1])[10]
 	assert.Equal(t, last[:], b[8+176+160:8+2*176])
 	s := aes128.SBox()
-	assert.Equal(t, s[:], b[Size-256:])
+	assert.Equal(t, s[:], b[Size-16-256:Size-16])
+	// The hash key's words little-endian, as the vectors write it.
+	assert.Equal(t, []uint32{0x12345678, 0x9abcdef0, 0x13572468, 0x2468ace0}, []uint32{
+		binary.LittleEndian.Uint32(b[Size-16:]), binary.LittleEndian.Uint32(b[Size-12:]),
+		binary.LittleEndian.Uint32(b[Size-8:]), binary.LittleEndian.Uint32(b[Size-4:])})
 
-	assert.PanicsWithValue(t, "prgparams: 5 AES keys, at most 4 fit", func() { Pack([2]uint32{}, make([][16]byte, 5)) })
+	assert.PanicsWithValue(t, "prgparams: 5 AES keys, at most 4 fit", func() {
+		Pack([2]uint32{}, make([][16]byte, 5), gofss.Block{})
+	})
 }

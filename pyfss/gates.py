@@ -1,0 +1,577 @@
+"""FSS gates on additively shared integers: the constructions of Boyle, Gilboa and
+Ishai et al., "Function Secret Sharing for Mixed-Mode and Fixed-Point Secure
+Computation" (EUROCRYPT 2021), over the ring Z_2^N of int32 (N = 32) or int64
+(N = 64) tensors, whose arithmetic wraps exactly as the ring does.
+
+Every gate works the same way (the masked-input style):
+- offline, ``gate.deal(shape)`` draws a uniform input mask r per element and makes both
+  parties' key material (a GateKey each: additive shares of r and of whatever the gate
+  needs, plus DCF/DPF keys, in one batched gen per key width);
+- online, party b sends ``gate.mask(key, x_b) = x_b + r_b``; both add the two to open
+  x^ = x + r, uniform whatever x is (one round, N/8 bytes per element each way), and
+  ``gate.eval(b, key, x^)`` gives the party's additive share of f(x), with one batched
+  eval of each key. ``gate.run(party, key, x_b)`` does both with a pyfss.mpc.Party.
+
+Results are exact for every x in Z_2^N, wrap-around of x + r included. The building
+block is one DCF key D with threshold r (D(y) shares 1{y < r}, y unsigned), which gives
+1{x < c} for any public c in [0, 2^N] from two evaluations:
+
+    1{x < c} = D(x^ - c) - D(x^) + 1{x^ < c}          (x, x^ unsigned, mod 2^N)
+
+since the x^ with x < c are the cyclic interval [r, r + c). Signed x use x + 2^(N-1),
+whose masked value is x^ + 2^(N-1) under the same mask. docs (README, "Gates") list
+rounds and key sizes per gate.
+
+The dealer draws from ``generator`` (a torch.Generator: reproducible, for tests and
+examples, not cryptographic) or, by default, from os.urandom. A dealer must be a
+third party (or be replaced by a two-party key generation): whoever holds both
+GateKeys can unmask everything.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import operator
+import pickle
+from dataclasses import dataclass
+
+import torch
+
+from ._groups import from_int, to_int
+from ._params import PRGS
+from ._schemes import Dcf, Dpf
+from ._validate import choice
+from .mpc import random_ring
+
+__all__ = [
+    "BitDecompose",
+    "DReLU",
+    "Equal",
+    "Gate",
+    "GateKey",
+    "IntervalContainment",
+    "LessThan",
+    "LookupTable",
+    "ReLU",
+    "Spline",
+    "Truncate",
+]
+
+_RINGS = {torch.int32: 32, torch.int64: 64}
+
+#: Largest lookup-table domain: the table's 2^bits entries are read per element.
+MAX_LUT_BITS = 20
+
+
+@dataclass(frozen=True)
+class GateKey:
+    """One party's key material for one gate over a tensor of elements: additive shares
+    (``r``, the input mask, and others) and DCF/DPF keys (``<name>.s0``, this party's
+    seeds, and ``<name>.cws``, the correction words both parties hold)."""
+
+    gate: str
+    party: int
+    tensors: dict
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        if name not in self.tensors:
+            raise ValueError(f"the {self.gate!r} key material has no tensor {name!r}")
+        return self.tensors[name]
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.tensors["r"].shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the tensors: what the dealer sends this party, without framing."""
+        return sum(t.numel() * t.element_size() for t in self.tensors.values())
+
+    def to(self, device) -> GateKey:
+        return GateKey(self.gate, self.party, {k: t.to(device) for k, t in self.tensors.items()})
+
+    def to_bytes(self) -> bytes:
+        """The key material as torch.save bytes (loadable with weights_only)."""
+        buf = io.BytesIO()
+        cpu = {k: t.cpu() for k, t in self.tensors.items()}
+        torch.save({"gate": self.gate, "party": self.party, "tensors": cpu}, buf)
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, device="cpu") -> GateKey:
+        try:
+            d = torch.load(io.BytesIO(data), map_location=device, weights_only=True)
+        except (pickle.UnpicklingError, EOFError, RuntimeError, ValueError) as e:
+            raise ValueError(f"data is not GateKey.to_bytes() output: {e}") from None
+        if (
+            not isinstance(d, dict)
+            or not isinstance(d.get("gate"), str)
+            or d.get("party") not in (0, 1)
+            or not isinstance(d.get("tensors"), dict)
+            or "r" not in d["tensors"]
+            or not all(isinstance(t, torch.Tensor) for t in d["tensors"].values())
+        ):
+            raise ValueError("data is not GateKey.to_bytes() output: wrong fields")
+        return cls(d["gate"], d["party"], d["tensors"])
+
+
+class _Dealer:
+    """Collects both parties' tensors while a gate deals."""
+
+    def __init__(self, gate: Gate, generator, device):
+        self.gate, self.generator = gate, generator
+        self.device = torch.device(device)
+        self.parts: tuple[dict, dict] = ({}, {})
+
+    def ring(self, shape: tuple, dtype: torch.dtype | None = None) -> torch.Tensor:
+        """Uniform ring elements (or int32 words)."""
+        return random_ring(shape, dtype or self.gate.ring, self.generator, self.device)
+
+    def share(self, name: str, value: torch.Tensor) -> None:
+        """Additive shares of value, one to each party."""
+        v0 = self.ring(tuple(value.shape))
+        self.parts[0][name], self.parts[1][name] = v0, value - v0
+
+    def key(self, name: str, scheme: Dcf | Dpf, alpha: torch.Tensor, beta=1) -> None:
+        """A batch of keys (alpha's shape) with payloads beta (ring values or an int,
+        broadcast)."""
+        batch = tuple(alpha.shape)
+        seeds = self.ring((*batch, 2, 4), torch.int32)
+        beta = torch.as_tensor(beta, dtype=self.gate.ring).to(self.device)
+        payload = from_int(beta.expand(batch).contiguous(), self.gate.group)
+        cws = scheme.gen(seeds, _point(alpha, scheme.in_bits), payload)
+        for b in (0, 1):
+            self.parts[b][name + ".s0"] = seeds[..., b, :].contiguous()
+            self.parts[b][name + ".cws"] = cws
+
+
+class Gate:
+    """What every gate shares: the ring, the PRG, deal / mask / eval / run.
+
+    Args:
+        ring: torch.int32 (Z_2^32) or torch.int64 (Z_2^64), the dtype of shares.
+        prg: the PRG of the DCF/DPF keys, "aes128_mmo" (default) or "chacha".
+    """
+
+    name = "gate"
+
+    def __init__(self, ring: torch.dtype = torch.int64, prg: str = "aes128_mmo"):
+        if ring not in _RINGS:
+            raise TypeError(f"ring must be torch.int32 or torch.int64, got {ring}")
+        self.ring, self.bits, self.prg = ring, _RINGS[ring], choice("prg", prg, PRGS)
+        self.group = f"uint{self.bits}"
+        self.top = self.const(1 << (self.bits - 1))  # -2^(N-1): signed x + 2^(N-1) is x ^ top
+        self._schemes: dict = {}
+
+    def _dcf(self, in_bits: int) -> Dcf:
+        if ("dcf", in_bits) not in self._schemes:
+            self._schemes["dcf", in_bits] = Dcf(in_bits, self.group, self.prg, "lt")
+        return self._schemes["dcf", in_bits]
+
+    def _dpf(self, in_bits: int) -> Dpf:
+        if ("dpf", in_bits) not in self._schemes:
+            self._schemes["dpf", in_bits] = Dpf(in_bits, self.group, self.prg)
+        return self._schemes["dpf", in_bits]
+
+    def _eval_key(self, party: int, key: GateKey, name: str, scheme, points: torch.Tensor):
+        """Shares of the keys' outputs at points (ring values taken mod 2^in_bits; their
+        shape is the keys' batch shape plus points per key)."""
+        s0, cws = key[name + ".s0"], key[name + ".cws"]
+        return to_int(scheme.eval(party, s0, cws, _point(points, scheme.in_bits)), self.group)
+
+    def _eval_dcf(self, party: int, key: GateKey, name: str, in_bits: int, points: torch.Tensor):
+        """Shares of the payload times 1{point < threshold}."""
+        return self._eval_key(party, key, name, self._dcf(in_bits), points)
+
+    # -- the calls ---------------------------------------------------------------
+
+    def deal(self, shape, *, generator: torch.Generator | None = None, device="cpu", mask=None):
+        """The dealer's offline step for a tensor of the given shape: a fresh mask per
+        element (or the given ``mask``, a ring tensor of that shape, for tests) and both
+        parties' key material -> (GateKey, GateKey)."""
+        shape = tuple(_index("shape", n) for n in shape)
+        d = _Dealer(self, generator, device)
+        if mask is None:
+            r = d.ring(shape)
+        elif not isinstance(mask, torch.Tensor) or mask.dtype != self.ring:
+            raise TypeError(f"mask must be a {self.ring} tensor, got {_describe(mask)}")
+        elif tuple(mask.shape) != shape:
+            raise ValueError(f"mask has shape {tuple(mask.shape)}, not {shape}")
+        else:
+            r = mask.to(d.device)
+        d.share("r", r)
+        self._deal(d, r)
+        return tuple(GateKey(self.name, b, d.parts[b]) for b in (0, 1))
+
+    def mask(self, key: GateKey, x_share: torch.Tensor) -> torch.Tensor:
+        """What party key.party sends the other: its share of x + r."""
+        self._check_share(key, x_share)
+        return x_share + key["r"]
+
+    def eval(self, party: int, key: GateKey, xhat: torch.Tensor) -> torch.Tensor:
+        """Party's share of f(x) from the opened x^ = x + r."""
+        self._check(party, key, xhat)
+        return self._eval(party, key, xhat)
+
+    def _check(self, party: int, key: GateKey, xhat: torch.Tensor) -> None:
+        if party not in (0, 1) or key.party != party:
+            raise ValueError(f"party must be 0 or 1 and match the key's ({key.party}), got {party}")
+        if key.gate != self.name:
+            raise ValueError(f"key is for gate {key.gate!r}, not {self.name!r}")
+        self._check_share(key, xhat)
+
+    def run(self, party, key: GateKey, x_share: torch.Tensor) -> torch.Tensor:
+        """mask, open with a pyfss.mpc.Party (one round), eval."""
+        return self.eval(party.party, key, party.open(self.mask(key, x_share)))
+
+    def _check_share(self, key: GateKey, t: torch.Tensor) -> None:
+        if not isinstance(t, torch.Tensor) or t.dtype != self.ring:
+            raise TypeError(f"shares must be {self.ring} tensors, got {_describe(t)}")
+        if tuple(t.shape) != key.shape:
+            raise ValueError(f"shares have shape {tuple(t.shape)}, the key {key.shape}")
+
+    def _deal(self, d: _Dealer, r: torch.Tensor) -> None:
+        raise NotImplementedError
+
+    def _eval(self, party: int, key: GateKey, xhat: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    # -- ring helpers --------------------------------------------------------------
+
+    def const(self, v: int) -> int:
+        """v mod 2^N as the signed value the ring dtype holds."""
+        v = _index("value", v) % (1 << self.bits)
+        return v - (1 << self.bits) if v >> (self.bits - 1) else v
+
+    def _lrs(self, t: torch.Tensor, s: int) -> torch.Tensor:
+        """Logical right shift by 0 < s < N (t read as unsigned)."""
+        return (t >> s) & ((1 << (self.bits - s)) - 1)
+
+    def _ult(self, a: torch.Tensor, b) -> torch.Tensor:
+        """a < b as unsigned ring elements, as a 0/1 ring tensor."""
+        return ((a ^ self.top) < (b ^ self.top)).to(self.ring)
+
+
+class DReLU(Gate):
+    """Shares of 1{x >= 0} (x signed). One DCF key of N - 1 input bits per element,
+    evaluated once. msb(x) = msb(x^) XOR msb(r) XOR w with w = 1{x^' < r'} on the low
+    N - 1 bits (the borrow into the top bit); the key's payload 1 - 2 msb(r) gives
+    shares of G = (1 - 2s) w, and s XOR w = s + G."""
+
+    name = "drelu"
+
+    def _deal(self, d, r):
+        s = (r < 0).to(self.ring)
+        d.share("s", s)
+        d.key("w", self._dcf(self.bits - 1), r, 1 - 2 * s)
+
+    def _eval(self, party, key, xhat):
+        g = self._eval_dcf(party, key, "w", self.bits - 1, xhat.unsqueeze(-1)).squeeze(-1)
+        return _drelu(party, key, xhat, g)
+
+
+class ReLU(Gate):
+    """Shares of max(x, 0) (x signed), in the same round as DReLU: ReLU(x) = x^ * d -
+    r * d with d = 1{x >= 0}; a second DCF key with payload r (1 - 2s) and shares of
+    r * s give shares of r * d. Two DCF keys of N - 1 bits per element."""
+
+    name = "relu"
+
+    def _deal(self, d, r):
+        s = (r < 0).to(self.ring)
+        sign = 1 - 2 * s
+        d.share("s", s)
+        d.share("rs", r * s)
+        pair = r.unsqueeze(-1).expand(*r.shape, 2)
+        d.key("w", self._dcf(self.bits - 1), pair, torch.stack([sign, r * sign], -1))
+
+    def eval_both(self, party: int, key: GateKey, xhat: torch.Tensor):
+        """(shares of 1{x >= 0}, shares of ReLU(x))."""
+        self._check(party, key, xhat)
+        points = xhat.unsqueeze(-1).unsqueeze(-1).expand(*xhat.shape, 2, 1)
+        y = self._eval_dcf(party, key, "w", self.bits - 1, points)
+        g, rg = y[..., 0, 0], y[..., 1, 0]
+        drelu = _drelu(party, key, xhat, g)
+        flip = 1 - 2 * (xhat < 0).to(self.ring)
+        r_drelu = (xhat >= 0).to(self.ring) * key["r"] - flip * (key["rs"] + rg)
+        return drelu, xhat * drelu - r_drelu
+
+    def _eval(self, party, key, xhat):
+        return self.eval_both(party, key, xhat)[1]
+
+
+class Equal(Gate):
+    """Shares of 1{x == c} for a public c (default 0): one DPF key of N bits with
+    point r, evaluated at x^ - c. Equality of two shared values x, y: run it on x - y
+    (each party subtracts its shares locally)."""
+
+    name = "equal"
+
+    def __init__(self, c: int = 0, ring=torch.int64, prg="aes128_mmo"):
+        super().__init__(ring, prg)
+        self.c = self.const(c)
+
+    def _deal(self, d, r):
+        d.key("k", self._dpf(self.bits), r)
+
+    def _eval(self, party, key, xhat):
+        points = (xhat - self.c).unsqueeze(-1)
+        return self._eval_key(party, key, "k", self._dpf(self.bits), points).squeeze(-1)
+
+
+class IntervalContainment(Gate):
+    """Shares of 1{lo_i <= x <= hi_i} for m public intervals (multiple interval
+    containment; m = 1 is interval containment), output shape (..., m). One DCF key of N
+    bits per element (threshold r, payload 1), evaluated at 2m points:
+
+        1{lo <= x <= hi} = D(x^ - hi - 1) - D(x^ - lo) + 1{x^ <= hi} - 1{x^ < lo}.
+
+    Args:
+        intervals: (lo, hi) pairs of ints, lo <= hi, inclusive.
+        signed: bounds and x read as signed (default) or unsigned N-bit integers.
+    """
+
+    name = "interval"
+
+    def __init__(self, intervals, ring=torch.int64, prg="aes128_mmo", *, signed: bool = True):
+        super().__init__(ring, prg)
+        self.signed = signed
+        lo, hi = _bounds(intervals, self.bits, signed)
+        # Unsigned bounds as ring values: lo, and hi + 1 (2^N wraps to 0, as it should).
+        self._lo = torch.tensor([self.const(v) for v in lo], dtype=ring)
+        self._end = torch.tensor([self.const(v + 1) for v in hi], dtype=ring)
+        self._hi = torch.tensor([self.const(v) for v in hi], dtype=ring)
+
+    def _deal(self, d, r):
+        d.key("d", self._dcf(self.bits), r)
+
+    def _selectors(self, party, key, xhat, name="d", payload_dims=0):
+        """The D differences and the public correction 1{x^ <= hi} - 1{x^ < lo}, per
+        interval: (..., m, *payload) and (..., m)."""
+        xu = xhat ^ self.top if self.signed else xhat
+        lo, end, hi = (t.to(xhat.device) for t in (self._lo, self._end, self._hi))
+        xu = xu.unsqueeze(-1)
+        points = torch.stack([xu - end, xu - lo], -1)  # (..., m, 2)
+        if payload_dims:  # one key per interval and payload: (..., m, n, 2)
+            points = points.unsqueeze(-2).expand(*key[name + ".s0"].shape[:-1], 2)
+        y = self._eval_dcf(party, key, name, self.bits, points)
+        diff = y[..., 0] - y[..., 1]
+        public = (1 - self._ult(hi, xu)) - self._ult(xu, lo)
+        return diff, public
+
+    def _eval(self, party, key, xhat):
+        diff, public = self._selectors(party, key, xhat)
+        return diff + public * (1 - party)
+
+
+class LessThan(IntervalContainment):
+    """Shares of 1{x < c} for a public c > the smallest value: containment in
+    [min, c - 1] (same key, two evaluations)."""
+
+    name = "less_than"
+
+    def __init__(self, c: int, ring=torch.int64, prg="aes128_mmo", *, signed: bool = True):
+        c, bits = _index("c", c), _RINGS.get(ring, 64)
+        low = -(1 << (bits - 1)) if signed else 0
+        if c <= low:
+            raise ValueError(f"c must be above the smallest value {low}: 1{{x < {c}}} is 0")
+        super().__init__([(low, c - 1)], ring, prg, signed=signed)
+
+    def _eval(self, party, key, xhat):
+        return super()._eval(party, key, xhat)[..., 0]
+
+
+class Spline(IntervalContainment):
+    """Shares of f(x) = sum over intervals i containing x of P_i(x), P_i(x) = sum_k
+    coeffs[i][k] x^k, computed exactly in Z_2^N (integer coefficients; for fixed point,
+    truncate after). The dealer expands P_i(x^ - r) in powers of x^: its coefficients
+    beta_ij depend on r, so they are DCF payloads (one key per interval and power,
+    threshold r) and also shared additively; each key is evaluated at two points as in
+    IntervalContainment, and a party adds up share(beta_ij 1{x in I_i}) x^^j."""
+
+    name = "spline"
+
+    def __init__(self, intervals, coeffs, ring=torch.int64, prg="aes128_mmo", *, signed=True):
+        super().__init__(intervals, ring, prg, signed=signed)
+        rows = [[self.const(a) for a in row] for row in _rows(coeffs)]
+        if len(rows) != len(self._lo) or len({len(row) for row in rows}) != 1 or not rows[0]:
+            raise ValueError("coeffs must have one row of degree + 1 ints per interval")
+        self.coeffs = torch.tensor(rows, dtype=ring)  # (m, degree + 1)
+
+    def _deal(self, d, r):
+        a = self.coeffs.to(r.device)
+        m, n = a.shape
+        beta = torch.zeros((*r.shape, m, n), dtype=self.ring, device=r.device)
+        neg_r = (-r).unsqueeze(-1)
+        for j in range(n):  # beta_ij = sum_k a_ik C(k, j) (-r)^(k - j)
+            power = torch.ones_like(neg_r)
+            for k in range(j, n):
+                beta[..., j] += a[:, k] * self.const(math.comb(k, j)) * power
+                power = power * neg_r
+        d.share("beta", beta)
+        d.key("d", self._dcf(self.bits), r[..., None, None].expand(beta.shape), beta)
+
+    def _eval(self, party, key, xhat):
+        diff, public = self._selectors(party, key, xhat, payload_dims=1)  # (..., m, n)
+        terms = diff + public.unsqueeze(-1) * key["beta"]
+        powers = [torch.ones_like(xhat)]
+        for _ in range(1, terms.shape[-1]):
+            powers.append(powers[-1] * xhat)
+        return (terms * torch.stack(powers, -1).unsqueeze(-2)).sum((-2, -1)).to(self.ring)
+
+
+class LookupTable(Gate):
+    """Shares of table[x mod 2^m] for a public table of 2^m integers (m <= 20; taken
+    mod 2^N):
+    one DPF key of m bits per element with point r mod 2^m, expanded over the domain
+    (eval_all), then table[x] = sum_j 1{j == r} table[x^ - j]: 2^m work per element."""
+
+    name = "lut"
+
+    def __init__(self, table, ring=torch.int64, prg="aes128_mmo"):
+        super().__init__(ring, prg)
+        table = torch.as_tensor(table)
+        n = table.numel()
+        if table.dim() != 1 or n < 2 or n & (n - 1) or n > 1 << MAX_LUT_BITS:
+            raise ValueError(f"table must be 1-D with 2^m entries, 1 <= m <= {MAX_LUT_BITS}")
+        if table.dtype not in _RINGS:
+            raise TypeError(f"table must hold int32 or int64 values, got {table.dtype}")
+        self.table = table.to(ring)
+        self.in_bits = n.bit_length() - 1
+
+    def _deal(self, d, r):
+        low = r & ((1 << self.in_bits) - 1)
+        d.key("k", self._dpf(self.in_bits), low, torch.ones((), dtype=self.ring, device=r.device))
+
+    def _eval(self, party, key, xhat):
+        n = 1 << self.in_bits
+        e = to_int(self._dpf(self.in_bits).eval_all(party, key["k.s0"], key["k.cws"]), self.group)
+        j = torch.arange(n, device=xhat.device, dtype=self.ring)
+        index = (xhat.unsqueeze(-1) - j) & (n - 1)
+        return (e * self.table.to(xhat.device)[index.long()]).sum(-1).to(self.ring)
+
+
+class Truncate(Gate):
+    """Shares of x >> shift: arithmetic (x signed, default) or logical (unsigned).
+    With x^ = H 2^s + L and r = R 2^s + Q (high and low parts), exactly:
+
+        x >> s = H - R - 1{L < Q} + 2^(N-s) 1{x^ < r}          (logical, mod 2^N)
+
+    so one DCF key of s bits (threshold Q) and one of N bits (threshold r, payload
+    2^(N-s)) per element, plus shares of R. Arithmetic: (x + 2^(N-1)) >> s - 2^(N-1-s)."""
+
+    name = "truncate"
+
+    def __init__(self, shift: int, ring=torch.int64, prg="aes128_mmo", *, arithmetic=True):
+        super().__init__(ring, prg)
+        if isinstance(shift, bool) or not isinstance(shift, int) or not 0 < shift < self.bits:
+            raise ValueError(f"shift must be an int in [1, {self.bits - 1}], got {shift!r}")
+        self.shift, self.arithmetic = shift, arithmetic
+
+    def _deal(self, d, r):
+        s = self.shift
+        d.share("rhi", self._lrs(r, s))
+        d.key("low", self._dcf(s), r & ((1 << s) - 1))
+        d.key("wrap", self._dcf(self.bits), r, self.const(1 << (self.bits - s)))
+
+    def _eval(self, party, key, xhat):
+        s, n = self.shift, self.bits
+        xu = xhat ^ self.top if self.arithmetic else xhat
+        pts = xu.unsqueeze(-1)
+        borrow = self._eval_dcf(party, key, "low", s, pts & ((1 << s) - 1)).squeeze(-1)
+        wrap = self._eval_dcf(party, key, "wrap", n, pts).squeeze(-1)
+        out = self._lrs(xu, s) * (1 - party) - key["rhi"] - borrow + wrap
+        if self.arithmetic:
+            out = out - self.const(1 << (n - 1 - s)) * (1 - party)
+        return out
+
+
+class BitDecompose(Gate):
+    """Shares (in Z_2^N, each 0 or 1) of the low ``bits`` bits of x, output (...,
+    bits), least significant first: bit_i = (x >> i) - 2 (x >> (i + 1)) with the
+    logical shifts of Truncate, which share one N-bit key (threshold r). Keys per
+    element: one DCF of i bits for each i in 1..min(bits, N - 1) and one of N bits."""
+
+    name = "bits"
+
+    def __init__(self, bits: int | None = None, ring=torch.int64, prg="aes128_mmo"):
+        super().__init__(ring, prg)
+        bits = self.bits if bits is None else bits
+        if isinstance(bits, bool) or not isinstance(bits, int) or not 0 < bits <= self.bits:
+            raise ValueError(f"bits must be an int in [1, {self.bits}], got {bits!r}")
+        self.out_bits = bits
+        self._shifts = range(1, min(bits, self.bits - 1) + 1)
+
+    def _deal(self, d, r):
+        for i in self._shifts:
+            d.key(f"low{i}", self._dcf(i), r & ((1 << i) - 1))
+        d.share("rhi", torch.stack([self._lrs(r, i) for i in self._shifts], -1))
+        d.key("wrap", self._dcf(self.bits), r)
+
+    def _eval(self, party, key, xhat):
+        pts = xhat.unsqueeze(-1)
+        wrap = self._eval_dcf(party, key, "wrap", self.bits, pts).squeeze(-1)
+        shifted = [xhat * (1 - party) - key["r"]]  # x >> 0
+        for n, i in enumerate(self._shifts):
+            borrow = self._eval_dcf(party, key, f"low{i}", i, pts & ((1 << i) - 1)).squeeze(-1)
+            hi = self._lrs(xhat, i) * (1 - party) - key["rhi"][..., n]
+            shifted.append(hi - borrow + self.const(1 << (self.bits - i)) * wrap)
+        if len(shifted) == self.out_bits:  # bits == N: x >> N is 0
+            shifted.append(torch.zeros_like(xhat))
+        return torch.stack([shifted[i] - 2 * shifted[i + 1] for i in range(self.out_bits)], -1)
+
+
+def _drelu(party: int, key: GateKey, xhat: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """Shares of 1{x >= 0} = 1 - (p XOR s XOR w), p = msb(x^), from shares of s = msb(r)
+    and of G = (1 - 2s) w."""
+    p = (xhat < 0).to(xhat.dtype)
+    return (1 - p) * (1 - party) - (1 - 2 * p) * (key["s"] + g)
+
+
+def _point(t: torch.Tensor, in_bits: int) -> torch.Tensor:
+    """Ring values mod 2^in_bits in the form the DCF/DPF take as alpha and x: int64
+    (in_bits <= 63) or little-endian words (in_bits 64)."""
+    if in_bits <= 63:
+        return t.to(torch.int64) & ((1 << in_bits) - 1)
+    pairs = t.to(torch.int64).contiguous().unsqueeze(-1).view(torch.int32)
+    return torch.cat([pairs, torch.zeros_like(pairs)], -1)
+
+
+def _bounds(intervals, bits: int, signed: bool) -> tuple[list[int], list[int]]:
+    """Interval bounds as unsigned N-bit ints (signed ones shifted by 2^(N-1))."""
+    low = -(1 << (bits - 1)) if signed else 0
+    lo_u, hi_u = [], []
+    try:
+        pairs = [(operator.index(lo), operator.index(hi)) for lo, hi in intervals]
+    except (TypeError, ValueError):
+        raise TypeError("intervals must be (lo, hi) pairs of ints") from None
+    if not pairs:
+        raise ValueError("intervals must not be empty")
+    for lo, hi in pairs:
+        if not low <= lo <= hi < low + (1 << bits):
+            kind = "signed" if signed else "unsigned"
+            raise ValueError(f"interval ({lo}, {hi}) is not lo <= hi within {kind} {bits}-bit ints")
+        lo_u.append(lo - low)
+        hi_u.append(hi - low)
+    return lo_u, hi_u
+
+
+def _index(name: str, v) -> int:
+    """An int (or int-like: a numpy or 0-d torch integer), not a float or a bool."""
+    if isinstance(v, bool):
+        raise TypeError(f"{name} must be an int, got bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(v).__name__}") from None
+
+
+def _rows(coeffs) -> list:
+    if isinstance(coeffs, torch.Tensor):
+        coeffs = coeffs.tolist()
+    return [list(row) for row in coeffs]
+
+
+def _describe(t) -> str:
+    return f"a {t.dtype} tensor" if isinstance(t, torch.Tensor) else type(t).__name__

@@ -1,0 +1,503 @@
+"""The FSS gates against plaintext: random inputs, edge values, and inputs chosen so
+that the opened x + r sits at the wrap-around and borrow boundaries of its mask."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import pyfss
+from pyfss import gates
+from pyfss.mpc import random_ring, share
+
+RINGS = [torch.int32, torch.int64]
+
+
+def bits_of(ring):
+    return 32 if ring == torch.int32 else 64
+
+
+def signed(v, n):
+    v %= 1 << n
+    return v - (1 << n) if v >> (n - 1) else v
+
+
+def edge_values(n):
+    top = 1 << (n - 1)
+    return [0, 1, -1, 2, -2, top - 1, -top, top - 2, -top + 1, top // 2, -top // 2, 4096, -4096]
+
+
+def opened_targets(n):
+    """Values of x + r (mod 2^n) at the boundaries the gates handle: 0, 2^n - 1, the
+    sign flip, and the borrow out of the low bits of a shift."""
+    top = 1 << (n - 1)
+    out = []
+    for t in (0, top, 1 << 12, 1 << (n - 12)):
+        out += [t - 1, t, t + 1]
+    return [signed(t, n) for t in out]
+
+
+def run(gate, make_x, shape=None, seed=0):
+    """Deals, picks x (make_x gets the mask r, so inputs can be aimed at x + r), shares
+    it, opens x + r and returns x and the reconstructed output."""
+    n = bits_of(gate.ring)
+    g = torch.Generator().manual_seed(seed)
+    count = len(edge_values(n)) + len(opened_targets(n)) + 40
+    k0, k1 = gate.deal(shape or (count,), generator=g)
+    r = k0["r"] + k1["r"]
+    x = make_x(r, g)
+    x0, x1 = share(x, g)
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    assert torch.equal(xhat, x + r)
+    return x, gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)
+
+
+def mixed(ring):
+    """Edge values, then x aimed at x + r = each boundary, then random values."""
+    n = bits_of(ring)
+
+    def make(r, g):
+        edges = torch.tensor(edge_values(n), dtype=ring)
+        targets = torch.tensor(opened_targets(n), dtype=ring)
+        aimed = targets - r[len(edges) : len(edges) + len(targets)]
+        rest = random_ring((r.numel() - len(edges) - len(targets),), ring, g)
+        rest[:8] = torch.arange(-4, 4, dtype=ring)  # near zero, where signs flip
+        return torch.cat([edges, aimed, rest])
+
+    return make
+
+
+def as_ints(t):
+    return t.tolist()
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_drelu(ring):
+    x, y = run(gates.DReLU(ring), mixed(ring))
+    assert y.dtype == ring
+    assert as_ints(y) == [int(v >= 0) for v in as_ints(x)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("prg", ["aes128_mmo", "chacha"])
+def test_relu(ring, prg):
+    gate = gates.ReLU(ring, prg)
+    x, y = run(gate, mixed(ring))
+    assert as_ints(y) == [max(v, 0) for v in as_ints(x)]
+
+
+def test_relu_gives_the_sign_too():
+    gate = gates.ReLU(torch.int64)
+    g = torch.Generator().manual_seed(4)
+    x = torch.tensor([-(2**63), -3, 0, 3, 2**63 - 1])
+    k0, k1 = gate.deal(x.shape, generator=g)
+    x0, x1 = share(x, g)
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    (d0, y0), (d1, y1) = gate.eval_both(0, k0, xhat), gate.eval_both(1, k1, xhat)
+    assert as_ints(d0 + d1) == [0, 0, 1, 1, 1]
+    assert as_ints(y0 + y1) == [0, 0, 0, 3, 2**63 - 1]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("c", [0, -1, 7])
+def test_equal_to_a_public_value(ring, c):
+    def make(r, g):
+        x = mixed(ring)(r, g)
+        x[-10:] = c  # hits
+        x[-12] = c + 1
+        return x
+
+    x, y = run(gates.Equal(c, ring), make)
+    assert as_ints(y) == [int(v == c) for v in as_ints(x)]
+    assert sum(as_ints(y)) >= 10
+
+
+def test_equality_between_shares():
+    """x == z for shared x and z: each party subtracts its shares, the gate tests 0."""
+    g = torch.Generator().manual_seed(2)
+    x = torch.tensor([5, -7, 2**63 - 1, -(2**63), 0, 9], dtype=torch.int64)
+    z = torch.tensor([5, 7, 2**63 - 1, 2**63 - 1, 0, -9], dtype=torch.int64)
+    (x0, x1), (z0, z1) = share(x, g), share(z, g)
+    gate = gates.Equal()
+    k0, k1 = gate.deal(x.shape, generator=g)
+    xhat = gate.mask(k0, x0 - z0) + gate.mask(k1, x1 - z1)
+    assert as_ints(gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)) == [1, 0, 1, 0, 1, 0]
+
+
+def intervals_for(n, is_signed):
+    top = 1 << (n - 1)
+    if is_signed:
+        return [(-10, 10), (0, 0), (-top, -1), (3, top - 1), (-top, top - 1), (top - 1, top - 1)]
+    full = (1 << n) - 1
+    return [(0, 10), (5, 5), (top, full), (0, full), (full, full), (top - 3, top + 3)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("is_signed", [True, False])
+def test_multiple_interval_containment(ring, is_signed):
+    n = bits_of(ring)
+    iv = intervals_for(n, is_signed)
+    x, y = run(gates.IntervalContainment(iv, ring, signed=is_signed), mixed(ring))
+    assert y.shape == (x.numel(), len(iv))
+    values = as_ints(x) if is_signed else [v % (1 << n) for v in as_ints(x)]
+    assert as_ints(y) == [[int(lo <= v <= hi) for lo, hi in iv] for v in values]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_interval_containment_of_one_interval(ring):
+    x, y = run(gates.IntervalContainment([(-3, 2)], ring), mixed(ring))
+    assert as_ints(y) == [[int(-3 <= v <= 2)] for v in as_ints(x)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("c", [0, 1, -5, 100])
+def test_less_than(ring, c):
+    x, y = run(gates.LessThan(c, ring), mixed(ring))
+    assert as_ints(y) == [int(v < c) for v in as_ints(x)]
+
+
+def test_less_than_unsigned():
+    x, y = run(gates.LessThan(2**31, torch.int32, signed=False), mixed(torch.int32))
+    assert as_ints(y) == [int(v % 2**32 < 2**31) for v in as_ints(x)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("table_bits", [1, 4, 8])
+def test_lookup_table(ring, table_bits):
+    g = torch.Generator().manual_seed(table_bits)
+    table = random_ring((1 << table_bits,), ring, g)
+    x, y = run(gates.LookupTable(table, ring), mixed(ring))
+    assert as_ints(y) == [as_ints(table)[v % (1 << table_bits)] for v in as_ints(x)]
+
+
+def spline_case(n):
+    """A ReLU-like spline with a parabola in the middle and a constant on the right,
+    coefficients wrapping the ring, and overlapping intervals that add up."""
+    top = 1 << (n - 1)
+    intervals = [(-top, -1), (0, 100), (101, top - 1), (-5, 5)]
+    coeffs = [[0, 0, 0], [3, -2, 1], [7, 0, 0], [top - 1, 1 << 20, -3]]
+    return intervals, coeffs
+
+
+def spline_plain(intervals, coeffs, v, n):
+    total = 0
+    for (lo, hi), row in zip(intervals, coeffs):
+        if lo <= v <= hi:
+            total += sum(a * v**k for k, a in enumerate(row))
+    return signed(total, n)
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_spline(ring):
+    n = bits_of(ring)
+    intervals, coeffs = spline_case(n)
+    x, y = run(gates.Spline(intervals, coeffs, ring), mixed(ring))
+    assert as_ints(y) == [spline_plain(intervals, coeffs, v, n) for v in as_ints(x)]
+
+
+def test_spline_of_degree_zero_unsigned():
+    iv = [(0, 9), (10, 2**32 - 1)]
+    x, y = run(gates.Spline(iv, [[1], [-1]], torch.int32, signed=False), mixed(torch.int32))
+    assert as_ints(y) == [1 if v % 2**32 <= 9 else -1 for v in as_ints(x)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("shift", [1, 12, 31])
+def test_arithmetic_shift(ring, shift):
+    x, y = run(gates.Truncate(shift, ring), mixed(ring))
+    assert as_ints(y) == [v >> shift for v in as_ints(x)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+@pytest.mark.parametrize("shift", [1, 12, 31])
+def test_logical_shift(ring, shift):
+    n = bits_of(ring)
+    x, y = run(gates.Truncate(shift, ring, arithmetic=False), mixed(ring))
+    assert as_ints(y) == [signed((v % (1 << n)) >> shift, n) for v in as_ints(x)]
+
+
+def test_shift_by_all_but_one_bit_of_int64():
+    x, y = run(gates.Truncate(63, torch.int64), mixed(torch.int64))
+    assert as_ints(y) == [v >> 63 for v in as_ints(x)]
+    x, y = run(gates.Truncate(63, torch.int64, arithmetic=False), mixed(torch.int64))
+    assert as_ints(y) == [int(v < 0) for v in as_ints(x)]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_bit_decomposition(ring):
+    n = bits_of(ring)
+    x, y = run(gates.BitDecompose(None, ring), mixed(ring))
+    assert y.shape == (x.numel(), n)
+    assert as_ints(y) == [[(v >> i) & 1 for i in range(n)] for v in as_ints(x)]
+
+
+def test_low_bits_only():
+    x, y = run(gates.BitDecompose(5, torch.int64), mixed(torch.int64))
+    assert as_ints(y) == [[(v >> i) & 1 for i in range(5)] for v in as_ints(x)]
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        gates.DReLU(torch.int32),
+        gates.ReLU(),
+        gates.Equal(3),
+        gates.IntervalContainment([(0, 4), (-9, -1)]),
+        gates.Spline([(0, 4)], [[1, 2]], torch.int32),
+        gates.LookupTable(torch.arange(16)),
+        gates.Truncate(7),
+        gates.BitDecompose(4, torch.int32),
+    ],
+    ids=lambda gate: gate.name,
+)
+def test_tensors_of_any_shape_and_empty_ones(gate):
+    for shape in [(2, 3), (0,), (3, 0, 2)]:
+        g = torch.Generator().manual_seed(5)
+        x = random_ring(shape, gate.ring, g) % 17 - 8
+        k0, k1 = gate.deal(shape, generator=g)
+        x0, x1 = share(x, g)
+        xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+        y = gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)
+        flat = gate.deal((x.numel(),), generator=torch.Generator().manual_seed(5))
+        assert y.shape[: len(shape)] == shape
+        if x.numel():
+            xf0, xf1 = share(x.reshape(-1), g)
+            xh = gate.mask(flat[0], xf0) + gate.mask(flat[1], xf1)
+            want = gate.eval(0, flat[0], xh) + gate.eval(1, flat[1], xh)
+            assert torch.equal(y.reshape(want.shape), want)
+
+
+def all_gates(ring):
+    """One gate of each kind with its plaintext function of a Python int x."""
+    n = bits_of(ring)
+    table = [(7 * i - 20) % 97 for i in range(16)]
+    iv = intervals_for(n, True)
+    sp_iv, sp_co = spline_case(n)
+    return [
+        (gates.DReLU(ring), lambda v: int(v >= 0)),
+        (gates.ReLU(ring), lambda v: max(v, 0)),
+        (gates.Equal(-1, ring), lambda v: int(v == -1)),
+        (gates.IntervalContainment(iv, ring), lambda v: [int(lo <= v <= hi) for lo, hi in iv]),
+        (gates.LessThan(3, ring), lambda v: int(v < 3)),
+        (gates.LookupTable(table, ring), lambda v: table[v % 16]),
+        (gates.Spline(sp_iv, sp_co, ring), lambda v: spline_plain(sp_iv, sp_co, v, n)),
+        (gates.Truncate(12, ring), lambda v: v >> 12),
+        (gates.Truncate(5, ring, arithmetic=False), lambda v: (v % (1 << n)) >> 5),
+        (gates.BitDecompose(None, ring), lambda v: [(v >> i) & 1 for i in range(n)]),
+    ]
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_every_gate_at_edge_masks(ring):
+    """Masks at the edges (r = 0, -1, the sign boundary) with edge inputs, so x + r
+    wraps or not in every combination."""
+    n = bits_of(ring)
+    top = 1 << (n - 1)
+    x = torch.tensor(edge_values(n), dtype=ring)
+    g = torch.Generator().manual_seed(11)
+    for r in [0, 1, -1, top - 1, -top, 1 << 12, -(1 << 12) + 1]:
+        for gate, plain in all_gates(ring):
+            mask = torch.full_like(x, r)
+            k0, k1 = gate.deal(x.shape, generator=g, mask=mask)
+            assert torch.equal(k0["r"] + k1["r"], mask)
+            x0, x1 = share(x, g)
+            xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+            y = gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)
+            want = [plain(v) for v in as_ints(x)]
+            want = [
+                [signed(w, n) for w in row] if isinstance(row, list) else signed(row, n)
+                for row in want
+            ]
+            assert as_ints(y) == want, (gate.name, r)
+
+
+def test_a_mask_of_the_wrong_kind_is_refused():
+    gate = gates.DReLU()
+    with pytest.raises(TypeError, match="mask must be a torch.int64 tensor"):
+        gate.deal((2,), mask=torch.zeros(2, dtype=torch.int32))
+    with pytest.raises(ValueError, match=r"mask has shape \(3,\), not \(2,\)"):
+        gate.deal((2,), mask=torch.zeros(3, dtype=torch.int64))
+
+
+def test_key_material_travels_as_bytes():
+    gate = gates.Truncate(5, torch.int32)
+    g = torch.Generator().manual_seed(9)
+    x = torch.tensor([-100, 100, 2**31 - 1, -(2**31)], dtype=torch.int32)
+    k0, k1 = gate.deal(x.shape, generator=g)
+    k1 = gates.GateKey.from_bytes(k1.to_bytes())
+    assert k1.party == 1 and k1.gate == "truncate" and k1.shape == (4,)
+    x0, x1 = share(x, g)
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    assert as_ints(gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)) == [-4, 3, 2**26 - 1, -(2**26)]
+    assert k0.nbytes > 0
+
+
+def test_dealer_is_reproducible_with_a_generator_and_fresh_without():
+    gate = gates.DReLU()
+    a = gate.deal((4,), generator=torch.Generator().manual_seed(1))
+    b = gate.deal((4,), generator=torch.Generator().manual_seed(1))
+    c, d = gate.deal((4,)), gate.deal((4,))
+    assert all(torch.equal(a[0][k], b[0][k]) for k in a[0].tensors)
+    assert not torch.equal(c[0]["r"] + c[1]["r"], d[0]["r"] + d[1]["r"])
+
+
+def test_one_share_of_the_mask_says_nothing_of_it():
+    """Each party's tensors alone are uniform: party 0's share of r differs from r."""
+    k0, k1 = gates.ReLU().deal((64,), generator=torch.Generator().manual_seed(3))
+    r = k0["r"] + k1["r"]
+    assert not torch.equal(k0["r"], r) and not torch.equal(k1["r"], r)
+    assert torch.equal(k0["w.cws"], k1["w.cws"])  # correction words are common
+
+
+# -- mistakes -------------------------------------------------------------------------
+
+
+def dealt(gate=None, shape=(3,)):
+    gate = gate or gates.DReLU()
+    k0, k1 = gate.deal(shape, generator=torch.Generator().manual_seed(0))
+    return gate, k0, k1
+
+
+def test_wrong_dtype_shape_party_or_gate():
+    gate, k0, _ = dealt()
+    with pytest.raises(TypeError, match="shares must be torch.int64"):
+        gate.mask(k0, torch.zeros(3, dtype=torch.int32))
+    with pytest.raises(TypeError, match="shares must be"):
+        gate.eval(0, k0, [1, 2, 3])
+    with pytest.raises(ValueError, match=r"shares have shape \(4,\), the key \(3,\)"):
+        gate.eval(0, k0, torch.zeros(4, dtype=torch.int64))
+    with pytest.raises(ValueError, match="match the key's"):
+        gate.eval(1, k0, torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="party must be 0 or 1"):
+        gate.eval(2, k0, torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="key is for gate 'drelu', not 'relu'"):
+        gates.ReLU().eval(0, k0, torch.zeros(3, dtype=torch.int64))
+
+
+def test_bad_parameters():
+    with pytest.raises(TypeError, match="ring must be"):
+        gates.DReLU(torch.float32)
+    with pytest.raises(ValueError, match="shift must be"):
+        gates.Truncate(0)
+    with pytest.raises(ValueError, match="shift must be"):
+        gates.Truncate(32, torch.int32)
+    with pytest.raises(ValueError, match="bits must be"):
+        gates.BitDecompose(65)
+    with pytest.raises(ValueError, match="not lo <= hi"):
+        gates.IntervalContainment([(5, 4)])
+    with pytest.raises(ValueError, match="not lo <= hi"):
+        gates.IntervalContainment([(0, 2**31)], torch.int32)
+    with pytest.raises(ValueError, match="not lo <= hi"):
+        gates.IntervalContainment([(-1, 3)], signed=False)
+    with pytest.raises(ValueError, match="must not be empty"):
+        gates.IntervalContainment([])
+    with pytest.raises(TypeError, match="pairs"):
+        gates.IntervalContainment([1, 2])
+    with pytest.raises(ValueError, match="one row"):
+        gates.Spline([(0, 1), (2, 3)], [[1, 2]])
+    with pytest.raises(ValueError, match="one row"):
+        gates.Spline([(0, 1), (2, 3)], [[1, 2], [3]])
+    with pytest.raises(ValueError, match="2\\^m entries"):
+        gates.LookupTable(torch.arange(6))
+    with pytest.raises(ValueError, match="2\\^m entries"):
+        gates.LookupTable(torch.arange(4).reshape(2, 2))
+    with pytest.raises(TypeError, match="int32 or int64"):
+        gates.LookupTable(torch.zeros(4))
+    with pytest.raises(ValueError, match="smallest value"):
+        gates.LessThan(-(2**63))
+    with pytest.raises(ValueError, match="prg must be one of"):
+        gates.DReLU(prg="md5")
+
+
+def test_floats_and_bools_are_not_ints():
+    with pytest.raises(TypeError, match="intervals must be"):
+        gates.IntervalContainment([(0.5, 3)])
+    with pytest.raises(TypeError, match="c must be an int"):
+        gates.LessThan(2.5)
+    with pytest.raises(TypeError, match="value must be an int, got float"):
+        gates.Equal(1.0)
+    with pytest.raises(TypeError, match="value must be an int, got float"):
+        gates.Spline([(0, 3)], [[1.5]])
+    with pytest.raises(TypeError, match="shape must be an int, got float"):
+        gates.DReLU().deal((2.0,))
+    with pytest.raises(TypeError, match="got bool"):
+        gates.DReLU().deal((True,))
+
+
+def test_non_contiguous_shares():
+    gate = gates.Truncate(3, torch.int32)
+    g = torch.Generator().manual_seed(8)
+    x = torch.arange(-6, 6, dtype=torch.int32).reshape(3, 4).t()  # (4, 3), transposed
+    k0, k1 = gate.deal(x.shape, generator=g)
+    x0, x1 = share(x.contiguous(), g)
+    x0, x1 = x0.t().contiguous().t(), x1.t().contiguous().t()  # same values, strided
+    assert not x0.is_contiguous()
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    xhat = xhat.t().contiguous().t()
+    assert torch.equal(gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat), x >> 3)
+
+
+def test_bytes_that_are_not_key_material():
+    with pytest.raises(ValueError, match="not GateKey.to_bytes"):
+        gates.GateKey.from_bytes(b"PYFSSKEY garbage")
+    buf = __import__("io").BytesIO()
+    torch.save({"gate": "relu", "party": 3, "tensors": {}}, buf)
+    with pytest.raises(ValueError, match="wrong fields"):
+        gates.GateKey.from_bytes(buf.getvalue())
+    gate, k0, _ = dealt()
+    partial = gates.GateKey("drelu", 0, {"r": k0["r"]})
+    with pytest.raises(ValueError, match="'drelu' key material has no tensor 'w.s0'"):
+        gate.eval(0, partial, torch.zeros(3, dtype=torch.int64))
+
+
+def test_a_corrupted_key_is_refused_not_misread():
+    gate, k0, _ = dealt()
+    bad = dict(k0.tensors)
+    bad["w.cws"] = bad["w.cws"][..., :-1, :]
+    with pytest.raises(TypeError, match="cws"):
+        gate.eval(0, gates.GateKey("drelu", 0, bad), torch.zeros(3, dtype=torch.int64))
+
+
+def test_gates_are_exported():
+    assert pyfss.gates is gates
+
+
+@pytest.mark.skipif(
+    not (torch.cuda.is_available() and pyfss.backend_info()["cuda"]["usable"]),
+    reason="needs a GPU that pyfss can use",
+)
+@pytest.mark.parametrize("ring", RINGS)
+def test_on_cuda(ring):
+    n = bits_of(ring)
+    g = torch.Generator().manual_seed(7)
+    x = torch.tensor(edge_values(n), dtype=ring)
+    x0, x1 = share(x, g)
+    for gate, want in [
+        (gates.ReLU(ring), [max(v, 0) for v in as_ints(x)]),
+        (gates.Truncate(12, ring), [v >> 12 for v in as_ints(x)]),
+        (gates.LookupTable(torch.arange(16), ring), [v % 16 for v in as_ints(x)]),
+        (gates.Equal(0, ring), [int(v == 0) for v in as_ints(x)]),
+        (gates.IntervalContainment([(-2, 2)], ring), [[int(-2 <= v <= 2)] for v in as_ints(x)]),
+    ]:
+        k0, k1 = gate.deal(x.shape, generator=g, device="cuda")
+        xhat = gate.mask(k0, x0.cuda()) + gate.mask(k1, x1.cuda())
+        y = gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)
+        assert y.is_cuda and as_ints(y.cpu()) == want, gate.name
+
+
+def test_readme_example(tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = re.search(r"## Gates\n.*?```python\n(.*?)```", readme, re.DOTALL).group(1)
+    r = subprocess.run(
+        [sys.executable, "-c", block],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "[-2251799813685248, -2, 0, 1, 2251799813685247]\n"
