@@ -17,6 +17,7 @@ import json
 import os
 import statistics
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -56,6 +57,113 @@ def go_bench(bits, threads, min_s: float, **flags) -> list[dict]:
         text=True,
     ).stdout
     return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+# Half-Tree DPF and Grotto DCF against DPF: the Go benchmarks of gofss/bench_test.go
+# (one core, AES-128 MMO through the PRG's fastest backend, group bytes), as patterns
+# that run together in turns. Half-Tree's targets are ratios to DPF in the same run,
+# Grotto's ns per point.
+NEW_SCHEME_BENCHES = [
+    "^Benchmark(Gen|Eval)$/^keys=65536$/^(dpf|half_tree_dpf)$/^aes128_mmo$/^bytes$/^{aes}$",
+    "^BenchmarkEvalAll$/^(dpf|half_tree_dpf)$/^aes128_mmo$/^bytes$/^{aes}$",
+    "^BenchmarkGrottoPreprocess$/^aes128_mmo$/^{aes}$",
+    "^BenchmarkGrottoEval$",
+]
+NEW_SCHEME_TARGETS = {
+    "gen": "<= 0.6x DPF",
+    "eval": "<= 1.0x DPF",
+    "eval_all": "<= 0.6x DPF",
+    "preprocess": "<= 2",
+    "points": "<= 3",
+}
+
+
+def new_scheme_bench(turns: int) -> list[dict]:
+    """Runs NEW_SCHEME_BENCHES in turns, each once a turn on one core, and returns a
+    record per sample: {"name", "unit", "ns", "cpu_ns", "key_bytes"}."""
+    aes = pyfss.backend_info()["prg"]["aes128_mmo"]["active"]
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        binary = str(Path(tmp) / "gofss.test")
+        subprocess.run(["go", "test", "-c", "-o", binary, "./gofss"], cwd=REPO, check=True)
+        for _ in range(turns):
+            for pattern in NEW_SCHEME_BENCHES:
+                args = ["-test.run", "^$", "-test.bench", pattern.format(aes=aes), "-test.cpu", "1"]
+                text = subprocess.run(
+                    [binary, *args], cwd=REPO / "gofss", check=True, capture_output=True, text=True
+                ).stdout
+                out += [r for line in text.splitlines() if (r := parse_bench_line(line))]
+    return out
+
+
+def parse_bench_line(line: str) -> dict | None:
+    """One line of Go benchmark output as a record of new_scheme_bench, or None."""
+    if not line.startswith("Benchmark"):
+        return None
+    fields = line.split()
+    metrics = {unit: float(v) for v, unit in zip(fields[2::2], fields[3::2])}
+    unit = next(u for u in metrics if u.startswith("ns/") and u != "ns/op")
+    return {
+        "name": fields[0].removeprefix("Benchmark").rsplit("-", 1)[0],
+        "unit": unit.removeprefix("ns/"),
+        "ns": metrics[unit],
+        "cpu_ns": metrics.get("cpu-" + unit),
+        "key_bytes": metrics.get("key-bytes"),
+    }
+
+
+def quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
+
+
+def new_scheme_section(records: list[dict]) -> str:
+    """The Markdown table of new_scheme_bench's records: median and p90 per benchmark,
+    wall and CPU time, and Half-Tree's ratios to DPF's medians."""
+    by_name: dict[str, list[dict]] = {}
+    for r in records:
+        by_name.setdefault(r["name"], []).append(r)
+
+    def med(name: str, field: str) -> float:
+        return statistics.median(r[field] for r in by_name[name])
+
+    rows = []
+    for name, rs in by_name.items():
+        parts = name.split("/")
+        op = {"Gen": "gen", "Eval": "eval", "EvalAll": "eval_all"}.get(parts[0])
+        if parts[0].startswith("Grotto"):
+            op = "preprocess" if parts[0] == "GrottoPreprocess" else parts[1]
+        ratio = ""
+        if "half_tree_dpf" in parts:
+            dpf = name.replace("half_tree_dpf", "dpf")
+            ratio = f"{med(name, 'ns') / med(dpf, 'ns'):.2f}x"
+            if rs[0]["cpu_ns"] is not None:
+                ratio += f" (CPU {med(name, 'cpu_ns') / med(dpf, 'cpu_ns'):.2f}x)"
+        walls = [r["ns"] for r in rs]
+        cpus = [r["cpu_ns"] for r in rs if r["cpu_ns"] is not None]
+        rows.append(
+            [
+                name,
+                f"{statistics.median(walls):.2f}",
+                f"{quantile(walls, 0.9):.2f}",
+                f"{statistics.median(cpus):.2f}" if cpus else "",
+                ratio,
+                f"{rs[0]['key_bytes']:.0f}" if rs[0]["key_bytes"] else "",
+                NEW_SCHEME_TARGETS.get(op, "") if "/dpf/" not in name else "",
+                "ns/" + rs[0]["unit"],
+            ]
+        )
+    return (
+        f"### Half-Tree DPF and Grotto DCF against DPF, one core, in_bits {BITS}, "
+        f"AES-128 MMO, bytes ({len(records) // max(1, len(by_name))} turns)\n\n"
+        "Go benchmarks of gofss/bench_test.go in turns; medians and p90 of the turns, wall\n"
+        "time and process CPU time (which a busy shared host inflates less); ratios of\n"
+        "medians in this run.\n\n"
+        + table(
+            ["benchmark", "median", "p90", "CPU median", "to DPF", "key bytes", "target", "unit"],
+            rows,
+        )
+    )
 
 
 def best_ns(fn, items: int, min_s: float, reps: int = 3) -> float:
@@ -390,6 +498,9 @@ def main() -> None:
         "targets are for one core)\n\n"
         + table(["op", "hash", "ns/point or output", "vs Dpf's same call", "target ns"], vrows)
     )
+
+    # Half-Tree DPF and Grotto DCF against DPF, one core.
+    sections.append(new_scheme_section(new_scheme_bench(3 if args.quick else 7)))
 
     # 4. Throughput against in_bits, one core.
     bits = "8,12,16,20,24" if args.quick else "8,10,12,14,16,18,20,22,24"

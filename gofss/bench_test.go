@@ -74,6 +74,21 @@ func benchKeys(b *testing.B, s scheme, k int) ([]Block, []Block, []Uint128, []Bl
 	return seeds, p0, alphas, betas, cws
 }
 
+// perItem times the benchmark's loop, fn, and reports its wall time and its CPU
+// time (where known) per item, items per iteration, as "ns/<unit>" and
+// "cpu-ns/<unit>".
+func perItem(b *testing.B, items int, unit string, fn func()) {
+	cpu0 := processCPUNs()
+	for b.Loop() {
+		fn()
+	}
+	n := float64(b.N * items)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/"+unit)
+	if cpu := processCPUNs() - cpu0; cpu0 != 0 {
+		b.ReportMetric(float64(cpu)/n, "cpu-ns/"+unit)
+	}
+}
+
 // benchKeysN is the batch of Gen and Eval.
 const benchKeysN = 1 << 16
 
@@ -83,12 +98,11 @@ func BenchmarkGen(b *testing.B) {
 		b.Run(fmt.Sprintf("keys=%d/%s", k, bs.name), func(b *testing.B) {
 			seeds, _, alphas, betas, cws := benchKeys(b, bs.s, k)
 			benchBackends(b, bs.prg, func(b *testing.B) {
-				for b.Loop() {
+				perItem(b, k, "key", func() {
 					if err := bs.s.Gen(cws, seeds, alphas, betas); err != nil {
 						b.Fatal(err)
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/key")
+				})
 				b.ReportMetric(float64(16+32*bs.s.Params().CwRows()), "key-bytes")
 			})
 		})
@@ -102,12 +116,11 @@ func BenchmarkEval(b *testing.B) {
 				_, p0, alphas, _, cws := benchKeys(b, bs.s, k)
 				out := make([]Block, k)
 				benchBackends(b, bs.prg, func(b *testing.B) {
-					for b.Loop() {
+					perItem(b, k, "key", func() {
 						if err := bs.s.Eval(out, 0, p0, cws, alphas); err != nil {
 							b.Fatal(err)
 						}
-					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/key")
+					})
 				})
 			})
 		}
@@ -121,12 +134,11 @@ func BenchmarkEvalAll(b *testing.B) {
 			out := make([]Block, 1<<benchBits)
 			benchBackends(b, bs.prg, func(b *testing.B) {
 				b.SetBytes(int64(len(out) * 16))
-				for b.Loop() {
+				perItem(b, len(out), "output", func() {
 					if err := bs.s.EvalAll(out, 0, p0, cws); err != nil {
 						b.Fatal(err)
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(out)), "ns/output")
+				})
 			})
 		})
 	}
@@ -155,12 +167,11 @@ func BenchmarkGrottoPreprocess(b *testing.B) {
 			g, s0, cws := benchGrotto(b, prg)
 			pre := make([]uint64, g.ParityWords())
 			benchBackends(b, prg.String(), func(b *testing.B) {
-				for b.Loop() {
+				perItem(b, 1<<benchBits, "point", func() {
 					if err := g.Preprocess(pre, 0, s0, cws); err != nil {
 						b.Fatal(err)
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N<<benchBits), "ns/point")
+				})
 			})
 		})
 	}
@@ -179,19 +190,17 @@ func BenchmarkGrottoEval(b *testing.B) {
 	}
 	out := make([]uint8, len(xs))
 	b.Run("points", func(b *testing.B) {
-		for b.Loop() {
+		perItem(b, len(xs), "point", func() {
 			if err := g.Eval(out, pre, xs); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/point")
+		})
 	})
 	b.Run("intervals", func(b *testing.B) {
-		for b.Loop() {
+		perItem(b, len(xs), "interval", func() {
 			if err := g.EvalInterval(out, pre, xs, his); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/interval")
+		})
 	})
 }

@@ -74,22 +74,31 @@ func (h *HalfTreeDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []C
 // nodes in, whose hashes are hs, at a level of correction cw. (Rows go through
 // functions of their own, whose loops keep cw and hk in registers.)
 func htChildren(out, in, hs []Block, cw, hk Block) {
-	hs = hs[:len(in)]
-	cwLo, cwHi, hkLo, hkHi := cw.Lo, cw.Hi, hk.Lo, hk.Hi // halves, which the compiler keeps in registers
-	for j, b := range in {
-		// htChild of both sides: H(N) ^ t*cw, XOR the key or the node.
-		t := -((b.Hi ^ hkHi) >> 32 & 1)
-		cLo, cHi := hs[j].Lo^cwLo&t, hs[j].Hi^cwHi&t
-		pair := out[2*j : 2*j+2]
-		pair[0], pair[1] = Block{cLo ^ hkLo, cHi ^ hkHi}, Block{cLo ^ b.Lo, cHi ^ b.Hi}
+	hs, out = hs[:len(in)], out[:2*len(in)]
+	// The left child is H(N) ^ fix[lsb(k)], with lsb(k) ^ lsb(HashKey) the control
+	// bit t: fix holds HashKey ^ t*cw, looked up rather than masked (fewer
+	// operations). The right child is the left one XOR HashKey XOR k.
+	var fix [2]Block
+	for b := range 2 {
+		fix[b] = hk.Xor(mask(cw, uint8(b)^hk.Lsb()))
+	}
+	hkLo, hkHi := hk.Lo, hk.Hi
+	for j, k := range in {
+		f := &fix[k.Hi>>32&1]
+		lLo, lHi := hs[j].Lo^f.Lo, hs[j].Hi^f.Hi
+		pair := (*[2]Block)(out[2*j:])
+		pair[0], pair[1] = Block{lLo, lHi}, Block{lLo ^ hkLo ^ k.Lo, lHi ^ hkHi ^ k.Hi}
 	}
 }
 
 // htLeafInputs writes to raw the PRG inputs of the hashes of the children, left then
 // right, of the row of keyed nodes in.
 func htLeafInputs(raw, in []Block, hk Block) {
+	raw = raw[:2*len(in)]
+	lsbLeft := hk.Hi & lsbBit // the input's control bit: the child's side XOR HashKey's
 	for j, b := range in {
-		pair := raw[2*j : 2*j+2]
-		pair[0], pair[1] = htLeafIn(b, hk, 0), htLeafIn(b, hk, 1)
+		hi := b.Hi&^lsbBit | lsbLeft
+		pair := (*[2]Block)(raw[2*j:])
+		pair[0], pair[1] = Block{b.Lo, hi}, Block{b.Lo, hi ^ lsbBit}
 	}
 }

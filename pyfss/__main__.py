@@ -17,47 +17,35 @@ import torch
 import pyfss
 
 
-def scheme_for(entry: dict, device: str = "cpu"):
+def scheme_for(entry: dict):
     case, prg = entry["case"], entry["prg"]
     kw = (
         {"nonce": tuple(prg["nonce"])}
         if prg["name"] == "chacha"
         else {"aes_keys": [bytes.fromhex(h) for h in prg["aes_keys_hex"]]}
     )
-    if entry["scheme"] == "vdpf":
+    kind = entry["scheme"]
+    if kind == "vdpf":
         hash_keys = dict(entry["hash"])
         name = hash_keys.pop("name")
         return pyfss.Vdpf(
             case["in_bits"], case["group"], prg["name"], name, hash_keys=hash_keys, **kw
         )
-    if entry["scheme"] == "dpf":
+    if kind == "dpf":
         return pyfss.Dpf(case["in_bits"], case["group"], prg["name"], **kw)
+    if kind == "half_tree_dpf":
+        hk = entry["hash_key"]
+        return pyfss.HalfTreeDpf(case["in_bits"], case["group"], prg["name"], hash_key=hk, **kw)
+    if kind == "grotto_dcf":
+        return pyfss.GrottoDcf(case["in_bits"], prg["name"], **kw)
     return pyfss.Dcf(case["in_bits"], case["group"], prg["name"], entry["pred"], **kw)
 
 
 def self_check(device: str) -> list[str]:
     """Gen, Eval and EvalAll on cases of the reference's known answers, and random
     reconstruction; returns the failures."""
-    failures = []
     data = json.loads(resources.files("pyfss").joinpath("data/selfcheck.json").read_text())
-    for entry in data["cases"]:
-        case = entry["case"]
-        s = scheme_for(entry)
-        seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=device)
-        beta = torch.tensor(case["beta"], dtype=torch.int32, device=device)
-        cws = s.gen(seeds, int(case["alpha"]), beta)
-        ok = cws.tolist() == case["cws"]
-        for e in case["evals"]:
-            for p, want in enumerate((e["y0"], e["y1"])):
-                ok &= s.eval(p, seeds[p], cws, int(e["x"])).tolist() == want
-        if "eval_all" in case:
-            for p in (0, 1):
-                out = s.eval_all(p, seeds[p], cws).cpu().contiguous()
-                # The tensor's memory image, read without numpy (not a dependency).
-                image = ctypes.string_at(out.data_ptr(), out.numel() * out.element_size())
-                ok &= hashlib.sha256(image).hexdigest() == case["eval_all"]["sha256"][p]
-        if not ok:
-            failures.append(case["id"])
+    failures = check_cases(data["cases"], device)
     for cls in (pyfss.Dpf, pyfss.Dcf):
         s = cls(12, "uint32", "aes128_mmo")
         k0, k1 = s.keygen(1000, pyfss.from_int(7, "uint32").to(device))
@@ -115,6 +103,61 @@ def vdpf_check() -> list[str]:
         if not ok:
             failures.append(case["id"])
     return failures
+
+
+def check_cases(entries: list[dict], device: str) -> list[str]:
+    """The ids of the known-answer cases (of Dpf, Dcf, HalfTreeDpf and GrottoDcf) whose
+    keys or outputs on device differ."""
+    failures = []
+    for entry in entries:
+        s = scheme_for(entry)
+        check = check_grotto if isinstance(s, pyfss.GrottoDcf) else check_tree
+        if not check(s, entry, device):
+            failures.append(entry["case"]["id"])
+    return failures
+
+
+def check_tree(s, entry: dict, device: str) -> bool:
+    """A Dpf, Dcf or HalfTreeDpf case: its keys, its evals, its eval_all's hash."""
+    case = entry["case"]
+    seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=device)
+    # beta_group: beta as the group's element, where the reference's Gen dropped a bit
+    beta = torch.tensor(case.get("beta_group", case["beta"]), dtype=torch.int32, device=device)
+    cws = s.gen(seeds, int(case["alpha"]), beta)
+    if isinstance(s, pyfss.HalfTreeDpf):  # the vectors hold keys in the reference's layout
+        rows, ocw = s.to_reference(cws)
+        ok = rows.tolist() == case["cws"] and ocw.tolist() == case["ocw"]
+    else:
+        ok = cws.tolist() == case["cws"]
+    for e in case["evals"]:
+        for p, want in enumerate((e["y0"], e["y1"])):
+            ok &= s.eval(p, seeds[p], cws, int(e["x"])).tolist() == want
+    if "eval_all" in case:
+        ok &= all(
+            image_sha256(s.eval_all(p, seeds[p], cws)) == case["eval_all"]["sha256"][p]
+            for p in (0, 1)
+        )
+    return ok
+
+
+def check_grotto(s, entry: dict, device: str) -> bool:
+    """A GrottoDcf case: its keys, the parties' bits at its points, eval_all's hash."""
+    case = entry["case"]
+    seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=device)
+    cws = s.gen(seeds, int(case["alpha"]))
+    ok = cws.tolist() == case["cws"]
+    xs = torch.tensor([int(e["x"]) for e in case["evals"]], device=device)
+    for p, key in enumerate(("y0", "y1")):
+        pre = s.preprocess(p, seeds[p], cws)
+        ok &= s.eval(pre, xs).tolist() == [e[key] for e in case["evals"]]
+        ok &= image_sha256(s.eval_all(p, seeds[p], cws)) == case["eval_all"]["sha256"][p]
+    return ok
+
+
+def image_sha256(t: torch.Tensor) -> str:
+    """The SHA-256 of a tensor's memory image, read without numpy (not a dependency)."""
+    t = t.cpu().contiguous()
+    return hashlib.sha256(ctypes.string_at(t.data_ptr(), t.numel() * t.element_size())).hexdigest()
 
 
 def cpu_only_check() -> list[str]:

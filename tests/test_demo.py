@@ -65,3 +65,25 @@ def test_demo_refuses_cuda_without_a_gpu(tmp_path):
     r = run_demo(tmp_path, "--quick", "--device", "cuda")
     assert r.returncode == 2
     assert "CUDA is not usable here" in r.stderr
+
+
+def test_self_check_covers_every_scheme_and_catches_wrong_answers():
+    import copy
+    import json
+    from importlib import resources
+
+    from pyfss.__main__ import check_cases
+
+    text = resources.files("pyfss").joinpath("data/selfcheck.json").read_text()
+    entries = json.loads(text)["cases"]
+    kinds = {e["scheme"] for e in entries}
+    assert kinds == {"dpf", "dcf", "half_tree_dpf", "grotto_dcf"}
+    new = [e for e in entries if e["scheme"] in ("half_tree_dpf", "grotto_dcf")]
+    assert check_cases(new, "cpu") == []
+    # One wrong word in each case's expected keys, or in one expected output.
+    broken = copy.deepcopy(new)
+    broken[0]["case"]["cws"][0][0] ^= 1
+    broken[1]["case"]["ocw"][1] ^= 1 << 7
+    broken[2]["case"]["evals"][3]["y1"] = not broken[2]["case"]["evals"][3]["y1"]
+    broken[3]["case"]["eval_all"]["sha256"][0] = "0" * 64
+    assert check_cases(broken, "cpu") == [e["case"]["id"] for e in new]

@@ -145,6 +145,56 @@ def test_two_party_script(tmp_path):
     assert size["shares of r, msb(r), r*msb(r)"] == 3 * 8 * values
 
 
+@pytest.fixture(scope="module")
+def buckets():
+    return load("grotto_buckets")
+
+
+@pytest.mark.parametrize("prg", ["aes128_mmo", "chacha"])
+@pytest.mark.parametrize("r", [0, 1, 37, 63])
+def test_buckets_of_every_value_for_masks_at_the_edges(buckets, prg, r):
+    # in_bits 6: every value, with masks that make the intervals wrap past 63 or not.
+    bits, x = 6, torch.arange(64)
+    edges = torch.tensor([0, 1, 10, 11, 40, 63, 64])  # buckets of one value, and wide ones
+    dcf = pyfss.GrottoDcf(bits, prg)
+    (s0, s1), _ = buckets.run_protocol(dcf, x, edges, r=torch.full_like(x, r))
+    index = [max(i for i, e in enumerate(edges.tolist()[:-1]) if e <= v) for v in range(64)]
+    want = [[i == j for j in range(len(edges) - 1)] for i in index]
+    assert (s0 ^ s1).tolist() == want
+
+
+def test_bucket_shares_alone_are_not_the_answer(buckets):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randint(0, 2**12, (200,), generator=g)
+    edges = torch.tensor([0, 1000, 2000, 3000, 4096])
+    (s0, s1), _ = buckets.run_protocol(pyfss.GrottoDcf(12, "aes128_mmo"), x, edges, seed=4)
+    want = buckets.plain_buckets(x, edges)
+    assert torch.equal(s0 ^ s1, want)
+    # Each party's share is near half ones, whatever the one-hot matrix is.
+    for s in (s0, s1):
+        assert 0.4 < s.float().mean().item() < 0.6
+
+
+def test_grotto_buckets_script(tmp_path):
+    out = run_example(
+        "grotto_buckets", "--values", "40", "--bits", "10", "--buckets", "5", cwd=tmp_path
+    )
+    assert "40 secret 10-bit values, 5 public buckets" in out
+    assert "bucket of x: 40/40 match plaintext" in out
+    assert out.rstrip().endswith("ok")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--buckets", "0"], ["--bits", "3", "--buckets", "9"], ["--bits", "0"], ["--values", "-1"]],
+)
+def test_grotto_buckets_refuses_bad_sizes(buckets, args, capsys):
+    with pytest.raises(SystemExit) as e:
+        buckets.main(args)
+    assert e.value.code == 2
+    assert "must be" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("world", [1, 2, 3, 7])
 def test_sharded_pir_parts_add_up_to_the_whole_answer(pir, pir_sharded, world):
     log_rows, wanted = 9, [0, 511, 256, 255, 100]
