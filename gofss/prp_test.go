@@ -61,3 +61,20 @@ func TestPrpPermutes(t *testing.T) {
 		}
 	}
 }
+
+// TestPrpTables checks the table path against the batched one, and its inverse.
+func TestPrpTables(t *testing.T) {
+	p := newFeistelPrp(Block{Lo: 3, Hi: 1 << 40})
+	for _, d := range []uint64{2, 7, 3 << 10, 3 << 21, 1 << 30} {
+		dom := newPrpDomain(new(big.Int).SetUint64(d))
+		tab := p.tables(&dom)
+		vs := []uint64{0, 1, d / 3, d / 2, d - 1}
+		want := append([]uint64(nil), vs...)
+		p.permute64(want, &dom)
+		for i, v := range vs {
+			got := tab.permute(v, d)
+			require.Equal(t, want[i], got, "domain %d: PRP(%d)", d, v)
+			require.Equal(t, v, tab.invert(got, d), "domain %d: inverse of PRP(%d)", d, v)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package gofss
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/kat"
+)
+
+// forEachMpfCase runs fn on every case of every VDMPF vector file.
+func forEachMpfCase(t *testing.T, fn func(t *testing.T, f *kat.MpfFile, c *kat.MpfCase)) {
+	for _, name := range kat.MpfFiles {
+		f, err := kat.LoadMpf(name)
+		require.NoError(t, err)
+		require.NotEmpty(t, f.Cases, name)
+		for i := range f.Cases {
+			c := &f.Cases[i]
+			t.Run(c.ID, func(t *testing.T) { fn(t, f, c) })
+		}
+	}
+}
+
+func katUints(us []kat.Uint) []Uint128 {
+	out := make([]Uint128, len(us))
+	for i, u := range us {
+		out[i] = katUint(u)
+	}
+	return out
+}
+
+// TestCuckooVectors checks the bucket counts, Locate and the Cuckoo placement
+// against every VDMPF case, with and without the PRP's tables.
+func TestCuckooVectors(t *testing.T) {
+	forEachBackend(t, "aes128_mmo", func(t *testing.T) {
+		forEachMpfCase(t, func(t *testing.T, _ *kat.MpfFile, c *kat.MpfCase) {
+			bb := DefaultBucketBits(c.InBits, c.MaxPoints)
+			require.Equal(t, c.BucketBits, bb, "bucket_bits")
+			require.Equal(t, c.M, mpfBuckets(c.InBits, c.MaxPoints, bb), "m")
+			require.Equal(t, c.MRt, mpfBuckets(c.InBits, c.T, bb), "m_rt")
+			h := newCuckooHash(katBlock(c.Sigma), c.InBits, c.MRt)
+			require.Equal(t, c.BSizeRt, h.size, "b_size_rt")
+			alphas := katUints(c.Alphas)
+			for _, tab := range []*prpTables{nil, h.prp.tables(&h.dom)} {
+				bkts, idxs := make([]int32, 3*len(alphas)), make([]Uint128, 3*len(alphas))
+				h.locate(alphas, bkts, idxs, tab)
+				for j, loc := range c.Locate {
+					for k, want := range loc {
+						require.Equal(t, fmt.Sprint(want), fmt.Sprint([2]uint64{uint64(bkts[3*j+k]), idxs[3*j+k].Lo}), "alpha %d, hash %d", j, k)
+					}
+				}
+				table, ok := cuckooPlace(bkts, c.MRt)
+				require.True(t, ok)
+				require.Len(t, c.Table, len(table))
+				for i, e := range table {
+					require.Equal(t, c.Table[i], [2]int{int(e.point), int(e.hash)}, "bucket %d", i)
+				}
+			}
+		})
+	})
+}
+
+// TestBucketLists checks the order of BatchEval's pairs: by bucket, then by position.
+func TestBucketLists(t *testing.T) {
+	order, start := bucketLists([]int32{2, 0, 2, 1, 0, 0}, 4)
+	require.Equal(t, []int{0, 3, 4, 6, 6}, start)
+	require.Equal(t, []int32{1, 4, 5, 3, 0, 2}, order)
+}
+
+// TestCuckooPlaceFails checks that an impossible placement (four points with the
+// same three buckets) gives up rather than loop.
+func TestCuckooPlaceFails(t *testing.T) {
+	_, ok := cuckooPlace([]int32{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}, 3)
+	require.False(t, ok)
+}
