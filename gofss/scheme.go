@@ -61,6 +61,8 @@ func New(p Params, opts ...Option) (Scheme, error) {
 		return newHalfTreeDpf(p, prg, opts)
 	case KindGrottoDcf:
 		return nil, ArgErrorf("scheme: grotto_dcf evaluates preprocessed keys, not through Scheme: make it with NewGrottoDcf")
+	case KindDmpf:
+		return nil, ArgErrorf("scheme: dmpf keys hold many points, not through Scheme: make it with NewDmpf")
 	}
 	return newDcf(p, prg, opts)
 }
