@@ -7,7 +7,7 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/mt19937"
 )
 
-// Cuckoo hashing of the multi-point schemes (docs/spec.md section 13.2): each
+// Cuckoo hashing of the multi-point schemes (docs/spec.md section 14.2): each
 // point goes to one of the three buckets its hash functions name, and an input is
 // evaluated in all three.
 

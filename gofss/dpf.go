@@ -26,22 +26,33 @@ func newDpf(p Params, prg Prg, opts []Option) (*Dpf, error) {
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.
 func (d *Dpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	d.genKeys(st, cws, s0s, alphas, betas, d.lastRow)
+}
+
+// keyEnd writes the rows of a key that follow its n level rows, from its point and
+// value, the parties' clamped seeds at alpha's leaf and party 1's control bit there.
+type keyEnd func(rows []Cw, alpha Uint128, beta Block, s0, s1 Block, t1 uint8)
+
+// genKeys runs DPF Gen's tree a tile of keys at a time, spread over goroutines, with
+// end writing each key's rows after the levels: DPF's output correction word, or
+// more for a scheme built on DPF's tree (VDPF).
+func (d *Dpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, end keyEnd) {
 	const tile = 128 // keys whose level state (s, t, children) stays in L1
-	n := d.params.InBits
+	n, rows := d.params.InBits, d.params.CwRows()
 	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
 		gs := newGenState(sc, tile, 2)
 		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
-			d.genTile(cws[k0*(n+1):k1*(n+1)], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs)
+			d.genTile(cws[k0*rows:k1*rows], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs, end)
 			st.advance(k1 - k0)
 		}
 	})
 }
 
-func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState) {
-	n, m := d.params.InBits, len(alphas)
+func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState, end keyEnd) {
+	n, m, rows := d.params.InBits, len(alphas), d.params.CwRows()
 	s, t, ch := st.init(s0s)
 	for i := range n {
 		d.prg.Expand(ch, s)
@@ -55,13 +66,17 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 			tKeepCw := pickBit(a, tlCw, trCw)
 			s[2*k], t[2*k] = advance(pick(a, l0, r0), t[2*k], sCw, tKeepCw)
 			s[2*k+1], t[2*k+1] = advance(pick(a, l1, r1), t[2*k+1], sCw, tKeepCw)
-			cws[k*(n+1)+i] = Cw{sCw.WithLsb(tlCw), Block{Lo: uint64(trCw)}}
+			cws[k*rows+i] = Cw{sCw.WithLsb(tlCw), Block{Lo: uint64(trCw)}}
 		}
 	}
-	ar := d.params.Group.arith()
 	for k := range m {
-		cws[k*(n+1)+n] = Cw{dpfLastCw(ar, betas[k], s[2*k], s[2*k+1], t[2*k+1])}
+		end(cws[k*rows+n:(k+1)*rows], alphas[k], betas[k], s[2*k], s[2*k+1], t[2*k+1])
 	}
+}
+
+// lastRow is DPF's keyEnd: the output correction word.
+func (d *Dpf) lastRow(rows []Cw, _ Uint128, beta, s0, s1 Block, t1 uint8) {
+	rows[0] = Cw{dpfLastCw(d.params.Group.arith(), beta, s0, s1, t1)}
 }
 
 // dpfLastCw is the output correction word from the parties' seeds s0, s1 at alpha's
@@ -86,7 +101,19 @@ func (d *Dpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws 
 // evalTile evaluates points j0 .. j0+len(dst)-1 of the flattened K x M batch.
 func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
 	n := d.params.InBits
-	s, t, base := st.start(len(dst), s0s, party, j0, m, n+1)
+	s, t, base := d.descend(len(dst), party, s0s, cws, xs, m, j0, st)
+	ar := d.params.Group.arith()
+	for j := range dst {
+		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(cws[base[j]+n][0]), party)
+	}
+}
+
+// descend walks points j0 .. j0+w-1 of the flattened K x M batch down to their
+// leaves, and returns their seeds and control bits there and where their keys' rows
+// start.
+func (d *Dpf) descend(w, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) ([]Block, []uint8, []int) {
+	n := d.params.InBits
+	s, t, base := st.start(w, s0s, party, j0, m, d.params.CwRows())
 	sides, ch := st.sides[:len(s)], st.ch[:len(s)]
 	for i := range n {
 		for j := range sides {
@@ -98,10 +125,7 @@ func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 			s[j], t[j] = c.Clamp(), c.Lsb()
 		}
 	}
-	ar := d.params.Group.arith()
-	for j := range dst {
-		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(cws[base[j]+n][0]), party)
-	}
+	return s, t, base
 }
 
 // dpfLeaf is the output at a leaf with seed s and control bit t: from(s) + t*v,
@@ -122,7 +146,7 @@ func dpfChildCw(cw *Cw, side uint8) Block {
 
 // walkEvalAll is the tree of EvalAll.
 func (d *Dpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
-	n, ar := d.params.InBits, d.params.Group.arith()
+	n, rows, ar := d.params.InBits, d.params.CwRows(), d.params.Group.arith()
 	return tree{
 		n:      n,
 		shape:  rowShape{t: true},
@@ -132,7 +156,7 @@ func (d *Dpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
 			d.prg.Expand(out.s, in.s)
-			left, right := dpfChildCws(&cws[k*(n+1)+i])
+			left, right := dpfChildCws(&cws[k*rows+i])
 			for j, t := range in.t {
 				l, r := out.s[2*j].Xor(mask(left, t)), out.s[2*j+1].Xor(mask(right, t))
 				out.s[2*j], out.t[2*j] = l.Clamp(), l.Lsb()
@@ -143,8 +167,8 @@ func (d *Dpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
 			// The children go straight into the output and are converted in place.
 			out := dst[k<<n+x0:][:2*len(in.s)]
 			d.prg.Expand(out, in.s)
-			left, right := dpfChildCws(&cws[k*(n+1)+n-1])
-			v := ar.from(cws[k*(n+1)+n][0])
+			left, right := dpfChildCws(&cws[k*rows+n-1])
+			v := ar.from(cws[k*rows+n][0])
 			for j, t := range in.t {
 				l, r := out[2*j].Xor(mask(left, t)), out[2*j+1].Xor(mask(right, t))
 				out[2*j] = dpfLeaf(ar, l.Clamp(), l.Lsb(), v, party)
@@ -160,11 +184,11 @@ func dpfChildCws(cw *Cw) (Block, Block) { return dpfChildCw(cw, 0), dpfChildCw(c
 // checkCws refuses correction words that Gen cannot have made: a tr word other than
 // 0 or 1, nonzero padding, or a set control bit in the output correction word.
 func (d *Dpf) checkCws(cws []Cw) error {
-	n := d.params.InBits
-	for k := 0; k < len(cws); k += n + 1 {
+	n, rows := d.params.InBits, d.params.CwRows()
+	for k := 0; k < len(cws); k += rows {
 		for i := range n {
 			if !isBit(cws[k+i][1]) {
-				return ArgErrorf("cws: key %d, row %d: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key", k/(n+1), i)
+				return ArgErrorf("cws: key %d, row %d: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key", k/rows, i)
 			}
 		}
 	}
@@ -173,10 +197,10 @@ func (d *Dpf) checkCws(cws []Cw) error {
 
 // checkLastRows is the part of checkCws about the output correction words.
 func (d *Dpf) checkLastRows(cws []Cw) error {
-	n := d.params.InBits
-	for k := n; k < len(cws); k += n + 1 {
+	n, rows := d.params.InBits, d.params.CwRows()
+	for k := n; k < len(cws); k += rows {
 		if last := cws[k]; last[0].Lsb() != 0 || !last[1].IsZero() {
-			return ArgErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/(n+1))
+			return ArgErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/rows)
 		}
 	}
 	return nil

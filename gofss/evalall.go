@@ -83,24 +83,11 @@ func (tr *tree) rows(sc *scratch, size, parents int) rows {
 
 // run walks the trees of keys keys, spread over goroutines, until done or stopped.
 func (tr *tree) run(st callControl, keys int) {
-	d := tr.n
-	if tr.n > tileLeafBits {
-		d = tileLeafBits - tileRootBits
-	}
-	f := tr.n - d
-	width := min(1<<tileRootBits, 1<<f)
-	tileRows := width << (d - 1) // the parents of a tile's leaves
+	d, f, tileRows := tr.split()
 	perKey := tr.costNs * float64(uint64(1)<<tr.n)
 	if keys > 1 && perKey < 4*minParallelNs {
 		// Many small trees: each goroutine takes whole keys and reuses its buffers.
-		forChunks(keys, perKey, func(lo, hi int) {
-			sc := getScratch()
-			defer sc.release()
-			top, tile := tr.rows(sc, 1<<f, 1<<f/2), tr.rows(sc, tileRows, tileRows)
-			for k := lo; k < hi && !st.stopped(); k++ {
-				tr.tiles(st, k, d, tr.frontier(sc, k, f, top), tile, 0, 1<<f)
-			}
-		})
+		tr.runInOrder(st, keys)
 		return
 	}
 	sc := getScratch()
@@ -114,6 +101,32 @@ func (tr *tree) run(st callControl, keys int) {
 			tr.tiles(st, k, d, front, tr.rows(sc, tileRows, tileRows), lo, hi)
 		})
 	}
+}
+
+// runInOrder walks the trees of keys keys, spread over goroutines a key at a time:
+// each key's leaves are expanded on one goroutine, in order.
+func (tr *tree) runInOrder(st callControl, keys int) {
+	d, f, tileRows := tr.split()
+	forChunks(keys, tr.costNs*float64(uint64(1)<<tr.n), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		top, tile := tr.rows(sc, 1<<f, 1<<f/2), tr.rows(sc, tileRows, tileRows)
+		for k := lo; k < hi && !st.stopped(); k++ {
+			tr.tiles(st, k, d, tr.frontier(sc, k, f, top), tile, 0, 1<<f)
+		}
+	})
+}
+
+// split returns the levels d of a tile (n - d frontier levels above them, f) and the
+// parents of a tile's leaves.
+func (tr *tree) split() (d, f, tileRows int) {
+	d = tr.n
+	if tr.n > tileLeafBits {
+		d = tileLeafBits - tileRootBits
+	}
+	f = tr.n - d
+	width := min(1<<tileRootBits, 1<<f)
+	return d, f, width << (d - 1)
 }
 
 // frontier expands key k breadth-first from its root down f levels.

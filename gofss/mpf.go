@@ -8,7 +8,7 @@ import (
 
 // Dmpf is a distributed multi-point function scheme: f(alphas[j]) = betas[j] for t
 // distinct points, 0 elsewhere, over inputs of InBits bits (docs/spec.md section
-// 13). Gen places the points by Cuckoo hashing into Buckets() buckets, each a DPF
+// 14). Gen places the points by Cuckoo hashing into Buckets() buckets, each a DPF
 // key over BucketBits-bit inputs (the buckets' dummy keys are for 0 at 0), and Eval
 // adds up an input's shares in the three buckets its hash functions name.
 //

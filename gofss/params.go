@@ -20,14 +20,15 @@ const (
 	KindDcfGt                   // f(x) = beta if x > alpha
 	KindHalfTreeDpf             // f(x) = beta if x == alpha, one hash per tree level (section 11)
 	KindGrottoDcf               // bit shares of x >= alpha, from DPF keys (section 12)
-	KindDmpf                    // f(alphas[j]) = betas[j]: Cuckoo buckets of DPF keys (section 13)
+	KindVdpf                    // DPF with proofs that the keys are well formed (section 13)
+	KindDmpf                    // f(alphas[j]) = betas[j]: Cuckoo buckets of DPF keys (section 14)
 )
 
 // The kinds' names, and their PRG outputs per seed.
 var (
 	kindNames = [...]string{KindDpf: "dpf", KindDcfLt: "dcf_lt", KindDcfGt: "dcf_gt",
-		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf", KindDmpf: "dmpf"}
-	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2, KindDmpf: 2}
+		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf", KindVdpf: "vdpf", KindDmpf: "dmpf"}
+	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2, KindVdpf: 2, KindDmpf: 2}
 )
 
 func (k Kind) String() string {
@@ -88,8 +89,9 @@ type Params struct {
 	Nonce   [2]uint32  // ChaCha only
 	AesKeys [][16]byte // AES-128 MMO only: Kind.Mul() keys, one per output
 	HashKey Block      // half_tree_dpf only: the key of its hash H(B) = prg(HashKey ^ B)
+	Hash    VdpfHash   // vdpf only: its two keyed hashes (vdpf.go)
 	// The multi-point schemes' (dmpf) most points per key and their buckets' input
-	// width, at least DefaultBucketBits (docs/spec.md section 13); zero elsewhere.
+	// width, at least DefaultBucketBits (docs/spec.md section 14); zero elsewhere.
 	MaxPoints  int
 	BucketBits int
 }
@@ -120,6 +122,9 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 	if kind == KindHalfTreeDpf {
 		p.HashKey = DefaultHashKey
 	}
+	if kind == KindVdpf {
+		p.Hash = DefaultVdpfHash(HashSha256)
+	}
 	return p
 }
 
@@ -128,8 +133,11 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 // of its key two to a row, the last row padded with a zero block when in_bits is
 // even (docs/spec.md section 11).
 func (p Params) CwRows() int {
-	if p.Kind == KindHalfTreeDpf {
+	switch p.Kind {
+	case KindHalfTreeDpf:
 		return (p.InBits + 2) / 2
+	case KindVdpf:
+		return p.InBits + vdpfExtraRows
 	}
 	if p.Kind.multiPoint() {
 		return 1 + p.Buckets()*(p.BucketBits+1)
@@ -161,6 +169,9 @@ func (p Params) Check() error {
 	}
 	if p.Kind != KindHalfTreeDpf && !p.HashKey.IsZero() {
 		return ArgErrorf("hash_key is a parameter of half_tree_dpf, not of %s", p.Kind)
+	}
+	if err := p.Hash.check(p.Kind); err != nil {
+		return err
 	}
 	switch p.Prg {
 	case PrgChaCha:
@@ -196,13 +207,14 @@ func (p Params) NewPrg() (Prg, error) {
 // write them), the AES keys in hex. A PRG's parameters that do not apply are null;
 // the hash key, written only for half_tree_dpf, is left out elsewhere.
 type paramsJSON struct {
-	Scheme  string    `json:"scheme"`
-	InBits  int       `json:"in_bits"`
-	Group   string    `json:"group"`
-	Prg     string    `json:"prg"`
-	Nonce   *[2]int64 `json:"nonce"`
-	AesKeys []string  `json:"aes_keys"`
-	HashKey []int64   `json:"hash_key,omitempty"`
+	Scheme  string        `json:"scheme"`
+	InBits  int           `json:"in_bits"`
+	Group   string        `json:"group"`
+	Prg     string        `json:"prg"`
+	Nonce   *[2]int64     `json:"nonce"`
+	AesKeys []string      `json:"aes_keys"`
+	HashKey []int64       `json:"hash_key,omitempty"`
+	Hash    *vdpfHashJSON `json:"hash,omitempty"`
 	// Multi-point schemes only.
 	MaxPoints  int `json:"max_points,omitempty"`
 	BucketBits int `json:"bucket_bits,omitempty"`
@@ -221,6 +233,9 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	if p.Kind == KindHalfTreeDpf {
 		w := blockWords(p.HashKey)
 		j.HashKey = w[:]
+	}
+	if p.Kind == KindVdpf {
+		j.Hash = p.Hash.toJSON()
 	}
 	return json.Marshal(j)
 }
@@ -241,7 +256,8 @@ func parseWord(what string, w int64) (uint32, error) {
 // ParseParams reads parameters in the JSON form of MarshalJSON. A missing nonce,
 // missing AES keys or a missing hash key take the defaults, and grotto_dcf's group
 // may be left out (it is always bytes); fields of the other PRG, and a hash key
-// for a scheme other than half_tree_dpf, must be absent or null.
+// for a scheme other than half_tree_dpf, must be absent or null. vdpf's hash
+// without its keys takes the default keys of that hash.
 func ParseParams(data []byte) (Params, error) {
 	var j paramsJSON
 	if err := json.Unmarshal(data, &j); err != nil {
@@ -298,6 +314,14 @@ func ParseParams(data []byte) (Params, error) {
 			p.BucketBits = j.BucketBits
 		}
 	}
+	if j.Hash != nil {
+		if p.Kind != KindVdpf {
+			return p, ArgErrorf("hash is a parameter of vdpf, not of %s", p.Kind)
+		}
+		if p.Hash, err = j.Hash.parse(); err != nil {
+			return p, err
+		}
+	}
 	if j.AesKeys != nil {
 		if p.Prg != PrgAesMmo {
 			return p, ArgErrorf("aes_keys are a parameter of aes128_mmo, not of %s", p.Prg)
@@ -327,6 +351,8 @@ func Catalogue() map[string]any {
 	grotto := schemes[KindGrottoDcf.String()].(map[string]any)
 	grotto["groups"], grotto["max_in_bits"] = []string{Bytes.String()}, MaxEvalAllBits
 	schemes[KindDmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
+	schemes[KindVdpf.String()].(map[string]any)["default_hashes"] = map[string]any{
+		HashSha256.String(): DefaultVdpfHash(HashSha256).toJSON(), HashBlake3.String(): DefaultVdpfHash(HashBlake3).toJSON()}
 	aesKeys := make([]string, len(DefaultAesKeys))
 	for i, k := range DefaultAesKeys {
 		aesKeys[i] = hex.EncodeToString(k[:])

@@ -8,7 +8,7 @@ import (
 )
 
 // feistelPrp is the pseudorandom permutation of the integers 0 .. D-1 that the
-// multi-point schemes hash with (docs/spec.md section 13.1): a four-round Feistel
+// multi-point schemes hash with (docs/spec.md section 14.1): a four-round Feistel
 // network on two halves of h = ceil(ceil(log2 D) / 2) bits, round r's function the
 // AES-128 encryption under the key sigma with r XORed into its first word, walked
 // again until the value falls inside the domain (cycle walking).

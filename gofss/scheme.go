@@ -59,6 +59,8 @@ func New(p Params, opts ...Option) (Scheme, error) {
 		return newDpf(p, prg, opts)
 	case KindHalfTreeDpf:
 		return newHalfTreeDpf(p, prg, opts)
+	case KindVdpf:
+		return newVdpf(p, prg, opts)
 	case KindGrottoDcf:
 		return nil, ArgErrorf("scheme: grotto_dcf evaluates preprocessed keys, not through Scheme: make it with NewGrottoDcf")
 	case KindDmpf:
@@ -143,9 +145,12 @@ func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) erro
 }
 
 // paramsFor completes the parameters of a scheme made from a PRG object: its kind
-// and public parameters.
-func paramsFor(kind Kind, inBits int, group Group, prg Prg) (Params, error) {
+// and public parameters, and for vdpf its hash (the one value hash may hold).
+func paramsFor(kind Kind, inBits int, group Group, prg Prg, hash ...VdpfHash) (Params, error) {
 	p := Params{Kind: kind, InBits: inBits, Group: group}
+	if len(hash) > 0 {
+		p.Hash = hash[0]
+	}
 	switch g := prg.(type) {
 	case *ChaCha:
 		p.Prg, p.Nonce = PrgChaCha, g.Nonce()

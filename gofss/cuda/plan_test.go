@@ -37,8 +37,8 @@ func TestValidation(t *testing.T) {
 			return planGen(with(func(q *gofss.Params) { q.InBits = 200 }), addrA, addrB, addrC, 1, addrD, 1)
 		}, "in_bits must be between 1 and 128, not 200"},
 		{"gen kind", func() ([]launch, error) {
-			return planGen(with(func(q *gofss.Params) { q.Kind = 7 }), addrA, addrB, addrC, 1, addrD, 1)
-		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, not Kind(7)"},
+			return planGen(with(func(q *gofss.Params) { q.Kind = 200 }), addrA, addrB, addrC, 1, addrD, 1)
+		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, vdpf, not Kind(200)"},
 		{"gen half-tree", func() ([]launch, error) {
 			return planGen(gofss.DefaultParams(gofss.KindHalfTreeDpf, 8, gofss.Bytes, gofss.PrgChaCha), addrA, addrB, addrC, 1, addrD, 1)
 		}, "cuda: half_tree_dpf has no CUDA kernels yet"},

@@ -1,0 +1,444 @@
+package gofss
+
+import (
+	"strings"
+
+	"github.com/pyfss/pyfss/gofss/internal/hashes"
+)
+
+// Vdpf is the verifiable DPF of de Castro and Polychroniadou (EUROCRYPT 2022): a DPF
+// whose parties also get proof pieces from Eval and a proof from Prove (or
+// EvalAllProof); equal proofs from both parties, over the same points, show that the
+// keys were well formed. See docs/spec.md section 13.
+//
+// Its tree is DPF's, walked by Dpf's code (portable walks only); a key is DPF's key
+// (n level rows, then the output correction word) followed by two rows holding the
+// correction cs of the proofs: R = in_bits + 3 rows. Vdpf is a Scheme: Gen, and Eval
+// and EvalAll giving the shares alone; the methods below add the proofs.
+type Vdpf struct {
+	treeScheme
+	dpf    *Dpf          // DPF's walks over this scheme's keys (its params are the VDPF's)
+	xh, hp *hashes.Keyed // the XOR-collision-resistant XH and the plain H'
+}
+
+// vdpfExtraRows are the rows of a VDPF key after its n level rows: the output
+// correction word, then cs (four blocks).
+const vdpfExtraRows = 3
+
+// ProofBlocks is the size of a proof and of a proof piece, in blocks.
+const ProofBlocks = 4
+
+// HashKind names the hash of a VDPF.
+type HashKind uint8
+
+// The hashes; the zero HashKind is none (every scheme but vdpf).
+const (
+	HashSha256 HashKind = iota + 1 // SHA-256, the key as a 16-byte prefix of the message
+	HashBlake3                     // BLAKE3's keyed hash
+)
+
+var hashNames = [...]string{HashSha256: "sha256", HashBlake3: "blake3"}
+
+func (h HashKind) String() string {
+	if h.valid() {
+		return hashNames[h]
+	}
+	return "none"
+}
+
+func (h HashKind) valid() bool { return h >= HashSha256 && int(h) < len(hashNames) }
+
+// VdpfHash is the hash parameter of a VDPF: the hash function and the public keys of
+// its two instances, XH (XorKey) and H' (Key). SHA-256 is keyed with one block (the
+// second block of each key is zero), BLAKE3 with two (its 32-byte key).
+type VdpfHash struct {
+	Kind        HashKind
+	XorKey, Key [2]Block
+}
+
+// DefaultVdpfHash is the given hash with the keys the known-answer vectors were made
+// with.
+func DefaultVdpfHash(kind HashKind) VdpfHash {
+	if kind == HashBlake3 {
+		return VdpfHash{Kind: kind,
+			XorKey: [2]Block{{Lo: 0x22222222_11111111, Hi: 0x44444444_33333333}, {Lo: 0x66666666_55555555, Hi: 0x88888888_77777777}},
+			Key:    [2]Block{{Lo: 0xe5f60718_a1b2c3d4, Hi: 0x5d6e7f80_192a3b4c}, {Lo: 0xd5e6f708_91a2b3c4, Hi: 0x0d0e0f10_090a0b0c}}}
+	}
+	return VdpfHash{Kind: kind,
+		XorKey: [2]Block{{Lo: 0x9abcdef0_12345678, Hi: 0x2468ace0_13572468}},
+		Key:    [2]Block{{Lo: 0x87654321_0fedcba9, Hi: 0x13572468_2468ace0}}}
+}
+
+// check refuses a hash that the scheme kind cannot have: vdpf needs one, every other
+// kind none.
+func (h VdpfHash) check(kind Kind) error {
+	if kind != KindVdpf {
+		if h != (VdpfHash{}) {
+			return ArgErrorf("hash is a parameter of vdpf, not of %s", kind)
+		}
+		return nil
+	}
+	if !h.Kind.valid() {
+		return ArgErrorf("hash must be one of %s, not %v", strings.Join(hashNames[1:], ", "), h.Kind)
+	}
+	if h.Kind == HashSha256 && !(h.XorKey[1].IsZero() && h.Key[1].IsZero()) {
+		return ArgErrorf("hash: sha256 is keyed with one block per instance; the second must be zero")
+	}
+	return nil
+}
+
+// keyed makes the hash's instance with key k.
+func (h VdpfHash) keyed(k [2]Block) *hashes.Keyed {
+	kind, n := hashes.Sha256, 16
+	if h.Kind == HashBlake3 {
+		kind, n = hashes.Blake3, 32
+	}
+	b0, b1 := k[0].Bytes(), k[1].Bytes()
+	out, err := hashes.New(kind, append(b0[:], b1[:]...)[:n])
+	if err != nil {
+		panic(err) // the kind and the length are right by construction
+	}
+	return out
+}
+
+// vdpfHashJSON is VdpfHash's JSON form, the vectors' "hash" header: sha256 with
+// xor_hash_key and hash_key (a block of 4 words each), blake3 with xor_hash_iv and
+// hash_iv (two blocks each). Keys left out take the defaults.
+type vdpfHashJSON struct {
+	Name       string    `json:"name"`
+	XorHashKey []int64   `json:"xor_hash_key,omitempty"`
+	HashKey    []int64   `json:"hash_key,omitempty"`
+	XorHashIV  [][]int64 `json:"xor_hash_iv,omitempty"`
+	HashIV     [][]int64 `json:"hash_iv,omitempty"`
+}
+
+func (h VdpfHash) toJSON() *vdpfHashJSON {
+	j := &vdpfHashJSON{Name: h.Kind.String()}
+	words := func(b Block) []int64 { w := blockWords(b); return w[:] }
+	if h.Kind == HashSha256 {
+		j.XorHashKey, j.HashKey = words(h.XorKey[0]), words(h.Key[0])
+	} else {
+		j.XorHashIV = [][]int64{words(h.XorKey[0]), words(h.XorKey[1])}
+		j.HashIV = [][]int64{words(h.Key[0]), words(h.Key[1])}
+	}
+	return j
+}
+
+func (j *vdpfHashJSON) parse() (VdpfHash, error) {
+	kind, err := parseName("hash", j.Name, hashNames[1:])
+	if err != nil {
+		return VdpfHash{}, err
+	}
+	h := DefaultVdpfHash(HashKind(kind + 1))
+	sha := h.Kind == HashSha256
+	if sha && (j.XorHashIV != nil || j.HashIV != nil) || !sha && (j.XorHashKey != nil || j.HashKey != nil) {
+		return h, ArgErrorf("hash: sha256 takes xor_hash_key and hash_key (a block each), blake3 xor_hash_iv and hash_iv (two blocks each)")
+	}
+	for _, f := range []struct {
+		name   string
+		blocks [][]int64
+		dst    *[2]Block
+	}{
+		{"xor_hash_key", [][]int64{j.XorHashKey}, &h.XorKey},
+		{"hash_key", [][]int64{j.HashKey}, &h.Key},
+		{"xor_hash_iv", j.XorHashIV, &h.XorKey},
+		{"hash_iv", j.HashIV, &h.Key},
+	} {
+		if f.blocks == nil || len(f.blocks) == 1 && f.blocks[0] == nil {
+			continue // the default
+		}
+		if f.name == "xor_hash_iv" || f.name == "hash_iv" {
+			if len(f.blocks) != 2 {
+				return h, ArgErrorf("hash: %s must be two blocks, not %d", f.name, len(f.blocks))
+			}
+		}
+		for i, w := range f.blocks {
+			if f.dst[i], err = wordsBlock("hash: "+f.name, w); err != nil {
+				return h, err
+			}
+		}
+	}
+	return h, nil
+}
+
+// wordsBlock reads a block from its four 32-bit words (int32 or uint32 range).
+func wordsBlock(what string, w []int64) (Block, error) {
+	if len(w) != 4 {
+		return Block{}, ArgErrorf("%s must be a block of 4 words, not %d", what, len(w))
+	}
+	var u [4]uint32
+	for i, v := range w {
+		var err error
+		if u[i], err = parseWord(what, v); err != nil {
+			return Block{}, err
+		}
+	}
+	return Block{Lo: uint64(u[1])<<32 | uint64(u[0]), Hi: uint64(u[3])<<32 | uint64(u[2])}, nil
+}
+
+// NewVdpf makes a VDPF over prg, which must have two outputs per seed (NewChaCha or
+// NewAesMmo), with the given hash; New makes the same from Params.
+func NewVdpf(inBits int, group Group, prg Prg, hash VdpfHash, opts ...Option) (*Vdpf, error) {
+	p, err := paramsFor(KindVdpf, inBits, group, prg, hash)
+	if err != nil {
+		return nil, err
+	}
+	return newVdpf(p, prg, opts)
+}
+
+func newVdpf(p Params, prg Prg, opts []Option) (*Vdpf, error) {
+	v := &Vdpf{
+		treeScheme: treeScheme{params: p, prg: prg},
+		dpf:        &Dpf{treeScheme{params: p, prg: prg}},
+		xh:         p.Hash.keyed(p.Hash.XorKey),
+		hp:         p.Hash.keyed(p.Hash.Key),
+	}
+	err := v.chooseWalks(opts, func(im impl) walks {
+		if im.name == PortableImpl {
+			return v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// WithControl returns the scheme with calls that c watches and ends, the proof
+// operations included.
+func (v *Vdpf) WithControl(c *Control) Scheme {
+	cp := *v
+	cp.ctl = callControl{c}
+	return &cp
+}
+
+// The walks: DPF's, with Gen adding cs to each key.
+
+func (v *Vdpf) checkCws(cws []Cw) error { return v.dpf.checkCws(cws) }
+
+func (v *Vdpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	v.dpf.genKeys(st, cws, s0s, alphas, betas, v.keyEnd)
+}
+
+func (v *Vdpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	return v.dpf.walkEval(st, dst, party, s0s, cws, xs, m)
+}
+
+func (v *Vdpf) walkEvalAll(dst []Block, party int, s0s []Block, cws []Cw) tree {
+	return v.dpf.walkEvalAll(dst, party, s0s, cws)
+}
+
+// keyEnd writes DPF's output correction word and cs = XH(alpha, s0) ^ XH(alpha, s1).
+func (v *Vdpf) keyEnd(rows []Cw, alpha Uint128, beta, s0, s1 Block, t1 uint8) {
+	v.dpf.lastRow(rows, alpha, beta, s0, s1, t1)
+	h := v.xh.Get()
+	defer h.Put()
+	var c0, c1 [ProofBlocks]Block
+	xorHash(h, &c0, alpha, s0)
+	xorHash(h, &c1, alpha, s1)
+	rows[1] = Cw{c0[0].Xor(c1[0]), c0[1].Xor(c1[1])}
+	rows[2] = Cw{c0[2].Xor(c1[2]), c0[3].Xor(c1[3])}
+}
+
+// xorHash is XH(Pack(x), s): x's block is its 16 little-endian bytes, whatever the
+// input type (the words above in_bits are zero).
+func xorHash(h *hashes.Hasher, out *[ProofBlocks]Block, x Uint128, s Block) {
+	a, sb := Block(x).Bytes(), s.Bytes()
+	var o [16 * ProofBlocks]byte
+	h.XorHash(&o, &a, &sb)
+	for i := range out {
+		out[i] = BlockFromBytes([16]byte(o[16*i:]))
+	}
+}
+
+// keyCs is cs of the key whose rows start at key.
+func keyCs(key []Cw, n int) [ProofBlocks]Block {
+	return [ProofBlocks]Block{key[n+1][0], key[n+1][1], key[n+2][0], key[n+2][1]}
+}
+
+// piece is the proof piece of a leaf with seed s and control bit t at x:
+// XH(Pack(x), s) ^ (t ? cs : 0).
+func piece(h *hashes.Hasher, out []Block, x Uint128, s Block, t uint8, cs *[ProofBlocks]Block) {
+	var p [ProofBlocks]Block
+	xorHash(h, &p, x, s)
+	for i := range p {
+		out[i] = p[i].Xor(mask(cs[i], t))
+	}
+}
+
+// EvalProof is Eval that also writes each point's proof piece: ProofBlocks blocks
+// per point, point j's at pieces[ProofBlocks*j:].
+func (v *Vdpf) EvalProof(dst, pieces []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	m, err := checkEvalArgs(v.params, dst, party, s0s, cws, xs)
+	if err != nil {
+		return err
+	}
+	if len(pieces) != ProofBlocks*len(xs) {
+		return ArgErrorf("pieces must hold %d blocks per point (%d), not %d", ProofBlocks, ProofBlocks*len(xs), len(pieces))
+	}
+	if err := v.checkCws(cws); err != nil {
+		return err
+	}
+	evalPoints(vdpfPoints{v, pieces}, v.ctl, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	return v.ctl.err()
+}
+
+// vdpfPoints walks tiles of EvalProof's points: DPF's descent, then each leaf's share
+// and proof piece.
+type vdpfPoints struct {
+	v      *Vdpf
+	pieces []Block
+}
+
+func (w vdpfPoints) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
+	d, n := w.v.dpf, w.v.params.InBits
+	s, t, base := d.descend(len(dst), party, s0s, cws, xs, m, j0, st)
+	ar := d.params.Group.arith()
+	h := w.v.xh.Get()
+	defer h.Put()
+	for j := range dst {
+		key := cws[base[j]:]
+		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(key[n][0]), party)
+		cs := keyCs(key, n)
+		piece(h, w.pieces[ProofBlocks*(j0+j):], xs[j0+j], s[j], t[j], &cs)
+	}
+}
+
+// Prove makes the proofs of K = len(cws)/R keys from their proof pieces at M =
+// len(pieces)/(ProofBlocks*K) points each, in the order they were evaluated: key k's
+// proof, at pis[ProofBlocks*k:], starts as its cs and takes ProofStep with each of
+// its pieces in turn.
+func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
+	rows := v.params.CwRows()
+	if len(cws)%rows != 0 {
+		return ArgErrorf("cws must hold whole keys of %d rows, not %d rows", rows, len(cws))
+	}
+	k := len(cws) / rows
+	if len(pis) != ProofBlocks*k {
+		return ArgErrorf("pis must hold %d blocks per key (%d), not %d", ProofBlocks, ProofBlocks*k, len(pis))
+	}
+	if k == 0 && len(pieces) > 0 || k > 0 && len(pieces)%(ProofBlocks*k) != 0 {
+		return ArgErrorf("pieces must hold the same number of proof pieces (%d blocks each) for each of the %d keys, not %d blocks", ProofBlocks, k, len(pieces))
+	}
+	if k == 0 {
+		return nil
+	}
+	per := len(pieces) / k
+	forChunks(k, float64(per)*100, func(lo, hi int) {
+		h := v.hp.Get()
+		defer h.Put()
+		for i := lo; i < hi && !v.ctl.stopped(); i++ {
+			pi := (*[ProofBlocks]Block)(pis[ProofBlocks*i:])
+			*pi = keyCs(cws[i*rows:], v.params.InBits)
+			for j := 0; j < per; j += ProofBlocks {
+				proofStep(h, pi, (*[ProofBlocks]Block)(pieces[i*per+j:]))
+			}
+			v.ctl.advance(1)
+		}
+	})
+	return v.ctl.err()
+}
+
+// ProofStep takes one proof piece into a proof: h = H'(pi ^ piece), then pi[0] ^=
+// h[0] and pi[1] ^= h[1]; pi[2] and pi[3] stay as they are.
+func (v *Vdpf) ProofStep(pi *[ProofBlocks]Block, piece *[ProofBlocks]Block) {
+	h := v.hp.Get()
+	defer h.Put()
+	proofStep(h, pi, piece)
+}
+
+func proofStep(h *hashes.Hasher, pi, piece *[ProofBlocks]Block) {
+	var m [16 * ProofBlocks]byte
+	for i := range pi {
+		b := pi[i].Xor(piece[i]).Bytes()
+		copy(m[16*i:], b[:])
+	}
+	var o [32]byte
+	h.H(&o, &m)
+	pi[0] = pi[0].Xor(BlockFromBytes([16]byte(o[:16])))
+	pi[1] = pi[1].Xor(BlockFromBytes([16]byte(o[16:])))
+}
+
+// Hash is H'(m): four blocks hashed to two, with the scheme's hash key.
+func (v *Vdpf) Hash(m [ProofBlocks]Block) [2]Block {
+	h := v.hp.Get()
+	defer h.Put()
+	var in [16 * ProofBlocks]byte
+	for i, b := range m {
+		img := b.Bytes()
+		copy(in[16*i:], img[:])
+	}
+	var o [32]byte
+	h.H(&o, &in)
+	return [2]Block{BlockFromBytes([16]byte(o[:16])), BlockFromBytes([16]byte(o[16:]))}
+}
+
+// EvalPoint evaluates one key of party at one point: its share and proof piece.
+// key holds the key's R rows.
+func (v *Vdpf) EvalPoint(party int, seed Block, key []Cw, x Uint128) (Block, [ProofBlocks]Block, error) {
+	var y [1]Block
+	var p [ProofBlocks]Block
+	err := v.EvalProof(y[:], p[:], party, []Block{seed}, key, []Uint128{x})
+	return y[0], p, err
+}
+
+// EvalAllProof is EvalAll that also writes each key's proof over its whole domain,
+// x = 0 .. 2^n - 1 in order, at pis[ProofBlocks*k:]. The proof chain of a key is
+// sequential, so keys, not parts of one domain, spread over goroutines.
+func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) error {
+	if err := checkEvalAllArgs(v.params, dst, party, s0s, cws); err != nil {
+		return err
+	}
+	if len(pis) != ProofBlocks*len(s0s) {
+		return ArgErrorf("pis must hold %d blocks per key (%d), not %d", ProofBlocks, ProofBlocks*len(s0s), len(pis))
+	}
+	if err := v.checkCws(cws); err != nil {
+		return err
+	}
+	n, rows, ar := v.params.InBits, v.params.CwRows(), v.params.Group.arith()
+	for k := range s0s {
+		*(*[ProofBlocks]Block)(pis[ProofBlocks*k:]) = keyCs(cws[k*rows:], n)
+	}
+	tr := v.dpf.walkEvalAll(dst, party, s0s, cws)
+	level := tr.level
+	tr.leaves = func(k, x0 int, in nodes, raw []Block) {
+		sc := getScratch()
+		defer sc.release()
+		leaves := newNodes(sc, 2*len(in.s), tr.shape)
+		level(k, n-1, leaves, in, raw)
+		key := cws[k*rows:]
+		v0, cs := ar.from(key[n][0]), keyCs(key, n)
+		pi := (*[ProofBlocks]Block)(pis[ProofBlocks*k:])
+		xh, hp := v.xh.Get(), v.hp.Get()
+		defer xh.Put()
+		defer hp.Put()
+		var p [ProofBlocks]Block
+		for j, s := range leaves.s {
+			x := x0 + j
+			dst[k<<n+x] = dpfLeaf(ar, s, leaves.t[j], v0, party)
+			piece(xh, p[:], Uint128{Lo: uint64(x)}, s, leaves.t[j], &cs)
+			proofStep(hp, pi, &p)
+		}
+	}
+	tr.costNs += 400 // the hashes of an output, for the parallel split
+	tr.runInOrder(v.ctl, len(s0s))
+	return v.ctl.err()
+}
+
+// VerifyProofs compares K = len(ok) pairs of proofs, party 0's in pi0 and party 1's
+// in pi1 (ProofBlocks blocks each): ok[k] is 1 where key k's are equal, else 0. The
+// comparison takes the same time whatever the proofs hold.
+func VerifyProofs(ok []uint8, pi0, pi1 []Block) error {
+	if len(pi0) != ProofBlocks*len(ok) || len(pi1) != len(pi0) {
+		return ArgErrorf("pi0 and pi1 must hold %d blocks per proof (%d proofs: %d blocks), not %d and %d", ProofBlocks, len(ok), ProofBlocks*len(ok), len(pi0), len(pi1))
+	}
+	for k := range ok {
+		var diff uint64
+		for i := ProofBlocks * k; i < ProofBlocks*(k+1); i++ {
+			diff |= pi0[i].Lo ^ pi1[i].Lo | pi0[i].Hi ^ pi1[i].Hi
+		}
+		ok[k] = uint8(1 ^ (diff|-diff)>>63)
+	}
+	return nil
+}
