@@ -11,11 +11,18 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
-// katMpfParams are the dmpf parameters of a VDMPF case, with its file's PRG.
-func katMpfParams(t *testing.T, f *kat.MpfFile, c *kat.MpfCase) Params {
+// katMpfParams are the parameters of a VDMPF case as kind (dmpf or vdmpf), with its
+// file's PRG and, for vdmpf, hash.
+func katMpfParams(t *testing.T, kind Kind, f *kat.MpfFile, c *kat.MpfCase) Params {
 	g, err := ParseGroup(c.Group)
 	require.NoError(t, err)
-	p := Params{Kind: KindDmpf, InBits: c.InBits, Group: g, MaxPoints: c.MaxPoints, BucketBits: c.BucketBits}
+	p := Params{Kind: kind, InBits: c.InBits, Group: g, MaxPoints: c.MaxPoints, BucketBits: c.BucketBits}
+	if kind == KindVdmpf {
+		var h vdpfHashJSON
+		require.NoError(t, json.Unmarshal(f.Hash, &h))
+		p.Hash, err = h.parse()
+		require.NoError(t, err)
+	}
 	if f.Prg.Name == "chacha" {
 		p.Prg, p.Nonce = PrgChaCha, f.Prg.NonceU32()
 	} else {
@@ -27,15 +34,18 @@ func katMpfParams(t *testing.T, f *kat.MpfFile, c *kat.MpfCase) Params {
 	return p
 }
 
-// katMpfKey is the dmpf key of a VDMPF case: its buckets' VDPF trees and output
-// correction words are DPF keys (the VDPF's proof parts aside).
-func katMpfKey(c *kat.MpfCase) []Cw {
+// katMpfKey is the key of a VDMPF case as kind: for dmpf without the buckets' cs,
+// for their VDPF trees and output correction words are DPF keys.
+func katMpfKey(kind Kind, c *kat.MpfCase) []Cw {
 	cws := []Cw{{katBlock(c.Sigma), Block{Lo: uint64(c.MRt)}}}
 	for _, b := range c.Buckets {
 		for _, row := range b.Cws {
 			cws = append(cws, katCw(row))
 		}
 		cws = append(cws, Cw{katBlock(b.Ocw)})
+		if kind == KindVdmpf {
+			cws = append(cws, Cw{katBlock(b.Cs[0]), katBlock(b.Cs[1])}, Cw{katBlock(b.Cs[2]), katBlock(b.Cs[3])})
+		}
 	}
 	return cws
 }
@@ -58,19 +68,29 @@ func TestDmpfVectors(t *testing.T) {
 		t.Run(impl, func(t *testing.T) {
 			forEachMpfCase(t, func(t *testing.T, f *kat.MpfFile, c *kat.MpfCase) {
 				forEachBackend(t, f.Prg.Name, func(t *testing.T) {
-					checkDmpfCase(t, f, c, impl)
+					checkMpfCase(t, KindDmpf, f, c, impl)
 				})
 			})
 		})
 	}
 }
 
-func checkDmpfCase(t *testing.T, f *kat.MpfFile, c *kat.MpfCase, impl string) {
-	d, err := NewDmpf(katMpfParams(t, f, c), WithImpl(impl))
+// TestVdmpfVectors checks every VDMPF case bit for bit on every PRG path: the key,
+// both parties' shares and proofs, and that the proofs verify.
+func TestVdmpfVectors(t *testing.T) {
+	forEachMpfCase(t, func(t *testing.T, f *kat.MpfFile, c *kat.MpfCase) {
+		forEachBackend(t, f.Prg.Name, func(t *testing.T) {
+			checkMpfCase(t, KindVdmpf, f, c, PortableImpl)
+		})
+	})
+}
+
+func checkMpfCase(t *testing.T, kind Kind, f *kat.MpfFile, c *kat.MpfCase, impl string) {
+	d, err := NewMpf(katMpfParams(t, kind, f, c), WithImpl(impl))
 	if err != nil {
 		t.Skipf("%s does not serve this case here: %v", impl, err)
 	}
-	want := katMpfKey(c)
+	want := katMpfKey(kind, c)
 	require.Len(t, want, d.Params().CwRows())
 	s0s := make([]Block, 0, 2*len(c.S0s))
 	for i := range c.S0s {
@@ -91,7 +111,15 @@ func checkDmpfCase(t *testing.T, f *kat.MpfFile, c *kat.MpfCase, impl string) {
 	shares := [2][]Block{}
 	for party, ys := range [][]kat.Block{c.Ys0, c.Ys1} {
 		got := make([]Block, len(xs))
-		require.NoError(t, d.Eval(got, party, partySeeds(c, party), cws, xs))
+		if kind == KindVdmpf {
+			var pi [ProofBlocks]Block
+			require.NoError(t, d.EvalProof(got, &pi, party, partySeeds(c, party), cws, xs))
+			for i, b := range c.Pi[party] {
+				require.Equal(t, katBlock(b), pi[i], "party %d: proof block %d", party, i)
+			}
+		} else {
+			require.NoError(t, d.Eval(got, party, partySeeds(c, party), cws, xs))
+		}
 		for i, y := range ys {
 			require.Equal(t, katBlock(y), got[i], "party %d at x=%v", party, xs[i])
 		}
@@ -113,8 +141,8 @@ func checkDmpfCase(t *testing.T, f *kat.MpfFile, c *kat.MpfCase, impl string) {
 }
 
 // genRandomDmpf makes a dmpf key for t random distinct points with random values.
-func genRandomDmpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Dmpf, []Cw, []Block, []Uint128, []Block) {
-	d, err := NewDmpf(p)
+func genRandomDmpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Mpf, []Cw, []Block, []Uint128, []Block) {
+	d, err := NewMpf(p)
 	require.NoError(t, err)
 	m := p.Buckets()
 	s0s := make([]Block, 2*m)
@@ -141,7 +169,7 @@ func genRandomDmpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Dmpf, [
 }
 
 // reconstruct adds up both parties' shares at xs, or everywhere (EvalAll) for nil xs.
-func reconstruct(t *testing.T, d *Dmpf, cws []Cw, s0s []Block, xs []Uint128) []Block {
+func reconstruct(t *testing.T, d *Mpf, cws []Cw, s0s []Block, xs []Uint128) []Block {
 	var shares [2][]Block
 	for party := range 2 {
 		mine := make([]Block, d.Params().Buckets())
@@ -210,7 +238,7 @@ func TestDmpfRetry(t *testing.T) {
 	p := DefaultParams(KindDmpf, 2, Uint32, PrgChaCha).WithMaxPoints(4)
 	alphas := []Uint128{{Lo: 0}, {Lo: 1}, {Lo: 2}, {Lo: 3}}
 	bad := Block{Lo: 1}
-	d, err := NewDmpf(p)
+	d, err := NewMpf(p)
 	require.NoError(t, err)
 	// Placements never fail at these sizes in practice: the first one is made to.
 	failed := false
@@ -312,7 +340,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // TestDmpfNoPlacement checks the error once every PRP key tried failed.
 func TestDmpfNoPlacement(t *testing.T) {
 	p := DefaultParams(KindDmpf, 8, Bytes, PrgChaCha).WithMaxPoints(2)
-	d, err := NewDmpf(p)
+	d, err := NewMpf(p)
 	require.NoError(t, err)
 	d.place = func([]int32, int) ([]cuckooEntry, bool) { return nil, false }
 	s0s := make([]Block, 2*p.Buckets())

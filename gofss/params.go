@@ -22,13 +22,14 @@ const (
 	KindGrottoDcf               // bit shares of x >= alpha, from DPF keys (section 12)
 	KindVdpf                    // DPF with proofs that the keys are well formed (section 13)
 	KindDmpf                    // f(alphas[j]) = betas[j]: Cuckoo buckets of DPF keys (section 14)
+	KindVdmpf                   // DMPF with proofs: Cuckoo buckets of VDPF keys (section 14)
 )
 
 // The kinds' names, and their PRG outputs per seed.
 var (
 	kindNames = [...]string{KindDpf: "dpf", KindDcfLt: "dcf_lt", KindDcfGt: "dcf_gt",
-		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf", KindVdpf: "vdpf", KindDmpf: "dmpf"}
-	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2, KindVdpf: 2, KindDmpf: 2}
+		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf", KindVdpf: "vdpf", KindDmpf: "dmpf", KindVdmpf: "vdmpf"}
+	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2, KindVdpf: 2, KindDmpf: 2, KindVdmpf: 2}
 )
 
 func (k Kind) String() string {
@@ -97,7 +98,10 @@ type Params struct {
 }
 
 // multiPoint reports whether the kind is a multi-point scheme.
-func (k Kind) multiPoint() bool { return k == KindDmpf }
+func (k Kind) multiPoint() bool { return k == KindDmpf || k == KindVdmpf }
+
+// verifiable reports whether the kind's keys come with proofs, and so a hash.
+func (k Kind) verifiable() bool { return k == KindVdpf || k == KindVdmpf }
 
 // WithMaxPoints returns p with MaxPoints set and BucketBits at its default.
 func (p Params) WithMaxPoints(maxPoints int) Params {
@@ -122,7 +126,7 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 	if kind == KindHalfTreeDpf {
 		p.HashKey = DefaultHashKey
 	}
-	if kind == KindVdpf {
+	if kind.verifiable() {
 		p.Hash = DefaultVdpfHash(HashSha256)
 	}
 	return p
@@ -139,8 +143,11 @@ func (p Params) CwRows() int {
 	case KindVdpf:
 		return p.InBits + vdpfExtraRows
 	}
-	if p.Kind.multiPoint() {
+	switch p.Kind {
+	case KindDmpf:
 		return 1 + p.Buckets()*(p.BucketBits+1)
+	case KindVdmpf:
+		return 1 + p.Buckets()*(p.BucketBits+vdpfExtraRows)
 	}
 	return p.InBits + 1
 }
@@ -234,7 +241,7 @@ func (p Params) MarshalJSON() ([]byte, error) {
 		w := blockWords(p.HashKey)
 		j.HashKey = w[:]
 	}
-	if p.Kind == KindVdpf {
+	if p.Kind.verifiable() {
 		j.Hash = p.Hash.toJSON()
 	}
 	return json.Marshal(j)
@@ -315,7 +322,7 @@ func ParseParams(data []byte) (Params, error) {
 		}
 	}
 	if j.Hash != nil {
-		if p.Kind != KindVdpf {
+		if !p.Kind.verifiable() {
 			return p, ArgErrorf("hash is a parameter of vdpf, not of %s", p.Kind)
 		}
 		if p.Hash, err = j.Hash.parse(); err != nil {
@@ -351,6 +358,8 @@ func Catalogue() map[string]any {
 	grotto := schemes[KindGrottoDcf.String()].(map[string]any)
 	grotto["groups"], grotto["max_in_bits"] = []string{Bytes.String()}, MaxEvalAllBits
 	schemes[KindDmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
+	schemes[KindVdmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
+	schemes[KindVdmpf.String()].(map[string]any)["default_hashes"] = schemes[KindVdpf.String()].(map[string]any)["default_hashes"]
 	schemes[KindVdpf.String()].(map[string]any)["default_hashes"] = map[string]any{
 		HashSha256.String(): DefaultVdpfHash(HashSha256).toJSON(), HashBlake3.String(): DefaultVdpfHash(HashBlake3).toJSON()}
 	aesKeys := make([]string, len(DefaultAesKeys))
