@@ -140,8 +140,8 @@ func checkMpfCase(t *testing.T, kind Kind, f *kat.MpfFile, c *kat.MpfCase, impl 
 	}
 }
 
-// genRandomDmpf makes a dmpf key for t random distinct points with random values.
-func genRandomDmpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Mpf, []Cw, []Block, []Uint128, []Block) {
+// genRandomMpf makes a dmpf key for t random distinct points with random values.
+func genRandomMpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Mpf, []Cw, []Block, []Uint128, []Block) {
 	d, err := NewMpf(p)
 	require.NoError(t, err)
 	m := p.Buckets()
@@ -190,7 +190,7 @@ func reconstruct(t *testing.T, d *Mpf, cws []Cw, s0s []Block, xs []Uint128) []Bl
 	return shares[0]
 }
 
-// TestDmpfReconstruct checks the definition: the shares add up to betas[j] at
+// TestDmpfReconstruct checks the definition (dmpf and vdmpf in turn): the shares add up to betas[j] at
 // alphas[j] and to zero elsewhere, for narrow and wide inputs (the PRP's wide path
 // above 62 bits), one point and many, every group; and EvalAll where it fits.
 func TestDmpfReconstruct(t *testing.T) {
@@ -199,9 +199,10 @@ func TestDmpfReconstruct(t *testing.T) {
 		{1, 2, 1}, {1, 2, 2}, {2, 4, 4}, {5, 10, 3}, {12, 64, 64}, {16, 300, 257},
 		{40, 20, 20}, {62, 8, 5}, {63, 8, 8}, {64, 16, 1}, {100, 5, 5}, {127, 1, 1}, {128, 1, 1}, {128, 30, 30},
 	} {
-		for _, g := range []Group{Bytes, Uint32, Uint127} {
-			p := DefaultParams(KindDmpf, tc.inBits, g, PrgAesMmo).WithMaxPoints(tc.maxPoints)
-			d, cws, s0s, alphas, betas := genRandomDmpf(t, rng, p, tc.points)
+		for i, g := range []Group{Bytes, Uint32, Uint127} {
+			kind := []Kind{KindDmpf, KindVdmpf}[i%2]
+			p := DefaultParams(kind, tc.inBits, g, PrgAesMmo).WithMaxPoints(tc.maxPoints)
+			d, cws, s0s, alphas, betas := genRandomMpf(t, rng, p, tc.points)
 			xs := append([]Uint128(nil), alphas...)
 			for range 20 {
 				x := Uint128{rng.Uint64(), rng.Uint64()}.lowBits(uint(tc.inBits))
@@ -267,7 +268,7 @@ func TestDmpfRetry(t *testing.T) {
 func TestDmpfBadInputs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := DefaultParams(KindDmpf, 8, Uint32, PrgChaCha).WithMaxPoints(4)
-	d, cws, s0s, _, _ := genRandomDmpf(t, rng, p, 3)
+	d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 3)
 	m := p.Buckets()
 	seeds := make([]Block, m)
 	gen := func(alphas []Uint128, betas []Block, s0s []Block, cws []Cw) error {
@@ -350,4 +351,75 @@ func TestDmpfNoPlacement(t *testing.T) {
 	attempts, err := d.Gen(make([]Cw, p.CwRows()), s0s, Block{}, []Uint128{{Lo: 1}}, []Block{{}})
 	require.ErrorIs(t, err, ErrCuckooFailed)
 	require.Equal(t, maxSigmaAttempts, attempts)
+}
+
+// TestVdmpfTampered checks that the proofs of an honest key verify, over points and
+// over the whole domain, and that one party's modified key (a bucket's tree row or
+// cs, the PRP key, the number of buckets in use) or seed does not.
+func TestVdmpfTampered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := DefaultParams(KindVdmpf, 8, Uint32, PrgAesMmo).WithMaxPoints(12)
+	d, cws, s0s, alphas, _ := genRandomMpf(t, rng, p, 10)
+	seeds := func(party int) []Block {
+		mine := make([]Block, p.Buckets())
+		for i := range mine {
+			mine[i] = s0s[2*i+party]
+		}
+		return mine
+	}
+	xs := append(slices.Clone(alphas), Uint128{Lo: 7}, Uint128{Lo: 200})
+	proof := func(party int, s0s []Block, cws []Cw) [ProofBlocks]Block {
+		var pi [ProofBlocks]Block
+		require.NoError(t, d.EvalProof(make([]Block, len(xs)), &pi, party, s0s, cws, xs))
+		return pi
+	}
+	pi0 := proof(0, seeds(0), cws)
+	require.Equal(t, pi0, proof(1, seeds(1), cws), "honest key")
+	rows := p.BucketBits + vdpfExtraRows
+	// A bucket that holds a point, so that the points evaluated walk its tree.
+	h := newCuckooHash(cws[0][0], p.InBits, int(cws[0][1].Lo))
+	bkts, idxs := make([]int32, 3), make([]Uint128, 3)
+	h.locate(alphas[:1], bkts, idxs, nil)
+	used := 1 + int(bkts[0])*rows
+	for name, bad := range map[string][]Cw{
+		"tree row":       withRow(cws, used, Cw{cws[used][0].Xor(Block{Lo: 1 << 20}), cws[used][1]}),
+		"control bit":    withRow(cws, used+1, Cw{cws[used+1][0].Xor(Block{Hi: lsbBit}), cws[used+1][1]}),
+		"cs":             withRow(cws, used+p.BucketBits+1, Cw{cws[used+p.BucketBits+1][0].Xor(Block{Lo: 1}), cws[used+p.BucketBits+1][1]}),
+		"dummy bucket":   withRow(cws, len(cws)-1, Cw{cws[len(cws)-1][0], cws[len(cws)-1][1].Xor(Block{Hi: 1})}),
+		"sigma":          withRow(cws, 0, Cw{cws[0][0].Xor(Block{Lo: 1}), cws[0][1]}),
+		"buckets in use": withRow(cws, 0, Cw{cws[0][0], Block{Lo: cws[0][1].Lo + 1}}),
+	} {
+		require.NotEqual(t, pi0, proof(1, seeds(1), bad), name)
+	}
+	wrongSeed := seeds(1)
+	wrongSeed[bkts[0]] = wrongSeed[bkts[0]].Xor(Block{Lo: 1})
+	require.NotEqual(t, pi0, proof(1, wrongSeed, cws), "seed")
+
+	// The whole domain: EvalAllProof is BatchEval over 0 .. 2^n - 1.
+	all := make([]Uint128, 1<<p.InBits)
+	for x := range all {
+		all[x] = Uint128{Lo: uint64(x)}
+	}
+	var pis [2][ProofBlocks]Block
+	for party := range 2 {
+		var want [ProofBlocks]Block
+		wantYs := make([]Block, len(all))
+		require.NoError(t, d.EvalProof(wantYs, &want, party, seeds(party), cws, all))
+		ys, shares := make([]Block, len(all)), make([]Block, len(all))
+		require.NoError(t, d.EvalAllProof(ys, &pis[party], party, seeds(party), cws))
+		require.NoError(t, d.EvalAll(shares, party, seeds(party), cws))
+		require.Equal(t, want, pis[party])
+		require.Equal(t, wantYs, ys)
+		require.Equal(t, wantYs, shares)
+	}
+	require.Equal(t, pis[0], pis[1])
+	var bad [ProofBlocks]Block
+	require.NoError(t, d.EvalAllProof(make([]Block, len(all)), &bad, 1, seeds(1), withRow(cws, used, Cw{cws[used][0].Xor(Block{Lo: 4}), cws[used][1]})))
+	require.NotEqual(t, pis[0], bad)
+
+	// dmpf has no proofs.
+	dm, err := NewMpf(DefaultParams(KindDmpf, 8, Uint32, PrgAesMmo).WithMaxPoints(12))
+	require.NoError(t, err)
+	var argErr *ArgError
+	require.ErrorAs(t, dm.EvalProof(nil, &bad, 0, nil, nil, nil), &argErr)
 }
