@@ -24,6 +24,7 @@ type Mpf struct {
 	params Params
 	inner  mpfInner // the buckets' scheme
 	proofs *Vdpf    // the same for vdmpf, nil for dmpf
+	ctl    callControl
 	// place is cuckooPlace; tests replace it to make placements fail.
 	place func(bkts []int32, buckets int) ([]cuckooEntry, bool)
 }
@@ -64,6 +65,24 @@ func NewMpf(p Params, opts ...Option) (*Mpf, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// WithControl returns the scheme with calls that c watches and ends (Done counts
+// the buckets' points and outputs, not the calls' own).
+func (d *Mpf) WithControl(c *Control) *Mpf {
+	cp := *d
+	cp.ctl = callControl{c}
+	switch in := d.inner.(type) {
+	case *Vdpf:
+		v := *in
+		v.ctl = cp.ctl
+		cp.inner, cp.proofs = &v, &v
+	case *Dpf:
+		dp := *in
+		dp.ctl = cp.ctl
+		cp.inner = &dp
+	}
+	return &cp
 }
 
 func (d *Mpf) Params() Params { return d.params }
@@ -251,7 +270,7 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 	if fill != nil {
 		chunk = make([]Uint128, min(len(dst), evalChunk))
 	}
-	for lo := 0; lo < len(dst); lo += evalChunk {
+	for lo := 0; lo < len(dst) && !d.ctl.stopped(); lo += evalChunk {
 		hi := min(len(dst), lo+evalChunk)
 		if fill != nil {
 			fill(chunk[:hi-lo], lo)
@@ -261,6 +280,9 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 		if err := d.evalChunk(dst[lo:hi], pibs, party, s0s, cws, chunk[:hi-lo], h, tab, mRt); err != nil {
 			return err
 		}
+	}
+	if d.ctl.stopped() {
+		return ErrStopped
 	}
 	if pi != nil {
 		*pi = [ProofBlocks]Block{}
