@@ -37,7 +37,9 @@ class _Base:
     #: Whether the Go core has CUDA kernels for the scheme.
     _cuda_kernels = True
 
-    def __init__(self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl, hash_key=None):
+    def __init__(
+        self, scheme: str, in_bits, group, prg, nonce, aes_keys, impl, hash_key=None, extra=None
+    ):
         self.in_bits = v.in_bits(in_bits)
         self.group = v.choice("group", group, v.GROUP_NAMES)
         self.prg = v.choice("prg", prg, PRGS)
@@ -53,6 +55,7 @@ class _Base:
         }
         if hash_key is not None:
             record["hash_key"] = hash_key
+        record.update(extra or {})  # the fields a scheme adds (see record_fields)
         self._go = Handle(record, v.impl(impl))
         self._handle = self._go.id
         self._scheme = scheme
@@ -513,7 +516,8 @@ def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
     """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf,
     Dcf, HalfTreeDpf or GrottoDcf with the stored public parameters), e.g. in another
     process."""
-    from ._grotto import GrottoDcf  # it builds on this module
+    from ._grotto import GrottoDcf  # they build on this module
+    from ._mpf import load_mpf
 
     key = Key.from_bytes(data, device)
     p = key.params
@@ -527,6 +531,8 @@ def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
         return Dpf(p["in_bits"], **kw), key
     if p["scheme"] == "half_tree_dpf":
         return HalfTreeDpf(p["in_bits"], hash_key=p["hash_key"], **kw), key
+    if p["scheme"] in ("dmpf", "vdmpf"):
+        return load_mpf(p, kw), key
     if p["scheme"] == "grotto_dcf":
         del kw["group"]
         return GrottoDcf(p["in_bits"], **kw), key
