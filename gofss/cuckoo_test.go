@@ -2,6 +2,9 @@ package gofss
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,4 +76,41 @@ func TestBucketLists(t *testing.T) {
 func TestCuckooPlaceFails(t *testing.T) {
 	_, ok := cuckooPlace([]int32{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}, 3)
 	require.False(t, ok)
+}
+
+// TestCuckooFailureRate measures how often the placement fails, over random PRP
+// keys and points, for t from 1 to 10^5 (docs/spec.md section 14.2 reports a run).
+// It takes minutes, so it runs only with GOFSS_CUCKOO_TRIALS set (trials per t).
+func TestCuckooFailureRate(t *testing.T) {
+	trials, _ := strconv.Atoi(os.Getenv("GOFSS_CUCKOO_TRIALS"))
+	if trials <= 0 {
+		t.Skip("set GOFSS_CUCKOO_TRIALS to the number of trials per t")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	const inBits = 32
+	for _, points := range []int{1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000} {
+		failures, runs := 0, 0
+		for range max(1, trials*100/max(points, 100)) {
+			alphas := make([]Uint128, points)
+			seen := map[uint64]bool{}
+			for i := range alphas {
+				for {
+					a := rng.Uint64() >> (64 - inBits)
+					if !seen[a] {
+						seen[a], alphas[i] = true, Uint128{Lo: a}
+						break
+					}
+				}
+			}
+			mRt := chBuckets(points)
+			h := newCuckooHash(Block{rng.Uint64(), rng.Uint64()}, inBits, mRt)
+			bkts, idxs := make([]int32, 3*points), make([]Uint128, 3*points)
+			h.locate(alphas, bkts, idxs, h.tablesFor(points))
+			if _, ok := cuckooPlace(bkts, mRt); !ok {
+				failures++
+			}
+			runs++
+		}
+		t.Logf("t=%d: %d failures in %d placements", points, failures, runs)
+	}
 }

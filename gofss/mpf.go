@@ -366,7 +366,9 @@ func (d *Mpf) evalBucket(shares, pieces []Block, pibs [][ProofBlocks]Block, hp *
 
 // EvalAll writes party's shares of f at every input x to dst[x]. It evaluates each
 // bucket in use on its whole domain and adds the share at each index in the bucket
-// to the input that index stands for, found through the PRP's inverse.
+// to the input that index stands for, found through the PRP's inverse. Those adds
+// land at random places in dst and cost most of the time from in_bits 20 on, where
+// dst outgrows the caches (docs/spec.md section 14.5).
 func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	sigma, mRt, err := d.checkKey(party, s0s, cws)
 	if err != nil {
@@ -380,17 +382,21 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	h := newCuckooHash(sigma, n, mRt)
 	tab := h.prp.tables(&h.dom)
 	domain, size := h.dom.small, h.size
-	bucket := make([]Block, 1<<d.params.BucketBits)
+	bucket, targets := make([]Block, 1<<d.params.BucketBits), make([]uint64, size)
 	ar := d.params.Group.arith()
 	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
 	for b := range min(mRt, int((domain+size-1)/size)) {
 		if err := d.inner.EvalAll(bucket, party, s0s[b:b+1], d.bucket(cws, b)); err != nil {
 			return err
 		}
-		first := uint64(b) * size
-		for idx, share := range bucket[:min(size, domain-first)] {
-			x := tab.invert(first+uint64(idx), domain) & (1<<n - 1)
-			dst[x] = ar.into(ar.add(ar.from(dst[x]), ar.from(share)))
+		// The inputs first, then the adds: a loop of adds alone keeps several of
+		// its cache misses in flight at once.
+		first, xs := uint64(b)*size, targets[:min(size, domain-uint64(b)*size)]
+		for idx := range xs {
+			xs[idx] = tab.invert(first+uint64(idx), domain) & (1<<n - 1)
+		}
+		for idx, x := range xs {
+			dst[x] = ar.into(ar.add(ar.from(dst[x]), ar.from(bucket[idx])))
 		}
 	}
 	return nil

@@ -141,7 +141,7 @@ func checkMpfCase(t *testing.T, kind Kind, f *kat.MpfFile, c *kat.MpfCase, impl 
 }
 
 // genRandomMpf makes a dmpf key for t random distinct points with random values.
-func genRandomMpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Mpf, []Cw, []Block, []Uint128, []Block) {
+func genRandomMpf(t testing.TB, rng *rand.Rand, p Params, points int) (*Mpf, []Cw, []Block, []Uint128, []Block) {
 	d, err := NewMpf(p)
 	require.NoError(t, err)
 	m := p.Buckets()
@@ -169,7 +169,7 @@ func genRandomMpf(t *testing.T, rng *rand.Rand, p Params, points int) (*Mpf, []C
 }
 
 // reconstruct adds up both parties' shares at xs, or everywhere (EvalAll) for nil xs.
-func reconstruct(t *testing.T, d *Mpf, cws []Cw, s0s []Block, xs []Uint128) []Block {
+func reconstruct(t testing.TB, d *Mpf, cws []Cw, s0s []Block, xs []Uint128) []Block {
 	var shares [2][]Block
 	for party := range 2 {
 		mine := make([]Block, d.Params().Buckets())
