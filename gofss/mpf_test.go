@@ -380,10 +380,11 @@ func TestVdmpfTampered(t *testing.T) {
 	h := newCuckooHash(cws[0][0], p.InBits, int(cws[0][1].Lo))
 	bkts, idxs := make([]int32, 3), make([]Uint128, 3)
 	h.locate(alphas[:1], bkts, idxs, nil)
+	// Rows of level 0: party 1 always applies them (its root's control bit is 1).
 	used := 1 + int(bkts[0])*rows
 	for name, bad := range map[string][]Cw{
 		"tree row":       withRow(cws, used, Cw{cws[used][0].Xor(Block{Lo: 1 << 20}), cws[used][1]}),
-		"control bit":    withRow(cws, used+1, Cw{cws[used+1][0].Xor(Block{Hi: lsbBit}), cws[used+1][1]}),
+		"control bit":    withRow(cws, used, Cw{cws[used][0].Xor(Block{Hi: lsbBit}), cws[used][1]}),
 		"cs":             withRow(cws, used+p.BucketBits+1, Cw{cws[used+p.BucketBits+1][0].Xor(Block{Lo: 1}), cws[used+p.BucketBits+1][1]}),
 		"dummy bucket":   withRow(cws, len(cws)-1, Cw{cws[len(cws)-1][0], cws[len(cws)-1][1].Xor(Block{Hi: 1})}),
 		"sigma":          withRow(cws, 0, Cw{cws[0][0].Xor(Block{Lo: 1}), cws[0][1]}),

@@ -160,7 +160,11 @@ class Dmpf(_Base):
     def _exact(self, name: str, t, shape: tuple) -> torch.Tensor:
         """t as a dense int32 tensor of exactly shape (a key is not batched)."""
         if not isinstance(t, torch.Tensor) or t.dtype is not torch.int32 or tuple(t.shape) != shape:
-            got = f"shape {tuple(t.shape)} dtype {t.dtype}" if isinstance(t, torch.Tensor) else type(t).__name__
+            got = (
+                f"shape {tuple(t.shape)} dtype {t.dtype}"
+                if isinstance(t, torch.Tensor)
+                else type(t).__name__
+            )
             raise TypeError(f"{name} must be a {shape} int32 tensor, got {got}")
         return v.dense(t)
 
@@ -178,7 +182,9 @@ class Dmpf(_Base):
                 ) from None
         a = v.inputs(name, values, self.in_bits)
         if len(a.shape) != 1 or a.shape[0] == 0:
-            raise TypeError(f"{name} must hold a list of at least one point, got shape {tuple(values.shape)}")
+            raise TypeError(
+                f"{name} must hold a list of at least one point, got shape {tuple(values.shape)}"
+            )
         return a
 
 
@@ -208,8 +214,15 @@ class Vdmpf(Dmpf):
             raise TypeError(f"hash must be a string, got {type(hash).__name__}")
         record = _hash_record or {"name": hash}
         super().__init__(
-            in_bits, max_points, group, prg, bucket_bits=bucket_bits, nonce=nonce,
-            aes_keys=aes_keys, impl=impl, _extra={"hash": record},
+            in_bits,
+            max_points,
+            group,
+            prg,
+            bucket_bits=bucket_bits,
+            nonce=nonce,
+            aes_keys=aes_keys,
+            impl=impl,
+            _extra={"hash": record},
         )
         self.hash = self._go.params["hash"]["name"]
 
@@ -231,8 +244,16 @@ class Vdmpf(Dmpf):
         """Whether the two parties' proofs (each (4, 4) int32, over the same inputs)
         are equal: the key they evaluated was well formed."""
         for name, pi in (("pi0", pi0), ("pi1", pi1)):
-            if not isinstance(pi, torch.Tensor) or pi.dtype is not torch.int32 or tuple(pi.shape) != (PROOF_BLOCKS, 4):
-                got = f"shape {tuple(pi.shape)} dtype {pi.dtype}" if isinstance(pi, torch.Tensor) else type(pi).__name__
+            if (
+                not isinstance(pi, torch.Tensor)
+                or pi.dtype is not torch.int32
+                or tuple(pi.shape) != (PROOF_BLOCKS, 4)
+            ):
+                got = (
+                    f"shape {tuple(pi.shape)} dtype {pi.dtype}"
+                    if isinstance(pi, torch.Tensor)
+                    else type(pi).__name__
+                )
                 raise TypeError(f"{name} must be a ({PROOF_BLOCKS}, 4) int32 tensor, got {got}")
         return bool(torch.equal(pi0.cpu(), pi1.cpu()))
 

@@ -73,7 +73,9 @@ def random_points(rng, in_bits, t, avoid=()):
     """t distinct random points of in_bits bits, none in avoid (t must leave room)."""
     points = set()
     while len(points) < t:
-        x = int.from_bytes(torch.randint(0, 256, (16,), generator=rng).to(torch.uint8).numpy().tobytes())
+        x = int.from_bytes(
+            torch.randint(0, 256, (16,), generator=rng).to(torch.uint8).numpy().tobytes()
+        )
         if (x := x >> (128 - in_bits)) not in avoid:
             points.add(x)
     return sorted(points)
@@ -84,13 +86,23 @@ def points_tensor(in_bits, points):
 
 
 @pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
-@pytest.mark.parametrize(("in_bits", "max_points", "t", "group"), [
-    (1, 2, 2, "uint32"), (10, 50, 50, "bytes"), (12, 5, 1, "uint64"), (64, 20, 17, "uint127"),
-    (128, 3, 3, "uint32"),
-])
+@pytest.mark.parametrize(
+    ("in_bits", "max_points", "t", "group"),
+    [
+        (1, 2, 2, "uint32"),
+        (10, 50, 50, "bytes"),
+        (12, 5, 1, "uint64"),
+        (64, 20, 17, "uint127"),
+        (128, 3, 3, "uint32"),
+    ],
+)
 def test_reconstruct(kind, in_bits, max_points, t, group):
     rng = torch.Generator().manual_seed(in_bits * 1000 + t)
-    s = pyfss.Dmpf(in_bits, max_points, group) if kind == "dmpf" else pyfss.Vdmpf(in_bits, max_points, group)
+    s = (
+        pyfss.Dmpf(in_bits, max_points, group)
+        if kind == "dmpf"
+        else pyfss.Vdmpf(in_bits, max_points, group)
+    )
     alphas = random_points(rng, in_bits, t)
     betas = pyfss.from_int(list(range(1, t + 1)), group if group != "bytes" else "uint32")
     k0, k1 = s.keygen(alphas, betas)
@@ -133,8 +145,10 @@ def values(group, y0, y1):
 def test_tampered_key_fails_verification():
     """Over the whole domain every bucket in use is walked, so that a change to any
     part of the key (the PRP key, a bucket's tree row or cs, a dummy bucket's cs)
-    changes the proof; over a few points only the buckets they reach count. (The
-    trees of dummy buckets are never walked: changing them changes no output.)"""
+    changes the proof; over a few points only the buckets they reach count. The tree
+    rows changed are level 0's, which party 1 always applies (its root's control bit
+    is 1); a deeper row may be one its walk never applies, which changes none of its
+    outputs and so no proof. Nor are the trees of dummy buckets ever walked."""
     s = pyfss.Vdmpf(10, 20, "uint32")
     k0, k1 = s.keygen([1, 2, 3, 1000], pyfss.from_int([5, 6, 7, 8], "uint32"))
     _, pi0 = s.eval_all_key(k0)
@@ -142,7 +156,14 @@ def test_tampered_key_fails_verification():
     assert s.verify(pi0, pi1)
     bucket_rows, rows = s.bucket_bits + 3, s._cws_tail[0]
     last_in_use = 1 + (int(k1.cws[0, 4]) - 1) * bucket_rows  # header word 4: m_rt
-    for row, word in ((0, 0), (1, 2), (2, 3), (bucket_rows, 1), (rows - 1, 4), (last_in_use, 0)):
+    for row, word in (
+        (0, 0),
+        (1, 2),
+        (1 + bucket_rows, 3),
+        (bucket_rows, 1),
+        (rows - 1, 4),
+        (last_in_use, 0),
+    ):
         bad = k1.cws.clone()
         bad[row, word] ^= 1 << 3
         _, pi = s.eval_all(1, k1.s0, bad)
@@ -189,7 +210,7 @@ def test_bad_inputs():
         s.gen(seeds, [1], one, sigma=torch.zeros(3, dtype=torch.int32))
     with pytest.raises(ValueError, match="equal"):
         s.gen(torch.zeros_like(seeds), [1], one)
-    k0, k1 = s.keygen([1], one)
+    k0, _ = s.keygen([1], one)
     with pytest.raises(ValueError, match="x must be"):
         s.eval_key(k0, 256)
     with pytest.raises(TypeError, match="s0"):
