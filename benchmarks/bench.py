@@ -126,6 +126,50 @@ def python_cell(s, g: torch.Generator, min_s: float) -> tuple[list[dict], float]
     return batched, median_us(lambda: s.eval(0, one_s0, one_cws, 12345))
 
 
+# Issue targets for Vdpf, one core, in_bits 20, aes128_mmo (ns per point or output).
+VDPF_TARGETS = {
+    ("eval", "sha256"): 400,
+    ("eval", "blake3"): 250,
+    ("eval_all", "sha256"): 150,
+    ("eval_all", "blake3"): 80,
+}
+
+
+def vdpf_bench(min_s: float) -> list[dict]:
+    """Vdpf from Python at in_bits 20 (aes128_mmo, uint64), per hash: eval with the
+    proof pieces of KEYS // 4 keys at one point each, prove over those pieces, and
+    eval_all with the proof of one key; Dpf's eval and eval_all in the same run are
+    the baseline of the ratios."""
+    g = torch.Generator().manual_seed(2)
+    keys = KEYS // 4
+    seeds = torch.randint(-(2**31), 2**31, (keys, 2, 4), dtype=torch.int32, generator=g)
+    alphas = torch.randint(0, 2**BITS, (keys,), dtype=torch.int32, generator=g)
+    betas = torch.randint(-(2**31), 2**31, (keys, 4), dtype=torch.int32, generator=g)
+    s0 = seeds[:, 0].contiguous()
+    dpf = pyfss.Dpf(BITS, "uint64", "aes128_mmo")
+    dcws = dpf.gen(seeds, alphas, betas)
+    base = {
+        "eval": best_ns(lambda: dpf.eval(0, s0, dcws, alphas), keys, min_s),
+        "eval_all": best_ns(lambda: dpf.eval_all(0, s0[0], dcws[0]), 1 << BITS, min_s, reps=1),
+    }
+    rows = []
+    for hash in ("sha256", "blake3"):
+        s = pyfss.Vdpf(BITS, "uint64", "aes128_mmo", hash)
+        for op, ns in vdpf_figures(s, s0, s.gen(seeds, alphas, betas), alphas, min_s).items():
+            rows.append({"hash": hash, "op": op, "ns": ns, "dpf": base.get(op)})
+    return rows
+
+
+def vdpf_figures(s, s0, cws, xs, min_s: float) -> dict:
+    """One Vdpf's ns per point (eval), per piece (prove) and per output (eval_all)."""
+    _, pieces = s.eval(0, s0, cws, xs)
+    return {
+        "eval": best_ns(lambda: s.eval(0, s0, cws, xs), len(xs), min_s),
+        "prove": best_ns(lambda: s.prove(pieces, cws), len(xs), min_s),
+        "eval_all": best_ns(lambda: s.eval_all(0, s0[0], cws[0]), 1 << BITS, min_s, reps=1),
+    }
+
+
 # Multi-point targets (docs/spec.md section 14.5): ratio to the single-point scheme.
 MPF_TARGETS = {"eval": 3.5, "eval_all": 4, "gen": 3}
 MPF_POINTS = 1024
@@ -151,6 +195,14 @@ def mpf_section(min_s: float) -> str:
     )
 
 
+def single_eval(single, s0, cws, xs):
+    """The single-point baseline of a multi-point eval: Dpf's eval, or Vdpf's with the
+    proof (its pieces folded by prove), as Vdmpf's eval makes its proof."""
+    if single._scheme == "vdpf":
+        return single.prove(single.eval(0, s0, cws, xs)[1], cws)
+    return single.eval(0, s0, cws, xs)
+
+
 def mpf_row(multi_cls, single_cls, op: str, bits: int, min_s: float) -> list:
     """One operation of a multi-point scheme and of its single-point baseline."""
     g = torch.Generator().manual_seed(2)
@@ -167,7 +219,11 @@ def mpf_row(multi_cls, single_cls, op: str, bits: int, min_s: float) -> list:
     cws = single.gen(seeds, alphas, betas)
     s0 = seeds[0, 0].contiguous()
     calls = {
-        "eval": (lambda: multi.eval_key(key, xs), lambda: single.eval(0, s0, cws[0], xs), KEYS),
+        "eval": (
+            lambda: multi.eval_key(key, xs),
+            lambda: single_eval(single, s0, cws[0], xs),
+            KEYS,
+        ),
         "eval_all": (
             lambda: multi.eval_all_key(key),
             lambda: single.eval_all(0, s0, cws[0]),
@@ -395,6 +451,23 @@ def main() -> None:
             ["scheme", "prg", "median us"],
             [[r["scheme"], r["prg"], f"{r['us']:.2f}"] for r in single],
         )
+    )
+
+    # Vdpf: Eval with proof pieces, Prove, EvalAll with the proof, against Dpf's calls.
+    vrows = [
+        [
+            r["op"],
+            r["hash"],
+            f"{r['ns']:.0f}",
+            "" if r["dpf"] is None else f"{r['ns'] / r['dpf']:.1f}x",
+            VDPF_TARGETS.get((r["op"], r["hash"]), ""),
+        ]
+        for r in vdpf_bench(min_s)
+    ]
+    sections.append(
+        f"### Vdpf from Python ({threads} cores, aes128_mmo, uint64, in_bits {BITS}; "
+        "targets are for one core)\n\n"
+        + table(["op", "hash", "ns/point or output", "vs Dpf's same call", "target ns"], vrows)
     )
 
     sections.append(mpf_section(min_s))

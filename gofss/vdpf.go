@@ -1,6 +1,8 @@
 package gofss
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
@@ -110,6 +112,18 @@ type vdpfHashJSON struct {
 	HashKey    []int64   `json:"hash_key,omitempty"`
 	XorHashIV  [][]int64 `json:"xor_hash_iv,omitempty"`
 	HashIV     [][]int64 `json:"hash_iv,omitempty"`
+}
+
+// UnmarshalJSON refuses fields other than the hash's name and keys: a misspelt key
+// would otherwise take its default without a word.
+func (j *vdpfHashJSON) UnmarshalJSON(b []byte) error {
+	type plain vdpfHashJSON // without this method
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(j)); err != nil {
+		return ArgErrorf("hash: %v", err)
+	}
+	return nil
 }
 
 func (h VdpfHash) toJSON() *vdpfHashJSON {
@@ -436,7 +450,7 @@ func VerifyProofs(ok []uint8, pi0, pi1 []Block) error {
 	for k := range ok {
 		var diff uint64
 		for i := ProofBlocks * k; i < ProofBlocks*(k+1); i++ {
-			diff |= pi0[i].Lo ^ pi1[i].Lo | pi0[i].Hi ^ pi1[i].Hi
+			diff |= (pi0[i].Lo ^ pi1[i].Lo) | (pi0[i].Hi ^ pi1[i].Hi)
 		}
 		ok[k] = uint8(1 ^ (diff|-diff)>>63)
 	}

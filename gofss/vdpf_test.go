@@ -289,6 +289,7 @@ func TestVdpfParams(t *testing.T) {
 		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "sha256", "hash_key": [1,2,3]}}`, "hash: hash_key must be a block of 4 words, not 3"},
 		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "blake3", "hash_iv": [[1,2,3,4]]}}`, "hash: hash_iv must be two blocks, not 1"},
 		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "blake3", "hash_iv": [[1,2,3,4], [1]]}}`, "hash: hash_iv must be a block of 4 words, not 1"},
+		{`{"scheme": "vdpf", "in_bits": 5, "group": "bytes", "prg": "chacha", "hash": {"name": "sha256", "hashkey": [1,2,3,4]}}`, `unknown field "hashkey"`},
 		{`{"scheme": "vdpf", "in_bits": 129, "group": "bytes", "prg": "chacha"}`, "in_bits must be between 1 and 128"},
 	} {
 		_, err := ParseParams([]byte(c.json))
@@ -379,4 +380,71 @@ func FuzzVdpfParams(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, p, back)
 	})
+}
+
+// TestVerifyProofs changes each bit of a proof in turn: every change is caught, in
+// the pair it was made in only.
+func TestVerifyProofs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pi0 := randBlocks(r, 2*ProofBlocks)
+	ok := make([]uint8, 2)
+	for bit := range 2 * ProofBlocks * 128 {
+		pi1 := append([]Block(nil), pi0...)
+		b := &pi1[bit/128]
+		if bit%128 < 64 {
+			b.Lo ^= 1 << (bit % 64)
+		} else {
+			b.Hi ^= 1 << (bit % 64)
+		}
+		require.NoError(t, VerifyProofs(ok, pi0, pi1))
+		want := []uint8{0, 1}
+		if bit >= ProofBlocks*128 {
+			want = []uint8{1, 0}
+		}
+		require.Equal(t, want, ok, "bit %d", bit)
+	}
+	require.NoError(t, VerifyProofs(ok, pi0, pi0))
+	require.Equal(t, []uint8{1, 1}, ok)
+}
+
+// TestVdpfHash checks Vdpf.Hash, H' with the scheme's hash key, against
+// primitives.json for both hashes.
+func TestVdpfHash(t *testing.T) {
+	all, err := kat.LoadHashVectors()
+	require.NoError(t, err)
+	for _, hv := range all {
+		kind := map[string]HashKind{"sha256": HashSha256, "blake3": HashBlake3}[hv.Hash.Name]
+		p := DefaultParams(KindVdpf, 4, Bytes, PrgChaCha)
+		p.Hash = DefaultVdpfHash(kind)
+		s, err := New(p)
+		require.NoError(t, err)
+		require.NotEmpty(t, hv.Hash64)
+		for i, v := range hv.Hash64 {
+			var m [ProofBlocks]Block
+			for j, b := range v.Msg {
+				m[j] = katBlock(b)
+			}
+			want := [2]Block{katBlock(v.WithHashKey[0]), katBlock(v.WithHashKey[1])}
+			require.Equal(t, want, s.(*Vdpf).Hash(m), "%s #%d", hv.Hash.Name, i)
+		}
+	}
+}
+
+// TestVdpfControl: a stopped Control ends the proof calls with ErrStopped, and a
+// running one counts EvalAllProof's outputs.
+func TestVdpfControl(t *testing.T) {
+	s, err := New(DefaultParams(KindVdpf, 10, Bytes, PrgChaCha))
+	require.NoError(t, err)
+	cws := make([]Cw, s.Params().CwRows())
+	seeds := []Block{{Lo: 1}, {Lo: 2}}
+	require.NoError(t, s.Gen(cws, seeds, []Uint128{{Lo: 3}}, []Block{{Lo: 4}}))
+	var c Control
+	v := s.WithControl(&c).(*Vdpf)
+	out, pi := make([]Block, 1024), make([]Block, ProofBlocks)
+	require.NoError(t, v.EvalAllProof(out, pi, 0, seeds[:1], cws))
+	require.Equal(t, int64(1024), c.Done.Load())
+	c.Stop.Store(1)
+	require.ErrorIs(t, v.EvalAllProof(out, pi, 0, seeds[:1], cws), ErrStopped)
+	require.ErrorIs(t, v.EvalProof(out[:1], pi, 0, seeds[:1], cws, []Uint128{{}}), ErrStopped)
+	require.ErrorIs(t, v.Prove(pi, pi, cws), ErrStopped)
 }

@@ -19,6 +19,7 @@ from ._keys import Key
 from ._mpf import Dmpf, Vdmpf
 from ._params import DEFAULT_AES_KEYS, DEFAULT_HASH_KEY, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
 from ._schemes import Dcf, Dpf, HalfTreeDpf, load_key
+from ._vdpf import DEFAULT_VDPF_HASHES, Vdpf
 
 __version__ = "0.1.0"
 
@@ -26,6 +27,7 @@ __all__ = [
     "DEFAULT_AES_KEYS",
     "DEFAULT_HASH_KEY",
     "DEFAULT_NONCE",
+    "DEFAULT_VDPF_HASHES",
     "IMPLS",
     "MAX_EVAL_ALL_BITS",
     "Dcf",
@@ -35,6 +37,7 @@ __all__ = [
     "HalfTreeDpf",
     "Key",
     "Vdmpf",
+    "Vdpf",
     "backend_info",
     "from_int",
     "load_key",

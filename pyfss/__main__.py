@@ -24,6 +24,12 @@ def scheme_for(entry: dict, device: str = "cpu"):
         if prg["name"] == "chacha"
         else {"aes_keys": [bytes.fromhex(h) for h in prg["aes_keys_hex"]]}
     )
+    if entry["scheme"] == "vdpf":
+        hash_keys = dict(entry["hash"])
+        name = hash_keys.pop("name")
+        return pyfss.Vdpf(
+            case["in_bits"], case["group"], prg["name"], name, hash_keys=hash_keys, **kw
+        )
     if entry["scheme"] == "dpf":
         return pyfss.Dpf(case["in_bits"], case["group"], prg["name"], **kw)
     return pyfss.Dcf(case["in_bits"], case["group"], prg["name"], entry["pred"], **kw)
@@ -64,6 +70,50 @@ def self_check(device: str) -> list[str]:
             failures.append(f"random reconstruction {cls.__name__}")
     if device == "cpu":  # HalfTreeDpf and GrottoDcf have no CUDA kernels yet
         failures += cpu_only_check()
+    if device == "cpu":  # nor has Vdpf
+        failures += vdpf_check()
+    return failures
+
+
+def vdpf_check() -> list[str]:
+    """Vdpf on known-answer cases: keys, shares, proof pieces, proofs and their
+    verification, a tampered key's failing proof, and the full domain's proofs."""
+    failures = []
+    data = json.loads(resources.files("pyfss").joinpath("data/selfcheck_vdpf.json").read_text())
+    for entry in data["cases"]:
+        case, s = entry["case"], scheme_for(entry)
+        seeds = torch.tensor(case["seeds"], dtype=torch.int32)
+        cws = s.gen(seeds, int(case["alpha"]), torch.tensor(case["beta"], dtype=torch.int32))
+        cs = case["cs"]
+        ok = cws.tolist() == [
+            *case["cws"],
+            [*case["ocw"], 0, 0, 0, 0],
+            cs[0] + cs[1],
+            cs[2] + cs[3],
+        ]
+        points = [int(e["x"]) for e in case["evals"]]
+        xs = torch.tensor(points) if case["in_bits"] <= 63 else pyfss.to_words(points)
+        pis = []
+        for p in (0, 1):
+            y, pieces = s.eval(p, seeds[p], cws, xs)
+            ok &= y.tolist() == [e[f"y{p}"] for e in case["evals"]]
+            ok &= pieces.tolist() == [e[f"pi_tilde{p}"] for e in case["evals"]]
+            pis.append(s.prove(pieces, cws))
+            ok &= pis[p].tolist() == case["prove"][f"pi{p}"]
+        ok &= s.verify(*pis).item() is case["prove"]["verify"]
+        tm = case["tampered"]
+        bad = cws.clone()
+        bad[tm["cw_index"], tm["word"]] ^= tm["xor"]
+        pi1 = s.prove(s.eval(tm["party"], seeds[tm["party"]], bad, xs)[1], bad)
+        ok &= pi1.tolist() == tm["pi1"] and s.verify(pis[0], pi1).item() is tm["verify"]
+        if "eval_all" in case:
+            for p in (0, 1):
+                out, pi = s.eval_all(p, seeds[p], cws)
+                image = ctypes.string_at(out.data_ptr(), out.numel() * out.element_size())
+                ok &= hashlib.sha256(image).hexdigest() == case["eval_all"]["sha256"][p]
+                ok &= pi.tolist() == case["eval_all"]["pi"][p]
+        if not ok:
+            failures.append(case["id"])
     return failures
 
 

@@ -6,7 +6,8 @@ A record is the JSON object of gofss.Params:
     {"scheme": "dpf" | "dcf_lt" | "dcf_gt" | "half_tree_dpf" | "grotto_dcf",
      "in_bits": int, "group": str, "prg": "chacha" | "aes128_mmo",
      "nonce": [int32, int32] | null, "aes_keys": [hex, ...] | null,
-     "hash_key": [int32] * 4 (half_tree_dpf only)}
+     "hash_key": [int32] * 4 (half_tree_dpf only),
+     "hash": {"name": ..., keys} (vdpf only)}
 complete when the PRG's parameters are filled in (the other PRG's are null), which is
 how SchemeInfo returns it.
 """
@@ -54,6 +55,8 @@ def record_fields(scheme) -> tuple:
         return (*FIELDS, *MPF_FIELDS)
     if scheme == "vdmpf":
         return (*FIELDS, *MPF_FIELDS, "hash")
+    if scheme == "vdpf":
+        return (*FIELDS, "hash")  # {"name": "sha256" | "blake3", and its keys}
     return (*FIELDS, "hash_key") if scheme == "half_tree_dpf" else FIELDS
 
 

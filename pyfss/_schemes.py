@@ -55,7 +55,7 @@ class _Base:
         }
         if hash_key is not None:
             record["hash_key"] = hash_key
-        record.update(extra or {})  # the fields a scheme adds (see record_fields)
+        record.update(extra or {})  # a subclass's own parameters (Vdpf's hash)
         self._go = Handle(record, v.impl(impl))
         self._handle = self._go.id
         self._scheme = scheme
@@ -514,7 +514,7 @@ class Dcf(_Scheme):
 
 def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
     """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf,
-    Dcf, HalfTreeDpf or GrottoDcf with the stored public parameters), e.g. in another
+    Dcf, HalfTreeDpf, GrottoDcf or Vdpf with the stored public parameters), e.g. in another
     process."""
     from ._grotto import GrottoDcf  # they build on this module
     from ._mpf import load_mpf
@@ -533,6 +533,11 @@ def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
         return HalfTreeDpf(p["in_bits"], hash_key=p["hash_key"], **kw), key
     if p["scheme"] in ("dmpf", "vdmpf"):
         return load_mpf(p, kw), key
+    if p["scheme"] == "vdpf":
+        from ._vdpf import Vdpf  # it builds on this module
+
+        keys = {k: w for k, w in p["hash"].items() if k != "name"}
+        return Vdpf(p["in_bits"], hash=p["hash"]["name"], hash_keys=keys, **kw), key
     if p["scheme"] == "grotto_dcf":
         del kw["group"]
         return GrottoDcf(p["in_bits"], **kw), key
