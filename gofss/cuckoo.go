@@ -97,10 +97,15 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 	}
 }
 
+// cachedPrpTableBits is the widest half whose tables a batch uses.
+const cachedPrpTableBits = 14
+
 // tablesFor returns the PRP's tables when they pay for a batch of n inputs (3n
-// permutations, about 16n AES encryptions, against 4·2^h to build them), else nil.
+// permutations, about 16n AES encryptions, against 4·2^h to build them) and stay
+// in cache (4 x 2^14 words: 256 KiB), else nil: lookups that miss the cache cost
+// more than the batched AES rounds.
 func (c *cuckooHash) tablesFor(n int) *prpTables {
-	if c.size == 0 || c.dom.h > maxPrpTableBits || 1<<c.dom.h > 4*n {
+	if c.size == 0 || c.dom.h > cachedPrpTableBits || 1<<c.dom.h > 4*n {
 		return nil
 	}
 	return c.prp.tables(&c.dom)
