@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 )
 
@@ -20,13 +21,15 @@ const (
 	KindHalfTreeDpf             // f(x) = beta if x == alpha, one hash per tree level (section 11)
 	KindGrottoDcf               // bit shares of x >= alpha, from DPF keys (section 12)
 	KindVdpf                    // DPF with proofs that the keys are well formed (section 15)
+	KindDmpf                    // f(alphas[j]) = betas[j]: Cuckoo buckets of DPF keys (section 16)
+	KindVdmpf                   // DMPF with proofs: Cuckoo buckets of VDPF keys (section 16)
 )
 
 // The kinds' names, and their PRG outputs per seed.
 var (
 	kindNames = [...]string{KindDpf: "dpf", KindDcfLt: "dcf_lt", KindDcfGt: "dcf_gt",
-		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf", KindVdpf: "vdpf"}
-	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2, KindVdpf: 2}
+		KindHalfTreeDpf: "half_tree_dpf", KindGrottoDcf: "grotto_dcf", KindVdpf: "vdpf", KindDmpf: "dmpf", KindVdmpf: "vdmpf"}
+	kindMuls = [...]int{KindDpf: 2, KindDcfLt: 4, KindDcfGt: 4, KindHalfTreeDpf: 1, KindGrottoDcf: 2, KindVdpf: 2, KindDmpf: 2, KindVdmpf: 2}
 )
 
 func (k Kind) String() string {
@@ -67,6 +70,8 @@ const (
 	// every device: 2^40 outputs are already 16 TiB. It is also the widest input of
 	// grotto_dcf, whose preprocessed key holds a bit per input (2^40 bits: 128 GiB).
 	MaxEvalAllBits = 40
+	// MaxMpfPoints is the largest max_points of a multi-point scheme.
+	MaxMpfPoints = 1 << 20
 )
 
 // DefaultHashKey is the public key of Half-Tree DPF's hash used when none is given:
@@ -86,6 +91,25 @@ type Params struct {
 	AesKeys [][16]byte // AES-128 MMO only: Kind.Mul() keys, one per output
 	HashKey Block      // half_tree_dpf only: the key of its hash H(B) = prg(HashKey ^ B)
 	Hash    VdpfHash   // vdpf only: its two keyed hashes (vdpf.go)
+	// The multi-point schemes' (dmpf) most points per key and their buckets' input
+	// width, at least DefaultBucketBits (docs/spec.md section 16); zero elsewhere.
+	MaxPoints  int
+	BucketBits int
+}
+
+// multiPoint reports whether the kind is a multi-point scheme.
+func (k Kind) multiPoint() bool { return k == KindDmpf || k == KindVdmpf }
+
+// verifiable reports whether the kind's keys come with proofs, and so a hash.
+func (k Kind) verifiable() bool { return k == KindVdpf || k == KindVdmpf }
+
+// WithMaxPoints returns p with MaxPoints set and BucketBits at its default.
+func (p Params) WithMaxPoints(maxPoints int) Params {
+	p.MaxPoints, p.BucketBits = maxPoints, 0
+	if maxPoints >= 1 && maxPoints <= MaxMpfPoints && p.InBits >= 1 && p.InBits <= MaxInBits {
+		p.BucketBits = DefaultBucketBits(p.InBits, maxPoints)
+	}
+	return p
 }
 
 // DefaultParams are the parameters of the given scheme with the default public
@@ -102,7 +126,7 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 	if kind == KindHalfTreeDpf {
 		p.HashKey = DefaultHashKey
 	}
-	if kind == KindVdpf {
+	if kind.verifiable() {
 		p.Hash = DefaultVdpfHash(HashSha256)
 	}
 	return p
@@ -118,6 +142,12 @@ func (p Params) CwRows() int {
 		return (p.InBits + 2) / 2
 	case KindVdpf:
 		return p.InBits + vdpfExtraRows
+	}
+	switch p.Kind {
+	case KindDmpf:
+		return 1 + p.Buckets()*(p.BucketBits+1)
+	case KindVdmpf:
+		return 1 + p.Buckets()*(p.BucketBits+vdpfExtraRows)
 	}
 	return p.InBits + 1
 }
@@ -140,6 +170,9 @@ func (p Params) Check() error {
 		if p.InBits > MaxEvalAllBits {
 			return ArgErrorf("in_bits must be between 1 and %d for grotto_dcf (a preprocessed key holds a bit per input), not %d", MaxEvalAllBits, p.InBits)
 		}
+	}
+	if err := p.checkMultiPoint(); err != nil {
+		return err
 	}
 	if p.Kind != KindHalfTreeDpf && !p.HashKey.IsZero() {
 		return ArgErrorf("hash_key is a parameter of half_tree_dpf, not of %s", p.Kind)
@@ -189,11 +222,15 @@ type paramsJSON struct {
 	AesKeys []string      `json:"aes_keys"`
 	HashKey []int64       `json:"hash_key,omitempty"`
 	Hash    *vdpfHashJSON `json:"hash,omitempty"`
+	// Multi-point schemes only.
+	MaxPoints  int `json:"max_points,omitempty"`
+	BucketBits int `json:"bucket_bits,omitempty"`
 }
 
 // MarshalJSON writes the parameters as ParseParams reads them.
 func (p Params) MarshalJSON() ([]byte, error) {
-	j := paramsJSON{Scheme: p.Kind.String(), InBits: p.InBits, Group: p.Group.String(), Prg: p.Prg.String()}
+	j := paramsJSON{Scheme: p.Kind.String(), InBits: p.InBits, Group: p.Group.String(), Prg: p.Prg.String(),
+		MaxPoints: p.MaxPoints, BucketBits: p.BucketBits}
 	if p.Prg == PrgChaCha {
 		j.Nonce = &[2]int64{int64(int32(p.Nonce[0])), int64(int32(p.Nonce[1]))}
 	}
@@ -204,7 +241,7 @@ func (p Params) MarshalJSON() ([]byte, error) {
 		w := blockWords(p.HashKey)
 		j.HashKey = w[:]
 	}
-	if p.Kind == KindVdpf {
+	if p.Kind.verifiable() {
 		j.Hash = p.Hash.toJSON()
 	}
 	return json.Marshal(j)
@@ -275,8 +312,17 @@ func ParseParams(data []byte) (Params, error) {
 		}
 		p.HashKey = Block{Lo: uint64(w[1])<<32 | uint64(w[0]), Hi: uint64(w[3])<<32 | uint64(w[2])}
 	}
+	if j.MaxPoints != 0 || j.BucketBits != 0 {
+		if !p.Kind.multiPoint() {
+			return p, ArgErrorf("max_points and bucket_bits are parameters of the multi-point schemes, not of %s", p.Kind)
+		}
+		p = p.WithMaxPoints(j.MaxPoints)
+		if j.BucketBits != 0 {
+			p.BucketBits = j.BucketBits
+		}
+	}
 	if j.Hash != nil {
-		if p.Kind != KindVdpf {
+		if !p.Kind.verifiable() {
 			return p, ArgErrorf("hash is a parameter of vdpf, not of %s", p.Kind)
 		}
 		if p.Hash, err = j.Hash.parse(); err != nil {
@@ -311,6 +357,9 @@ func Catalogue() map[string]any {
 	schemes[KindHalfTreeDpf.String()].(map[string]any)["default_hash_key"] = blockWords(DefaultHashKey)
 	grotto := schemes[KindGrottoDcf.String()].(map[string]any)
 	grotto["groups"], grotto["max_in_bits"] = []string{Bytes.String()}, MaxEvalAllBits
+	schemes[KindDmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
+	schemes[KindVdmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
+	schemes[KindVdmpf.String()].(map[string]any)["default_hashes"] = schemes[KindVdpf.String()].(map[string]any)["default_hashes"]
 	schemes[KindVdpf.String()].(map[string]any)["default_hashes"] = map[string]any{
 		HashSha256.String(): DefaultVdpfHash(HashSha256).toJSON(), HashBlake3.String(): DefaultVdpfHash(HashBlake3).toJSON()}
 	aesKeys := make([]string, len(DefaultAesKeys))
@@ -336,4 +385,41 @@ func parseName(what, name string, names []string) (uint8, error) {
 		}
 	}
 	return 0, ArgErrorf("%s must be one of %s, not %q", what, strings.Join(names, ", "), name)
+}
+
+// DefaultBucketBits is the input width of the buckets of a multi-point key for up
+// to maxPoints points: the least that holds ceil(3·2^inBits / ChBucket(maxPoints))
+// values (at most 128).
+func DefaultBucketBits(inBits, maxPoints int) int {
+	size := ceilDiv(hashedDomain(inBits), big.NewInt(int64(chBuckets(maxPoints))))
+	return min(MaxInBits, max(1, size.Sub(size, big.NewInt(1)).BitLen()))
+}
+
+// Buckets is the number of buckets, and inner keys, of a multi-point key: m =
+// ChBucket(MaxPoints), or more where BucketBits is too narrow for that.
+func (p Params) Buckets() int { return mpfBuckets(p.InBits, p.MaxPoints, p.BucketBits) }
+
+// mpfBuckets is the number of buckets used for t points: ChBucket(t), or the least
+// number of buckets of 2^bucketBits values that hold every hashed value if that is
+// more.
+func mpfBuckets(inBits, t, bucketBits int) int {
+	return max(chBuckets(t), minBuckets(inBits, bucketBits))
+}
+
+// checkMultiPoint checks max_points and bucket_bits: set for the multi-point
+// schemes only.
+func (p Params) checkMultiPoint() error {
+	if !p.Kind.multiPoint() {
+		if p.MaxPoints != 0 || p.BucketBits != 0 {
+			return ArgErrorf("max_points and bucket_bits are parameters of the multi-point schemes, not of %s", p.Kind)
+		}
+		return nil
+	}
+	if p.MaxPoints < 1 || p.MaxPoints > MaxMpfPoints {
+		return ArgErrorf("max_points must be between 1 and %d, not %d", MaxMpfPoints, p.MaxPoints)
+	}
+	if least := DefaultBucketBits(p.InBits, p.MaxPoints); p.BucketBits < least || p.BucketBits > MaxInBits {
+		return ArgErrorf("bucket_bits must be between %d (for in_bits %d and max_points %d) and %d, not %d", least, p.InBits, p.MaxPoints, MaxInBits, p.BucketBits)
+	}
+	return nil
 }

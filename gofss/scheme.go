@@ -63,6 +63,8 @@ func New(p Params, opts ...Option) (Scheme, error) {
 		return newVdpf(p, prg, opts)
 	case KindGrottoDcf:
 		return nil, ArgErrorf("scheme: grotto_dcf evaluates preprocessed keys, not through Scheme: make it with NewGrottoDcf")
+	case KindDmpf, KindVdmpf:
+		return nil, ArgErrorf("scheme: %s keys hold many points, not through Scheme: make it with NewMpf", p.Kind)
 	}
 	return newDcf(p, prg, opts)
 }

@@ -74,7 +74,7 @@ func DefaultVdpfHash(kind HashKind) VdpfHash {
 // check refuses a hash that the scheme kind cannot have: vdpf needs one, every other
 // kind none.
 func (h VdpfHash) check(kind Kind) error {
-	if kind != KindVdpf {
+	if !kind.verifiable() {
 		if h != (VdpfHash{}) {
 			return ArgErrorf("hash is a parameter of vdpf, not of %s", kind)
 		}

@@ -1,4 +1,4 @@
-"""Function secret sharing (DPF, DCF, Half-Tree DPF, Grotto DCF) for PyTorch, computed by a Go core.
+"""Function secret sharing (DPF, DCF, Half-Tree DPF, Grotto DCF, DMPF, VDMPF) for PyTorch, computed by a Go core.
 
     import torch, pyfss
     dpf = pyfss.Dpf(20, group="uint")
@@ -20,6 +20,7 @@ from . import gates, mpc
 from ._grotto import GrottoDcf
 from ._groups import from_int, to_int, to_words
 from ._keys import Key
+from ._mpf import Dmpf, Vdmpf
 from ._params import DEFAULT_AES_KEYS, DEFAULT_HASH_KEY, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
 from ._schemes import Dcf, Dpf, HalfTreeDpf, load_key
 from ._vdpf import DEFAULT_VDPF_HASHES, Vdpf
@@ -34,10 +35,12 @@ __all__ = [
     "IMPLS",
     "MAX_EVAL_ALL_BITS",
     "Dcf",
+    "Dmpf",
     "Dpf",
     "GrottoDcf",
     "HalfTreeDpf",
     "Key",
+    "Vdmpf",
     "Vdpf",
     "backend_info",
     "from_int",

@@ -7,7 +7,8 @@ Format (version 1), all integers little-endian:
     L bytes   header: UTF-8 JSON {"params": {...}, "party": 0|1, "batch": [...]}
               params: the complete parameter record (see _params), party: an
               integer, batch: the batch shape, a list of non-negative integers
-    16*K      the party's seeds, K = prod(batch) blocks of 4 int32
+    16*K*S    the party's seeds, K = prod(batch) keys of S blocks of 4 int32: S = 1,
+              but for dmpf and vdmpf the key's buckets (one seed each)
     32*K*R    the correction words, R rows of 8 int32 per key: the scheme's
               correction-word rows (in_bits + 1; (in_bits + 2) // 2 for
               half_tree_dpf), as the Go core gives them
@@ -51,7 +52,7 @@ class Key:
 
     @property
     def batch_shape(self) -> tuple:
-        return tuple(self.s0.shape[:-1])
+        return tuple(self.s0.shape[: self.s0.dim() - len(_seed_tail(self.params))])
 
     def to_bytes(self) -> bytes:
         """The key in the format above. Refuses (ValueError, TypeError) a Key that
@@ -60,7 +61,8 @@ class Key:
             v.params_record(self.params)
             v.party(self.party)
             rows = (Handle(self.params).cw_rows, 8)
-            v.int32_tensor("s0", self.s0, (4,), "(4,)")
+            tail = _seed_tail(self.params)
+            v.int32_tensor("s0", self.s0, tail, str(tail))
             v.int32_tensor("cws", self.cws, rows, f"(cw_rows, 8) = {rows}")
             v.batch_match("cws", self.cws, self.batch_shape, 2)
         except (ValueError, TypeError) as e:
@@ -92,19 +94,27 @@ class Key:
         except ValueError as e:
             raise ValueError(f"corrupt pyfss key header: {e}") from None
         k, rows = math.prod(batch), Handle(params).cw_rows
+        tail = _seed_tail(params)
+        seeds = k * math.prod(tail) // 4
         body = data[_PREFIX.size + hlen :]
-        if len(body) != 16 * k + 32 * k * rows:
+        if len(body) != 16 * seeds + 32 * k * rows:
             raise ValueError(
-                f"corrupt pyfss key: {len(body)} bytes of key data, expected {16 * k + 32 * k * rows}"
+                f"corrupt pyfss key: {len(body)} bytes of key data, expected {16 * seeds + 32 * k * rows}"
             )
         words = (
             torch.frombuffer(bytearray(body), dtype=torch.int32)
             if body
             else torch.empty(0, dtype=torch.int32)  # frombuffer refuses an empty buffer
         )
-        s0 = words[: 4 * k].reshape(*batch, 4)
-        cws = words[4 * k :].reshape(*batch, rows, 8)
+        s0 = words[: 4 * seeds].reshape(*batch, *tail)
+        cws = words[4 * seeds :].reshape(*batch, rows, 8)
         return cls(params, party, s0.to(device), cws.to(device))
+
+
+def _seed_tail(params) -> tuple:
+    """The shape of one key's seeds: (4,), or (buckets, 4) for dmpf and vdmpf."""
+    buckets = Handle(params).buckets if params.get("scheme") in ("dmpf", "vdmpf") else None
+    return (4,) if buckets is None else (buckets, 4)
 
 
 def _read_header(raw: bytes, length: int) -> tuple[dict, int, tuple]:

@@ -45,8 +45,16 @@ DEFAULT_HASH_KEY = tuple(CATALOGUE["schemes"]["half_tree_dpf"]["default_hash_key
 FIELDS = ("scheme", "in_bits", "group", "prg", "nonce", "aes_keys")
 
 
+#: The fields the multi-point schemes add to a record (vdmpf also "hash").
+MPF_FIELDS = ("max_points", "bucket_bits")
+
+
 def record_fields(scheme) -> tuple:
     """The fields of a parameter record of the given scheme."""
+    if scheme == "dmpf":
+        return (*FIELDS, *MPF_FIELDS)
+    if scheme == "vdmpf":
+        return (*FIELDS, *MPF_FIELDS, "hash")
     if scheme == "vdpf":
         return (*FIELDS, "hash")  # {"name": "sha256" | "blake3", and its keys}
     return (*FIELDS, "hash_key") if scheme == "half_tree_dpf" else FIELDS
@@ -68,6 +76,8 @@ class Handle:
         self.cw_rows = info["cw_rows"]
         #: grotto_dcf: the 64-bit words of one preprocessed key (else None).
         self.parity_words = info.get("parity_words")
+        #: dmpf and vdmpf: the buckets of a key, each with one seed per party (else None).
+        self.buckets = info.get("buckets")
 
 
 def _free(handle: int) -> None:

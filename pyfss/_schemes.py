@@ -528,7 +528,8 @@ def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
     """Loads a serialized key onto device and rebuilds the scheme it belongs to (Dpf,
     Dcf, HalfTreeDpf, GrottoDcf or Vdpf with the stored public parameters), e.g. in another
     process."""
-    from ._grotto import GrottoDcf  # it builds on this module
+    from ._grotto import GrottoDcf  # they build on this module
+    from ._mpf import load_mpf
 
     key = Key.from_bytes(data, device)
     p = key.params
@@ -542,6 +543,8 @@ def load_key(data: bytes, device="cpu") -> tuple[_Base, Key]:
         return Dpf(p["in_bits"], **kw), key
     if p["scheme"] == "half_tree_dpf":
         return HalfTreeDpf(p["in_bits"], hash_key=p["hash_key"], **kw), key
+    if p["scheme"] in ("dmpf", "vdmpf"):
+        return load_mpf(p, kw), key
     if p["scheme"] == "vdpf":
         from ._vdpf import Vdpf  # it builds on this module
 

@@ -49,9 +49,12 @@ func NewScheme(params, impl string) (handle int64, err error) {
 		opts = append(opts, gofss.WithImpl(impl))
 	}
 	var s scheme
-	if p.Kind == gofss.KindGrottoDcf {
+	switch p.Kind {
+	case gofss.KindGrottoDcf:
 		s, err = gofss.NewGrottoDcf(p, opts...)
-	} else {
+	case gofss.KindDmpf, gofss.KindVdmpf:
+		s, err = gofss.NewMpf(p, opts...)
+	default:
 		s, err = gofss.New(p, opts...)
 	}
 	if err != nil {
@@ -81,6 +84,8 @@ func SchemeInfo(handle int64) (info string, err error) {
 		m["impl"] = s.Impl()
 	case *gofss.GrottoDcf:
 		m["parity_words"] = s.ParityWords()
+	case *gofss.Mpf:
+		m["impl"], m["buckets"], m["proof_blocks"] = s.Impl(), s.Params().Buckets(), gofss.ProofBlocks
 	}
 	b, err := json.Marshal(m)
 	return string(b), err

@@ -7,7 +7,7 @@ import (
 	"github.com/pyfss/pyfss/gofss"
 )
 
-// VDPF's proof operations (docs/spec.md section 13). Its keys are made by Gen, and
+// VDPF's proof operations (docs/spec.md section 15). Its keys are made by Gen, and
 // Eval and EvalAll give its shares alone, as for every scheme; the entries below add
 // the proofs. CPU only (device must be CPU): there are no CUDA kernels for VDPF.
 // A proof piece and a proof are gofss.ProofBlocks blocks each.

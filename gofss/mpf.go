@@ -1,0 +1,403 @@
+package gofss
+
+import (
+	"crypto/rand"
+	"errors"
+	"slices"
+
+	"github.com/pyfss/pyfss/gofss/internal/hashes"
+)
+
+// Mpf is a distributed multi-point function scheme, dmpf or its verifiable form
+// vdmpf: f(alphas[j]) = betas[j] for t distinct points, 0 elsewhere, over inputs of
+// InBits bits (docs/spec.md section 16). Gen places the points by Cuckoo hashing
+// into Buckets() buckets, each a DPF (vdmpf: VDPF) key over BucketBits-bit inputs
+// (the buckets' dummy keys are for 0 at 0), and Eval adds up an input's shares in
+// the three buckets its hash functions name. A vdmpf party's EvalProof also makes a
+// proof, equal for both parties when the key is well formed.
+//
+// A key is Params.CwRows() correction words shared by both parties: a header row
+// (the PRP key sigma; word 4 the number of buckets in use, m_rt), then the m
+// buckets' keys in their scheme's layout (DPF: BucketBits+1 rows; VDPF: BucketBits+3).
+// Each party also holds one seed per bucket.
+type Mpf struct {
+	params Params
+	inner  mpfInner // the buckets' scheme
+	proofs *Vdpf    // the same for vdmpf, nil for dmpf
+	ctl    callControl
+	// place is cuckooPlace; tests replace it to make placements fail.
+	place func(bkts []int32, buckets int) ([]cuckooEntry, bool)
+}
+
+// ErrCuckooFailed is the error of a Gen that found no Cuckoo placement of its points
+// under maxSigmaAttempts PRP keys, which has a negligible probability.
+var ErrCuckooFailed = errors.New("gofss: no Cuckoo placement of the points found")
+
+// maxSigmaAttempts is the number of PRP keys Gen tries.
+const maxSigmaAttempts = 16
+
+// mpfInner is what Mpf needs of its buckets' scheme (Dpf or Vdpf).
+type mpfInner interface {
+	Scheme
+	checkCws(cws []Cw) error
+}
+
+// NewMpf makes the multi-point scheme that p (of kind dmpf or vdmpf) describes; the
+// options choose the walk implementation of its buckets' DPF.
+func NewMpf(p Params, opts ...Option) (*Mpf, error) {
+	if !p.Kind.multiPoint() {
+		return nil, ArgErrorf("scheme: NewMpf makes dmpf and vdmpf, not %s", p.Kind)
+	}
+	prg, err := p.NewPrg()
+	if err != nil {
+		return nil, err
+	}
+	d := &Mpf{params: p, place: cuckooPlace}
+	inner := Params{Kind: KindDpf, InBits: p.BucketBits, Group: p.Group, Prg: p.Prg, Nonce: p.Nonce, AesKeys: p.AesKeys}
+	if p.Kind == KindVdmpf {
+		inner.Kind, inner.Hash = KindVdpf, p.Hash
+		d.proofs, err = newVdpf(inner, prg, opts)
+		d.inner = d.proofs
+	} else {
+		d.inner, err = newDpf(inner, prg, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// WithControl returns the scheme with calls that c watches and ends (Done counts
+// the buckets' points and outputs, not the calls' own).
+func (d *Mpf) WithControl(c *Control) *Mpf {
+	cp := *d
+	cp.ctl = callControl{c}
+	switch in := d.inner.(type) {
+	case *Vdpf:
+		v := *in
+		v.ctl = cp.ctl
+		cp.inner, cp.proofs = &v, &v
+	case *Dpf:
+		dp := *in
+		dp.ctl = cp.ctl
+		cp.inner = &dp
+	}
+	return &cp
+}
+
+func (d *Mpf) Params() Params { return d.params }
+func (d *Mpf) Impl() string   { return d.inner.Impl() }
+
+// bucketRows is the number of rows of one bucket's key.
+func (d *Mpf) bucketRows() int { return d.inner.Params().CwRows() }
+
+// bucket returns bucket b's key within a key's rows.
+func (d *Mpf) bucket(cws []Cw, b int) []Cw {
+	r := d.bucketRows()
+	return cws[1+b*r : 1+(b+1)*r]
+}
+
+// Gen makes a key for the points alphas (t distinct values, 1 <= t <= MaxPoints)
+// and values betas into cws (CwRows() rows). s0s holds two seeds per bucket
+// (bucket i: party 0's at 2i, party 1's at 2i+1). sigma is the first PRP key
+// tried; should the points find no Cuckoo placement under it, Gen draws new ones
+// (crypto/rand). It returns the number of keys tried.
+func (d *Mpf) Gen(cws []Cw, s0s []Block, sigma Block, alphas []Uint128, betas []Block) (int, error) {
+	p, m := d.params, d.params.Buckets()
+	t := len(alphas)
+	if t < 1 || t > p.MaxPoints {
+		return 0, ArgErrorf("alphas must hold between 1 and max_points (%d) points, not %d", p.MaxPoints, t)
+	}
+	if len(betas) != t {
+		return 0, ArgErrorf("betas must hold one block per point (%d), not %d", t, len(betas))
+	}
+	if len(s0s) != 2*m {
+		return 0, ArgErrorf("s0s must hold 2 seeds per bucket (%d buckets), not %d", m, len(s0s))
+	}
+	if err := checkCwsLen(p, 1, len(cws)); err != nil {
+		return 0, err
+	}
+	if err := checkInputs("alpha", p.InBits, alphas); err != nil {
+		return 0, err
+	}
+	if err := checkDistinct(alphas); err != nil {
+		return 0, err
+	}
+	mRt := mpfBuckets(p.InBits, t, p.BucketBits)
+	bkts, idxs := make([]int32, cuckooHashes*t), make([]Uint128, cuckooHashes*t)
+	for attempt := 1; ; attempt++ {
+		h := newCuckooHash(sigma, p.InBits, mRt)
+		h.locate(alphas, bkts, idxs, h.tablesFor(t))
+		if table, ok := d.place(bkts, mRt); ok {
+			cws[0] = Cw{sigma, Block{Lo: uint64(mRt)}}
+			return attempt, d.genBuckets(cws[1:], s0s, table, idxs, betas)
+		}
+		if attempt == maxSigmaAttempts {
+			return attempt, ErrCuckooFailed
+		}
+		var b [16]byte
+		_, _ = rand.Read(b[:]) // never fails (crypto/rand's contract)
+		sigma = BlockFromBytes(b)
+	}
+}
+
+// genBuckets makes the m buckets' DPF keys: for a placed point its index within the
+// bucket and its value, for the other buckets (0, 0).
+func (d *Mpf) genBuckets(cws []Cw, s0s []Block, table []cuckooEntry, idxs []Uint128, betas []Block) error {
+	m := d.params.Buckets()
+	points, values := make([]Uint128, m), make([]Block, m)
+	for b, e := range table {
+		if e.point >= 0 {
+			points[b], values[b] = idxs[cuckooHashes*int(e.point)+int(e.hash)], betas[e.point]
+		}
+	}
+	return d.inner.Gen(cws, s0s, points, values)
+}
+
+// checkDistinct refuses a point given twice.
+func checkDistinct(xs []Uint128) error {
+	sorted := slices.Clone(xs)
+	slices.SortFunc(sorted, func(a, b Uint128) int {
+		if a.less(b) {
+			return -1
+		}
+		if b.less(a) {
+			return 1
+		}
+		return 0
+	})
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return ArgErrorf("alphas must be distinct: %s appears more than once", sorted[i].big())
+		}
+	}
+	return nil
+}
+
+// header reads a key's header row: the PRP key and the number of buckets in use,
+// refusing a count that the parameters cannot have given.
+func (d *Mpf) header(cws []Cw) (Block, int, error) {
+	p, m := d.params, d.params.Buckets()
+	hdr := cws[0][1]
+	least := minBuckets(p.InBits, p.BucketBits)
+	if hdr.Hi != 0 || hdr.Lo < uint64(least) || hdr.Lo > uint64(m) {
+		return Block{}, 0, ArgErrorf("cws: the header row's words 4-7 must be (m_rt, 0, 0, 0) with m_rt between %d and %d", least, m)
+	}
+	return cws[0][0], int(hdr.Lo), nil
+}
+
+// checkKey checks a party's key: m seeds, CwRows() rows, a valid header and
+// buckets that are DPF keys; it returns the header.
+func (d *Mpf) checkKey(party int, s0s []Block, cws []Cw) (Block, int, error) {
+	if err := checkParty(party); err != nil {
+		return Block{}, 0, err
+	}
+	if m := d.params.Buckets(); len(s0s) != m {
+		return Block{}, 0, ArgErrorf("s0s must hold one seed per bucket (%d), not %d", m, len(s0s))
+	}
+	if err := checkCwsLen(d.params, 1, len(cws)); err != nil {
+		return Block{}, 0, err
+	}
+	if err := d.inner.checkCws(cws[1:]); err != nil {
+		return Block{}, 0, err
+	}
+	return d.header(cws)
+}
+
+// Eval writes party's shares of f at every x of xs to dst (BatchEval without the
+// proof).
+func (d *Mpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	return d.batchEval(dst, nil, party, s0s, cws, xs, nil)
+}
+
+// EvalProof is vdmpf's BatchEval: Eval, and party's proof over xs into pi.
+func (d *Mpf) EvalProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	if d.proofs == nil {
+		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
+	}
+	return d.batchEval(dst, pi, party, s0s, cws, xs, nil)
+}
+
+// EvalAllProof is vdmpf's full-domain evaluation: EvalAll, and party's proof over
+// the inputs 0 .. 2^in_bits - 1 in order (BatchEval's over the whole domain).
+func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw) error {
+	if d.proofs == nil {
+		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
+	}
+	if err := checkDomainLen(d.params.InBits, len(dst), 1, "blocks"); err != nil {
+		return err
+	}
+	return d.batchEval(dst, pi, party, s0s, cws, nil, func(xs []Uint128, lo int) {
+		for i := range xs {
+			xs[i] = Uint128{Lo: uint64(lo + i)}
+		}
+	})
+}
+
+// evalChunk is the number of inputs that BatchEval locates and evaluates together:
+// its scratch (about 300 bytes an input) stays a few MiB however many there are.
+const evalChunk = 1 << 14
+
+// batchEval is BatchEval: the inputs a chunk at a time, each chunk's (bucket, index)
+// pairs gathered per bucket, every bucket's key evaluated at its indices in one
+// batch, and the three shares of each input added up. With pi, each bucket's proof
+// (starting from its cs) takes the pieces of its pairs in input order, chunk after
+// chunk, and pi = the chain of all m buckets' proofs. The inputs are xs, or with
+// fill (xs nil), 0 .. len(dst)-1 that fill writes a chunk at a time.
+func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw, xs []Uint128, fill func(xs []Uint128, lo int)) error {
+	sigma, mRt, err := d.checkKey(party, s0s, cws)
+	if err != nil {
+		return err
+	}
+	if fill == nil {
+		if len(dst) != len(xs) {
+			return ArgErrorf("dst must hold one block per point (%d), not %d", len(xs), len(dst))
+		}
+		if err := checkInputs("x", d.params.InBits, xs); err != nil {
+			return err
+		}
+	}
+	var pibs [][ProofBlocks]Block
+	if pi != nil {
+		pibs = make([][ProofBlocks]Block, d.params.Buckets())
+		for b := range pibs {
+			pibs[b] = keyCs(d.bucket(cws, b), d.params.BucketBits)
+		}
+	}
+	h := newCuckooHash(sigma, d.params.InBits, mRt)
+	tab := h.tablesFor(len(dst))
+	var chunk []Uint128
+	if fill != nil {
+		chunk = make([]Uint128, min(len(dst), evalChunk))
+	}
+	for lo := 0; lo < len(dst) && !d.ctl.stopped(); lo += evalChunk {
+		hi := min(len(dst), lo+evalChunk)
+		if fill != nil {
+			fill(chunk[:hi-lo], lo)
+		} else {
+			chunk = xs[lo:hi]
+		}
+		if err := d.evalChunk(dst[lo:hi], pibs, party, s0s, cws, chunk[:hi-lo], h, tab, mRt); err != nil {
+			return err
+		}
+	}
+	if d.ctl.stopped() {
+		return ErrStopped
+	}
+	if pi != nil {
+		*pi = [ProofBlocks]Block{}
+		hp := d.proofs.hp.Get()
+		defer hp.Put()
+		for b := range pibs {
+			proofStep(hp, pi, &pibs[b])
+		}
+	}
+	return nil
+}
+
+// evalChunk is batchEval on one chunk of inputs.
+func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s []Block, cws []Cw, xs []Uint128, h *cuckooHash, tab *prpTables, mRt int) error {
+	bkts, idxs := make([]int32, cuckooHashes*len(xs)), make([]Uint128, cuckooHashes*len(xs))
+	h.locate(xs, bkts, idxs, tab)
+	order, start := bucketLists(bkts, mRt)
+	sortedIdxs, shares := make([]Uint128, len(order)), make([]Block, len(order))
+	for i, pos := range order {
+		sortedIdxs[i] = idxs[pos]
+	}
+	var pieces []Block
+	if pibs != nil {
+		pieces = make([]Block, ProofBlocks*len(order))
+	}
+	errs := make([]error, mRt)
+	perBucket := float64(len(order)) / float64(mRt)
+	forChunks(mRt, perBucket*evalCostNs(d.params.BucketBits, 1)+1, func(lo, hi int) {
+		hp := d.hasher()
+		for b := lo; b < hi; b++ {
+			errs[b] = d.evalBucket(shares[start[b]:start[b+1]], pieces, pibs, hp, b, start[b], party, s0s, cws, sortedIdxs[start[b]:start[b+1]])
+		}
+		if hp != nil {
+			hp.Put()
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	// where[3j+k] is the position in shares of input j's pair under hash k.
+	where := make([]int32, len(order))
+	for i, pos := range order {
+		where[pos] = int32(i)
+	}
+	ar := d.params.Group.arith()
+	for j := range dst {
+		y := ar.from(shares[where[3*j]])
+		y = ar.add(y, ar.from(shares[where[3*j+1]]))
+		dst[j] = ar.into(ar.add(y, ar.from(shares[where[3*j+2]])))
+	}
+	return nil
+}
+
+// hasher is a hasher of H' for the proofs, nil for dmpf.
+func (d *Mpf) hasher() *hashes.Hasher {
+	if d.proofs == nil {
+		return nil
+	}
+	return d.proofs.hp.Get()
+}
+
+// evalBucket evaluates bucket b at its pairs' indices idxs (pairs first ..
+// first+len(idxs)-1 of the chunk) into shares, and with proofs chains their pieces
+// into pibs[b].
+func (d *Mpf) evalBucket(shares, pieces []Block, pibs [][ProofBlocks]Block, hp *hashes.Hasher, b, first, party int, s0s []Block, cws []Cw, idxs []Uint128) error {
+	if len(idxs) == 0 {
+		return nil
+	}
+	if pibs == nil {
+		return d.inner.Eval(shares, party, s0s[b:b+1], d.bucket(cws, b), idxs)
+	}
+	mine := pieces[ProofBlocks*first : ProofBlocks*(first+len(idxs))]
+	if err := d.proofs.EvalProof(shares, mine, party, s0s[b:b+1], d.bucket(cws, b), idxs); err != nil {
+		return err
+	}
+	for j := 0; j < len(mine); j += ProofBlocks {
+		proofStep(hp, &pibs[b], (*[ProofBlocks]Block)(mine[j:]))
+	}
+	return nil
+}
+
+// EvalAll writes party's shares of f at every input x to dst[x]. It evaluates each
+// bucket in use on its whole domain and adds the share at each index in the bucket
+// to the input that index stands for, found through the PRP's inverse. Those adds
+// land at random places in dst and cost most of the time from in_bits 20 on, where
+// dst outgrows the caches (docs/spec.md section 16.5).
+func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
+	sigma, mRt, err := d.checkKey(party, s0s, cws)
+	if err != nil {
+		return err
+	}
+	n := d.params.InBits
+	if err := checkDomainLen(n, len(dst), 1, "blocks"); err != nil {
+		return err
+	}
+	clear(dst)
+	h := newCuckooHash(sigma, n, mRt)
+	tab := h.prp.tables(&h.dom)
+	domain, size := h.dom.small, h.size
+	bucket, targets := make([]Block, 1<<d.params.BucketBits), make([]uint64, size)
+	ar := d.params.Group.arith()
+	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
+	for b := range min(mRt, int((domain+size-1)/size)) {
+		if err := d.inner.EvalAll(bucket, party, s0s[b:b+1], d.bucket(cws, b)); err != nil {
+			return err
+		}
+		// The inputs first, then the adds: a loop of adds alone keeps several of
+		// its cache misses in flight at once.
+		first, xs := uint64(b)*size, targets[:min(size, domain-uint64(b)*size)]
+		for idx := range xs {
+			xs[idx] = tab.invert(first+uint64(idx), domain) & (1<<n - 1)
+		}
+		for idx, x := range xs {
+			dst[x] = ar.into(ar.add(ar.from(dst[x]), ar.from(bucket[idx])))
+		}
+	}
+	return nil
+}

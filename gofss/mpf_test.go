@@ -1,0 +1,426 @@
+package gofss
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/kat"
+)
+
+// katMpfParams are the parameters of a VDMPF case as kind (dmpf or vdmpf), with its
+// file's PRG and, for vdmpf, hash.
+func katMpfParams(t *testing.T, kind Kind, f *kat.MpfFile, c *kat.MpfCase) Params {
+	g, err := ParseGroup(c.Group)
+	require.NoError(t, err)
+	p := Params{Kind: kind, InBits: c.InBits, Group: g, MaxPoints: c.MaxPoints, BucketBits: c.BucketBits}
+	if kind == KindVdmpf {
+		var h vdpfHashJSON
+		require.NoError(t, json.Unmarshal(f.Hash, &h))
+		p.Hash, err = h.parse()
+		require.NoError(t, err)
+	}
+	if f.Prg.Name == "chacha" {
+		p.Prg, p.Nonce = PrgChaCha, f.Prg.NonceU32()
+	} else {
+		p.Prg = PrgAesMmo
+		p.AesKeys, err = f.Prg.AesKeys()
+		require.NoError(t, err)
+	}
+	require.NoError(t, p.Check())
+	return p
+}
+
+// katMpfKey is the key of a VDMPF case as kind: for dmpf without the buckets' cs,
+// for their VDPF trees and output correction words are DPF keys.
+func katMpfKey(kind Kind, c *kat.MpfCase) []Cw {
+	cws := []Cw{{katBlock(c.Sigma), Block{Lo: uint64(c.MRt)}}}
+	for _, b := range c.Buckets {
+		for _, row := range b.Cws {
+			cws = append(cws, katCw(row))
+		}
+		cws = append(cws, Cw{katBlock(b.Ocw)})
+		if kind == KindVdmpf {
+			cws = append(cws, Cw{katBlock(b.Cs[0]), katBlock(b.Cs[1])}, Cw{katBlock(b.Cs[2]), katBlock(b.Cs[3])})
+		}
+	}
+	return cws
+}
+
+// partySeeds are party's seeds of the buckets of a case.
+func partySeeds(c *kat.MpfCase, party int) []Block {
+	s := make([]Block, len(c.S0s))
+	for i, pair := range c.S0s {
+		s[i] = katBlock(pair[party])
+	}
+	return s
+}
+
+// TestDmpfVectors runs the VDMPF cases through DMPF, on every PRG path and walk
+// implementation: Gen from the case's seeds, PRP key, points and values gives the
+// buckets' trees and output corrections, and BatchEval the shares ys0 and ys1.
+// EvalAll agrees with Eval at the case's inputs.
+func TestDmpfVectors(t *testing.T) {
+	for _, impl := range Impls() {
+		t.Run(impl, func(t *testing.T) {
+			forEachMpfCase(t, func(t *testing.T, f *kat.MpfFile, c *kat.MpfCase) {
+				forEachBackend(t, f.Prg.Name, func(t *testing.T) {
+					checkMpfCase(t, KindDmpf, f, c, impl)
+				})
+			})
+		})
+	}
+}
+
+// TestVdmpfVectors checks every VDMPF case bit for bit on every PRG path: the key,
+// both parties' shares and proofs, and that the proofs verify.
+func TestVdmpfVectors(t *testing.T) {
+	forEachMpfCase(t, func(t *testing.T, f *kat.MpfFile, c *kat.MpfCase) {
+		forEachBackend(t, f.Prg.Name, func(t *testing.T) {
+			checkMpfCase(t, KindVdmpf, f, c, PortableImpl)
+		})
+	})
+}
+
+func checkMpfCase(t *testing.T, kind Kind, f *kat.MpfFile, c *kat.MpfCase, impl string) {
+	d, err := NewMpf(katMpfParams(t, kind, f, c), WithImpl(impl))
+	if err != nil {
+		t.Skipf("%s does not serve this case here: %v", impl, err)
+	}
+	want := katMpfKey(kind, c)
+	require.Len(t, want, d.Params().CwRows())
+	s0s := make([]Block, 0, 2*len(c.S0s))
+	for i := range c.S0s {
+		s0s = append(s0s, katBlock(c.S0s[i][0]), katBlock(c.S0s[i][1]))
+	}
+	betas := make([]Block, len(c.Betas))
+	for i, b := range c.Betas {
+		betas[i] = katBlock(b)
+	}
+	cws := make([]Cw, len(want))
+	attempts, err := d.Gen(cws, s0s, katBlock(c.Sigma), katUints(c.Alphas), betas)
+	require.NoError(t, err)
+	require.Equal(t, 1, attempts)
+	require.Equal(t, want, cws)
+
+	xs := katUints(c.Xs)
+	g := d.Params().Group
+	shares := [2][]Block{}
+	for party, ys := range [][]kat.Block{c.Ys0, c.Ys1} {
+		got := make([]Block, len(xs))
+		if kind == KindVdmpf {
+			var pi [ProofBlocks]Block
+			require.NoError(t, d.EvalProof(got, &pi, party, partySeeds(c, party), cws, xs))
+			for i, b := range c.Pi[party] {
+				require.Equal(t, katBlock(b), pi[i], "party %d: proof block %d", party, i)
+			}
+		} else {
+			require.NoError(t, d.Eval(got, party, partySeeds(c, party), cws, xs))
+		}
+		for i, y := range ys {
+			require.Equal(t, katBlock(y), got[i], "party %d at x=%v", party, xs[i])
+		}
+		shares[party] = got
+	}
+	for i, sum := range c.Sums {
+		require.Equal(t, katBlock(sum), g.Add(shares[0][i], shares[1][i]), "sum at x=%v", xs[i])
+	}
+	if c.InBits > 16 {
+		return
+	}
+	for party := range 2 {
+		all := make([]Block, 1<<c.InBits)
+		require.NoError(t, d.EvalAll(all, party, partySeeds(c, party), cws))
+		for i, x := range xs {
+			require.Equal(t, shares[party][i], all[x.Lo], "EvalAll party %d at x=%v", party, x)
+		}
+	}
+}
+
+// genRandomMpf makes a dmpf key for t random distinct points with random values.
+func genRandomMpf(t testing.TB, rng *rand.Rand, p Params, points int) (*Mpf, []Cw, []Block, []Uint128, []Block) {
+	d, err := NewMpf(p)
+	require.NoError(t, err)
+	m := p.Buckets()
+	s0s := make([]Block, 2*m)
+	for i := range s0s {
+		s0s[i] = Block{rng.Uint64(), rng.Uint64()}
+	}
+	seen := map[Uint128]bool{}
+	var alphas []Uint128
+	for len(alphas) < points {
+		a := Uint128{rng.Uint64(), rng.Uint64()}.lowBits(uint(p.InBits))
+		if !seen[a] {
+			seen[a] = true
+			alphas = append(alphas, a)
+		}
+	}
+	betas := make([]Block, points)
+	for i := range betas {
+		betas[i] = Block{rng.Uint64(), rng.Uint64()}.Clamp()
+	}
+	cws := make([]Cw, p.CwRows())
+	_, err = d.Gen(cws, s0s, Block{rng.Uint64(), rng.Uint64()}, alphas, betas)
+	require.NoError(t, err)
+	return d, cws, s0s, alphas, betas
+}
+
+// reconstruct adds up both parties' shares at xs, or everywhere (EvalAll) for nil xs.
+func reconstruct(t testing.TB, d *Mpf, cws []Cw, s0s []Block, xs []Uint128) []Block {
+	var shares [2][]Block
+	for party := range 2 {
+		mine := make([]Block, d.Params().Buckets())
+		for i := range mine {
+			mine[i] = s0s[2*i+party]
+		}
+		if xs == nil {
+			shares[party] = make([]Block, 1<<d.Params().InBits)
+			require.NoError(t, d.EvalAll(shares[party], party, mine, cws))
+		} else {
+			shares[party] = make([]Block, len(xs))
+			require.NoError(t, d.Eval(shares[party], party, mine, cws, xs))
+		}
+	}
+	for i := range shares[0] {
+		shares[0][i] = d.Params().Group.Add(shares[0][i], shares[1][i])
+	}
+	return shares[0]
+}
+
+// TestDmpfReconstruct checks the definition (dmpf and vdmpf in turn): the shares add up to betas[j] at
+// alphas[j] and to zero elsewhere, for narrow and wide inputs (the PRP's wide path
+// above 62 bits), one point and many, every group; and EvalAll where it fits.
+func TestDmpfReconstruct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct{ inBits, maxPoints, points int }{
+		{1, 2, 1}, {1, 2, 2}, {2, 4, 4}, {5, 10, 3}, {12, 64, 64}, {16, 300, 257},
+		{40, 20, 20}, {62, 8, 5}, {63, 8, 8}, {64, 16, 1}, {100, 5, 5}, {127, 1, 1}, {128, 1, 1}, {128, 30, 30},
+	} {
+		for i, g := range []Group{Bytes, Uint32, Uint127} {
+			kind := []Kind{KindDmpf, KindVdmpf}[i%2]
+			p := DefaultParams(kind, tc.inBits, g, PrgAesMmo).WithMaxPoints(tc.maxPoints)
+			d, cws, s0s, alphas, betas := genRandomMpf(t, rng, p, tc.points)
+			xs := append([]Uint128(nil), alphas...)
+			for range 20 {
+				x := Uint128{rng.Uint64(), rng.Uint64()}.lowBits(uint(tc.inBits))
+				if !slices.Contains(alphas, x) {
+					xs = append(xs, x)
+				}
+			}
+			got := reconstruct(t, d, cws, s0s, xs)
+			for i, x := range xs {
+				want := Block{}
+				if i < len(betas) {
+					want = g.Canon(betas[i])
+				}
+				require.Equal(t, want, got[i], "in_bits %d, %d points, %v: x=%v", tc.inBits, tc.points, g, x)
+			}
+			if tc.inBits > 16 {
+				continue
+			}
+			all := reconstruct(t, d, cws, s0s, nil)
+			for x, y := range all {
+				want := Block{}
+				if j := slices.Index(alphas, Uint128{Lo: uint64(x)}); j >= 0 {
+					want = g.Canon(betas[j])
+				}
+				require.Equal(t, want, y, "in_bits %d, %v: EvalAll at %d", tc.inBits, g, x)
+			}
+		}
+	}
+}
+
+// TestDmpfRetry checks that Gen draws a new PRP key when the first one gives no
+// placement, and that the key it makes is right.
+func TestDmpfRetry(t *testing.T) {
+	p := DefaultParams(KindDmpf, 2, Uint32, PrgChaCha).WithMaxPoints(4)
+	alphas := []Uint128{{Lo: 0}, {Lo: 1}, {Lo: 2}, {Lo: 3}}
+	bad := Block{Lo: 1}
+	d, err := NewMpf(p)
+	require.NoError(t, err)
+	// Placements never fail at these sizes in practice: the first one is made to.
+	failed := false
+	d.place = func(bkts []int32, buckets int) ([]cuckooEntry, bool) {
+		if !failed {
+			failed = true
+			return nil, false
+		}
+		return cuckooPlace(bkts, buckets)
+	}
+	s0s := make([]Block, 2*p.Buckets())
+	for i := range s0s {
+		s0s[i] = Block{Lo: uint64(i), Hi: 7}
+	}
+	betas := []Block{{Lo: 5}, {Lo: 6}, {Lo: 7}, {Lo: 8}}
+	cws := make([]Cw, p.CwRows())
+	attempts, err := d.Gen(cws, s0s, bad, alphas, betas)
+	require.NoError(t, err)
+	require.Equal(t, 2, attempts)
+	require.NotEqual(t, bad, cws[0][0])
+	got := reconstruct(t, d, cws, s0s, alphas)
+	require.Equal(t, betas, got)
+}
+
+// TestDmpfBadInputs checks the errors of Gen, Eval and EvalAll.
+func TestDmpfBadInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	p := DefaultParams(KindDmpf, 8, Uint32, PrgChaCha).WithMaxPoints(4)
+	d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 3)
+	m := p.Buckets()
+	seeds := make([]Block, m)
+	gen := func(alphas []Uint128, betas []Block, s0s []Block, cws []Cw) error {
+		_, err := d.Gen(cws, s0s, Block{}, alphas, betas)
+		return err
+	}
+	fresh := make([]Cw, p.CwRows())
+	one := []Block{{Lo: 1}}
+	for name, err := range map[string]error{
+		"duplicate":       gen([]Uint128{{Lo: 3}, {Lo: 4}, {Lo: 3}}, make([]Block, 3), s0s, fresh),
+		"too many":        gen([]Uint128{{Lo: 1}, {Lo: 2}, {Lo: 3}, {Lo: 4}, {Lo: 5}}, make([]Block, 5), s0s, fresh),
+		"none":            gen(nil, nil, s0s, fresh),
+		"betas":           gen([]Uint128{{Lo: 1}}, nil, s0s, fresh),
+		"alpha range":     gen([]Uint128{{Lo: 256}}, one, s0s, fresh),
+		"seeds":           gen([]Uint128{{Lo: 1}}, one, s0s[1:], fresh),
+		"equal seeds":     gen([]Uint128{{Lo: 1}}, one, make([]Block, 2*m), fresh),
+		"cws":             gen([]Uint128{{Lo: 1}}, one, s0s, fresh[1:]),
+		"party":           d.Eval(make([]Block, 1), 2, seeds, cws, []Uint128{{}}),
+		"eval seeds":      d.Eval(make([]Block, 1), 0, seeds[1:], cws, []Uint128{{}}),
+		"dst":             d.Eval(make([]Block, 2), 0, seeds, cws, []Uint128{{}}),
+		"x range":         d.Eval(make([]Block, 1), 0, seeds, cws, []Uint128{{Lo: 1 << 8}}),
+		"eval_all dst":    d.EvalAll(make([]Block, 255), 0, seeds, cws),
+		"eval_all header": d.EvalAll(make([]Block, 256), 0, seeds, withRow(cws, 0, Cw{{}, {Lo: uint64(m + 1)}})),
+		"header":          d.Eval(make([]Block, 1), 0, seeds, withRow(cws, 0, Cw{{}, {Lo: 1, Hi: 1}}), []Uint128{{}}),
+		"bucket":          d.Eval(make([]Block, 1), 0, seeds, withRow(cws, 2, Cw{{}, {Lo: 2}}), []Uint128{{}}),
+		"last row":        d.Eval(make([]Block, 1), 0, seeds, withRow(cws, 1+p.BucketBits, Cw{{Hi: lsbBit}}), []Uint128{{}}),
+	} {
+		var argErr *ArgError
+		require.ErrorAs(t, err, &argErr, name)
+	}
+	// An empty batch is no error.
+	require.NoError(t, d.Eval(nil, 0, seeds, cws, nil))
+	_, err := New(p)
+	require.Error(t, err)
+}
+
+func withRow(cws []Cw, i int, row Cw) []Cw {
+	c := slices.Clone(cws)
+	c[i] = row
+	return c
+}
+
+func TestDmpfParams(t *testing.T) {
+	p := DefaultParams(KindDmpf, 32, Bytes, PrgChaCha).WithMaxPoints(1024)
+	require.NoError(t, p.Check())
+	back, err := ParseParams(mustJSON(t, p))
+	require.NoError(t, err)
+	require.Equal(t, p, back)
+	narrow := p
+	narrow.BucketBits--
+	require.Error(t, narrow.Check())
+	wide := p.WithMaxPoints(MaxMpfPoints + 1)
+	require.Error(t, wide.Check())
+	_, err = ParseParams([]byte(`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "max_points": 3}`))
+	require.Error(t, err)
+	// At 128-bit inputs one point needs 129-bit buckets, which are not: three
+	// buckets of 2^128 values instead.
+	one := DefaultParams(KindDmpf, 128, Bytes, PrgChaCha).WithMaxPoints(1)
+	require.NoError(t, one.Check())
+	require.Equal(t, 128, one.BucketBits)
+	require.Equal(t, 3, one.Buckets())
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// TestDmpfNoPlacement checks the error once every PRP key tried failed.
+func TestDmpfNoPlacement(t *testing.T) {
+	p := DefaultParams(KindDmpf, 8, Bytes, PrgChaCha).WithMaxPoints(2)
+	d, err := NewMpf(p)
+	require.NoError(t, err)
+	d.place = func([]int32, int) ([]cuckooEntry, bool) { return nil, false }
+	s0s := make([]Block, 2*p.Buckets())
+	for i := range s0s {
+		s0s[i] = Block{Lo: uint64(i)}
+	}
+	attempts, err := d.Gen(make([]Cw, p.CwRows()), s0s, Block{}, []Uint128{{Lo: 1}}, []Block{{}})
+	require.ErrorIs(t, err, ErrCuckooFailed)
+	require.Equal(t, maxSigmaAttempts, attempts)
+}
+
+// TestVdmpfTampered checks that the proofs of an honest key verify, over points and
+// over the whole domain, and that one party's modified key (a bucket's tree row or
+// cs, the PRP key, the number of buckets in use) or seed does not.
+func TestVdmpfTampered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := DefaultParams(KindVdmpf, 8, Uint32, PrgAesMmo).WithMaxPoints(12)
+	d, cws, s0s, alphas, _ := genRandomMpf(t, rng, p, 10)
+	seeds := func(party int) []Block {
+		mine := make([]Block, p.Buckets())
+		for i := range mine {
+			mine[i] = s0s[2*i+party]
+		}
+		return mine
+	}
+	xs := append(slices.Clone(alphas), Uint128{Lo: 7}, Uint128{Lo: 200})
+	proof := func(party int, s0s []Block, cws []Cw) [ProofBlocks]Block {
+		var pi [ProofBlocks]Block
+		require.NoError(t, d.EvalProof(make([]Block, len(xs)), &pi, party, s0s, cws, xs))
+		return pi
+	}
+	pi0 := proof(0, seeds(0), cws)
+	require.Equal(t, pi0, proof(1, seeds(1), cws), "honest key")
+	rows := p.BucketBits + vdpfExtraRows
+	// A bucket that holds a point, so that the points evaluated walk its tree.
+	h := newCuckooHash(cws[0][0], p.InBits, int(cws[0][1].Lo))
+	bkts, idxs := make([]int32, 3), make([]Uint128, 3)
+	h.locate(alphas[:1], bkts, idxs, nil)
+	// Rows of level 0: party 1 always applies them (its root's control bit is 1).
+	used := 1 + int(bkts[0])*rows
+	for name, bad := range map[string][]Cw{
+		"tree row":       withRow(cws, used, Cw{cws[used][0].Xor(Block{Lo: 1 << 20}), cws[used][1]}),
+		"control bit":    withRow(cws, used, Cw{cws[used][0].Xor(Block{Hi: lsbBit}), cws[used][1]}),
+		"cs":             withRow(cws, used+p.BucketBits+1, Cw{cws[used+p.BucketBits+1][0].Xor(Block{Lo: 1}), cws[used+p.BucketBits+1][1]}),
+		"dummy bucket":   withRow(cws, len(cws)-1, Cw{cws[len(cws)-1][0], cws[len(cws)-1][1].Xor(Block{Hi: 1})}),
+		"sigma":          withRow(cws, 0, Cw{cws[0][0].Xor(Block{Lo: 1}), cws[0][1]}),
+		"buckets in use": withRow(cws, 0, Cw{cws[0][0], Block{Lo: cws[0][1].Lo + 1}}),
+	} {
+		require.NotEqual(t, pi0, proof(1, seeds(1), bad), name)
+	}
+	wrongSeed := seeds(1)
+	wrongSeed[bkts[0]] = wrongSeed[bkts[0]].Xor(Block{Lo: 1})
+	require.NotEqual(t, pi0, proof(1, wrongSeed, cws), "seed")
+
+	// The whole domain: EvalAllProof is BatchEval over 0 .. 2^n - 1.
+	all := make([]Uint128, 1<<p.InBits)
+	for x := range all {
+		all[x] = Uint128{Lo: uint64(x)}
+	}
+	var pis [2][ProofBlocks]Block
+	for party := range 2 {
+		var want [ProofBlocks]Block
+		wantYs := make([]Block, len(all))
+		require.NoError(t, d.EvalProof(wantYs, &want, party, seeds(party), cws, all))
+		ys, shares := make([]Block, len(all)), make([]Block, len(all))
+		require.NoError(t, d.EvalAllProof(ys, &pis[party], party, seeds(party), cws))
+		require.NoError(t, d.EvalAll(shares, party, seeds(party), cws))
+		require.Equal(t, want, pis[party])
+		require.Equal(t, wantYs, ys)
+		require.Equal(t, wantYs, shares)
+	}
+	require.Equal(t, pis[0], pis[1])
+	var bad [ProofBlocks]Block
+	require.NoError(t, d.EvalAllProof(make([]Block, len(all)), &bad, 1, seeds(1), withRow(cws, used, Cw{cws[used][0].Xor(Block{Lo: 4}), cws[used][1]})))
+	require.NotEqual(t, pis[0], bad)
+
+	// dmpf has no proofs.
+	dm, err := NewMpf(DefaultParams(KindDmpf, 8, Uint32, PrgAesMmo).WithMaxPoints(12))
+	require.NoError(t, err)
+	var argErr *ArgError
+	require.ErrorAs(t, dm.EvalProof(nil, &bad, 0, nil, nil, nil), &argErr)
+}

@@ -1,0 +1,218 @@
+package gofss
+
+import (
+	"encoding/binary"
+	"math/big"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
+)
+
+// feistelPrp is the pseudorandom permutation of the integers 0 .. D-1 that the
+// multi-point schemes hash with (docs/spec.md section 16.1): a four-round Feistel
+// network on two halves of h = ceil(ceil(log2 D) / 2) bits, round r's function the
+// AES-128 encryption under the key sigma with r XORed into its first word, walked
+// again until the value falls inside the domain (cycle walking).
+type feistelPrp struct {
+	rounds [4][]*aes128.Key // one key each, as aes128.MMO takes them
+}
+
+func newFeistelPrp(sigma Block) *feistelPrp {
+	p := &feistelPrp{}
+	for r := range p.rounds {
+		key := sigma.Bytes()
+		binary.LittleEndian.PutUint32(key[:4], binary.LittleEndian.Uint32(key[:4])^uint32(r))
+		p.rounds[r] = []*aes128.Key{aes128.NewKey(key)}
+	}
+	return p
+}
+
+// prpDomain is a domain 0 .. D-1 with its half width h. Domains that fit in 64 bits
+// (D < 2^64) take the batched path on uint64 values; wider ones (up to 3·2^128,
+// the multi-point schemes' Locate at 128-bit inputs) go one value at a time through
+// math/big.
+type prpDomain struct {
+	h     uint
+	small uint64   // D when it fits in 64 bits, else 0
+	big   *big.Int // D
+	// The domain's halves (D >> h, D mod 2^h), for the wide path's comparisons.
+	hiHalf, loHalf Uint128
+}
+
+// newPrpDomain makes the domain 0 .. d-1; d must be at least 1.
+func newPrpDomain(d *big.Int) prpDomain {
+	b := uint(new(big.Int).Sub(d, big.NewInt(1)).BitLen()) // ceil(log2 d)
+	dom := prpDomain{h: (b + 1) / 2, big: new(big.Int).Set(d)}
+	if d.IsUint64() {
+		dom.small = d.Uint64()
+	}
+	dom.hiHalf = uint128FromBig(new(big.Int).Rsh(d, dom.h))
+	dom.loHalf = uint128FromBig(new(big.Int).And(d, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), dom.h), big.NewInt(1))))
+	return dom
+}
+
+// prpTile is the number of values that the batched path carries through the rounds
+// together: one AES call per round for all of them.
+const prpTile = 256
+
+// permute64 replaces every v of vs (each below the domain's D, which fits in 64
+// bits) by PRP(v).
+func (p *feistelPrp) permute64(vs []uint64, dom *prpDomain) {
+	for lo := 0; lo < len(vs); lo += prpTile {
+		p.permuteTile(vs[lo:min(len(vs), lo+prpTile)], dom)
+	}
+}
+
+func (p *feistelPrp) permuteTile(vs []uint64, dom *prpDomain) {
+	var todo [prpTile]uint16
+	var src, dst [prpTile * aes128.BlockSize]byte
+	h := dom.h
+	mask := uint64(1)<<h - 1
+	left := todo[:len(vs)]
+	for i := range left {
+		left[i] = uint16(i)
+	}
+	for len(left) > 0 {
+		in, out := src[:16*len(left)], dst[:16*len(left)]
+		for r := range p.rounds {
+			for j, i := range left {
+				binary.LittleEndian.PutUint64(in[16*j:], vs[i]&mask)
+				binary.LittleEndian.PutUint64(in[16*j+8:], 0)
+			}
+			// MMO gives AES(R) ^ R; the R part is undone below.
+			aes128.MMO(p.rounds[r], out, in)
+			for j, i := range left {
+				l, rr := vs[i]>>h&mask, vs[i]&mask
+				f := (binary.LittleEndian.Uint64(out[16*j:]) ^ rr) & mask
+				vs[i] = rr<<h | l ^ f
+			}
+		}
+		n := 0
+		for _, i := range left {
+			if vs[i] >= dom.small {
+				left[n] = i
+				n++
+			}
+		}
+		left = left[:n]
+	}
+}
+
+// permuteWide returns PRP(v) for v below a domain of any width.
+func (p *feistelPrp) permuteWide(v *big.Int, dom *prpDomain) *big.Int {
+	h := dom.h
+	mask := Uint128{Lo: ^uint64(0), Hi: ^uint64(0)}.lowBits(h)
+	l := uint128FromBig(new(big.Int).Rsh(v, h))
+	r := uint128FromBig(v).and(mask)
+	var out [aes128.BlockSize]byte
+	for {
+		for k := range p.rounds {
+			in := Block(r).Bytes()
+			aes128.MMO(p.rounds[k], out[:], in[:])
+			f := Uint128(BlockFromBytes(out).Xor(Block(r))).and(mask)
+			l, r = r, l.xor(f)
+		}
+		if l.less(dom.hiHalf) || l == dom.hiHalf && r.less(dom.loHalf) {
+			break
+		}
+	}
+	joined := new(big.Int).Lsh(l.big(), h)
+	return joined.Or(joined, r.big())
+}
+
+// lowBits returns x mod 2^k.
+func (x Uint128) lowBits(k uint) Uint128 {
+	switch {
+	case k >= 128:
+		return x
+	case k >= 64:
+		return Uint128{x.Lo, x.Hi & (1<<(k-64) - 1)}
+	}
+	return Uint128{Lo: x.Lo & (1<<k - 1)}
+}
+
+func (x Uint128) and(y Uint128) Uint128 { return Uint128{x.Lo & y.Lo, x.Hi & y.Hi} }
+func (x Uint128) xor(y Uint128) Uint128 { return Uint128{x.Lo ^ y.Lo, x.Hi ^ y.Hi} }
+func (x Uint128) less(y Uint128) bool   { return x.Hi < y.Hi || x.Hi == y.Hi && x.Lo < y.Lo }
+
+// big returns x as a big.Int.
+func (x Uint128) big() *big.Int {
+	v := new(big.Int).SetUint64(x.Hi)
+	return v.Lsh(v, 64).Or(v, new(big.Int).SetUint64(x.Lo))
+}
+
+// uint128FromBig returns v mod 2^128 for v >= 0.
+func uint128FromBig(v *big.Int) Uint128 {
+	var words [2]uint64
+	bytes := v.Bytes() // big-endian
+	for i, b := range bytes {
+		shift := uint(len(bytes)-1-i) * 8
+		if shift < 128 {
+			words[shift/64] |= uint64(b) << (shift % 64)
+		}
+	}
+	return Uint128{words[0], words[1]}
+}
+
+// prpTables hold the four round functions of a PRP over a domain of half width
+// h <= maxPrpTableBits, one uint32 per half value: once built (4·2^h AES
+// encryptions), a permutation or its inverse costs four lookups per walk, which
+// pays off for full-domain evaluation and large batches.
+type prpTables struct {
+	h uint
+	f [4][]uint32
+}
+
+// maxPrpTableBits is the widest half that gets tables (4 x 2^22 words: 64 MiB),
+// enough for full-domain evaluation up to 2^40 inputs.
+const maxPrpTableBits = 22
+
+func (p *feistelPrp) tables(dom *prpDomain) *prpTables {
+	tab := &prpTables{h: dom.h}
+	size := 1 << dom.h
+	var src, dst [prpTile * aes128.BlockSize]byte
+	for r := range p.rounds {
+		f := make([]uint32, size)
+		for lo := 0; lo < size; lo += prpTile {
+			n := min(prpTile, size-lo)
+			for j := range n {
+				binary.LittleEndian.PutUint64(src[16*j:], uint64(lo+j))
+				binary.LittleEndian.PutUint64(src[16*j+8:], 0)
+			}
+			aes128.MMO(p.rounds[r], dst[:16*n], src[:16*n])
+			for j := range n {
+				f[lo+j] = (binary.LittleEndian.Uint32(dst[16*j:]) ^ uint32(lo+j)) & uint32(size-1)
+			}
+		}
+		tab.f[r] = f
+	}
+	return tab
+}
+
+// permute returns PRP(v) for v below d.
+func (tab *prpTables) permute(v, d uint64) uint64 {
+	h, mask := tab.h, uint64(1)<<tab.h-1
+	for {
+		l, r := v>>h, v&mask
+		for k := range tab.f {
+			l, r = r, l^uint64(tab.f[k][r])
+		}
+		if v = l<<h | r; v < d {
+			return v
+		}
+	}
+}
+
+// invert returns the v below d with PRP(v) = y: the rounds backwards, walking back
+// along the same cycle.
+func (tab *prpTables) invert(y, d uint64) uint64 {
+	h, mask := tab.h, uint64(1)<<tab.h-1
+	for {
+		l, r := y>>h, y&mask
+		for k := len(tab.f) - 1; k >= 0; k-- {
+			l, r = r^uint64(tab.f[k][l]), l
+		}
+		if y = l<<h | r; y < d {
+			return y
+		}
+	}
+}

@@ -1,0 +1,266 @@
+"""Dmpf and Vdmpf: multi-point functions from Cuckoo buckets of DPF (VDPF) keys
+(docs/spec.md section 16). CPU only: there are no CUDA kernels yet.
+
+A key is one (cw_rows, 8) int32 tensor shared by both parties (a header row with
+the PRP key and the buckets in use, then every bucket's DPF or VDPF key) and, per
+party, one seed per bucket: (buckets, 4) int32. Like the tree schemes, each
+operation reads its arguments (pyfss._validate), allocates its outputs and makes one
+call into the core through _Base._call.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+from . import _validate as v
+from ._ext import lib
+from ._groups import to_words
+from ._keys import Key
+from ._params import MAX_EVAL_ALL_BITS
+from ._schemes import _address, _Base, _random_int32
+
+#: The blocks of a Vdmpf proof: (PROOF_BLOCKS, 4) int32.
+PROOF_BLOCKS = 4
+
+
+class Dmpf(_Base):
+    """Distributed multi-point function: f(alphas[j]) = betas[j] for up to max_points
+    distinct points, 0 elsewhere, shares added up in the group (XOR for bytes).
+
+    Args:
+        in_bits: input width, 1..128.
+        max_points: the most points a key holds, 1..2^20; it fixes the number of
+            buckets (.buckets) and so the size of every key.
+        group, prg, nonce, aes_keys, impl: as for Dpf (the buckets are DPF keys).
+        bucket_bits: the buckets' input width; None for the least that serves
+            max_points (.bucket_bits).
+    """
+
+    _cuda_kernels = False
+    _kind = "dmpf"
+
+    def __init__(
+        self,
+        in_bits: int,
+        max_points: int,
+        group: str = "bytes",
+        prg: str = "chacha",
+        *,
+        bucket_bits: int | None = None,
+        nonce=None,
+        aes_keys=None,
+        impl=None,
+        _extra=None,
+    ):
+        for name, value in (("max_points", max_points), ("bucket_bits", bucket_bits)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        extra = {"max_points": max_points, **(_extra or {})}
+        if bucket_bits is not None:
+            extra["bucket_bits"] = bucket_bits
+        super().__init__(self._kind, in_bits, group, prg, nonce, aes_keys, impl, extra=extra)
+        params = self._go.params
+        self.max_points, self.bucket_bits = params["max_points"], params["bucket_bits"]
+        #: The buckets of a key, each with one seed per party.
+        self.buckets = self._go.buckets
+        self._seeds_what = f"(buckets, 4) = ({self.buckets}, 4)"
+
+    def _repr_extra(self) -> str:
+        return f", max_points={self.max_points}, bucket_bits={self.bucket_bits}"
+
+    def gen(self, s0s: torch.Tensor, alphas, betas: torch.Tensor, *, sigma=None) -> torch.Tensor:
+        """Generates a key from both parties' seeds.
+
+        Args:
+            s0s: (buckets, 2, 4) int32: each bucket's seeds of party 0 and party 1,
+                which must differ once bit 0 of word 3 is cleared.
+            alphas: the t distinct points (1 <= t <= max_points): a (t,) tensor in an
+                input form of Dpf.eval's x, or a sequence of Python ints.
+            betas: (t, 4) int32 values (in the bytes group bit 0 of word 3 must be 0).
+            sigma: (4,) int32, the first PRP key tried (None: from os.urandom); should
+                the points find no Cuckoo placement under it, the core draws others.
+
+        Returns:
+            (cw_rows, 8) int32: the key both parties hold.
+        """
+        s0s = self._exact("s0s", s0s, (self.buckets, 2, 4))
+        a = self._point_list("alphas", alphas)
+        t = a.shape[0]
+        betas = self._exact("betas", betas, (t, 4))
+        if sigma is None:
+            sigma = torch.frombuffer(bytearray(os.urandom(16)), dtype=torch.int32)
+        sigma = self._exact("sigma", sigma, (4,))
+        self._device(s0s, betas, sigma, *a.tensors)
+        cws = s0s.new_empty(self._cws_tail)
+        args = (s0s.data_ptr(), sigma.data_ptr(), a.ptr, a.words, a.lo, a.hi, betas.data_ptr(), t)
+        self._call(lib.MpfGen, v.CPU, cws, args, work=t * self.in_bits)
+        return cws
+
+    def eval(self, party: int, s0: torch.Tensor, cws: torch.Tensor, xs) -> torch.Tensor:
+        """Party's shares at xs: s0 (buckets, 4) its seeds, cws (cw_rows, 8) the key,
+        xs a Python int or a tensor of points (forms of Dpf.eval's x). Returns
+        xs.shape + (4,) int32 (or (4,) for an int)."""
+        return self._eval(party, s0, cws, xs, proof=False)[0]
+
+    def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
+        """Party's shares at every x in [0, 2^in_bits), in order: (2^in_bits, 4) int32."""
+        return self._eval_all(party, s0, cws, proof=False)[0]
+
+    def keygen(self, alphas, betas: torch.Tensor) -> tuple[Key, Key]:
+        """A key pair with seeds and PRP key from os.urandom; returns the two parties'
+        keys (Key: party, s0 (buckets, 4), cws, params; serializable)."""
+        seeds = _random_int32((self.buckets, 2, 4))
+        cws = self.gen(seeds, alphas, betas)
+        k0, k1 = (Key(self.params(), p, seeds[:, p, :].contiguous(), cws) for p in (0, 1))
+        return k0, k1
+
+    def eval_key(self, key: Key, xs):
+        """eval (Vdmpf: with the proof) with a Key's party, seeds and correction words."""
+        return self.eval(key.party, key.s0, key.cws, xs)
+
+    def eval_all_key(self, key: Key):
+        """eval_all (Vdmpf: with the proof) with a Key's party, seeds and correction words."""
+        return self.eval_all(key.party, key.s0, key.cws)
+
+    # -- the calls -----------------------------------------------------------------
+
+    def _eval(self, party, s0, cws, xs, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        party = v.party(party)
+        s0, cws = self._key(s0, cws)
+        x = v.inputs("x", xs, self.in_bits)
+        self._device(s0, cws, *x.tensors)
+        y = s0.new_empty(*x.shape, 4)
+        pi = s0.new_zeros(PROOF_BLOCKS, 4) if proof else None
+        m = y.numel() // 4
+        args = (_address(pi), party, s0.data_ptr(), cws.data_ptr(), x.ptr, x.words, x.lo, x.hi, m)
+        self._call(lib.MpfEval, v.CPU, y, args, work=m * self.bucket_bits * 3)
+        return y, pi
+
+    def _eval_all(self, party, s0, cws, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        party = v.party(party)
+        s0, cws = self._key(s0, cws)
+        self._device(s0, cws)
+        n = self.in_bits
+        if n > MAX_EVAL_ALL_BITS:
+            raise ValueError(
+                f"in_bits {n} is too large for full-domain evaluation (at most {MAX_EVAL_ALL_BITS})"
+            )
+        v.memory_for(16 << n, f"eval_all of 2^{n} outputs", v.CPU)
+        y = s0.new_empty(1 << n, 4)
+        pi = s0.new_zeros(PROOF_BLOCKS, 4) if proof else None
+        args = (_address(pi), party, s0.data_ptr(), cws.data_ptr())
+        self._call(lib.MpfEvalAll, v.CPU, y, args, work=3 << n)
+        return y, pi
+
+    def _key(self, s0, cws) -> tuple[torch.Tensor, torch.Tensor]:
+        return self._exact("s0", s0, (self.buckets, 4)), self._exact("cws", cws, self._cws_tail)
+
+    def _exact(self, name: str, t, shape: tuple) -> torch.Tensor:
+        """t as a dense int32 tensor of exactly shape (a key is not batched)."""
+        if not isinstance(t, torch.Tensor) or t.dtype is not torch.int32 or tuple(t.shape) != shape:
+            got = (
+                f"shape {tuple(t.shape)} dtype {t.dtype}"
+                if isinstance(t, torch.Tensor)
+                else type(t).__name__
+            )
+            raise TypeError(f"{name} must be a {shape} int32 tensor, got {got}")
+        return v.dense(t)
+
+    def _point_list(self, name: str, values) -> v.Inputs:
+        """A list of points: a 1-D tensor of inputs (or (t, 4) words), or Python ints."""
+        if not isinstance(values, torch.Tensor):
+            try:
+                ints = list(values)
+                values = (
+                    torch.tensor(ints, dtype=torch.int64) if self.in_bits <= 63 else to_words(ints)
+                )
+            except (TypeError, RuntimeError, OverflowError):
+                raise TypeError(
+                    f"{name} must be a tensor of points or a sequence of ints, got {type(values).__name__}"
+                ) from None
+        a = v.inputs(name, values, self.in_bits)
+        if len(a.shape) != 1 or a.shape[0] == 0:
+            raise TypeError(
+                f"{name} must hold a list of at least one point, got shape {tuple(values.shape)}"
+            )
+        return a
+
+
+class Vdmpf(Dmpf):
+    """Verifiable distributed multi-point function: Dmpf whose buckets are VDPF keys,
+    so that eval also gives each party a proof; equal proofs (verify) over the same
+    inputs show that the key was well formed. Dmpf's arguments, plus hash:
+    "sha256" or "blake3" (the VDPF hashes, with their default public keys)."""
+
+    _kind = "vdmpf"
+
+    def __init__(
+        self,
+        in_bits: int,
+        max_points: int,
+        group: str = "bytes",
+        prg: str = "chacha",
+        *,
+        hash: str = "sha256",
+        bucket_bits: int | None = None,
+        nonce=None,
+        aes_keys=None,
+        impl=None,
+        _hash_record=None,
+    ):
+        if type(hash) is not str:
+            raise TypeError(f"hash must be a string, got {type(hash).__name__}")
+        record = _hash_record or {"name": hash}
+        super().__init__(
+            in_bits,
+            max_points,
+            group,
+            prg,
+            bucket_bits=bucket_bits,
+            nonce=nonce,
+            aes_keys=aes_keys,
+            impl=impl,
+            _extra={"hash": record},
+        )
+        self.hash = self._go.params["hash"]["name"]
+
+    def _repr_extra(self) -> str:
+        return super()._repr_extra() + f", hash={self.hash!r}"
+
+    def eval(self, party: int, s0: torch.Tensor, cws: torch.Tensor, xs):  # type: ignore[override]
+        """Party's shares at xs (as Dmpf.eval) and its proof over them, in order:
+        returns (y, pi), pi (4, 4) int32."""
+        return self._eval(party, s0, cws, xs, proof=True)
+
+    def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor):  # type: ignore[override]
+        """Party's shares at every input (as Dmpf.eval_all) and its proof over 0 ..
+        2^in_bits - 1 in order: returns (y, pi)."""
+        return self._eval_all(party, s0, cws, proof=True)
+
+    @staticmethod
+    def verify(pi0: torch.Tensor, pi1: torch.Tensor) -> bool:
+        """Whether the two parties' proofs (each (4, 4) int32, over the same inputs)
+        are equal: the key they evaluated was well formed."""
+        for name, pi in (("pi0", pi0), ("pi1", pi1)):
+            if (
+                not isinstance(pi, torch.Tensor)
+                or pi.dtype is not torch.int32
+                or tuple(pi.shape) != (PROOF_BLOCKS, 4)
+            ):
+                got = (
+                    f"shape {tuple(pi.shape)} dtype {pi.dtype}"
+                    if isinstance(pi, torch.Tensor)
+                    else type(pi).__name__
+                )
+                raise TypeError(f"{name} must be a ({PROOF_BLOCKS}, 4) int32 tensor, got {got}")
+        return bool(torch.equal(pi0.cpu(), pi1.cpu()))
+
+
+def load_mpf(params: dict, kw: dict) -> Dmpf:
+    """The Dmpf or Vdmpf of a loaded key's parameters (pyfss.load_key)."""
+    mpf = {"bucket_bits": params["bucket_bits"], **kw}
+    if params["scheme"] == "vdmpf":
+        return Vdmpf(params["in_bits"], params["max_points"], _hash_record=params["hash"], **mpf)
+    return Dmpf(params["in_bits"], params["max_points"], **mpf)

@@ -1,0 +1,240 @@
+"""Dmpf and Vdmpf: the VDMPF known-answer vectors through both (Dmpf shares the
+buckets' trees and output corrections, without cs), reconstruction against the
+definition, proofs of tampered keys, serialization and the errors."""
+
+import pytest
+import torch
+from vectors import block, load_vectors, prg_kwargs
+
+import pyfss
+
+MPF_FILES = [
+    f"vdmpf_{prg}_{h}.json" for prg in ("chacha", "aes128_mmo") for h in ("sha256", "blake3")
+]
+
+
+def cases():
+    return [
+        pytest.param(f, case, id=case["id"])
+        for f in map(load_vectors, MPF_FILES)
+        for case in f["cases"]
+    ]
+
+
+def scheme_for(kind, f, case):
+    kw = {
+        "group": case["group"],
+        "prg": f["prg"]["name"],
+        "bucket_bits": case["bucket_bits"],
+        **prg_kwargs(f),
+    }
+    if kind == "vdmpf":
+        return pyfss.Vdmpf(case["in_bits"], case["max_points"], hash=f["hash"]["name"], **kw)
+    return pyfss.Dmpf(case["in_bits"], case["max_points"], **kw)
+
+
+def vector_key(kind, case):
+    """The key of a case in our layout: the header row (sigma; m_rt), then per bucket
+    its tree rows, its output correction word and (vdmpf) its cs in two rows."""
+    rows = [case["sigma"] + [case["m_rt"], 0, 0, 0]]
+    for b in case["buckets"]:
+        rows += b["cws"] + [b["ocw"] + [0, 0, 0, 0]]
+        if kind == "vdmpf":
+            rows += [b["cs"][0] + b["cs"][1], b["cs"][2] + b["cs"][3]]
+    return torch.tensor(rows, dtype=torch.int32)
+
+
+@pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
+@pytest.mark.parametrize(("f", "case"), cases())
+def test_vectors(kind, f, case):
+    s = scheme_for(kind, f, case)
+    assert s.buckets == case["m"]
+    seeds = block(case["s0s"])
+    alphas = [int(a) for a in case["alphas"]]
+    betas = block(case["betas"])
+    if case["group"] == "bytes":
+        betas[:, 3] &= ~1  # the reserved bit, which the core refuses and the reference clears
+    cws = s.gen(seeds, alphas, betas, sigma=block(case["sigma"]))
+    assert torch.equal(cws, vector_key(kind, case))
+    xs = torch.tensor([int(x) for x in case["xs"]], dtype=torch.int64)
+    pis = []
+    for party, want in ((0, case["ys0"]), (1, case["ys1"])):
+        out = s.eval(party, seeds[:, party], cws, xs)
+        if kind == "vdmpf":
+            out, pi = out
+            assert pi.tolist() == case["pi"][party]
+            pis.append(pi)
+        assert out.tolist() == want
+    if kind == "vdmpf":
+        assert s.verify(*pis) is case["verify"]
+
+
+def random_points(rng, in_bits, t, avoid=()):
+    """t distinct random points of in_bits bits, none in avoid (t must leave room)."""
+    points = set()
+    while len(points) < t:
+        x = int.from_bytes(
+            torch.randint(0, 256, (16,), generator=rng).to(torch.uint8).numpy().tobytes()
+        )
+        if (x := x >> (128 - in_bits)) not in avoid:
+            points.add(x)
+    return sorted(points)
+
+
+def points_tensor(in_bits, points):
+    return torch.tensor(points, dtype=torch.int64) if in_bits <= 63 else pyfss.to_words(points)
+
+
+@pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
+@pytest.mark.parametrize(
+    ("in_bits", "max_points", "t", "group"),
+    [
+        (1, 2, 2, "uint32"),
+        (10, 50, 50, "bytes"),
+        (12, 5, 1, "uint64"),
+        (64, 20, 17, "uint127"),
+        (128, 3, 3, "uint32"),
+    ],
+)
+def test_reconstruct(kind, in_bits, max_points, t, group):
+    rng = torch.Generator().manual_seed(in_bits * 1000 + t)
+    s = (
+        pyfss.Dmpf(in_bits, max_points, group)
+        if kind == "dmpf"
+        else pyfss.Vdmpf(in_bits, max_points, group)
+    )
+    alphas = random_points(rng, in_bits, t)
+    betas = pyfss.from_int(list(range(1, t + 1)), group if group != "bytes" else "uint32")
+    k0, k1 = s.keygen(alphas, betas)
+    others = random_points(rng, in_bits, min(10, 2**in_bits - t), set(alphas))
+    xs = points_tensor(in_bits, alphas + others)
+    outs, pis = [], []
+    for key in (k0, k1):
+        out = s.eval_key(key, xs)
+        if kind == "vdmpf":
+            out, pi = out
+            pis.append(pi)
+        outs.append(out)
+    if kind == "vdmpf":
+        assert s.verify(*pis)
+    want = list(range(1, t + 1)) + [0] * len(others)
+    assert values(group, outs[0], outs[1]) == want
+    if in_bits <= 12:
+        all0, all1 = s.eval_all_key(k0), s.eval_all_key(k1)
+        if kind == "vdmpf":
+            (all0, q0), (all1, q1) = all0, all1
+            assert s.verify(q0, q1)
+        want = [0] * (1 << in_bits)
+        for j, a in enumerate(alphas):
+            want[a] = j + 1
+        assert values(group, all0, all1) == want
+
+
+def values(group, y0, y1):
+    """The values that two parties' shares add up to, as Python ints (for bytes, the
+    low word of the XOR: the betas here are small)."""
+    if group == "bytes":
+        return [w & 0xFFFFFFFF for w in (y0 ^ y1)[:, 0].tolist()]
+    a, b = pyfss.to_int(y0, group), pyfss.to_int(y1, group)
+    bits = {"uint32": 32, "uint64": 64, "uint127": 127}[group]
+    if group != "uint127":
+        a, b = a.tolist(), b.tolist()
+    return [(u + w) % 2**bits for u, w in zip(a, b)]
+
+
+def test_tampered_key_fails_verification():
+    """Over the whole domain every bucket in use is walked, so that a change to any
+    part of the key (the PRP key, a bucket's tree row or cs, a dummy bucket's cs)
+    changes the proof; over a few points only the buckets they reach count. The tree
+    rows changed are level 0's, which party 1 always applies (its root's control bit
+    is 1); a deeper row may be one its walk never applies, which changes none of its
+    outputs and so no proof. Nor are the trees of dummy buckets ever walked."""
+    s = pyfss.Vdmpf(10, 20, "uint32")
+    k0, k1 = s.keygen([1, 2, 3, 1000], pyfss.from_int([5, 6, 7, 8], "uint32"))
+    _, pi0 = s.eval_all_key(k0)
+    _, pi1 = s.eval_all_key(k1)
+    assert s.verify(pi0, pi1)
+    bucket_rows, rows = s.bucket_bits + 3, s._cws_tail[0]
+    last_in_use = 1 + (int(k1.cws[0, 4]) - 1) * bucket_rows  # header word 4: m_rt
+    for row, word in (
+        (0, 0),
+        (1, 2),
+        (1 + bucket_rows, 3),
+        (bucket_rows, 1),
+        (rows - 1, 4),
+        (last_in_use, 0),
+    ):
+        bad = k1.cws.clone()
+        bad[row, word] ^= 1 << 3
+        _, pi = s.eval_all(1, k1.s0, bad)
+        assert not s.verify(pi0, pi), (row, word)
+    xs = torch.tensor([1, 2, 3, 1000, 9], dtype=torch.int32)
+    (_, p0), (_, p1) = s.eval_key(k0, xs), s.eval_key(k1, xs)
+    assert s.verify(p0, p1)
+    bad = k1.cws.clone()
+    bad[0, 1] ^= 1  # sigma: the inputs go to other buckets
+    assert not s.verify(p0, s.eval(1, k1.s0, bad, xs)[1])
+
+
+def test_serialization():
+    for s in (pyfss.Dmpf(20, 8, "uint64", "aes128_mmo"), pyfss.Vdmpf(20, 8, hash="blake3")):
+        k0, k1 = s.keygen([7, 8], pyfss.from_int([1, 2], "uint64"))
+        loaded, key = pyfss.load_key(k1.to_bytes())
+        assert type(loaded) is type(s) and loaded.params() == s.params()
+        assert torch.equal(key.s0, k1.s0) and torch.equal(key.cws, k1.cws) and key.party == 1
+        assert s.load_key(k0.to_bytes()).party == 0
+        with pytest.raises(ValueError, match="corrupt"):
+            pyfss.Key.from_bytes(k0.to_bytes()[:-4])
+        other = pyfss.Dmpf(20, 9, "uint64", "aes128_mmo")
+        with pytest.raises(ValueError, match="max_points"):
+            other.load_key(k0.to_bytes())
+
+
+def test_bad_inputs():
+    s = pyfss.Vdmpf(8, 4, "uint32")
+    seeds = torch.randint(-(2**31), 2**31, (s.buckets, 2, 4), dtype=torch.int32)
+    one = pyfss.from_int([1], "uint32")
+    with pytest.raises(ValueError, match="distinct"):
+        s.gen(seeds, [3, 4, 3], pyfss.from_int([1, 2, 3], "uint32"))
+    with pytest.raises(ValueError, match="max_points"):
+        s.gen(seeds, [1, 2, 3, 4, 5], pyfss.from_int([1] * 5, "uint32"))
+    with pytest.raises(TypeError, match="at least one point"):
+        s.gen(seeds, [], pyfss.from_int([], "uint32"))
+    with pytest.raises(ValueError, match="alpha"):
+        s.gen(seeds, [256], one)
+    with pytest.raises(TypeError, match="betas"):
+        s.gen(seeds, [1, 2], one)
+    with pytest.raises(TypeError, match="s0s"):
+        s.gen(seeds[1:], [1], one)
+    with pytest.raises(TypeError, match="sigma"):
+        s.gen(seeds, [1], one, sigma=torch.zeros(3, dtype=torch.int32))
+    with pytest.raises(ValueError, match="equal"):
+        s.gen(torch.zeros_like(seeds), [1], one)
+    k0, _ = s.keygen([1], one)
+    with pytest.raises(ValueError, match="x must be"):
+        s.eval_key(k0, 256)
+    with pytest.raises(TypeError, match="s0"):
+        s.eval(0, k0.s0[1:], k0.cws, 1)
+    with pytest.raises(TypeError, match="cws"):
+        s.eval(0, k0.s0, k0.cws[:-1], 1)
+    with pytest.raises(ValueError, match="party"):
+        s.eval(2, k0.s0, k0.cws, 1)
+    bad = k0.cws.clone()
+    bad[0, 4] = s.buckets + 1
+    with pytest.raises(ValueError, match="m_rt"):
+        s.eval(0, k0.s0, bad, 1)
+    _, pi = s.eval_key(k0, 1)
+    for wrong in (pi[:3], pi.to(torch.int64), pi.flatten(), [1, 2]):
+        with pytest.raises(TypeError, match="pi1"):
+            s.verify(pi, wrong)
+    # Non-contiguous views and empty batches.
+    y, _ = s.eval(0, k0.s0.t().contiguous().t(), k0.cws, torch.arange(10, dtype=torch.int32)[::2])
+    assert y.shape == (5, 4)
+    y, p = s.eval(0, k0.s0, k0.cws, torch.empty(0, dtype=torch.int32))
+    assert y.shape == (0, 4) and p.shape == (4, 4)
+    with pytest.raises(ValueError, match="max_points"):
+        pyfss.Dmpf(8, 0)
+    with pytest.raises(ValueError, match="bucket_bits"):
+        pyfss.Dmpf(32, 1024, bucket_bits=3)
+    with pytest.raises(ValueError, match="hash"):
+        pyfss.Vdmpf(8, 4, hash="md5")
