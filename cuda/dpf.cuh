@@ -30,6 +30,15 @@ struct Dpf {
   static PYFSS_HD void gen(const P& prg, Block seed0, Block seed1, const Input& alpha, int n, Block beta,
                            int pred, uint32_t* cws) {
     (void)pred;
+    Block leaves[2];
+    gen_tree(prg, seed0, seed1, alpha, n, beta, cws, leaves);
+  }
+
+  // Gen's n + 1 rows; leaves gets the parties' nodes at alpha's leaf (VDPF's Gen hashes
+  // them).
+  template <class P>
+  static PYFSS_HD void gen_tree(const P& prg, Block seed0, Block seed1, const Input& alpha, int n, Block beta,
+                                uint32_t* cws, Block* leaves) {
     Block node[2] = {with_lsb(seed0, 0), with_lsb(seed1, 1)};
     for (int i = 0; i < n; i++) {
       Block c0[2], c1[2];
@@ -45,6 +54,8 @@ struct Dpf {
       node[1] = tree_child(a ? c1[1] : c1[0], cw_lo, tr_cw, a, lsb(node[1]));
     }
     store_cw(cws + n * kCwWords, output_cw(beta, node[0], node[1]), zero_block());
+    leaves[0] = node[0];
+    leaves[1] = node[1];
   }
 
   // The output correction word of the parties' leaves L_0, L_1 on alpha's path:
@@ -58,6 +69,13 @@ struct Dpf {
   template <class P>
   static PYFSS_HD Block eval(const P& prg, uint32_t party, Block s0, const uint32_t* cws, uint64_t stride,
                              const Input& x, int n) {
+    return leaf(walk(prg, party, s0, cws, stride, x, n), load_block(cws + n * stride), party);
+  }
+
+  // The node (seed and control bit) of x's leaf.
+  template <class P>
+  static PYFSS_HD Block walk(const P& prg, uint32_t party, Block s0, const uint32_t* cws, uint64_t stride,
+                             const Input& x, int n) {
     Block node = with_lsb(s0, party);
     for (int i = 0; i < n; i++) {
       uint32_t b = input_bit(x, n, i);
@@ -66,7 +84,7 @@ struct Dpf {
       const uint32_t* row = cws + i * stride;
       node = tree_child(c, load_block(row), row[4] & 1, b, lsb(node));
     }
-    return leaf(node, load_block(cws + n * stride), party);
+    return node;
   }
 
   // One node of a breadth-first EvalAll. The tree is built in place in the key's output

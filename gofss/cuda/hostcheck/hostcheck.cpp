@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../../cuda/grotto.cuh"
+#include "../../../cuda/vdpf.cuh"
 
 using namespace pyfss;
 
@@ -69,6 +70,40 @@ int with_prg(const char* prg, const PrgParams& pp, F f) {
     return -1;
   }
   return 0;
+}
+
+// Calls f(Tag<Hash>()) for the VDPF hash named (sha256, blake3).
+template <class F>
+int with_hash(const char* hash, F f) {
+  if (named(hash, "sha256")) {
+    f(Tag<Sha256>());
+  } else if (named(hash, "blake3")) {
+    f(Tag<Blake3>());
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+// Vdpf<G, H> as a template on the group alone, for with_group.
+template <class H>
+struct VdpfOf {
+  template <class G>
+  using type = Vdpf<G, H>;
+};
+
+// Calls f(Tag<Vdpf<Group, Hash>>(), prg).
+template <class F>
+int dispatch_vdpf(const char* group, const char* prg, const char* hash, const PrgParams& pp, F f) {
+  int rc = 0;
+  int prg_rc = with_prg(prg, pp, [&](auto p) {
+    int hash_rc = with_hash(hash, [&](auto h) {
+      typedef typename decltype(h)::type H;
+      rc = with_group<VdpfOf<H>::template type>(group, [&](auto tag) { f(tag, p); });
+    });
+    if (hash_rc) rc = hash_rc;
+  });
+  return prg_rc ? prg_rc : rc;
 }
 
 // Calls f(Tag<Scheme<Group>>(), prg, pred).
@@ -195,6 +230,46 @@ int hc_grotto_eval_interval(uint8_t* dst, const uint64_t* pre, uint64_t words, c
                             const uint32_t* his, int hi_words, int n, uint64_t k, uint64_t m) {
   for (uint64_t t = 0; t < k * m; t++) grotto_interval(t, dst, pre, words, los, lo_words, his, hi_words, m, n);
   return 0;
+}
+
+// The hash named under key (8 words) of msg (8 or 16 words) into out (8 words); with
+// xor = 1, XH(a, s) of msg = a || s (words = 8) into out (16 words).
+int hc_hash(const char* hash, int xor_hash_of, const uint32_t* key, const uint32_t* msg, int words, uint32_t* out) {
+  if (words != 8 && words != 16) return -1;
+  if (xor_hash_of && words != 8) return -1;
+  return with_hash(hash, [&](auto h) {
+    typedef typename decltype(h)::type H;
+    if (!xor_hash_of) {
+      H::sum(key, msg, words, out);
+      return;
+    }
+    HashKeys keys;
+    std::memcpy(keys.xor_key, key, sizeof keys.xor_key);
+    Proof p = xor_hash<H>(keys, load_block(msg), load_block(msg + 4));
+    for (int i = 0; i < 4; i++) store_block(out + 4 * i, p.b[i]);
+  });
+}
+
+int hc_vdpf_gen(const char* group, const char* prg, const char* hash, const PrgParams* pp, const HashKeys* keys,
+                uint32_t* cws, const uint32_t* seeds, const uint32_t* alphas, int alpha_words, const uint32_t* betas,
+                uint64_t k, int n) {
+  return dispatch_vdpf(group, prg, hash, *pp, [&](auto tag, auto p) {
+    typedef typename decltype(tag)::type S;
+    for (uint64_t t = 0; t < k; t++) vdpf_gen_key<S>(p, *keys, t, cws, seeds, alphas, alpha_words, betas, n);
+  });
+}
+
+int hc_vdpf_eval(const char* group, const char* prg, const char* hash, const PrgParams* pp, const HashKeys* keys,
+                 uint32_t* dst, uint32_t* pieces, uint32_t party, const uint32_t* s0s, uint64_t k, const uint32_t* cws,
+                 const uint32_t* xs, int x_words, uint64_t m, int n) {
+  return dispatch_vdpf(group, prg, hash, *pp, [&](auto tag, auto p) {
+    typedef typename decltype(tag)::type S;
+    std::unique_ptr<uint32_t[]> buf;
+    const uint32_t* cws_lm = level_major(cws, k, S::rows(n), buf);
+    for (uint64_t t = 0; t < k * m; t++) {
+      vdpf_eval_point<S>(p, *keys, t, dst, pieces, party, s0s, cws_lm, k, xs, x_words, m, n);
+    }
+  });
 }
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 package hostcheck
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"sync"
@@ -98,4 +99,63 @@ func TestVectors(t *testing.T) {
 func TestGrottoVectors(t *testing.T) {
 	n := vectortest.RunGrotto(t, hostLib(t), 20)
 	t.Logf("%d Grotto DCF cases checked", n)
+}
+
+// words8 is a hash key's bytes as the 8 words of HashKeys (SHA-256's second block zero).
+func words8(key []byte) [8]uint32 {
+	var w [8]uint32
+	for i := range len(key) / 4 {
+		w[i] = binary.LittleEndian.Uint32(key[4*i:])
+	}
+	return w
+}
+
+func blocksWords(blocks ...kat.Block) []uint32 {
+	var w []uint32
+	for _, b := range blocks {
+		v := vectortest.Words(b)
+		w = append(w, v[:]...)
+	}
+	return w
+}
+
+// H' and XH under both keys of each hash, against primitives.json.
+func TestHashes(t *testing.T) {
+	sets, err := kat.LoadHashVectors()
+	require.NoError(t, err)
+	host := hostLib(t)
+	checked := 0
+	for _, set := range sets {
+		xorKey, key := set.Hash.Keys()
+		name := set.Hash.Name
+		for i, v := range set.Hash64 {
+			msg := blocksWords(v.Msg[:]...)
+			got, err := host.hash(name, false, words8(key), msg)
+			require.NoError(t, err)
+			assert.Equal(t, blocksWords(v.WithHashKey[:]...), got, "%s hash64 %d, hash key", name, i)
+			got, err = host.hash(name, false, words8(xorKey), msg)
+			require.NoError(t, err)
+			assert.Equal(t, blocksWords(v.WithXorHashKey[:]...), got, "%s hash64 %d, xor hash key", name, i)
+			checked++
+		}
+		for i, v := range set.XorHash {
+			msg := blocksWords(v.A, v.B)
+			got, err := host.hash(name, true, words8(xorKey), msg)
+			require.NoError(t, err)
+			assert.Equal(t, blocksWords(v.WithXorHashKey[:]...), got, "%s xor_hash %d, xor hash key", name, i)
+			got, err = host.hash(name, true, words8(key), msg)
+			require.NoError(t, err)
+			assert.Equal(t, blocksWords(v.WithHashKey[:]...), got, "%s xor_hash %d, hash key", name, i)
+			checked++
+		}
+	}
+	t.Logf("%d hash vectors checked", checked)
+	assert.Positive(t, checked)
+	_, err = host.hash("md5", false, [8]uint32{}, make([]uint32, 8))
+	assert.Error(t, err, "an unknown hash is refused")
+}
+
+func TestVdpfVectors(t *testing.T) {
+	n := vectortest.RunVdpf(t, hostLib(t))
+	t.Logf("%d VDPF cases checked", n)
 }

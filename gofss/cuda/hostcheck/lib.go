@@ -25,6 +25,26 @@ typedef int (*grotto_eval_fn)(uint8_t*, const uint64_t*, uint64_t, const uint32_
 typedef int (*grotto_interval_fn)(uint8_t*, const uint64_t*, uint64_t, const uint32_t*, int, const uint32_t*, int,
                                   int, uint64_t, uint64_t);
 
+typedef int (*hash_fn)(name, int, const uint32_t*, const uint32_t*, int, uint32_t*);
+typedef int (*vdpf_gen_fn)(name, name, name, const void*, const void*, uint32_t*, const uint32_t*, const uint32_t*,
+                           int, const uint32_t*, uint64_t, int);
+typedef int (*vdpf_eval_fn)(name, name, name, const void*, const void*, uint32_t*, uint32_t*, uint32_t,
+                            const uint32_t*, uint64_t, const uint32_t*, const uint32_t*, int, uint64_t, int);
+
+static int call_hash(void* f, name hash, int xor_hash_of, const uint32_t* key, const uint32_t* msg, int words,
+                     uint32_t* out) {
+	return ((hash_fn)f)(hash, xor_hash_of, key, msg, words, out);
+}
+static int call_vdpf_gen(void* f, name group, name prg, name hash, const void* pp, const void* keys, uint32_t* cws,
+                         const uint32_t* seeds, const uint32_t* alphas, int alpha_words, const uint32_t* betas,
+                         uint64_t k, int n) {
+	return ((vdpf_gen_fn)f)(group, prg, hash, pp, keys, cws, seeds, alphas, alpha_words, betas, k, n);
+}
+static int call_vdpf_eval(void* f, name group, name prg, name hash, const void* pp, const void* keys, uint32_t* dst,
+                          uint32_t* pieces, uint32_t party, const uint32_t* s0s, uint64_t k, const uint32_t* cws,
+                          const uint32_t* xs, int x_words, uint64_t m, int n) {
+	return ((vdpf_eval_fn)f)(group, prg, hash, pp, keys, dst, pieces, party, s0s, k, cws, xs, x_words, m, n);
+}
 static int call_expand(void* f, name prg, const void* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                        uint32_t* out) {
 	return ((expand_fn)f)(prg, pp, mul, half, sel, seed, out);
@@ -78,6 +98,7 @@ import (
 type lib struct {
 	expandFn, genFn, evalFn, evalAllFn           unsafe.Pointer
 	preprocessFn, grottoEvalFn, grottoIntervalFn unsafe.Pointer
+	hashFn, vdpfGenFn, vdpfEvalFn                unsafe.Pointer
 }
 
 // buildLib compiles hostcheck.cpp with the C++ compiler that cgo uses into dir and
@@ -105,7 +126,8 @@ func buildLib(dir string) (*lib, error) {
 		dst  *unsafe.Pointer
 	}{{"hc_prg_expand", &l.expandFn}, {"hc_gen", &l.genFn}, {"hc_eval", &l.evalFn}, {"hc_eval_all", &l.evalAllFn},
 		{"hc_grotto_preprocess", &l.preprocessFn}, {"hc_grotto_eval", &l.grottoEvalFn},
-		{"hc_grotto_eval_interval", &l.grottoIntervalFn}} {
+		{"hc_grotto_eval_interval", &l.grottoIntervalFn}, {"hc_hash", &l.hashFn}, {"hc_vdpf_gen", &l.vdpfGenFn},
+		{"hc_vdpf_eval", &l.vdpfEvalFn}} {
 		cname := C.CString(s.name)
 		*s.dst = C.dlsym(h, cname)
 		C.free(unsafe.Pointer(cname))
@@ -228,6 +250,52 @@ func (l *lib) GrottoEvalInterval(p gofss.Params, pre []uint64, k int, los []uint
 		C.uint64_t(grottoWords(p)), ptr(los), C.int(loWords), ptr(his), C.int(hiWords), C.int(p.InBits), C.uint64_t(k),
 		C.uint64_t(m))
 	return dst, check(rc, "hc_grotto_eval_interval")
+}
+
+// hash returns the hash named (sha256, blake3) under key (8 words) of msg (8 or 16
+// words), 8 words; with xor, XH(msg[0:4], msg[4:8]) under key as the XH key, 16 words.
+func (l *lib) hash(name string, xor bool, key [8]uint32, msg []uint32) ([]uint32, error) {
+	out, x := make([]uint32, 8), 0
+	if xor {
+		out, x = make([]uint32, 16), 1
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	rc := C.call_hash(l.hashFn, cname, C.int(x), ptr(key[:]), ptr(msg), C.int(len(msg)), ptr(out))
+	return out, check(rc, "hc_hash")
+}
+
+// withVdpfNames calls f with p's group, PRG and hash names as C strings.
+func withVdpfNames(p gofss.Params, f func(group, prg, hash *C.char) C.int) C.int {
+	group, prg, hash := C.CString(p.Group.String()), C.CString(p.Prg.String()), C.CString(p.Hash.Kind.String())
+	defer C.free(unsafe.Pointer(group))
+	defer C.free(unsafe.Pointer(prg))
+	defer C.free(unsafe.Pointer(hash))
+	return f(group, prg, hash)
+}
+
+// VdpfGen runs VDPF Gen for k keys laid out as Gen's; it returns cws (k, in_bits + 3, 8).
+func (l *lib) VdpfGen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32, error) {
+	cws := make([]uint32, k*p.CwRows()*8)
+	pp, hk := packed(p), prgparams.PackHashKeys(p.Hash)
+	rc := withVdpfNames(p, func(group, prg, hash *C.char) C.int {
+		return C.call_vdpf_gen(l.vdpfGenFn, group, prg, hash, unsafe.Pointer(&pp[0]), unsafe.Pointer(&hk[0]), ptr(cws),
+			ptr(seeds), ptr(alphas), C.int(alphaWords), ptr(betas), C.uint64_t(k), C.int(p.InBits))
+	})
+	return cws, check(rc, "hc_vdpf_gen")
+}
+
+// VdpfEval returns party's shares (k, m, 4) and proof pieces (k, m, 4, 4).
+func (l *lib) VdpfEval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32,
+	[]uint32, error) {
+	dst, pieces := make([]uint32, k*m*4), make([]uint32, k*m*16)
+	pp, hk := packed(p), prgparams.PackHashKeys(p.Hash)
+	rc := withVdpfNames(p, func(group, prg, hash *C.char) C.int {
+		return C.call_vdpf_eval(l.vdpfEvalFn, group, prg, hash, unsafe.Pointer(&pp[0]), unsafe.Pointer(&hk[0]),
+			ptr(dst), ptr(pieces), C.uint32_t(party), ptr(s0s), C.uint64_t(k), ptr(cws), ptr(xs), C.int(xWords),
+			C.uint64_t(m), C.int(p.InBits))
+	})
+	return dst, pieces, check(rc, "hc_vdpf_eval")
 }
 
 // grottoWords is the length of one preprocessed key in 64-bit words.
