@@ -2,10 +2,12 @@
 // dpf/dcf/half_tree_dpf, op gen/eval/eval_all, prg chacha/aes128_mmo, group
 // bytes/uint32/uint64/uint127; Grotto DCF's grotto_tree_<prg>, grotto_leaf_bits_<prg>,
 // parity_gather, parity_apply, grotto_eval and grotto_eval_interval (its Gen is
-// dpf_gen_<prg>_bytes with null betas); plus cw_relayout and the
-// prg_bench_<prg>_mul<2|4> bound.
+// dpf_gen_<prg>_bytes with null betas); VDPF's vdpf_gen_<prg>_<group>_<hash> and
+// vdpf_eval_proof_<prg>_<group>_<hash>, hash sha256/blake3 (its shares alone come from
+// the dpf kernels: a VDPF key's first n + 1 rows are a DPF key); plus cw_relayout and
+// the prg_bench_<prg>_mul<2|4> bound.
 //
-// Kernels are templates on scheme, group and PRG only; in_bits, the batch sizes and the
+// Kernels are templates on scheme, group, PRG and VDPF's hash only; in_bits, the batch sizes and the
 // DCF predicate are arguments, which keeps the number of instantiations (and compile
 // time) small. Every kernel runs a grid-stride loop with blocks of kThreads threads, so
 // the launcher may cap the grid.
@@ -14,6 +16,7 @@
 // that each list ends on an 8-byte boundary: the launcher packs them into one buffer
 // (cuLaunchKernel's `extra`) whose size is then the same however it is rounded.
 #include "grotto.cuh"
+#include "vdpf.cuh"
 
 namespace pyfss {
 
@@ -78,6 +81,23 @@ __device__ __forceinline__ void grotto_leaf_bits_kernel(const PrgParams& pp, uin
   PYFSS_GRID_LOOP(t, k << grotto_tree_levels(n)) grotto_leaf_bits(prg, t, pre, words, party, s0s, cws_lm, k, n);
 }
 
+template <class S, class P>
+__device__ __forceinline__ void vdpf_gen_kernel(const PrgParams& pp, const HashKeys& hk, uint32_t* cws,
+                                                const uint32_t* seeds, const uint32_t* alphas, int alpha_words,
+                                                const uint32_t* betas, int n, uint64_t k) {
+  P prg = block_prg<P>(pp);
+  PYFSS_GRID_LOOP(t, k) vdpf_gen_key<S>(prg, hk, t, cws, seeds, alphas, alpha_words, betas, n);
+}
+
+template <class S, class P>
+__device__ __forceinline__ void vdpf_eval_kernel(const PrgParams& pp, const HashKeys& hk, uint32_t* dst,
+                                                 uint32_t* pieces, uint32_t party, const uint32_t* s0s,
+                                                 const uint32_t* cws_lm, uint64_t k, const uint32_t* xs, int x_words,
+                                                 uint64_t m, int n) {
+  P prg = block_prg<P>(pp);
+  PYFSS_GRID_LOOP(t, k * m) vdpf_eval_point<S>(prg, hk, t, dst, pieces, party, s0s, cws_lm, k, xs, x_words, m, n);
+}
+
 // The PRG work of a point Eval at in_bits = levels with none of its memory traffic:
 // each thread follows a chain of expand_half calls from its seed, choosing the side by
 // a bit of the current seed as Eval does by a bit of x. Eval's time over this one's is
@@ -132,10 +152,34 @@ using pyfss::PrgParams;
   PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, uint64, GroupU64)    \
   PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, uint127, GroupU127)
 
+// VDPF's HashKeys follow PrgParams; both are multiples of 8 bytes long.
+#define PYFSS_VDPF_KERNELS(prg, Prg, group, Group, hash, Hash)                                              \
+  PYFSS_KERNEL vdpf_gen_##prg##_##group##_##hash(                                                             \
+      const __grid_constant__ PrgParams pp, const __grid_constant__ pyfss::HashKeys hk, uint32_t* cws,        \
+      const uint32_t* seeds, const uint32_t* alphas, const uint32_t* betas, int alpha_words, int n, uint64_t k) { \
+    pyfss::vdpf_gen_kernel<pyfss::Vdpf<pyfss::Group, pyfss::Hash>, pyfss::Prg>(pp, hk, cws, seeds, alphas,     \
+                                                                               alpha_words, betas, n, k);     \
+  }                                                                                                           \
+  PYFSS_KERNEL vdpf_eval_proof_##prg##_##group##_##hash(                                                      \
+      const __grid_constant__ PrgParams pp, const __grid_constant__ pyfss::HashKeys hk, uint32_t* dst,        \
+      uint32_t* pieces, const uint32_t* s0s, const uint32_t* cws_lm, const uint32_t* xs, uint32_t party,      \
+      int x_words, int n, uint64_t k, uint64_t m) {                                                           \
+    pyfss::vdpf_eval_kernel<pyfss::Vdpf<pyfss::Group, pyfss::Hash>, pyfss::Prg>(pp, hk, dst, pieces, party,   \
+                                                                                s0s, cws_lm, k, xs, x_words, m, n); \
+  }
+
+#define PYFSS_VDPF_HASH_KERNELS(prg, Prg, hash, Hash)                    \
+  PYFSS_VDPF_KERNELS(prg, Prg, bytes, GroupBytes, hash, Hash)            \
+  PYFSS_VDPF_KERNELS(prg, Prg, uint32, GroupU32, hash, Hash)             \
+  PYFSS_VDPF_KERNELS(prg, Prg, uint64, GroupU64, hash, Hash)             \
+  PYFSS_VDPF_KERNELS(prg, Prg, uint127, GroupU127, hash, Hash)
+
 #define PYFSS_PRG_KERNELS(prg, Prg)                                                                          \
   PYFSS_GROUP_KERNELS(dpf, Dpf, prg, Prg)                                                                    \
   PYFSS_GROUP_KERNELS(dcf, Dcf, prg, Prg)                                                                    \
   PYFSS_GROUP_KERNELS(half_tree_dpf, HalfTree, prg, Prg)                                                     \
+  PYFSS_VDPF_HASH_KERNELS(prg, Prg, sha256, Sha256)                                                          \
+  PYFSS_VDPF_HASH_KERNELS(prg, Prg, blake3, Blake3)                                                     \
   PYFSS_KERNEL grotto_tree_##prg(const __grid_constant__ PrgParams pp, uint32_t* pre, const uint32_t* s0s,      \
                                  const uint32_t* cws_lm, uint32_t party, int n, int first, int levels,         \
                                  uint64_t k) {                                                                 \

@@ -24,13 +24,16 @@ func firstError(errs ...error) error {
 }
 
 // kernelOps are the operations that each scheme has kernels for. Grotto DCF's Gen is
-// DPF's; its keys are evaluated through Preprocess and the lookups.
+// DPF's; its keys are evaluated through Preprocess and the lookups. VDPF's eval and
+// eval_all give the shares alone (DPF's kernels), eval_proof adds the proof pieces;
+// Prove, a sequential chain, runs on the CPU.
 var kernelOps = map[gofss.Kind][]string{
 	gofss.KindDpf:         {"gen", "eval", "eval_all", "prg_bench"},
 	gofss.KindDcfLt:       {"gen", "eval", "eval_all", "prg_bench"},
 	gofss.KindDcfGt:       {"gen", "eval", "eval_all", "prg_bench"},
 	gofss.KindHalfTreeDpf: {"gen", "eval", "eval_all"},
 	gofss.KindGrottoDcf:   {"gen", "preprocess", "grotto_eval"},
+	gofss.KindVdpf:        {"gen", "eval", "eval_all", "eval_proof"},
 }
 
 // checkParams refuses parameters that no scheme has, and operations without kernels.

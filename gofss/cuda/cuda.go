@@ -1,5 +1,6 @@
-// Package cuda launches the kernels of cuda/ on NVIDIA GPUs: DPF, DCF and Half-Tree DPF
-// Gen, Eval and EvalAll, and Grotto DCF's Gen, Preprocess and lookups.
+// Package cuda launches the kernels of cuda/ on NVIDIA GPUs: DPF, DCF, Half-Tree DPF and
+// VDPF Gen, Eval and EvalAll (VDPF's also with proof pieces), and Grotto DCF's Gen,
+// Preprocess and lookups.
 //
 // All buffers are device memory that the caller (PyTorch) allocated, passed as
 // addresses; layouts are those of docs/spec.md section 6, and the public parameters
@@ -56,6 +57,14 @@ func Eval(dev int, stream uintptr, p gofss.Params, dst uintptr, party int, s0s u
 	return runPlan(dev, stream)(planEval(p, dst, party, s0s, k, cws, xs, xWords, m, scratch))
 }
 
+// EvalProof is VDPF's Eval with the proof pieces: as Eval, and pieces (k, m, 4, 4)
+// gets each point's four blocks, which gofss.(*Vdpf).Prove folds. It needs
+// ScratchBytes("eval_proof", ...) bytes of scratch for k > 1.
+func EvalProof(dev int, stream uintptr, p gofss.Params, dst, pieces uintptr, party int, s0s uintptr, k int, cws,
+	xs uintptr, xWords, m int, scratch uintptr) error {
+	return runPlan(dev, stream)(planEvalProof(p, dst, pieces, party, s0s, k, cws, xs, xWords, m, scratch))
+}
+
 // EvalAll writes party's shares dst (k, 2^in_bits, 4) of k keys over the whole
 // domain: the first levels of the trees in one kernel, then one kernel per level,
 // expanding each node once. in_bits is at most gofss.MaxEvalAllBits. With k > 1 it
@@ -97,7 +106,7 @@ func PrgBench(dev int, stream uintptr, p gofss.Params, dst, seeds uintptr, count
 }
 
 // ScratchBytes is the size of the device scratch buffer that op ("gen", "eval",
-// "eval_all" or "preprocess") needs for k keys (and m points per key for "eval"):
+// "eval_all", "eval_proof" or "preprocess") needs for k keys (and m points per key for "eval"):
 // room for a level-major copy of the correction words when k > 1, and for
 // "preprocess" the levels of its prefix XOR. It is 0 when none is needed, for an
 // unknown op or one without kernels for p, for parameters that fail Check and for k
@@ -107,7 +116,7 @@ func ScratchBytes(op string, p gofss.Params, k, m int) int {
 		return 0
 	}
 	switch op {
-	case "eval", "eval_all":
+	case "eval", "eval_all", "eval_proof":
 		return relayoutBytes(p, k)
 	case "preprocess":
 		n := relayoutBytes(p, k)

@@ -17,6 +17,7 @@ const (
 	addrC
 	addrD
 	addrE
+	addrF
 )
 
 func dpfParams() gofss.Params {

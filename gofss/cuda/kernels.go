@@ -10,13 +10,20 @@ import (
 // What the kernels of cuda/kernels.cu take from gofss.Params: their names, the DCF
 // predicate and the packed PRG parameters. p has passed Check.
 
-// kernelName is the kernel of op ("gen", "eval" or "eval_all") for p:
+// kernelName is the kernel of op ("gen", "eval", "eval_all", "eval_proof") for p:
 // <scheme>_<op>_<prg>_<group>. Both comparisons run the "dcf" kernels, which tell
 // them apart by predArg; Grotto DCF's Gen is DPF's (group bytes).
+//
+// VDPF's Gen and its Eval with proof pieces ("eval_proof") have kernels of their own,
+// vdpf_<op>_<prg>_<group>_<hash>; its shares alone are DPF's, since a VDPF key's first
+// rows are a DPF key.
 func kernelName(p gofss.Params, op string) string {
+	if p.Kind == gofss.KindVdpf && (op == "gen" || op == "eval_proof") {
+		return fmt.Sprintf("vdpf_%s_%s_%s_%s", op, p.Prg, p.Group, p.Hash.Kind)
+	}
 	scheme := "dcf"
 	switch p.Kind {
-	case gofss.KindDpf, gofss.KindGrottoDcf:
+	case gofss.KindDpf, gofss.KindGrottoDcf, gofss.KindVdpf:
 		scheme = "dpf"
 	case gofss.KindHalfTreeDpf:
 		scheme = "half_tree_dpf"
@@ -47,3 +54,8 @@ func predArg(kind gofss.Kind) int {
 // packedPrg is every scheme kernel's first argument. Check leaves the parameters of
 // the other PRG zero, so both pack as they are.
 func packedPrg(p gofss.Params) []byte { return prgparams.Pack(p.Nonce, p.AesKeys, p.HashKey) }
+
+// vdpfArgs starts the parameter list of a VDPF kernel: PrgParams, then HashKeys.
+func vdpfArgs(p gofss.Params) *args {
+	return newArgs(packedPrg(p)).add(prgparams.PackHashKeys(p.Hash), 4)
+}

@@ -37,6 +37,11 @@ func planGen(p gofss.Params, cws, s0s, alphas uintptr, alphaWords int, betas uin
 		checkPtr("alphas", alphas, inputWordsAlign), betasErr); err != nil {
 		return nil, err
 	}
+	if p.Kind == gofss.KindVdpf {
+		a := vdpfArgs(p)
+		a.ptr(cws).ptr(s0s).ptr(alphas).ptr(betas).i32(alphaWords).i32(p.InBits).u64(uint64(k))
+		return []launch{{kernelName(p, "gen"), uint64(k), a}}, nil
+	}
 	a := newArgs(packedPrg(p))
 	a.ptr(cws).ptr(s0s).ptr(alphas).ptr(betas).i32(alphaWords).i32(p.InBits).i32(predArg(p.Kind)).u64(uint64(k))
 	return []launch{{kernelName(p, "gen"), uint64(k), a}}, nil
@@ -44,21 +49,43 @@ func planGen(p gofss.Params, cws, s0s, alphas uintptr, alphaWords int, betas uin
 
 func planEval(p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords, m int,
 	scratch uintptr) ([]launch, error) {
-	if err := firstError(checkParams(p, "eval"), checkParty(party), checkWords("x_words", xWords), checkCount("k", k, maxItems),
+	return planPoints(p, "eval", dst, 0, party, s0s, k, cws, xs, xWords, m, scratch)
+}
+
+// planEvalProof is VDPF's Eval with the proof pieces (k, m, 4, 4) in pieces.
+func planEvalProof(p gofss.Params, dst, pieces uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords,
+	m int, scratch uintptr) ([]launch, error) {
+	return planPoints(p, "eval_proof", dst, pieces, party, s0s, k, cws, xs, xWords, m, scratch)
+}
+
+// planPoints plans op "eval" or "eval_proof" (which also writes pieces) of k keys at
+// m points each.
+func planPoints(p gofss.Params, op string, dst, pieces uintptr, party int, s0s uintptr, k int, cws, xs uintptr,
+	xWords, m int, scratch uintptr) ([]launch, error) {
+	if err := firstError(checkParams(p, op), checkParty(party), checkWords("x_words", xWords), checkCount("k", k, maxItems),
 		checkCount("m", m, maxItems), checkPoints(k, m)); err != nil || k == 0 || m == 0 {
 		return nil, err
 	}
-	if err := firstError(checkPtr("dst", dst, blockAlign), checkPtr("s0s", s0s, blockAlign),
+	piecesErr := error(nil)
+	if op == "eval_proof" {
+		piecesErr = checkPtr("pieces", pieces, blockAlign)
+	}
+	if err := firstError(checkPtr("dst", dst, blockAlign), piecesErr, checkPtr("s0s", s0s, blockAlign),
 		checkPtr("cws", cws, blockAlign), checkPtr("xs", xs, inputWordsAlign)); err != nil {
 		return nil, err
 	}
-	launches, cwsLm, err := relayout(p, "eval", cws, k, scratch)
+	launches, cwsLm, err := relayout(p, op, cws, k, scratch)
 	if err != nil {
 		return nil, err
 	}
-	a := newArgs(packedPrg(p))
-	a.ptr(dst).ptr(s0s).ptr(cwsLm).ptr(xs).u32(uint32(party)).i32(xWords).i32(p.InBits).u64(uint64(k)).u64(uint64(m))
-	return append(launches, launch{kernelName(p, "eval"), uint64(k) * uint64(m), a}), nil
+	var a *args
+	if op == "eval_proof" {
+		a = vdpfArgs(p).ptr(dst).ptr(pieces)
+	} else {
+		a = newArgs(packedPrg(p)).ptr(dst)
+	}
+	a.ptr(s0s).ptr(cwsLm).ptr(xs).u32(uint32(party)).i32(xWords).i32(p.InBits).u64(uint64(k)).u64(uint64(m))
+	return append(launches, launch{kernelName(p, op), uint64(k) * uint64(m), a}), nil
 }
 
 func planEvalAll(p gofss.Params, dst uintptr, party int, s0s uintptr, k int, cws, scratch uintptr) ([]launch, error) {

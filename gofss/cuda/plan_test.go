@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda/internal/prgparams"
 )
 
 func TestScratchBytes(t *testing.T) {
@@ -52,7 +53,7 @@ func TestValidation(t *testing.T) {
 		}, "in_bits must be between 1 and 128, not 200"},
 		{"gen kind", func() ([]launch, error) {
 			return planGen(with(func(q *gofss.Params) { q.Kind = 200 }), addrA, addrB, addrC, 1, addrD, 1)
-		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, vdpf, not Kind(200)"},
+		}, "scheme must be one of dpf, dcf_lt, dcf_gt, half_tree_dpf, grotto_dcf, vdpf, dmpf, vdmpf, not Kind(200)"},
 		{"eval grotto", func() ([]launch, error) {
 			return planEval(grottoParams(8), addrA, 0, addrB, 1, addrC, addrD, 1, 1, 0)
 		}, "cuda: grotto_dcf has no CUDA eval kernel"},
@@ -312,4 +313,83 @@ func TestPlansPreprocess(t *testing.T) {
 	assert.Equal(t, []uint32{1, 4, 20}, []uint32{argAt[uint32](launches[0].args, 4), argAt[uint32](launches[0].args, 5),
 		argAt[uint32](launches[0].args, 6)})
 	assert.Equal(t, uint64(1<<14), argAt[uint64](launches[0].args, 7))
+}
+
+func vdpfParams(inBits int, group gofss.Group, hash gofss.HashKind) gofss.Params {
+	p := gofss.DefaultParams(gofss.KindVdpf, inBits, group, gofss.PrgChaCha)
+	p.Hash = gofss.DefaultVdpfHash(hash)
+	return p
+}
+
+// VDPF: Gen and Eval with pieces have kernels of their own, which take the hash keys
+// after PrgParams; the shares alone are DPF's kernels over the n + 3 rows.
+func TestPlansVdpf(t *testing.T) {
+	p := vdpfParams(20, gofss.Uint32, gofss.HashBlake3)
+	hashKeys := func(a *args) []byte { return a.buf[a.offsets[1] : a.offsets[1]+a.sizes[1]] }
+
+	launches, err := planGen(p, addrA, addrB, addrC, 1, addrD, 9)
+	require.NoError(t, err)
+	require.Len(t, launches, 1)
+	assert.Equal(t, "vdpf_gen_chacha_uint32_blake3", launches[0].kernel)
+	assert.Equal(t, prgparams.PackHashKeys(p.Hash), hashKeys(launches[0].args))
+	assert.Equal(t, []uint64{uint64(addrA), uint64(addrB), uint64(addrC), uint64(addrD)},
+		[]uint64{argAt[uint64](launches[0].args, 2), argAt[uint64](launches[0].args, 3),
+			argAt[uint64](launches[0].args, 4), argAt[uint64](launches[0].args, 5)})
+	assert.Equal(t, []uint32{1, 20}, []uint32{argAt[uint32](launches[0].args, 6), argAt[uint32](launches[0].args, 7)})
+	assert.Equal(t, uint64(9), argAt[uint64](launches[0].args, 8))
+
+	launches, err = planEvalProof(p, addrA, addrF, 1, addrB, 5, addrC, addrD, 1, 7, addrE)
+	require.NoError(t, err)
+	require.Len(t, launches, 2)
+	assert.Equal(t, uint32(23), argAt[uint32](launches[0].args, 2), "relayout of n + 3 rows")
+	assert.Equal(t, "vdpf_eval_proof_chacha_uint32_blake3", launches[1].kernel)
+	assert.Equal(t, uint64(35), launches[1].threads)
+	assert.Equal(t, prgparams.PackHashKeys(p.Hash), hashKeys(launches[1].args))
+	assert.Equal(t, []uint64{uint64(addrA), uint64(addrF), uint64(addrB), uint64(addrE), uint64(addrD)},
+		[]uint64{argAt[uint64](launches[1].args, 2), argAt[uint64](launches[1].args, 3),
+			argAt[uint64](launches[1].args, 4), argAt[uint64](launches[1].args, 5), argAt[uint64](launches[1].args, 6)})
+
+	launches, err = planEval(p, addrA, 1, addrB, 5, addrC, addrD, 1, 7, addrE)
+	require.NoError(t, err)
+	require.Len(t, launches, 2)
+	assert.Equal(t, uint32(23), argAt[uint32](launches[0].args, 2))
+	assert.Equal(t, "dpf_eval_chacha_uint32", launches[1].kernel)
+
+	launches, err = planEvalAll(vdpfParams(8, gofss.Bytes, gofss.HashSha256), addrA, 0, addrB, 1, addrC, 0)
+	require.NoError(t, err)
+	assert.Equal(t, "dpf_eval_all_chacha_bytes", launches[0].kernel)
+
+	assert.Equal(t, 23*5*32, ScratchBytes("eval_proof", p, 5, 1))
+	assert.Equal(t, 0, ScratchBytes("eval_proof", dpfParams(), 5, 1), "no dpf eval_proof kernel")
+
+	for _, tc := range []struct {
+		name string
+		plan func() ([]launch, error)
+		want string
+	}{
+		{"eval_proof dpf", func() ([]launch, error) {
+			return planEvalProof(dpfParams(), addrA, addrF, 0, addrB, 1, addrC, addrD, 1, 1, 0)
+		}, "cuda: dpf has no CUDA eval_proof kernel"},
+		{"eval_proof null pieces", func() ([]launch, error) {
+			return planEvalProof(p, addrA, 0, 0, addrB, 1, addrC, addrD, 1, 1, 0)
+		}, "cuda: pieces: null device address"},
+		{"eval_proof misaligned pieces", func() ([]launch, error) {
+			return planEvalProof(p, addrA, addrF+4, 0, addrB, 1, addrC, addrD, 1, 1, 0)
+		}, "cuda: pieces: address 0x7f0000001504 is not 16-byte aligned"},
+		{"eval_proof scratch", func() ([]launch, error) {
+			return planEvalProof(p, addrA, addrF, 0, addrB, 2, addrC, addrD, 1, 1, 0)
+		}, "cuda: scratch: null device address (eval_proof of 2 keys needs 1472 bytes)"},
+		{"prg bench vdpf", func() ([]launch, error) { return planPrgBench(p, addrA, addrB, 10, 8) },
+			"cuda: vdpf has no CUDA prg_bench kernel"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			launches, err := tc.plan()
+			assert.EqualError(t, err, tc.want)
+			assert.IsType(t, &gofss.ArgError{}, err)
+			assert.Empty(t, launches)
+		})
+	}
+	// An empty batch launches nothing; its counts are still checked.
+	assert.NoError(t, EvalProof(0, 0, p, 0, 0, 0, 0, 0, 0, 0, 1, 3, 0))
+	assert.ErrorContains(t, EvalProof(0, 0, p, 0, 0, 2, 0, 0, 0, 0, 1, 3, 0), "party")
 }

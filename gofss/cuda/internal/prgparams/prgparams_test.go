@@ -35,3 +35,19 @@ func TestPackLayout(t *testing.T) {
 		Pack([2]uint32{}, make([][16]byte, 5), gofss.Block{})
 	})
 }
+
+func TestPackHashKeys(t *testing.T) {
+	b := PackHashKeys(gofss.DefaultVdpfHash(gofss.HashBlake3))
+	require.Len(t, b, HashKeysSize)
+	words := make([]uint32, 16)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	// The XH key, then the H' key, as docs/spec.md section 15 writes them.
+	assert.Equal(t, []uint32{0x11111111, 0x22222222, 0x33333333, 0x44444444, 0x55555555, 0x66666666, 0x77777777,
+		0x88888888, 0xa1b2c3d4, 0xe5f60718, 0x192a3b4c, 0x5d6e7f80, 0x91a2b3c4, 0xd5e6f708, 0x090a0b0c, 0x0d0e0f10},
+		words)
+	sha := PackHashKeys(gofss.DefaultVdpfHash(gofss.HashSha256))
+	assert.Equal(t, make([]byte, 16), sha[16:32], "sha256: one block per key")
+	assert.Equal(t, uint32(0x0fedcba9), binary.LittleEndian.Uint32(sha[32:]))
+}
