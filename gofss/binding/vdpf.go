@@ -5,22 +5,21 @@ import (
 	"math"
 
 	"github.com/pyfss/pyfss/gofss"
+	"github.com/pyfss/pyfss/gofss/cuda"
 )
 
 // VDPF's proof operations (docs/spec.md section 15). Its keys are made by Gen, and
 // Eval and EvalAll give its shares alone, as for every scheme; the entries below add
-// the proofs. CPU only (device must be CPU): there are no CUDA kernels for VDPF.
+// the proofs. VdpfEval runs on CUDA too (device >= 0, its pieces from the kernels);
+// the proofs' folds (VdpfEvalAll, VdpfProve) are sequential chains and run on the CPU.
 // A proof piece and a proof are gofss.ProofBlocks blocks each.
 
 // lookupVdpf returns the VDPF behind handle, with calls that the gofss.Control at
 // control watches and ends (control 0: none).
-func lookupVdpf(handle int64, device int, control uintptr) (*gofss.Vdpf, error) {
+func lookupVdpf(handle int64, control uintptr) (*gofss.Vdpf, error) {
 	v, err := lookupAs[*gofss.Vdpf](handle, "not vdpf")
 	if err != nil {
 		return nil, err
-	}
-	if device != CPU {
-		return nil, valueErrorf("vdpf has no CUDA kernels yet: pass CPU tensors")
 	}
 	c, err := controlAt(control)
 	if c == nil {
@@ -30,15 +29,22 @@ func lookupVdpf(handle int64, device int, control uintptr) (*gofss.Vdpf, error) 
 }
 
 // VdpfEval is Eval that also writes each point's proof piece into pieces (k*m
-// pieces). Returns k*m.
-func VdpfEval(handle int64, device int, stream uintptr, dst, pieces uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords int, xLo, xHi uint64, m int, control uintptr) (n int, err error) {
+// pieces); on CUDA it needs ScratchBytes(..., "eval_proof", k, m) of scratch.
+// Returns k*m.
+func VdpfEval(handle int64, device int, stream uintptr, dst, pieces uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords int, xLo, xHi uint64, m int, scratch, control uintptr) (n int, err error) {
 	defer guard(&err)
-	v, err := lookupVdpf(handle, device, control)
+	v, err := lookupVdpf(handle, control)
 	if err != nil {
 		return 0, err
 	}
 	if m < 0 || k < 0 || k > 0 && m > math.MaxInt/(gofss.ProofBlocks*k) {
 		return 0, valueErrorf("bad batch size %d x %d", k, m)
+	}
+	if device != CPU {
+		if xWords == 0 {
+			return 0, valueErrorf("xs: CUDA takes inputs as a tensor")
+		}
+		return k * m, cuda.EvalProof(device, stream, v.Params(), dst, pieces, party, s0s, k, cws, xs, xWords, m, scratch)
 	}
 	out, err1 := view[gofss.Block]("out", dst, k*m)
 	pts, err2 := view[gofss.Block]("pieces", pieces, gofss.ProofBlocks*k*m)
@@ -56,9 +62,12 @@ func VdpfEval(handle int64, device int, stream uintptr, dst, pieces uintptr, par
 // into pis (k proofs). Returns the number of outputs.
 func VdpfEvalAll(handle int64, device int, stream uintptr, dst, pis uintptr, party int, s0s uintptr, k int, cws, control uintptr) (n int, err error) {
 	defer guard(&err)
-	v, err := lookupVdpf(handle, device, control)
+	v, err := lookupVdpf(handle, control)
 	if err != nil {
 		return 0, err
+	}
+	if device != CPU {
+		return 0, valueErrorf("vdpf: eval_all with proofs runs on the CPU (a proof is a sequential chain over the whole domain): pass CPU tensors")
 	}
 	bits := v.Params().InBits
 	if bits > gofss.MaxEvalAllBits || k < 0 || k > math.MaxInt>>bits {
@@ -79,7 +88,7 @@ func VdpfEvalAll(handle int64, device int, stream uintptr, dst, pis uintptr, par
 // Returns k.
 func VdpfProve(handle int64, pis, pieces uintptr, m int, cws uintptr, k int, control uintptr) (n int, err error) {
 	defer guard(&err)
-	v, err := lookupVdpf(handle, CPU, control)
+	v, err := lookupVdpf(handle, control)
 	if err != nil {
 		return 0, err
 	}
