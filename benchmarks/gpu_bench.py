@@ -1,7 +1,8 @@
 """pyfss on the GPU: batched gen and point eval of 2^20 keys, and eval_all of one key, for
 Dpf, Dcf (lt) and HalfTreeDpf, both PRGs, group uint64, at in_bits 20, against the
 PRG-only bound (Dpf, Dcf); GrottoDcf's gen of 2^20 keys, preprocess of one key and
-eval of 2^20 points of one preprocessed key.
+eval of 2^20 points of one preprocessed key; Vdpf's gen and eval (shares and proof
+pieces) of 2^20 keys for both hashes, beside Dpf's rows of the same run.
 
     python benchmarks/gpu_bench.py [--out FILE] [--reps N]
 
@@ -160,7 +161,31 @@ def measure(reps: int) -> tuple[list[dict], list[dict]]:
                         "items": 1 << n,
                     }
                 )
-    return rows + measure_grotto(reps), overhead
+    return rows + measure_grotto(reps) + measure_vdpf(reps), overhead
+
+
+def measure_vdpf(reps: int) -> list[dict]:
+    """Vdpf gen and eval (one point per key, with its proof piece: two XH hashes)."""
+    rows = []
+    for prg in ("chacha", "aes128_mmo"):
+        for hash in ("sha256", "blake3"):
+            s = pyfss.Vdpf(BITS, GROUP, prg, hash)
+            seeds, betas = rand_i32(KEYS, 2, 4), rand_i32(KEYS, 4)
+            alphas = torch.randint(0, 2**BITS, (KEYS,), dtype=torch.int32, device="cuda")
+            cws = s.gen(seeds, alphas, betas)
+            s0 = seeds[:, 0].contiguous()
+            row = {
+                "scheme": f"vdpf {hash}",
+                "prg": prg,
+                "size": f"2^{LOG_KEYS} keys",
+                "items": KEYS,
+            }
+            for op, fn in (
+                ("gen", partial(s.gen, seeds, alphas, betas)),
+                ("eval", partial(s.eval, 0, s0, cws, alphas)),
+            ):
+                rows.append(row | {"op": op, "ms": gpu_ms(fn, reps)})
+    return rows
 
 
 def measure_grotto(reps: int) -> list[dict]:

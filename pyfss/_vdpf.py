@@ -1,5 +1,7 @@
 """Vdpf: the verifiable DPF of de Castro and Polychroniadou (EUROCRYPT 2022), on the
-Go core's VDPF (docs/spec.md section 15). CPU only: there are no CUDA kernels yet.
+Go core's VDPF (docs/spec.md section 15). gen and eval (shares and proof pieces) run
+on CUDA tensors too; eval_all's proofs, prove and verify run on the CPU (a proof is a
+sequential chain over the pieces).
 
 Keys, gen and keygen are Dpf's conventions; eval and eval_all also return proof
 material, prove folds proof pieces into proofs and verify compares two parties'
@@ -13,12 +15,13 @@ import math
 
 import torch
 
+from . import _cuda
 from . import _validate as v
 from ._ext import call, lib
 from ._keys import Key
 from ._params import CATALOGUE, MAX_EVAL_ALL_BITS
 from ._progress import Progress
-from ._schemes import _Scheme
+from ._schemes import _address, _Scheme
 
 #: The hashes a Vdpf can use, each with its default public keys (the known-answer
 #: vectors'): {"sha256": {"xor_hash_key": [4 int32], "hash_key": [4 int32]},
@@ -77,7 +80,7 @@ class Vdpf(_Scheme):
         self, party: int, s0: torch.Tensor, cws: torch.Tensor, x
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Evaluates one party's key(s) at x, as Dpf.eval (arguments and input forms
-        the same), with each point's proof piece.
+        the same; CPU or CUDA tensors), with each point's proof piece.
 
         Returns:
             (y, pieces): int32 shares of shape x's shape (batch + points) + (4,), and
@@ -92,8 +95,14 @@ class Vdpf(_Scheme):
         y = s0.new_empty(*batch, *points, 4)
         pieces = s0.new_empty(*batch, *points, *_PROOF)
         if k and m:
+            scratch = None
+            if device is not v.CPU:
+                xs = xs.on_device(device, batch)
+                # A VDPF key's first in_bits + 1 rows are a DPF key, checked as Dpf's.
+                v.eval_contents("dpf", self.in_bits, cws[..., : self.in_bits + 1, :], xs)
+                scratch = _cuda.scratch(self._handle, "eval_proof", k, m, device)
             args: tuple = (pieces.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
-            args += (xs.ptr, xs.words, xs.lo, xs.hi, m)
+            args += (xs.ptr, xs.words, xs.lo, xs.hi, m, _address(scratch))
             self._call(lib.VdpfEval, device, y, args, work=k * m * self.in_bits)
         return y, pieces
 
@@ -131,7 +140,8 @@ class Vdpf(_Scheme):
         batch (..., cw_rows, 8)), pieces of shape batch + points + (4, 4), in the
         order the points were evaluated (row-major over the points' dimensions), as
         eval returns them. Both parties must prove over the same points in the same
-        order. Returns the proofs, batch + (4, 4) int32."""
+        order. Returns the proofs, batch + (4, 4) int32, on the pieces' device (the
+        fold runs on the CPU)."""
         cws = v.int32_tensor("cws", cws, self._cws_tail, self._cws_what)
         batch = tuple(cws.shape[:-2])
         pieces = v.int32_tensor("pieces", pieces, _PROOF, "(..., 4, 4)")
@@ -140,7 +150,9 @@ class Vdpf(_Scheme):
                 f"pieces has shape {tuple(pieces.shape)}, whose leading dimensions must be "
                 f"the keys' batch shape {batch}"
             )
-        self._device(cws, pieces)
+        device = self._device(cws, pieces)
+        if device is not v.CPU:  # the fold is a sequential chain: on the CPU
+            cws, pieces = cws.cpu(), pieces.cpu()
         k = math.prod(batch)
         m = math.prod(pieces.shape[len(batch) : -2])
         pi = cws.new_empty(*batch, *_PROOF)
@@ -155,7 +167,7 @@ class Vdpf(_Scheme):
                 k,
                 0,
             )
-        return pi
+        return pi.to(device)
 
     def verify(self, pi0: torch.Tensor, pi1: torch.Tensor) -> torch.Tensor:
         """Compares the two parties' proofs ((4, 4) int32, or (..., 4, 4) of the same
@@ -165,11 +177,13 @@ class Vdpf(_Scheme):
         pi1 = v.int32_tensor("pi1", pi1, _PROOF, "(4, 4)")
         batch = tuple(pi0.shape[:-2])
         v.batch_match("pi1", pi1, batch, 2)
-        self._device(pi0, pi1)
+        device = self._device(pi0, pi1)
+        if device is not v.CPU:
+            pi0, pi1 = pi0.cpu(), pi1.cpu()
         ok = torch.empty(batch, dtype=torch.bool)
         if k := math.prod(batch):
             call(lib.VdpfVerify, ok.data_ptr(), pi0.data_ptr(), pi1.data_ptr(), k)
-        return ok
+        return ok.to(device)
 
     def eval_key(self, key: Key, x) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         """eval() with a Key."""

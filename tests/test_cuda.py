@@ -1,5 +1,5 @@
 """The CUDA path: needs a GPU and a build with kernels; skipped otherwise (CI has no
-GPU). Every DPF/DCF/Half-Tree DPF/Grotto DCF vector on the device, CUDA == CPU on
+GPU). Every DPF/DCF/Half-Tree DPF/Grotto DCF/VDPF vector on the device, CUDA == CPU on
 random batches for every op, group, PRG and predicate, results on a non-default
 stream, mixing rejected, the same errors as on the CPU, unaligned views and empty
 batches."""
@@ -10,6 +10,9 @@ import pytest
 import test_checks
 import torch
 from test_checks import message
+from test_vdpf import cases as vdpf_cases
+from test_vdpf import inputs as vdpf_inputs
+from test_vdpf import scheme as vdpf_scheme
 from test_vectors import cases, clamp, scheme_for
 from test_vectors_halftree_grotto import cases as other_cases
 from vectors import GROTTO_FILES, HALF_TREE_FILES, prg_kwargs
@@ -333,3 +336,103 @@ def test_grotto_keygen_on_gpu():
     shares = [s.eval_all(k.party, k.s0, k.cws) for k in keys]
     x = torch.arange(512, device=CUDA)
     assert torch.equal(shares[0] ^ shares[1], x >= alphas[:, None])
+
+
+@pytest.mark.parametrize(("f", "case"), list(vdpf_cases()))
+def test_vdpf_vectors_on_gpu(f, case):
+    """Gen's keys, the shares and proof pieces on the device; the proofs folded (on
+    the CPU) from the device's pieces."""
+    s = vdpf_scheme(f, case)
+    seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=CUDA)
+    beta = torch.tensor(case["beta"], dtype=torch.int32, device=CUDA)
+    if case["group"] == "bytes" and case["beta"][3] & 1:
+        beta = clamp(beta)
+    cws = s.gen(seeds, int(case["alpha"]), beta)
+    assert cws.is_cuda
+    cs = case["cs"]
+    assert cws.tolist() == [*case["cws"], [*case["ocw"], 0, 0, 0, 0], cs[0] + cs[1], cs[2] + cs[3]]
+    xs = vdpf_inputs([int(e["x"]) for e in case["evals"]], case["in_bits"]).to(CUDA)
+    for party in (0, 1):
+        y, pieces = s.eval(party, seeds[party], cws, xs)
+        assert y.is_cuda and pieces.is_cuda
+        assert y.tolist() == [e[f"y{party}"] for e in case["evals"]]
+        assert pieces.tolist() == [e[f"pi_tilde{party}"] for e in case["evals"]]
+        pi = s.prove(pieces, cws)
+        assert pi.is_cuda and pi.tolist() == case["prove"][f"pi{party}"]
+    tm = case["tampered"]
+    bad = cws.clone()
+    bad[tm["cw_index"], tm["word"]] ^= tm["xor"]
+    _, pieces = s.eval(tm["party"], seeds[tm["party"]], bad, xs)
+    assert s.prove(pieces, bad).tolist() == tm["pi1"]
+
+
+def vdpf_schemes():
+    for prg in ("chacha", "aes128_mmo"):
+        for group in ("bytes", "uint32", "uint64", "uint127"):
+            for hash in ("sha256", "blake3"):
+                for n in (1, 20, 100):
+                    yield pyfss.Vdpf(n, group, prg, hash)
+
+
+@pytest.mark.parametrize("s", list(vdpf_schemes()), ids=lambda s: f"{s!r}")
+def test_vdpf_gpu_equals_cpu(s):
+    g = torch.Generator().manual_seed(s.in_bits)
+    k, m = 200, 5
+    seeds = torch.randint(-(2**31), 2**31, (k, 2, 4), dtype=torch.int32, generator=g)
+    betas = torch.randint(-(2**31), 2**31, (k, 4), dtype=torch.int32, generator=g)
+    betas[:, 3] &= ~1
+    if s.in_bits <= 32:
+        alphas = torch.randint(0, 2**s.in_bits, (k,), generator=g)
+        xs = torch.randint(0, 2**s.in_bits, (k, m), generator=g)
+        xs[:, 0] = alphas  # every key's proof piece at its alpha too
+    else:
+        alphas = pyfss.to_words(
+            [int(torch.randint(0, 2**62, (), generator=g)) << (s.in_bits - 62) for _ in range(k)]
+        )
+        xs = torch.randint(-(2**31), 2**31, (k, m, 4), dtype=torch.int32, generator=g)
+        xs[..., 3] &= (1 << (s.in_bits - 96)) - 1 if s.in_bits > 96 else 0
+        xs[:, 0] = alphas
+    cpu = s.gen(seeds, alphas, betas)
+    gpu = s.gen(seeds.to(CUDA), alphas.to(CUDA), betas.to(CUDA))
+    assert torch.equal(gpu.cpu(), cpu)
+    proofs = []
+    for p in (0, 1):
+        s0 = seeds[:, p].contiguous()
+        y, pieces = s.eval(p, s0.to(CUDA), gpu, xs.to(CUDA))
+        want_y, want_pieces = s.eval(p, s0, cpu, xs)
+        assert torch.equal(y.cpu(), want_y) and torch.equal(pieces.cpu(), want_pieces)
+        y1, piece1 = s.eval(p, s0[0].to(CUDA), gpu[0], xs[0, :1].to(CUDA))
+        assert torch.equal(y1.cpu(), want_y[0, :1]) and torch.equal(
+            piece1.cpu(), want_pieces[0, :1]
+        )
+        proofs.append(s.prove(pieces, gpu))
+    assert s.verify(*proofs).all()
+
+
+def test_vdpf_refuses_what_the_cpu_refuses():
+    s = pyfss.Vdpf(16, "uint64", "aes128_mmo", "blake3")
+    k0, _ = s.keygen(torch.arange(3), pyfss.from_int(1, "uint64").expand(3, 4))
+    xs = torch.randint(0, 2**16, (3, 2))
+    bad = k0.cws.clone()
+    bad[1, 4, 5] = 1  # a DPF row's unused word
+    want = message(s.eval, 0, k0.s0, bad, xs)
+    assert message(s.eval, 0, k0.s0.to(CUDA), bad.to(CUDA), xs.to(CUDA)) == want
+    bad = k0.cws.clone()
+    bad[2, 16, 3] |= 1  # the output correction word's control bit
+    want = message(s.eval, 0, k0.s0, bad, xs)
+    assert message(s.eval, 0, k0.s0.to(CUDA), bad.to(CUDA), xs.to(CUDA)) == want
+    xs[2, 1] = 2**16
+    want = message(s.eval, 0, k0.s0, k0.cws, xs)
+    assert message(s.eval, 0, k0.s0.to(CUDA), k0.cws.to(CUDA), xs.to(CUDA)) == want
+    with pytest.raises(ValueError, match="eval_all with proofs runs on the CPU"):
+        s.eval_all(0, k0.s0[0].to(CUDA), k0.cws[0].to(CUDA))
+    # Empty batches, and a non-contiguous key batch.
+    z = torch.zeros(0, 2, 4, dtype=torch.int32, device=CUDA)
+    cws = s.gen(z, torch.zeros(0, dtype=torch.int32, device=CUDA), z[:, 0])
+    y, pieces = s.eval(0, z[:, 0], cws, 3)
+    assert y.shape == (0, 4) and pieces.shape == (0, 4, 4) and pieces.is_cuda
+    wide = torch.zeros(3, 19, 16, dtype=torch.int32, device=CUDA)
+    wide[..., ::2] = k0.cws.to(CUDA)
+    y, pieces = s.eval(0, k0.s0.to(CUDA), wide[..., ::2], xs[:, :1].to(CUDA))
+    want_y, want_pieces = s.eval(0, k0.s0, k0.cws, xs[:, :1])
+    assert torch.equal(y.cpu(), want_y) and torch.equal(pieces.cpu(), want_pieces)

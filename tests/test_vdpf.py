@@ -223,17 +223,6 @@ def test_bad_calls():
     assert s.verify(s.prove(p.transpose(-1, -2).contiguous().transpose(-1, -2), k0.cws), pi).item()
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_cuda_refused():
-    s = pyfss.Vdpf(8)
-    with pytest.raises(ValueError, match="vdpf has no CUDA gen kernel"):
-        s.gen(
-            torch.zeros(2, 4, dtype=torch.int32, device="cuda"),
-            1,
-            torch.zeros(4, dtype=torch.int32, device="cuda"),
-        )
-
-
 def vdpf_key_blob(hash="blake3"):
     s = pyfss.Vdpf(8, "uint32", "chacha", hash)
     k0, _ = s.keygen(3, pyfss.from_int(5, "uint32"))

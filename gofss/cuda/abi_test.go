@@ -104,6 +104,17 @@ func TestKernelABI(t *testing.T) {
 			}
 		}
 	}
+	for group := gofss.Bytes; group <= gofss.Uint127; group++ {
+		for prg := gofss.PrgChaCha; prg <= gofss.PrgAesMmo; prg++ {
+			for _, hash := range []gofss.HashKind{gofss.HashSha256, gofss.HashBlake3} {
+				p := gofss.DefaultParams(gofss.KindVdpf, 2, group, prg)
+				p.Hash = gofss.DefaultVdpfHash(hash)
+				plans = append(plans,
+					must(planGen(p, addrA, addrB, addrC, 1, addrD, 3)),
+					must(planEvalProof(p, addrA, addrF, 0, addrB, 3, addrC, addrD, 2, 5, addrE)))
+			}
+		}
+	}
 	for prg := gofss.PrgChaCha; prg <= gofss.PrgAesMmo; prg++ {
 		// in_bits 20 plans every kind of Preprocess launch.
 		p := gofss.DefaultParams(gofss.KindGrottoDcf, 20, gofss.Bytes, prg)
@@ -132,8 +143,9 @@ func TestKernelABI(t *testing.T) {
 		}
 	}
 	// 3 ops x 3 kernel schemes (dpf, dcf, half_tree_dpf) x 4 groups x 2 PRGs, 4 benches,
-	// the relayout, Grotto's tree and leaf bits for 2 PRGs, its gather, apply and 2 lookups.
-	assert.Len(t, checked, 72+4+1+4+4)
+	// the relayout, Grotto's tree and leaf bits for 2 PRGs, its gather, apply and 2
+	// lookups, VDPF's 2 ops x 4 groups x 2 PRGs x 2 hashes.
+	assert.Len(t, checked, 72+4+1+4+4+32)
 }
 
 func must(l []launch, err error) []launch {

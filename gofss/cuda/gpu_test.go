@@ -111,6 +111,27 @@ func (g gpuBackend) EvalAll(p gofss.Params, party int, s0s []uint32, k int, cws 
 	return download(g.t, dst, n), nil
 }
 
+// VdpfGen is Gen: the launcher picks VDPF's kernel by the parameters.
+func (g gpuBackend) VdpfGen(p gofss.Params, seeds, alphas []uint32, alphaWords int, betas []uint32, k int) ([]uint32,
+	error) {
+	return g.Gen(p, seeds, alphas, alphaWords, betas, k)
+}
+
+func (g gpuBackend) VdpfEval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32,
+	[]uint32, error) {
+	dst, pieces := deviceBuffer(g.t, k*m*4, nil), deviceBuffer(g.t, k*m*16, nil)
+	var scratch uintptr
+	if size := ScratchBytes("eval_proof", p, k, m); size > 0 {
+		scratch = deviceBuffer(g.t, size/4, nil)
+	}
+	err := EvalProof(gpu, 0, p, dst, pieces, party, deviceBuffer(g.t, len(s0s), s0s), k, deviceBuffer(g.t, len(cws), cws),
+		deviceBuffer(g.t, len(xs), xs), xWords, m, scratch)
+	if err != nil {
+		return nil, nil, err
+	}
+	return download(g.t, dst, k*m*4), download(g.t, pieces, k*m*16), nil
+}
+
 func (g gpuBackend) Preprocess(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint64, error) {
 	n := k * int(parityWords(p.InBits)) * 2
 	pre := deviceBuffer(g.t, n, nil)
@@ -177,6 +198,8 @@ func TestGPUVectors(t *testing.T) {
 	t.Logf("%d DPF/DCF/Half-Tree DPF cases checked on the GPU", n)
 	n = vectortest.RunGrotto(t, gpuBackend{t}, 20)
 	t.Logf("%d Grotto DCF cases checked on the GPU", n)
+	n = vectortest.RunVdpf(t, gpuBackend{t})
+	t.Logf("%d VDPF cases checked on the GPU", n)
 }
 
 func randomWords(t testing.TB, n int) []uint32 {
@@ -300,5 +323,28 @@ func BenchmarkGPUGrotto(b *testing.B) {
 			dst := deviceBuffer(b, points/4, nil)
 			timeLaunches(b, points, func() error { return GrottoEval(gpu, 0, p, dst, pre, 1, xs, 1, points) })
 		})
+	}
+}
+
+// VDPF: Eval with proof pieces (two XH hashes per point) of 2^16 keys x 64 points at
+// in_bits 20, beside DPF's Eval of the same keys and points.
+func BenchmarkGPUVdpf(b *testing.B) {
+	needGPU(b)
+	const n, k, m = 20, 1 << 16, 64
+	for _, prg := range []gofss.PrgKind{gofss.PrgChaCha, gofss.PrgAesMmo} {
+		for _, hash := range []gofss.HashKind{gofss.HashSha256, gofss.HashBlake3} {
+			p := gofss.DefaultParams(gofss.KindVdpf, n, gofss.Uint32, prg)
+			p.Hash = gofss.DefaultVdpfHash(hash)
+			b.Run(benchName(p, fmt.Sprintf("%s/n%d/k%d/m%d", hash, n, k, m)), func(b *testing.B) {
+				cws := benchCws(b, p, k)
+				s0s := deviceBuffer(b, k*4, randomWords(b, k*4))
+				xs := deviceBuffer(b, k*m, randomWords(b, k*m))
+				dst, pieces := deviceBuffer(b, k*m*4, nil), deviceBuffer(b, k*m*16, nil)
+				scratch := deviceBuffer(b, ScratchBytes("eval_proof", p, k, m)/4, nil)
+				timeLaunches(b, k*m, func() error {
+					return EvalProof(gpu, 0, p, dst, pieces, 0, s0s, k, cws, xs, 1, m, scratch)
+				})
+			})
+		}
 	}
 }
