@@ -102,6 +102,7 @@ func fakeDriverChild(t *testing.T, fail string) {
 	require.NoError(t, err)
 	// 100000 points need 391 blocks; the fake has 2 multiprocessors, so 64 run.
 	require.NoError(t, Eval(0, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 100000, 0))
+	require.NoError(t, EvalProof(0, fakeStream, vdpfOf(p), addrA, addrF, 1, addrB, 1, addrC, addrD, 1, 5, 0))
 	g := gofss.DefaultParams(gofss.KindGrottoDcf, 8, gofss.Bytes, gofss.PrgChaCha)
 	require.NoError(t, Preprocess(0, fakeStream, g, addrA, 1, addrB, 1, addrC, addrE))
 	require.EqualError(t, Eval(1, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 1, 0),
@@ -139,6 +140,13 @@ func fakeDriverLog(fail string) []string {
 		"push 0x100",
 		launch("dpf_eval_chacha_uint32", 64, "(nil)", eval(0, addrC, 1, 100000)),
 		"pop",
+		// vdpf_eval_proof_chacha_uint32_sha256(pp, hk, dst, pieces, s0s, cws, xs, party, x_words, n, k, m)
+		"push 0x100",
+		launch("vdpf_eval_proof_chacha_uint32_sha256", 1, "0xabc0", slices.Concat(
+			prgparams.Pack([2]uint32{1, 2}, nil, gofss.Block{}), prgparams.PackHashKeys(vdpfOf(dpfParams()).Hash),
+			le(uint64(addrA), uint64(addrF), uint64(addrB), uint64(addrC), uint64(addrD), uint32(1), uint32(1),
+				uint32(20), pad, uint64(1), uint64(5)))),
+		"pop",
 		// Preprocess of one key at in_bits 8: one tree level, the leaf bits of its two
 		// nodes (4 words), the one word above them in scratch, then both levels' prefixes.
 		"push 0x100",
@@ -166,4 +174,10 @@ func le(fields ...any) []byte {
 		}
 	}
 	return b
+}
+
+// vdpfOf is p as a VDPF with the default SHA-256 keys.
+func vdpfOf(p gofss.Params) gofss.Params {
+	p.Kind, p.Hash = gofss.KindVdpf, gofss.DefaultVdpfHash(gofss.HashSha256)
+	return p
 }
