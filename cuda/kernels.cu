@@ -7,14 +7,15 @@
 // the dpf kernels: a VDPF key's first n + 1 rows are a DPF key); plus cw_relayout and
 // the prg_bench_<prg>_mul<2|4> bound.
 //
-// Kernels are templates on scheme, group, PRG and VDPF's hash only; in_bits, the batch sizes and the
-// DCF predicate are arguments, which keeps the number of instantiations (and compile
-// time) small. Every kernel runs a grid-stride loop with blocks of kThreads threads, so
+// Kernels are templates on scheme, group, PRG and VDPF's hash only; in_bits, the batch
+// sizes and the DCF predicate are arguments, which keeps the number of instantiations
+// (and compile time) small. Every kernel runs a grid-stride loop with blocks of kThreads threads, so
 // the launcher may cap the grid.
 //
-// Parameters come in the order PrgParams, pointers, 32-bit integers, 64-bit counts, so
-// that each list ends on an 8-byte boundary: the launcher packs them into one buffer
-// (cuLaunchKernel's `extra`) whose size is then the same however it is rounded.
+// Parameters come in the order PrgParams (VDPF: then HashKeys), pointers, 32-bit
+// integers, 64-bit counts, so that each list ends on an 8-byte boundary: the launcher
+// packs them into one buffer (cuLaunchKernel's `extra`) whose size is then the same
+// however it is rounded.
 #include "grotto.cuh"
 #include "vdpf.cuh"
 
