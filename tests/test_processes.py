@@ -107,7 +107,10 @@ def test_forked_child_exits_normally(tmp_path):
 
 
 INTERRUPTED_CALL = """
-import sys, time, torch, pyfss
+import signal, sys, time, torch, pyfss
+# Python leaves SIGINT ignored when it starts with it ignored, as a shell without job
+# control starts background commands (and so this test's parent): take it back.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 # One key at 2^21 points of 128 bits on the portable walks: seconds of work on any
 # CPU (the parent limits Go to one thread), in a few MiB of memory.
 s = pyfss.Dcf(128, "bytes", "chacha", impl="portable")
