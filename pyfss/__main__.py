@@ -58,20 +58,20 @@ def self_check(device: str) -> list[str]:
             failures.append(f"random reconstruction {cls.__name__}")
     if device == "cpu":  # HalfTreeDpf and GrottoDcf: tests/test_cuda.py checks their kernels
         failures += cpu_only_check()
-    if device == "cpu":  # nor has Vdpf
-        failures += vdpf_check()
-    return failures
+    return failures + vdpf_check(device)
 
 
-def vdpf_check() -> list[str]:
+def vdpf_check(device: str) -> list[str]:
     """Vdpf on known-answer cases: keys, shares, proof pieces, proofs and their
-    verification, a tampered key's failing proof, and the full domain's proofs."""
+    verification, a tampered key's failing proof, and (on the CPU, where eval_all's
+    proofs run) the full domain's proofs."""
     failures = []
     data = json.loads(resources.files("pyfss").joinpath("data/selfcheck_vdpf.json").read_text())
     for entry in data["cases"]:
         case, s = entry["case"], scheme_for(entry)
-        seeds = torch.tensor(case["seeds"], dtype=torch.int32)
-        cws = s.gen(seeds, int(case["alpha"]), torch.tensor(case["beta"], dtype=torch.int32))
+        seeds = torch.tensor(case["seeds"], dtype=torch.int32, device=device)
+        beta = torch.tensor(case["beta"], dtype=torch.int32, device=device)
+        cws = s.gen(seeds, int(case["alpha"]), beta)
         cs = case["cs"]
         ok = cws.tolist() == [
             *case["cws"],
@@ -81,6 +81,7 @@ def vdpf_check() -> list[str]:
         ]
         points = [int(e["x"]) for e in case["evals"]]
         xs = torch.tensor(points) if case["in_bits"] <= 63 else pyfss.to_words(points)
+        xs = xs.to(device)
         pis = []
         for p in (0, 1):
             y, pieces = s.eval(p, seeds[p], cws, xs)
@@ -94,7 +95,7 @@ def vdpf_check() -> list[str]:
         bad[tm["cw_index"], tm["word"]] ^= tm["xor"]
         pi1 = s.prove(s.eval(tm["party"], seeds[tm["party"]], bad, xs)[1], bad)
         ok &= pi1.tolist() == tm["pi1"] and s.verify(pis[0], pi1).item() is tm["verify"]
-        if "eval_all" in case:
+        if "eval_all" in case and device == "cpu":
             for p in (0, 1):
                 out, pi = s.eval_all(p, seeds[p], cws)
                 image = ctypes.string_at(out.data_ptr(), out.numel() * out.element_size())
