@@ -11,9 +11,6 @@ import "github.com/pyfss/pyfss/gofss/internal/aes128"
 // once, spend most of a single point's time around the PRG. Longer batches take
 // the portable walks, whose PRG calls keep 8 blocks in flight.
 
-// AesniImpl names the implementation with the one-key AES-NI walks.
-const AesniImpl = "aesni"
-
 // oneKeyMaxPoints and oneKeyMaxKeys: batches up to this many points (Eval) or keys
 // (Gen) go a key at a time. Beyond, the portable walks' 8 blocks in flight win.
 const (
