@@ -60,3 +60,50 @@ def test_one_key_eval_refuses_crafted_keys():
     bad[20, 3] |= 1  # the output correction word's control bit
     with pytest.raises(ValueError, match="last row"):
         one.eval(1, s0s[1], bad, 77)
+
+
+@pytest.mark.parametrize("impl", [None, "portable"])
+def test_one_key_keygen_reconstructs(impl):
+    """keygen's single-key call (seeds drawn by the core): the parties' shares add up
+    to beta at alpha and to 0 elsewhere, with fresh seeds each call."""
+    s = pyfss.Dpf(20, "uint64", "aes128_mmo", impl=impl)
+    beta = torch.tensor([5, -7, 0, 0], dtype=torch.int32)
+    k0, k1 = s.keygen(999, beta)
+    assert k0.party == 0 and k1.party == 1 and k0.params == s.params()
+    assert k0.s0.shape == (4,) and k0.cws.shape == (21, 8)
+    assert not torch.equal(k0.s0, s.keygen(999, beta)[0].s0)
+    for x, want in ((999, beta), (998, torch.zeros(4, dtype=torch.int32))):
+        y = (s.eval_key(k0, x).view(torch.int64) + s.eval_key(k1, x).view(torch.int64)).view(
+            torch.int32
+        )
+        assert torch.equal(y[:2], want[:2]), x
+    k0.params["in_bits"] = 3  # each key owns its parameters
+    assert k1.params["in_bits"] == 20 and s.params()["in_bits"] == 20
+
+
+def test_one_key_gen_and_keygen_refuse_bad_input():
+    s = pyfss.Dpf(20, "bytes", "aes128_mmo")
+    seeds = torch.tensor([[1, 2, 3, 4], [1, 2, 3, 5]], dtype=torch.int32)  # equal once clamped
+    beta = torch.tensor([1, 2, 3, 4], dtype=torch.int32)
+    with pytest.raises(ValueError, match="seeds are equal"):
+        s.gen(seeds, 3, beta)
+    seeds[1, 0] = 9
+    with pytest.raises(ValueError, match="reserved"):
+        s.gen(seeds, 3, beta.clone().fill_(1))  # bytes beta with its control bit set
+    with pytest.raises(ValueError, match="reserved"):
+        s.keygen(3, torch.tensor([1, 1, 1, 1], dtype=torch.int32))
+    for bad in (-1, 2**20):
+        with pytest.raises(ValueError, match="alpha"):
+            s.gen(seeds, bad, beta)
+        with pytest.raises(ValueError, match="alpha"):
+            s.keygen(bad, beta)
+    with pytest.raises(TypeError):
+        s.keygen(3, beta.to(torch.int64))
+    with pytest.raises(TypeError):
+        s.gen(seeds.to(torch.int64), 3, beta)
+    # Non-contiguous or offset tensors take the general path, with the same result.
+    wide = torch.zeros(2, 8, dtype=torch.int32)
+    wide[:, ::2] = seeds
+    assert torch.equal(s.gen(wide[:, ::2], 3, beta), s.gen(seeds, 3, beta))
+    pair = torch.cat([beta, beta])
+    assert torch.equal(s.gen(seeds, 3, pair[4:]), s.gen(seeds, 3, beta))
