@@ -11,11 +11,15 @@ import "github.com/pyfss/pyfss/gofss/internal/aes128"
 // once, spend most of a single point's time around the PRG. Longer batches take
 // the portable walks, whose PRG calls keep 8 blocks in flight.
 
-// oneKeyMaxPoints and oneKeyMaxKeys: batches up to this many points (Eval) or keys
-// (Gen) go a key at a time. Beyond, the portable walks' 8 blocks in flight win.
+// Batches up to these sizes go a key at a time (BenchmarkOneKey's setting, per
+// key): beyond, the portable walks' 8 AES blocks in flight win. A DPF Eval point is
+// one block a level, so from 8 points the portable level of 8 blocks is faster; a
+// DCF Eval point (2 blocks a level) and a Gen key (4 or 8) keep more in flight
+// themselves and still win at 16.
 const (
-	oneKeyMaxPoints = 4
-	oneKeyMaxKeys   = 4
+	oneKeyMaxDpfPoints = 7
+	oneKeyMaxDcfPoints = 16
+	oneKeyMaxKeys      = 16
 )
 
 // oneKeyDpf and oneKeyDcf embed the scheme, whose own (portable) walks serve the
@@ -72,7 +76,7 @@ func (k *oneKeyDpf) usable(items, max int) bool { return items <= max && aes128.
 func (k *oneKeyDcf) usable(items, max int) bool { return items <= max && aes128.HasWalk() }
 
 func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if !k.usable(len(xs), oneKeyMaxPoints) {
+	if !k.usable(len(xs), oneKeyMaxDpfPoints) {
 		return k.Dpf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
 	if err := k.checkCws(cws); err != nil {
@@ -92,7 +96,7 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 }
 
 func (k *oneKeyDcf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if !k.usable(len(xs), oneKeyMaxPoints) {
+	if !k.usable(len(xs), oneKeyMaxDcfPoints) {
 		return k.Dcf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
 	if err := k.checkCws(cws); err != nil {

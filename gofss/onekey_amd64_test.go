@@ -35,16 +35,13 @@ func TestOneKeyMatchesPortable(t *testing.T) {
 			// take the portable walks.
 			forEachBackend(t, "aes128_mmo", func(t *testing.T) {
 				port := rebuild(t, c.scheme, WithImpl(PortableImpl))
-				for keys := 1; keys <= oneKeyMaxKeys+1; keys += 2 {
+				for _, keys := range []int{1, 2, oneKeyMaxKeys, oneKeyMaxKeys + 1} {
 					seeds, alphas, betas := randKeys(r, c.n, keys)
 					cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
 					require.NoError(t, one.Gen(cws, seeds, alphas, betas))
 					require.NoError(t, port.Gen(want, seeds, alphas, betas))
 					require.Equal(t, want, cws, "Gen, %d keys", keys)
-					for _, points := range []int{1, oneKeyMaxPoints / keys, oneKeyMaxPoints + 1} {
-						if points == 0 {
-							continue
-						}
+					for _, points := range []int{1, 3, oneKeyMaxDpfPoints + 1, oneKeyMaxDcfPoints + 1} {
 						xs := make([]Uint128, keys*points)
 						for i := range xs {
 							xs[i] = randInput(r, c.n)

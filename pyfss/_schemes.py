@@ -396,7 +396,9 @@ class _Scheme(_Base):
     # -- keys with fresh randomness ---------------------------------------------
 
     def keygen(self, alpha, beta: torch.Tensor) -> tuple[Key, Key]:
-        """Generates a key pair (or a batch of pairs) with seeds from os.urandom.
+        """Generates a key pair (or a batch of pairs) with seeds from the OS's
+        randomness: os.urandom, or for one key on the CPU the core's read of the same
+        source, in the same call as gen.
 
         alpha and beta are as for gen(); beta's leading dimensions are the batch
         shape. Returns the two parties' keys, each carrying this scheme's public
