@@ -125,14 +125,10 @@ func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 // bit t1.
 func dcfValueCw(ar *arith, v, lose0, lose1, keep0, keep1, betaAdd Block, t1 uint8) (Block, Block) {
 	vCw := ar.add(ar.sub(ar.sub(lose1, lose0), v), betaAdd)
-	if t1 == 1 {
-		vCw = ar.neg(vCw)
-	}
-	v = ar.add(ar.sub(v, keep1), keep0)
-	if t1 == 1 {
-		return vCw, ar.sub(v, vCw)
-	}
-	return vCw, ar.add(v, vCw)
+	// The word is negated where t1 is set, and V moves by minus the word there: by
+	// vCw as computed here either way. Selected without a branch: t1 is a coin flip.
+	next := ar.add(ar.add(ar.sub(v, keep1), keep0), vCw)
+	return pick(t1, vCw, ar.neg(vCw)), next
 }
 
 // dcfLastCw is the value of the last correction word from the parties' seeds s0, s1

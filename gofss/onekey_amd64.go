@@ -152,13 +152,15 @@ func (k *oneKeyDcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint
 	n, ar := k.params.InBits, k.params.Group.arith()
 	betaIf := [2]uint8{uint8(k.Pred()), 1 - uint8(k.Pred())} // as in Dcf.genTile
 	var sides, bits [MaxInBits]uint8
-	var values [4 * MaxInBits]Block
+	sc := getScratch() // not a stack array: zeroing 4*MaxInBits blocks costs a tenth of a key
+	defer sc.release()
+	values := sc.block(4 * n)
 	for i, alpha := range alphas {
 		if st.stopped() {
 			return
 		}
 		key := cws[i*(n+1):][:n+1]
-		w := aes128.GenWalk{Values: blockBytes(values[:4*n]), Bits: bits[:n]}
+		w := aes128.GenWalk{Values: blockBytes(values), Bits: bits[:n]}
 		w.Rows, w.Sides = oneKeyPath(&sides, key[:n], alpha)
 		seeds := [2][16]byte{s0s[2*i].Clamp().Bytes(), s0s[2*i+1].Clamp().Bytes()}
 		t1 := k.keys.Gen(&w, &seeds)
