@@ -452,7 +452,7 @@ class _Scheme(_Base):
 
 def _copy_record(x):
     """A copy of a JSON record (dicts, lists, scalars): what copy.deepcopy gives, at a
-    tenth of its cost, which keygen pays twice a call."""
+    third of its cost, which keygen pays twice a call."""
     if type(x) is dict:
         return {k: _copy_record(v) for k, v in x.items()}
     if type(x) is list:
