@@ -11,8 +11,8 @@ import "github.com/pyfss/pyfss/gofss/internal/aes128"
 // once, spend most of a single point's time around the PRG. Longer batches take
 // the portable walks, whose PRG calls keep 8 blocks in flight.
 
-// Batches up to these sizes go a key at a time (BenchmarkOneKey's setting, per
-// key): beyond, the portable walks' 8 AES blocks in flight win. A DPF Eval point is
+// Batches up to these sizes go a key at a time; beyond, the portable walks' 8 AES
+// blocks in flight win (measured per key at in_bits 20). A DPF Eval point is
 // one block a level, so from 8 points the portable level of 8 blocks is faster; a
 // DCF Eval point (2 blocks a level) and a Gen key (4 or 8) keep more in flight
 // themselves and still win at 16.
@@ -70,13 +70,13 @@ func oneKeyPath(sides *[MaxInBits]uint8, rows []Cw, x Uint128) ([]byte, []byte) 
 	return blockBytes(cwBlocks(rows)), sides[:n]
 }
 
-// usable tells whether the routine runs now: a test may have selected the portable
-// AES backend since the walks were made, and then gets the portable walks.
-func (k *oneKeyDpf) usable(items, max int) bool { return items <= max && aes128.HasWalk() }
-func (k *oneKeyDcf) usable(items, max int) bool { return items <= max && aes128.HasWalk() }
+// oneKeyServes tells whether a batch of items goes a key at a time: at most max,
+// and the routine runs now (a test may have selected the portable AES backend since
+// the walks were made, and then gets the portable walks).
+func oneKeyServes(items, max int) bool { return items <= max && aes128.HasWalk() }
 
 func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if !k.usable(len(xs), oneKeyMaxDpfPoints) {
+	if !oneKeyServes(len(xs), oneKeyMaxDpfPoints) {
 		return k.Dpf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
 	if err := k.checkCws(cws); err != nil {
@@ -96,7 +96,7 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 }
 
 func (k *oneKeyDcf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if !k.usable(len(xs), oneKeyMaxDcfPoints) {
+	if !oneKeyServes(len(xs), oneKeyMaxDcfPoints) {
 		return k.Dcf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
 	if err := k.checkCws(cws); err != nil {
@@ -121,7 +121,7 @@ func (k *oneKeyDcf) walkEval(st callControl, dst []Block, party int, s0s []Block
 }
 
 func (k *oneKeyDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	if !k.usable(len(alphas), oneKeyMaxKeys) {
+	if !oneKeyServes(len(alphas), oneKeyMaxKeys) {
 		k.Dpf.walkGen(st, cws, s0s, alphas, betas)
 		return
 	}
@@ -145,7 +145,7 @@ func (k *oneKeyDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint
 // and party 1's control bit, from which the value corrections, a chain of group
 // operations, are computed here; the routine left tr in the row's value word.
 func (k *oneKeyDcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	if !k.usable(len(alphas), oneKeyMaxKeys) {
+	if !oneKeyServes(len(alphas), oneKeyMaxKeys) {
 		k.Dcf.walkGen(st, cws, s0s, alphas, betas)
 		return
 	}
