@@ -581,6 +581,7 @@ def main() -> None:
     # Half-Tree DPF and Grotto DCF against DPF, one core.
     sections.append(new_scheme_section(new_scheme_bench(3 if args.quick else 7)))
     sections.append(mpf_section(min_s))
+    sections.append(one_key_section())
 
     # 4. Throughput against in_bits, one core.
     bits = "8,12,16,20,24" if args.quick else "8,10,12,14,16,18,20,22,24"
@@ -641,3 +642,67 @@ def plot_sweep(records: list[dict], path: Path):
 
 if __name__ == "__main__":
     main()
+
+
+# -- one key per call from Python (fss_crypto's API) ----------------------------------
+
+ONE_KEY_TARGETS = {"eval": 2.5, "gen": 3.0, "keygen": 3.0}
+
+
+def median_p90_us(fn, calls: int = 1000) -> tuple[float, float]:
+    """Median and p90 wall time of fn over calls calls, in microseconds."""
+    for _ in range(100):
+        fn()
+    times = []
+    for _ in range(calls):
+        t = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t)
+    return statistics.median(times) / 1e3, quantile(times, 0.9) / 1e3
+
+
+def one_key_calls(s, g: torch.Generator) -> dict:
+    """The one-key calls of scheme s, on a key of seeds drawn from g."""
+    s0s = torch.randint(-(2**31), 2**31 - 1, (2, 4), dtype=torch.int32, generator=g)
+    beta = torch.randint(-(2**31), 2**31 - 1, (4,), dtype=torch.int32, generator=g)
+    x = 12345
+    cws = s.gen(s0s, x, beta)
+    s0 = s0s[0].clone()
+    return {
+        "eval": lambda: s.eval(0, s0, cws, x),
+        "gen": lambda: s.gen(s0s, x, beta),
+        "keygen": lambda: s.keygen(x, beta),
+    }
+
+
+def one_key_section() -> str:
+    """One key per call (aes128_mmo, uint64, in_bits 20) on each CPU walk
+    implementation that serves it, with the floor under any call (a bare gopy call,
+    a 4-word torch allocation) measured in the same run."""
+    g = torch.Generator().manual_seed(7)
+    rows = []
+    for cls in (pyfss.Dpf, pyfss.Dcf):
+        for impl in pyfss.IMPLS:
+            try:
+                s = cls(BITS, group="uint64", prg="aes128_mmo", impl=impl)
+            except ValueError:
+                continue  # not served on this CPU
+            calls = one_key_calls(s, g)
+            for op, fn in calls.items():
+                med, p90 = median_p90_us(fn)
+                rows.append(
+                    [cls.__name__, impl, op, f"{med:.2f}", f"{p90:.2f}", ONE_KEY_TARGETS[op]]
+                )
+    floor = [["gopy no-op", *(f"{u:.2f}" for u in median_p90_us(pyfss.lib.Version))]]
+    floor.append(
+        [
+            "torch.empty(4)",
+            *(f"{u:.2f}" for u in median_p90_us(lambda: torch.empty(4, dtype=torch.int32))),
+        ]
+    )
+    return (
+        f"### One key per call from Python (1 core, aes128_mmo, uint64, in_bits {BITS})\n\n"
+        + table(["scheme", "impl", "op", "median us", "p90 us", "target us"], rows)
+        + "\n\n"
+        + table(["floor", "median us", "p90 us"], floor)
+    )

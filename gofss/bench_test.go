@@ -204,3 +204,37 @@ func BenchmarkGrottoEval(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkOneKey times one key per call (DPF and DCF, aes128_mmo, uint64, in_bits
+// 20), as fss_crypto's API calls: Gen of one key and Eval of one key at one point,
+// per implementation that serves it, beside the batched walks' cost per key
+// (keys=65536), on the implementation chosen by default.
+func BenchmarkOneKey(b *testing.B) {
+	for _, kind := range []Kind{KindDpf, KindDcfLt} {
+		p := DefaultParams(kind, benchBits, Uint64, PrgAesMmo)
+		name := strings.TrimSuffix(kind.String(), "_lt")
+		for _, im := range Impls() {
+			s, err := New(p, WithImpl(im))
+			if err != nil {
+				continue // not served on this CPU
+			}
+			bs := s.(scheme)
+			seeds, p0, alphas, betas, cws := benchKeys(b, bs, 1)
+			out := make([]Block, 1)
+			b.Run(fmt.Sprintf("%s/gen/%s", name, im), func(b *testing.B) {
+				perItem(b, 1, "key", func() {
+					if err := s.Gen(cws, seeds, alphas, betas); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+			b.Run(fmt.Sprintf("%s/eval/%s", name, im), func(b *testing.B) {
+				perItem(b, 1, "key", func() {
+					if err := s.Eval(out, 0, p0, cws, alphas); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
+}

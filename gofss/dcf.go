@@ -103,18 +103,9 @@ func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 			// Values on the lose side must cancel; those on the keep side feed V.
 			lose0, lose1 := ar.from(pick(a, p0[3], p0[1])), ar.from(pick(a, p1[3], p1[1]))
 			keep0, keep1 := ar.from(pick(a, p0[1], p0[3])), ar.from(pick(a, p1[1], p1[3]))
-			vCw := ar.sub(ar.sub(lose1, lose0), vs[k])
-			vCw = ar.add(vCw, mask(ar.from(betas[k]), betaIf[a]))
 			t1 := t[2*k+1]
-			if t1 == 1 {
-				vCw = ar.neg(vCw)
-			}
-			v := ar.add(ar.sub(vs[k], keep1), keep0)
-			if t1 == 1 {
-				vs[k] = ar.sub(v, vCw)
-			} else {
-				vs[k] = ar.add(v, vCw)
-			}
+			var vCw Block
+			vCw, vs[k] = dcfValueCw(ar, vs[k], lose0, lose1, keep0, keep1, mask(ar.from(betas[k]), betaIf[a]), t1)
 			tlCw := p0[0].Lsb() ^ p1[0].Lsb() ^ a ^ 1
 			trCw := p0[2].Lsb() ^ p1[2].Lsb() ^ a
 			tKeepCw := pickBit(a, tlCw, trCw)
@@ -126,6 +117,18 @@ func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 	for k := range m {
 		cws[k*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, s[2*k], s[2*k+1], t[2*k+1], vs[k])}
 	}
+}
+
+// dcfValueCw is a Gen level's value correction (value form) and the next running
+// value V, from V, the parties' value outputs on the lose and keep sides (value
+// form), what beta adds on the lose side (zero or from(beta)) and party 1's control
+// bit t1.
+func dcfValueCw(ar *arith, v, lose0, lose1, keep0, keep1, betaAdd Block, t1 uint8) (Block, Block) {
+	vCw := ar.add(ar.sub(ar.sub(lose1, lose0), v), betaAdd)
+	// The word is negated where t1 is set, and V moves by minus the word there: by
+	// vCw as computed here either way. Selected without a branch: t1 is a coin flip.
+	next := ar.add(ar.add(ar.sub(v, keep1), keep0), vCw)
+	return pick(t1, vCw, ar.neg(vCw)), next
 }
 
 // dcfLastCw is the value of the last correction word from the parties' seeds s0, s1

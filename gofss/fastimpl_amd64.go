@@ -27,6 +27,7 @@ func archImpls() []impl {
 			dpf:  func(d *Dpf) walks { return newFastDpf(d, false) },
 			dcf:  func(d *Dcf) walks { return newFastDcf(d, false) },
 		},
+		{name: AesniImpl, dpf: newOneKeyDpf, dcf: newOneKeyDcf}, // onekey_amd64.go
 	}
 }
 

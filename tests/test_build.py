@@ -17,11 +17,13 @@ def test_backend_info_describes_the_build():
     for prg in ("aes128_mmo", "chacha"):
         path = info["prg"][prg]
         assert path["active"] in path["available"]
-        assert path["walks"] in {"avx512", "avx512-vaes", "portable"}
+        assert path["walks"] in {"avx512", "avx512-vaes", "aesni", "portable"}
         if path["active"] == "generic":
             assert path["walks"] == "portable"
         if path["walks"] == "avx512-vaes":
             assert prg == "aes128_mmo" and path["active"] == "vaes-avx512"
+        if path["walks"] == "aesni":
+            assert prg == "aes128_mmo" and path["active"] == "aesni"
     assert info["huge_pages"] in {"always", "madvise", "never", "unsupported"}
     if platform.system() != "Linux":
         assert info["huge_pages"] == "unsupported"

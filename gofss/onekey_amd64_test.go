@@ -1,0 +1,92 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
+	"github.com/stretchr/testify/require"
+)
+
+// The one-key AES-NI walks against the portable walks on the same random keys and
+// points: every group, both comparisons, input widths from 1 to 128 bits, batches
+// on both sides of the one-key limits (the longer ones take the portable walks).
+
+// oneKey makes the scheme of s's parameters on the one-key walks, or skips where
+// the CPU has no AES-NI.
+func oneKey(t *testing.T, s scheme) Scheme {
+	if !aes128.HasWalk() {
+		t.Skip("no AES-NI walk routines on this CPU")
+	}
+	return rebuild(t, s, WithImpl(AesniImpl))
+}
+
+func TestOneKeyMatchesPortable(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, c := range testCases(t, []int{1, 2, 20, 63, 64, 65, 128}) {
+		if c.scheme.Params().Prg != PrgAesMmo || c.scheme.Params().Kind == KindHalfTreeDpf {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			one := oneKey(t, c.scheme)
+			// Under the portable AES backend, selected after the walks were made, they
+			// take the portable walks.
+			forEachBackend(t, "aes128_mmo", func(t *testing.T) {
+				port := rebuild(t, c.scheme, WithImpl(PortableImpl))
+				for _, keys := range []int{1, 2, oneKeyMaxKeys, oneKeyMaxKeys + 1} {
+					seeds, alphas, betas := randKeys(r, c.n, keys)
+					cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
+					require.NoError(t, one.Gen(cws, seeds, alphas, betas))
+					require.NoError(t, port.Gen(want, seeds, alphas, betas))
+					require.Equal(t, want, cws, "Gen, %d keys", keys)
+					for _, points := range []int{1, 3, oneKeyMaxDpfPoints + 1, oneKeyMaxDcfPoints + 1} {
+						xs := make([]Uint128, keys*points)
+						for i := range xs {
+							xs[i] = randInput(r, c.n)
+							if i%2 == 0 { // the special point, where the path keeps alpha's side to the end
+								xs[i] = alphas[i/points]
+							}
+						}
+						for p := range 2 {
+							ps := make([]Block, keys)
+							for k := range keys {
+								ps[k] = seeds[2*k+p]
+							}
+							got, exp := make([]Block, len(xs)), make([]Block, len(xs))
+							require.NoError(t, one.Eval(got, p, ps, cws, xs))
+							require.NoError(t, port.Eval(exp, p, ps, cws, xs))
+							require.Equal(t, exp, got, "Eval, %d keys x %d points, party %d", keys, points, p)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// A one-key Eval refuses the correction words that the portable one refuses.
+func TestOneKeyRefusesBadCws(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range testCases(t, []int{20}) {
+		if c.scheme.Params().Prg != PrgAesMmo || c.scheme.Params().Kind == KindHalfTreeDpf {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			one := oneKey(t, c.scheme)
+			seeds, alphas, betas := randKeys(r, c.n, 1)
+			cws := make([]Cw, c.n+1)
+			require.NoError(t, one.Gen(cws, seeds, alphas, betas))
+			bad := append([]Cw(nil), cws...)
+			bad[c.n][0].Hi |= lsbBit // a set control bit in the last row: refused by both schemes
+			err := one.Eval(make([]Block, 1), 0, seeds[:1], bad, alphas)
+			require.ErrorAs(t, err, new(*ArgError))
+			if c.scheme.Params().Kind == KindDpf {
+				bad = append(bad[:0], cws...)
+				bad[3][1].Lo = 2 // a tr word other than 0 or 1
+				require.ErrorAs(t, one.Eval(make([]Block, 1), 1, seeds[1:2], bad, alphas), new(*ArgError))
+			}
+		})
+	}
+}
