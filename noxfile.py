@@ -136,9 +136,12 @@ def wheel(session):
 
 
 # The packages with arm64 assembly, and the known-answer tests of the schemes that run
-# it (the slower scheme vectors add minutes under emulation and test no other code).
+# it with what backend_info reports (the other schemes' vectors add minutes under
+# emulation and test no other arm64 code).
 ARM64_PACKAGES = ("./gofss/internal/aes128/", "./gofss/internal/chacha/")
-ARM64_VECTORS = "^(TestVectors|TestHalfTreeVectors|TestPrgVectors|TestGroupVectors)$"
+ARM64_VECTORS = (
+    "^(TestVectors|TestHalfTreeVectors|TestPrgVectors|TestGroupVectors|TestPrgBackendInfoWalks)$"
+)
 QEMU = "qemu-aarch64-static"
 
 
