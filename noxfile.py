@@ -1,4 +1,5 @@
-"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`, `nox -s wheel`."""
+"""Sessions: `nox -s tests`, `nox -s lint`, `nox -s demo`, `nox -s bench`, `nox -s wheel`,
+`nox -s arm64`."""
 
 import hashlib
 import os
@@ -132,3 +133,44 @@ def wheel(session):
     (default: nox's Python; see build_support/manylinux.py)."""
     session.install(*WHEEL_TOOLS)
     session.run("python", "build_support/manylinux.py", "--check", *session.posargs)
+
+
+# The packages with arm64 assembly, and the known-answer tests of the schemes that run
+# it with what backend_info reports (the other schemes' vectors add minutes under
+# emulation and test no other arm64 code).
+ARM64_PACKAGES = ("./gofss/internal/aes128/", "./gofss/internal/chacha/")
+ARM64_VECTORS = (
+    "^(TestVectors|TestHalfTreeVectors|TestPrgVectors|TestGroupVectors|TestPrgBackendInfoWalks)$"
+)
+QEMU = "qemu-aarch64-static"
+
+
+def find_qemu(session):
+    """qemu's user-mode arm64 emulator, installed from Debian's qemu-user-static package
+    when missing and apt-get can (as root, or through sudo without a password)."""
+    if shutil.which(QEMU) is None and shutil.which("apt-get"):
+        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+        for args in (["update", "-qq"], ["install", "-y", "-qq", "qemu-user-static"]):
+            session.run(*sudo, "apt-get", *args, external=True, success_codes=range(256))
+    return shutil.which(QEMU)
+
+
+@nox.session
+def arm64(session):
+    """The arm64 build: go vet and a build of the module for linux/arm64, then the
+    arm64 assembly and the scheme vectors under qemu's user-mode emulation. Without
+    qemu the emulated part is skipped, unless `-- --require-qemu` (CI) makes it fail."""
+    need_go(session)
+    env = {"GOOS": "linux", "GOARCH": "arm64", "CGO_ENABLED": "0"}
+    session.run("go", "vet", "./...", env=env, external=True)
+    session.run("go", "build", "./...", env=env, external=True)
+    qemu = find_qemu(session)
+    if qemu is None:
+        message = f"{QEMU} not found (Debian: apt-get install qemu-user-static)"
+        if "--require-qemu" in session.posargs:
+            session.error(message)
+        session.skip(f"{message}: arm64 tests not run")
+    session.run("go", "test", "-exec", qemu, *ARM64_PACKAGES, env=env, external=True)
+    session.run(
+        "go", "test", "-exec", qemu, "-run", ARM64_VECTORS, "./gofss/", env=env, external=True
+    )

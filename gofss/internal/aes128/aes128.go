@@ -74,3 +74,13 @@ func checkLengths(dst, src, mul int) {
 		panic("aes128: bad buffer lengths")
 	}
 }
+
+// checkSel panics where a routine saw a sel value other than 0 or 1. The assembly
+// routines pick one of the two keys whatever the byte, so no value makes them read
+// outside keys; they report bad ones so that MMOSelect refuses them on every
+// backend, as the portable one does.
+func checkSel(bad bool) {
+	if bad {
+		panic("aes128: sel values must be 0 or 1")
+	}
+}

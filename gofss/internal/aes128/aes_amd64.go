@@ -27,13 +27,3 @@ var (
 )
 
 func archBackends() []*backend { return []*backend{vaes, aesni} }
-
-// checkSel panics where a routine saw a sel value other than 0 or 1. The routines pick
-// one of the two keys whatever the byte, so no value makes them read outside keys;
-// they report bad ones so that MMOSelect refuses them on every backend, as the
-// portable one does.
-func checkSel(bad bool) {
-	if bad {
-		panic("aes128: sel values must be 0 or 1")
-	}
-}

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package chacha
+
+// simd stands for the walk routines, of which this build has none: walks run
+// portably.
+type simd int
+
+func (simd) walk(*Walk, [2]uint32, *[16]byte, uint8) uint8 { panic("chacha: no walk routine") }
