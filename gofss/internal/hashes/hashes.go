@@ -56,6 +56,7 @@ func New(kind Kind, key []byte) (*Keyed, error) {
 	copy(k.key[:], key)
 	k.pool.New = func() any {
 		h := &Hasher{k: k}
+		copy(h.buf[:16], k.key[:16]) // SHA-256's prefix, written once
 		if kind == Blake3 {
 			h.b3, _ = blake3.NewKeyed(k.key[:]) // the length was checked above
 		}
@@ -71,36 +72,37 @@ func (k *Keyed) Get() *Hasher { return k.pool.Get().(*Hasher) }
 type Hasher struct {
 	k   *Keyed
 	b3  *blake3.Hasher
-	buf [80]byte // SHA-256's message: the key, then up to 64 bytes
+	buf [80]byte // the key (SHA-256's prefix), then the message of up to 64 bytes
 }
 
 // Put gives h back to its Keyed's pool.
 func (h *Hasher) Put() { h.k.pool.Put(h) }
 
-// sum hashes msg (32 or 64 bytes) into out: SHA-256(key || msg) or keyed BLAKE3.
-func (h *Hasher) sum(out *[32]byte, msg []byte) {
+// sum hashes the message of n bytes (32 or 64) at buf[16:] into out: SHA-256(key ||
+// msg) or keyed BLAKE3. The messages are written in place, after the key.
+func (h *Hasher) sum(out *[32]byte, n int) {
 	if h.b3 != nil {
 		h.b3.Reset()
-		_, _ = h.b3.Write(msg) // a hash.Hash's Write never fails
+		_, _ = h.b3.Write(h.buf[16 : 16+n]) // a hash.Hash's Write never fails
 		h.b3.Sum(out[:0])
 		return
 	}
-	copy(h.buf[:16], h.k.key[:16])
-	n := copy(h.buf[16:], msg)
 	*out = sha256.Sum256(h.buf[:16+n])
 }
 
 // H hashes four blocks to two: H'(m).
-func (h *Hasher) H(out *[32]byte, m *[64]byte) { h.sum(out, m[:]) }
+func (h *Hasher) H(out *[32]byte, m *[64]byte) {
+	*(*[64]byte)(h.buf[16:]) = *m
+	h.sum(out, 64)
+}
 
 // XorHash hashes two blocks to four: XH(a, s) = sum(clamp(a) || s) || sum(with_lsb(a,
 // 1) || s), where the clamped bit is bit 0 of byte 12 of a.
 func (h *Hasher) XorHash(out *[64]byte, a, s *[16]byte) {
-	var msg [32]byte
-	copy(msg[:16], a[:])
-	copy(msg[16:], s[:])
-	msg[12] &^= 1
-	h.sum((*[32]byte)(out[:32]), msg[:])
-	msg[12] |= 1
-	h.sum((*[32]byte)(out[32:]), msg[:])
+	*(*[16]byte)(h.buf[16:]) = *a
+	*(*[16]byte)(h.buf[32:]) = *s
+	h.buf[16+12] &^= 1
+	h.sum((*[32]byte)(out[:32]), 32)
+	h.buf[16+12] |= 1
+	h.sum((*[32]byte)(out[32:]), 32)
 }
