@@ -377,7 +377,7 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err != nil {
 		return err
 	}
-	n, width, rows := d.params.InBits, 1<<d.params.BucketBits, d.bucketRows()
+	n, rows := d.params.InBits, d.bucketRows()
 	if err := checkDomainLen(n, len(dst), 1, "blocks"); err != nil {
 		return err
 	}
@@ -387,13 +387,15 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	domain, size := h.dom.small, h.size
 	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
 	used := min(mRt, int((domain+size-1)/size))
-	group := max(1, min(used, evalAllGroupBlocks/width))
-	leaves, xs := make([]Block, group*width), make([]uint64, size)
+	// Indices from size on (up to 2^bucket_bits) stand for no input: the walks
+	// stop at size.
+	group := max(1, min(used, evalAllGroupBlocks/int(size)))
+	leaves, xs := make([]Block, group*int(size)), make([]uint64, size)
 	adds := newRegionAdds(n, domain, d.params.Group.arith(), dst)
 	for b0 := 0; b0 < used; b0 += group {
 		b1 := min(used, b0+group)
 		// The rows were checked above: the walk runs without DPF's checks.
-		if err := d.inner.evalRuns(leaves[:(b1-b0)*width], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, uint64(width)); err != nil {
+		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(size)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, size); err != nil {
 			return err
 		}
 		if d.ctl.stopped() {
@@ -403,7 +405,7 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 			first := uint64(b) * size
 			xs := xs[:min(size, domain-first)]
 			tab.invertRange(xs, first, domain)
-			adds.add(xs, leaves[(b-b0)*width:], 1<<n-1)
+			adds.add(xs, leaves[(b-b0)*int(size):], 1<<n-1)
 		}
 	}
 	adds.flush()
