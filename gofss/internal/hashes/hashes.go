@@ -66,6 +66,9 @@ func New(kind Kind, key []byte) (*Keyed, error) {
 	return k, nil
 }
 
+// key16 is SHA-256's key.
+func (k *Keyed) key16() [16]byte { return [16]byte(k.key[:16]) }
+
 // Get returns a Hasher of k for one goroutine; Put gives it back.
 func (k *Keyed) Get() *Hasher { return k.pool.Get().(*Hasher) }
 
@@ -75,7 +78,8 @@ type Hasher struct {
 	b3 *blake3.Hasher
 	// The key (SHA-256's prefix), then the message of up to 64 bytes, then room
 	// for SHA-256's padding: two blocks.
-	buf [128]byte
+	buf  [128]byte
+	pair [2][64]byte // XH's two SHA-256 messages, padded
 }
 
 // Put gives h back to its Keyed's pool.
@@ -108,6 +112,20 @@ func (h *Hasher) H(out *[32]byte, m *[64]byte) {
 // XorHash hashes two blocks to four: XH(a, s) = sum(clamp(a) || s) || sum(with_lsb(a,
 // 1) || s), where the clamped bit is bit 0 of byte 12 of a.
 func (h *Hasher) XorHash(out *[64]byte, a, s *[16]byte) {
+	if h.b3 == nil && haveSHANI {
+		// Two one-block messages that differ in one bit, compressed side by side.
+		for i := range h.pair {
+			blk := &h.pair[i]
+			*(*[16]byte)(blk[:]) = h.k.key16()
+			*(*[16]byte)(blk[16:]) = *a
+			*(*[16]byte)(blk[32:]) = *s
+			padSha256(blk[:], 48)
+		}
+		h.pair[0][16+12] &^= 1
+		h.pair[1][16+12] |= 1
+		sumPair(out, &h.pair)
+		return
+	}
 	*(*[16]byte)(h.buf[16:]) = *a
 	*(*[16]byte)(h.buf[32:]) = *s
 	h.buf[16+12] &^= 1

@@ -52,6 +52,32 @@ func TestSumBlocks(t *testing.T) {
 	}
 }
 
+// TestSumPair checks the two interleaved compressions against crypto/sha256 on
+// pairs of random messages of 0 to 55 bytes (one block each).
+func TestSumPair(t *testing.T) {
+	if !haveSHANI {
+		t.Skip("no SHA extensions on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 56 {
+		var blocks [2][64]byte
+		var want [64]byte
+		for i := range blocks {
+			msg := make([]byte, n+i%2*(55-n)) // the second one takes the other length
+			for j := range msg {
+				msg[j] = byte(rng.Uint32())
+			}
+			copy(blocks[i][:], msg)
+			padSha256(blocks[i][:], len(msg))
+			sum := sha256.Sum256(msg)
+			copy(want[32*i:], sum[:])
+		}
+		var got [64]byte
+		sumPair(&got, &blocks)
+		require.Equal(t, want, got, "%d bytes", n)
+	}
+}
+
 func checkVectors(t *testing.T) {
 	all, err := kat.LoadHashVectors()
 	require.NoError(t, err)

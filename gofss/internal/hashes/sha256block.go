@@ -37,6 +37,20 @@ func padSha256(buf []byte, n int) {
 func sumBlocks(out *[32]byte, blocks []byte) {
 	h := sha256IV
 	compress(&h, blocks)
+	putState(out, &h)
+}
+
+// sumPair is SHA-256 of two messages of one block each, padded already: the
+// hashes' states go through the rounds side by side.
+func sumPair(out *[64]byte, blocks *[2][64]byte) {
+	var h [2][8]uint32
+	compressPair(&h, blocks)
+	putState((*[32]byte)(out[:32]), &h[0])
+	putState((*[32]byte)(out[32:]), &h[1])
+}
+
+// putState writes a state as SHA-256's output: its words big-endian.
+func putState(out *[32]byte, h *[8]uint32) {
 	for i, w := range h {
 		binary.BigEndian.PutUint32(out[4*i:], w)
 	}
