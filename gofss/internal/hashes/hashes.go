@@ -57,7 +57,14 @@ func New(kind Kind, key []byte) (*Keyed, error) {
 	copy(k.key[:], key)
 	k.pool.New = func() any {
 		h := &Hasher{k: k}
-		copy(h.buf[:16], k.key[:16]) // SHA-256's prefix, written once
+		// SHA-256's prefix and padding, written once: H' hashes 80 bytes (two
+		// blocks), XH 48 (one block each).
+		copy(h.buf[:16], k.key[:16])
+		padSha256(h.buf[:], 80)
+		for i := range h.pair {
+			copy(h.pair[i][:16], k.key[:16])
+			padSha256(h.pair[i][:], 48)
+		}
 		if kind == Blake3 {
 			h.b3, _ = blake3.NewKeyed(k.key[:]) // the length was checked above
 		}
@@ -65,9 +72,6 @@ func New(kind Kind, key []byte) (*Keyed, error) {
 	}
 	return k, nil
 }
-
-// key16 is SHA-256's key.
-func (k *Keyed) key16() [16]byte { return [16]byte(k.key[:16]) }
 
 // Get returns a Hasher of k for one goroutine; Put gives it back.
 func (k *Keyed) Get() *Hasher { return k.pool.Get().(*Hasher) }
@@ -85,8 +89,8 @@ type Hasher struct {
 // Put gives h back to its Keyed's pool.
 func (h *Hasher) Put() { h.k.pool.Put(h) }
 
-// sum hashes the message of n bytes (32 or 64) at buf[16:] into out: SHA-256(key ||
-// msg) or keyed BLAKE3. The messages are written in place, after the key.
+// sum hashes the message of n bytes (32 or 64) at buf[16:] into out, through
+// crypto/sha256 or keyed BLAKE3.
 func (h *Hasher) sum(out *[32]byte, n int) {
 	if h.b3 != nil {
 		h.b3.Reset()
@@ -94,32 +98,32 @@ func (h *Hasher) sum(out *[32]byte, n int) {
 		h.b3.Sum(out[:0])
 		return
 	}
-	if !haveSHANI {
-		*out = sha256.Sum256(h.buf[:16+n])
-		return
-	}
-	blocks := h.buf[:(16+n+8)/64*64+64] // the key, the message and at least 9 bytes of padding
-	padSha256(blocks, 16+n)
-	sumBlocks(out, blocks)
+	*out = sha256.Sum256(h.buf[:16+n])
 }
+
+// shaNI tells whether h hashes with SHA-256 through the SHA extensions: then buf
+// and pair hold the key and the padding already, and a call writes the message
+// alone.
+func (h *Hasher) shaNI() bool { return h.b3 == nil && haveSHANI }
 
 // H hashes four blocks to two: H'(m).
 func (h *Hasher) H(out *[32]byte, m *[64]byte) {
 	*(*[64]byte)(h.buf[16:]) = *m
+	if h.shaNI() {
+		sumBlocks(out, h.buf[:])
+		return
+	}
 	h.sum(out, 64)
 }
 
 // XorHash hashes two blocks to four: XH(a, s) = sum(clamp(a) || s) || sum(with_lsb(a,
 // 1) || s), where the clamped bit is bit 0 of byte 12 of a.
 func (h *Hasher) XorHash(out *[64]byte, a, s *[16]byte) {
-	if h.b3 == nil && haveSHANI {
+	if h.shaNI() {
 		// Two one-block messages that differ in one bit, compressed side by side.
 		for i := range h.pair {
-			blk := &h.pair[i]
-			*(*[16]byte)(blk[:]) = h.k.key16()
-			*(*[16]byte)(blk[16:]) = *a
-			*(*[16]byte)(blk[32:]) = *s
-			padSha256(blk[:], 48)
+			*(*[16]byte)(h.pair[i][16:]) = *a
+			*(*[16]byte)(h.pair[i][32:]) = *s
 		}
 		h.pair[0][16+12] &^= 1
 		h.pair[1][16+12] |= 1
