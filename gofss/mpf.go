@@ -433,6 +433,7 @@ type regionAdds struct {
 	ar     *arith
 	shift  uint // region of input x: x >> shift
 	queues [][]queuedAdd
+	queued int // adds in the queues
 }
 
 // queuedAdd is a share to add at offset off of its region.
@@ -457,6 +458,7 @@ func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
 		r.queues = *old
 	}
 	r.queues = slices.Grow(r.queues[:0], regions)[:regions]
+	count = min(count, uint64(maxQueuedAdds)) // at most, between flushes (appends grow past it)
 	per := int(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
 	for i, q := range r.queues {
 		r.queues[i] = slices.Grow(q[:0], per)
@@ -465,6 +467,12 @@ func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
 }
 
 var queuePool sync.Pool
+
+// maxQueuedAdds bounds the adds queued at once (24 bytes each: 96 MiB): from in_bits
+// 21 on, where more would be, the queues are flushed whenever a bucket's adds take
+// them past it, so their memory stays about that whatever in_bits. A variable for
+// the tests.
+var maxQueuedAdds = 1 << 22
 
 // release gives the queues back for the next call.
 func (r *regionAdds) release() {
@@ -491,9 +499,12 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 		q := &r.queues[x>>r.shift]
 		*q = append(*q, queuedAdd{uint32(x & low), shares[i]})
 	}
+	if r.queued += len(xs); r.queued >= maxQueuedAdds {
+		r.flush()
+	}
 }
 
-// flush makes the queued adds, one region at a time.
+// flush makes the queued adds, one region at a time, and empties the queues.
 func (r *regionAdds) flush() {
 	ar := r.ar
 	for g, q := range r.queues {
@@ -501,5 +512,7 @@ func (r *regionAdds) flush() {
 		for _, e := range q {
 			region[e.off] = ar.into(ar.add(ar.from(region[e.off]), ar.from(e.share)))
 		}
+		r.queues[g] = q[:0]
 	}
+	r.queued = 0
 }

@@ -427,10 +427,11 @@ func TestVdmpfTampered(t *testing.T) {
 
 // TestDmpfEvalAllRegions checks each party's EvalAll against its Eval at every
 // input where the adds go through the per-region queues (in_bits > 14: 2^(n-14)
-// regions): shares at inputs whose value is 0 cancel in a reconstruction, so only a
-// party's own shares show an add that went to the wrong input. A stopped call
-// returns ErrStopped.
+// regions), with the queues flushed at the end or along the way: shares at inputs
+// whose value is 0 cancel in a reconstruction, so only a party's own shares show an
+// add that went to the wrong input. A stopped call returns ErrStopped.
 func TestDmpfEvalAllRegions(t *testing.T) {
+	defer func(was int) { maxQueuedAdds = was }(maxQueuedAdds)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct {
 		inBits int
@@ -449,8 +450,12 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 			}
 			want, got := make([]Block, len(xs)), make([]Block, len(xs))
 			require.NoError(t, d.Eval(want, party, mine, cws, xs))
-			require.NoError(t, d.EvalAll(got, party, mine, cws))
-			require.Equal(t, want, got, "in_bits %d, party %d", tc.inBits, party)
+			// 1000: the queues flushed along the way, after every bucket or few.
+			for _, limit := range []int{1 << 22, 1000} {
+				maxQueuedAdds = limit
+				require.NoError(t, d.EvalAll(got, party, mine, cws))
+				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d", tc.inBits, party, limit)
+			}
 
 			var c Control
 			c.Stop.Store(1)
