@@ -458,7 +458,8 @@ func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
 		r.queues = *old
 	}
 	r.queues = slices.Grow(r.queues[:0], regions)[:regions]
-	count = min(count, uint64(maxQueuedAdds)) // at most, between flushes (appends grow past it)
+	// The queues hold at most maxQueuedAdds between flushes (appends grow past it).
+	count = min(count, uint64(maxQueuedAdds))
 	per := int(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
 	for i, q := range r.queues {
 		r.queues[i] = slices.Grow(q[:0], per)
