@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
 )
@@ -40,6 +41,7 @@ const maxSigmaAttempts = 16
 type mpfInner interface {
 	Scheme
 	checkCws(cws []Cw) error
+	evalRuns(dst []Block, party int, s0s []Block, cws []Cw, start, stop uint64) error
 }
 
 // NewMpf makes the multi-point scheme that p (of kind dmpf or vdmpf) describes; the
@@ -364,17 +366,18 @@ func (d *Mpf) evalBucket(shares, pieces []Block, pibs [][ProofBlocks]Block, hp *
 	return nil
 }
 
-// EvalAll writes party's shares of f at every input x to dst[x]. It evaluates each
-// bucket in use on its whole domain and adds the share at each index in the bucket
-// to the input that index stands for, found through the PRP's inverse. Those adds
-// land at random places in dst and cost most of the time from in_bits 20 on, where
-// dst outgrows the caches (docs/spec.md section 16.5).
+// EvalAll writes party's shares of f at every input x to dst[x]. It evaluates the
+// buckets in use on their whole domains, a group at a time, and adds the share at
+// each index in a bucket to the input that index stands for, found through the
+// PRP's inverse. Those inputs are random: where dst outgrows the caches, the shares
+// first go to per-region lists (appends in order), and each region's adds then stay
+// in cache (docs/spec.md section 16.5).
 func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	sigma, mRt, err := d.checkKey(party, s0s, cws)
 	if err != nil {
 		return err
 	}
-	n := d.params.InBits
+	n, rows := d.params.InBits, d.bucketRows()
 	if err := checkDomainLen(n, len(dst), 1, "blocks"); err != nil {
 		return err
 	}
@@ -382,22 +385,135 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	h := newCuckooHash(sigma, n, mRt)
 	tab := h.prp.tables(&h.dom)
 	domain, size := h.dom.small, h.size
-	bucket, targets := make([]Block, 1<<d.params.BucketBits), make([]uint64, size)
-	ar := d.params.Group.arith()
 	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
-	for b := range min(mRt, int((domain+size-1)/size)) {
-		if err := d.inner.EvalAll(bucket, party, s0s[b:b+1], d.bucket(cws, b)); err != nil {
+	used := min(mRt, int((domain+size-1)/size))
+	// Indices from size on (up to 2^bucket_bits) stand for no input: the walks
+	// stop at size.
+	group := max(1, min(used, evalAllGroupBlocks/int(size)))
+	leaves, xs := make([]Block, group*int(size)), make([]uint64, size)
+	adds := newRegionAdds(n, domain, d.params.Group.arith(), dst)
+	for b0 := 0; b0 < used; b0 += group {
+		b1 := min(used, b0+group)
+		// The rows were checked above: the walk runs without DPF's checks.
+		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(size)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, size); err != nil {
 			return err
 		}
-		// The inputs first, then the adds: a loop of adds alone keeps several of
-		// its cache misses in flight at once.
-		first, xs := uint64(b)*size, targets[:min(size, domain-uint64(b)*size)]
-		for idx := range xs {
-			xs[idx] = tab.invert(first+uint64(idx), domain) & (1<<n - 1)
+		if d.ctl.stopped() {
+			return ErrStopped
 		}
-		for idx, x := range xs {
-			dst[x] = ar.into(ar.add(ar.from(dst[x]), ar.from(bucket[idx])))
+		for b := b0; b < b1; b++ {
+			first := uint64(b) * size
+			xs := xs[:min(size, domain-first)]
+			tab.invertRange(xs, first, domain)
+			adds.add(xs, leaves[(b-b0)*int(size):], 1<<n-1)
 		}
 	}
+	adds.flush()
+	adds.release()
 	return nil
+}
+
+// evalAllGroupBlocks is the most leaves that EvalAll evaluates in one batched walk
+// (of several buckets' keys): 1 MiB.
+const evalAllGroupBlocks = 1 << 16
+
+// regionBits is log2 of a region of regionAdds: 2^14 blocks, 256 KiB, which stay in
+// a core's L2 cache; there are at most 2^maxRegionsLog regions (lists written at
+// once), larger ones beyond 2^22 outputs.
+const (
+	regionBits    = 14
+	maxRegionsLog = 8
+)
+
+// regionAdds adds shares into dst at random inputs. With one region (dst in cache)
+// it adds at once; with several, add appends each share and its input's offset to
+// its region's queue, and flush adds them region by region.
+type regionAdds struct {
+	dst    []Block
+	ar     *arith
+	shift  uint // region of input x: x >> shift
+	queues [][]queuedAdd
+	queued int // adds in the queues
+}
+
+// queuedAdd is a share to add at offset off of its region.
+type queuedAdd struct {
+	off   uint32
+	share Block
+}
+
+// newRegionAdds prepares the adds of `count` shares (about count / regions per
+// region) into dst, which holds 2^n blocks.
+func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
+	r := &regionAdds{dst: dst, ar: ar}
+	log := max(0, min(n-regionBits, maxRegionsLog))
+	if log == 0 {
+		return r
+	}
+	regions := 1 << log
+	r.shift = uint(n - log)
+	// Queues of an earlier call, whose pages are mapped already: fresh ones cost a
+	// page fault every 4 KiB.
+	if old, ok := queuePool.Get().(*[][]queuedAdd); ok {
+		r.queues = *old
+	}
+	r.queues = slices.Grow(r.queues[:0], regions)[:regions]
+	// The queues hold at most maxQueuedAdds between flushes (appends grow past it).
+	count = min(count, uint64(maxQueuedAdds))
+	per := int(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
+	for i, q := range r.queues {
+		r.queues[i] = slices.Grow(q[:0], per)
+	}
+	return r
+}
+
+var queuePool sync.Pool
+
+// maxQueuedAdds bounds the adds queued at once (24 bytes each: 96 MiB): from in_bits
+// 21 on, where more would be, the queues are flushed whenever a bucket's adds take
+// them past it, so their memory stays about that whatever in_bits. A variable for
+// the tests.
+var maxQueuedAdds = 1 << 22
+
+// release gives the queues back for the next call.
+func (r *regionAdds) release() {
+	if r.queues != nil {
+		queuePool.Put(&r.queues)
+	}
+}
+
+// add adds shares[i] into dst[xs[i] & mask] for every i (or queues it).
+func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
+	ar := r.ar
+	if r.queues == nil {
+		// The inputs were all computed first: a loop of adds alone keeps several of
+		// its cache misses in flight at once.
+		for i, x := range xs {
+			x &= mask
+			r.dst[x] = ar.into(ar.add(ar.from(r.dst[x]), ar.from(shares[i])))
+		}
+		return
+	}
+	low := uint64(1)<<r.shift - 1
+	for i, x := range xs {
+		x &= mask
+		q := &r.queues[x>>r.shift]
+		*q = append(*q, queuedAdd{uint32(x & low), shares[i]})
+	}
+	if r.queued += len(xs); r.queued >= maxQueuedAdds {
+		r.flush()
+	}
+}
+
+// flush makes the queued adds, one region at a time, and empties the queues.
+func (r *regionAdds) flush() {
+	ar := r.ar
+	for g, q := range r.queues {
+		region := r.dst[g<<r.shift:][:1<<r.shift]
+		for _, e := range q {
+			region[e.off] = ar.into(ar.add(ar.from(region[e.off]), ar.from(e.share)))
+		}
+		r.queues[g] = q[:0]
+	}
+	r.queued = 0
 }

@@ -73,15 +73,14 @@ func BenchmarkMpfEval(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("%s/baseline", single.Params().Kind), func(b *testing.B) {
-			for b.Loop() {
+			perItem(b, len(xs), "input", func() {
 				evalSingle(b, single, dst, s0s, cws, xs)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/input")
+			})
 		})
 		d, key, seeds, _, _ := benchMpfKey(b, DefaultParams(kind, 32, Uint64, PrgAesMmo).WithMaxPoints(benchMpfPoints))
 		b.Run(kind.String(), func(b *testing.B) {
 			var pi [ProofBlocks]Block
-			for b.Loop() {
+			perItem(b, len(xs), "input", func() {
 				var err error
 				if kind == KindVdmpf {
 					err = d.EvalProof(dst, &pi, 0, seeds, key, xs)
@@ -91,8 +90,7 @@ func BenchmarkMpfEval(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/input")
+			})
 		})
 	}
 }
@@ -107,21 +105,19 @@ func BenchmarkMpfEvalAll(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("dpf/baseline", func(b *testing.B) {
-		for b.Loop() {
+		perItem(b, len(dst), "output", func() {
 			if err := single.EvalAll(dst, 0, s0s[:1], cws); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(dst)), "ns/output")
+		})
 	})
 	d, key, seeds, _, _ := benchMpfKey(b, DefaultParams(KindDmpf, n, Uint64, PrgAesMmo).WithMaxPoints(benchMpfPoints))
 	b.Run("dmpf", func(b *testing.B) {
-		for b.Loop() {
+		perItem(b, len(dst), "output", func() {
 			if err := d.EvalAll(dst, 0, seeds, key); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(dst)), "ns/output")
+		})
 	})
 }
 
@@ -136,21 +132,19 @@ func BenchmarkMpfGen(b *testing.B) {
 		}
 		cws := make([]Cw, benchMpfPoints*single.Params().CwRows())
 		b.Run(fmt.Sprintf("%s/baseline", single.Params().Kind), func(b *testing.B) {
-			for b.Loop() {
+			perItem(b, benchMpfPoints, "point", func() {
 				if err := single.Gen(cws, s0s[:2*benchMpfPoints], alphas, betas); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchMpfPoints), "ns/point")
+			})
 		})
 		key := make([]Cw, d.Params().CwRows())
 		b.Run(kind.String(), func(b *testing.B) {
-			for b.Loop() {
+			perItem(b, benchMpfPoints, "point", func() {
 				if _, err := d.Gen(key, s0s[:2*d.Params().Buckets()], Block{Lo: 9}, alphas, betas); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchMpfPoints), "ns/point")
+			})
 		})
 	}
 }

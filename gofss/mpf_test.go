@@ -424,3 +424,42 @@ func TestVdmpfTampered(t *testing.T) {
 	var argErr *ArgError
 	require.ErrorAs(t, dm.EvalProof(nil, &bad, 0, nil, nil, nil), &argErr)
 }
+
+// TestDmpfEvalAllRegions checks each party's EvalAll against its Eval at every
+// input where the adds go through the per-region queues (in_bits > 14: 2^(n-14)
+// regions), with the queues flushed at the end or along the way: shares at inputs
+// whose value is 0 cancel in a reconstruction, so only a party's own shares show an
+// add that went to the wrong input. A stopped call returns ErrStopped.
+func TestDmpfEvalAllRegions(t *testing.T) {
+	defer func(was int) { maxQueuedAdds = was }(maxQueuedAdds)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		inBits int
+		g      Group
+	}{{15, Uint64}, {17, Uint127}} {
+		p := DefaultParams(KindDmpf, tc.inBits, tc.g, PrgAesMmo).WithMaxPoints(40)
+		d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 33)
+		xs := make([]Uint128, 1<<tc.inBits)
+		for x := range xs {
+			xs[x] = Uint128{Lo: uint64(x)}
+		}
+		for party := range 2 {
+			mine := make([]Block, p.Buckets())
+			for i := range mine {
+				mine[i] = s0s[2*i+party]
+			}
+			want, got := make([]Block, len(xs)), make([]Block, len(xs))
+			require.NoError(t, d.Eval(want, party, mine, cws, xs))
+			// 1000: the queues flushed along the way, after every bucket or few.
+			for _, limit := range []int{1 << 22, 1000} {
+				maxQueuedAdds = limit
+				require.NoError(t, d.EvalAll(got, party, mine, cws))
+				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d", tc.inBits, party, limit)
+			}
+
+			var c Control
+			c.Stop.Store(1)
+			require.ErrorIs(t, d.WithControl(&c).EvalAll(got, party, mine, cws), ErrStopped)
+		}
+	}
+}

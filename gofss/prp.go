@@ -205,14 +205,33 @@ func (tab *prpTables) permute(v, d uint64) uint64 {
 // invert returns the v below d with PRP(v) = y: the rounds backwards, walking back
 // along the same cycle.
 func (tab *prpTables) invert(y, d uint64) uint64 {
-	h, mask := tab.h, uint64(1)<<tab.h-1
 	for {
-		l, r := y>>h, y&mask
-		for k := len(tab.f) - 1; k >= 0; k-- {
-			l, r = r^uint64(tab.f[k][l]), l
-		}
-		if y = l<<h | r; y < d {
+		if y = tab.invertPass(y); y < d {
 			return y
+		}
+	}
+}
+
+// invertPass is one pass of the rounds backwards, over 0 .. 2^2h - 1.
+func (tab *prpTables) invertPass(y uint64) uint64 {
+	h, mask := tab.h, uint64(1)<<tab.h-1
+	l, r := y>>h, y&mask
+	for k := len(tab.f) - 1; k >= 0; k-- {
+		l, r = r^uint64(tab.f[k][l]), l
+	}
+	return l<<h | r
+}
+
+// invertRange writes PRP^-1(first + i) to ys[i] for every i; first + len(ys) must
+// not exceed d. One pass over all of them first, free of the walk's branch so that
+// the passes of several values overlap; the values that left the domain then walk on.
+func (tab *prpTables) invertRange(ys []uint64, first, d uint64) {
+	for i := range ys {
+		ys[i] = tab.invertPass(first + uint64(i))
+	}
+	for i, y := range ys {
+		if y >= d {
+			ys[i] = tab.invert(y, d)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package gofss
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 
@@ -258,12 +259,25 @@ func (v *Vdpf) keyEnd(rows []Cw, alpha Uint128, beta, s0, s1 Block, t1 uint8) {
 // xorHash is XH(Pack(x), s): x's block is its 16 little-endian bytes, whatever the
 // input type (the words above in_bits are zero).
 func xorHash(h *hashes.Hasher, out *[ProofBlocks]Block, x Uint128, s Block) {
-	a, sb := Block(x).Bytes(), s.Bytes()
+	var a, sb [16]byte
+	putBlock(a[:], Block(x))
+	putBlock(sb[:], s)
 	var o [16 * ProofBlocks]byte
 	h.XorHash(&o, &a, &sb)
 	for i := range out {
-		out[i] = BlockFromBytes([16]byte(o[16*i:]))
+		out[i] = getBlock(o[16*i:])
 	}
+}
+
+// putBlock writes b's memory image to dst[:16], and getBlock reads it back: the
+// hashes' messages are built in place, without a copy per block.
+func putBlock(dst []byte, b Block) {
+	binary.LittleEndian.PutUint64(dst, b.Lo)
+	binary.LittleEndian.PutUint64(dst[8:], b.Hi)
+}
+
+func getBlock(src []byte) Block {
+	return Block{binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])}
 }
 
 // keyCs is cs of the key whose rows start at key.
@@ -365,13 +379,12 @@ func (v *Vdpf) ProofStep(pi *[ProofBlocks]Block, piece *[ProofBlocks]Block) {
 func proofStep(h *hashes.Hasher, pi, piece *[ProofBlocks]Block) {
 	var m [16 * ProofBlocks]byte
 	for i := range pi {
-		b := pi[i].Xor(piece[i]).Bytes()
-		copy(m[16*i:], b[:])
+		putBlock(m[16*i:], pi[i].Xor(piece[i]))
 	}
 	var o [32]byte
 	h.H(&o, &m)
-	pi[0] = pi[0].Xor(BlockFromBytes([16]byte(o[:16])))
-	pi[1] = pi[1].Xor(BlockFromBytes([16]byte(o[16:])))
+	pi[0] = pi[0].Xor(getBlock(o[:16]))
+	pi[1] = pi[1].Xor(getBlock(o[16:]))
 }
 
 // Hash is H'(m): four blocks hashed to two, with the scheme's hash key.

@@ -42,33 +42,30 @@ func BenchmarkVdpfEval(b *testing.B) {
 	b.Run("dpf", func(b *testing.B) {
 		s, s0s, cws, xs := benchVdpfKeys(b, KindDpf, 0, keys)
 		dst := make([]Block, keys)
-		for b.Loop() {
+		perItem(b, keys, "point", func() {
 			if err := s.Eval(dst, 0, s0s, cws, xs); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/point")
+		})
 	})
 	for _, h := range []HashKind{HashSha256, HashBlake3} {
 		s, s0s, cws, xs := benchVdpfKeys(b, KindVdpf, h, keys)
 		v := s.(*Vdpf)
 		dst, pieces := make([]Block, keys), make([]Block, ProofBlocks*keys)
 		b.Run("vdpf/"+h.String(), func(b *testing.B) {
-			for b.Loop() {
+			perItem(b, keys, "point", func() {
 				if err := v.EvalProof(dst, pieces, 0, s0s, cws, xs); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/point")
+			})
 		})
 		b.Run("prove/"+h.String(), func(b *testing.B) {
 			pis := make([]Block, ProofBlocks*keys)
-			for b.Loop() {
+			perItem(b, keys, "piece", func() {
 				if err := v.Prove(pis, pieces, cws); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/piece")
+			})
 		})
 	}
 }
@@ -78,24 +75,22 @@ func BenchmarkVdpfEvalAll(b *testing.B) {
 	b.Run("dpf", func(b *testing.B) {
 		s, s0s, cws, _ := benchVdpfKeys(b, KindDpf, 0, 1)
 		dst := make([]Block, n)
-		for b.Loop() {
+		perItem(b, n, "output", func() {
 			if err := s.EvalAll(dst, 0, s0s, cws); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/output")
+		})
 	})
 	for _, h := range []HashKind{HashSha256, HashBlake3} {
 		b.Run("vdpf/"+h.String(), func(b *testing.B) {
 			s, s0s, cws, _ := benchVdpfKeys(b, KindVdpf, h, 1)
 			v := s.(*Vdpf)
 			dst, pis := make([]Block, n), make([]Block, ProofBlocks)
-			for b.Loop() {
+			perItem(b, n, "output", func() {
 				if err := v.EvalAllProof(dst, pis, 0, s0s, cws); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/output")
+			})
 		})
 	}
 }

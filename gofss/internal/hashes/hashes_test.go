@@ -1,6 +1,8 @@
 package hashes
 
 import (
+	"crypto/sha256"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,8 +20,65 @@ func blocksBytes(bs ...kat.Block) []byte {
 }
 
 // TestVectors checks H' and XH of both hashes under both of their keys against
-// primitives.json.
+// primitives.json, SHA-256 through the SHA extensions (where the CPU has them) and
+// through crypto/sha256.
 func TestVectors(t *testing.T) {
+	t.Run("default", checkVectors)
+	if haveSHANI {
+		haveSHANI = false
+		defer func() { haveSHANI = true }()
+		t.Run("crypto/sha256", checkVectors)
+	}
+}
+
+// TestSumBlocks checks the one-compression-at-a-time SHA-256 against crypto/sha256
+// on random messages of 0 to 300 bytes.
+func TestSumBlocks(t *testing.T) {
+	if !haveSHANI {
+		t.Skip("no SHA extensions on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		msg := make([]byte, n)
+		for i := range msg {
+			msg[i] = byte(rng.Uint32())
+		}
+		blocks := make([]byte, (n+8)/64*64+64)
+		copy(blocks, msg)
+		padSha256(blocks, n)
+		var got [32]byte
+		sumBlocks(&got, blocks)
+		require.Equal(t, sha256.Sum256(msg), got, "%d bytes", n)
+	}
+}
+
+// TestSumPair checks the two interleaved compressions against crypto/sha256 on
+// pairs of random messages of 0 to 55 bytes (one block each).
+func TestSumPair(t *testing.T) {
+	if !haveSHANI {
+		t.Skip("no SHA extensions on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 56 {
+		var blocks [2][64]byte
+		var want [64]byte
+		for i := range blocks {
+			msg := make([]byte, n+i%2*(55-n)) // the second one takes the other length
+			for j := range msg {
+				msg[j] = byte(rng.Uint32())
+			}
+			copy(blocks[i][:], msg)
+			padSha256(blocks[i][:], len(msg))
+			sum := sha256.Sum256(msg)
+			copy(want[32*i:], sum[:])
+		}
+		var got [64]byte
+		sumPair(&got, &blocks)
+		require.Equal(t, want, got, "%d bytes", n)
+	}
+}
+
+func checkVectors(t *testing.T) {
 	all, err := kat.LoadHashVectors()
 	require.NoError(t, err)
 	require.Len(t, all, 2)

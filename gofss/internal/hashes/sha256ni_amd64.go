@@ -1,0 +1,31 @@
+package hashes
+
+import "golang.org/x/sys/cpu"
+
+// blocksSHANI compresses each 64-byte block of p into h with the SHA extensions;
+// k is sha256K and swap byteSwapWords.
+//
+//go:noescape
+func blocksSHANI(h *[8]uint32, p []byte, k *[64]uint32, swap *[16]byte)
+
+// pairSHANI compresses the two blocks of p from the state iv into out, the two
+// compressions interleaved.
+//
+//go:noescape
+func pairSHANI(out *[2][8]uint32, p *[2][64]byte, iv *[8]uint32, k *[64]uint32, swap *[16]byte)
+
+func cpuidSHA() bool
+
+// haveSHANI tells whether the CPU has the SHA extensions (and the SSSE3 and SSE4.1
+// that the routine also uses).
+var haveSHANI = cpuidSHA() && cpu.X86.HasSSSE3 && cpu.X86.HasSSE41
+
+// byteSwapWords is the PSHUFB mask that turns four little-endian words into
+// big-endian ones.
+var byteSwapWords = [16]byte{3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12}
+
+func compress(h *[8]uint32, p []byte) { blocksSHANI(h, p, &sha256K, &byteSwapWords) }
+
+func compressPair(out *[2][8]uint32, p *[2][64]byte) {
+	pairSHANI(out, p, &sha256IV, &sha256K, &byteSwapWords)
+}
