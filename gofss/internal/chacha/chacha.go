@@ -39,6 +39,15 @@ func ExpandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte) {
 	if len(src)%BlockSize != 0 || len(dst) != len(src)*h || len(sel) != len(src)/BlockSize {
 		panic("chacha: bad buffer lengths")
 	}
+	// A value above 1 would pick a row past the seed's outputs: refused on every
+	// backend before any is written. Any such value sets a bit above bit 0 of the OR.
+	var bits byte
+	for _, s := range sel {
+		bits |= s
+	}
+	if bits > 1 {
+		panic("chacha: sel values must be 0 or 1")
+	}
 	impls.Ops().expandSelect(dst, src, nonce, mul, sel)
 }
 

@@ -177,6 +177,23 @@ func TestMatchesPortable(t *testing.T) {
 	})
 }
 
+// A sel value above 1 is refused on every backend, and nothing is written.
+func TestExpandSelectRefusesBadSel(t *testing.T) {
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
+		for _, mul := range []int{2, 4} {
+			for _, bad := range []byte{2, 3, 0x80, 0xff} {
+				src := make([]byte, 5*BlockSize)
+				sel := []byte{0, 1, 0, bad, 1}
+				dst := make([]byte, 5*mul/2*BlockSize)
+				require.PanicsWithValue(t, "chacha: sel values must be 0 or 1", func() {
+					ExpandSelect(dst, src, [2]uint32{1, 2}, mul, sel)
+				}, "mul %d, sel value %d", mul, bad)
+				require.Equal(t, make([]byte, len(dst)), dst, "nothing written")
+			}
+		}
+	})
+}
+
 func fillRandom(rng *rand.Rand, b []byte) {
 	for i := range b {
 		b[i] = byte(rng.Uint32())
