@@ -24,9 +24,19 @@ var (
 			cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VAES && cpu.X86.HasBMI2,
 		Ops: ops{mmoVAES, mmoSelectVAES},
 	}
+	// vaes256 runs VAES on ymm vectors: for CPUs with VAES and AVX2 but no AVX-512.
+	// x/sys/cpu reports AVX2 only where the OS saves the ymm registers.
+	vaes256 = &backend{
+		Name:      VAES256,
+		Available: cpu.X86.HasAES && cpu.X86.HasAVX2 && hasVAES(),
+		Ops:       ops{mmoVAES256, mmoSelectVAES256},
+	}
 )
 
-func archBackends() []*backend { return []*backend{vaes, aesni} }
+// VAES256 names the VAES backend on 256-bit vectors.
+const VAES256 = "vaes256"
+
+func archBackends() []*backend { return []*backend{vaes, vaes256, aesni} }
 
 // checkSel panics where a routine saw a sel value other than 0 or 1. The routines pick
 // one of the two keys whatever the byte, so no value makes them read outside keys;
