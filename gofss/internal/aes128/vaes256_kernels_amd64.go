@@ -4,30 +4,30 @@
 
 package aes128
 
-// mmoVAES256M1 writes nd dst blocks of MMO with 1 key(s) per source block, lanes' round keys in rk.
+// mmoVAES256M1 writes nd dst blocks of MMO with 1 key(s) per source block.
 //
 //go:noescape
-func mmoVAES256M1(rk *[11][4][32]byte, dst *byte, src *byte, nd int)
+func mmoVAES256M1(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
 
-// mmoVAES256M2 writes nd dst blocks of MMO with 2 key(s) per source block, lanes' round keys in rk.
+// mmoVAES256M2 writes nd dst blocks of MMO with 2 key(s) per source block.
 //
 //go:noescape
-func mmoVAES256M2(rk *[11][4][32]byte, dst *byte, src *byte, nd int)
+func mmoVAES256M2(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
 
-// mmoVAES256M4 writes nd dst blocks of MMO with 4 key(s) per source block, lanes' round keys in rk.
+// mmoVAES256M4 writes nd dst blocks of MMO with 4 key(s) per source block.
 //
 //go:noescape
-func mmoVAES256M4(rk *[11][4][32]byte, dst *byte, src *byte, nd int)
+func mmoVAES256M4(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
 
 // mmoSelectVAES256H1 writes nd dst blocks of MMOSelect with 1 key(s) of each half per source block; bad: a sel byte above 1, where it stopped.
 //
 //go:noescape
-func mmoSelectVAES256H1(rk *[11][4][32]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
+func mmoSelectVAES256H1(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
 
 // mmoSelectVAES256H2 writes nd dst blocks of MMOSelect with 2 key(s) of each half per source block; bad: a sel byte above 1, where it stopped.
 //
 //go:noescape
-func mmoSelectVAES256H2(rk *[11][4][32]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
+func mmoSelectVAES256H2(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
 
 // hasVAES reports whether the CPU has VAES (CPUID leaf 7, ECX bit 9).
 func hasVAES() bool

@@ -4,18 +4,25 @@
 //
 // A vector holds two dst blocks. With m keys per source block (m = len(keys) for MMO,
 // h = len(keys)/2 for MMOSelect), vector v holds dst blocks 2v and 2v+1: for m = 1 the
-// source blocks 2v and 2v+1, for m = 2 and 4 one source block in both lanes. The
-// round keys come from a table the Go side fills per call, [11 rounds][4 patterns]
-// of 32 bytes, a pattern being the keys of the two lanes: MMO uses pattern 0, or for
-// m = 4 patterns 0 and 1 on even and odd vectors; MMOSelect picks each vector's
-// pattern from its sel bytes. Up to 8 vectors are in flight (VAESENC's latency is
+// source blocks 2v and 2v+1, for m = 2 and 4 one source block in both lanes. A
+// pattern is the keys of a vector's two lanes: pattern p has lane l from key
+// lanes[2p+l], lanes being the routines' first argument, 8 pointers to round keys
+// ([11][16]byte) that the Go side sets per call. MMO uses pattern 0, or for m = 4
+// patterns 0 and 1 on even and odd vectors, each round's key built in a register per
+// group of vectors. MMOSelect picks each vector's pattern from its sel bytes, so it
+// first copies its patterns into a table on its stack, [11 rounds][patterns][32], and
+// reads round keys from it by index. Up to 8 vectors are in flight (VAESENC's latency is
 // about 4 cycles at 2 per cycle); the rest of a batch goes 4, 2 and 1 vectors at a
 // time, and an odd last block (m = 1) through the 128-bit forms, so no routine reads
 // or writes a byte outside its buffers.
 package main
 
 import (
+	"flag"
 	"fmt"
+	"log"
+	"os"
+	"regexp"
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/ir"
@@ -25,9 +32,8 @@ import (
 
 const (
 	rounds       = 11
-	patternBytes = 32                 // one pattern of one round: two lanes' round keys
-	roundBytes   = 4 * patternBytes   // a round's row of the table
-	tableType    = "*[11][4][32]byte" // the round-key table
+	patternBytes = 32                  // one pattern of one round: two lanes' round keys
+	lanesType    = "*[8]*[11][16]byte" // the lanes' round keys, two per pattern
 )
 
 func main() {
@@ -40,6 +46,20 @@ func main() {
 	}
 	hasVAES()
 	Generate()
+	checkVEX(flag.Lookup("out").Value.String())
+}
+
+// checkVEX fails if the register allocator used a register that only AVX-512 can
+// encode: the assembler would pick an EVEX encoding that AVX2-only CPUs, the ones
+// these routines are for, cannot run.
+func checkVEX(file string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).Find(b); r != nil {
+		log.Fatalf("%s uses %s, which needs AVX-512", file, r)
+	}
 }
 
 // hasVAES reports CPUID leaf 7's VAES bit; x/sys/cpu reports VAES only with AVX-512.
@@ -153,22 +173,41 @@ func oneBlock(x VecVirtual, key func(r int) Mem) {
 	}
 }
 
-// mmo generates mmoVAES256M<m>(rk, dst, src, nd): nd dst blocks from src.
+// laneKeys loads the pointers lanes[0:n].
+func laneKeys(n int) []Mem {
+	p := Load(Param("lanes"), GP64())
+	keys := make([]Mem, n)
+	for i := range keys {
+		r := GP64()
+		MOVQ(Mem{Base: p, Disp: 8 * i}, r)
+		keys[i] = Mem{Base: r}
+	}
+	return keys
+}
+
+// patternKey builds in y round r's key of the pattern whose lanes' keys are lo, hi.
+// (The broadcast writes all of y, so the register allocator sees y defined here.)
+func patternKey(r int, lo, hi Mem, y VecVirtual) {
+	VBROADCASTI128(lo.Offset(16*r), y)
+	VINSERTI128(U8(1), hi.Offset(16*r), y, y)
+}
+
+// mmo generates mmoVAES256M<m>(lanes, dst, src, nd): nd dst blocks from src.
 func mmo(m int) {
 	name := fmt.Sprintf("mmoVAES256M%d", m)
-	TEXT(name, NOSPLIT, "func(rk "+tableType+", dst, src *byte, nd int)")
+	TEXT(name, NOSPLIT, "func(lanes "+lanesType+", dst, src *byte, nd int)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s writes nd dst blocks of MMO with %d key(s) per source block, lanes' round keys in rk.", name, m))
-	rk := Mem{Base: Load(Param("rk"), GP64())}
+	Doc(fmt.Sprintf("%s writes nd dst blocks of MMO with %d key(s) per source block.", name, m))
+	patterns := 1
+	if m == 4 {
+		patterns = 2
+	}
+	lanes := laneKeys(min(m, 2*patterns))
 	dst := Mem{Base: Load(Param("dst"), GP64())}
 	src := Mem{Base: Load(Param("src"), GP64())}
 	nd := GP64()
 	Load(Param("nd"), nd)
 	s := shape{m}
-	patterns := 1
-	if m == 4 {
-		patterns = 2
-	}
 
 	group := func(k int) {
 		x := make([]VecVirtual, k)
@@ -182,7 +221,11 @@ func mmo(m int) {
 		}
 		for r := 0; r < rounds; r++ {
 			for p := range keys {
-				VMOVDQU(rk.Offset(r*roundBytes+p*patternBytes), keys[p])
+				if m == 1 {
+					VBROADCASTI128(lanes[0].Offset(16*r), keys[p])
+				} else {
+					patternKey(r, lanes[2*p], lanes[2*p+1], keys[p])
+				}
 			}
 			for v := range x {
 				applyRound(r, keys[v%patterns], x[v])
@@ -206,7 +249,7 @@ func mmo(m int) {
 		JZ(LabelRef(name + "_done"))
 		x := XMM()
 		VMOVDQU(src, x)
-		oneBlock(x, func(r int) Mem { return rk.Offset(r * roundBytes) })
+		oneBlock(x, func(r int) Mem { return lanes[0].Offset(16 * r) })
 		VPXOR(src, x, x)
 		VMOVDQU(x, dst)
 	}
@@ -215,16 +258,29 @@ func mmo(m int) {
 	RET()
 }
 
-// mmoSelect generates mmoSelectVAES256H<h>(rk, dst, src, sel, nd) bad: nd dst blocks
-// from src, the lanes of vector v taking pattern p(v) of rk, with for h = 1
-// p(v) = sel[2v] + 2*sel[2v+1] (lane l from sel[2v+l]) and for h = 2 p(v) = sel[v].
-// It stops at the first sel byte above 1 and reports it.
+// mmoSelect generates mmoSelectVAES256H<h>(lanes, dst, src, sel, nd) bad: nd dst
+// blocks from src, the lanes of vector v taking pattern p(v), with for h = 1
+// p(v) = sel[2v] + 2*sel[2v+1] (lane l from sel[2v+l], 4 patterns) and for h = 2
+// p(v) = sel[v] (2 patterns). It stops at the first sel byte above 1 and reports it.
 func mmoSelect(h int) {
 	name := fmt.Sprintf("mmoSelectVAES256H%d", h)
-	TEXT(name, NOSPLIT, "func(rk "+tableType+", dst, src, sel *byte, nd int) (bad bool)")
+	// Not NOSPLIT: the table needs more stack than a NOSPLIT frame may take.
+	TEXT(name, 0, "func(lanes "+lanesType+", dst, src, sel *byte, nd int) (bad bool)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s writes nd dst blocks of MMOSelect with %d key(s) of each half per source block; bad: a sel byte above 1, where it stopped.", name, h))
-	rk := Load(Param("rk"), GP64())
+	patterns := 4 / h
+	roundBytes := patterns * patternBytes
+	table := AllocLocal(rounds * roundBytes)
+	{
+		lanes := laneKeys(2 * patterns)
+		y := YMM()
+		for r := 0; r < rounds; r++ {
+			for p := 0; p < patterns; p++ {
+				patternKey(r, lanes[2*p], lanes[2*p+1], y)
+				VMOVDQU(y, table.Offset(r*roundBytes+p*patternBytes))
+			}
+		}
+	}
 	dst := Mem{Base: Load(Param("dst"), GP64())}
 	src := Mem{Base: Load(Param("src"), GP64())}
 	sel := Mem{Base: Load(Param("sel"), GP64())}
@@ -261,7 +317,7 @@ func mmoSelect(h int) {
 		}
 		for r := 0; r < rounds; r++ {
 			for v := range x {
-				applyRound(r, Mem{Base: rk, Index: offs[v], Scale: 1, Disp: r * roundBytes}, x[v])
+				applyRound(r, table.Idx(offs[v], 1).Offset(r*roundBytes), x[v])
 			}
 		}
 		ff := YMM()
@@ -288,7 +344,7 @@ func mmoSelect(h int) {
 		SHLL(U8(5), off.As32())
 		x := XMM()
 		VMOVDQU(src, x)
-		oneBlock(x, func(r int) Mem { return Mem{Base: rk, Index: off, Scale: 1, Disp: r * roundBytes} })
+		oneBlock(x, func(r int) Mem { return table.Idx(off, 1).Offset(r * roundBytes) })
 		VPXOR(src, x, x)
 		VMOVDQU(x, dst)
 	}
