@@ -16,7 +16,7 @@ func (a *archKey) init(raw *[16]byte) { a.enc = RoundKeys(*raw) }
 const VAES = "vaes-avx512"
 
 var (
-	aesni = &backend{Name: "aesni", Available: cpu.X86.HasAES, Ops: ops{mmoAESNI, mmoSelectAESNI}}
+	aesni = &backend{Name: "aesni", Available: cpu.X86.HasAES, Ops: aesniOps}
 	vaes  = &backend{
 		Name: VAES,
 		// x/sys/cpu reports AVX-512 only where the OS saves the zmm and mask registers.
@@ -29,7 +29,7 @@ var (
 	vaes256 = &backend{
 		Name:      VAES256,
 		Available: cpu.X86.HasAES && cpu.X86.HasAVX2 && hasVAES(),
-		Ops:       ops{mmoVAES256, mmoSelectVAES256},
+		Ops:       vaes256Ops,
 	}
 )
 
