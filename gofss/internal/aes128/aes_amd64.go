@@ -16,7 +16,7 @@ func (a *archKey) init(raw *[16]byte) { a.enc = RoundKeys(*raw) }
 const VAES = "vaes-avx512"
 
 var (
-	aesni = &backend{Name: "aesni", Available: cpu.X86.HasAES, Ops: ops{mmoAESNI, mmoSelectAESNI}}
+	aesni = &backend{Name: "aesni", Available: cpu.X86.HasAES, Ops: aesniOps}
 	vaes  = &backend{
 		Name: VAES,
 		// x/sys/cpu reports AVX-512 only where the OS saves the zmm and mask registers.
@@ -24,6 +24,16 @@ var (
 			cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VAES && cpu.X86.HasBMI2,
 		Ops: ops{mmoVAES, mmoSelectVAES},
 	}
+	// vaes256 runs VAES on ymm vectors: for CPUs with VAES and AVX2 but no AVX-512.
+	// x/sys/cpu reports AVX2 only where the OS saves the ymm registers.
+	vaes256 = &backend{
+		Name:      VAES256,
+		Available: cpu.X86.HasAES && cpu.X86.HasAVX2 && hasVAES(),
+		Ops:       vaes256Ops,
+	}
 )
 
-func archBackends() []*backend { return []*backend{vaes, aesni} }
+// VAES256 names the VAES backend on 256-bit vectors.
+const VAES256 = "vaes256"
+
+func archBackends() []*backend { return []*backend{vaes, vaes256, aesni} }

@@ -41,7 +41,7 @@ func mmoVAESAsm(dst, src *byte, nd int, lanes *[4]*Key, shape *vaesShape, tailSr
 func mmoVAES(keys []*Key, dst, src []byte) {
 	m := len(keys)
 	if m >= len(vaesShapes) || vaesShapes[m] == nil {
-		mmoAESNI(keys, dst, src) // key counts the PRGs never use
+		aesniOps.mmo(keys, dst, src) // key counts the PRGs never use
 		return
 	}
 	if len(src) == 0 {
@@ -65,7 +65,7 @@ func mmoSelectVAESAsm(dst, src, sel *byte, nd int, a, b *[4]*Key, shape *vaesSha
 func mmoSelectVAES(keys []*Key, dst, src, sel []byte) {
 	h := len(keys) / 2
 	if h > 2 {
-		mmoSelectAESNI(keys, dst, src, sel) // key counts the PRGs never use
+		aesniOps.mmoSelect(keys, dst, src, sel) // key counts the PRGs never use
 		return
 	}
 	if len(src) == 0 {

@@ -1,9 +1,14 @@
 // Package cpupath chooses among the implementations of one set of operations: the
 // fastest that this CPU supports, unless a test or a benchmark selects another by
-// name to compare paths.
+// name to compare paths, in code (Set) or, for a whole process, Go or Python, with
+// the environment variable EnvVar(pkg).
 package cpupath
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"strings"
+)
 
 // Impl is one implementation: its name, whether this CPU runs it, and its operations.
 type Impl[T any] struct {
@@ -19,9 +24,35 @@ type Registry[T any] struct {
 	active *Impl[T]
 }
 
+// EnvVar names the environment variable that selects package pkg's implementation
+// when the process starts, e.g. PYFSS_AES128_BACKEND=aesni.
+func EnvVar(pkg string) string { return "PYFSS_" + strings.ToUpper(pkg) + "_BACKEND" }
+
 // New makes a registry of impls, fastest first; the last must be the portable one,
-// which every CPU runs. The fastest available one is selected.
+// which every CPU runs. The fastest available one is selected, or the one that
+// EnvVar(pkg) names; New panics if that one is unknown or this CPU cannot run it,
+// since a benchmark or test that asked for a path must not silently measure another.
 func New[T any](pkg string, impls ...*Impl[T]) *Registry[T] {
+	r := newFastest(pkg, impls...)
+	if err := r.setFromEnv(os.Getenv(EnvVar(pkg))); err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// setFromEnv selects the implementation that the environment variable's value names,
+// if any.
+func (r *Registry[T]) setFromEnv(value string) error {
+	if value == "" {
+		return nil
+	}
+	if _, err := r.Set(value); err != nil {
+		return fmt.Errorf("%s=%s: %w (this CPU runs: %s)", EnvVar(r.pkg), value, err, strings.Join(r.Names(), ", "))
+	}
+	return nil
+}
+
+func newFastest[T any](pkg string, impls ...*Impl[T]) *Registry[T] {
 	r := &Registry[T]{pkg: pkg, impls: impls}
 	for _, im := range impls {
 		if im.Available {

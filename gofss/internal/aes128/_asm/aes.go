@@ -1,0 +1,497 @@
+// Command _asm generates the amd64 batch routines of package aes128 (run `go generate`
+// in the package): AES-128 MMO and MMOSelect in two vector widths from one
+// description, AES-NI on 128-bit vectors (SSE encodings, for every CPU with AES-NI)
+// and VAES on 256-bit vectors with AVX2 (Zen 3, Alder Lake: VAES without AVX-512).
+//
+// A vector holds w blocks (w = 1 or 2) and vector v holds dst blocks w*v to w*v+w-1.
+// With m keys per source block (m = len(keys) for MMO, h = len(keys)/2 for
+// MMOSelect), dst block d comes from source block d/m. A pattern is the keys of a
+// vector's lanes: pattern p has lane l from key lanes[w*p+l], lanes being the
+// routines' first argument, 8 pointers to round keys ([11][16]byte) that the Go side
+// sets per call. MMO uses patterns 0 to max(1, m/w)-1 in turn, each round's key built
+// in a register per group of vectors. MMOSelect picks each vector's pattern from its
+// sel bytes: with 128-bit vectors a pattern is one key, whose round keys it reads
+// through its pointer; with 256-bit ones it first copies its patterns into a table on
+// its stack, [11 rounds][patterns][32], and reads round keys from it by index.
+//
+// Up to 8 vectors are in flight (an AES round's latency is about 4 cycles at 1 or 2
+// per cycle); the rest of a batch goes 4, 2 and 1 vectors at a time, and an odd last
+// block of the 256-bit routines through the 128-bit forms, so no routine reads or
+// writes a byte outside its buffers.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"regexp"
+
+	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+const (
+	rounds    = 11
+	lanesType = "*[8]*[11][16]byte" // the lanes' round keys
+	maxGroup  = 8                   // vectors in flight
+)
+
+// width is a vector width the routines come in.
+type width struct {
+	name   string // in the routines' names
+	blocks int    // 16-byte blocks per vector
+}
+
+var (
+	xmm = width{"AESNI", 1}
+	ymm = width{"VAES256", 2}
+)
+
+func main() {
+	ConstraintExpr("!purego")
+	for _, w := range []width{xmm, ymm} {
+		for _, m := range []int{1, 2, 4} {
+			mmo(w, m)
+		}
+		for _, h := range []int{1, 2} {
+			mmoSelect(w, h)
+		}
+	}
+	hasVAES()
+	Generate()
+	checkVEX(flag.Lookup("out").Value.String())
+}
+
+// checkVEX fails if the register allocator used a register that only AVX-512 can
+// encode: the assembler would pick an EVEX encoding that the CPUs these routines are
+// for cannot run.
+func checkVEX(file string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).Find(b); r != nil {
+		log.Fatalf("%s uses %s, which needs AVX-512", file, r)
+	}
+}
+
+// hasVAES reports CPUID leaf 7's VAES bit; x/sys/cpu reports VAES only with AVX-512.
+// The caller checks AVX2 first, which implies leaf 7.
+func hasVAES() {
+	TEXT("hasVAES", NOSPLIT, "func() bool")
+	Doc("hasVAES reports whether the CPU has VAES (CPUID leaf 7, ECX bit 9).")
+	MOVL(U32(7), EAX)
+	XORL(ECX, ECX)
+	CPUID()
+	SHRL(U8(9), ECX)
+	ANDL(U32(1), ECX)
+	Store(CL, ReturnIndex(0))
+	RET()
+}
+
+func (w width) reg() VecVirtual {
+	if w.blocks == 1 {
+		return XMM()
+	}
+	return YMM()
+}
+
+func (w width) patternBytes() int { return 16 * w.blocks }
+
+// load loads a whole vector from m.
+func (w width) load(m Mem, x VecVirtual) {
+	if w.blocks == 1 {
+		MOVOU(m, x)
+		return
+	}
+	VMOVDQU(m, x)
+}
+
+func (w width) store(x VecVirtual, m Mem) {
+	if w.blocks == 1 {
+		MOVOU(x, m)
+		return
+	}
+	VMOVDQU(x, m)
+}
+
+// spread loads the block at m into every lane of x.
+func (w width) spread(m Mem, x VecVirtual) {
+	if w.blocks == 1 {
+		MOVOU(m, x)
+		return
+	}
+	VBROADCASTI128(m, x)
+}
+
+// xor sets x ^= a: a register, or for the VEX forms also memory (the SSE forms need
+// aligned memory).
+func (w width) xor(a Op, x VecVirtual) {
+	if w.blocks == 1 {
+		PXOR(a, x)
+		return
+	}
+	VPXOR(a, x, x)
+}
+
+// round applies round r (the key XOR, a middle or the last round) with key to x; key
+// is a register, or for the VEX forms also memory.
+func (w width) round(r int, key Op, x VecVirtual) {
+	last := r == rounds-1
+	switch {
+	case r == 0:
+		w.xor(key, x)
+	case w.blocks == 1 && last:
+		AESENCLAST(key, x)
+	case w.blocks == 1:
+		AESENC(key, x)
+	case last:
+		vaes("VAESENCLAST", key, x)
+	default:
+		vaes("VAESENC", key, x)
+	}
+}
+
+// roundFrom applies round r with the key at m, loading it into tmp first where the
+// SSE forms would need it aligned.
+func (w width) roundFrom(r int, m Mem, x, tmp VecVirtual) {
+	if w.blocks == 1 {
+		MOVOU(m, tmp)
+		w.round(r, tmp, x)
+		return
+	}
+	w.round(r, m, x)
+}
+
+// patternKey builds in y round r's key of the pattern whose lanes' keys are at
+// lanes; with one key in all lanes, lanes holds just that one.
+func (w width) patternKey(r int, lanes []Mem, y VecVirtual) {
+	if len(lanes) == 1 {
+		w.spread(lanes[0].Offset(16*r), y)
+		return
+	}
+	// The broadcast writes all of y, so the register allocator sees y defined here.
+	VBROADCASTI128(lanes[0].Offset(16*r), y)
+	VINSERTI128(U8(1), lanes[1].Offset(16*r), y, y)
+}
+
+// vaes emits a VAES instruction on ymm registers, which avo 0.5 knows only in its
+// 128-bit forms; the register allocator sees its inputs and output as usual.
+func vaes(op string, key, state Op) {
+	Instruction(&ir.Instruction{
+		Opcode:   op,
+		Operands: []Op{key, state, state},
+		Inputs:   []Op{key, state},
+		Outputs:  []Op{state},
+		ISA:      []string{"VAES", "AVX"},
+	})
+}
+
+// oneBlock runs the rounds on the 128-bit x (VEX forms), round r's key at key(r): the
+// odd last block of a 256-bit routine's batch, lane 0 of a pattern.
+func oneBlock(x VecVirtual, key func(r int) Mem) {
+	for r := 0; r < rounds; r++ {
+		switch r {
+		case 0:
+			VPXOR(key(r), x, x)
+		case rounds - 1:
+			VAESENCLAST(key(r), x, x)
+		default:
+			VAESENC(key(r), x, x)
+		}
+	}
+}
+
+// shape says where a vector's source is, for w blocks per vector and m keys per
+// source block.
+type shape struct {
+	w width
+	m int
+}
+
+// fits says whether k vectors cover whole source blocks, so that a group of them
+// starts the next at a source block and at pattern 0.
+func (s shape) fits(k int) bool { return s.w.blocks*k%s.m == 0 }
+
+func (s shape) srcBytes(k int) int { return 16 * s.w.blocks * k / s.m }
+
+// srcOf is where vector v's first source block is.
+func (s shape) srcOf(src Mem, v int) Mem { return src.Offset(16 * (s.w.blocks * v / s.m)) }
+
+// wholeVector says whether a vector holds several source blocks (m < w), so it loads
+// them as they are; otherwise it holds one, spread over its lanes.
+func (s shape) wholeVector() bool { return s.m < s.w.blocks }
+
+// load puts vector v's source (at src) in x.
+func (s shape) load(src Mem, v int, x VecVirtual) {
+	if s.wholeVector() {
+		s.w.load(s.srcOf(src, v), x)
+		return
+	}
+	s.w.spread(s.srcOf(src, v), x)
+}
+
+// feedForward XORs vector v's source back into x, the MMO step, via tmp.
+func (s shape) feedForward(src Mem, v int, x, tmp VecVirtual) {
+	if s.wholeVector() {
+		s.w.xor(s.srcOf(src, v), x) // VEX: memory is fine
+		return
+	}
+	s.load(src, v, tmp)
+	s.w.xor(tmp, x)
+}
+
+// groups emits the loop over groups of 8 vectors and the steps for 4, 2 and 1 left
+// (those that cover whole source blocks), with group(k) emitting k vectors from the
+// current pointers and advance(k) moving them on. nd counts the dst blocks left and
+// ends below one vector's worth: 0, or an odd last block for 256-bit vectors with one
+// key per source block.
+func groups(name string, s shape, nd GPVirtual, group func(k int), advance func(k int)) {
+	w := s.w.blocks
+	Label(name + "_loop")
+	CMPQ(nd, U8(maxGroup*w))
+	JB(LabelRef(name + "_rest"))
+	group(maxGroup)
+	advance(maxGroup)
+	SUBQ(U8(maxGroup*w), nd)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_rest")
+	for k := maxGroup / 2; k >= 1; k /= 2 {
+		if !s.fits(k) {
+			continue
+		}
+		skip := fmt.Sprintf("%s_after%d", name, k)
+		CMPQ(nd, U8(k*w))
+		JB(LabelRef(skip))
+		group(k)
+		advance(k)
+		SUBQ(U8(k*w), nd)
+		Label(skip)
+	}
+}
+
+// laneKeys loads the pointers lanes[i] for each i in idx.
+func laneKeys(idx ...int) []Mem {
+	p := Load(Param("lanes"), GP64())
+	keys := make([]Mem, len(idx))
+	for n, i := range idx {
+		r := GP64()
+		MOVQ(Mem{Base: p, Disp: 8 * i}, r)
+		keys[n] = Mem{Base: r}
+	}
+	return keys
+}
+
+// mmo generates mmo<W>M<m>(lanes, dst, src, nd): nd dst blocks from src.
+func mmo(w width, m int) {
+	name := fmt.Sprintf("mmo%sM%d", w.name, m)
+	TEXT(name, NOSPLIT, "func(lanes "+lanesType+", dst, src *byte, nd int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s writes nd dst blocks of MMO with %d key(s) per source block.", name, m))
+	s := shape{w, m}
+	patterns := max(1, m/w.blocks)
+	var pattern [][]Mem // the lanes' keys of each pattern
+	if m == 1 {
+		pattern = [][]Mem{laneKeys(0)} // one key in all lanes
+	} else {
+		var idx []int
+		for i := 0; i < patterns*w.blocks; i++ {
+			idx = append(idx, i)
+		}
+		lanes := laneKeys(idx...)
+		for p := 0; p < patterns; p++ {
+			pattern = append(pattern, lanes[p*w.blocks:(p+1)*w.blocks])
+		}
+	}
+	dst := Mem{Base: Load(Param("dst"), GP64())}
+	src := Mem{Base: Load(Param("src"), GP64())}
+	nd := GP64()
+	Load(Param("nd"), nd)
+
+	group := func(k int) {
+		x := make([]VecVirtual, k)
+		for v := range x {
+			x[v] = w.reg()
+			s.load(src, v, x[v])
+		}
+		keys := make([]VecVirtual, patterns)
+		for p := range keys {
+			keys[p] = w.reg()
+		}
+		for r := 0; r < rounds; r++ {
+			for p := range keys {
+				w.patternKey(r, pattern[p], keys[p])
+			}
+			for v := range x {
+				w.round(r, keys[v%patterns], x[v])
+			}
+		}
+		tmp := w.reg()
+		for v := range x {
+			s.feedForward(src, v, x[v], tmp)
+			w.store(x[v], dst.Offset(16*w.blocks*v))
+		}
+	}
+	advance := func(k int) {
+		ADDQ(U32(s.srcBytes(k)), src.Base)
+		ADDQ(U32(16*w.blocks*k), dst.Base)
+	}
+	groups(name, s, nd, group, advance)
+
+	if w.blocks == 2 && m == 1 {
+		// An odd last block: lane 0 of pattern 0.
+		TESTQ(nd, nd)
+		JZ(LabelRef(name + "_done"))
+		x := XMM()
+		VMOVDQU(src, x)
+		oneBlock(x, func(r int) Mem { return pattern[0][0].Offset(16 * r) })
+		VPXOR(src, x, x)
+		VMOVDQU(x, dst)
+	}
+	Label(name + "_done")
+	if w.blocks > 1 {
+		VZEROUPPER()
+	}
+	RET()
+}
+
+// mmoSelect generates mmoSelect<W>H<h>(lanes, dst, src, sel, nd) bad: nd dst blocks
+// from src, lane l of vector v using key sel[i]*h + j for its dst block d = w*v+l,
+// i = d/h and j = d%h. The patterns and the one of vector v, p(v):
+//   - 128-bit: 2h patterns, key lanes[p] each; p(v) = sel[v/h]*h + v%h.
+//   - 256-bit, h = 1: 4 patterns, lane l the key that bit l of p names;
+//     p(v) = sel[2v] + 2*sel[2v+1].
+//   - 256-bit, h = 2: 2 patterns, pattern p half p's two keys; p(v) = sel[v].
+//
+// It stops at the first sel byte above 1 and reports it.
+func mmoSelect(w width, h int) {
+	name := fmt.Sprintf("mmoSelect%sH%d", w.name, h)
+	// 128-bit vectors read their round keys straight from the Keys, as a vector has
+	// one; 256-bit ones copy their patterns into a table on the stack, first. Those
+	// are not NOSPLIT: the table needs more stack than a NOSPLIT frame may take.
+	attr := NOSPLIT
+	if w.blocks > 1 {
+		attr = 0
+	}
+	TEXT(name, attr, "func(lanes "+lanesType+", dst, src, sel *byte, nd int) (bad bool)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s writes nd dst blocks of MMOSelect with %d key(s) of each half per source block; bad: a sel byte above 1, where it stopped.", name, h))
+	pb := w.patternBytes()
+	roundBytes := 16 // the stride of a Key's round keys
+	var table Mem
+	var lanesBase GPVirtual
+	if w.blocks == 1 {
+		lanesBase = GP64()
+		Load(Param("lanes"), lanesBase)
+	} else {
+		patterns := 4 / h
+		roundBytes = patterns * pb
+		table = AllocLocal(rounds * roundBytes)
+		var idx []int
+		for i := 0; i < patterns*w.blocks; i++ {
+			idx = append(idx, i)
+		}
+		lanes := laneKeys(idx...)
+		y := w.reg()
+		for r := 0; r < rounds; r++ {
+			for p := 0; p < patterns; p++ {
+				w.patternKey(r, lanes[p*w.blocks:(p+1)*w.blocks], y)
+				w.store(y, table.Offset(r*roundBytes+p*pb))
+			}
+		}
+	}
+	dst := Mem{Base: Load(Param("dst"), GP64())}
+	src := Mem{Base: Load(Param("src"), GP64())}
+	sel := Mem{Base: Load(Param("sel"), GP64())}
+	nd := GP64()
+	Load(Param("nd"), nd)
+	s := shape{w, h}
+	tmp := GP32()
+
+	// selBit loads sel byte i into r, leaving for any value above 1.
+	selBit := func(i int, r GPVirtual) {
+		MOVBLZX(sel.Offset(i), r.As32())
+		CMPL(r.As32(), U8(1))
+		JA(LabelRef(name + "_bad"))
+	}
+	// patternAt returns where vector v's round keys are in a table row: off, set
+	// here, plus a constant.
+	patternAt := func(v int, off GPVirtual) Mem {
+		switch {
+		case w.blocks == 1:
+			// off = lanes[sel*h + v%h], the vector's key.
+			selBit(v/h, off)
+			if h == 2 {
+				ADDL(off.As32(), off.As32())
+			}
+			MOVQ(Mem{Base: lanesBase, Index: off, Scale: 8, Disp: 8 * (v % h)}, off)
+			return Mem{Base: off}
+		case h == 1:
+			selBit(2*v, off)
+			selBit(2*v+1, tmp)
+			LEAL(Mem{Base: off.As32(), Index: tmp, Scale: 2}, off.As32())
+		default:
+			selBit(v, off)
+		}
+		SHLL(U8(5), off.As32())
+		return table.Idx(off, 1)
+	}
+
+	group := func(k int) {
+		at := make([]Mem, k)
+		for v := range at {
+			at[v] = patternAt(v, GP64())
+		}
+		x := make([]VecVirtual, k)
+		for v := range x {
+			x[v] = w.reg()
+			s.load(src, v, x[v])
+		}
+		t := w.reg()
+		for r := 0; r < rounds; r++ {
+			for v := range x {
+				w.roundFrom(r, at[v].Offset(r*roundBytes), x[v], t)
+			}
+		}
+		for v := range x {
+			s.feedForward(src, v, x[v], t)
+			w.store(x[v], dst.Offset(16*w.blocks*v))
+		}
+	}
+	advance := func(k int) {
+		ADDQ(U32(s.srcBytes(k)), src.Base)
+		ADDQ(U32(16*w.blocks*k), dst.Base)
+		ADDQ(U32(w.blocks*k/h), sel.Base)
+	}
+	groups(name, s, nd, group, advance)
+
+	if w.blocks == 2 && h == 1 {
+		// An odd last block: lane 0 of pattern sel.
+		TESTQ(nd, nd)
+		JZ(LabelRef(name + "_done"))
+		off := GP64()
+		selBit(0, off)
+		SHLL(U8(5), off.As32())
+		x := XMM()
+		VMOVDQU(src, x)
+		oneBlock(x, func(r int) Mem { return table.Idx(off, 1).Offset(r * roundBytes) })
+		VPXOR(src, x, x)
+		VMOVDQU(x, dst)
+	}
+	for _, bad := range []int{0, 1} {
+		if bad == 0 {
+			Label(name + "_done")
+		} else {
+			Label(name + "_bad")
+		}
+		MOVB(U8(bad), tmp.As8())
+		Store(tmp.As8(), Return("bad"))
+		if w.blocks > 1 {
+			VZEROUPPER()
+		}
+		RET()
+	}
+}
