@@ -5,6 +5,7 @@ import (
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 	"github.com/pyfss/pyfss/gofss/internal/chacha"
+	"github.com/pyfss/pyfss/gofss/internal/cpupath"
 )
 
 // Prg is a length-multiplying pseudorandom generator: it maps one seed block to Mul()
@@ -36,6 +37,9 @@ var DefaultNonce = [2]uint32{0x12345678, 0x9abcdef0}
 
 // NewChaCha returns the ChaCha PRG with mul (1, 2 or 4) outputs per seed.
 func NewChaCha(mul int, nonce [2]uint32) (*ChaCha, error) {
+	if err := backendEnvError(); err != nil {
+		return nil, err
+	}
 	if mul != 1 && mul != 2 && mul != 4 {
 		return nil, ArgErrorf("chacha: mul must be 1, 2 or 4, not %d", mul)
 	}
@@ -74,6 +78,9 @@ var DefaultAesKeys = [4][16]byte{
 
 // NewAesMmo returns the AES-128 MMO PRG with one output per key (1, 2 or 4 keys).
 func NewAesMmo(keys [][16]byte) (*AesMmo, error) {
+	if err := backendEnvError(); err != nil {
+		return nil, err
+	}
 	if n := len(keys); n != 1 && n != 2 && n != 4 {
 		return nil, ArgErrorf("aes128_mmo: needs 1, 2 or 4 AES keys, got %d", n)
 	}
@@ -130,4 +137,13 @@ func PrgBackendInfo() map[string]map[string]any {
 		info[prg.String()]["walks"] = s.Impl()
 	}
 	return info
+}
+
+// backendEnvError refuses to make a PRG when an environment variable named a PRG
+// backend that does not exist or that this CPU cannot run (cpupath.EnvVar).
+func backendEnvError() error {
+	if err := cpupath.EnvError(); err != nil {
+		return ArgErrorf("%v", err)
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda"
+	"github.com/pyfss/pyfss/gofss/internal/cpupath"
 )
 
 // version is the release of the Go core compiled into the extension; it must
@@ -26,6 +27,16 @@ const version = "0.1.0"
 
 // Version returns the release of the compiled Go core.
 func Version() string { return version }
+
+// BackendEnvError is the refusal of a PYFSS_<PKG>_BACKEND environment variable that
+// names a PRG backend that does not exist or that this CPU cannot run, or "": the
+// Python import raises it.
+func BackendEnvError() string {
+	if err := cpupath.EnvError(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
 
 // BackendInfo describes the compiled core as a JSON object, so that the Python
 // side can add fields without changing this function's signature: the build, the

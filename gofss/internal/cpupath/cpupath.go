@@ -5,6 +5,7 @@
 package cpupath
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -28,17 +29,26 @@ type Registry[T any] struct {
 // when the process starts, e.g. PYFSS_AES128_BACKEND=aesni.
 func EnvVar(pkg string) string { return "PYFSS_" + strings.ToUpper(pkg) + "_BACKEND" }
 
+// envErrors are New's refusals of environment variables, reported by EnvError.
+var envErrors []error
+
 // New makes a registry of impls, fastest first; the last must be the portable one,
 // which every CPU runs. The fastest available one is selected, or the one that
-// EnvVar(pkg) names; New panics if that one is unknown or this CPU cannot run it,
-// since a benchmark or test that asked for a path must not silently measure another.
+// EnvVar(pkg) names; if that one is unknown or this CPU cannot run it, the fastest
+// stays and EnvError reports the refusal.
 func New[T any](pkg string, impls ...*Impl[T]) *Registry[T] {
 	r := newFastest(pkg, impls...)
 	if err := r.setFromEnv(os.Getenv(EnvVar(pkg))); err != nil {
-		panic(err)
+		envErrors = append(envErrors, err)
 	}
 	return r
 }
+
+// EnvError is the refusal of the environment variables that name implementations,
+// nil if none was refused. The PRG constructors and the Python import return it, since
+// a benchmark or test that asked for a path must not silently measure another; a
+// panic during package initialization would instead kill a Python process outright.
+func EnvError() error { return errors.Join(envErrors...) }
 
 // setFromEnv selects the implementation that the environment variable's value names,
 // if any.

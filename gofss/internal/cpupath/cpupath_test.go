@@ -45,14 +45,17 @@ func TestSetFromEnv(t *testing.T) {
 	require.Equal(t, "generic", r.Name(), "a refused value changes nothing")
 }
 
-func TestNewPanicsOnBadEnv(t *testing.T) {
+func TestNewReportsBadEnv(t *testing.T) {
+	defer func(saved []error) { envErrors = saved }(envErrors)
+	envErrors = nil
 	t.Setenv("PYFSS_PKG_BACKEND", "wide")
-	require.PanicsWithError(t,
-		`PYFSS_PKG_BACKEND=wide: pkg: backend "wide" is not supported by this CPU (this CPU runs: generic)`,
-		func() {
-			New("pkg", &Impl[int]{Name: "wide", Available: false}, &Impl[int]{Name: "generic", Available: true})
-		})
+	r := New("pkg", &Impl[int]{Name: "wide", Available: false}, &Impl[int]{Name: "generic", Available: true})
+	require.Equal(t, "generic", r.Name(), "the fastest available stays")
+	require.EqualError(t, EnvError(),
+		`PYFSS_PKG_BACKEND=wide: pkg: backend "wide" is not supported by this CPU (this CPU runs: generic)`)
+	envErrors = nil
 	t.Setenv("PYFSS_PKG_BACKEND", "generic")
-	r := New("pkg", &Impl[int]{Name: "fast", Available: true}, &Impl[int]{Name: "generic", Available: true})
+	r = New("pkg", &Impl[int]{Name: "fast", Available: true}, &Impl[int]{Name: "generic", Available: true})
 	require.Equal(t, "generic", r.Name())
+	require.NoError(t, EnvError())
 }
