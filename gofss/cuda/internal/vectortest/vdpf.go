@@ -2,7 +2,6 @@ package vectortest
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -68,18 +67,9 @@ func RunVdpf(t *testing.T, b VdpfBackend) int {
 			f, err := kat.LoadVdpf(name)
 			require.NoError(t, err)
 			require.NotEmpty(t, f.Cases)
-			var order []string
-			batches := map[string][]kat.VdpfCase{}
-			for _, c := range f.Cases {
-				key := fmt.Sprintf("%s-n%d", c.Group, c.InBits)
-				if batches[key] == nil {
-					order = append(order, key)
-				}
-				batches[key] = append(batches[key], c)
-			}
-			for _, key := range order {
-				cases := batches[key]
-				t.Run(key, func(t *testing.T) {
+			for _, bt := range batchesOf(f.Cases, func(c kat.VdpfCase) (string, int) { return c.Group, c.InBits }) {
+				cases := bt.cases
+				t.Run(bt.name, func(t *testing.T) {
 					checkVdpfBatch(t, b, VdpfParams(t, f, cases[0].InBits, cases[0].Group), cases)
 				})
 				total += len(cases)

@@ -81,18 +81,9 @@ func Run(t *testing.T, b Backend, maxEvalAllBits int) int {
 			if f.Pred != "" {
 				scheme += "_" + f.Pred
 			}
-			var order []string
-			batches := map[string][]kat.TreeCase{}
-			for _, fc := range f.Cases {
-				key := fmt.Sprintf("%s-n%d", fc.Group, fc.InBits)
-				if batches[key] == nil {
-					order = append(order, key)
-				}
-				batches[key] = append(batches[key], fc)
-			}
-			for _, key := range order {
-				cases := batches[key]
-				t.Run(key, func(t *testing.T) {
+			for _, bt := range batchesOf(f.Cases, func(c kat.TreeCase) (string, int) { return c.Group, c.InBits }) {
+				cases := bt.cases
+				t.Run(bt.name, func(t *testing.T) {
 					p := params(t, scheme, cases[0].InBits, cases[0].Group, f.Prg, f.HashKey)
 					checkBatch(t, b, p, cases, maxEvalAllBits)
 				})
@@ -246,4 +237,29 @@ func checkEvalAll(t *testing.T, b Backend, p gofss.Params, party int, s0s, cws [
 		require.NoError(t, err)
 		assert.Equal(t, all[:size], one, "%s: party %d EvalAll, batch of one key", cases[0].ID, party)
 	}
+}
+
+// batch is the cases of one group and in_bits, checked in one batched call per
+// operation.
+type batch[C any] struct {
+	name  string // "<group>-n<in_bits>"
+	cases []C
+}
+
+// batchesOf groups cases by group and in_bits, in the order each first appears.
+func batchesOf[C any](cases []C, groupAndBits func(C) (string, int)) []batch[C] {
+	var out []batch[C]
+	index := map[string]int{}
+	for _, c := range cases {
+		g, n := groupAndBits(c)
+		name := fmt.Sprintf("%s-n%d", g, n)
+		i, ok := index[name]
+		if !ok {
+			i = len(out)
+			index[name] = i
+			out = append(out, batch[C]{name: name})
+		}
+		out[i].cases = append(out[i].cases, c)
+	}
+	return out
 }
