@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -34,6 +35,7 @@ def run_child(env_var: str, prg: str, value: str | None) -> subprocess.Completed
     return subprocess.run(
         [sys.executable, "-c", CHILD.format(prg=prg)],
         env=env,
+        cwd=tempfile.gettempdir(),  # not a source checkout, whose pyfss has no extension
         capture_output=True,
         text=True,
         timeout=120,
