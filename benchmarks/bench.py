@@ -17,6 +17,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -582,6 +583,7 @@ def main() -> None:
     sections.append(new_scheme_section(new_scheme_bench(3 if args.quick else 7)))
     sections.append(mpf_section(min_s))
     sections.append(one_key_section())
+    sections.append(fresh_output_section())
 
     # 4. Throughput against in_bits, one core.
     bits = "8,12,16,20,24" if args.quick else "8,10,12,14,16,18,20,22,24"
@@ -638,10 +640,6 @@ def plot_sweep(records: list[dict], path: Path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path
-
-
-if __name__ == "__main__":
-    main()
 
 
 # -- one key per call from Python (fss_crypto's API) ----------------------------------
@@ -706,3 +704,116 @@ def one_key_section() -> str:
         + "\n\n"
         + table(["floor", "median us", "p90 us"], floor)
     )
+
+
+# -- a fresh output against out= (one core) ------------------------------------------
+
+FRESH_TARGET = 1.3  # the fresh call's median within this factor of out='s
+
+
+def fresh_output_calls(calls: int = 15) -> list[dict]:
+    """Median and p90 ns per item of Dpf (aes128_mmo, bytes, in_bits 20) eval_all of
+    one key, eval of KEYS keys at one point each and gen of KEYS keys, each into a
+    fresh output (the default) and through out=, the two in turns, with the median
+    page faults per call. Each call is timed alone: whether a fresh output's memory
+    must first be faulted in varies from call to call, which a best-of figure hides."""
+    import resource  # POSIX only, as is the child process that runs this
+
+    g = torch.Generator().manual_seed(3)
+    s = pyfss.Dpf(BITS, "bytes", prg="aes128_mmo")
+    seeds = torch.randint(-(2**31), 2**31, (KEYS, 2, 4), dtype=torch.int32, generator=g)
+    seeds[:, 1, 0] = seeds[:, 0, 0] ^ 1  # a key's two seeds must differ
+    alphas = torch.randint(0, 2**BITS, (KEYS,), dtype=torch.int32, generator=g)
+    betas = torch.randint(-(2**31), 2**31, (KEYS, 4), dtype=torch.int32, generator=g)
+    betas[:, 3] &= ~1  # bit 0 of word 3 must be 0 in the bytes group
+    cws = s.gen(seeds, alphas, betas)
+    s0, one_s0, one_cws = seeds[:, 0].contiguous(), seeds[0, 0].clone(), cws[0].clone()
+    ops = {
+        "eval_all": (lambda out=None: s.eval_all(0, one_s0, one_cws, out=out), 1 << BITS),
+        "eval": (lambda out=None: s.eval(0, s0, cws, alphas, out=out), KEYS),
+        "gen": (lambda out=None: s.gen(seeds, alphas, betas, out=out), KEYS),
+    }
+    records = []
+    for op, (fn, items) in ops.items():
+        into = fn()
+        times: dict[str, list[int]] = {"fresh": [], "out": []}
+        faults: dict[str, list[int]] = {"fresh": [], "out": []}
+        for _ in range(calls):
+            for way, arg in (("fresh", None), ("out", into)):
+                f = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                t = time.perf_counter_ns()
+                y = fn(arg)
+                times[way].append(time.perf_counter_ns() - t)
+                faults[way].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f)
+                del y
+        for way, ts in times.items():
+            records.append(
+                {
+                    "op": op,
+                    "way": way,
+                    "median": statistics.median(ts) / items,
+                    "p90": quantile(ts, 0.9) / items,
+                    "faults": statistics.median(faults[way]),
+                }
+            )
+    return records
+
+
+def fresh_output_section() -> str:
+    """fresh_output_calls in a child process on one core (GOMAXPROCS=1, pinned to one
+    CPU where the OS allows), where this process's earlier allocations do not decide
+    which memory a fresh output gets."""
+
+    def pin():
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+
+    code = "import json, bench; print(json.dumps(bench.fresh_output_calls()))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO / "benchmarks",
+        env={**os.environ, "GOMAXPROCS": "1"},
+        preexec_fn=pin,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    records = json.loads(out.splitlines()[-1])
+    rows = []
+    for op in ("eval_all", "eval", "gen"):
+        fresh, reused = (find(records, op=op, way=way) for way in ("fresh", "out"))
+        rows.append(
+            [
+                op,
+                UNIT[op],
+                f"{fresh['median']:.2f}",
+                f"{fresh['p90']:.2f}",
+                f"{reused['median']:.2f}",
+                f"{reused['p90']:.2f}",
+                f"{fresh['median'] / reused['median']:.2f}x",
+                f"{FRESH_TARGET}x",
+                f"{fresh['faults']:.0f} / {reused['faults']:.0f}",
+            ]
+        )
+    return (
+        f"### A fresh output against out= (1 core, Dpf aes128_mmo bytes, in_bits {BITS}; "
+        f"eval_all one key, eval and gen {KEYS} keys; 15 calls each, in turns)\n\n"
+        + table(
+            [
+                "op",
+                "unit",
+                "fresh median",
+                "fresh p90",
+                "out= median",
+                "out= p90",
+                "ratio",
+                "target",
+                "page faults fresh / out=",
+            ],
+            rows,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -58,3 +58,40 @@ func TestGenAdvisesHugePages(t *testing.T) {
 		})
 	}
 }
+
+// EvalAll and Eval mark the whole huge pages of their output for huge pages, so that
+// a fresh output faults once per 2 MiB as they write it rather than once per 4 KiB.
+func TestEvalAdvisesOutputHugePages(t *testing.T) {
+	if HugePageMode() == "unsupported" {
+		t.Skip("no transparent huge pages here")
+	}
+	const inBits = 20 // EvalAll writes 16 MiB
+	dpf, err := NewDpf(inBits, Bytes, testPrgs(t, 2)[0])
+	require.NoError(t, err)
+	cws := make([]Cw, inBits+1)
+	seeds := []Block{{}, {Lo: 1}}
+	require.NoError(t, dpf.Gen(cws, seeds, make([]Uint128, 1), make([]Block, 1)))
+	calls := map[string]func(dst []Block) error{
+		"eval_all": func(dst []Block) error { return dpf.EvalAll(dst, 0, seeds[:1], cws) },
+		"eval_all_range": func(dst []Block) error {
+			return dpf.EvalAllRange(dst, 0, seeds[:1], cws, 0, uint64(len(dst)))
+		},
+		"eval": func(dst []Block) error { return dpf.Eval(dst, 0, seeds[:1], cws, make([]Uint128, len(dst))) },
+	}
+	// All buffers are made before any call, so that none reuses advised memory.
+	other := make([]Block, 1<<inBits)
+	dsts := map[string][]Block{}
+	for name := range calls {
+		dsts[name] = make([]Block, 1<<inBits)
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			dst := dsts[name]
+			require.NoError(t, call(dst))
+			inside := hugeRange(dst)
+			require.NotNil(t, inside)
+			require.Contains(t, vmFlags(t, uintptr(unsafe.Pointer(&inside[0]))), "hg")
+			require.NotContains(t, vmFlags(t, uintptr(unsafe.Pointer(&hugeRange(other)[0]))), "hg")
+		})
+	}
+}

@@ -3,4 +3,4 @@
 package gofss
 
 // adviseHugePages has no portable form; elsewhere the OS decides.
-func adviseHugePages([]Cw) {}
+func adviseHugePages[T any]([]T) {}

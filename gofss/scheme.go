@@ -123,6 +123,7 @@ func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Ui
 	if err != nil {
 		return err
 	}
+	adviseHugePages(dst) // a fresh dst faults once per huge page, not per 4 KiB
 	if err := s.walks.walkEval(s.ctl, dst, party, s0s, cws, xs, m); err != nil {
 		return err
 	}

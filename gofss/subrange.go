@@ -43,6 +43,7 @@ func (s *treeScheme) EvalAllRange(dst []Block, party int, s0s []Block, cws []Cw,
 // until done or stopped.
 func (s *treeScheme) evalRuns(dst []Block, party int, s0s []Block, cws []Cw, start, stop uint64) error {
 	n, width := s.params.InBits, int(stop-start)
+	adviseHugePages(dst) // a fresh dst faults once per huge page, not per 4 KiB
 	place := func(k, x, m int) []Block { return dst[k*width+x-int(start):][:m] }
 	tr := s.walks.walkEvalAll(place, party, s0s, cws)
 	var points []uint64
