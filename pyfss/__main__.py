@@ -145,7 +145,7 @@ def mpf_check(entries: list[dict] | None = None) -> list[str]:
                     ok &= pi.tolist() == case["pi"][p]
                     pis.append(pi)
                 ok &= out.tolist() == case[f"ys{p}"]
-            if verifiable:
+            if isinstance(s, pyfss.Vdmpf):
                 bad = cws.clone()
                 bad[0, 1] ^= 1  # sigma: party 1's inputs go to other buckets
                 ok &= s.verify(*pis) is case["verify"]
@@ -250,7 +250,9 @@ def rate(fn, items: int, budget: float) -> float:
 
 
 def throughput(device: str, budget: float = 1.0) -> list[tuple]:
-    cells = [(cls, prg) for cls in (pyfss.Dpf, pyfss.Dcf) for prg in ("aes128_mmo", "chacha")]
+    cells: list[tuple[type, str]] = [
+        (cls, prg) for cls in (pyfss.Dpf, pyfss.Dcf) for prg in ("aes128_mmo", "chacha")
+    ]
     if device == "cpu":  # Vdpf: eval with its proof pieces, eval_all with its proof
         cells += [(pyfss.HalfTreeDpf, "aes128_mmo"), (pyfss.Vdpf, "aes128_mmo")]
     return [cell_rates(cls, prg, device, budget / (3 * len(cells))) for cls, prg in cells]
