@@ -17,6 +17,7 @@ def test_demo(tmp_path):
     assert "self-check on cpu: ok" in r.stdout
     assert "aes128_mmo" in r.stdout and "chacha" in r.stdout
     assert "eval_all outputs" in r.stdout
+    assert "HalfTreeDpf aes128_mmo" in r.stdout and "Vdpf aes128_mmo" in r.stdout
 
 
 def run_demo(tmp_path, *args, code=None):
@@ -87,3 +88,25 @@ def test_self_check_covers_every_scheme_and_catches_wrong_answers():
     broken[2]["case"]["evals"][3]["y1"] = not broken[2]["case"]["evals"][3]["y1"]
     broken[3]["case"]["eval_all"]["sha256"][0] = "0" * 64
     assert check_cases(broken, "cpu") == [e["case"]["id"] for e in new]
+
+
+def test_self_check_covers_dmpf_and_vdmpf_and_catches_wrong_answers():
+    import copy
+    import json
+    from importlib import resources
+
+    from pyfss.__main__ import mpf_check
+
+    text = resources.files("pyfss").joinpath("data/selfcheck_mpf.json").read_text()
+    entries = json.loads(text)["cases"]
+    assert mpf_check(entries) == []
+    case_id = entries[0]["case"]["id"]
+    wrong_share = copy.deepcopy(entries)
+    wrong_share[0]["case"]["ys1"][3][0] ^= 1
+    assert mpf_check(wrong_share) == [f"{case_id} (Dmpf)", f"{case_id} (Vdmpf)"]
+    wrong_cs = copy.deepcopy(entries)  # only Vdmpf's keys hold the buckets' cs
+    wrong_cs[0]["case"]["buckets"][5]["cs"][0][0] ^= 1
+    assert mpf_check(wrong_cs) == [f"{case_id} (Vdmpf)"]
+    wrong_proof = copy.deepcopy(entries)
+    wrong_proof[0]["case"]["pi"][0][2][1] ^= 1 << 30
+    assert mpf_check(wrong_proof) == [f"{case_id} (Vdmpf)"]

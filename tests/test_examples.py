@@ -244,3 +244,64 @@ def test_two_layer_mlp_refuses_to_run_outside_torchrun(tmp_path):
         env={k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE")},
     )
     assert r.returncode == 2 and "run under torchrun with two processes" in r.stderr
+
+
+# -- verified_writes: servers that check a client's keys before adding its write -------
+
+
+@pytest.fixture(scope="module")
+def writes():
+    return load("verified_writes")
+
+
+def write_board(writes, uploads):
+    """Both servers' evaluation, check and board shares: (board, accepted, shares)."""
+    (y0, pi0), (y1, pi1) = (writes.server_evaluate([u[s] for u in uploads]) for s in (0, 1))
+    vdpf = pyfss.load_key(uploads[0][0])[0]
+    accepted = writes.server_accept(vdpf, pi0, pi1)
+    board = writes.board_share(y0, accepted) + writes.board_share(y1, accepted)
+    return board, accepted, y0 + y1
+
+
+@pytest.mark.parametrize("prg,hash", [("aes128_mmo", "blake3"), ("chacha", "sha256")])
+def test_honest_writes_pass_and_land_in_their_slots(writes, prg, hash):
+    n = 9
+    vdpf = pyfss.Vdpf(n, writes.GROUP, prg, hash)
+    slots, messages = [0, 511, 300, 7], [1, -1, 2**62 + 5, 123456789]  # -1: 2^64 - 1
+    uploads = [writes.client_upload(vdpf, s, m) for s, m in zip(slots, messages)]
+    board, accepted, _ = write_board(writes, uploads)
+    assert accepted.tolist() == [True] * 4
+    expected = torch.zeros(2**n, dtype=torch.int64)
+    expected[slots] = torch.tensor(messages)
+    assert torch.equal(board, expected)
+
+
+@pytest.mark.parametrize("level", [0, 4, 8])
+def test_a_cheating_client_is_caught_and_its_garbage_kept_out(writes, level):
+    n = 9
+    vdpf = pyfss.Vdpf(n, writes.GROUP, "aes128_mmo", "sha256")
+    slots, messages = [10, 20, 30], [5, 6, 7]
+    uploads = [writes.client_upload(vdpf, s, m) for s, m in zip(slots, messages)]
+    uploads[1] = writes.cheat(uploads[1], level)
+    board, accepted, sums = write_board(writes, uploads)
+    assert accepted.tolist() == [True, False, True]
+    # The cheater's keys are no point function: unchecked, they write many slots.
+    assert int((sums[1] != 0).sum()) > 1
+    expected = torch.zeros(2**n, dtype=torch.int64)
+    expected[[10, 30]] = torch.tensor([5, 7])
+    assert torch.equal(board, expected)
+    # Accepting every key (no check) would have damaged the board.
+    assert not torch.equal(board + sums[1], expected)
+
+
+def test_verified_writes_script(tmp_path):
+    args = ("--log-slots", "10", "--clients", "5", "--cheater", "2", "--hash", "sha256")
+    out = run_example("verified_writes", *args, cwd=tmp_path)
+    assert "rejected clients: [2] (cheater: 2)" in out
+    assert out.rstrip().endswith("ok")
+
+
+def test_verified_writes_refuses_bad_sizes(writes, capsys):
+    with pytest.raises(SystemExit):
+        writes.main(["--log-slots", "1"])
+    assert "need 2 <= log-slots" in capsys.readouterr().err
