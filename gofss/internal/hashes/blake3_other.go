@@ -1,0 +1,10 @@
+//go:build !amd64
+
+package hashes
+
+// haveBlake3x8 is false: other architectures compress one message at a time.
+var haveBlake3x8 = false
+
+func blake3x8(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
+	panic("hashes: no eight-lane BLAKE3 here")
+}
