@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
 )
@@ -285,14 +286,16 @@ func keyCs(key []Cw, n int) [ProofBlocks]Block {
 	return [ProofBlocks]Block{key[n+1][0], key[n+1][1], key[n+2][0], key[n+2][1]}
 }
 
-// piece is the proof piece of a leaf with seed s and control bit t at x:
-// XH(Pack(x), s) ^ (t ? cs : 0).
-func piece(h *hashes.Hasher, out []Block, x Uint128, s Block, t uint8, cs *[ProofBlocks]Block) {
-	var p [ProofBlocks]Block
-	xorHash(h, &p, x, s)
-	for i := range p {
-		out[i] = p[i].Xor(mask(cs[i], t))
-	}
+// images views blocks or inputs as their memory images, which the hashes take:
+// Pack(x) and a seed's bytes are those images on the little-endian CPUs the project
+// runs on (as blockBytes), so no message is copied block by block.
+func images[T Block | Uint128](b []T) [][16]byte {
+	return unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+// proofImage is the memory image of a proof, proof piece or cs (ProofBlocks blocks).
+func proofImage(p *[ProofBlocks]Block) *[16 * ProofBlocks]byte {
+	return (*[16 * ProofBlocks]byte)(unsafe.Pointer(p))
 }
 
 // EvalProof is Eval that also writes each point's proof piece: ProofBlocks blocks
@@ -323,13 +326,19 @@ func (w vdpfPoints) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs [
 	d, n := w.v.dpf, w.v.params.InBits
 	s, t, base := d.descend(len(dst), party, s0s, cws, xs, m, j0, st)
 	ar := d.params.Group.arith()
+	// XH of all the tile's points in one call (BLAKE3 compresses eight messages
+	// at once), then each piece takes cs where its control bit is set.
+	pieces := w.pieces[ProofBlocks*j0 : ProofBlocks*(j0+len(dst))]
 	h := w.v.xh.Get()
-	defer h.Put()
+	h.XorHashMany(unsafe.Slice((*[16 * ProofBlocks]byte)(unsafe.Pointer(unsafe.SliceData(pieces))), len(dst)), images(xs[j0:j0+len(dst)]), images(s))
+	h.Put()
 	for j := range dst {
 		key := cws[base[j]:]
 		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(key[n][0]), party)
 		cs := keyCs(key, n)
-		piece(h, w.pieces[ProofBlocks*(j0+j):], xs[j0+j], s[j], t[j], &cs)
+		for i, c := range cs {
+			pieces[ProofBlocks*j+i] = pieces[ProofBlocks*j+i].Xor(mask(c, t[j]))
+		}
 	}
 }
 
@@ -437,17 +446,15 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 		level(k, n-1, leaves, in, raw)
 		key := cws[k*rows:]
 		v0, cs := ar.from(key[n][0]), keyCs(key, n)
-		pi := (*[ProofBlocks]Block)(pis[ProofBlocks*k:])
-		xh, hp := v.xh.Get(), v.hp.Get()
-		defer xh.Put()
-		defer hp.Put()
-		var p [ProofBlocks]Block
+		xs := sc.block(len(leaves.s)) // the leaves' inputs, for XH
 		for j, s := range leaves.s {
-			x := x0 + j
-			dst[k<<n+x] = dpfLeaf(ar, s, leaves.t[j], v0, party)
-			piece(xh, p[:], Uint128{Lo: uint64(x)}, s, leaves.t[j], &cs)
-			proofStep(hp, pi, &p)
+			dst[k<<n+x0+j] = dpfLeaf(ar, s, leaves.t[j], v0, party)
+			xs[j] = Block{Lo: uint64(x0 + j)}
 		}
+		xh, hp := v.xh.Get(), v.hp.Get()
+		hp.Chain(proofImage((*[ProofBlocks]Block)(pis[ProofBlocks*k:])), xh, images(xs), images(leaves.s), leaves.t, proofImage(&cs))
+		xh.Put()
+		hp.Put()
 	}
 	tr.costNs += 400 // the hashes of an output, for the parallel split
 	tr.runInOrder(v.ctl, len(s0s))

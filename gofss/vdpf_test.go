@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss/internal/hashes"
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
@@ -49,6 +50,14 @@ func TestVdpfVectors(t *testing.T) {
 					checkVdpfCase(t, f, &f.Cases[i])
 				}
 			})
+		})
+		// The hashes' portable paths (crypto/sha256, BLAKE3 one message at a time)
+		// under the default PRG backend.
+		t.Run(name+"/portable-hashes", func(t *testing.T) {
+			defer hashes.ForcePortable()()
+			for i := range f.Cases {
+				checkVdpfCase(t, f, &f.Cases[i])
+			}
 		})
 	}
 }

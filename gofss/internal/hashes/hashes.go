@@ -190,7 +190,7 @@ func (h *Hasher) XorHashMany(out [][64]byte, as, ss [][16]byte) {
 // Chain runs VDPF's proof chain (docs/spec.md section 15) over n leaves, in order:
 // the piece of leaf i is p = XH(as[i], ss[i]) ^ (cs if ts[i] == 1, else 0), hashed
 // by x, and the proof takes pi[0:32] ^= H'(pi ^ p), hashed by h. With the SHA
-// extensions each of H''s two compressions runs side by side with one of the
+// extensions each of the two compressions of H' runs side by side with one of the
 // next leaf's XH (the chain waits on the latency of its compressions; XH of the
 // next leaf does not wait on the chain); else XH of all leaves comes first, in
 // one XorHashMany.
@@ -259,4 +259,13 @@ func xorMasked(dst, cs *[64]byte, t uint8) {
 	for i := 0; i < 64; i += 8 {
 		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])^binary.LittleEndian.Uint64(cs[i:])&mask)
 	}
+}
+
+// ForcePortable makes every hasher skip the CPU-specific routines (SHA extensions,
+// AVX2) until restore is called: for tests of the callers' results on both paths.
+// Not safe while hashes run.
+func ForcePortable() (restore func()) {
+	sha, b3 := haveSHANI, haveBlake3x8
+	haveSHANI, haveBlake3x8 = false, false
+	return func() { haveSHANI, haveBlake3x8 = sha, b3 }
 }
