@@ -8,3 +8,10 @@ package hashes
 //
 //go:noescape
 func blake3x8AVX2(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)
+
+// blake3OneAVX hashes block (a message of blen bytes, zero-padded) with BLAKE3's
+// keyed one-block compression under the key cv, and writes the first 32 bytes
+// of the output to out.
+//
+//go:noescape
+func blake3OneAVX(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)

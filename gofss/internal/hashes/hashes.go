@@ -117,6 +117,10 @@ func (h *Hasher) shaNI() bool { return h.b3 == nil && haveSHANI }
 
 // H hashes four blocks to two: H'(m).
 func (h *Hasher) H(out *[32]byte, m *[64]byte) {
+	if h.b3 != nil && haveBlake3AVX2 {
+		blake3One(out, &h.cv, m, 64)
+		return
+	}
 	*(*[64]byte)(h.buf[16:]) = *m
 	if h.shaNI() {
 		sumBlocks(out, h.buf[:])
@@ -265,7 +269,7 @@ func xorMasked(dst, cs *[64]byte, t uint8) {
 // AVX2) until restore is called: for tests of the callers' results on both paths.
 // Not safe while hashes run.
 func ForcePortable() (restore func()) {
-	sha, b3 := haveSHANI, haveBlake3x8
-	haveSHANI, haveBlake3x8 = false, false
-	return func() { haveSHANI, haveBlake3x8 = sha, b3 }
+	sha, b3 := haveSHANI, haveBlake3AVX2
+	haveSHANI, haveBlake3AVX2 = false, false
+	return func() { haveSHANI, haveBlake3AVX2 = sha, b3 }
 }

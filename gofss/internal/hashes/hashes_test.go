@@ -158,9 +158,9 @@ func BenchmarkHash(b *testing.B) {
 // groups of eight included).
 func TestBlake3Many(t *testing.T) {
 	t.Run("default", checkBlake3Many)
-	if haveBlake3x8 {
-		haveBlake3x8 = false
-		defer func() { haveBlake3x8 = true }()
+	if haveBlake3AVX2 {
+		haveBlake3AVX2 = false
+		defer func() { haveBlake3AVX2 = true }()
 		t.Run("portable", checkBlake3Many)
 	}
 }
@@ -189,6 +189,12 @@ func checkBlake3Many(t *testing.T) {
 			cv := blake3Key(key)
 			blake3Many(got, &cv, blocks, uint32(blen))
 			require.Equal(t, want, got, "%d messages of %d bytes", n, blen)
+			if haveBlake3AVX2 {
+				for i := range blocks {
+					blake3One(&got[i], &cv, &blocks[i], uint32(blen))
+				}
+				require.Equal(t, want, got, "one by one, %d messages of %d bytes", n, blen)
+			}
 		}
 	}
 }
@@ -200,7 +206,7 @@ func checkBlake3Many(t *testing.T) {
 func BenchmarkBlake3(b *testing.B) {
 	key := make([]byte, 32)
 	cv := blake3Key(key)
-	if haveBlake3x8 {
+	if haveBlake3AVX2 {
 		b.Run("x8", func(b *testing.B) {
 			blocks, out := make([][64]byte, 256), make([][32]byte, 256)
 			for b.Loop() {
@@ -211,6 +217,14 @@ func BenchmarkBlake3(b *testing.B) {
 	}
 	var block [64]byte
 	var out [32]byte
+	if haveBlake3AVX2 {
+		b.Run("one", func(b *testing.B) {
+			for b.Loop() {
+				blake3One(&out, &cv, &block, 64)
+				copy(block[:], out[:])
+			}
+		})
+	}
 	b.Run("portable", func(b *testing.B) {
 		for b.Loop() {
 			blake3Compress(&out, &cv, &block, 64)
@@ -266,7 +280,7 @@ func forEachPath(t *testing.T, check func(t *testing.T, kind Kind)) {
 	for _, kind := range []Kind{Sha256, Blake3} {
 		name := []string{"sha256", "blake3"}[kind]
 		t.Run(name, func(t *testing.T) { check(t, kind) })
-		fast := map[Kind]*bool{Sha256: &haveSHANI, Blake3: &haveBlake3x8}[kind]
+		fast := map[Kind]*bool{Sha256: &haveSHANI, Blake3: &haveBlake3AVX2}[kind]
 		if *fast {
 			*fast = false
 			t.Run(name+"/portable", func(t *testing.T) { check(t, kind) })

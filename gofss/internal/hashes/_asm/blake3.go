@@ -136,8 +136,79 @@ func main() {
 	VZEROUPPER()
 	RET()
 
+	generateOne(g, iv, flags)
+
 	Generate()
-	checkVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2")
+	for _, fn := range []string{"blake3x8AVX2", "blake3OneAVX"} {
+		checkVEX(flag.Lookup("out").Value.String(), fn)
+	}
+}
+
+// generateOne writes blake3OneAVX, the compression of a single message, for a
+// chain of hashes each waiting on the one before: the state is four vectors, one
+// per row of four words, so a step's four G functions run side by side in one
+// vector and the diagonal step only rotates rows b, c and d by one, two and three
+// words. Each step's message vectors are gathered from memory word by word; they
+// do not wait on the state, so they are ready when the step needs them.
+func generateOne(g *gen, iv, flags Mem) {
+	TEXT("blake3OneAVX", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)")
+	Pragma("noescape")
+	Doc("blake3OneAVX hashes block (a message of blen bytes, zero-padded) with BLAKE3's",
+		"keyed one-block compression under the key cv, and writes the first 32 bytes",
+		"of the output to out.")
+	out := Load(Param("out"), GP64())
+	cv := Load(Param("cv"), GP64())
+	block := Load(Param("block"), GP64())
+	blen := Load(Param("blen"), GP32())
+
+	a, b, c, d := XMM(), XMM(), XMM(), XMM()
+	VMOVDQU(Mem{Base: cv}, a)
+	VMOVDQU(Mem{Base: cv, Disp: 16}, b)
+	VMOVDQU(iv, c)
+	// Row d: counter 0 (two words), blen, the flags.
+	VPXOR(d, d, d)
+	VPINSRD(U8(2), blen, d, d)
+	VPINSRD(U8(3), flags, d, d)
+
+	gather := func(words []int) VecVirtual {
+		x := XMM()
+		VMOVD(Mem{Base: block, Disp: 4 * words[0]}, x)
+		for i, w := range words[1:] {
+			VPINSRD(U8(i+1), Mem{Base: block, Disp: 4 * w}, x, x)
+		}
+		return x
+	}
+	tmp := XMM()
+	half := func(mw VecVirtual, rotD Mem, rotB uint64) {
+		VPADDD(mw, a, a)
+		VPADDD(b, a, a)
+		VPXOR(a, d, d)
+		VPSHUFB(rotD, d, d)
+		VPADDD(d, c, c)
+		VPXOR(c, b, b)
+		VPSRLD(U8(rotB), b, tmp)
+		VPSLLD(U8(32-rotB), b, b)
+		VPOR(tmp, b, b)
+	}
+	for r, s := range schedule {
+		Commentf("Round %d.", r)
+		for k, rot := range [2][3]uint8{{0x39, 0x4e, 0x93}, {0x93, 0x4e, 0x39}} {
+			w := s[8*k : 8*k+8]
+			mx := gather([]int{w[0], w[2], w[4], w[6]})
+			my := gather([]int{w[1], w[3], w[5], w[7]})
+			half(mx, g.rot16, 12)
+			half(my, g.rot8, 7)
+			// Rows b, c, d to the diagonals and, after them, back.
+			VPSHUFD(U8(rot[0]), b, b)
+			VPSHUFD(U8(rot[1]), c, c)
+			VPSHUFD(U8(rot[2]), d, d)
+		}
+	}
+	VPXOR(c, a, a)
+	VPXOR(d, b, b)
+	VMOVDQU(a, Mem{Base: out})
+	VMOVDQU(b, Mem{Base: out, Disp: 16})
+	RET()
 }
 
 // step runs four G functions side by side on the words of quads, with message
