@@ -23,6 +23,7 @@ type Vdpf struct {
 	treeScheme
 	dpf    *Dpf          // DPF's walks over this scheme's keys (its params are the VDPF's)
 	xh, hp *hashes.Keyed // the XOR-collision-resistant XH and the plain H'
+	arch   vdpfArch      // the one-key walks of short EvalProof batches, where there are some
 }
 
 // vdpfExtraRows are the rows of a VDPF key after its n level rows: the output
@@ -208,6 +209,7 @@ func newVdpf(p Params, prg Prg, opts []Option) (*Vdpf, error) {
 		dpf:        &Dpf{treeScheme{params: p, prg: prg}},
 		xh:         p.Hash.keyed(p.Hash.XorKey),
 		hp:         p.Hash.keyed(p.Hash.Key),
+		arch:       newVdpfArch(prg),
 	}
 	err := v.chooseWalks(opts, func(im impl) walks {
 		if im.name == PortableImpl {
@@ -311,7 +313,9 @@ func (v *Vdpf) EvalProof(dst, pieces []Block, party int, s0s []Block, cws []Cw, 
 	if err := v.checkCws(cws); err != nil {
 		return err
 	}
-	evalPoints(vdpfPoints{v, pieces}, v.ctl, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	if !v.evalProofOneKey(dst, pieces, party, s0s, cws, xs, m) {
+		evalPoints(vdpfPoints{v, pieces}, v.ctl, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	}
 	return v.ctl.err()
 }
 
@@ -323,11 +327,16 @@ type vdpfPoints struct {
 }
 
 func (w vdpfPoints) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
-	d, n := w.v.dpf, w.v.params.InBits
-	s, t, base := d.descend(len(dst), party, s0s, cws, xs, m, j0, st)
-	ar := d.params.Group.arith()
-	// XH of all the tile's points in one call (BLAKE3 compresses eight messages
-	// at once), then each piece takes cs where its control bit is set.
+	s, t, base := w.v.dpf.descend(len(dst), party, s0s, cws, xs, m, j0, st)
+	w.leaves(dst, party, cws, xs, j0, s, t, base)
+}
+
+// leaves writes the shares and proof pieces of points j0 .. j0+len(dst)-1, whose
+// leaves have seeds s and control bits t and whose keys' rows start at base.
+func (w vdpfPoints) leaves(dst []Block, party int, cws []Cw, xs []Uint128, j0 int, s []Block, t []uint8, base []int) {
+	n, ar := w.v.params.InBits, w.v.params.Group.arith()
+	// XH of all the points in one call (BLAKE3 compresses eight messages at
+	// once), then each piece takes cs where its control bit is set.
 	pieces := w.pieces[ProofBlocks*j0 : ProofBlocks*(j0+len(dst))]
 	h := w.v.xh.Get()
 	h.XorHashMany(unsafe.Slice((*[16 * ProofBlocks]byte)(unsafe.Pointer(unsafe.SliceData(pieces))), len(dst)), images(xs[j0:j0+len(dst)]), images(s))
