@@ -235,6 +235,45 @@ func TestVdpfBatches(t *testing.T) {
 	}
 }
 
+// TestVdpfProveLanes checks Prove, whose keys' chains step together (eight or two
+// at a time), against ProofStep key by key, for 1 to 17 keys (groups partly
+// filled) of random pieces and correction words, through each hash path.
+func TestVdpfProveLanes(t *testing.T) {
+	check := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		for _, hk := range []HashKind{HashSha256, HashBlake3} {
+			p := DefaultParams(KindVdpf, 5, Uint64, PrgAesMmo)
+			p.Hash = DefaultVdpfHash(hk)
+			s, err := New(p)
+			require.NoError(t, err)
+			v := s.(*Vdpf)
+			rows := p.CwRows()
+			for keys := 1; keys <= 17; keys++ {
+				const m = 3
+				cws := make([]Cw, keys*rows)
+				for i := range cws {
+					cws[i] = Cw{Block{r.Uint64(), r.Uint64()}, Block{r.Uint64(), r.Uint64()}}
+				}
+				pieces := randBlocks(r, ProofBlocks*keys*m)
+				pis := make([]Block, ProofBlocks*keys)
+				require.NoError(t, v.Prove(pis, pieces, cws))
+				for k := range keys {
+					pi := keyCs(cws[k*rows:], p.InBits)
+					for j := range m {
+						v.ProofStep(&pi, (*[ProofBlocks]Block)(pieces[ProofBlocks*(k*m+j):]))
+					}
+					require.Equal(t, pi[:], pis[ProofBlocks*k:ProofBlocks*(k+1)], "%s, key %d of %d", hk, k, keys)
+				}
+			}
+		}
+	}
+	t.Run("default", check)
+	t.Run("portable-hashes", func(t *testing.T) {
+		defer hashes.ForcePortable()()
+		check(t)
+	})
+}
+
 // TestVdpfEvalAllBatches checks EvalAllProof over a batch of keys against the keys one
 // at a time and against Prove over EvalProof's pieces at every input.
 func TestVdpfEvalAllBatches(t *testing.T) {

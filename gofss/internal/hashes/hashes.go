@@ -61,8 +61,10 @@ func New(kind Kind, key []byte) (*Keyed, error) {
 		h := &Hasher{k: k}
 		// SHA-256's prefix and padding, written once: H' hashes 80 bytes (two
 		// blocks), XH 48 (one block each).
-		copy(h.buf[:16], k.key[:16])
-		padSha256(h.buf[:], 80)
+		for _, b := range []*[128]byte{&h.buf, &h.buf2} {
+			copy(b[:16], k.key[:16])
+			padSha256(b[:], 80)
+		}
 		for i := range h.pair {
 			copy(h.pair[i][:16], k.key[:16])
 			padSha256(h.pair[i][:], 48)
@@ -87,6 +89,7 @@ type Hasher struct {
 	// The key (SHA-256's prefix), then the message of up to 64 bytes, then room
 	// for SHA-256's padding: two blocks.
 	buf  [128]byte
+	buf2 [128]byte   // the same, for HMany's second message of a pair
 	pair [2][64]byte // XH's two SHA-256 messages, padded
 	// BLAKE3's XH messages of XorHashMany (zero beyond 32 bytes), and Chain's XH
 	// outputs.
@@ -127,6 +130,34 @@ func (h *Hasher) H(out *[32]byte, m *[64]byte) {
 		return
 	}
 	h.sum(out, 64)
+}
+
+// HMany is H of many messages: out[i] = H'(ms[i]), of one length. BLAKE3
+// compresses eight messages at once (with AVX2), SHA-256 two side by side (with
+// the SHA extensions).
+func (h *Hasher) HMany(out [][32]byte, ms [][64]byte) {
+	if len(ms) != len(out) {
+		panic("hashes: HMany needs as many outputs as messages")
+	}
+	i := 0
+	switch {
+	case h.b3 != nil && haveBlake3AVX2:
+		blake3Many(out, &h.cv, ms, 64)
+		return
+	case h.shaNI():
+		for ; i+1 < len(ms); i += 2 {
+			*(*[64]byte)(h.buf[16:]) = ms[i]
+			*(*[64]byte)(h.buf2[16:]) = ms[i+1]
+			var st [2][8]uint32
+			compressPair(&st, (*[64]byte)(h.buf[:64]), (*[64]byte)(h.buf2[:64]), &sha256IVPair)
+			compressPair(&st, (*[64]byte)(h.buf[64:]), (*[64]byte)(h.buf2[64:]), &st)
+			putState(&out[i], &st[0])
+			putState(&out[i+1], &st[1])
+		}
+	}
+	for ; i < len(ms); i++ {
+		h.H(&out[i], &ms[i])
+	}
 }
 
 // XorHash hashes two blocks to four: XH(a, s) = sum(clamp(a) || s) || sum(with_lsb(a,

@@ -315,6 +315,30 @@ func TestXorHashMany(t *testing.T) {
 	})
 }
 
+// TestHMany checks H' of 0 to 17 random messages under random keys against the
+// libraries.
+func TestHMany(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kind Kind) {
+		rng := rand.New(rand.NewPCG(9, uint64(kind)))
+		for n := range 18 {
+			key := make([]byte, kind.KeyBytes())
+			randBytes(rng, key)
+			k, err := New(kind, key)
+			require.NoError(t, err)
+			h := k.Get()
+			ms, want := make([][64]byte, n), make([][32]byte, n)
+			for i := range ms {
+				randBytes(rng, ms[i][:])
+				want[i] = refSum(kind, key, ms[i][:])
+			}
+			got := make([][32]byte, n)
+			h.HMany(got, ms)
+			require.Equal(t, want, got, "%d messages", n)
+			h.Put()
+		}
+	})
+}
+
 // TestChain checks the proof chain over 0 to 17 random leaves against the chain
 // computed with the libraries' XH and H'.
 func TestChain(t *testing.T) {

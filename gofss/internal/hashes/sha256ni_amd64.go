@@ -8,7 +8,8 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func blocksSHANI(h *[8]uint32, p []byte, k *[64]uint32, swap *[16]byte)
 
-// pairSHANI compresses block p0 from the state iv[0] and p1 from iv[1] into out,
+// pairSHANI compresses block p0 from the state iv[0] and p1 from iv[1] into out
+// (which may be iv: iv is read before out is written),
 // the two compressions interleaved.
 //
 //go:noescape
