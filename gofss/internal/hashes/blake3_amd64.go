@@ -19,3 +19,10 @@ func blake3x8(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
 func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
 	blake3OneAVX(out, cv, block, blen)
 }
+
+// blake3Chain folds pieces into pi: pi[0:32] ^= H'(pi ^ piece), piece by piece.
+func blake3Chain(pi *[64]byte, pieces [][64]byte, cv *[8]uint32) {
+	if len(pieces) > 0 {
+		blake3ChainAVX(pi, &pieces[0], len(pieces), cv)
+	}
+}

@@ -139,17 +139,15 @@ func main() {
 	generateOne(g, iv, flags)
 
 	Generate()
-	for _, fn := range []string{"blake3x8AVX2", "blake3OneAVX"} {
+	for _, fn := range []string{"blake3x8AVX2", "blake3OneAVX", "blake3ChainAVX"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
 	}
 }
 
 // generateOne writes blake3OneAVX, the compression of a single message, for a
-// chain of hashes each waiting on the one before: the state is four vectors, one
-// per row of four words, so a step's four G functions run side by side in one
-// vector and the diagonal step only rotates rows b, c and d by one, two and three
-// words. Each step's message vectors are gathered from memory word by word; they
-// do not wait on the state, so they are ready when the step needs them.
+// chain of hashes each waiting on the one before, and blake3ChainAVX, which runs
+// VDPF's proof chain over many pieces in one call (the proof stays in registers
+// from one step to the next).
 func generateOne(g *gen, iv, flags Mem) {
 	TEXT("blake3OneAVX", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)")
 	Pragma("noescape")
@@ -160,21 +158,77 @@ func generateOne(g *gen, iv, flags Mem) {
 	cv := Load(Param("cv"), GP64())
 	block := Load(Param("block"), GP64())
 	blen := Load(Param("blen"), GP32())
+	lo, hi := compressRows(g, iv, cv, Mem{Base: block}, func(d VecVirtual) {
+		// Row d: counter 0 (two words), blen, the flags.
+		VPXOR(d, d, d)
+		VPINSRD(U8(2), blen, d, d)
+		VPINSRD(U8(3), flags, d, d)
+	})
+	VMOVDQU(lo, Mem{Base: out})
+	VMOVDQU(hi, Mem{Base: out, Disp: 16})
+	RET()
 
+	row64 := GLOBL("blake3_row_d64", RODATA|NOPTR) // row d of a 64-byte message
+	for i, w := range []uint32{0, 0, 64, 1 | 2 | 8 | 16} {
+		DATA(4*i, U32(w))
+	}
+	TEXT("blake3ChainAVX", NOSPLIT, "func(pi *[64]byte, pieces *[64]byte, n int, cv *[8]uint32)")
+	Pragma("noescape")
+	Doc("blake3ChainAVX folds n pieces of 64 bytes into the proof pi, in order: each",
+		"step hashes the 64-byte message pi ^ piece with the keyed one-block BLAKE3",
+		"under cv and XORs the output's first 32 bytes into pi's.")
+	pi := Load(Param("pi"), GP64())
+	pieces := Load(Param("pieces"), GP64())
+	n := Load(Param("n"), GP64())
+	cv = Load(Param("cv"), GP64())
+	msg := AllocLocal(64)
+	p0, p1, x := XMM(), XMM(), XMM()
+	VMOVDQU(Mem{Base: pi}, p0)
+	VMOVDQU(Mem{Base: pi, Disp: 16}, p1)
+	Label("chain_step")
+	CMPQ(n, Imm(0))
+	JE(LabelRef("chain_done"))
+	Comment("The message pi ^ piece, on the stack for the rounds' gathers.")
+	VPXOR(Mem{Base: pieces}, p0, x)
+	VMOVDQU(x, msg)
+	VPXOR(Mem{Base: pieces, Disp: 16}, p1, x)
+	VMOVDQU(x, msg.Offset(16))
+	for off := 32; off < 64; off += 16 {
+		VMOVDQU(Mem{Base: pi, Disp: off}, x)
+		VPXOR(Mem{Base: pieces, Disp: off}, x, x)
+		VMOVDQU(x, msg.Offset(off))
+	}
+	lo, hi = compressRows(g, iv, cv, msg, func(d VecVirtual) { VMOVDQU(row64, d) })
+	VPXOR(lo, p0, p0)
+	VPXOR(hi, p1, p1)
+	ADDQ(U8(64), pieces)
+	DECQ(n)
+	JMP(LabelRef("chain_step"))
+	Label("chain_done")
+	VMOVDQU(p0, Mem{Base: pi})
+	VMOVDQU(p1, Mem{Base: pi, Disp: 16})
+	RET()
+}
+
+// compressRows emits the keyed one-block compression of the 16 message words at
+// block under the key at cv, row d set by setD, and returns the two vectors of the
+// output's first 32 bytes. The state is four vectors, one per row of four words,
+// so a step's four G functions run side by side in one vector and the diagonal
+// step only rotates rows b, c and d by one, two and three words. Each step's
+// message vectors are gathered from memory word by word; they do not wait on the
+// state, so they are ready when the step needs them.
+func compressRows(g *gen, iv Mem, cv Register, block Mem, setD func(d VecVirtual)) (VecVirtual, VecVirtual) {
 	a, b, c, d := XMM(), XMM(), XMM(), XMM()
 	VMOVDQU(Mem{Base: cv}, a)
 	VMOVDQU(Mem{Base: cv, Disp: 16}, b)
 	VMOVDQU(iv, c)
-	// Row d: counter 0 (two words), blen, the flags.
-	VPXOR(d, d, d)
-	VPINSRD(U8(2), blen, d, d)
-	VPINSRD(U8(3), flags, d, d)
+	setD(d)
 
 	gather := func(words []int) VecVirtual {
 		x := XMM()
-		VMOVD(Mem{Base: block, Disp: 4 * words[0]}, x)
+		VMOVD(block.Offset(4*words[0]), x)
 		for i, w := range words[1:] {
-			VPINSRD(U8(i+1), Mem{Base: block, Disp: 4 * w}, x, x)
+			VPINSRD(U8(i+1), block.Offset(4*w), x, x)
 		}
 		return x
 	}
@@ -206,9 +260,7 @@ func generateOne(g *gen, iv, flags Mem) {
 	}
 	VPXOR(c, a, a)
 	VPXOR(d, b, b)
-	VMOVDQU(a, Mem{Base: out})
-	VMOVDQU(b, Mem{Base: out, Disp: 16})
-	RET()
+	return a, b
 }
 
 // step runs four G functions side by side on the words of quads, with message
