@@ -379,3 +379,45 @@ func TestChain(t *testing.T) {
 		}
 	})
 }
+
+// TestBlake3FastAgainstPortable compares the AVX2 routines with the portable
+// compression on a long batch of random keys and messages of VDPF's two lengths
+// (32 bytes for XH, 64 for H'), one key per batch of 1003 messages.
+func TestBlake3FastAgainstPortable(t *testing.T) {
+	if !haveBlake3AVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, blen := range []int{32, 64} {
+		var key [32]byte
+		randBytes(rng, key[:])
+		cv := blake3Key(key[:])
+		blocks := make([][64]byte, 1003)
+		for i := range blocks {
+			randBytes(rng, blocks[i][:blen])
+		}
+		want, got, one := make([][32]byte, len(blocks)), make([][32]byte, len(blocks)), make([][32]byte, len(blocks))
+		for i := range blocks {
+			blake3Compress(&want[i], &cv, &blocks[i], uint32(blen))
+			blake3One(&one[i], &cv, &blocks[i], uint32(blen))
+		}
+		blake3Many(got, &cv, blocks, uint32(blen))
+		require.Equal(t, want, got, "eight lanes, %d bytes", blen)
+		require.Equal(t, want, one, "one message, %d bytes", blen)
+	}
+}
+
+// TestBatchLengths checks that the batch calls refuse inputs of different lengths
+// (a caller's bug) instead of hashing past the shorter ones.
+func TestBatchLengths(t *testing.T) {
+	for _, kind := range []Kind{Sha256, Blake3} {
+		k, err := New(kind, make([]byte, kind.KeyBytes()))
+		require.NoError(t, err)
+		h := k.Get()
+		require.Panics(t, func() { h.XorHashMany(make([][64]byte, 2), make([][16]byte, 2), make([][16]byte, 1)) })
+		require.Panics(t, func() { h.HMany(make([][32]byte, 1), make([][64]byte, 2)) })
+		var pi, cs [64]byte
+		require.Panics(t, func() { h.Chain(&pi, h, make([][16]byte, 2), make([][16]byte, 2), make([]uint8, 1), &cs) })
+		h.Put()
+	}
+}
