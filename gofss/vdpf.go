@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
 )
@@ -14,14 +15,17 @@ import (
 // EvalAllProof); equal proofs from both parties, over the same points, show that the
 // keys were well formed. See docs/spec.md section 15.
 //
-// Its tree is DPF's, walked by Dpf's code (portable walks only); a key is DPF's key
-// (n level rows, then the output correction word) followed by two rows holding the
-// correction cs of the proofs: R = in_bits + 3 rows. Vdpf is a Scheme: Gen, and Eval
-// and EvalAll giving the shares alone; the methods below add the proofs.
+// Its tree is DPF's, walked by Dpf's code (portable walks; a short EvalProof batch
+// goes a point at a time through the one-key AES-NI walk where it serves, see
+// vdpf_amd64.go); a key is DPF's key (n level rows, then the output correction
+// word) followed by two rows holding the correction cs of the proofs: R = in_bits +
+// 3 rows. Vdpf is a Scheme: Gen, and Eval and EvalAll giving the shares alone; the
+// methods below add the proofs.
 type Vdpf struct {
 	treeScheme
 	dpf    *Dpf          // DPF's walks over this scheme's keys (its params are the VDPF's)
 	xh, hp *hashes.Keyed // the XOR-collision-resistant XH and the plain H'
+	arch   vdpfArch      // the one-key walks of short EvalProof batches, where there are some
 }
 
 // vdpfExtraRows are the rows of a VDPF key after its n level rows: the output
@@ -207,6 +211,7 @@ func newVdpf(p Params, prg Prg, opts []Option) (*Vdpf, error) {
 		dpf:        &Dpf{treeScheme{params: p, prg: prg}},
 		xh:         p.Hash.keyed(p.Hash.XorKey),
 		hp:         p.Hash.keyed(p.Hash.Key),
+		arch:       newVdpfArch(prg),
 	}
 	err := v.chooseWalks(opts, func(im impl) walks {
 		if im.name == PortableImpl {
@@ -285,14 +290,21 @@ func keyCs(key []Cw, n int) [ProofBlocks]Block {
 	return [ProofBlocks]Block{key[n+1][0], key[n+1][1], key[n+2][0], key[n+2][1]}
 }
 
-// piece is the proof piece of a leaf with seed s and control bit t at x:
-// XH(Pack(x), s) ^ (t ? cs : 0).
-func piece(h *hashes.Hasher, out []Block, x Uint128, s Block, t uint8, cs *[ProofBlocks]Block) {
-	var p [ProofBlocks]Block
-	xorHash(h, &p, x, s)
-	for i := range p {
-		out[i] = p[i].Xor(mask(cs[i], t))
-	}
+// images views blocks or inputs as their memory images, which the hashes take:
+// Pack(x) and a seed's bytes are those images on the little-endian CPUs the project
+// runs on (as blockBytes), so no message is copied block by block.
+func images[T Block | Uint128](b []T) [][16]byte {
+	return unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+// proofImage is the memory image of a proof, proof piece or cs (ProofBlocks
+// blocks), and proofImages that of consecutive ones.
+func proofImage(p *[ProofBlocks]Block) *[16 * ProofBlocks]byte {
+	return (*[16 * ProofBlocks]byte)(unsafe.Pointer(p))
+}
+
+func proofImages(p []Block) [][16 * ProofBlocks]byte {
+	return unsafe.Slice((*[16 * ProofBlocks]byte)(unsafe.Pointer(unsafe.SliceData(p))), len(p)/ProofBlocks)
 }
 
 // EvalProof is Eval that also writes each point's proof piece: ProofBlocks blocks
@@ -308,7 +320,9 @@ func (v *Vdpf) EvalProof(dst, pieces []Block, party int, s0s []Block, cws []Cw, 
 	if err := v.checkCws(cws); err != nil {
 		return err
 	}
-	evalPoints(vdpfPoints{v, pieces}, v.ctl, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	if !v.evalProofOneKey(dst, pieces, party, s0s, cws, xs, m) {
+		evalPoints(vdpfPoints{v, pieces}, v.ctl, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	}
 	return v.ctl.err()
 }
 
@@ -320,16 +334,27 @@ type vdpfPoints struct {
 }
 
 func (w vdpfPoints) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
-	d, n := w.v.dpf, w.v.params.InBits
-	s, t, base := d.descend(len(dst), party, s0s, cws, xs, m, j0, st)
-	ar := d.params.Group.arith()
+	s, t, base := w.v.dpf.descend(len(dst), party, s0s, cws, xs, m, j0, st)
+	w.leaves(dst, party, cws, xs, j0, s, t, base)
+}
+
+// leaves writes the shares and proof pieces of points j0 .. j0+len(dst)-1, whose
+// leaves have seeds s and control bits t and whose keys' rows start at base.
+func (w vdpfPoints) leaves(dst []Block, party int, cws []Cw, xs []Uint128, j0 int, s []Block, t []uint8, base []int) {
+	n, ar := w.v.params.InBits, w.v.params.Group.arith()
+	// XH of all the points in one call (BLAKE3 compresses eight messages at
+	// once), then each piece takes cs where its control bit is set.
+	pieces := w.pieces[ProofBlocks*j0 : ProofBlocks*(j0+len(dst))]
 	h := w.v.xh.Get()
-	defer h.Put()
+	h.XorHashMany(proofImages(pieces), images(xs[j0:j0+len(dst)]), images(s))
+	h.Put()
 	for j := range dst {
 		key := cws[base[j]:]
 		dst[j] = dpfLeaf(ar, s[j], t[j], ar.from(key[n][0]), party)
 		cs := keyCs(key, n)
-		piece(h, w.pieces[ProofBlocks*(j0+j):], xs[j0+j], s[j], t[j], &cs)
+		for i, c := range cs {
+			pieces[ProofBlocks*j+i] = pieces[ProofBlocks*j+i].Xor(mask(c, t[j]))
+		}
 	}
 }
 
@@ -356,17 +381,36 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 	forChunks(k, float64(per)*100, func(lo, hi int) {
 		h := v.hp.Get()
 		defer h.Put()
-		for i := lo; i < hi && !v.ctl.stopped(); i++ {
-			pi := (*[ProofBlocks]Block)(pis[ProofBlocks*i:])
-			*pi = keyCs(cws[i*rows:], v.params.InBits)
-			for j := 0; j < per; j += ProofBlocks {
-				proofStep(h, pi, (*[ProofBlocks]Block)(pieces[i*per+j:]))
+		// The chains of up to proveLanes keys step together: their H' run side by
+		// side (BLAKE3 eight at once, SHA-256 two).
+		var ms [proveLanes][16 * ProofBlocks]byte
+		var hs [proveLanes][2]Block // H' of each message: two blocks
+		for g := lo; g < hi && !v.ctl.stopped(); g += proveLanes {
+			keys := min(proveLanes, hi-g)
+			for i := g; i < g+keys; i++ {
+				*(*[ProofBlocks]Block)(pis[ProofBlocks*i:]) = keyCs(cws[i*rows:], v.params.InBits)
 			}
-			v.ctl.advance(1)
+			for j := 0; j < per; j += ProofBlocks {
+				for i := range keys {
+					pi, p := pis[ProofBlocks*(g+i):], pieces[(g+i)*per+j:]
+					m := [ProofBlocks]Block{pi[0].Xor(p[0]), pi[1].Xor(p[1]), pi[2].Xor(p[2]), pi[3].Xor(p[3])}
+					ms[i] = *proofImage(&m)
+				}
+				h.HMany(unsafe.Slice((*[32]byte)(unsafe.Pointer(&hs[0])), keys), ms[:keys])
+				for i, o := range hs[:keys] {
+					pi := pis[ProofBlocks*(g+i):]
+					pi[0], pi[1] = pi[0].Xor(o[0]), pi[1].Xor(o[1])
+				}
+			}
+			v.ctl.advance(keys)
 		}
 	})
 	return v.ctl.err()
 }
+
+// proveLanes is how many keys' proof chains Prove steps together: BLAKE3's
+// compressions go eight at a time.
+const proveLanes = 8
 
 // ProofStep takes one proof piece into a proof: h = H'(pi ^ piece), then pi[0] ^=
 // h[0] and pi[1] ^= h[1]; pi[2] and pi[3] stay as they are.
@@ -437,19 +481,17 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 		level(k, n-1, leaves, in, raw)
 		key := cws[k*rows:]
 		v0, cs := ar.from(key[n][0]), keyCs(key, n)
-		pi := (*[ProofBlocks]Block)(pis[ProofBlocks*k:])
-		xh, hp := v.xh.Get(), v.hp.Get()
-		defer xh.Put()
-		defer hp.Put()
-		var p [ProofBlocks]Block
+		xs := sc.block(len(leaves.s)) // the leaves' inputs, for XH
 		for j, s := range leaves.s {
-			x := x0 + j
-			dst[k<<n+x] = dpfLeaf(ar, s, leaves.t[j], v0, party)
-			piece(xh, p[:], Uint128{Lo: uint64(x)}, s, leaves.t[j], &cs)
-			proofStep(hp, pi, &p)
+			dst[k<<n+x0+j] = dpfLeaf(ar, s, leaves.t[j], v0, party)
+			xs[j] = Block{Lo: uint64(x0 + j)}
 		}
+		xh, hp := v.xh.Get(), v.hp.Get()
+		hp.Chain(proofImage((*[ProofBlocks]Block)(pis[ProofBlocks*k:])), xh, images(xs), images(leaves.s), leaves.t, proofImage(&cs))
+		xh.Put()
+		hp.Put()
 	}
-	tr.costNs += 400 // the hashes of an output, for the parallel split
+	tr.costNs += 150 // the hashes of an output, for the parallel split
 	tr.runInOrder(v.ctl, len(s0s))
 	return v.ctl.err()
 }

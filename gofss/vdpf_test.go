@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pyfss/pyfss/gofss/internal/hashes"
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
@@ -49,6 +50,14 @@ func TestVdpfVectors(t *testing.T) {
 					checkVdpfCase(t, f, &f.Cases[i])
 				}
 			})
+		})
+		// The hashes' portable paths (crypto/sha256, BLAKE3 one message at a time)
+		// under the default PRG backend.
+		t.Run(name+"/portable-hashes", func(t *testing.T) {
+			defer hashes.ForcePortable()()
+			for i := range f.Cases {
+				checkVdpfCase(t, f, &f.Cases[i])
+			}
 		})
 	}
 }
@@ -224,6 +233,45 @@ func TestVdpfBatches(t *testing.T) {
 			require.Equal(t, []uint8{1, 0, 1}, ok, "only the changed key fails (%s, n=%d)", hk, n)
 		}
 	}
+}
+
+// TestVdpfProveLanes checks Prove, whose keys' chains step together (eight or two
+// at a time), against ProofStep key by key, for 1 to 17 keys (groups partly
+// filled) of random pieces and correction words, through each hash path.
+func TestVdpfProveLanes(t *testing.T) {
+	check := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		for _, hk := range []HashKind{HashSha256, HashBlake3} {
+			p := DefaultParams(KindVdpf, 5, Uint64, PrgAesMmo)
+			p.Hash = DefaultVdpfHash(hk)
+			s, err := New(p)
+			require.NoError(t, err)
+			v := s.(*Vdpf)
+			rows := p.CwRows()
+			for keys := 1; keys <= 17; keys++ {
+				const m = 3
+				cws := make([]Cw, keys*rows)
+				for i := range cws {
+					cws[i] = Cw{Block{r.Uint64(), r.Uint64()}, Block{r.Uint64(), r.Uint64()}}
+				}
+				pieces := randBlocks(r, ProofBlocks*keys*m)
+				pis := make([]Block, ProofBlocks*keys)
+				require.NoError(t, v.Prove(pis, pieces, cws))
+				for k := range keys {
+					pi := keyCs(cws[k*rows:], p.InBits)
+					for j := range m {
+						v.ProofStep(&pi, (*[ProofBlocks]Block)(pieces[ProofBlocks*(k*m+j):]))
+					}
+					require.Equal(t, pi[:], pis[ProofBlocks*k:ProofBlocks*(k+1)], "%s, key %d of %d", hk, k, keys)
+				}
+			}
+		}
+	}
+	t.Run("default", check)
+	t.Run("portable-hashes", func(t *testing.T) {
+		defer hashes.ForcePortable()()
+		check(t)
+	})
 }
 
 // TestVdpfEvalAllBatches checks EvalAllProof over a batch of keys against the keys one

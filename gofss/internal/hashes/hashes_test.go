@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zeebo/blake3"
 
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
@@ -73,7 +74,7 @@ func TestSumPair(t *testing.T) {
 			copy(want[32*i:], sum[:])
 		}
 		var got [64]byte
-		sumPair(&got, &blocks)
+		sumPair(&got, &blocks[0], &blocks[1])
 		require.Equal(t, want, got, "%d bytes", n)
 	}
 }
@@ -148,5 +149,275 @@ func BenchmarkHash(b *testing.B) {
 				h.XorHash(&out, &a, &s)
 			}
 		})
+	}
+}
+
+// TestBlake3Many checks the keyed one-block BLAKE3, eight lanes at a time and one
+// message at a time, against zeebo/blake3 on random keys and messages of every
+// length of one block, for every number of messages from 0 to 17 (partly filled
+// groups of eight included).
+func TestBlake3Many(t *testing.T) {
+	t.Run("default", checkBlake3Many)
+	if haveBlake3AVX2 {
+		haveBlake3AVX2 = false
+		defer func() { haveBlake3AVX2 = true }()
+		t.Run("portable", checkBlake3Many)
+	}
+}
+
+func checkBlake3Many(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for blen := 0; blen <= 64; blen++ {
+		for n := range 18 {
+			key := make([]byte, 32)
+			for i := range key {
+				key[i] = byte(rng.Uint32())
+			}
+			ref, err := blake3.NewKeyed(key)
+			require.NoError(t, err)
+			blocks := make([][64]byte, n)
+			want := make([][32]byte, n)
+			for i := range blocks {
+				for j := range blen {
+					blocks[i][j] = byte(rng.Uint32())
+				}
+				ref.Reset()
+				_, _ = ref.Write(blocks[i][:blen])
+				ref.Sum(want[i][:0])
+			}
+			got := make([][32]byte, n)
+			cv := blake3Key(key)
+			blake3Many(got, &cv, blocks, uint32(blen))
+			require.Equal(t, want, got, "%d messages of %d bytes", n, blen)
+			if haveBlake3AVX2 {
+				for i := range blocks {
+					blake3One(&got[i], &cv, &blocks[i], uint32(blen))
+				}
+				require.Equal(t, want, got, "one by one, %d messages of %d bytes", n, blen)
+			}
+		}
+	}
+}
+
+// BenchmarkBlake3 compares the keyed one-block BLAKE3 compressions per message:
+// eight lanes at a time (latency hidden), one message at a time in portable Go
+// (each one waiting on the one before, as on the proof chain), and zeebo/blake3's
+// Reset/Write/Sum (the same chained).
+func BenchmarkBlake3(b *testing.B) {
+	key := make([]byte, 32)
+	cv := blake3Key(key)
+	if haveBlake3AVX2 {
+		b.Run("x8", func(b *testing.B) {
+			blocks, out := make([][64]byte, 256), make([][32]byte, 256)
+			for b.Loop() {
+				blake3x8(out, &cv, blocks, 32)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(blocks)), "ns/msg")
+		})
+	}
+	var block [64]byte
+	var out [32]byte
+	if haveBlake3AVX2 {
+		b.Run("one", func(b *testing.B) {
+			for b.Loop() {
+				blake3One(&out, &cv, &block, 64)
+				copy(block[:], out[:])
+			}
+		})
+	}
+	b.Run("portable", func(b *testing.B) {
+		for b.Loop() {
+			blake3Compress(&out, &cv, &block, 64)
+			copy(block[:], out[:])
+		}
+	})
+	b.Run("zeebo", func(b *testing.B) {
+		h, err := blake3.NewKeyed(key)
+		require.NoError(b, err)
+		for b.Loop() {
+			h.Reset()
+			_, _ = h.Write(block[:])
+			h.Sum(out[:0])
+			copy(block[:], out[:])
+		}
+	})
+}
+
+// refXorHash and refH are XH and H' straight from crypto/sha256 and zeebo/blake3,
+// for the tests of the batched paths.
+func refSum(kind Kind, key, msg []byte) (out [32]byte) {
+	if kind == Sha256 {
+		return sha256.Sum256(append(append([]byte{}, key...), msg...))
+	}
+	h, err := blake3.NewKeyed(key)
+	if err != nil {
+		panic(err)
+	}
+	_, _ = h.Write(msg)
+	h.Sum(out[:0])
+	return out
+}
+
+func refXorHash(kind Kind, key []byte, a, s [16]byte) (out [64]byte) {
+	for i := range 2 {
+		a[12] = a[12]&^1 | byte(i)
+		sum := refSum(kind, key, append(a[:], s[:]...))
+		copy(out[32*i:], sum[:])
+	}
+	return out
+}
+
+func randBytes(rng *rand.Rand, b []byte) {
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}
+
+// forEachPath runs check with each hash kind through each of its paths on this
+// CPU: SHA-256 with and without the SHA extensions, BLAKE3 with and without the
+// eight-lane routine.
+func forEachPath(t *testing.T, check func(t *testing.T, kind Kind)) {
+	for _, kind := range []Kind{Sha256, Blake3} {
+		name := []string{"sha256", "blake3"}[kind]
+		t.Run(name, func(t *testing.T) { check(t, kind) })
+		fast := map[Kind]*bool{Sha256: &haveSHANI, Blake3: &haveBlake3AVX2}[kind]
+		if *fast {
+			*fast = false
+			t.Run(name+"/portable", func(t *testing.T) { check(t, kind) })
+			*fast = true
+		}
+	}
+}
+
+// TestXorHashMany checks XH of 0 to 17 random pairs under random keys against the
+// libraries.
+func TestXorHashMany(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kind Kind) {
+		rng := rand.New(rand.NewPCG(7, uint64(kind)))
+		for n := range 18 {
+			key := make([]byte, kind.KeyBytes())
+			randBytes(rng, key)
+			k, err := New(kind, key)
+			require.NoError(t, err)
+			h := k.Get()
+			as, ss := make([][16]byte, n), make([][16]byte, n)
+			want := make([][64]byte, n)
+			for i := range as {
+				randBytes(rng, as[i][:])
+				randBytes(rng, ss[i][:])
+				want[i] = refXorHash(kind, key, as[i], ss[i])
+			}
+			got := make([][64]byte, n)
+			h.XorHashMany(got, as, ss)
+			require.Equal(t, want, got, "%d pairs", n)
+			h.Put()
+		}
+	})
+}
+
+// TestHMany checks H' of 0 to 17 random messages under random keys against the
+// libraries.
+func TestHMany(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kind Kind) {
+		rng := rand.New(rand.NewPCG(9, uint64(kind)))
+		for n := range 18 {
+			key := make([]byte, kind.KeyBytes())
+			randBytes(rng, key)
+			k, err := New(kind, key)
+			require.NoError(t, err)
+			h := k.Get()
+			ms, want := make([][64]byte, n), make([][32]byte, n)
+			for i := range ms {
+				randBytes(rng, ms[i][:])
+				want[i] = refSum(kind, key, ms[i][:])
+			}
+			got := make([][32]byte, n)
+			h.HMany(got, ms)
+			require.Equal(t, want, got, "%d messages", n)
+			h.Put()
+		}
+	})
+}
+
+// TestChain checks the proof chain over 0 to 17 random leaves against the chain
+// computed with the libraries' XH and H'.
+func TestChain(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kind Kind) {
+		rng := rand.New(rand.NewPCG(8, uint64(kind)))
+		for n := range 18 {
+			xkey, hkey := make([]byte, kind.KeyBytes()), make([]byte, kind.KeyBytes())
+			randBytes(rng, xkey)
+			randBytes(rng, hkey)
+			xk, err := New(kind, xkey)
+			require.NoError(t, err)
+			hk, err := New(kind, hkey)
+			require.NoError(t, err)
+			as, ss, ts := make([][16]byte, n), make([][16]byte, n), make([]uint8, n)
+			var pi, cs [64]byte
+			randBytes(rng, pi[:])
+			randBytes(rng, cs[:])
+			want := pi
+			for i := range as {
+				randBytes(rng, as[i][:])
+				randBytes(rng, ss[i][:])
+				ts[i] = uint8(rng.Uint32() & 1)
+				xh := refXorHash(kind, xkey, as[i], ss[i])
+				var m [64]byte
+				for j := range m {
+					m[j] = want[j] ^ xh[j] ^ cs[j]*ts[i]
+				}
+				o := refSum(kind, hkey, m[:])
+				for j := range o {
+					want[j] ^= o[j]
+				}
+			}
+			h, x := hk.Get(), xk.Get()
+			h.Chain(&pi, x, as, ss, ts, &cs)
+			require.Equal(t, want, pi, "%d leaves", n)
+			h.Put()
+			x.Put()
+		}
+	})
+}
+
+// TestBlake3FastAgainstPortable compares the AVX2 routines with the portable
+// compression on a long batch of random keys and messages of VDPF's two lengths
+// (32 bytes for XH, 64 for H'), one key per batch of 1003 messages.
+func TestBlake3FastAgainstPortable(t *testing.T) {
+	if !haveBlake3AVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, blen := range []int{32, 64} {
+		var key [32]byte
+		randBytes(rng, key[:])
+		cv := blake3Key(key[:])
+		blocks := make([][64]byte, 1003)
+		for i := range blocks {
+			randBytes(rng, blocks[i][:blen])
+		}
+		want, got, one := make([][32]byte, len(blocks)), make([][32]byte, len(blocks)), make([][32]byte, len(blocks))
+		for i := range blocks {
+			blake3Compress(&want[i], &cv, &blocks[i], uint32(blen))
+			blake3One(&one[i], &cv, &blocks[i], uint32(blen))
+		}
+		blake3Many(got, &cv, blocks, uint32(blen))
+		require.Equal(t, want, got, "eight lanes, %d bytes", blen)
+		require.Equal(t, want, one, "one message, %d bytes", blen)
+	}
+}
+
+// TestBatchLengths checks that the batch calls refuse inputs of different lengths
+// (a caller's bug) instead of hashing past the shorter ones.
+func TestBatchLengths(t *testing.T) {
+	for _, kind := range []Kind{Sha256, Blake3} {
+		k, err := New(kind, make([]byte, kind.KeyBytes()))
+		require.NoError(t, err)
+		h := k.Get()
+		require.Panics(t, func() { h.XorHashMany(make([][64]byte, 2), make([][16]byte, 2), make([][16]byte, 1)) })
+		require.Panics(t, func() { h.HMany(make([][32]byte, 1), make([][64]byte, 2)) })
+		var pi, cs [64]byte
+		require.Panics(t, func() { h.Chain(&pi, h, make([][16]byte, 2), make([][16]byte, 2), make([]uint8, 1), &cs) })
+		h.Put()
 	}
 }

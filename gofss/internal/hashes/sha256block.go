@@ -42,12 +42,15 @@ func sumBlocks(out *[32]byte, blocks []byte) {
 
 // sumPair is SHA-256 of two messages of one block each, padded already: the
 // hashes' states go through the rounds side by side.
-func sumPair(out *[64]byte, blocks *[2][64]byte) {
+func sumPair(out *[64]byte, p0, p1 *[64]byte) {
 	var h [2][8]uint32
-	compressPair(&h, blocks)
+	compressPair(&h, p0, p1, &sha256IVPair)
 	putState((*[32]byte)(out[:32]), &h[0])
 	putState((*[32]byte)(out[32:]), &h[1])
 }
+
+// sha256IVPair is the starting state of two messages.
+var sha256IVPair = [2][8]uint32{sha256IV, sha256IV}
 
 // putState writes a state as SHA-256's output: its words big-endian.
 func putState(out *[32]byte, h *[8]uint32) {

@@ -8,11 +8,12 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func blocksSHANI(h *[8]uint32, p []byte, k *[64]uint32, swap *[16]byte)
 
-// pairSHANI compresses the two blocks of p from the state iv into out, the two
-// compressions interleaved.
+// pairSHANI compresses block p0 from the state iv[0] and p1 from iv[1] into out
+// (which may be iv: iv is read before out is written),
+// the two compressions interleaved.
 //
 //go:noescape
-func pairSHANI(out *[2][8]uint32, p *[2][64]byte, iv *[8]uint32, k *[64]uint32, swap *[16]byte)
+func pairSHANI(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32, k *[64]uint32, swap *[16]byte)
 
 func cpuidSHA() bool
 
@@ -26,6 +27,6 @@ var byteSwapWords = [16]byte{3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 1
 
 func compress(h *[8]uint32, p []byte) { blocksSHANI(h, p, &sha256K, &byteSwapWords) }
 
-func compressPair(out *[2][8]uint32, p *[2][64]byte) {
-	pairSHANI(out, p, &sha256IV, &sha256K, &byteSwapWords)
+func compressPair(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32) {
+	pairSHANI(out, p0, p1, iv, &sha256K, &byteSwapWords)
 }

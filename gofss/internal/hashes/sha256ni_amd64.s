@@ -121,30 +121,35 @@ TEXT ·cpuidSHA(SB), NOSPLIT, $0-1
 none:
 	RET
 
-// func pairSHANI(out *[2][8]uint32, p *[2][64]byte, iv *[8]uint32, k *[64]uint32, swap *[16]byte)
+// func pairSHANI(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32, k *[64]uint32, swap *[16]byte)
 //
-// SHA-256's compression of two independent blocks from the same state iv, their
-// instructions interleaved: one compression waits on the latency of
-// SHA256RNDS2, so the second one runs in its shadow. Block 0's state is in X1 and
-// X2 and its message words in X3-X6, block 1's in X10, X11 and X12-X15 (the
+// SHA-256's compression of two independent blocks, p0 from the state iv[0] and p1
+// from iv[1], their instructions interleaved: one compression waits on the latency
+// of SHA256RNDS2, so the second one runs in its shadow. Block 0's state is in X1
+// and X2 and its message words in X3-X6, block 1's in X10, X11 and X12-X15 (the
 // layouts of blocksSHANI).
-TEXT ·pairSHANI(SB), NOSPLIT, $0-40
+TEXT ·pairSHANI(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), DI
-	MOVQ p+8(FP), SI
-	MOVQ iv+16(FP), DX
-	MOVQ k+24(FP), AX
-	MOVQ swap+32(FP), BX
+	MOVQ p0+8(FP), SI
+	MOVQ p1+16(FP), CX
+	MOVQ iv+24(FP), DX
+	MOVQ k+32(FP), AX
+	MOVQ swap+40(FP), BX
 	MOVOU (BX), X9
 
-	MOVOU   (DX), X7
-	MOVOU   16(DX), X2
-	PSHUFD  $0xb1, X7, X7
-	PSHUFD  $0x1b, X2, X2
-	MOVO    X7, X1
-	PALIGNR $8, X2, X1
-	PBLENDW $0xf0, X7, X2
-	MOVO    X1, X10
-	MOVO    X2, X11
+// LOADSTATE loads the state at off(DX) as ABEF into a and CDGH into c (X7 the
+// temporary).
+#define LOADSTATE(off, a, c) \
+	MOVOU   off(DX), X7; \
+	MOVOU   off+16(DX), c; \
+	PSHUFD  $0xb1, X7, X7; \
+	PSHUFD  $0x1b, c, c; \
+	MOVO    X7, a; \
+	PALIGNR $8, c, a; \
+	PBLENDW $0xf0, X7, c
+
+	LOADSTATE(0, X1, X2)
+	LOADSTATE(32, X10, X11)
 
 	MOVOU  0(SI), X3
 	PSHUFB X9, X3
@@ -154,13 +159,13 @@ TEXT ·pairSHANI(SB), NOSPLIT, $0-40
 	PSHUFB X9, X5
 	MOVOU  48(SI), X6
 	PSHUFB X9, X6
-	MOVOU  64(SI), X12
+	MOVOU  0(CX), X12
 	PSHUFB X9, X12
-	MOVOU  80(SI), X13
+	MOVOU  16(CX), X13
 	PSHUFB X9, X13
-	MOVOU  96(SI), X14
+	MOVOU  32(CX), X14
 	PSHUFB X9, X14
-	MOVOU  112(SI), X15
+	MOVOU  48(CX), X15
 	PSHUFB X9, X15
 
 // PAIR4 runs four rounds of both blocks: wa and wb their message words, the
@@ -222,17 +227,12 @@ TEXT ·pairSHANI(SB), NOSPLIT, $0-40
 	PAIRSCHEDULE(X6, X3, X4, X5, X15, X12, X13, X14)
 	PAIR4(X6, X15, 240)
 
-	// Add the starting state back (from iv: the registers are all in use) and
+	// Add the starting states back (from iv: the registers are all in use) and
 	// store both states as (a, b, c, d), (e, f, g, h).
-	MOVOU   (DX), X7
-	MOVOU   16(DX), X8
-	PSHUFD  $0xb1, X7, X7
-	PSHUFD  $0x1b, X8, X8
-	MOVO    X7, X3
-	PALIGNR $8, X8, X3 // ABEF of iv
-	PBLENDW $0xf0, X7, X8 // CDGH of iv
+	LOADSTATE(0, X3, X8)
 	PADDD   X3, X1
 	PADDD   X8, X2
+	LOADSTATE(32, X3, X8)
 	PADDD   X3, X10
 	PADDD   X8, X11
 

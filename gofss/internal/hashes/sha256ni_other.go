@@ -7,6 +7,6 @@ var haveSHANI = false
 
 func compress(h *[8]uint32, p []byte) { panic("hashes: no SHA-256 compression here") }
 
-func compressPair(out *[2][8]uint32, p *[2][64]byte) {
+func compressPair(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32) {
 	panic("hashes: no SHA-256 compression here")
 }

@@ -1,0 +1,355 @@
+// Command _asm generates the amd64 BLAKE3 routine of package hashes (run `go
+// generate` in the package): the keyed one-block compression of eight independent
+// messages at once with AVX2, one message per 32-bit lane. The 16 state words are
+// the 16 ymm registers, so state word 8 waits on the stack while its register is
+// the temporary of the rotations; the 16 message words, transposed once per group,
+// are read from the stack as operands.
+package main
+
+import (
+	"flag"
+	"log"
+	"os"
+	"regexp"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// schedule[r] are the message words of round r, in the order of its G functions:
+// the message permutation applied r times (BLAKE3 specification, section 2.2).
+var schedule = func() (s [7][16]int) {
+	perm := [16]int{2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8}
+	for i := range s[0] {
+		s[0][i] = i
+	}
+	for r := 1; r < len(s); r++ {
+		for i, p := range perm {
+			s[r][i] = s[r-1][p]
+		}
+	}
+	return s
+}()
+
+// The state words each step of a round works on: a, b, c, d of its four G functions.
+var (
+	columns   = [4][4]int{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}}
+	diagonals = [4][4]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
+)
+
+// spilled is the state word that lives on the stack between its uses.
+const spilled = 8
+
+type gen struct {
+	v           [16]VecPhysical
+	msg         [16]Mem
+	slot        Mem // state word 8
+	rot16, rot8 Mem // VPSHUFB masks of the right rotations by 16 and 8
+}
+
+func main() {
+	iv := GLOBL("blake3_iv", RODATA|NOPTR)
+	for i, w := range []uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a} {
+		DATA(4*i, U32(w))
+	}
+	flags := GLOBL("blake3_flags", RODATA|NOPTR)
+	DATA(0, U32(1|2|8|16)) // CHUNK_START | CHUNK_END | ROOT | KEYED_HASH
+	g := &gen{
+		v:     [16]VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15},
+		rot16: byteRotation("blake3_rot16", 2),
+		rot8:  byteRotation("blake3_rot8", 1),
+	}
+
+	TEXT("blake3x8AVX2", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
+	Pragma("noescape")
+	Doc("blake3x8AVX2 hashes groups*8 blocks of 64 bytes (messages of blen bytes,",
+		"zero-padded) with BLAKE3's keyed one-block compression under the key cv, and",
+		"writes the first 32 bytes of each output to out, in the blocks' order.")
+	out := Load(Param("out"), GP64())
+	cv := Load(Param("cv"), GP64())
+	blocks := Load(Param("blocks"), GP64())
+	groups := Load(Param("groups"), GP64())
+	blen := Load(Param("blen"), GP32())
+
+	frame := AllocLocal(18 * 32)
+	for i := range g.msg {
+		g.msg[i] = frame.Offset(32 * i)
+	}
+	g.slot = frame.Offset(16 * 32)
+	blenSlot := frame.Offset(17 * 32)
+	VMOVD(blen, X14)
+	VPBROADCASTD(X14, Y14)
+	VMOVDQU(Y14, blenSlot)
+
+	Label("group")
+	CMPQ(groups, Imm(0))
+	JE(LabelRef("done"))
+
+	Comment("The message words, one vector per word, one lane per block.")
+	for half := 0; half < 2; half++ {
+		for l := 0; l < 8; l++ {
+			VMOVDQU(Mem{Base: blocks, Disp: 64*l + 32*half}, g.v[l])
+		}
+		words := transpose(g.v[:8], g.v[8:])
+		for w, r := range words {
+			VMOVDQU(r, g.msg[8*half+w])
+		}
+	}
+
+	Comment("The state: the key, BLAKE3's IV, counter 0, blen and the flags.")
+	for i := 0; i < 8; i++ {
+		VPBROADCASTD(Mem{Base: cv, Disp: 4 * i}, g.v[i])
+	}
+	for i := 0; i < 4; i++ {
+		VPBROADCASTD(iv.Offset(4*i), g.v[8+i])
+	}
+	VMOVDQU(g.v[spilled], g.slot)
+	VPXOR(g.v[12], g.v[12], g.v[12])
+	VPXOR(g.v[13], g.v[13], g.v[13])
+	VMOVDQU(blenSlot, g.v[14])
+	VPBROADCASTD(flags, g.v[15])
+
+	for r := range schedule {
+		Commentf("Round %d.", r)
+		g.step(columns, schedule[r][:8])
+		g.step(diagonals, schedule[r][8:])
+	}
+
+	Comment("The output words v[i] ^ v[i+8], transposed back to one row per block.")
+	VMOVDQU(g.slot, g.v[spilled])
+	for i := 0; i < 8; i++ {
+		VPXOR(g.v[i+8], g.v[i], g.v[i])
+	}
+	rows := transpose(g.v[:8], g.v[8:])
+	for l, r := range rows {
+		VMOVDQU(r, Mem{Base: out, Disp: 32 * l})
+	}
+
+	ADDQ(U32(8*32), out)
+	ADDQ(U32(8*64), blocks)
+	DECQ(groups)
+	JMP(LabelRef("group"))
+
+	Label("done")
+	VZEROUPPER()
+	RET()
+
+	generateOne(g, iv, flags)
+
+	Generate()
+	for _, fn := range []string{"blake3x8AVX2", "blake3OneAVX", "blake3ChainAVX"} {
+		checkVEX(flag.Lookup("out").Value.String(), fn)
+	}
+}
+
+// generateOne writes blake3OneAVX, the compression of a single message, for a
+// chain of hashes each waiting on the one before, and blake3ChainAVX, which runs
+// VDPF's proof chain over many pieces in one call (the proof stays in registers
+// from one step to the next).
+func generateOne(g *gen, iv, flags Mem) {
+	TEXT("blake3OneAVX", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)")
+	Pragma("noescape")
+	Doc("blake3OneAVX hashes block (a message of blen bytes, zero-padded) with BLAKE3's",
+		"keyed one-block compression under the key cv, and writes the first 32 bytes",
+		"of the output to out.")
+	out := Load(Param("out"), GP64())
+	cv := Load(Param("cv"), GP64())
+	block := Load(Param("block"), GP64())
+	blen := Load(Param("blen"), GP32())
+	lo, hi := compressRows(g, iv, cv, Mem{Base: block}, func(d VecVirtual) {
+		// Row d: counter 0 (two words), blen, the flags.
+		VPXOR(d, d, d)
+		VPINSRD(U8(2), blen, d, d)
+		VPINSRD(U8(3), flags, d, d)
+	})
+	VMOVDQU(lo, Mem{Base: out})
+	VMOVDQU(hi, Mem{Base: out, Disp: 16})
+	RET()
+
+	row64 := GLOBL("blake3_row_d64", RODATA|NOPTR) // row d of a 64-byte message
+	for i, w := range []uint32{0, 0, 64, 1 | 2 | 8 | 16} {
+		DATA(4*i, U32(w))
+	}
+	TEXT("blake3ChainAVX", NOSPLIT, "func(pi *[64]byte, pieces *[64]byte, n int, cv *[8]uint32)")
+	Pragma("noescape")
+	Doc("blake3ChainAVX folds n pieces of 64 bytes into the proof pi, in order: each",
+		"step hashes the 64-byte message pi ^ piece with the keyed one-block BLAKE3",
+		"under cv and XORs the output's first 32 bytes into pi's.")
+	pi := Load(Param("pi"), GP64())
+	pieces := Load(Param("pieces"), GP64())
+	n := Load(Param("n"), GP64())
+	cv = Load(Param("cv"), GP64())
+	msg := AllocLocal(64)
+	p0, p1, x := XMM(), XMM(), XMM()
+	VMOVDQU(Mem{Base: pi}, p0)
+	VMOVDQU(Mem{Base: pi, Disp: 16}, p1)
+	Label("chain_step")
+	CMPQ(n, Imm(0))
+	JE(LabelRef("chain_done"))
+	Comment("The message pi ^ piece, on the stack for the rounds' gathers.")
+	VPXOR(Mem{Base: pieces}, p0, x)
+	VMOVDQU(x, msg)
+	VPXOR(Mem{Base: pieces, Disp: 16}, p1, x)
+	VMOVDQU(x, msg.Offset(16))
+	for off := 32; off < 64; off += 16 {
+		VMOVDQU(Mem{Base: pi, Disp: off}, x)
+		VPXOR(Mem{Base: pieces, Disp: off}, x, x)
+		VMOVDQU(x, msg.Offset(off))
+	}
+	lo, hi = compressRows(g, iv, cv, msg, func(d VecVirtual) { VMOVDQU(row64, d) })
+	VPXOR(lo, p0, p0)
+	VPXOR(hi, p1, p1)
+	ADDQ(U8(64), pieces)
+	DECQ(n)
+	JMP(LabelRef("chain_step"))
+	Label("chain_done")
+	VMOVDQU(p0, Mem{Base: pi})
+	VMOVDQU(p1, Mem{Base: pi, Disp: 16})
+	RET()
+}
+
+// compressRows emits the keyed one-block compression of the 16 message words at
+// block under the key at cv, row d set by setD, and returns the two vectors of the
+// output's first 32 bytes. The state is four vectors, one per row of four words,
+// so a step's four G functions run side by side in one vector and the diagonal
+// step only rotates rows b, c and d by one, two and three words. Each step's
+// message vectors are gathered from memory word by word; they do not wait on the
+// state, so they are ready when the step needs them.
+func compressRows(g *gen, iv Mem, cv Register, block Mem, setD func(d VecVirtual)) (VecVirtual, VecVirtual) {
+	a, b, c, d := XMM(), XMM(), XMM(), XMM()
+	VMOVDQU(Mem{Base: cv}, a)
+	VMOVDQU(Mem{Base: cv, Disp: 16}, b)
+	VMOVDQU(iv, c)
+	setD(d)
+
+	gather := func(words []int) VecVirtual {
+		x := XMM()
+		VMOVD(block.Offset(4*words[0]), x)
+		for i, w := range words[1:] {
+			VPINSRD(U8(i+1), block.Offset(4*w), x, x)
+		}
+		return x
+	}
+	tmp := XMM()
+	half := func(mw VecVirtual, rotD Mem, rotB uint64) {
+		VPADDD(mw, a, a)
+		VPADDD(b, a, a)
+		VPXOR(a, d, d)
+		VPSHUFB(rotD, d, d)
+		VPADDD(d, c, c)
+		VPXOR(c, b, b)
+		VPSRLD(U8(rotB), b, tmp)
+		VPSLLD(U8(32-rotB), b, b)
+		VPOR(tmp, b, b)
+	}
+	for r, s := range schedule {
+		Commentf("Round %d.", r)
+		for k, rot := range [2][3]uint8{{0x39, 0x4e, 0x93}, {0x93, 0x4e, 0x39}} {
+			w := s[8*k : 8*k+8]
+			mx := gather([]int{w[0], w[2], w[4], w[6]})
+			my := gather([]int{w[1], w[3], w[5], w[7]})
+			half(mx, g.rot16, 12)
+			half(my, g.rot8, 7)
+			// Rows b, c, d to the diagonals and, after them, back.
+			VPSHUFD(U8(rot[0]), b, b)
+			VPSHUFD(U8(rot[1]), c, c)
+			VPSHUFD(U8(rot[2]), d, d)
+		}
+	}
+	VPXOR(c, a, a)
+	VPXOR(d, b, b)
+	return a, b
+}
+
+// step runs four G functions side by side on the words of quads, with message
+// words m[2j] and m[2j+1] for the j-th. State word 8 enters and leaves on the stack.
+func (g *gen) step(quads [4][4]int, m []int) {
+	a, b, c, d := g.words(quads, 0), g.words(quads, 1), g.words(quads, 2), g.words(quads, 3)
+	half := func(x int, rotD Mem, rotB uint64) {
+		for j := range a {
+			VPADDD(g.msg[m[2*j+x]], a[j], a[j])
+			VPADDD(b[j], a[j], a[j])
+		}
+		for j := range d {
+			VPXOR(a[j], d[j], d[j])
+			VPSHUFB(rotD, d[j], d[j])
+		}
+		for j := range c {
+			if quads[j][2] == spilled {
+				VPADDD(g.slot, d[j], c[j]) // the register held a temporary
+			} else {
+				VPADDD(d[j], c[j], c[j])
+			}
+			VPXOR(c[j], b[j], b[j])
+		}
+		tmp := g.v[spilled]
+		VMOVDQU(tmp, g.slot)
+		for j := range b {
+			VPSRLD(U8(rotB), b[j], tmp)
+			VPSLLD(U8(32-rotB), b[j], b[j])
+			VPOR(tmp, b[j], b[j])
+		}
+	}
+	half(0, g.rot16, 12)
+	half(1, g.rot8, 7)
+}
+
+func (g *gen) words(quads [4][4]int, k int) (r [4]VecPhysical) {
+	for j, q := range quads {
+		r[j] = g.v[q[k]]
+	}
+	return r
+}
+
+// byteRotation is the VPSHUFB mask that rotates each 32-bit word right by n bytes.
+func byteRotation(name string, n int) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i := 0; i < 32; i++ {
+		DATA(i, U8(i&^3+(i+n)%4))
+	}
+	return m
+}
+
+// transpose turns 8 vectors of 8 words (rows) into 8 vectors holding word w of
+// every row, in t (overwritten, returned in order); r is overwritten too.
+func transpose(r, t []VecPhysical) []VecPhysical {
+	for p := 0; p < 8; p += 2 {
+		VPUNPCKLDQ(r[p+1], r[p], t[p])
+		VPUNPCKHDQ(r[p+1], r[p], t[p+1])
+	}
+	// r[4q+k]: words k and k+4 of rows 4q .. 4q+3.
+	for q := 0; q < 2; q++ {
+		VPUNPCKLQDQ(t[4*q+2], t[4*q], r[4*q])
+		VPUNPCKHQDQ(t[4*q+2], t[4*q], r[4*q+1])
+		VPUNPCKLQDQ(t[4*q+3], t[4*q+1], r[4*q+2])
+		VPUNPCKHQDQ(t[4*q+3], t[4*q+1], r[4*q+3])
+	}
+	for k := 0; k < 4; k++ {
+		VPERM2I128(U8(0x20), r[4+k], r[k], t[k])
+		VPERM2I128(U8(0x31), r[4+k], r[k], t[4+k])
+	}
+	return t
+}
+
+// checkVEX fails if function fn uses a register that only AVX-512 can encode: the
+// assembler would then pick an EVEX encoding that AVX2-only CPUs cannot run.
+func checkVEX(file, fn string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "TEXT ·"+fn+"(")
+	if start < 0 {
+		log.Fatalf("%s: no function %s", file, fn)
+	}
+	body := text[start+1:]
+	if end := strings.Index(body, "TEXT ·"); end >= 0 {
+		body = body[:end]
+	}
+	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).FindString(body); r != "" {
+		log.Fatalf("%s: %s uses %s, which needs AVX-512", file, fn, r)
+	}
+}
