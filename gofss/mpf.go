@@ -3,6 +3,7 @@ package gofss
 import (
 	"crypto/rand"
 	"errors"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -388,14 +389,16 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
 	used := min(mRt, int((domain+size-1)/size))
 	// Indices from size on (up to 2^bucket_bits) stand for no input: the walks
-	// stop at size.
-	group := max(1, min(used, evalAllGroupBlocks/int(size)))
-	leaves, xs := make([]Block, group*int(size)), make([]uint64, size)
-	adds := newRegionAdds(n, domain, d.params.Group.arith(), dst)
+	// stop at walked, size rounded up to a few aligned runs.
+	walked := walkedIndices(size)
+	group := max(1, min(used, evalAllGroupBlocks/int(walked)))
+	leaves, xs := make([]Block, group*int(walked)), make([]uint64, size)
+	var walking []int32
+	adds := newRegionAdds(n, domain, d.params.Group, dst)
 	for b0 := 0; b0 < used; b0 += group {
 		b1 := min(used, b0+group)
 		// The rows were checked above: the walk runs without DPF's checks.
-		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(size)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, size); err != nil {
+		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(walked)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, walked); err != nil {
 			return err
 		}
 		if d.ctl.stopped() {
@@ -404,8 +407,8 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 		for b := b0; b < b1; b++ {
 			first := uint64(b) * size
 			xs := xs[:min(size, domain-first)]
-			tab.invertRange(xs, first, domain)
-			adds.add(xs, leaves[(b-b0)*int(size):], 1<<n-1)
+			walking = tab.invertRange(xs, first, domain, walking)
+			adds.add(xs, leaves[(b-b0)*int(walked):], 1<<n-1)
 		}
 	}
 	adds.flush()
@@ -413,13 +416,22 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	return nil
 }
 
+// walkedIndices is the indices 0 .. walked-1 of a bucket that EvalAll walks to
+// reach the size that stand for inputs: size rounded up to a multiple of a quarter
+// of its highest power of two, so that the range splits into at most three aligned
+// runs (each a batched walk from a subtree's root) for at most a quarter more leaves.
+func walkedIndices(size uint64) uint64 {
+	step := uint64(1) << max(0, bits.Len64(size)-3)
+	return (size + step - 1) &^ (step - 1)
+}
+
 // evalAllGroupBlocks is the most leaves that EvalAll evaluates in one batched walk
 // (of several buckets' keys): 1 MiB.
 const evalAllGroupBlocks = 1 << 16
 
 // regionBits is log2 of a region of regionAdds: 2^14 blocks, 256 KiB, which stay in
-// a core's L2 cache; there are at most 2^maxRegionsLog regions (lists written at
-// once), larger ones beyond 2^22 outputs.
+// a core's L2 cache, and offsets within it fit in 16 bits; there are at most
+// 2^maxRegionsLog regions (lists written at once), larger ones beyond 2^22 outputs.
 const (
 	regionBits    = 14
 	maxRegionsLog = 8
@@ -431,21 +443,25 @@ const (
 type regionAdds struct {
 	dst    []Block
 	ar     *arith
+	wide   bool // the group's values have high words or XOR (else only Lo, added, is queued)
 	shift  uint // region of input x: x >> shift
-	queues [][]queuedAdd
+	queues []addQueue
 	queued int // adds in the queues
 }
 
-// queuedAdd is a share to add at offset off of its region.
-type queuedAdd struct {
-	off   uint32
-	share Block
+// addQueue is the adds waiting for one region, as parallel lists: a share's offset
+// in the region, the low words of its value and (wide groups) the high ones. A
+// uint64 share takes 10 bytes there.
+type addQueue struct {
+	offs   []uint16
+	lo, hi []uint64
 }
 
 // newRegionAdds prepares the adds of `count` shares (about count / regions per
-// region) into dst, which holds 2^n blocks.
-func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
-	r := &regionAdds{dst: dst, ar: ar}
+// region) of group g into dst, which holds 2^n blocks.
+func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
+	ar := g.arith()
+	r := &regionAdds{dst: dst, ar: ar, wide: ar.fromHi|ar.fromShifted|ar.xorLo|ar.addHi != 0}
 	log := max(0, min(n-regionBits, maxRegionsLog))
 	if log == 0 {
 		return r
@@ -454,25 +470,29 @@ func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
 	r.shift = uint(n - log)
 	// Queues of an earlier call, whose pages are mapped already: fresh ones cost a
 	// page fault every 4 KiB.
-	if old, ok := queuePool.Get().(*[][]queuedAdd); ok {
+	if old, ok := queuePool.Get().(*[]addQueue); ok {
 		r.queues = *old
 	}
 	r.queues = slices.Grow(r.queues[:0], regions)[:regions]
 	// The queues hold at most maxQueuedAdds between flushes (appends grow past it).
 	count = min(count, uint64(maxQueuedAdds))
 	per := int(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
-	for i, q := range r.queues {
-		r.queues[i] = slices.Grow(q[:0], per)
+	for i := range r.queues {
+		q := &r.queues[i]
+		q.offs, q.lo = slices.Grow(q.offs[:0], per), slices.Grow(q.lo[:0], per)
+		if r.wide {
+			q.hi = slices.Grow(q.hi[:0], per)
+		}
 	}
 	return r
 }
 
 var queuePool sync.Pool
 
-// maxQueuedAdds bounds the adds queued at once (24 bytes each: 96 MiB): from in_bits
-// 21 on, where more would be, the queues are flushed whenever a bucket's adds take
-// them past it, so their memory stays about that whatever in_bits. A variable for
-// the tests.
+// maxQueuedAdds bounds the adds queued at once (at most 18 bytes each: 72 MiB): from
+// in_bits 21 on, where more would be, the queues are flushed whenever a bucket's
+// adds take them past it, so their memory stays about that whatever in_bits. A
+// variable for the tests.
 var maxQueuedAdds = 1 << 22
 
 // release gives the queues back for the next call.
@@ -495,10 +515,15 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 		return
 	}
 	low := uint64(1)<<r.shift - 1
+	shares = shares[:len(xs)]
 	for i, x := range xs {
 		x &= mask
 		q := &r.queues[x>>r.shift]
-		*q = append(*q, queuedAdd{uint32(x & low), shares[i]})
+		q.offs = append(q.offs, uint16(x&low))
+		q.lo = append(q.lo, shares[i].Lo)
+		if r.wide {
+			q.hi = append(q.hi, shares[i].Hi)
+		}
 	}
 	if r.queued += len(xs); r.queued >= maxQueuedAdds {
 		r.flush()
@@ -508,12 +533,22 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 // flush makes the queued adds, one region at a time, and empties the queues.
 func (r *regionAdds) flush() {
 	ar := r.ar
-	for g, q := range r.queues {
+	for g := range r.queues {
+		q := &r.queues[g]
 		region := r.dst[g<<r.shift:][:1<<r.shift]
-		for _, e := range q {
-			region[e.off] = ar.into(ar.add(ar.from(region[e.off]), ar.from(e.share)))
+		lo := q.lo[:len(q.offs)]
+		if r.wide {
+			hi := q.hi[:len(q.offs)]
+			for i, off := range q.offs {
+				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
+			}
+		} else {
+			// Values of the low word alone, added modulo 2^32 or 2^64.
+			for i, off := range q.offs {
+				region[off].Lo = (region[off].Lo + lo[i]) & ar.addLo
+			}
 		}
-		r.queues[g] = q[:0]
+		q.offs, q.lo, q.hi = q.offs[:0], q.lo[:0], q.hi[:0]
 	}
 	r.queued = 0
 }

@@ -3,6 +3,7 @@ package gofss
 import (
 	"encoding/binary"
 	"math/big"
+	"slices"
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
@@ -215,23 +216,60 @@ func (tab *prpTables) invert(y, d uint64) uint64 {
 // invertPass is one pass of the rounds backwards, over 0 .. 2^2h - 1.
 func (tab *prpTables) invertPass(y uint64) uint64 {
 	h, mask := tab.h, uint64(1)<<tab.h-1
-	l, r := y>>h, y&mask
-	for k := len(tab.f) - 1; k >= 0; k-- {
-		l, r = r^uint64(tab.f[k][l]), l
-	}
-	return l<<h | r
+	l4 := y >> h
+	return tab.invertFrom(l4, y&mask^uint64(tab.f[3][l4]))
 }
 
-// invertRange writes PRP^-1(first + i) to ys[i] for every i; first + len(ys) must
-// not exceed d. One pass over all of them first, free of the walk's branch so that
-// the passes of several values overlap; the values that left the domain then walk on.
-func (tab *prpTables) invertRange(ys []uint64, first, d uint64) {
-	for i := range ys {
-		ys[i] = tab.invertPass(first + uint64(i))
-	}
-	for i, y := range ys {
-		if y >= d {
-			ys[i] = tab.invert(y, d)
+// invertFrom is invertPass from its first round's result: rounds 2 .. 0 backwards
+// from (l3, r3 = l4).
+func (tab *prpTables) invertFrom(l4, l3 uint64) uint64 {
+	l2 := l4 ^ uint64(tab.f[2][l3])
+	l1 := l3 ^ uint64(tab.f[1][l2])
+	return (l2^uint64(tab.f[0][l1]))<<tab.h | l1
+}
+
+// invertRange writes PRP^-1(first + i) to xs[i] for every i; first + len(xs) must
+// not exceed d. Each pass goes over all the values still outside the domain, free
+// of the walk's branch, so that the passes of several values overlap (a value's
+// pass is a chain of four dependent lookups); the positions of those values are
+// kept in walking, which it returns for the next call to reuse. In the first pass
+// the last round's lookup is shared by each run of values with the same high half.
+func (tab *prpTables) invertRange(xs []uint64, first, d uint64, walking []int32) []int32 {
+	h, mask := tab.h, uint64(1)<<tab.h-1
+	for i := 0; i < len(xs); {
+		y := first + uint64(i)
+		l4 := y >> h
+		run := xs[i:min(len(xs), i+int(mask+1-y&mask))]
+		f := uint64(tab.f[3][l4])
+		for j := range run {
+			run[j] = tab.invertFrom(l4, (y+uint64(j))&mask^f)
 		}
+		i += len(run)
 	}
+	walking = slices.Grow(walking[:0], len(xs))[:len(xs)]
+	left := 0
+	for i, x := range xs {
+		walking[left] = int32(i)
+		left += int(bool2uint(x >= d))
+	}
+	for left > 0 {
+		next := 0
+		for _, i := range walking[:left] {
+			x := tab.invertPass(xs[i])
+			xs[i] = x
+			walking[next] = i
+			next += int(bool2uint(x >= d))
+		}
+		left = next
+	}
+	return walking
+}
+
+// bool2uint is 1 for true, 0 for false, without a branch.
+func bool2uint(b bool) uint {
+	var u uint
+	if b {
+		u = 1
+	}
+	return u
 }
