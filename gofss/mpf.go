@@ -441,18 +441,15 @@ const (
 // it adds at once; with several, add appends each share and its input's offset to
 // its region's queue, and flush adds them region by region.
 type regionAdds struct {
-	dst    []Block
-	ar     *arith
-	wide   bool // the group's values have high words or XOR (else only Lo, added, is queued)
-	shift  uint // region of input x: x >> shift
-	queues []addQueue
-	queued int // adds in the queues
-}
-
-// addQueue is the adds waiting for one region, as parallel lists: a share's offset
-// in the region, the low words of its value and (wide groups) the high ones. A
-// uint64 share takes 10 bytes there.
-type addQueue struct {
+	dst   []Block
+	ar    *arith
+	wide  bool // the group's values have high words or XOR (else only Lo, added, is queued)
+	shift uint // region of input x: x >> shift
+	// The queues, region g's at [g*per, (g+1)*per) of three parallel lists: a share's
+	// offset in its region, its value's low word and (wide groups) high word. A
+	// uint64 share takes 10 bytes there. fill[g] is where region g's next add goes.
+	per    int32
+	fill   []int32
 	offs   []uint16
 	lo, hi []uint64
 }
@@ -468,44 +465,44 @@ func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
 	}
 	regions := 1 << log
 	r.shift = uint(n - log)
-	// Queues of an earlier call, whose pages are mapped already: fresh ones cost a
-	// page fault every 4 KiB.
-	if old, ok := queuePool.Get().(*[]addQueue); ok {
-		r.queues = *old
-	}
-	r.queues = slices.Grow(r.queues[:0], regions)[:regions]
-	// The queues hold at most maxQueuedAdds between flushes (appends grow past it).
+	// The queues hold at most maxQueuedAdds between flushes; a region whose queue
+	// is full flushes them all early.
 	count = min(count, uint64(maxQueuedAdds))
-	per := int(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
-	for i := range r.queues {
-		q := &r.queues[i]
-		q.offs, q.lo = slices.Grow(q.offs[:0], per), slices.Grow(q.lo[:0], per)
-		if r.wide {
-			q.hi = slices.Grow(q.hi[:0], per)
-		}
+	r.per = int32(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
+	total := regions * int(r.per)
+	// Lists of an earlier call, whose pages are mapped already: fresh ones cost a
+	// page fault every 4 KiB.
+	if old, ok := queuePool.Get().(*regionAdds); ok {
+		r.offs, r.lo, r.hi = old.offs, old.lo, old.hi
 	}
+	r.offs = slices.Grow(r.offs[:0], total)[:total]
+	r.lo = slices.Grow(r.lo[:0], total)[:total]
+	if r.wide {
+		r.hi = slices.Grow(r.hi[:0], total)[:total]
+	}
+	r.fill = make([]int32, regions)
+	r.empty()
 	return r
 }
 
 var queuePool sync.Pool
 
 // maxQueuedAdds bounds the adds queued at once (at most 18 bytes each: 72 MiB): from
-// in_bits 21 on, where more would be, the queues are flushed whenever a bucket's
-// adds take them past it, so their memory stays about that whatever in_bits. A
-// variable for the tests.
+// in_bits 21 on, where more would be, the queues are flushed whenever they fill, so
+// their memory stays about that whatever in_bits. A variable for the tests.
 var maxQueuedAdds = 1 << 22
 
 // release gives the queues back for the next call.
 func (r *regionAdds) release() {
-	if r.queues != nil {
-		queuePool.Put(&r.queues)
+	if r.fill != nil {
+		queuePool.Put(r)
 	}
 }
 
 // add adds shares[i] into dst[xs[i] & mask] for every i (or queues it).
 func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 	ar := r.ar
-	if r.queues == nil {
+	if r.fill == nil {
 		// The inputs were all computed first: a loop of adds alone keeps several of
 		// its cache misses in flight at once.
 		for i, x := range xs {
@@ -518,37 +515,46 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 	shares = shares[:len(xs)]
 	for i, x := range xs {
 		x &= mask
-		q := &r.queues[x>>r.shift]
-		q.offs = append(q.offs, uint16(x&low))
-		q.lo = append(q.lo, shares[i].Lo)
-		if r.wide {
-			q.hi = append(q.hi, shares[i].Hi)
+		g := int32(x >> r.shift)
+		p := r.fill[g]
+		if p == (g+1)*r.per {
+			r.flush()
+			p = r.fill[g]
 		}
-	}
-	if r.queued += len(xs); r.queued >= maxQueuedAdds {
-		r.flush()
+		r.offs[p], r.lo[p] = uint16(x&low), shares[i].Lo
+		if r.wide {
+			r.hi[p] = shares[i].Hi
+		}
+		r.fill[g] = p + 1
 	}
 }
 
 // flush makes the queued adds, one region at a time, and empties the queues.
 func (r *regionAdds) flush() {
 	ar := r.ar
-	for g := range r.queues {
-		q := &r.queues[g]
+	for g := range r.fill {
 		region := r.dst[g<<r.shift:][:1<<r.shift]
-		lo := q.lo[:len(q.offs)]
+		from, to := int32(g)*r.per, r.fill[g]
+		offs, lo := r.offs[from:to], r.lo[from:to]
 		if r.wide {
-			hi := q.hi[:len(q.offs)]
-			for i, off := range q.offs {
+			hi := r.hi[from:to]
+			for i, off := range offs {
 				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
 			}
 		} else {
 			// Values of the low word alone, added modulo 2^32 or 2^64.
-			for i, off := range q.offs {
+			lo = lo[:len(offs)]
+			for i, off := range offs {
 				region[off].Lo = (region[off].Lo + lo[i]) & ar.addLo
 			}
 		}
-		q.offs, q.lo, q.hi = q.offs[:0], q.lo[:0], q.hi[:0]
 	}
-	r.queued = 0
+	r.empty()
+}
+
+// empty empties the queues.
+func (r *regionAdds) empty() {
+	for g := range r.fill {
+		r.fill[g] = int32(g) * r.per
+	}
 }
