@@ -56,45 +56,55 @@ func newPrpDomain(d *big.Int) prpDomain {
 const prpTile = 256
 
 // permute64 replaces every v of vs (each below the domain's D, which fits in 64
-// bits) by PRP(v).
+// bits) by PRP(v): a tile at a time, one pass of the rounds over all of its
+// values, then further passes over those outside the domain, gathered.
 func (p *feistelPrp) permute64(vs []uint64, dom *prpDomain) {
+	var bufs prpBufs
+	var walking [prpTile]uint64
+	var at [prpTile]int
 	for lo := 0; lo < len(vs); lo += prpTile {
-		p.permuteTile(vs[lo:min(len(vs), lo+prpTile)], dom)
+		tile := vs[lo:min(len(vs), lo+prpTile)]
+		p.pass(tile, dom.h, &bufs)
+		left := 0
+		for i, v := range tile {
+			at[left], walking[left] = i, v
+			left += int(bool2uint(v >= dom.small))
+		}
+		for left > 0 {
+			p.pass(walking[:left], dom.h, &bufs)
+			next := 0
+			for j, v := range walking[:left] {
+				tile[at[j]] = v
+				at[next], walking[next] = at[j], v
+				next += int(bool2uint(v >= dom.small))
+			}
+			left = next
+		}
 	}
 }
 
-func (p *feistelPrp) permuteTile(vs []uint64, dom *prpDomain) {
-	var todo [prpTile]uint16
-	var src, dst [prpTile * aes128.BlockSize]byte
-	h := dom.h
+// prpBufs are the AES blocks of a pass over a tile. The high halves of src stay
+// zero: a round's input is a half of at most 32 bits.
+type prpBufs struct {
+	src, dst [prpTile * aes128.BlockSize]byte
+}
+
+// pass replaces every v of vs (at most prpTile values below 2^2h) by one pass of
+// the four rounds over it: one AES call per round for all of them.
+func (p *feistelPrp) pass(vs []uint64, h uint, bufs *prpBufs) {
 	mask := uint64(1)<<h - 1
-	left := todo[:len(vs)]
-	for i := range left {
-		left[i] = uint16(i)
-	}
-	for len(left) > 0 {
-		in, out := src[:16*len(left)], dst[:16*len(left)]
-		for r := range p.rounds {
-			for j, i := range left {
-				binary.LittleEndian.PutUint64(in[16*j:], vs[i]&mask)
-				binary.LittleEndian.PutUint64(in[16*j+8:], 0)
-			}
-			// MMO gives AES(R) ^ R; the R part is undone below.
-			aes128.MMO(p.rounds[r], out, in)
-			for j, i := range left {
-				l, rr := vs[i]>>h&mask, vs[i]&mask
-				f := (binary.LittleEndian.Uint64(out[16*j:]) ^ rr) & mask
-				vs[i] = rr<<h | l ^ f
-			}
+	in, out := bufs.src[:16*len(vs)], bufs.dst[:16*len(vs)]
+	for r := range p.rounds {
+		for j, v := range vs {
+			binary.LittleEndian.PutUint64(in[16*j:], v&mask)
 		}
-		n := 0
-		for _, i := range left {
-			if vs[i] >= dom.small {
-				left[n] = i
-				n++
-			}
+		// MMO gives AES(R) ^ R; the R part is undone below.
+		aes128.MMO(p.rounds[r], out, in)
+		for j, v := range vs {
+			l, rr := v>>h&mask, v&mask
+			f := (binary.LittleEndian.Uint64(out[16*j:]) ^ rr) & mask
+			vs[j] = rr<<h | l ^ f
 		}
-		left = left[:n]
 	}
 }
 
