@@ -239,7 +239,7 @@ func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s [
 
 // evalChunk is the number of inputs that BatchEval locates and evaluates together:
 // enough that each bucket's batched Eval carries about a hundred points (t = 1024),
-// while the scratch (about 180 bytes an input, 370 with proofs) stays under 25 MiB
+// while the scratch (about 200 bytes an input, 400 with proofs) stays under 26 MiB
 // however many inputs there are.
 const evalChunk = 1 << 16
 
