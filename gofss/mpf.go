@@ -302,16 +302,22 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 
 // evalChunk is batchEval on one chunk of inputs.
 func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s []Block, cws []Cw, xs []Uint128, h *cuckooHash, tab *prpTables, mRt int) error {
-	bkts, idxs := make([]int32, cuckooHashes*len(xs)), make([]Uint128, cuckooHashes*len(xs))
+	sc, _ := evalScratchPool.Get().(*evalScratch)
+	if sc == nil {
+		sc = new(evalScratch)
+	}
+	defer evalScratchPool.Put(sc)
+	pairs := cuckooHashes * len(xs)
+	bkts, idxs := grow(&sc.bkts, pairs), grow(&sc.idxs, pairs)
 	h.locate(xs, bkts, idxs, tab)
 	order, start := bucketLists(bkts, mRt)
-	sortedIdxs, shares := make([]Uint128, len(order)), make([]Block, len(order))
+	sortedIdxs, shares := grow(&sc.sortedIdxs, pairs), grow(&sc.shares, pairs)
 	for i, pos := range order {
 		sortedIdxs[i] = idxs[pos]
 	}
 	var pieces []Block
 	if pibs != nil {
-		pieces = make([]Block, ProofBlocks*len(order))
+		pieces = grow(&sc.pieces, ProofBlocks*pairs)
 	}
 	errs := make([]error, mRt)
 	perBucket := float64(len(order)) / float64(mRt)
@@ -328,7 +334,7 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 		return err
 	}
 	// where[3j+k] is the position in shares of input j's pair under hash k.
-	where := make([]int32, len(order))
+	where := grow(&sc.where, pairs)
 	for i, pos := range order {
 		where[pos] = int32(i)
 	}
@@ -339,6 +345,22 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 		dst[j] = ar.into(ar.add(y, ar.from(shares[where[3*j+2]])))
 	}
 	return nil
+}
+
+// evalScratch is evalChunk's scratch, kept for the next call: fresh, its tens of
+// MiB would fault a page every 4 KiB. Every element is written before it is read.
+type evalScratch struct {
+	bkts, where      []int32
+	idxs, sortedIdxs []Uint128
+	shares, pieces   []Block
+}
+
+var evalScratchPool sync.Pool
+
+// grow returns (*s)[:n], reallocating it where it is shorter.
+func grow[T any](s *[]T, n int) []T {
+	*s = slices.Grow((*s)[:0], n)[:n]
+	return *s
 }
 
 // hasher is a hasher of H' for the proofs, nil for dmpf.
