@@ -511,9 +511,10 @@ func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
 
 var queuePool sync.Pool
 
-// maxQueuedAdds bounds the adds queued at once (at most 18 bytes each: 72 MiB): from
-// in_bits 21 on, where more would be, the queues are flushed whenever they fill, so
-// their memory stays about that whatever in_bits. A variable for the tests.
+// maxQueuedAdds bounds the adds queued at once (at most 18 bytes each: with the
+// slack, about 80 MiB): from in_bits 21 on, where more would be, the queues are
+// flushed whenever one fills, so their memory stays about that whatever in_bits. A
+// variable for the tests.
 var maxQueuedAdds = 1 << 22
 
 // release gives the queues back for the next call.

@@ -335,3 +335,20 @@ def test_batched_keys_bad_shapes():
     assert s.eval_all(1, seeds[:0, :, 1], empty).shape == (0, 256, 4)
     y = s.eval(0, seeds[:, :, 0], cws, alphas)  # a strided view of the seeds
     assert torch.equal(y, s.eval(0, seeds[:, :, 0].contiguous(), cws, alphas))
+
+
+def test_batched_keys_wide_inputs():
+    """Batches whose points take the words form (in_bits above 63): each key's points
+    and inputs are its own rows of words."""
+    s = pyfss.Dmpf(70, 3, "uint64")
+    seeds = torch.randint(-(2**31), 2**31, (2, s.buckets, 2, 4), dtype=torch.int32)
+    alphas = pyfss.to_words([[2**69 + 5, 7], [3, 2**68]])
+    betas = pyfss.from_int([[1, 2], [3, 4]], "uint64")
+    sigma = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
+    cws = s.gen(seeds, alphas, betas, sigma=sigma)
+    xs = pyfss.to_words([[2**69 + 5, 7, 3], [3, 2**68, 7]])
+    y0, y1 = (s.eval(p, seeds[..., p, :], cws, xs) for p in (0, 1))
+    for i in range(2):
+        assert torch.equal(cws[i], s.gen(seeds[i], alphas[i], betas[i], sigma=sigma[i]))
+    assert values("uint64", y0[0], y1[0]) == [1, 2, 0]
+    assert values("uint64", y0[1], y1[1]) == [3, 4, 0]
