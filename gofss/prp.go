@@ -213,16 +213,6 @@ func (tab *prpTables) permute(v, d uint64) uint64 {
 	}
 }
 
-// invert returns the v below d with PRP(v) = y: the rounds backwards, walking back
-// along the same cycle.
-func (tab *prpTables) invert(y, d uint64) uint64 {
-	for {
-		if y = tab.invertPass(y); y < d {
-			return y
-		}
-	}
-}
-
 // invertPass is one pass of the rounds backwards, over 0 .. 2^2h - 1.
 func (tab *prpTables) invertPass(y uint64) uint64 {
 	h, mask := tab.h, uint64(1)<<tab.h-1
