@@ -454,12 +454,13 @@ func walkedIndices(size uint64) uint64 {
 const evalAllGroupBlocks = 1 << 16
 
 // regionBits is log2 of a region of regionAdds: 2^14 blocks, 256 KiB, which stay in
-// a core's L2 cache, and offsets within it fit in 16 bits; there are at most
-// 2^maxRegionsLog regions (lists written at once), larger ones beyond 2^22 outputs.
-const (
-	regionBits    = 14
-	maxRegionsLog = 8
-)
+// a core's L2 cache.
+const regionBits = 14
+
+// maxRegionsLog: there are at most 2^maxRegionsLog regions (lists written at once),
+// larger ones beyond 2^22 outputs (up to 2^32 blocks at in_bits 40, so that offsets
+// take 32 bits). A variable for the tests.
+var maxRegionsLog = 8
 
 // regionAdds adds shares into dst at random inputs. With one region (dst in cache)
 // it adds at once; with several, add appends each share and its input's offset to
@@ -471,10 +472,10 @@ type regionAdds struct {
 	shift uint // region of input x: x >> shift
 	// The queues, region g's at [g*per, (g+1)*per) of three parallel lists: a share's
 	// offset in its region, its value's low word and (wide groups) high word. A
-	// uint64 share takes 10 bytes there. fill[g] is where region g's next add goes.
+	// uint64 share takes 12 bytes there. fill[g] is where region g's next add goes.
 	per    int32
 	fill   []int32
-	offs   []uint16
+	offs   []uint32
 	lo, hi []uint64
 }
 
@@ -511,8 +512,8 @@ func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
 
 var queuePool sync.Pool
 
-// maxQueuedAdds bounds the adds queued at once (at most 18 bytes each: with the
-// slack, about 80 MiB): from in_bits 21 on, where more would be, the queues are
+// maxQueuedAdds bounds the adds queued at once (at most 20 bytes each: with the
+// slack, about 90 MiB): from in_bits 21 on, where more would be, the queues are
 // flushed whenever one fills, so their memory stays about that whatever in_bits. A
 // variable for the tests.
 var maxQueuedAdds = 1 << 22
@@ -546,7 +547,7 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 			r.flush()
 			p = r.fill[g]
 		}
-		r.offs[p], r.lo[p] = uint16(x&low), shares[i].Lo
+		r.offs[p], r.lo[p] = uint32(x&low), shares[i].Lo
 		if r.wide {
 			r.hi[p] = shares[i].Hi
 		}

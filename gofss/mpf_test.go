@@ -431,12 +431,12 @@ func TestVdmpfTampered(t *testing.T) {
 // whose value is 0 cancel in a reconstruction, so only a party's own shares show an
 // add that went to the wrong input. A stopped call returns ErrStopped.
 func TestDmpfEvalAllRegions(t *testing.T) {
-	defer func(was int) { maxQueuedAdds = was }(maxQueuedAdds)
+	defer func(was, regions int) { maxQueuedAdds, maxRegionsLog = was, regions }(maxQueuedAdds, maxRegionsLog)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct {
 		inBits int
 		g      Group
-	}{{15, Uint64}, {17, Uint127}} {
+	}{{15, Uint64}, {17, Uint127}, {18, Uint32}} {
 		p := DefaultParams(KindDmpf, tc.inBits, tc.g, PrgAesMmo).WithMaxPoints(40)
 		d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 33)
 		xs := make([]Uint128, 1<<tc.inBits)
@@ -450,11 +450,13 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 			}
 			want, got := make([]Block, len(xs)), make([]Block, len(xs))
 			require.NoError(t, d.Eval(want, party, mine, cws, xs))
-			// 1000: the queues flushed along the way, after every bucket or few.
-			for _, limit := range []int{1 << 22, 1000} {
-				maxQueuedAdds = limit
+			// 1000: the queues flushed along the way, after every bucket or few; 2
+			// regions: offsets in regions of more than 2^16 blocks (in_bits 18), as from
+			// in_bits 25.
+			for _, q := range []struct{ limit, regionsLog int }{{1 << 22, 8}, {1000, 8}, {1 << 22, 1}} {
+				maxQueuedAdds, maxRegionsLog = q.limit, q.regionsLog
 				require.NoError(t, d.EvalAll(got, party, mine, cws))
-				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d", tc.inBits, party, limit)
+				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d, 2^%d regions", tc.inBits, party, q.limit, q.regionsLog)
 			}
 
 			var c Control
