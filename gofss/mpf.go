@@ -441,10 +441,15 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 }
 
 // walkedIndices is the indices 0 .. walked-1 of a bucket that EvalAll walks to
-// reach the size that stand for inputs: size rounded up to a multiple of a quarter
-// of its highest power of two, so that the range splits into at most three aligned
-// runs (each a batched walk from a subtree's root) for at most a quarter more leaves.
+// reach the size that stand for inputs: a small size rounded up to a multiple of a
+// quarter of its highest power of two, so that the range splits into at most three
+// aligned runs (each a batched walk from a subtree's root) for at most a quarter
+// more leaves. From evalAllGroupBlocks on, a run's few descents cost nothing next to
+// its leaves, and size stays as it is.
 func walkedIndices(size uint64) uint64 {
+	if size >= evalAllGroupBlocks {
+		return size
+	}
 	step := uint64(1) << max(0, bits.Len64(size)-3)
 	return (size + step - 1) &^ (step - 1)
 }
