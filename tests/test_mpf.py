@@ -352,3 +352,16 @@ def test_batched_keys_wide_inputs():
         assert torch.equal(cws[i], s.gen(seeds[i], alphas[i], betas[i], sigma=sigma[i]))
     assert values("uint64", y0[0], y1[0]) == [1, 2, 0]
     assert values("uint64", y0[1], y1[1]) == [3, 4, 0]
+
+
+def test_batched_keys_int32_inputs():
+    """int32 points (in_bits <= 32, 4 bytes each) in a batch: each key reads its own."""
+    s = pyfss.Vdmpf(16, 3, "uint32")
+    seeds = torch.randint(-(2**31), 2**31, (3, s.buckets, 2, 4), dtype=torch.int32)
+    alphas = torch.tensor([[1, 65535], [2, 3], [40000, 9]], dtype=torch.int32)
+    betas = pyfss.from_int([[5, 6], [7, 8], [9, 10]], "uint32")
+    cws = s.gen(seeds, alphas, betas)
+    xs = torch.tensor([[65535, 2, 1], [3, 1, 2], [9, 40000, 3]], dtype=torch.int32)
+    (y0, p0), (y1, p1) = (s.eval(p, seeds[..., p, :], cws, xs) for p in (0, 1))
+    assert [values("uint32", y0[i], y1[i]) for i in range(3)] == [[6, 0, 5], [8, 0, 7], [10, 9, 0]]
+    assert all(s.verify(p0[i], p1[i]) for i in range(3))
