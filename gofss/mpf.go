@@ -523,10 +523,10 @@ var queuePool sync.Pool
 // variable for the tests.
 var maxQueuedAdds = 1 << 22
 
-// release gives the queues back for the next call.
+// release gives the queues back for the next call (without the caller's output).
 func (r *regionAdds) release() {
 	if r.fill != nil {
-		queuePool.Put(r)
+		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi})
 	}
 }
 
