@@ -3,6 +3,7 @@ package gofss
 import (
 	"crypto/rand"
 	"errors"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -237,8 +238,10 @@ func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s [
 }
 
 // evalChunk is the number of inputs that BatchEval locates and evaluates together:
-// its scratch (about 300 bytes an input) stays a few MiB however many there are.
-const evalChunk = 1 << 14
+// enough that each bucket's batched Eval carries about a hundred points (t = 1024),
+// while the scratch (about 200 bytes an input, 400 with proofs) stays under 26 MiB
+// however many inputs there are.
+const evalChunk = 1 << 16
 
 // batchEval is BatchEval: the inputs a chunk at a time, each chunk's (bucket, index)
 // pairs gathered per bucket, every bucket's key evaluated at its indices in one
@@ -299,16 +302,22 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 
 // evalChunk is batchEval on one chunk of inputs.
 func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s []Block, cws []Cw, xs []Uint128, h *cuckooHash, tab *prpTables, mRt int) error {
-	bkts, idxs := make([]int32, cuckooHashes*len(xs)), make([]Uint128, cuckooHashes*len(xs))
+	sc, _ := evalScratchPool.Get().(*evalScratch)
+	if sc == nil {
+		sc = new(evalScratch)
+	}
+	defer evalScratchPool.Put(sc)
+	pairs := cuckooHashes * len(xs)
+	bkts, idxs := grow(&sc.bkts, pairs), grow(&sc.idxs, pairs)
 	h.locate(xs, bkts, idxs, tab)
 	order, start := bucketLists(bkts, mRt)
-	sortedIdxs, shares := make([]Uint128, len(order)), make([]Block, len(order))
+	sortedIdxs, shares := grow(&sc.sortedIdxs, pairs), grow(&sc.shares, pairs)
 	for i, pos := range order {
 		sortedIdxs[i] = idxs[pos]
 	}
 	var pieces []Block
 	if pibs != nil {
-		pieces = make([]Block, ProofBlocks*len(order))
+		pieces = grow(&sc.pieces, ProofBlocks*pairs)
 	}
 	errs := make([]error, mRt)
 	perBucket := float64(len(order)) / float64(mRt)
@@ -325,7 +334,7 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 		return err
 	}
 	// where[3j+k] is the position in shares of input j's pair under hash k.
-	where := make([]int32, len(order))
+	where := grow(&sc.where, pairs)
 	for i, pos := range order {
 		where[pos] = int32(i)
 	}
@@ -336,6 +345,22 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 		dst[j] = ar.into(ar.add(y, ar.from(shares[where[3*j+2]])))
 	}
 	return nil
+}
+
+// evalScratch is evalChunk's scratch, kept for the next call: fresh, its tens of
+// MiB would fault a page every 4 KiB. Every element is written before it is read.
+type evalScratch struct {
+	bkts, where      []int32
+	idxs, sortedIdxs []Uint128
+	shares, pieces   []Block
+}
+
+var evalScratchPool sync.Pool
+
+// grow returns (*s)[:n], reallocating it where it is shorter.
+func grow[T any](s *[]T, n int) []T {
+	*s = slices.Grow((*s)[:0], n)[:n]
+	return *s
 }
 
 // hasher is a hasher of H' for the proofs, nil for dmpf.
@@ -388,14 +413,16 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
 	used := min(mRt, int((domain+size-1)/size))
 	// Indices from size on (up to 2^bucket_bits) stand for no input: the walks
-	// stop at size.
-	group := max(1, min(used, evalAllGroupBlocks/int(size)))
-	leaves, xs := make([]Block, group*int(size)), make([]uint64, size)
-	adds := newRegionAdds(n, domain, d.params.Group.arith(), dst)
+	// stop at walked, size rounded up to a few aligned runs.
+	walked := walkedIndices(size)
+	group := max(1, min(used, evalAllGroupBlocks/int(walked)))
+	leaves, xs := make([]Block, group*int(walked)), make([]uint64, size)
+	var walking []int32
+	adds := newRegionAdds(n, domain, d.params.Group, dst)
 	for b0 := 0; b0 < used; b0 += group {
 		b1 := min(used, b0+group)
 		// The rows were checked above: the walk runs without DPF's checks.
-		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(size)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, size); err != nil {
+		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(walked)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, walked); err != nil {
 			return err
 		}
 		if d.ctl.stopped() {
@@ -404,8 +431,8 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 		for b := b0; b < b1; b++ {
 			first := uint64(b) * size
 			xs := xs[:min(size, domain-first)]
-			tab.invertRange(xs, first, domain)
-			adds.add(xs, leaves[(b-b0)*int(size):], 1<<n-1)
+			walking = tab.invertRange(xs, first, domain, walking)
+			adds.add(xs, leaves[(b-b0)*int(walked):], 1<<n-1)
 		}
 	}
 	adds.flush()
@@ -413,79 +440,100 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	return nil
 }
 
+// walkedIndices is the indices 0 .. walked-1 of a bucket that EvalAll walks to
+// reach the size that stand for inputs: a small size rounded up to a multiple of a
+// quarter of its highest power of two, so that the range splits into at most three
+// aligned runs (each a batched walk from a subtree's root) for at most a quarter
+// more leaves. From evalAllGroupBlocks on, a run's few descents cost nothing next to
+// its leaves, and size stays as it is.
+func walkedIndices(size uint64) uint64 {
+	if size >= evalAllGroupBlocks {
+		return size
+	}
+	step := uint64(1) << max(0, bits.Len64(size)-3)
+	return (size + step - 1) &^ (step - 1)
+}
+
 // evalAllGroupBlocks is the most leaves that EvalAll evaluates in one batched walk
 // (of several buckets' keys): 1 MiB.
 const evalAllGroupBlocks = 1 << 16
 
 // regionBits is log2 of a region of regionAdds: 2^14 blocks, 256 KiB, which stay in
-// a core's L2 cache; there are at most 2^maxRegionsLog regions (lists written at
-// once), larger ones beyond 2^22 outputs.
-const (
-	regionBits    = 14
-	maxRegionsLog = 8
-)
+// a core's L2 cache.
+const regionBits = 14
+
+// maxRegionsLog: there are at most 2^maxRegionsLog regions (lists written at once),
+// larger ones beyond 2^22 outputs (up to 2^32 blocks at in_bits 40, so that offsets
+// take 32 bits). A variable for the tests.
+var maxRegionsLog = 8
 
 // regionAdds adds shares into dst at random inputs. With one region (dst in cache)
 // it adds at once; with several, add appends each share and its input's offset to
 // its region's queue, and flush adds them region by region.
 type regionAdds struct {
-	dst    []Block
-	ar     *arith
-	shift  uint // region of input x: x >> shift
-	queues [][]queuedAdd
-	queued int // adds in the queues
-}
-
-// queuedAdd is a share to add at offset off of its region.
-type queuedAdd struct {
-	off   uint32
-	share Block
+	dst   []Block
+	ar    *arith
+	wide  bool // the group's values have high words or XOR (else only Lo, added, is queued)
+	shift uint // region of input x: x >> shift
+	// The queues, region g's at [g*per, (g+1)*per) of three parallel lists: a share's
+	// offset in its region, its value's low word and (wide groups) high word. A
+	// uint64 share takes 12 bytes there. fill[g] is where region g's next add goes.
+	per    int32
+	fill   []int32
+	offs   []uint32
+	lo, hi []uint64
 }
 
 // newRegionAdds prepares the adds of `count` shares (about count / regions per
-// region) into dst, which holds 2^n blocks.
-func newRegionAdds(n int, count uint64, ar *arith, dst []Block) *regionAdds {
-	r := &regionAdds{dst: dst, ar: ar}
+// region) of group g into dst, which holds 2^n blocks.
+func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
+	ar := g.arith()
+	r := &regionAdds{dst: dst, ar: ar, wide: ar.fromHi|ar.fromShifted|ar.xorLo|ar.addHi != 0}
 	log := max(0, min(n-regionBits, maxRegionsLog))
 	if log == 0 {
 		return r
 	}
 	regions := 1 << log
 	r.shift = uint(n - log)
-	// Queues of an earlier call, whose pages are mapped already: fresh ones cost a
-	// page fault every 4 KiB.
-	if old, ok := queuePool.Get().(*[][]queuedAdd); ok {
-		r.queues = *old
-	}
-	r.queues = slices.Grow(r.queues[:0], regions)[:regions]
-	// The queues hold at most maxQueuedAdds between flushes (appends grow past it).
+	// The queues hold at most maxQueuedAdds between flushes; a region whose queue
+	// is full flushes them all early.
 	count = min(count, uint64(maxQueuedAdds))
-	per := int(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
-	for i, q := range r.queues {
-		r.queues[i] = slices.Grow(q[:0], per)
+	r.per = int32(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
+	total := regions * int(r.per)
+	// Lists of an earlier call, whose pages are mapped already: fresh ones cost a
+	// page fault every 4 KiB.
+	if old, ok := queuePool.Get().(*regionAdds); ok {
+		r.offs, r.lo, r.hi = old.offs, old.lo, old.hi
 	}
+	r.offs = slices.Grow(r.offs[:0], total)[:total]
+	r.lo = slices.Grow(r.lo[:0], total)[:total]
+	if r.wide {
+		r.hi = slices.Grow(r.hi[:0], total)[:total]
+	}
+	r.fill = make([]int32, regions)
+	r.empty()
 	return r
 }
 
 var queuePool sync.Pool
 
-// maxQueuedAdds bounds the adds queued at once (24 bytes each: 96 MiB): from in_bits
-// 21 on, where more would be, the queues are flushed whenever a bucket's adds take
-// them past it, so their memory stays about that whatever in_bits. A variable for
-// the tests.
+// maxQueuedAdds bounds the adds queued at once (at most 20 bytes each: with the
+// slack, about 90 MiB): from in_bits 21 on, where more would be, the queues are
+// flushed whenever one fills, so their memory stays about that whatever in_bits. A
+// variable for the tests.
 var maxQueuedAdds = 1 << 22
 
-// release gives the queues back for the next call.
+// release gives the queues back for the next call (without the caller's output).
 func (r *regionAdds) release() {
-	if r.queues != nil {
-		queuePool.Put(&r.queues)
+	if r.fill != nil {
+		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi})
 	}
 }
 
 // add adds shares[i] into dst[xs[i] & mask] for every i (or queues it).
 func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 	ar := r.ar
-	if r.queues == nil {
+	if r.fill == nil {
 		// The inputs were all computed first: a loop of adds alone keeps several of
 		// its cache misses in flight at once.
 		for i, x := range xs {
@@ -495,25 +543,49 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 		return
 	}
 	low := uint64(1)<<r.shift - 1
+	shares = shares[:len(xs)]
 	for i, x := range xs {
 		x &= mask
-		q := &r.queues[x>>r.shift]
-		*q = append(*q, queuedAdd{uint32(x & low), shares[i]})
-	}
-	if r.queued += len(xs); r.queued >= maxQueuedAdds {
-		r.flush()
+		g := int32(x >> r.shift)
+		p := r.fill[g]
+		if p == (g+1)*r.per {
+			r.flush()
+			p = r.fill[g]
+		}
+		r.offs[p], r.lo[p] = uint32(x&low), shares[i].Lo
+		if r.wide {
+			r.hi[p] = shares[i].Hi
+		}
+		r.fill[g] = p + 1
 	}
 }
 
 // flush makes the queued adds, one region at a time, and empties the queues.
 func (r *regionAdds) flush() {
 	ar := r.ar
-	for g, q := range r.queues {
+	for g := range r.fill {
 		region := r.dst[g<<r.shift:][:1<<r.shift]
-		for _, e := range q {
-			region[e.off] = ar.into(ar.add(ar.from(region[e.off]), ar.from(e.share)))
+		from, to := int32(g)*r.per, r.fill[g]
+		offs, lo := r.offs[from:to], r.lo[from:to]
+		if r.wide {
+			hi := r.hi[from:to]
+			for i, off := range offs {
+				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
+			}
+		} else {
+			// Values of the low word alone, added modulo 2^32 or 2^64.
+			lo = lo[:len(offs)]
+			for i, off := range offs {
+				region[off].Lo = (region[off].Lo + lo[i]) & ar.addLo
+			}
 		}
-		r.queues[g] = q[:0]
 	}
-	r.queued = 0
+	r.empty()
+}
+
+// empty empties the queues.
+func (r *regionAdds) empty() {
+	for g := range r.fill {
+		r.fill[g] = int32(g) * r.per
+	}
 }

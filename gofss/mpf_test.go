@@ -431,12 +431,12 @@ func TestVdmpfTampered(t *testing.T) {
 // whose value is 0 cancel in a reconstruction, so only a party's own shares show an
 // add that went to the wrong input. A stopped call returns ErrStopped.
 func TestDmpfEvalAllRegions(t *testing.T) {
-	defer func(was int) { maxQueuedAdds = was }(maxQueuedAdds)
+	defer func(was, regions int) { maxQueuedAdds, maxRegionsLog = was, regions }(maxQueuedAdds, maxRegionsLog)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct {
 		inBits int
 		g      Group
-	}{{15, Uint64}, {17, Uint127}} {
+	}{{15, Uint64}, {17, Uint127}, {18, Uint32}} {
 		p := DefaultParams(KindDmpf, tc.inBits, tc.g, PrgAesMmo).WithMaxPoints(40)
 		d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 33)
 		xs := make([]Uint128, 1<<tc.inBits)
@@ -450,16 +450,65 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 			}
 			want, got := make([]Block, len(xs)), make([]Block, len(xs))
 			require.NoError(t, d.Eval(want, party, mine, cws, xs))
-			// 1000: the queues flushed along the way, after every bucket or few.
-			for _, limit := range []int{1 << 22, 1000} {
-				maxQueuedAdds = limit
+			// 1000: the queues flushed along the way, after every bucket or few; 2
+			// regions: offsets in regions of more than 2^16 blocks (in_bits 18), as from
+			// in_bits 25.
+			for _, q := range []struct{ limit, regionsLog int }{{1 << 22, 8}, {1000, 8}, {1 << 22, 1}} {
+				maxQueuedAdds, maxRegionsLog = q.limit, q.regionsLog
 				require.NoError(t, d.EvalAll(got, party, mine, cws))
-				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d", tc.inBits, party, limit)
+				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d, 2^%d regions", tc.inBits, party, q.limit, q.regionsLog)
 			}
 
 			var c Control
 			c.Stop.Store(1)
 			require.ErrorIs(t, d.WithControl(&c).EvalAll(got, party, mine, cws), ErrStopped)
+		}
+	}
+}
+
+// TestDmpfEvalAllEveryWidth checks EvalAll at every in_bits from 1 to 20 against
+// the definition (the two parties' shares add up to betas[j] at alphas[j], zero
+// elsewhere, at every input) and each party's shares against its Eval (at every
+// input up to in_bits 14, at 4096 random ones above), for t = 1, 2 and 1000 points
+// in turn (as many as the domain holds).
+func TestDmpfEvalAllEveryWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 20; n++ {
+		points := min([]int{1, 2, 1000}[n%3], 1<<n)
+		g := []Group{Uint64, Bytes, Uint32, Uint127}[n%4]
+		kind := []Kind{KindDmpf, KindVdmpf}[n%2]
+		p := DefaultParams(kind, n, g, PrgAesMmo).WithMaxPoints(points)
+		d, cws, s0s, alphas, betas := genRandomMpf(t, rng, p, points)
+		var shares [2][]Block
+		for party := range 2 {
+			mine := make([]Block, p.Buckets())
+			for i := range mine {
+				mine[i] = s0s[2*i+party]
+			}
+			shares[party] = make([]Block, 1<<n)
+			require.NoError(t, d.EvalAll(shares[party], party, mine, cws))
+			var xs []Uint128
+			for x := range min(1<<n, 1<<14) {
+				xs = append(xs, Uint128{Lo: uint64(x)})
+			}
+			if n > 14 {
+				for i := range xs {
+					xs[i] = Uint128{Lo: rng.Uint64() & (1<<n - 1)}
+				}
+				xs = xs[:4096]
+			}
+			want := make([]Block, len(xs))
+			require.NoError(t, d.Eval(want, party, mine, cws, xs))
+			for i, x := range xs {
+				require.Equal(t, want[i], shares[party][x.Lo], "in_bits %d, %d points, party %d: EvalAll at %d", n, points, party, x.Lo)
+			}
+		}
+		want := make([]Block, 1<<n)
+		for j, a := range alphas {
+			want[a.Lo] = g.Canon(betas[j])
+		}
+		for x := range want {
+			require.Equal(t, want[x], g.Add(shares[0][x], shares[1][x]), "in_bits %d, %d points, %v: EvalAll at %d", n, points, g, x)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package gofss
 import (
 	"encoding/binary"
 	"math/big"
+	"slices"
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
@@ -55,45 +56,55 @@ func newPrpDomain(d *big.Int) prpDomain {
 const prpTile = 256
 
 // permute64 replaces every v of vs (each below the domain's D, which fits in 64
-// bits) by PRP(v).
+// bits) by PRP(v): a tile at a time, one pass of the rounds over all of its
+// values, then further passes over those outside the domain, gathered.
 func (p *feistelPrp) permute64(vs []uint64, dom *prpDomain) {
+	var bufs prpBufs
+	var walking [prpTile]uint64
+	var at [prpTile]int
 	for lo := 0; lo < len(vs); lo += prpTile {
-		p.permuteTile(vs[lo:min(len(vs), lo+prpTile)], dom)
+		tile := vs[lo:min(len(vs), lo+prpTile)]
+		p.pass(tile, dom.h, &bufs)
+		left := 0
+		for i, v := range tile {
+			at[left], walking[left] = i, v
+			left += int(bool2uint(v >= dom.small))
+		}
+		for left > 0 {
+			p.pass(walking[:left], dom.h, &bufs)
+			next := 0
+			for j, v := range walking[:left] {
+				tile[at[j]] = v
+				at[next], walking[next] = at[j], v
+				next += int(bool2uint(v >= dom.small))
+			}
+			left = next
+		}
 	}
 }
 
-func (p *feistelPrp) permuteTile(vs []uint64, dom *prpDomain) {
-	var todo [prpTile]uint16
-	var src, dst [prpTile * aes128.BlockSize]byte
-	h := dom.h
+// prpBufs are the AES blocks of a pass over a tile. The high halves of src stay
+// zero: a round's input is a half of at most 32 bits.
+type prpBufs struct {
+	src, dst [prpTile * aes128.BlockSize]byte
+}
+
+// pass replaces every v of vs (at most prpTile values below 2^2h) by one pass of
+// the four rounds over it: one AES call per round for all of them.
+func (p *feistelPrp) pass(vs []uint64, h uint, bufs *prpBufs) {
 	mask := uint64(1)<<h - 1
-	left := todo[:len(vs)]
-	for i := range left {
-		left[i] = uint16(i)
-	}
-	for len(left) > 0 {
-		in, out := src[:16*len(left)], dst[:16*len(left)]
-		for r := range p.rounds {
-			for j, i := range left {
-				binary.LittleEndian.PutUint64(in[16*j:], vs[i]&mask)
-				binary.LittleEndian.PutUint64(in[16*j+8:], 0)
-			}
-			// MMO gives AES(R) ^ R; the R part is undone below.
-			aes128.MMO(p.rounds[r], out, in)
-			for j, i := range left {
-				l, rr := vs[i]>>h&mask, vs[i]&mask
-				f := (binary.LittleEndian.Uint64(out[16*j:]) ^ rr) & mask
-				vs[i] = rr<<h | l ^ f
-			}
+	in, out := bufs.src[:16*len(vs)], bufs.dst[:16*len(vs)]
+	for r := range p.rounds {
+		for j, v := range vs {
+			binary.LittleEndian.PutUint64(in[16*j:], v&mask)
 		}
-		n := 0
-		for _, i := range left {
-			if vs[i] >= dom.small {
-				left[n] = i
-				n++
-			}
+		// MMO gives AES(R) ^ R; the R part is undone below.
+		aes128.MMO(p.rounds[r], out, in)
+		for j, v := range vs {
+			l, rr := v>>h&mask, v&mask
+			f := (binary.LittleEndian.Uint64(out[16*j:]) ^ rr) & mask
+			vs[j] = rr<<h | l ^ f
 		}
-		left = left[:n]
 	}
 }
 
@@ -202,36 +213,63 @@ func (tab *prpTables) permute(v, d uint64) uint64 {
 	}
 }
 
-// invert returns the v below d with PRP(v) = y: the rounds backwards, walking back
-// along the same cycle.
-func (tab *prpTables) invert(y, d uint64) uint64 {
-	for {
-		if y = tab.invertPass(y); y < d {
-			return y
-		}
-	}
-}
-
 // invertPass is one pass of the rounds backwards, over 0 .. 2^2h - 1.
 func (tab *prpTables) invertPass(y uint64) uint64 {
 	h, mask := tab.h, uint64(1)<<tab.h-1
-	l, r := y>>h, y&mask
-	for k := len(tab.f) - 1; k >= 0; k-- {
-		l, r = r^uint64(tab.f[k][l]), l
-	}
-	return l<<h | r
+	l4 := y >> h
+	return tab.invertFrom(l4, y&mask^uint64(tab.f[3][l4]))
 }
 
-// invertRange writes PRP^-1(first + i) to ys[i] for every i; first + len(ys) must
-// not exceed d. One pass over all of them first, free of the walk's branch so that
-// the passes of several values overlap; the values that left the domain then walk on.
-func (tab *prpTables) invertRange(ys []uint64, first, d uint64) {
-	for i := range ys {
-		ys[i] = tab.invertPass(first + uint64(i))
-	}
-	for i, y := range ys {
-		if y >= d {
-			ys[i] = tab.invert(y, d)
+// invertFrom is invertPass from its first round's result: rounds 2 .. 0 backwards
+// from (l3, r3 = l4).
+func (tab *prpTables) invertFrom(l4, l3 uint64) uint64 {
+	l2 := l4 ^ uint64(tab.f[2][l3])
+	l1 := l3 ^ uint64(tab.f[1][l2])
+	return (l2^uint64(tab.f[0][l1]))<<tab.h | l1
+}
+
+// invertRange writes PRP^-1(first + i) to xs[i] for every i; first + len(xs) must
+// not exceed d. Each pass goes over all the values still outside the domain, free
+// of the walk's branch, so that the passes of several values overlap (a value's
+// pass is a chain of four dependent lookups); the positions of those values are
+// kept in walking, which it returns for the next call to reuse. In the first pass
+// the last round's lookup is shared by each run of values with the same high half.
+func (tab *prpTables) invertRange(xs []uint64, first, d uint64, walking []int32) []int32 {
+	h, mask := tab.h, uint64(1)<<tab.h-1
+	for i := 0; i < len(xs); {
+		y := first + uint64(i)
+		l4 := y >> h
+		run := xs[i:min(len(xs), i+int(mask+1-y&mask))]
+		f := uint64(tab.f[3][l4])
+		for j := range run {
+			run[j] = tab.invertFrom(l4, (y+uint64(j))&mask^f)
 		}
+		i += len(run)
 	}
+	walking = slices.Grow(walking[:0], len(xs))[:len(xs)]
+	left := 0
+	for i, x := range xs {
+		walking[left] = int32(i)
+		left += int(bool2uint(x >= d))
+	}
+	for left > 0 {
+		next := 0
+		for _, i := range walking[:left] {
+			x := tab.invertPass(xs[i])
+			xs[i] = x
+			walking[next] = i
+			next += int(bool2uint(x >= d))
+		}
+		left = next
+	}
+	return walking
+}
+
+// bool2uint is 1 for true, 0 for false, without a branch.
+func bool2uint(b bool) uint {
+	var u uint
+	if b {
+		u = 1
+	}
+	return u
 }

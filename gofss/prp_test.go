@@ -62,9 +62,13 @@ func TestPrpPermutes(t *testing.T) {
 	}
 }
 
-// TestPrpTables checks the table path against the batched one, and its inverse.
+// TestPrpTables checks the table path against the batched one, and invertRange
+// against it: over whole small domains, and over runs of a large one that start
+// anywhere in a high half (the runs share its first lookup), straddle one, or end at
+// the domain's end, every value's inverse is the one that the PRP maps to it.
 func TestPrpTables(t *testing.T) {
 	p := newFeistelPrp(Block{Lo: 3, Hi: 1 << 40})
+	var walking []int32
 	for _, d := range []uint64{2, 7, 3 << 10, 3 << 21, 1 << 30} {
 		dom := newPrpDomain(new(big.Int).SetUint64(d))
 		tab := p.tables(&dom)
@@ -72,9 +76,20 @@ func TestPrpTables(t *testing.T) {
 		want := append([]uint64(nil), vs...)
 		p.permute64(want, &dom)
 		for i, v := range vs {
-			got := tab.permute(v, d)
-			require.Equal(t, want[i], got, "domain %d: PRP(%d)", d, v)
-			require.Equal(t, v, tab.invert(got, d), "domain %d: inverse of PRP(%d)", d, v)
+			require.Equal(t, want[i], tab.permute(v, d), "domain %d: PRP(%d)", d, v)
+		}
+		runs := [][2]uint64{{0, d}}
+		if d > 1<<20 {
+			half := uint64(1) << dom.h
+			runs = [][2]uint64{{0, 1724}, {half - 5, half + 3000}, {d/2 + 77, d/2 + 2077}, {d - 1500, d}}
+		}
+		for _, r := range runs {
+			xs := make([]uint64, r[1]-r[0])
+			walking = tab.invertRange(xs, r[0], d, walking)
+			for i, x := range xs {
+				require.Less(t, x, d, "domain %d: inverse of %d", d, r[0]+uint64(i))
+				require.Equal(t, r[0]+uint64(i), tab.permute(x, d), "domain %d: PRP(inverse of %d)", d, r[0]+uint64(i))
+			}
 		}
 	}
 }

@@ -10,7 +10,7 @@ call into the core through _Base._call.
 
 from __future__ import annotations
 
-import os
+import math
 
 import torch
 
@@ -71,49 +71,72 @@ class Dmpf(_Base):
         return f", max_points={self.max_points}, bucket_bits={self.bucket_bits}"
 
     def gen(self, s0s: torch.Tensor, alphas, betas: torch.Tensor, *, sigma=None) -> torch.Tensor:
-        """Generates a key from both parties' seeds.
+        """Generates a key, or a batch of keys, from both parties' seeds.
 
         Args:
             s0s: (buckets, 2, 4) int32: each bucket's seeds of party 0 and party 1,
-                which must differ once bit 0 of word 3 is cleared.
+                which must differ once bit 0 of word 3 is cleared; (..., buckets, 2,
+                4) for a batch of keys.
             alphas: the t distinct points (1 <= t <= max_points): a (t,) tensor in an
-                input form of Dpf.eval's x, or a sequence of Python ints.
-            betas: (t, 4) int32 values (in the bytes group bit 0 of word 3 must be 0).
-            sigma: (4,) int32, the first PRP key tried (None: from os.urandom); should
-                the points find no Cuckoo placement under it, the core draws others.
+                input form of Dpf.eval's x, or a sequence of Python ints (the same
+                points for every key of a batch); a batch's own points: a tensor of
+                shape batch + (t,) (batch + (t, 4) in the words form).
+            betas: (t, 4) int32 values (in the bytes group bit 0 of word 3 must be 0),
+                batch + (t, 4) for a batch.
+            sigma: (4,) int32, the first PRP key tried (None: from os.urandom, one
+                per key), or batch + (4,); should the points find no Cuckoo
+                placement under it, the core draws others.
 
         Returns:
-            (cw_rows, 8) int32: the key both parties hold.
+            (cw_rows, 8) int32: the key both parties hold (batch + (cw_rows, 8)).
         """
-        s0s = self._exact("s0s", s0s, (self.buckets, 2, 4))
-        a = self._point_list("alphas", alphas)
-        t = a.shape[0]
-        betas = self._exact("betas", betas, (t, 4))
+        s0s, batch = self._batched("s0s", s0s, (self.buckets, 2, 4))
+        a = self._point_list("alphas", alphas, batch)
+        t = a.shape[-1]
+        betas = self._exact("betas", betas, (*batch, t, 4))
+        k = math.prod(batch)
         if sigma is None:
-            sigma = torch.frombuffer(bytearray(os.urandom(16)), dtype=torch.int32)
-        sigma = self._exact("sigma", sigma, (4,))
+            sigma = _random_int32((*batch, 4))
+        sigma = self._exact("sigma", sigma, (*batch, 4))
         self._device(s0s, betas, sigma, *a.tensors)
-        cws = s0s.new_empty(self._cws_tail)
-        args = (s0s.data_ptr(), sigma.data_ptr(), a.ptr, a.words, a.lo, a.hi, betas.data_ptr(), t)
-        self._call(lib.MpfGen, v.CPU, cws, args, work=t * self.in_bits)
+        cws = s0s.new_empty(*batch, *self._cws_tail)
+        step = 4 * a.words * t  # bytes of a key's points in the tensor form
+        for i in range(k):
+            args = (
+                s0s.data_ptr() + i * self.buckets * 32,
+                sigma.data_ptr() + i * 16,
+                a.ptr + i * step if a.ptr else 0,
+                a.words,
+                a.lo,
+                a.hi,
+                betas.data_ptr() + i * t * 16,
+                t,
+            )
+            self._call(lib.MpfGen, v.CPU, cws.view(k, -1)[i], args, work=t * self.in_bits)
         return cws
 
     def eval(self, party: int, s0: torch.Tensor, cws: torch.Tensor, xs) -> torch.Tensor:
-        """Party's shares at xs: s0 (buckets, 4) its seeds, cws (cw_rows, 8) the key,
-        xs a Python int or a tensor of points (forms of Dpf.eval's x). Returns
-        xs.shape + (4,) int32 (or (4,) for an int)."""
+        """Party's shares at xs: s0 (buckets, 4) its seeds, cws (cw_rows, 8) the key
+        (a batch: (..., buckets, 4) and (..., cw_rows, 8)), xs a Python int (every
+        key at that point) or a tensor of points (forms of Dpf.eval's x) whose shape
+        starts with the keys' batch shape. Returns xs.shape + (4,) int32 (or batch +
+        (4,) for an int)."""
         return self._eval(party, s0, cws, xs, proof=False)[0]
 
     def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
-        """Party's shares at every x in [0, 2^in_bits), in order: (2^in_bits, 4) int32."""
+        """Party's shares at every x in [0, 2^in_bits), in order: (2^in_bits, 4) int32
+        (batch + (2^in_bits, 4) for a batch of keys)."""
         return self._eval_all(party, s0, cws, proof=False)[0]
 
     def keygen(self, alphas, betas: torch.Tensor) -> tuple[Key, Key]:
-        """A key pair with seeds and PRP key from os.urandom; returns the two parties'
-        keys (Key: party, s0 (buckets, 4), cws, params; serializable)."""
-        seeds = _random_int32((self.buckets, 2, 4))
+        """A key pair (a batch of pairs: betas' leading dimensions) with seeds and PRP
+        keys from os.urandom; returns the two parties' keys (Key: party, s0 (...,
+        buckets, 4), cws, params; serializable)."""
+        if not isinstance(betas, torch.Tensor) or betas.dim() < 2:
+            raise TypeError(f"betas must be a (t, 4) int32 tensor (or (..., t, 4)), got {betas!r}")
+        seeds = _random_int32((*betas.shape[:-2], self.buckets, 2, 4))
         cws = self.gen(seeds, alphas, betas)
-        k0, k1 = (Key(self.params(), p, seeds[:, p, :].contiguous(), cws) for p in (0, 1))
+        k0, k1 = (Key(self.params(), p, seeds[..., p, :].contiguous(), cws) for p in (0, 1))
         return k0, k1
 
     def eval_key(self, key: Key, xs):
@@ -124,52 +147,90 @@ class Dmpf(_Base):
         """eval_all (Vdmpf: with the proof) with a Key's party, seeds and correction words."""
         return self.eval_all(key.party, key.s0, key.cws)
 
-    # -- the calls -----------------------------------------------------------------
+    # -- the calls, one per key of a batch -----------------------------------------
 
     def _eval(self, party, s0, cws, xs, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
         party = v.party(party)
-        s0, cws = self._key(s0, cws)
+        s0, cws, batch = self._key(s0, cws)
         x = v.inputs("x", xs, self.in_bits)
+        if x.tensor is not None and tuple(x.shape[: len(batch)]) != batch:
+            raise TypeError(
+                f"x has shape {tuple(x.shape)}, whose leading dimensions must be the "
+                f"keys' batch shape {batch}"
+            )
         self._device(s0, cws, *x.tensors)
-        y = s0.new_empty(*x.shape, 4)
-        pi = s0.new_zeros(PROOF_BLOCKS, 4) if proof else None
-        m = y.numel() // 4
-        args = (_address(pi), party, s0.data_ptr(), cws.data_ptr(), x.ptr, x.words, x.lo, x.hi, m)
-        self._call(lib.MpfEval, v.CPU, y, args, work=m * self.bucket_bits * 3)
+        shape = (*batch, *x.shape[len(batch) :]) if x.tensor is not None else batch
+        y = s0.new_empty(*shape, 4)
+        pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
+        k = math.prod(batch)
+        m = y.numel() // 4 // k if k else 0
+        step = 4 * x.words * m  # bytes of a key's points in the tensor form
+        for i in range(k):
+            args = (
+                _address(pi) + i * PROOF_BLOCKS * 16 if proof else 0,
+                party,
+                s0.data_ptr() + i * self.buckets * 16,
+                cws.data_ptr() + i * self._cws_tail[0] * 32,
+                x.ptr + i * step if x.ptr else 0,
+                x.words,
+                x.lo,
+                x.hi,
+                m,
+            )
+            self._call(lib.MpfEval, v.CPU, y.view(k, m * 4)[i], args, work=m * self.bucket_bits * 3)
         return y, pi
 
     def _eval_all(self, party, s0, cws, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
         party = v.party(party)
-        s0, cws = self._key(s0, cws)
+        s0, cws, batch = self._key(s0, cws)
         self._device(s0, cws)
         n = self.in_bits
         if n > MAX_EVAL_ALL_BITS:
             raise ValueError(
                 f"in_bits {n} is too large for full-domain evaluation (at most {MAX_EVAL_ALL_BITS})"
             )
-        v.memory_for(16 << n, f"eval_all of 2^{n} outputs", v.CPU)
-        y = s0.new_empty(1 << n, 4)
-        pi = s0.new_zeros(PROOF_BLOCKS, 4) if proof else None
-        args = (_address(pi), party, s0.data_ptr(), cws.data_ptr())
-        self._call(lib.MpfEvalAll, v.CPU, y, args, work=3 << n)
+        k = math.prod(batch)
+        v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", v.CPU)
+        y = s0.new_empty(*batch, 1 << n, 4)
+        pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
+        for i in range(k):
+            args = (
+                _address(pi) + i * PROOF_BLOCKS * 16 if proof else 0,
+                party,
+                s0.data_ptr() + i * self.buckets * 16,
+                cws.data_ptr() + i * self._cws_tail[0] * 32,
+            )
+            self._call(lib.MpfEvalAll, v.CPU, y.view(k, -1)[i], args, work=3 << n)
         return y, pi
 
-    def _key(self, s0, cws) -> tuple[torch.Tensor, torch.Tensor]:
-        return self._exact("s0", s0, (self.buckets, 4)), self._exact("cws", cws, self._cws_tail)
+    def _key(self, s0, cws) -> tuple[torch.Tensor, torch.Tensor, tuple]:
+        """A party's seeds and the key, dense, and their batch shape."""
+        s0, batch = self._batched("s0", s0, (self.buckets, 4))
+        return s0, self._exact("cws", cws, (*batch, *self._cws_tail)), batch
 
-    def _exact(self, name: str, t, shape: tuple) -> torch.Tensor:
-        """t as a dense int32 tensor of exactly shape (a key is not batched)."""
+    def _batched(self, name: str, t, tail: tuple) -> tuple[torch.Tensor, tuple]:
+        """t as a dense int32 tensor of shape (..., *tail), and its leading dimensions."""
+        if isinstance(t, torch.Tensor) and t.dim() >= len(tail):
+            batch = tuple(t.shape[: t.dim() - len(tail)])
+            return self._exact(
+                name, t, (*batch, *tail), what=f"(..., {', '.join(map(str, tail))})"
+            ), batch
+        return self._exact(name, t, tail), ()
+
+    def _exact(self, name: str, t, shape: tuple, what: str | None = None) -> torch.Tensor:
+        """t as a dense int32 tensor of exactly shape."""
         if not isinstance(t, torch.Tensor) or t.dtype is not torch.int32 or tuple(t.shape) != shape:
             got = (
                 f"shape {tuple(t.shape)} dtype {t.dtype}"
                 if isinstance(t, torch.Tensor)
                 else type(t).__name__
             )
-            raise TypeError(f"{name} must be a {shape} int32 tensor, got {got}")
+            raise TypeError(f"{name} must be a {what or shape} int32 tensor, got {got}")
         return v.dense(t)
 
-    def _point_list(self, name: str, values) -> v.Inputs:
-        """A list of points: a 1-D tensor of inputs (or (t, 4) words), or Python ints."""
+    def _point_list(self, name: str, values, batch: tuple) -> v.Inputs:
+        """Lists of points: a tensor batch + (t,) of inputs (or batch + (t, 4) words),
+        or Python ints (one list for every key)."""
         if not isinstance(values, torch.Tensor):
             try:
                 ints = list(values)
@@ -180,10 +241,13 @@ class Dmpf(_Base):
                 raise TypeError(
                     f"{name} must be a tensor of points or a sequence of ints, got {type(values).__name__}"
                 ) from None
+            if batch:
+                values = values.expand(*batch, *values.shape).contiguous()
         a = v.inputs(name, values, self.in_bits)
-        if len(a.shape) != 1 or a.shape[0] == 0:
+        if len(a.shape) != len(batch) + 1 or tuple(a.shape[:-1]) != batch or a.shape[-1] == 0:
             raise TypeError(
-                f"{name} must hold a list of at least one point, got shape {tuple(values.shape)}"
+                f"{name} must hold a list of at least one point per key (batch shape {batch}), "
+                f"got shape {tuple(values.shape)}"
             )
         return a
 

@@ -21,7 +21,7 @@ from ._ext import call, lib
 from ._keys import Key
 from ._params import CATALOGUE, MAX_EVAL_ALL_BITS
 from ._progress import Progress
-from ._schemes import _address, _Scheme
+from ._schemes import _address, _into, _Scheme
 
 #: The hashes a Vdpf can use, each with its default public keys (the known-answer
 #: vectors'): {"sha256": {"xor_hash_key": [4 int32], "hash_key": [4 int32]},
@@ -77,22 +77,24 @@ class Vdpf(_Scheme):
         return f", hash={self.hash!r}"
 
     def eval(  # type: ignore[override]
-        self, party: int, s0: torch.Tensor, cws: torch.Tensor, x
+        self, party: int, s0: torch.Tensor, cws: torch.Tensor, x, *, out: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Evaluates one party's key(s) at x, as Dpf.eval (arguments and input forms
         the same; CPU or CUDA tensors), with each point's proof piece.
 
         Returns:
-            (y, pieces): int32 shares of shape x's shape (batch + points) + (4,), and
-            the proof pieces, batch + points + (4, 4).
+            (y, pieces): int32 shares of shape x's shape (batch + points) + (4,),
+            written into out if given (as Dpf.eval's), and the proof pieces, batch +
+            points + (4, 4).
         """
+        given = {"s0": s0, "cws": cws, "x": x}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         xs = self._points("x", x, batch)
         points = tuple(xs.shape[len(batch) :])
         device = self._device(s0, cws, *xs.tensors)
         k, m = math.prod(batch), math.prod(points)
-        y = s0.new_empty(*batch, *points, 4)
+        y, dst = v.output(out, s0, (*batch, *points, 4), given)
         pieces = s0.new_empty(*batch, *points, *_PROOF)
         if k and m:
             scratch = None
@@ -103,19 +105,26 @@ class Vdpf(_Scheme):
                 scratch = _cuda.scratch(self._handle, "eval_proof", k, m, device)
             args: tuple = (pieces.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
             args += (xs.ptr, xs.words, xs.lo, xs.hi, m, _address(scratch))
-            self._call(lib.VdpfEval, device, y, args, work=k * m * self.in_bits)
-        return y, pieces
+            self._call(lib.VdpfEval, device, dst, args, work=k * m * self.in_bits)
+        return _into(y, dst), pieces
 
     def eval_all(  # type: ignore[override]
-        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, progress: bool = False
+        self,
+        party: int,
+        s0: torch.Tensor,
+        cws: torch.Tensor,
+        *,
+        out: torch.Tensor | None = None,
+        progress: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Evaluates one party's key(s) at every x in [0, 2^in_bits), in order, and
-        proves over them (progress as for Dpf.eval_all).
+        proves over them (out and progress as for Dpf.eval_all).
 
         Returns:
-            (y, pi): (2^in_bits, 4) int32 shares, or (..., 2^in_bits, 4), and the
-            proofs, (4, 4) int32 or (..., 4, 4).
+            (y, pi): (2^in_bits, 4) int32 shares, or (..., 2^in_bits, 4), written
+            into out if given, and the proofs, (4, 4) int32 or (..., 4, 4).
         """
+        given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         device = self._device(s0, cws)
@@ -126,14 +135,15 @@ class Vdpf(_Scheme):
                 f"at most in_bits {MAX_EVAL_ALL_BITS} is supported"
             )
         k = math.prod(batch)
-        v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
-        y = s0.new_empty(*batch, 1 << n, 4)
+        if out is None:
+            v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", device)
+        y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
         pi = s0.new_empty(*batch, *_PROOF)
         if k:
             args = (pi.data_ptr(), party, s0.data_ptr(), k, cws.data_ptr())
             shown = Progress(k << n, "outputs") if progress else None
-            self._call(lib.VdpfEvalAll, device, y, args, work=k << n, progress=shown)
-        return y, pi
+            self._call(lib.VdpfEvalAll, device, dst, args, work=k << n, progress=shown)
+        return _into(y, dst), pi
 
     def prove(self, pieces: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
         """Folds proof pieces into proofs: for keys cws ((cw_rows, 8) int32, or a

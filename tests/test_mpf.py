@@ -238,3 +238,130 @@ def test_bad_inputs():
         pyfss.Dmpf(32, 1024, bucket_bits=3)
     with pytest.raises(ValueError, match="hash"):
         pyfss.Vdmpf(8, 4, hash="md5")
+
+
+@pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
+def test_batched_keys(kind):
+    """A batch of keys (leading dimensions of s0s, alphas, betas, sigma) is the keys
+    made one at a time; eval and eval_all of the batch are each key's, and every key
+    reconstructs to its own points."""
+    s = pyfss.Dmpf(9, 6, "uint32") if kind == "dmpf" else pyfss.Vdmpf(9, 6, "uint32")
+    rng = torch.Generator().manual_seed(5)
+    batch, t = (2, 3), 4
+    seeds = torch.randint(
+        -(2**31), 2**31, (*batch, s.buckets, 2, 4), generator=rng, dtype=torch.int32
+    )
+    alphas = torch.stack([torch.randperm(512, generator=rng)[:t] for _ in range(6)]).view(*batch, t)
+    betas = pyfss.from_int(torch.randint(1, 1000, (*batch, t), generator=rng), "uint32")
+    sigma = torch.randint(-(2**31), 2**31, (*batch, 4), generator=rng, dtype=torch.int32)
+    cws = s.gen(seeds, alphas, betas, sigma=sigma)
+    assert cws.shape == (*batch, *s._cws_tail)
+    xs = torch.randint(0, 512, (*batch, 7), generator=rng)
+    xs[..., :t] = alphas
+    ys = [s.eval(p, seeds[..., p, :], cws, xs) for p in (0, 1)]
+    alls = [s.eval_all(p, seeds[..., p, :], cws) for p in (0, 1)]
+    if kind == "vdmpf":
+        (ys[0], pi0), (ys[1], pi1) = ys
+        (alls[0], q0), (alls[1], q1) = alls
+        assert pi0.shape == q0.shape == (*batch, 4, 4)
+    for i in range(2):
+        for j in range(3):
+            one = s.gen(seeds[i, j], alphas[i, j], betas[i, j], sigma=sigma[i, j])
+            assert torch.equal(one, cws[i, j])
+            for p in (0, 1):
+                y = s.eval(p, seeds[i, j, :, p], one, xs[i, j])
+                y_all = s.eval_all(p, seeds[i, j, :, p], one)
+                if kind == "vdmpf":
+                    (y, pi), (y_all, q) = y, y_all
+                    assert torch.equal(pi, (pi0, pi1)[p][i, j])
+                    assert torch.equal(q, (q0, q1)[p][i, j])
+                assert torch.equal(y, ys[p][i, j]) and torch.equal(y_all, alls[p][i, j])
+            if kind == "vdmpf":
+                assert s.verify(pi0[i, j], pi1[i, j]) and s.verify(q0[i, j], q1[i, j])
+            want = [0] * 512
+            for a, b in zip(alphas[i, j].tolist(), pyfss.to_int(betas[i, j], "uint32").tolist()):
+                want[a] = b
+            assert values("uint32", alls[0][i, j], alls[1][i, j]) == want
+            assert values("uint32", ys[0][i, j], ys[1][i, j]) == [
+                want[x] for x in xs[i, j].tolist()
+            ]
+    # One point for every key of the batch, and one list of points for all of them.
+    y = s.eval(0, seeds[..., 0, :], cws, 5)
+    assert (y[0] if kind == "vdmpf" else y).shape == (*batch, 4)
+    same = s.gen(seeds, [1, 2], betas[..., :2, :])
+    assert torch.equal(
+        same[1, 2, 1:], s.gen(seeds[1, 2], [1, 2], betas[1, 2, :2], sigma=same[1, 2, 0, :4])[1:]
+    )
+    k0, k1 = s.keygen(alphas, betas)
+    assert k0.s0.shape == (*batch, s.buckets, 4) and k1.cws.shape == cws.shape
+    _, key = pyfss.load_key(k1.to_bytes())
+    assert torch.equal(key.cws, k1.cws) and key.s0.shape == k1.s0.shape
+
+
+def test_batched_keys_bad_shapes():
+    s = pyfss.Dmpf(8, 4, "uint32")
+    seeds = torch.randint(-(2**31), 2**31, (2, s.buckets, 2, 4), dtype=torch.int32)
+    alphas = torch.tensor([[1, 2], [3, 4]])
+    betas = pyfss.from_int([[1, 2], [3, 4]], "uint32")
+    cws = s.gen(seeds, alphas, betas)
+    with pytest.raises(TypeError, match="betas"):
+        s.gen(seeds, alphas, betas[0])
+    with pytest.raises(TypeError, match="alphas"):
+        s.gen(seeds, alphas[:1], betas)
+    with pytest.raises(TypeError, match="alphas"):
+        s.gen(seeds, alphas.view(2, 1, 2), betas)
+    with pytest.raises(TypeError, match="sigma"):
+        s.gen(seeds, alphas, betas, sigma=torch.zeros(4, dtype=torch.int32))
+    with pytest.raises(TypeError, match="s0s"):
+        s.gen(seeds.to(torch.int64), alphas, betas)
+    with pytest.raises(ValueError, match="distinct"):
+        s.gen(seeds, torch.tensor([[1, 2], [3, 3]]), betas)
+    with pytest.raises(TypeError, match="cws"):
+        s.eval(0, seeds[..., 0, :], cws[0], 1)
+    with pytest.raises(TypeError, match="x has shape"):
+        s.eval(0, seeds[..., 0, :], cws, torch.tensor([1, 2, 3]))
+    with pytest.raises(TypeError, match="cws"):
+        s.eval_all(0, seeds[:1, :, 0], cws)
+    with pytest.raises(TypeError, match="betas"):
+        s.keygen([1], torch.tensor([1, 2, 3, 4], dtype=torch.int32))
+    # Empty batches; non-contiguous batched seeds.
+    empty = s.gen(seeds[:0], alphas[:0], betas[:0])
+    assert empty.shape == (0, *s._cws_tail)
+    assert s.eval(0, seeds[:0, :, 0], empty, torch.zeros(0, 3, dtype=torch.int64)).shape == (
+        0,
+        3,
+        4,
+    )
+    assert s.eval_all(1, seeds[:0, :, 1], empty).shape == (0, 256, 4)
+    y = s.eval(0, seeds[:, :, 0], cws, alphas)  # a strided view of the seeds
+    assert torch.equal(y, s.eval(0, seeds[:, :, 0].contiguous(), cws, alphas))
+
+
+def test_batched_keys_wide_inputs():
+    """Batches whose points take the words form (in_bits above 63): each key's points
+    and inputs are its own rows of words."""
+    s = pyfss.Dmpf(70, 3, "uint64")
+    seeds = torch.randint(-(2**31), 2**31, (2, s.buckets, 2, 4), dtype=torch.int32)
+    alphas = pyfss.to_words([[2**69 + 5, 7], [3, 2**68]])
+    betas = pyfss.from_int([[1, 2], [3, 4]], "uint64")
+    sigma = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
+    cws = s.gen(seeds, alphas, betas, sigma=sigma)
+    xs = pyfss.to_words([[2**69 + 5, 7, 3], [3, 2**68, 7]])
+    y0, y1 = (s.eval(p, seeds[..., p, :], cws, xs) for p in (0, 1))
+    for i in range(2):
+        assert torch.equal(cws[i], s.gen(seeds[i], alphas[i], betas[i], sigma=sigma[i]))
+    assert values("uint64", y0[0], y1[0]) == [1, 2, 0]
+    assert values("uint64", y0[1], y1[1]) == [3, 4, 0]
+
+
+def test_batched_keys_int32_inputs():
+    """int32 points (in_bits <= 32, 4 bytes each) in a batch: each key reads its own."""
+    s = pyfss.Vdmpf(16, 3, "uint32")
+    seeds = torch.randint(-(2**31), 2**31, (3, s.buckets, 2, 4), dtype=torch.int32)
+    alphas = torch.tensor([[1, 65535], [2, 3], [40000, 9]], dtype=torch.int32)
+    betas = pyfss.from_int([[5, 6], [7, 8], [9, 10]], "uint32")
+    cws = s.gen(seeds, alphas, betas)
+    xs = torch.tensor([[65535, 2, 1], [3, 1, 2], [9, 40000, 3]], dtype=torch.int32)
+    (y0, p0), (y1, p1) = (s.eval(p, seeds[..., p, :], cws, xs) for p in (0, 1))
+    assert [values("uint32", y0[i], y1[i]) for i in range(3)] == [[6, 0, 5], [8, 0, 7], [10, 9, 0]]
+    assert all(s.verify(p0[i], p1[i]) for i in range(3))

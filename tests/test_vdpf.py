@@ -284,3 +284,47 @@ def test_mutated_key_bytes():
         except ValueError:
             pass
     assert loaded > 0
+
+
+def test_eval_out():
+    """eval and eval_all write the shares into out, as Dpf's do: the same shares as
+    a fresh tensor, out returned; out of another shape or dtype, non-contiguous, or
+    sharing memory with an input is refused."""
+    s = pyfss.Vdpf(8, "uint64")
+    k0, _ = s.keygen(torch.tensor([3, 200]), pyfss.from_int([5, 6], "uint64"))
+    xs = torch.tensor([[1, 3, 200], [4, 200, 0]])
+    want, want_pieces = s.eval_key(k0, xs)
+    out = torch.full((2, 3, 4), -1, dtype=torch.int32)
+    y, pieces = s.eval(0, k0.s0, k0.cws, xs, out=out)
+    assert y is out and torch.equal(out, want) and torch.equal(pieces, want_pieces)
+    want_all, want_pi = s.eval_all_key(k0)
+    out_all = torch.full((2, 256, 4), -1, dtype=torch.int32)
+    y, pi = s.eval_all(0, k0.s0, k0.cws, out=out_all)
+    assert y is out_all and torch.equal(out_all, want_all) and torch.equal(pi, want_pi)
+    # A view at an offset the core cannot use directly: written through a copy.
+    buf = torch.zeros(2 * 3 * 4 + 1, dtype=torch.int32)
+    view = buf[1:].view(2, 3, 4)
+    assert torch.equal(s.eval(0, k0.s0, k0.cws, xs, out=view)[0], want) and buf[0] == 0
+
+    for call, (a, b) in (
+        (lambda o: s.eval(0, k0.s0, k0.cws, xs, out=o), (2, 3)),
+        (lambda o: s.eval_all(0, k0.s0, k0.cws, out=o), (2, 256)),
+    ):
+        for bad, match in (
+            (torch.empty(a, b, 5, dtype=torch.int32), "out must be a"),
+            (torch.empty(a, b, 4, dtype=torch.int64), "out must be a"),
+            ([0] * (a * b * 4), "out must be a"),
+            (torch.empty(b, a, 4, dtype=torch.int32).transpose(0, 1), "out must be contiguous"),
+        ):
+            with pytest.raises(TypeError, match=match):
+                call(bad)
+    shared = torch.zeros(2 * 256 * 4, dtype=torch.int32)
+    with pytest.raises(RuntimeError, match="out overlaps x"):
+        x_in = shared[:6].view(2, 3)
+        s.eval(0, k0.s0, k0.cws, x_in, out=shared[:24].view(2, 3, 4))
+    s0_in = shared[:8].view(2, 4)
+    s0_in.copy_(k0.s0)
+    with pytest.raises(RuntimeError, match="out overlaps s0"):
+        s.eval_all(0, s0_in, k0.cws, out=shared.view(2, 256, 4))
+    with pytest.raises(RuntimeError, match="out overlaps cws"):
+        s.eval(0, k0.s0, k0.cws, xs, out=k0.cws.view(-1)[:24].view(2, 3, 4))
