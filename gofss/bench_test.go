@@ -109,6 +109,8 @@ func BenchmarkGen(b *testing.B) {
 	}
 }
 
+// BenchmarkEval runs, under each PRG backend, each walk implementation that serves
+// the scheme there (impl=<name>), so that one run compares them.
 func BenchmarkEval(b *testing.B) {
 	for _, k := range []int{1, benchKeysN} {
 		for _, bs := range benchSchemes(b) {
@@ -116,11 +118,19 @@ func BenchmarkEval(b *testing.B) {
 				_, p0, alphas, _, cws := benchKeys(b, bs.s, k)
 				out := make([]Block, k)
 				benchBackends(b, bs.prg, func(b *testing.B) {
-					perItem(b, k, "key", func() {
-						if err := bs.s.Eval(out, 0, p0, cws, alphas); err != nil {
-							b.Fatal(err)
+					for _, im := range Impls() {
+						s, err := New(bs.s.Params(), WithImpl(im))
+						if err != nil {
+							continue // not served under this backend on this CPU
 						}
-					})
+						b.Run("impl="+im, func(b *testing.B) {
+							perItem(b, k, "key", func() {
+								if err := s.Eval(out, 0, p0, cws, alphas); err != nil {
+									b.Fatal(err)
+								}
+							})
+						})
+					}
 				})
 			})
 		}
