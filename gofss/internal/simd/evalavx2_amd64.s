@@ -14,7 +14,7 @@ GLOBL evalNotTr<>(SB), RODATA|NOPTR, $16
 
 // func dpfEvalVAES256(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, AVX2, MMX+, VAES
-TEXT ·dpfEvalVAES256(SB), $2064-73
+TEXT ·dpfEvalVAES256(SB), $3072-73
 	MOVQ           keys+48(FP), AX
 	VPXOR          X11, X11, X11
 	VMOVDQU        evalLsb<>+0(SB), X12
@@ -220,39 +220,173 @@ TEXT ·dpfEvalVAES256(SB), $2064-73
 
 dpfEvalVAES256_args:
 	MOVQ u+0(FP), AX
-	MOVQ AX, 1984(SP)
+	MOVQ AX, 3008(SP)
 	MOVQ xs+8(FP), AX
-	MOVQ AX, 1992(SP)
+	MOVQ AX, 3016(SP)
 	MOVQ groups+32(FP), AX
-	MOVQ AX, 2000(SP)
+	MOVQ AX, 3024(SP)
 	MOVQ pf+64(FP), AX
-	MOVQ AX, 2032(SP)
+	MOVQ AX, 3040(SP)
 	MOVQ off+16(FP), R14
 
 dpfEvalVAES256_group:
-	MOVQ    2032(SP), R9
-	MOVQ    rows+24(FP), AX
-	MOVQ    8(R9), R11
-	ADDQ    AX, R11
-	MOVQ    R11, 2048(SP)
-	ADDQ    (R9), AX
-	MOVQ    AX, 2040(SP)
-	SUBQ    AX, R11
-	SHRQ    $0x06, R11
-	MOVQ    levels+40(FP), AX
-	IMUL3Q  $0x0000000a, AX, AX
-	ADDQ    AX, R11
-	XORL    DX, DX
-	XCHGQ   AX, R11
-	DIVQ    R11
-	MOVQ    AX, 2056(SP)
-	ADDQ    $0x10, 2032(SP)
+	MOVQ   3040(SP), R9
+	MOVQ   rows+24(FP), AX
+	MOVQ   8(R9), R11
+	ADDQ   AX, R11
+	MOVQ   R11, 3056(SP)
+	ADDQ   (R9), AX
+	MOVQ   AX, 3048(SP)
+	SUBQ   AX, R11
+	SHRQ   $0x06, R11
+	MOVQ   levels+40(FP), AX
+	IMUL3Q $0x00000002, AX, AX
+	ADDQ   AX, R11
+	XORL   DX, DX
+	XCHGQ  AX, R11
+	DIVQ   R11
+	MOVQ   AX, 3064(SP)
+	ADDQ   $0x10, 3040(SP)
+	MOVQ   $0x0101010101010101, BX
+	MOVQ   $0x8040201008040201, DX
+	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
+	MOVQ   $0x8080808080808080, DI
+	MOVQ   3016(SP), R10
+	LEAQ   1984(SP), CX
+	MOVQ   levels+40(FP), R8
+	ADDQ   $0x07, R8
+	SHRQ   $0x03, R8
+
+dpfEvalVAES256_sides1:
+	MOVBQZX (R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 16(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, (CX)
+	MOVBQZX 32(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 48(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 128(CX)
+	MOVBQZX 64(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 80(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 256(CX)
+	MOVBQZX 96(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 112(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 384(CX)
+	MOVBQZX 128(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 144(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 512(CX)
+	MOVBQZX 160(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 176(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 640(CX)
+	MOVBQZX 192(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 208(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 768(CX)
+	MOVBQZX 224(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 240(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 896(CX)
+	INCQ    R10
+	ADDQ    $0x08, CX
+	DECQ    R8
+	JNZ     dpfEvalVAES256_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 2008(SP)
-	DECQ    AX
-	MOVQ    AX, 2016(SP)
-	MOVQ    1984(SP), AX
+	MOVQ    AX, 3032(SP)
+	LEAQ    1983(SP)(AX*1), CX
+	MOVQ    3008(SP), AX
 	VMOVDQU (AX), Y0
 	VMOVDQU 32(AX), Y1
 	VMOVDQU 64(AX), Y2
@@ -263,21 +397,8 @@ dpfEvalVAES256_group:
 	VMOVDQU 224(AX), Y7
 
 dpfEvalVAES256_level:
-	MOVQ        2016(SP), CX
-	MOVQ        CX, AX
-	SHRQ        $0x06, AX
-	SHLQ        $0x03, AX
-	ADDQ        1992(SP), AX
-	MOVQ        AX, 2024(SP)
-	MOVQ        2024(SP), BX
-	MOVQ        (BX), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        16(BX), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, BX
+	MOVBQZX     (CX), BX
+	IMUL3Q      $0x00000180, BX, BX
 	LEAQ        (SP)(BX*1), BX
 	MOVQ        (R14), AX
 	MOVQ        8(R14), R9
@@ -299,15 +420,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y0, Y10, Y10
 	VMOVDQU     Y10, 1728(SP)
 	VPXOR       (BX), Y0, Y0
-	MOVQ        2024(SP), DX
-	MOVQ        32(DX), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        48(DX), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, DX
+	MOVBQZX     128(CX), DX
+	IMUL3Q      $0x00000180, DX, DX
 	LEAQ        (SP)(DX*1), DX
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -329,15 +443,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y1, Y10, Y10
 	VMOVDQU     Y10, 1760(SP)
 	VPXOR       (DX), Y1, Y1
-	MOVQ        2024(SP), SI
-	MOVQ        64(SI), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        80(SI), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, SI
+	MOVBQZX     256(CX), SI
+	IMUL3Q      $0x00000180, SI, SI
 	LEAQ        (SP)(SI*1), SI
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -359,15 +466,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y2, Y10, Y10
 	VMOVDQU     Y10, 1792(SP)
 	VPXOR       (SI), Y2, Y2
-	MOVQ        2024(SP), DI
-	MOVQ        96(DI), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        112(DI), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, DI
+	MOVBQZX     384(CX), DI
+	IMUL3Q      $0x00000180, DI, DI
 	LEAQ        (SP)(DI*1), DI
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -389,15 +489,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y3, Y10, Y10
 	VMOVDQU     Y10, 1824(SP)
 	VPXOR       (DI), Y3, Y3
-	MOVQ        2024(SP), R8
-	MOVQ        128(R8), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        144(R8), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, R8
+	MOVBQZX     512(CX), R8
+	IMUL3Q      $0x00000180, R8, R8
 	LEAQ        (SP)(R8*1), R8
 	MOVQ        64(R14), AX
 	MOVQ        72(R14), R9
@@ -419,15 +512,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y4, Y10, Y10
 	VMOVDQU     Y10, 1856(SP)
 	VPXOR       (R8), Y4, Y4
-	MOVQ        2024(SP), R10
-	MOVQ        160(R10), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        176(R10), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, R10
+	MOVBQZX     640(CX), R10
+	IMUL3Q      $0x00000180, R10, R10
 	LEAQ        (SP)(R10*1), R10
 	MOVQ        80(R14), AX
 	MOVQ        88(R14), R9
@@ -449,15 +535,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y5, Y10, Y10
 	VMOVDQU     Y10, 1888(SP)
 	VPXOR       (R10), Y5, Y5
-	MOVQ        2024(SP), R12
-	MOVQ        192(R12), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        208(R12), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, R12
+	MOVBQZX     768(CX), R12
+	IMUL3Q      $0x00000180, R12, R12
 	LEAQ        (SP)(R12*1), R12
 	MOVQ        96(R14), AX
 	MOVQ        104(R14), R9
@@ -479,15 +558,8 @@ dpfEvalVAES256_level:
 	VPXOR       Y6, Y10, Y10
 	VMOVDQU     Y10, 1920(SP)
 	VPXOR       (R12), Y6, Y6
-	MOVQ        2024(SP), R13
-	MOVQ        224(R13), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        240(R13), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, R13
+	MOVBQZX     896(CX), R13
+	IMUL3Q      $0x00000180, R13, R13
 	LEAQ        (SP)(R13*1), R13
 	MOVQ        112(R14), AX
 	MOVQ        120(R14), R9
@@ -517,61 +589,35 @@ dpfEvalVAES256_level:
 	VAESENC     32(R10), Y5, Y5
 	VAESENC     32(R12), Y6, Y6
 	VAESENC     32(R13), Y7, Y7
-	MOVQ        2040(SP), AX
-	MOVQ        2056(SP), R9
+	VAESENC     64(BX), Y0, Y0
+	VAESENC     64(DX), Y1, Y1
+	VAESENC     64(SI), Y2, Y2
+	VAESENC     64(DI), Y3, Y3
+	VAESENC     64(R8), Y4, Y4
+	VAESENC     64(R10), Y5, Y5
+	VAESENC     64(R12), Y6, Y6
+	VAESENC     64(R13), Y7, Y7
+	VAESENC     96(BX), Y0, Y0
+	VAESENC     96(DX), Y1, Y1
+	VAESENC     96(SI), Y2, Y2
+	VAESENC     96(DI), Y3, Y3
+	VAESENC     96(R8), Y4, Y4
+	VAESENC     96(R10), Y5, Y5
+	VAESENC     96(R12), Y6, Y6
+	VAESENC     96(R13), Y7, Y7
+	MOVQ        3048(SP), AX
+	MOVQ        3064(SP), R9
 
-dpfEvalVAES256_pf1:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone2
+dpfEvalVAES256_pf2:
+	CMPQ       AX, 3056(SP)
+	JAE        dpfEvalVAES256_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dpfEvalVAES256_pf1
+	JNZ        dpfEvalVAES256_pf2
 
-dpfEvalVAES256_pfdone2:
-	MOVQ    AX, 2040(SP)
-	VAESENC 64(BX), Y0, Y0
-	VAESENC 64(DX), Y1, Y1
-	VAESENC 64(SI), Y2, Y2
-	VAESENC 64(DI), Y3, Y3
-	VAESENC 64(R8), Y4, Y4
-	VAESENC 64(R10), Y5, Y5
-	VAESENC 64(R12), Y6, Y6
-	VAESENC 64(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf3:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone4
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf3
-
-dpfEvalVAES256_pfdone4:
-	MOVQ    AX, 2040(SP)
-	VAESENC 96(BX), Y0, Y0
-	VAESENC 96(DX), Y1, Y1
-	VAESENC 96(SI), Y2, Y2
-	VAESENC 96(DI), Y3, Y3
-	VAESENC 96(R8), Y4, Y4
-	VAESENC 96(R10), Y5, Y5
-	VAESENC 96(R12), Y6, Y6
-	VAESENC 96(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf5:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone6
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf5
-
-dpfEvalVAES256_pfdone6:
-	MOVQ    AX, 2040(SP)
+dpfEvalVAES256_pfdone3:
+	MOVQ    AX, 3048(SP)
 	VAESENC 128(BX), Y0, Y0
 	VAESENC 128(DX), Y1, Y1
 	VAESENC 128(SI), Y2, Y2
@@ -580,19 +626,6 @@ dpfEvalVAES256_pfdone6:
 	VAESENC 128(R10), Y5, Y5
 	VAESENC 128(R12), Y6, Y6
 	VAESENC 128(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf7:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone8
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf7
-
-dpfEvalVAES256_pfdone8:
-	MOVQ    AX, 2040(SP)
 	VAESENC 160(BX), Y0, Y0
 	VAESENC 160(DX), Y1, Y1
 	VAESENC 160(SI), Y2, Y2
@@ -601,19 +634,6 @@ dpfEvalVAES256_pfdone8:
 	VAESENC 160(R10), Y5, Y5
 	VAESENC 160(R12), Y6, Y6
 	VAESENC 160(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf9:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone10
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf9
-
-dpfEvalVAES256_pfdone10:
-	MOVQ    AX, 2040(SP)
 	VAESENC 192(BX), Y0, Y0
 	VAESENC 192(DX), Y1, Y1
 	VAESENC 192(SI), Y2, Y2
@@ -622,19 +642,6 @@ dpfEvalVAES256_pfdone10:
 	VAESENC 192(R10), Y5, Y5
 	VAESENC 192(R12), Y6, Y6
 	VAESENC 192(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf11:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone12
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf11
-
-dpfEvalVAES256_pfdone12:
-	MOVQ    AX, 2040(SP)
 	VAESENC 224(BX), Y0, Y0
 	VAESENC 224(DX), Y1, Y1
 	VAESENC 224(SI), Y2, Y2
@@ -643,61 +650,35 @@ dpfEvalVAES256_pfdone12:
 	VAESENC 224(R10), Y5, Y5
 	VAESENC 224(R12), Y6, Y6
 	VAESENC 224(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
+	MOVQ    3048(SP), AX
+	MOVQ    3064(SP), R9
 
-dpfEvalVAES256_pf13:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone14
+dpfEvalVAES256_pf4:
+	CMPQ       AX, 3056(SP)
+	JAE        dpfEvalVAES256_pfdone5
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dpfEvalVAES256_pf13
+	JNZ        dpfEvalVAES256_pf4
 
-dpfEvalVAES256_pfdone14:
-	MOVQ    AX, 2040(SP)
-	VAESENC 256(BX), Y0, Y0
-	VAESENC 256(DX), Y1, Y1
-	VAESENC 256(SI), Y2, Y2
-	VAESENC 256(DI), Y3, Y3
-	VAESENC 256(R8), Y4, Y4
-	VAESENC 256(R10), Y5, Y5
-	VAESENC 256(R12), Y6, Y6
-	VAESENC 256(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf15:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone16
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf15
-
-dpfEvalVAES256_pfdone16:
-	MOVQ    AX, 2040(SP)
-	VAESENC 288(BX), Y0, Y0
-	VAESENC 288(DX), Y1, Y1
-	VAESENC 288(SI), Y2, Y2
-	VAESENC 288(DI), Y3, Y3
-	VAESENC 288(R8), Y4, Y4
-	VAESENC 288(R10), Y5, Y5
-	VAESENC 288(R12), Y6, Y6
-	VAESENC 288(R13), Y7, Y7
-	MOVQ    2040(SP), AX
-	MOVQ    2056(SP), R9
-
-dpfEvalVAES256_pf17:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone18
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf17
-
-dpfEvalVAES256_pfdone18:
-	MOVQ        AX, 2040(SP)
+dpfEvalVAES256_pfdone5:
+	MOVQ        AX, 3048(SP)
+	VAESENC     256(BX), Y0, Y0
+	VAESENC     256(DX), Y1, Y1
+	VAESENC     256(SI), Y2, Y2
+	VAESENC     256(DI), Y3, Y3
+	VAESENC     256(R8), Y4, Y4
+	VAESENC     256(R10), Y5, Y5
+	VAESENC     256(R12), Y6, Y6
+	VAESENC     256(R13), Y7, Y7
+	VAESENC     288(BX), Y0, Y0
+	VAESENC     288(DX), Y1, Y1
+	VAESENC     288(SI), Y2, Y2
+	VAESENC     288(DI), Y3, Y3
+	VAESENC     288(R8), Y4, Y4
+	VAESENC     288(R10), Y5, Y5
+	VAESENC     288(R12), Y6, Y6
+	VAESENC     288(R13), Y7, Y7
 	VAESENCLAST 320(BX), Y0, Y0
 	VAESENCLAST 320(DX), Y1, Y1
 	VAESENCLAST 320(SI), Y2, Y2
@@ -706,19 +687,6 @@ dpfEvalVAES256_pfdone18:
 	VAESENCLAST 320(R10), Y5, Y5
 	VAESENCLAST 320(R12), Y6, Y6
 	VAESENCLAST 320(R13), Y7, Y7
-	MOVQ        2040(SP), AX
-	MOVQ        2056(SP), R9
-
-dpfEvalVAES256_pf19:
-	CMPQ       AX, 2048(SP)
-	JAE        dpfEvalVAES256_pfdone20
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalVAES256_pf19
-
-dpfEvalVAES256_pfdone20:
-	MOVQ        AX, 2040(SP)
 	VPXOR       1728(SP), Y0, Y0
 	VPXOR       1760(SP), Y1, Y1
 	VPXOR       1792(SP), Y2, Y2
@@ -728,8 +696,8 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1920(SP), Y6, Y6
 	VPXOR       1952(SP), Y7, Y7
 	ADDQ        $0x20, R11
-	DECQ        2016(SP)
-	DECQ        2008(SP)
+	DECQ        CX
+	DECQ        3032(SP)
 	JNZ         dpfEvalVAES256_level
 	MOVQ        ar+56(FP), AX
 	TESTQ       AX, AX
@@ -757,7 +725,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y0, Y0
 	VPSUBQ      1632(SP), Y0, Y0
 	VPAND       1600(SP), Y0, Y0
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y0, (AX)
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -782,7 +750,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y1, Y1
 	VPSUBQ      1632(SP), Y1, Y1
 	VPAND       1600(SP), Y1, Y1
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y1, 32(AX)
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -807,7 +775,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y2, Y2
 	VPSUBQ      1632(SP), Y2, Y2
 	VPAND       1600(SP), Y2, Y2
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y2, 64(AX)
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -832,7 +800,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y3, Y3
 	VPSUBQ      1632(SP), Y3, Y3
 	VPAND       1600(SP), Y3, Y3
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y3, 96(AX)
 	MOVQ        64(R14), AX
 	MOVQ        72(R14), R9
@@ -857,7 +825,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y4, Y4
 	VPSUBQ      1632(SP), Y4, Y4
 	VPAND       1600(SP), Y4, Y4
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y4, 128(AX)
 	MOVQ        80(R14), AX
 	MOVQ        88(R14), R9
@@ -882,7 +850,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y5, Y5
 	VPSUBQ      1632(SP), Y5, Y5
 	VPAND       1600(SP), Y5, Y5
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y5, 160(AX)
 	MOVQ        96(R14), AX
 	MOVQ        104(R14), R9
@@ -907,7 +875,7 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y6, Y6
 	VPSUBQ      1632(SP), Y6, Y6
 	VPAND       1600(SP), Y6, Y6
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y6, 192(AX)
 	MOVQ        112(R14), AX
 	MOVQ        120(R14), R9
@@ -932,12 +900,12 @@ dpfEvalVAES256_pfdone20:
 	VPXOR       1632(SP), Y7, Y7
 	VPSUBQ      1632(SP), Y7, Y7
 	VPAND       1600(SP), Y7, Y7
-	MOVQ        1984(SP), AX
+	MOVQ        3008(SP), AX
 	VMOVDQU     Y7, 224(AX)
 	JMP         dpfEvalVAES256_next
 
 dpfEvalVAES256_nodes:
-	MOVQ    1984(SP), AX
+	MOVQ    3008(SP), AX
 	VMOVDQU Y0, (AX)
 	VMOVDQU Y1, 32(AX)
 	VMOVDQU Y2, 64(AX)
@@ -948,10 +916,10 @@ dpfEvalVAES256_nodes:
 	VMOVDQU Y7, 224(AX)
 
 dpfEvalVAES256_next:
-	ADDQ   $0x00000100, 1984(SP)
-	ADDQ   $0x00000100, 1992(SP)
+	ADDQ   $0x00000100, 3008(SP)
+	ADDQ   $0x00000100, 3016(SP)
 	ADDQ   $0x00000080, R14
-	DECQ   2000(SP)
+	DECQ   3024(SP)
 	JNZ    dpfEvalVAES256_group
 	VPTEST Y9, Y9
 	SETNE  AL
@@ -961,7 +929,7 @@ dpfEvalVAES256_next:
 
 // func dcfEvalVAES256(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[4][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, AVX2, MMX+, VAES
-TEXT ·dcfEvalVAES256(SB), $3600-73
+TEXT ·dcfEvalVAES256(SB), $4096-73
 	MOVQ           keys+48(FP), AX
 	VPXOR          X11, X11, X11
 	VMOVDQU        evalLsb<>+0(SB), X12
@@ -1340,39 +1308,113 @@ TEXT ·dcfEvalVAES256(SB), $3600-73
 	VBROADCASTI128 48(AX), Y10
 	VMOVDQU        Y10, 3168(SP)
 	MOVQ           u+0(FP), AX
-	MOVQ           AX, 3520(SP)
+	MOVQ           AX, 4032(SP)
 	MOVQ           xs+8(FP), AX
-	MOVQ           AX, 3528(SP)
+	MOVQ           AX, 4040(SP)
 	MOVQ           groups+32(FP), AX
-	MOVQ           AX, 3536(SP)
+	MOVQ           AX, 4048(SP)
 	MOVQ           pf+64(FP), AX
-	MOVQ           AX, 3568(SP)
+	MOVQ           AX, 4064(SP)
 	MOVQ           off+16(FP), R14
 
 dcfEvalVAES256_group:
-	MOVQ    3568(SP), R9
-	MOVQ    rows+24(FP), AX
-	MOVQ    8(R9), R11
-	ADDQ    AX, R11
-	MOVQ    R11, 3584(SP)
-	ADDQ    (R9), AX
-	MOVQ    AX, 3576(SP)
-	SUBQ    AX, R11
-	SHRQ    $0x06, R11
-	MOVQ    levels+40(FP), AX
-	IMUL3Q  $0x0000000a, AX, AX
-	ADDQ    AX, R11
-	XORL    DX, DX
-	XCHGQ   AX, R11
-	DIVQ    R11
-	MOVQ    AX, 3592(SP)
-	ADDQ    $0x10, 3568(SP)
+	MOVQ   4064(SP), R9
+	MOVQ   rows+24(FP), AX
+	MOVQ   8(R9), R11
+	ADDQ   AX, R11
+	MOVQ   R11, 4080(SP)
+	ADDQ   (R9), AX
+	MOVQ   AX, 4072(SP)
+	SUBQ   AX, R11
+	SHRQ   $0x06, R11
+	MOVQ   levels+40(FP), AX
+	IMUL3Q $0x00000002, AX, AX
+	ADDQ   AX, R11
+	XORL   DX, DX
+	XCHGQ  AX, R11
+	DIVQ   R11
+	MOVQ   AX, 4088(SP)
+	ADDQ   $0x10, 4064(SP)
+	MOVQ   $0x0101010101010101, BX
+	MOVQ   $0x8040201008040201, DX
+	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
+	MOVQ   $0x8080808080808080, DI
+	MOVQ   4040(SP), R10
+	LEAQ   3520(SP), CX
+	MOVQ   levels+40(FP), R8
+	ADDQ   $0x07, R8
+	SHRQ   $0x03, R8
+
+dcfEvalVAES256_sides1:
+	MOVBQZX (R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 16(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, (CX)
+	MOVBQZX 32(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 48(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 128(CX)
+	MOVBQZX 64(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 80(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 256(CX)
+	MOVBQZX 96(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVBQZX 112(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x06, AX
+	ORQ     AX, R9
+	MOVQ    R9, 384(CX)
+	INCQ    R10
+	ADDQ    $0x08, CX
+	DECQ    R8
+	JNZ     dcfEvalVAES256_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 3544(SP)
-	DECQ    AX
-	MOVQ    AX, 3552(SP)
-	MOVQ    3520(SP), AX
+	MOVQ    AX, 4056(SP)
+	LEAQ    3519(SP)(AX*1), CX
+	MOVQ    4032(SP), AX
 	VMOVDQU (AX), Y0
 	VPXOR   Y9, Y9, Y9
 	VMOVDQU 32(AX), Y1
@@ -1383,21 +1425,8 @@ dcfEvalVAES256_group:
 	VPXOR   Y12, Y12, Y12
 
 dcfEvalVAES256_level:
-	MOVQ        3552(SP), CX
-	MOVQ        CX, AX
-	SHRQ        $0x06, AX
-	SHLQ        $0x03, AX
-	ADDQ        3528(SP), AX
-	MOVQ        AX, 3560(SP)
-	MOVQ        3560(SP), BX
-	MOVQ        (BX), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        16(BX), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, BX
+	MOVBQZX     (CX), BX
+	IMUL3Q      $0x00000180, BX, BX
 	LEAQ        (SP)(BX*1), BX
 	MOVQ        (R14), AX
 	MOVQ        8(R14), R9
@@ -1425,15 +1454,8 @@ dcfEvalVAES256_level:
 	VMOVDQU     Y13, 3264(SP)
 	VPXOR       1536(BX), Y0, Y4
 	VPXOR       (BX), Y0, Y0
-	MOVQ        3560(SP), DX
-	MOVQ        32(DX), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        48(DX), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, DX
+	MOVBQZX     128(CX), DX
+	IMUL3Q      $0x00000180, DX, DX
 	LEAQ        (SP)(DX*1), DX
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -1461,15 +1483,8 @@ dcfEvalVAES256_level:
 	VMOVDQU     Y13, 3296(SP)
 	VPXOR       1536(DX), Y1, Y5
 	VPXOR       (DX), Y1, Y1
-	MOVQ        3560(SP), SI
-	MOVQ        64(SI), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        80(SI), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, SI
+	MOVBQZX     256(CX), SI
+	IMUL3Q      $0x00000180, SI, SI
 	LEAQ        (SP)(SI*1), SI
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -1497,15 +1512,8 @@ dcfEvalVAES256_level:
 	VMOVDQU     Y13, 3328(SP)
 	VPXOR       1536(SI), Y2, Y6
 	VPXOR       (SI), Y2, Y2
-	MOVQ        3560(SP), DI
-	MOVQ        96(DI), AX
-	SHRQ        CL, AX
-	ANDQ        $0x00000001, AX
-	MOVQ        112(DI), R9
-	SHRQ        CL, R9
-	ANDQ        $0x00000001, R9
-	LEAQ        (AX)(R9*2), AX
-	IMUL3Q      $0x00000180, AX, DI
+	MOVBQZX     384(CX), DI
+	IMUL3Q      $0x00000180, DI, DI
 	LEAQ        (SP)(DI*1), DI
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -1541,61 +1549,35 @@ dcfEvalVAES256_level:
 	VAESENC     1568(SI), Y6, Y6
 	VAESENC     32(DI), Y3, Y3
 	VAESENC     1568(DI), Y7, Y7
-	MOVQ        3576(SP), AX
-	MOVQ        3592(SP), R9
+	VAESENC     64(BX), Y0, Y0
+	VAESENC     1600(BX), Y4, Y4
+	VAESENC     64(DX), Y1, Y1
+	VAESENC     1600(DX), Y5, Y5
+	VAESENC     64(SI), Y2, Y2
+	VAESENC     1600(SI), Y6, Y6
+	VAESENC     64(DI), Y3, Y3
+	VAESENC     1600(DI), Y7, Y7
+	VAESENC     96(BX), Y0, Y0
+	VAESENC     1632(BX), Y4, Y4
+	VAESENC     96(DX), Y1, Y1
+	VAESENC     1632(DX), Y5, Y5
+	VAESENC     96(SI), Y2, Y2
+	VAESENC     1632(SI), Y6, Y6
+	VAESENC     96(DI), Y3, Y3
+	VAESENC     1632(DI), Y7, Y7
+	MOVQ        4072(SP), AX
+	MOVQ        4088(SP), R9
 
-dcfEvalVAES256_pf1:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone2
+dcfEvalVAES256_pf2:
+	CMPQ       AX, 4080(SP)
+	JAE        dcfEvalVAES256_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dcfEvalVAES256_pf1
+	JNZ        dcfEvalVAES256_pf2
 
-dcfEvalVAES256_pfdone2:
-	MOVQ    AX, 3576(SP)
-	VAESENC 64(BX), Y0, Y0
-	VAESENC 1600(BX), Y4, Y4
-	VAESENC 64(DX), Y1, Y1
-	VAESENC 1600(DX), Y5, Y5
-	VAESENC 64(SI), Y2, Y2
-	VAESENC 1600(SI), Y6, Y6
-	VAESENC 64(DI), Y3, Y3
-	VAESENC 1600(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf3:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone4
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf3
-
-dcfEvalVAES256_pfdone4:
-	MOVQ    AX, 3576(SP)
-	VAESENC 96(BX), Y0, Y0
-	VAESENC 1632(BX), Y4, Y4
-	VAESENC 96(DX), Y1, Y1
-	VAESENC 1632(DX), Y5, Y5
-	VAESENC 96(SI), Y2, Y2
-	VAESENC 1632(SI), Y6, Y6
-	VAESENC 96(DI), Y3, Y3
-	VAESENC 1632(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf5:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone6
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf5
-
-dcfEvalVAES256_pfdone6:
-	MOVQ    AX, 3576(SP)
+dcfEvalVAES256_pfdone3:
+	MOVQ    AX, 4072(SP)
 	VAESENC 128(BX), Y0, Y0
 	VAESENC 1664(BX), Y4, Y4
 	VAESENC 128(DX), Y1, Y1
@@ -1604,19 +1586,6 @@ dcfEvalVAES256_pfdone6:
 	VAESENC 1664(SI), Y6, Y6
 	VAESENC 128(DI), Y3, Y3
 	VAESENC 1664(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf7:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone8
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf7
-
-dcfEvalVAES256_pfdone8:
-	MOVQ    AX, 3576(SP)
 	VAESENC 160(BX), Y0, Y0
 	VAESENC 1696(BX), Y4, Y4
 	VAESENC 160(DX), Y1, Y1
@@ -1625,19 +1594,6 @@ dcfEvalVAES256_pfdone8:
 	VAESENC 1696(SI), Y6, Y6
 	VAESENC 160(DI), Y3, Y3
 	VAESENC 1696(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf9:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone10
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf9
-
-dcfEvalVAES256_pfdone10:
-	MOVQ    AX, 3576(SP)
 	VAESENC 192(BX), Y0, Y0
 	VAESENC 1728(BX), Y4, Y4
 	VAESENC 192(DX), Y1, Y1
@@ -1646,19 +1602,6 @@ dcfEvalVAES256_pfdone10:
 	VAESENC 1728(SI), Y6, Y6
 	VAESENC 192(DI), Y3, Y3
 	VAESENC 1728(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf11:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone12
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf11
-
-dcfEvalVAES256_pfdone12:
-	MOVQ    AX, 3576(SP)
 	VAESENC 224(BX), Y0, Y0
 	VAESENC 1760(BX), Y4, Y4
 	VAESENC 224(DX), Y1, Y1
@@ -1667,61 +1610,35 @@ dcfEvalVAES256_pfdone12:
 	VAESENC 1760(SI), Y6, Y6
 	VAESENC 224(DI), Y3, Y3
 	VAESENC 1760(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
+	MOVQ    4072(SP), AX
+	MOVQ    4088(SP), R9
 
-dcfEvalVAES256_pf13:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone14
+dcfEvalVAES256_pf4:
+	CMPQ       AX, 4080(SP)
+	JAE        dcfEvalVAES256_pfdone5
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dcfEvalVAES256_pf13
+	JNZ        dcfEvalVAES256_pf4
 
-dcfEvalVAES256_pfdone14:
-	MOVQ    AX, 3576(SP)
-	VAESENC 256(BX), Y0, Y0
-	VAESENC 1792(BX), Y4, Y4
-	VAESENC 256(DX), Y1, Y1
-	VAESENC 1792(DX), Y5, Y5
-	VAESENC 256(SI), Y2, Y2
-	VAESENC 1792(SI), Y6, Y6
-	VAESENC 256(DI), Y3, Y3
-	VAESENC 1792(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf15:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone16
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf15
-
-dcfEvalVAES256_pfdone16:
-	MOVQ    AX, 3576(SP)
-	VAESENC 288(BX), Y0, Y0
-	VAESENC 1824(BX), Y4, Y4
-	VAESENC 288(DX), Y1, Y1
-	VAESENC 1824(DX), Y5, Y5
-	VAESENC 288(SI), Y2, Y2
-	VAESENC 1824(SI), Y6, Y6
-	VAESENC 288(DI), Y3, Y3
-	VAESENC 1824(DI), Y7, Y7
-	MOVQ    3576(SP), AX
-	MOVQ    3592(SP), R9
-
-dcfEvalVAES256_pf17:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone18
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf17
-
-dcfEvalVAES256_pfdone18:
-	MOVQ        AX, 3576(SP)
+dcfEvalVAES256_pfdone5:
+	MOVQ        AX, 4072(SP)
+	VAESENC     256(BX), Y0, Y0
+	VAESENC     1792(BX), Y4, Y4
+	VAESENC     256(DX), Y1, Y1
+	VAESENC     1792(DX), Y5, Y5
+	VAESENC     256(SI), Y2, Y2
+	VAESENC     1792(SI), Y6, Y6
+	VAESENC     256(DI), Y3, Y3
+	VAESENC     1792(DI), Y7, Y7
+	VAESENC     288(BX), Y0, Y0
+	VAESENC     1824(BX), Y4, Y4
+	VAESENC     288(DX), Y1, Y1
+	VAESENC     1824(DX), Y5, Y5
+	VAESENC     288(SI), Y2, Y2
+	VAESENC     1824(SI), Y6, Y6
+	VAESENC     288(DI), Y3, Y3
+	VAESENC     1824(DI), Y7, Y7
 	VAESENCLAST 320(BX), Y0, Y0
 	VAESENCLAST 1856(BX), Y4, Y4
 	VAESENCLAST 320(DX), Y1, Y1
@@ -1730,19 +1647,6 @@ dcfEvalVAES256_pfdone18:
 	VAESENCLAST 1856(SI), Y6, Y6
 	VAESENCLAST 320(DI), Y3, Y3
 	VAESENCLAST 1856(DI), Y7, Y7
-	MOVQ        3576(SP), AX
-	MOVQ        3592(SP), R9
-
-dcfEvalVAES256_pf19:
-	CMPQ       AX, 3584(SP)
-	JAE        dcfEvalVAES256_pfdone20
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalVAES256_pf19
-
-dcfEvalVAES256_pfdone20:
-	MOVQ        AX, 3576(SP)
 	VPXOR       3264(SP), Y0, Y0
 	VPXOR       3392(SP), Y4, Y4
 	VPAND       3072(SP), Y4, Y4
@@ -1776,8 +1680,8 @@ dcfEvalVAES256_pfdone20:
 	VPAND       3104(SP), Y15, Y15
 	VPXOR       Y15, Y12, Y12
 	ADDQ        $0x20, R11
-	DECQ        3552(SP)
-	DECQ        3544(SP)
+	DECQ        CX
+	DECQ        4056(SP)
 	JNZ         dcfEvalVAES256_level
 	VPXOR       Y4, Y4, Y4
 	MOVQ        (R14), AX
@@ -1808,7 +1712,7 @@ dcfEvalVAES256_pfdone20:
 	VPXOR       3168(SP), Y9, Y9
 	VPSUBQ      3168(SP), Y9, Y9
 	VPAND       3136(SP), Y9, Y9
-	MOVQ        3520(SP), AX
+	MOVQ        4032(SP), AX
 	VMOVDQU     Y9, (AX)
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -1838,7 +1742,7 @@ dcfEvalVAES256_pfdone20:
 	VPXOR       3168(SP), Y10, Y10
 	VPSUBQ      3168(SP), Y10, Y10
 	VPAND       3136(SP), Y10, Y10
-	MOVQ        3520(SP), AX
+	MOVQ        4032(SP), AX
 	VMOVDQU     Y10, 32(AX)
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -1868,7 +1772,7 @@ dcfEvalVAES256_pfdone20:
 	VPXOR       3168(SP), Y11, Y11
 	VPSUBQ      3168(SP), Y11, Y11
 	VPAND       3136(SP), Y11, Y11
-	MOVQ        3520(SP), AX
+	MOVQ        4032(SP), AX
 	VMOVDQU     Y11, 64(AX)
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -1898,14 +1802,14 @@ dcfEvalVAES256_pfdone20:
 	VPXOR       3168(SP), Y12, Y12
 	VPSUBQ      3168(SP), Y12, Y12
 	VPAND       3136(SP), Y12, Y12
-	MOVQ        3520(SP), AX
+	MOVQ        4032(SP), AX
 	VMOVDQU     Y12, 96(AX)
 	VPOR        3232(SP), Y4, Y4
 	VMOVDQU     Y4, 3232(SP)
-	ADDQ        $0x00000080, 3520(SP)
-	ADDQ        $0x00000080, 3528(SP)
+	ADDQ        $0x00000080, 4032(SP)
+	ADDQ        $0x00000080, 4040(SP)
 	ADDQ        $0x00000040, R14
-	DECQ        3536(SP)
+	DECQ        4048(SP)
 	JNZ         dcfEvalVAES256_group
 	VMOVDQU     3232(SP), Y4
 	VPTEST      Y4, Y4
@@ -1916,7 +1820,7 @@ dcfEvalVAES256_pfdone20:
 
 // func dpfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
-TEXT ·dpfEvalAESNI(SB), $688-73
+TEXT ·dpfEvalAESNI(SB), $1696-73
 	MOVQ    keys+48(FP), AX
 	VPXOR   X11, X11, X11
 	VMOVDQU evalLsb<>+0(SB), X12
@@ -1984,39 +1888,117 @@ TEXT ·dpfEvalAESNI(SB), $688-73
 
 dpfEvalAESNI_args:
 	MOVQ u+0(FP), AX
-	MOVQ AX, 608(SP)
+	MOVQ AX, 1632(SP)
 	MOVQ xs+8(FP), AX
-	MOVQ AX, 616(SP)
+	MOVQ AX, 1640(SP)
 	MOVQ groups+32(FP), AX
-	MOVQ AX, 624(SP)
+	MOVQ AX, 1648(SP)
 	MOVQ pf+64(FP), AX
-	MOVQ AX, 656(SP)
+	MOVQ AX, 1664(SP)
 	MOVQ off+16(FP), R14
 
 dpfEvalAESNI_group:
-	MOVQ    656(SP), R9
-	MOVQ    rows+24(FP), AX
-	MOVQ    8(R9), R11
-	ADDQ    AX, R11
-	MOVQ    R11, 672(SP)
-	ADDQ    (R9), AX
-	MOVQ    AX, 664(SP)
-	SUBQ    AX, R11
-	SHRQ    $0x06, R11
-	MOVQ    levels+40(FP), AX
-	IMUL3Q  $0x0000000a, AX, AX
-	ADDQ    AX, R11
-	XORL    DX, DX
-	XCHGQ   AX, R11
-	DIVQ    R11
-	MOVQ    AX, 680(SP)
-	ADDQ    $0x10, 656(SP)
+	MOVQ   1664(SP), R9
+	MOVQ   rows+24(FP), AX
+	MOVQ   8(R9), R11
+	ADDQ   AX, R11
+	MOVQ   R11, 1680(SP)
+	ADDQ   (R9), AX
+	MOVQ   AX, 1672(SP)
+	SUBQ   AX, R11
+	SHRQ   $0x06, R11
+	MOVQ   levels+40(FP), AX
+	IMUL3Q $0x00000002, AX, AX
+	ADDQ   AX, R11
+	XORL   DX, DX
+	XCHGQ  AX, R11
+	DIVQ   R11
+	MOVQ   AX, 1688(SP)
+	ADDQ   $0x10, 1664(SP)
+	MOVQ   $0x0101010101010101, BX
+	MOVQ   $0x8040201008040201, DX
+	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
+	MOVQ   $0x8080808080808080, DI
+	MOVQ   1640(SP), R10
+	LEAQ   608(SP), CX
+	MOVQ   levels+40(FP), R8
+	ADDQ   $0x07, R8
+	SHRQ   $0x03, R8
+
+dpfEvalAESNI_sides1:
+	MOVBQZX (R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, (CX)
+	MOVBQZX 16(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 128(CX)
+	MOVBQZX 32(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 256(CX)
+	MOVBQZX 48(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 384(CX)
+	MOVBQZX 64(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 512(CX)
+	MOVBQZX 80(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 640(CX)
+	MOVBQZX 96(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 768(CX)
+	MOVBQZX 112(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 896(CX)
+	INCQ    R10
+	ADDQ    $0x08, CX
+	DECQ    R8
+	JNZ     dpfEvalAESNI_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 632(SP)
-	DECQ    AX
-	MOVQ    AX, 640(SP)
-	MOVQ    608(SP), AX
+	MOVQ    AX, 1656(SP)
+	LEAQ    607(SP)(AX*1), CX
+	MOVQ    1632(SP), AX
 	VMOVDQU (AX), X0
 	VMOVDQU 16(AX), X1
 	VMOVDQU 32(AX), X2
@@ -2027,17 +2009,8 @@ dpfEvalAESNI_group:
 	VMOVDQU 112(AX), X7
 
 dpfEvalAESNI_level:
-	MOVQ    640(SP), CX
-	MOVQ    CX, AX
-	SHRQ    $0x06, AX
-	SHLQ    $0x03, AX
-	ADDQ    616(SP), AX
-	MOVQ    AX, 648(SP)
-	MOVQ    648(SP), BX
-	MOVQ    (BX), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, BX
+	MOVBQZX (CX), BX
+	IMUL3Q  $0x000000c0, BX, BX
 	LEAQ    (SP)(BX*1), BX
 	MOVQ    (R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2056,11 +2029,8 @@ dpfEvalAESNI_level:
 	VPXOR   X0, X10, X10
 	VMOVDQU X10, 480(SP)
 	VPXOR   (BX), X0, X0
-	MOVQ    648(SP), DX
-	MOVQ    16(DX), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, DX
+	MOVBQZX 128(CX), DX
+	IMUL3Q  $0x000000c0, DX, DX
 	LEAQ    (SP)(DX*1), DX
 	MOVQ    8(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2079,11 +2049,8 @@ dpfEvalAESNI_level:
 	VPXOR   X1, X10, X10
 	VMOVDQU X10, 496(SP)
 	VPXOR   (DX), X1, X1
-	MOVQ    648(SP), SI
-	MOVQ    32(SI), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, SI
+	MOVBQZX 256(CX), SI
+	IMUL3Q  $0x000000c0, SI, SI
 	LEAQ    (SP)(SI*1), SI
 	MOVQ    16(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2102,11 +2069,8 @@ dpfEvalAESNI_level:
 	VPXOR   X2, X10, X10
 	VMOVDQU X10, 512(SP)
 	VPXOR   (SI), X2, X2
-	MOVQ    648(SP), DI
-	MOVQ    48(DI), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, DI
+	MOVBQZX 384(CX), DI
+	IMUL3Q  $0x000000c0, DI, DI
 	LEAQ    (SP)(DI*1), DI
 	MOVQ    24(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2125,11 +2089,8 @@ dpfEvalAESNI_level:
 	VPXOR   X3, X10, X10
 	VMOVDQU X10, 528(SP)
 	VPXOR   (DI), X3, X3
-	MOVQ    648(SP), R8
-	MOVQ    64(R8), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, R8
+	MOVBQZX 512(CX), R8
+	IMUL3Q  $0x000000c0, R8, R8
 	LEAQ    (SP)(R8*1), R8
 	MOVQ    32(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2148,11 +2109,8 @@ dpfEvalAESNI_level:
 	VPXOR   X4, X10, X10
 	VMOVDQU X10, 544(SP)
 	VPXOR   (R8), X4, X4
-	MOVQ    648(SP), R10
-	MOVQ    80(R10), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, R10
+	MOVBQZX 640(CX), R10
+	IMUL3Q  $0x000000c0, R10, R10
 	LEAQ    (SP)(R10*1), R10
 	MOVQ    40(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2171,11 +2129,8 @@ dpfEvalAESNI_level:
 	VPXOR   X5, X10, X10
 	VMOVDQU X10, 560(SP)
 	VPXOR   (R10), X5, X5
-	MOVQ    648(SP), R12
-	MOVQ    96(R12), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, R12
+	MOVBQZX 768(CX), R12
+	IMUL3Q  $0x000000c0, R12, R12
 	LEAQ    (SP)(R12*1), R12
 	MOVQ    48(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2194,11 +2149,8 @@ dpfEvalAESNI_level:
 	VPXOR   X6, X10, X10
 	VMOVDQU X10, 576(SP)
 	VPXOR   (R12), X6, X6
-	MOVQ    648(SP), R13
-	MOVQ    112(R13), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, R13
+	MOVBQZX 896(CX), R13
+	IMUL3Q  $0x000000c0, R13, R13
 	LEAQ    (SP)(R13*1), R13
 	MOVQ    56(R14), AX
 	VMOVDQU (R11)(AX*1), X10
@@ -2225,19 +2177,6 @@ dpfEvalAESNI_level:
 	VAESENC 16(R10), X5, X5
 	VAESENC 16(R12), X6, X6
 	VAESENC 16(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf1:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone2
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf1
-
-dpfEvalAESNI_pfdone2:
-	MOVQ    AX, 664(SP)
 	VAESENC 32(BX), X0, X0
 	VAESENC 32(DX), X1, X1
 	VAESENC 32(SI), X2, X2
@@ -2246,19 +2185,6 @@ dpfEvalAESNI_pfdone2:
 	VAESENC 32(R10), X5, X5
 	VAESENC 32(R12), X6, X6
 	VAESENC 32(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf3:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone4
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf3
-
-dpfEvalAESNI_pfdone4:
-	MOVQ    AX, 664(SP)
 	VAESENC 48(BX), X0, X0
 	VAESENC 48(DX), X1, X1
 	VAESENC 48(SI), X2, X2
@@ -2267,19 +2193,19 @@ dpfEvalAESNI_pfdone4:
 	VAESENC 48(R10), X5, X5
 	VAESENC 48(R12), X6, X6
 	VAESENC 48(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
+	MOVQ    1672(SP), AX
+	MOVQ    1688(SP), R9
 
-dpfEvalAESNI_pf5:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone6
+dpfEvalAESNI_pf2:
+	CMPQ       AX, 1680(SP)
+	JAE        dpfEvalAESNI_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dpfEvalAESNI_pf5
+	JNZ        dpfEvalAESNI_pf2
 
-dpfEvalAESNI_pfdone6:
-	MOVQ    AX, 664(SP)
+dpfEvalAESNI_pfdone3:
+	MOVQ    AX, 1672(SP)
 	VAESENC 64(BX), X0, X0
 	VAESENC 64(DX), X1, X1
 	VAESENC 64(SI), X2, X2
@@ -2288,19 +2214,6 @@ dpfEvalAESNI_pfdone6:
 	VAESENC 64(R10), X5, X5
 	VAESENC 64(R12), X6, X6
 	VAESENC 64(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf7:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone8
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf7
-
-dpfEvalAESNI_pfdone8:
-	MOVQ    AX, 664(SP)
 	VAESENC 80(BX), X0, X0
 	VAESENC 80(DX), X1, X1
 	VAESENC 80(SI), X2, X2
@@ -2309,19 +2222,6 @@ dpfEvalAESNI_pfdone8:
 	VAESENC 80(R10), X5, X5
 	VAESENC 80(R12), X6, X6
 	VAESENC 80(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf9:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone10
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf9
-
-dpfEvalAESNI_pfdone10:
-	MOVQ    AX, 664(SP)
 	VAESENC 96(BX), X0, X0
 	VAESENC 96(DX), X1, X1
 	VAESENC 96(SI), X2, X2
@@ -2330,19 +2230,6 @@ dpfEvalAESNI_pfdone10:
 	VAESENC 96(R10), X5, X5
 	VAESENC 96(R12), X6, X6
 	VAESENC 96(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf11:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone12
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf11
-
-dpfEvalAESNI_pfdone12:
-	MOVQ    AX, 664(SP)
 	VAESENC 112(BX), X0, X0
 	VAESENC 112(DX), X1, X1
 	VAESENC 112(SI), X2, X2
@@ -2351,61 +2238,35 @@ dpfEvalAESNI_pfdone12:
 	VAESENC 112(R10), X5, X5
 	VAESENC 112(R12), X6, X6
 	VAESENC 112(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
+	MOVQ    1672(SP), AX
+	MOVQ    1688(SP), R9
 
-dpfEvalAESNI_pf13:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone14
+dpfEvalAESNI_pf4:
+	CMPQ       AX, 1680(SP)
+	JAE        dpfEvalAESNI_pfdone5
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dpfEvalAESNI_pf13
+	JNZ        dpfEvalAESNI_pf4
 
-dpfEvalAESNI_pfdone14:
-	MOVQ    AX, 664(SP)
-	VAESENC 128(BX), X0, X0
-	VAESENC 128(DX), X1, X1
-	VAESENC 128(SI), X2, X2
-	VAESENC 128(DI), X3, X3
-	VAESENC 128(R8), X4, X4
-	VAESENC 128(R10), X5, X5
-	VAESENC 128(R12), X6, X6
-	VAESENC 128(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf15:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone16
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf15
-
-dpfEvalAESNI_pfdone16:
-	MOVQ    AX, 664(SP)
-	VAESENC 144(BX), X0, X0
-	VAESENC 144(DX), X1, X1
-	VAESENC 144(SI), X2, X2
-	VAESENC 144(DI), X3, X3
-	VAESENC 144(R8), X4, X4
-	VAESENC 144(R10), X5, X5
-	VAESENC 144(R12), X6, X6
-	VAESENC 144(R13), X7, X7
-	MOVQ    664(SP), AX
-	MOVQ    680(SP), R9
-
-dpfEvalAESNI_pf17:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone18
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf17
-
-dpfEvalAESNI_pfdone18:
-	MOVQ        AX, 664(SP)
+dpfEvalAESNI_pfdone5:
+	MOVQ        AX, 1672(SP)
+	VAESENC     128(BX), X0, X0
+	VAESENC     128(DX), X1, X1
+	VAESENC     128(SI), X2, X2
+	VAESENC     128(DI), X3, X3
+	VAESENC     128(R8), X4, X4
+	VAESENC     128(R10), X5, X5
+	VAESENC     128(R12), X6, X6
+	VAESENC     128(R13), X7, X7
+	VAESENC     144(BX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     144(SI), X2, X2
+	VAESENC     144(DI), X3, X3
+	VAESENC     144(R8), X4, X4
+	VAESENC     144(R10), X5, X5
+	VAESENC     144(R12), X6, X6
+	VAESENC     144(R13), X7, X7
 	VAESENCLAST 160(BX), X0, X0
 	VAESENCLAST 160(DX), X1, X1
 	VAESENCLAST 160(SI), X2, X2
@@ -2414,214 +2275,201 @@ dpfEvalAESNI_pfdone18:
 	VAESENCLAST 160(R10), X5, X5
 	VAESENCLAST 160(R12), X6, X6
 	VAESENCLAST 160(R13), X7, X7
-	MOVQ        664(SP), AX
-	MOVQ        680(SP), R9
-
-dpfEvalAESNI_pf19:
-	CMPQ       AX, 672(SP)
-	JAE        dpfEvalAESNI_pfdone20
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dpfEvalAESNI_pf19
-
-dpfEvalAESNI_pfdone20:
-	MOVQ    AX, 664(SP)
-	VPXOR   480(SP), X0, X0
-	VPXOR   496(SP), X1, X1
-	VPXOR   512(SP), X2, X2
-	VPXOR   528(SP), X3, X3
-	VPXOR   544(SP), X4, X4
-	VPXOR   560(SP), X5, X5
-	VPXOR   576(SP), X6, X6
-	VPXOR   592(SP), X7, X7
-	ADDQ    $0x20, R11
-	DECQ    640(SP)
-	DECQ    632(SP)
-	JNZ     dpfEvalAESNI_level
-	MOVQ    ar+56(FP), AX
-	TESTQ   AX, AX
-	JZ      dpfEvalAESNI_nodes
-	MOVQ    (R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X0, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X0, X0
-	VPXOR   X10, X0, X11
-	VPADDQ  X10, X0, X0
-	VPXOR   X0, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X0, X0
-	VPXOR   432(SP), X0, X0
-	VPSUBQ  432(SP), X0, X0
-	VPAND   416(SP), X0, X0
-	MOVQ    608(SP), AX
-	VMOVDQU X0, (AX)
-	MOVQ    8(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X1, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X1, X1
-	VPXOR   X10, X1, X11
-	VPADDQ  X10, X1, X1
-	VPXOR   X1, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X1, X1
-	VPXOR   432(SP), X1, X1
-	VPSUBQ  432(SP), X1, X1
-	VPAND   416(SP), X1, X1
-	MOVQ    608(SP), AX
-	VMOVDQU X1, 16(AX)
-	MOVQ    16(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X2, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X2, X2
-	VPXOR   X10, X2, X11
-	VPADDQ  X10, X2, X2
-	VPXOR   X2, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X2, X2
-	VPXOR   432(SP), X2, X2
-	VPSUBQ  432(SP), X2, X2
-	VPAND   416(SP), X2, X2
-	MOVQ    608(SP), AX
-	VMOVDQU X2, 32(AX)
-	MOVQ    24(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X3, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X3, X3
-	VPXOR   X10, X3, X11
-	VPADDQ  X10, X3, X3
-	VPXOR   X3, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X3, X3
-	VPXOR   432(SP), X3, X3
-	VPSUBQ  432(SP), X3, X3
-	VPAND   416(SP), X3, X3
-	MOVQ    608(SP), AX
-	VMOVDQU X3, 48(AX)
-	MOVQ    32(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X4, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X4, X4
-	VPXOR   X10, X4, X11
-	VPADDQ  X10, X4, X4
-	VPXOR   X4, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X4, X4
-	VPXOR   432(SP), X4, X4
-	VPSUBQ  432(SP), X4, X4
-	VPAND   416(SP), X4, X4
-	MOVQ    608(SP), AX
-	VMOVDQU X4, 64(AX)
-	MOVQ    40(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X5, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X5, X5
-	VPXOR   X10, X5, X11
-	VPADDQ  X10, X5, X5
-	VPXOR   X5, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X5, X5
-	VPXOR   432(SP), X5, X5
-	VPSUBQ  432(SP), X5, X5
-	VPAND   416(SP), X5, X5
-	MOVQ    608(SP), AX
-	VMOVDQU X5, 80(AX)
-	MOVQ    48(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X6, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X6, X6
-	VPXOR   X10, X6, X11
-	VPADDQ  X10, X6, X6
-	VPXOR   X6, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X6, X6
-	VPXOR   432(SP), X6, X6
-	VPSUBQ  432(SP), X6, X6
-	VPAND   416(SP), X6, X6
-	MOVQ    608(SP), AX
-	VMOVDQU X6, 96(AX)
-	MOVQ    56(R14), AX
-	VMOVDQU (R11)(AX*1), X10
-	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   X8, X10, X12
-	VPOR    X12, X11, X11
-	VPOR    X11, X9, X9
-	VPSHUFD $0xff, X7, X12
-	VPSLLD  $0x1f, X12, X12
-	VPSRAD  $0x1f, X12, X12
-	VPAND   384(SP), X10, X10
-	VPAND   X12, X10, X10
-	VPAND   384(SP), X7, X7
-	VPXOR   X10, X7, X11
-	VPADDQ  X10, X7, X7
-	VPXOR   X7, X11, X11
-	VPAND   400(SP), X11, X11
-	VPXOR   X11, X7, X7
-	VPXOR   432(SP), X7, X7
-	VPSUBQ  432(SP), X7, X7
-	VPAND   416(SP), X7, X7
-	MOVQ    608(SP), AX
-	VMOVDQU X7, 112(AX)
-	JMP     dpfEvalAESNI_next
+	VPXOR       480(SP), X0, X0
+	VPXOR       496(SP), X1, X1
+	VPXOR       512(SP), X2, X2
+	VPXOR       528(SP), X3, X3
+	VPXOR       544(SP), X4, X4
+	VPXOR       560(SP), X5, X5
+	VPXOR       576(SP), X6, X6
+	VPXOR       592(SP), X7, X7
+	ADDQ        $0x20, R11
+	DECQ        CX
+	DECQ        1656(SP)
+	JNZ         dpfEvalAESNI_level
+	MOVQ        ar+56(FP), AX
+	TESTQ       AX, AX
+	JZ          dpfEvalAESNI_nodes
+	MOVQ        (R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X0, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X0, X0
+	VPXOR       X10, X0, X11
+	VPADDQ      X10, X0, X0
+	VPXOR       X0, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X0, X0
+	VPXOR       432(SP), X0, X0
+	VPSUBQ      432(SP), X0, X0
+	VPAND       416(SP), X0, X0
+	MOVQ        1632(SP), AX
+	VMOVDQU     X0, (AX)
+	MOVQ        8(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X1, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X1, X1
+	VPXOR       X10, X1, X11
+	VPADDQ      X10, X1, X1
+	VPXOR       X1, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X1, X1
+	VPXOR       432(SP), X1, X1
+	VPSUBQ      432(SP), X1, X1
+	VPAND       416(SP), X1, X1
+	MOVQ        1632(SP), AX
+	VMOVDQU     X1, 16(AX)
+	MOVQ        16(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X2, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X2, X2
+	VPXOR       X10, X2, X11
+	VPADDQ      X10, X2, X2
+	VPXOR       X2, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X2, X2
+	VPXOR       432(SP), X2, X2
+	VPSUBQ      432(SP), X2, X2
+	VPAND       416(SP), X2, X2
+	MOVQ        1632(SP), AX
+	VMOVDQU     X2, 32(AX)
+	MOVQ        24(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X3, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X3, X3
+	VPXOR       X10, X3, X11
+	VPADDQ      X10, X3, X3
+	VPXOR       X3, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X3, X3
+	VPXOR       432(SP), X3, X3
+	VPSUBQ      432(SP), X3, X3
+	VPAND       416(SP), X3, X3
+	MOVQ        1632(SP), AX
+	VMOVDQU     X3, 48(AX)
+	MOVQ        32(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X4, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X4, X4
+	VPXOR       X10, X4, X11
+	VPADDQ      X10, X4, X4
+	VPXOR       X4, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X4, X4
+	VPXOR       432(SP), X4, X4
+	VPSUBQ      432(SP), X4, X4
+	VPAND       416(SP), X4, X4
+	MOVQ        1632(SP), AX
+	VMOVDQU     X4, 64(AX)
+	MOVQ        40(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X5, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X5, X5
+	VPXOR       X10, X5, X11
+	VPADDQ      X10, X5, X5
+	VPXOR       X5, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X5, X5
+	VPXOR       432(SP), X5, X5
+	VPSUBQ      432(SP), X5, X5
+	VPAND       416(SP), X5, X5
+	MOVQ        1632(SP), AX
+	VMOVDQU     X5, 80(AX)
+	MOVQ        48(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X6, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X6, X6
+	VPXOR       X10, X6, X11
+	VPADDQ      X10, X6, X6
+	VPXOR       X6, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X6, X6
+	VPXOR       432(SP), X6, X6
+	VPSUBQ      432(SP), X6, X6
+	VPAND       416(SP), X6, X6
+	MOVQ        1632(SP), AX
+	VMOVDQU     X6, 96(AX)
+	MOVQ        56(R14), AX
+	VMOVDQU     (R11)(AX*1), X10
+	VMOVDQU     16(R11)(AX*1), X11
+	VPAND       X8, X10, X12
+	VPOR        X12, X11, X11
+	VPOR        X11, X9, X9
+	VPSHUFD     $0xff, X7, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       384(SP), X10, X10
+	VPAND       X12, X10, X10
+	VPAND       384(SP), X7, X7
+	VPXOR       X10, X7, X11
+	VPADDQ      X10, X7, X7
+	VPXOR       X7, X11, X11
+	VPAND       400(SP), X11, X11
+	VPXOR       X11, X7, X7
+	VPXOR       432(SP), X7, X7
+	VPSUBQ      432(SP), X7, X7
+	VPAND       416(SP), X7, X7
+	MOVQ        1632(SP), AX
+	VMOVDQU     X7, 112(AX)
+	JMP         dpfEvalAESNI_next
 
 dpfEvalAESNI_nodes:
-	MOVQ    608(SP), AX
+	MOVQ    1632(SP), AX
 	VMOVDQU X0, (AX)
 	VMOVDQU X1, 16(AX)
 	VMOVDQU X2, 32(AX)
@@ -2632,10 +2480,10 @@ dpfEvalAESNI_nodes:
 	VMOVDQU X7, 112(AX)
 
 dpfEvalAESNI_next:
-	ADDQ   $0x00000080, 608(SP)
-	ADDQ   $0x00000080, 616(SP)
+	ADDQ   $0x00000080, 1632(SP)
+	ADDQ   $0x00000080, 1640(SP)
 	ADDQ   $0x00000040, R14
-	DECQ   624(SP)
+	DECQ   1648(SP)
 	JNZ    dpfEvalAESNI_group
 	VPTEST X9, X9
 	SETNE  AL
@@ -2645,7 +2493,7 @@ dpfEvalAESNI_next:
 
 // func dcfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[4][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
-TEXT ·dcfEvalAESNI(SB), $1072-73
+TEXT ·dcfEvalAESNI(SB), $1568-73
 	MOVQ    keys+48(FP), AX
 	VPXOR   X11, X11, X11
 	VMOVDQU evalLsb<>+0(SB), X12
@@ -2754,39 +2602,85 @@ TEXT ·dcfEvalAESNI(SB), $1072-73
 	VMOVDQU 48(AX), X10
 	VMOVDQU X10, 816(SP)
 	MOVQ    u+0(FP), AX
-	MOVQ    AX, 992(SP)
+	MOVQ    AX, 1504(SP)
 	MOVQ    xs+8(FP), AX
-	MOVQ    AX, 1000(SP)
+	MOVQ    AX, 1512(SP)
 	MOVQ    groups+32(FP), AX
-	MOVQ    AX, 1008(SP)
+	MOVQ    AX, 1520(SP)
 	MOVQ    pf+64(FP), AX
-	MOVQ    AX, 1040(SP)
+	MOVQ    AX, 1536(SP)
 	MOVQ    off+16(FP), R14
 
 dcfEvalAESNI_group:
-	MOVQ    1040(SP), R9
-	MOVQ    rows+24(FP), AX
-	MOVQ    8(R9), R11
-	ADDQ    AX, R11
-	MOVQ    R11, 1056(SP)
-	ADDQ    (R9), AX
-	MOVQ    AX, 1048(SP)
-	SUBQ    AX, R11
-	SHRQ    $0x06, R11
-	MOVQ    levels+40(FP), AX
-	IMUL3Q  $0x0000000a, AX, AX
-	ADDQ    AX, R11
-	XORL    DX, DX
-	XCHGQ   AX, R11
-	DIVQ    R11
-	MOVQ    AX, 1064(SP)
-	ADDQ    $0x10, 1040(SP)
+	MOVQ   1536(SP), R9
+	MOVQ   rows+24(FP), AX
+	MOVQ   8(R9), R11
+	ADDQ   AX, R11
+	MOVQ   R11, 1552(SP)
+	ADDQ   (R9), AX
+	MOVQ   AX, 1544(SP)
+	SUBQ   AX, R11
+	SHRQ   $0x06, R11
+	MOVQ   levels+40(FP), AX
+	IMUL3Q $0x00000002, AX, AX
+	ADDQ   AX, R11
+	XORL   DX, DX
+	XCHGQ  AX, R11
+	DIVQ   R11
+	MOVQ   AX, 1560(SP)
+	ADDQ   $0x10, 1536(SP)
+	MOVQ   $0x0101010101010101, BX
+	MOVQ   $0x8040201008040201, DX
+	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
+	MOVQ   $0x8080808080808080, DI
+	MOVQ   1512(SP), R10
+	LEAQ   992(SP), CX
+	MOVQ   levels+40(FP), R8
+	ADDQ   $0x07, R8
+	SHRQ   $0x03, R8
+
+dcfEvalAESNI_sides1:
+	MOVBQZX (R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, (CX)
+	MOVBQZX 16(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 128(CX)
+	MOVBQZX 32(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 256(CX)
+	MOVBQZX 48(R10), AX
+	IMULQ   BX, AX
+	ANDQ    DX, AX
+	ADDQ    SI, AX
+	ANDQ    DI, AX
+	SHRQ    $0x07, AX
+	MOVQ    AX, R9
+	MOVQ    R9, 384(CX)
+	INCQ    R10
+	ADDQ    $0x08, CX
+	DECQ    R8
+	JNZ     dcfEvalAESNI_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 1016(SP)
-	DECQ    AX
-	MOVQ    AX, 1024(SP)
-	MOVQ    992(SP), AX
+	MOVQ    AX, 1528(SP)
+	LEAQ    991(SP)(AX*1), CX
+	MOVQ    1504(SP), AX
 	VMOVDQU (AX), X0
 	VPXOR   X9, X9, X9
 	VMOVDQU 16(AX), X1
@@ -2797,17 +2691,8 @@ dcfEvalAESNI_group:
 	VPXOR   X12, X12, X12
 
 dcfEvalAESNI_level:
-	MOVQ    1024(SP), CX
-	MOVQ    CX, AX
-	SHRQ    $0x06, AX
-	SHLQ    $0x03, AX
-	ADDQ    1000(SP), AX
-	MOVQ    AX, 1032(SP)
-	MOVQ    1032(SP), BX
-	MOVQ    (BX), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, BX
+	MOVBQZX (CX), BX
+	IMUL3Q  $0x000000c0, BX, BX
 	LEAQ    (SP)(BX*1), BX
 	MOVQ    (R14), AX
 	VMOVDQU (R11)(AX*1), X13
@@ -2832,11 +2717,8 @@ dcfEvalAESNI_level:
 	VMOVDQU X13, 864(SP)
 	VPXOR   384(BX), X0, X4
 	VPXOR   (BX), X0, X0
-	MOVQ    1032(SP), DX
-	MOVQ    16(DX), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, DX
+	MOVBQZX 128(CX), DX
+	IMUL3Q  $0x000000c0, DX, DX
 	LEAQ    (SP)(DX*1), DX
 	MOVQ    8(R14), AX
 	VMOVDQU (R11)(AX*1), X13
@@ -2861,11 +2743,8 @@ dcfEvalAESNI_level:
 	VMOVDQU X13, 880(SP)
 	VPXOR   384(DX), X1, X5
 	VPXOR   (DX), X1, X1
-	MOVQ    1032(SP), SI
-	MOVQ    32(SI), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, SI
+	MOVBQZX 256(CX), SI
+	IMUL3Q  $0x000000c0, SI, SI
 	LEAQ    (SP)(SI*1), SI
 	MOVQ    16(R14), AX
 	VMOVDQU (R11)(AX*1), X13
@@ -2890,11 +2769,8 @@ dcfEvalAESNI_level:
 	VMOVDQU X13, 896(SP)
 	VPXOR   384(SI), X2, X6
 	VPXOR   (SI), X2, X2
-	MOVQ    1032(SP), DI
-	MOVQ    48(DI), AX
-	SHRQ    CL, AX
-	ANDQ    $0x00000001, AX
-	IMUL3Q  $0x000000c0, AX, DI
+	MOVBQZX 384(CX), DI
+	IMUL3Q  $0x000000c0, DI, DI
 	LEAQ    (SP)(DI*1), DI
 	MOVQ    24(R14), AX
 	VMOVDQU (R11)(AX*1), X13
@@ -2927,19 +2803,6 @@ dcfEvalAESNI_level:
 	VAESENC 400(SI), X6, X6
 	VAESENC 16(DI), X3, X3
 	VAESENC 400(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf1:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone2
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf1
-
-dcfEvalAESNI_pfdone2:
-	MOVQ    AX, 1048(SP)
 	VAESENC 32(BX), X0, X0
 	VAESENC 416(BX), X4, X4
 	VAESENC 32(DX), X1, X1
@@ -2948,19 +2811,6 @@ dcfEvalAESNI_pfdone2:
 	VAESENC 416(SI), X6, X6
 	VAESENC 32(DI), X3, X3
 	VAESENC 416(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf3:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone4
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf3
-
-dcfEvalAESNI_pfdone4:
-	MOVQ    AX, 1048(SP)
 	VAESENC 48(BX), X0, X0
 	VAESENC 432(BX), X4, X4
 	VAESENC 48(DX), X1, X1
@@ -2969,19 +2819,19 @@ dcfEvalAESNI_pfdone4:
 	VAESENC 432(SI), X6, X6
 	VAESENC 48(DI), X3, X3
 	VAESENC 432(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
+	MOVQ    1544(SP), AX
+	MOVQ    1560(SP), R9
 
-dcfEvalAESNI_pf5:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone6
+dcfEvalAESNI_pf2:
+	CMPQ       AX, 1552(SP)
+	JAE        dcfEvalAESNI_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dcfEvalAESNI_pf5
+	JNZ        dcfEvalAESNI_pf2
 
-dcfEvalAESNI_pfdone6:
-	MOVQ    AX, 1048(SP)
+dcfEvalAESNI_pfdone3:
+	MOVQ    AX, 1544(SP)
 	VAESENC 64(BX), X0, X0
 	VAESENC 448(BX), X4, X4
 	VAESENC 64(DX), X1, X1
@@ -2990,19 +2840,6 @@ dcfEvalAESNI_pfdone6:
 	VAESENC 448(SI), X6, X6
 	VAESENC 64(DI), X3, X3
 	VAESENC 448(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf7:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone8
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf7
-
-dcfEvalAESNI_pfdone8:
-	MOVQ    AX, 1048(SP)
 	VAESENC 80(BX), X0, X0
 	VAESENC 464(BX), X4, X4
 	VAESENC 80(DX), X1, X1
@@ -3011,19 +2848,6 @@ dcfEvalAESNI_pfdone8:
 	VAESENC 464(SI), X6, X6
 	VAESENC 80(DI), X3, X3
 	VAESENC 464(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf9:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone10
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf9
-
-dcfEvalAESNI_pfdone10:
-	MOVQ    AX, 1048(SP)
 	VAESENC 96(BX), X0, X0
 	VAESENC 480(BX), X4, X4
 	VAESENC 96(DX), X1, X1
@@ -3032,19 +2856,6 @@ dcfEvalAESNI_pfdone10:
 	VAESENC 480(SI), X6, X6
 	VAESENC 96(DI), X3, X3
 	VAESENC 480(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf11:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone12
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf11
-
-dcfEvalAESNI_pfdone12:
-	MOVQ    AX, 1048(SP)
 	VAESENC 112(BX), X0, X0
 	VAESENC 496(BX), X4, X4
 	VAESENC 112(DX), X1, X1
@@ -3053,61 +2864,35 @@ dcfEvalAESNI_pfdone12:
 	VAESENC 496(SI), X6, X6
 	VAESENC 112(DI), X3, X3
 	VAESENC 496(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
+	MOVQ    1544(SP), AX
+	MOVQ    1560(SP), R9
 
-dcfEvalAESNI_pf13:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone14
+dcfEvalAESNI_pf4:
+	CMPQ       AX, 1552(SP)
+	JAE        dcfEvalAESNI_pfdone5
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
 	DECQ       R9
-	JNZ        dcfEvalAESNI_pf13
+	JNZ        dcfEvalAESNI_pf4
 
-dcfEvalAESNI_pfdone14:
-	MOVQ    AX, 1048(SP)
-	VAESENC 128(BX), X0, X0
-	VAESENC 512(BX), X4, X4
-	VAESENC 128(DX), X1, X1
-	VAESENC 512(DX), X5, X5
-	VAESENC 128(SI), X2, X2
-	VAESENC 512(SI), X6, X6
-	VAESENC 128(DI), X3, X3
-	VAESENC 512(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf15:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone16
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf15
-
-dcfEvalAESNI_pfdone16:
-	MOVQ    AX, 1048(SP)
-	VAESENC 144(BX), X0, X0
-	VAESENC 528(BX), X4, X4
-	VAESENC 144(DX), X1, X1
-	VAESENC 528(DX), X5, X5
-	VAESENC 144(SI), X2, X2
-	VAESENC 528(SI), X6, X6
-	VAESENC 144(DI), X3, X3
-	VAESENC 528(DI), X7, X7
-	MOVQ    1048(SP), AX
-	MOVQ    1064(SP), R9
-
-dcfEvalAESNI_pf17:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone18
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf17
-
-dcfEvalAESNI_pfdone18:
-	MOVQ        AX, 1048(SP)
+dcfEvalAESNI_pfdone5:
+	MOVQ        AX, 1544(SP)
+	VAESENC     128(BX), X0, X0
+	VAESENC     512(BX), X4, X4
+	VAESENC     128(DX), X1, X1
+	VAESENC     512(DX), X5, X5
+	VAESENC     128(SI), X2, X2
+	VAESENC     512(SI), X6, X6
+	VAESENC     128(DI), X3, X3
+	VAESENC     512(DI), X7, X7
+	VAESENC     144(BX), X0, X0
+	VAESENC     528(BX), X4, X4
+	VAESENC     144(DX), X1, X1
+	VAESENC     528(DX), X5, X5
+	VAESENC     144(SI), X2, X2
+	VAESENC     528(SI), X6, X6
+	VAESENC     144(DI), X3, X3
+	VAESENC     528(DI), X7, X7
 	VAESENCLAST 160(BX), X0, X0
 	VAESENCLAST 544(BX), X4, X4
 	VAESENCLAST 160(DX), X1, X1
@@ -3116,174 +2901,161 @@ dcfEvalAESNI_pfdone18:
 	VAESENCLAST 544(SI), X6, X6
 	VAESENCLAST 160(DI), X3, X3
 	VAESENCLAST 544(DI), X7, X7
-	MOVQ        1048(SP), AX
-	MOVQ        1064(SP), R9
-
-dcfEvalAESNI_pf19:
-	CMPQ       AX, 1056(SP)
-	JAE        dcfEvalAESNI_pfdone20
-	PREFETCHT1 (AX)
-	ADDQ       $0x40, AX
-	DECQ       R9
-	JNZ        dcfEvalAESNI_pf19
-
-dcfEvalAESNI_pfdone20:
-	MOVQ    AX, 1048(SP)
-	VPXOR   864(SP), X0, X0
-	VPXOR   928(SP), X4, X4
-	VPAND   768(SP), X4, X4
-	VPXOR   X4, X9, X15
-	VPADDQ  X4, X9, X9
-	VPXOR   X9, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X9, X9
-	VPXOR   880(SP), X1, X1
-	VPXOR   944(SP), X5, X5
-	VPAND   768(SP), X5, X5
-	VPXOR   X5, X10, X15
-	VPADDQ  X5, X10, X10
-	VPXOR   X10, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X10, X10
-	VPXOR   896(SP), X2, X2
-	VPXOR   960(SP), X6, X6
-	VPAND   768(SP), X6, X6
-	VPXOR   X6, X11, X15
-	VPADDQ  X6, X11, X11
-	VPXOR   X11, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X11, X11
-	VPXOR   912(SP), X3, X3
-	VPXOR   976(SP), X7, X7
-	VPAND   768(SP), X7, X7
-	VPXOR   X7, X12, X15
-	VPADDQ  X7, X12, X12
-	VPXOR   X12, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X12, X12
-	ADDQ    $0x20, R11
-	DECQ    1024(SP)
-	DECQ    1016(SP)
-	JNZ     dcfEvalAESNI_level
-	VPXOR   X4, X4, X4
-	MOVQ    (R14), AX
-	VMOVDQU (R11)(AX*1), X13
-	VMOVDQU 16(R11)(AX*1), X14
-	VPAND   X8, X14, X15
-	VPOR    X13, X15, X15
-	VPOR    X15, X4, X4
-	VPSHUFD $0xff, X0, X15
-	VPSLLD  $0x1f, X15, X15
-	VPSRAD  $0x1f, X15, X15
-	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
-	VPAND   768(SP), X0, X0
-	VPXOR   X14, X0, X15
-	VPADDQ  X14, X0, X0
-	VPXOR   X0, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X0, X0
-	VPXOR   X0, X9, X15
-	VPADDQ  X0, X9, X9
-	VPXOR   X9, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X9, X9
-	VPXOR   816(SP), X9, X9
-	VPSUBQ  816(SP), X9, X9
-	VPAND   800(SP), X9, X9
-	MOVQ    992(SP), AX
-	VMOVDQU X9, (AX)
-	MOVQ    8(R14), AX
-	VMOVDQU (R11)(AX*1), X13
-	VMOVDQU 16(R11)(AX*1), X14
-	VPAND   X8, X14, X15
-	VPOR    X13, X15, X15
-	VPOR    X15, X4, X4
-	VPSHUFD $0xff, X1, X15
-	VPSLLD  $0x1f, X15, X15
-	VPSRAD  $0x1f, X15, X15
-	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
-	VPAND   768(SP), X1, X1
-	VPXOR   X14, X1, X15
-	VPADDQ  X14, X1, X1
-	VPXOR   X1, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X1, X1
-	VPXOR   X1, X10, X15
-	VPADDQ  X1, X10, X10
-	VPXOR   X10, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X10, X10
-	VPXOR   816(SP), X10, X10
-	VPSUBQ  816(SP), X10, X10
-	VPAND   800(SP), X10, X10
-	MOVQ    992(SP), AX
-	VMOVDQU X10, 16(AX)
-	MOVQ    16(R14), AX
-	VMOVDQU (R11)(AX*1), X13
-	VMOVDQU 16(R11)(AX*1), X14
-	VPAND   X8, X14, X15
-	VPOR    X13, X15, X15
-	VPOR    X15, X4, X4
-	VPSHUFD $0xff, X2, X15
-	VPSLLD  $0x1f, X15, X15
-	VPSRAD  $0x1f, X15, X15
-	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
-	VPAND   768(SP), X2, X2
-	VPXOR   X14, X2, X15
-	VPADDQ  X14, X2, X2
-	VPXOR   X2, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X2, X2
-	VPXOR   X2, X11, X15
-	VPADDQ  X2, X11, X11
-	VPXOR   X11, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X11, X11
-	VPXOR   816(SP), X11, X11
-	VPSUBQ  816(SP), X11, X11
-	VPAND   800(SP), X11, X11
-	MOVQ    992(SP), AX
-	VMOVDQU X11, 32(AX)
-	MOVQ    24(R14), AX
-	VMOVDQU (R11)(AX*1), X13
-	VMOVDQU 16(R11)(AX*1), X14
-	VPAND   X8, X14, X15
-	VPOR    X13, X15, X15
-	VPOR    X15, X4, X4
-	VPSHUFD $0xff, X3, X15
-	VPSLLD  $0x1f, X15, X15
-	VPSRAD  $0x1f, X15, X15
-	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
-	VPAND   768(SP), X3, X3
-	VPXOR   X14, X3, X15
-	VPADDQ  X14, X3, X3
-	VPXOR   X3, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X3, X3
-	VPXOR   X3, X12, X15
-	VPADDQ  X3, X12, X12
-	VPXOR   X12, X15, X15
-	VPAND   784(SP), X15, X15
-	VPXOR   X15, X12, X12
-	VPXOR   816(SP), X12, X12
-	VPSUBQ  816(SP), X12, X12
-	VPAND   800(SP), X12, X12
-	MOVQ    992(SP), AX
-	VMOVDQU X12, 48(AX)
-	VPOR    848(SP), X4, X4
-	VMOVDQU X4, 848(SP)
-	ADDQ    $0x00000040, 992(SP)
-	ADDQ    $0x00000040, 1000(SP)
-	ADDQ    $0x00000020, R14
-	DECQ    1008(SP)
-	JNZ     dcfEvalAESNI_group
-	VMOVDQU 848(SP), X4
-	VPTEST  X4, X4
-	SETNE   AL
-	MOVB    AL, bad+72(FP)
+	VPXOR       864(SP), X0, X0
+	VPXOR       928(SP), X4, X4
+	VPAND       768(SP), X4, X4
+	VPXOR       X4, X9, X15
+	VPADDQ      X4, X9, X9
+	VPXOR       X9, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X9, X9
+	VPXOR       880(SP), X1, X1
+	VPXOR       944(SP), X5, X5
+	VPAND       768(SP), X5, X5
+	VPXOR       X5, X10, X15
+	VPADDQ      X5, X10, X10
+	VPXOR       X10, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X10, X10
+	VPXOR       896(SP), X2, X2
+	VPXOR       960(SP), X6, X6
+	VPAND       768(SP), X6, X6
+	VPXOR       X6, X11, X15
+	VPADDQ      X6, X11, X11
+	VPXOR       X11, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X11, X11
+	VPXOR       912(SP), X3, X3
+	VPXOR       976(SP), X7, X7
+	VPAND       768(SP), X7, X7
+	VPXOR       X7, X12, X15
+	VPADDQ      X7, X12, X12
+	VPXOR       X12, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X12, X12
+	ADDQ        $0x20, R11
+	DECQ        CX
+	DECQ        1528(SP)
+	JNZ         dcfEvalAESNI_level
+	VPXOR       X4, X4, X4
+	MOVQ        (R14), AX
+	VMOVDQU     (R11)(AX*1), X13
+	VMOVDQU     16(R11)(AX*1), X14
+	VPAND       X8, X14, X15
+	VPOR        X13, X15, X15
+	VPOR        X15, X4, X4
+	VPSHUFD     $0xff, X0, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       X15, X14, X14
+	VPAND       768(SP), X14, X14
+	VPAND       768(SP), X0, X0
+	VPXOR       X14, X0, X15
+	VPADDQ      X14, X0, X0
+	VPXOR       X0, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X0, X0
+	VPXOR       X0, X9, X15
+	VPADDQ      X0, X9, X9
+	VPXOR       X9, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X9, X9
+	VPXOR       816(SP), X9, X9
+	VPSUBQ      816(SP), X9, X9
+	VPAND       800(SP), X9, X9
+	MOVQ        1504(SP), AX
+	VMOVDQU     X9, (AX)
+	MOVQ        8(R14), AX
+	VMOVDQU     (R11)(AX*1), X13
+	VMOVDQU     16(R11)(AX*1), X14
+	VPAND       X8, X14, X15
+	VPOR        X13, X15, X15
+	VPOR        X15, X4, X4
+	VPSHUFD     $0xff, X1, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       X15, X14, X14
+	VPAND       768(SP), X14, X14
+	VPAND       768(SP), X1, X1
+	VPXOR       X14, X1, X15
+	VPADDQ      X14, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VPXOR       X1, X10, X15
+	VPADDQ      X1, X10, X10
+	VPXOR       X10, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X10, X10
+	VPXOR       816(SP), X10, X10
+	VPSUBQ      816(SP), X10, X10
+	VPAND       800(SP), X10, X10
+	MOVQ        1504(SP), AX
+	VMOVDQU     X10, 16(AX)
+	MOVQ        16(R14), AX
+	VMOVDQU     (R11)(AX*1), X13
+	VMOVDQU     16(R11)(AX*1), X14
+	VPAND       X8, X14, X15
+	VPOR        X13, X15, X15
+	VPOR        X15, X4, X4
+	VPSHUFD     $0xff, X2, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       X15, X14, X14
+	VPAND       768(SP), X14, X14
+	VPAND       768(SP), X2, X2
+	VPXOR       X14, X2, X15
+	VPADDQ      X14, X2, X2
+	VPXOR       X2, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X2, X2
+	VPXOR       X2, X11, X15
+	VPADDQ      X2, X11, X11
+	VPXOR       X11, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X11, X11
+	VPXOR       816(SP), X11, X11
+	VPSUBQ      816(SP), X11, X11
+	VPAND       800(SP), X11, X11
+	MOVQ        1504(SP), AX
+	VMOVDQU     X11, 32(AX)
+	MOVQ        24(R14), AX
+	VMOVDQU     (R11)(AX*1), X13
+	VMOVDQU     16(R11)(AX*1), X14
+	VPAND       X8, X14, X15
+	VPOR        X13, X15, X15
+	VPOR        X15, X4, X4
+	VPSHUFD     $0xff, X3, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       X15, X14, X14
+	VPAND       768(SP), X14, X14
+	VPAND       768(SP), X3, X3
+	VPXOR       X14, X3, X15
+	VPADDQ      X14, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VPXOR       X3, X12, X15
+	VPADDQ      X3, X12, X12
+	VPXOR       X12, X15, X15
+	VPAND       784(SP), X15, X15
+	VPXOR       X15, X12, X12
+	VPXOR       816(SP), X12, X12
+	VPSUBQ      816(SP), X12, X12
+	VPAND       800(SP), X12, X12
+	MOVQ        1504(SP), AX
+	VMOVDQU     X12, 48(AX)
+	VPOR        848(SP), X4, X4
+	VMOVDQU     X4, 848(SP)
+	ADDQ        $0x00000040, 1504(SP)
+	ADDQ        $0x00000040, 1512(SP)
+	ADDQ        $0x00000020, R14
+	DECQ        1520(SP)
+	JNZ         dcfEvalAESNI_group
+	VMOVDQU     848(SP), X4
+	VPTEST      X4, X4
+	SETNE       AL
+	MOVB        AL, bad+72(FP)
 	VZEROUPPER
 	RET

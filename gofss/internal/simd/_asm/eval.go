@@ -34,7 +34,7 @@ const (
 	rounds     = 11
 	keyBytes   = rounds * 16 // an expanded key, [11][16]byte
 	rowBytes   = 32          // a correction word, two blocks
-	prefetches = rounds - 1  // prefetch steps a level: one after each AES round
+	prefetches = 2           // prefetch steps a level, after rounds 3 and 7
 )
 
 // width is a vector width the walks come in.
@@ -54,8 +54,8 @@ var (
 )
 
 // The pattern pointers of a group's vectors; R11 points at the level's correction
-// word of key 0, R14 at the group's correction-word offsets, CX holds the level's
-// input bit (shifts use it mod 64), AX and R9 are scratch.
+// word of key 0, R14 at the group's correction-word offsets, CX at the level's side
+// patterns, AX and R9 are scratch.
 var patternRegs = []GPPhysical{RBX, RDX, RSI, RDI, R8, R10, R12, R13}
 
 func (w width) vec(i int) VecPhysical {
@@ -138,12 +138,14 @@ type walk struct {
 	table   Mem
 	consts  Mem
 	slots   Mem // per vector: the corrected node; DCF also the clamped seed
+	sides   Mem // per vector, sideBytes: byte b its pattern at input bit b
 	// 8-byte locals: the group's nodes and inputs, groups and levels left, the
-	// level's input bit and where its inputs' word with that bit is, the prefetch
-	// state (pf's next range, the next address, the end, lines per step).
-	u, xs, groups, levels, bit, xsLevel, pf, pfNext, pfEnd, pfPer Mem
-	labels                                                        int
+	// prefetch state (pf's next range, the next address, the end, lines per step).
+	u, xs, groups, levels, pf, pfNext, pfEnd, pfPer Mem
+	labels                                          int
 }
+
+const sideBytes = 128 // an input's bits
 
 func newWalk(w width, name string, vectors, tables, slots int) *walk {
 	k := &walk{w: w, name: name, vectors: vectors, pattern: (rounds + 1) * w.size()}
@@ -151,7 +153,8 @@ func newWalk(w width, name string, vectors, tables, slots int) *walk {
 	k.table = AllocLocal(tables * k.tables)
 	k.consts = AllocLocal(consts * w.size())
 	k.slots = AllocLocal(slots * vectors * w.size())
-	for _, m := range []*Mem{&k.u, &k.xs, &k.groups, &k.levels, &k.bit, &k.xsLevel, &k.pf, &k.pfNext, &k.pfEnd, &k.pfPer} {
+	k.sides = AllocLocal(vectors * sideBytes)
+	for _, m := range []*Mem{&k.u, &k.xs, &k.groups, &k.levels, &k.pf, &k.pfNext, &k.pfEnd, &k.pfPer} {
 		*m = AllocLocal(8)
 	}
 	return k
@@ -208,8 +211,8 @@ func (k *walk) args() {
 }
 
 // groupStart readies a group's prefetches (the next group's correction words,
-// spread over its levels, PREFETCHES times a level: issued in bursts the misses stall
-// the loads) and its first level.
+// spread over its levels, prefetches steps a level: issued in one burst the misses
+// stall the loads), its side patterns and its first level.
 func (k *walk) groupStart() {
 	MOVQ(k.pf, R9)
 	Load(Param("rows"), RAX)
@@ -229,11 +232,59 @@ func (k *walk) groupStart() {
 	MOVQ(RAX, k.pfPer)
 	ADDQ(U8(16), k.pf)
 
+	k.sidePatterns()
 	Load(Param("rows"), R11)
 	Load(Param("levels"), RAX)
 	MOVQ(RAX, k.levels)
-	DECQ(RAX)
-	MOVQ(RAX, k.bit)
+	LEAQ(k.sides.Offset(-1).Idx(RAX, 1), RCX) // input bit levels-1, the first level's
+}
+
+// sidePatterns writes the group's side patterns: for vector v and input bit b, the
+// byte at sides + sideBytes*v + b has bit l set where lane l's input has bit b set. An
+// input byte spreads over 8 bytes without BMI2 (slow on Zen 2): multiplied into every
+// byte, each byte keeps its own bit, and adding 0x7f moves that to bit 7.
+func (k *walk) sidePatterns() {
+	w := k.w
+	rep, sel, add, top, n, xs := RBX, RDX, RSI, RDI, R8, R10
+	MOVQ(U64(0x0101010101010101), rep)
+	MOVQ(U64(0x8040201008040201), sel)
+	MOVQ(U64(0x7f7f7f7f7f7f7f7f), add)
+	MOVQ(U64(0x8080808080808080), top)
+	MOVQ(k.xs, xs)
+	LEAQ(k.sides, RCX)
+	Load(Param("levels"), n)
+	ADDQ(U8(7), n)
+	SHRQ(U8(3), n) // input bytes the levels read
+	loop := k.label("sides")
+	Label(loop)
+	for v := 0; v < k.vectors; v++ {
+		for l := 0; l < w.blocks; l++ {
+			MOVBQZX(Mem{Base: xs, Disp: 16 * (w.blocks*v + l)}, RAX)
+			IMULQ(rep, RAX)
+			ANDQ(sel, RAX)
+			ADDQ(add, RAX)
+			ANDQ(top, RAX)
+			SHRQ(U8(7-l), RAX)
+			if l == 0 {
+				MOVQ(RAX, R9)
+			} else {
+				ORQ(RAX, R9)
+			}
+		}
+		MOVQ(R9, Mem{Base: RCX, Disp: sideBytes * v})
+	}
+	INCQ(xs)
+	ADDQ(U8(8), RCX)
+	DECQ(n)
+	JNZ(LabelRef(loop))
+}
+
+// prefetchAfter issues a prefetch step after rounds 3 and 7 of a level: a step after
+// every round costs more instructions than it hides misses.
+func prefetchAfter(r int, k *walk) {
+	if r == 3 || r == 7 {
+		k.prefetch()
+	}
 }
 
 // prefetch issues one step of the group's prefetches, into L2.
@@ -252,21 +303,10 @@ func (k *walk) prefetch() {
 	MOVQ(RAX, k.pfNext)
 }
 
-// levelStart sets CX to the level's input bit and xsLevel to the group's inputs'
-// word that holds it.
-func (k *walk) levelStart() {
-	MOVQ(k.bit, RCX)
-	MOVQ(RCX, RAX)
-	SHRQ(U8(6), RAX)
-	SHLQ(U8(3), RAX)
-	ADDQ(k.xs, RAX)
-	MOVQ(RAX, k.xsLevel)
-}
-
 // levelEnd moves to the next level's correction words and input bit, and loops.
 func (k *walk) levelEnd(loop string) {
 	ADDQ(U8(rowBytes), R11)
-	DECQ(k.bit)
+	DECQ(RCX)
 	DECQ(k.levels)
 	JNZ(LabelRef(loop))
 }
@@ -283,18 +323,8 @@ func (k *walk) groupEnd(loop string) {
 
 // patternOf points p at the pattern of vector v's sides at this level.
 func (k *walk) patternOf(v int, p GPPhysical) {
-	w := k.w
-	MOVQ(k.xsLevel, p)
-	MOVQ(Mem{Base: p, Disp: 16 * w.blocks * v}, RAX)
-	SHRQ(CL, RAX)
-	ANDQ(U32(1), RAX)
-	if w.blocks == 2 {
-		MOVQ(Mem{Base: p, Disp: 16 * (2*v + 1)}, R9)
-		SHRQ(CL, R9)
-		ANDQ(U32(1), R9)
-		LEAQ(Mem{Base: RAX, Index: R9, Scale: 2}, RAX)
-	}
-	IMUL3Q(U32(k.pattern), RAX, p)
+	MOVBQZX(Mem{Base: RCX, Disp: sideBytes * v}, p)
+	IMUL3Q(U32(k.pattern), p, p)
 	LEAQ(k.table.Idx(p, 1), p)
 }
 
@@ -374,7 +404,6 @@ func dpf(w width) {
 	}
 
 	Label(name + "_level")
-	k.levelStart()
 	for v := range 8 {
 		u, p := w.vec(v), patternRegs[v]
 		k.patternOf(v, p)
@@ -398,7 +427,7 @@ func dpf(w width) {
 		for v := range 8 {
 			aes(r, Mem{Base: patternRegs[v], Disp: r * w.size()}, w.vec(v))
 		}
-		k.prefetch()
+		prefetchAfter(r, k)
 	}
 	for v := range 8 {
 		VPXOR(k.slot(v), w.vec(v), w.vec(v))
@@ -471,7 +500,6 @@ func dcf(w width) {
 	}
 
 	Label(name + "_level")
-	k.levelStart()
 	for v := range 4 {
 		u, sv, acc, p := w.vec(v), w.vec(4+v), w.vec(9+v), patternRegs[v]
 		k.patternOf(v, p)
@@ -498,7 +526,7 @@ func dcf(w width) {
 			aes(r, Mem{Base: patternRegs[v], Disp: r * w.size()}, w.vec(v))
 			aes(r, Mem{Base: patternRegs[v], Disp: k.tables + r*w.size()}, w.vec(4+v))
 		}
-		k.prefetch()
+		prefetchAfter(r, k)
 	}
 	for v := range 4 {
 		u, sv, acc := w.vec(v), w.vec(4+v), w.vec(9+v)
