@@ -31,10 +31,9 @@ import (
 )
 
 const (
-	rounds     = 11
-	keyBytes   = rounds * 16 // an expanded key, [11][16]byte
-	rowBytes   = 32          // a correction word, two blocks
-	prefetches = 2           // prefetch steps a level, after rounds 3 and 7
+	rounds   = 11
+	keyBytes = rounds * 16 // an expanded key, [11][16]byte
+	rowBytes = 32          // a correction word, two blocks
 )
 
 // width is a vector width the walks come in.
@@ -132,9 +131,11 @@ const (
 type walk struct {
 	w       width
 	name    string
-	vectors int // per group
-	pattern int // bytes per side pattern: 11 round keys and the side mask
-	tables  int // bytes of one table of patterns (DCF has two: seed and value keys)
+	vectors int  // per group
+	steps   int  // prefetch steps a level
+	addOnly bool // the variant being generated takes the group's + for qword addition
+	pattern int  // bytes per side pattern: 11 round keys and the side mask
+	tables  int  // bytes of one table of patterns (DCF has two: seed and value keys)
 	table   Mem
 	consts  Mem
 	slots   Mem // per vector: the corrected node; DCF also the clamped seed
@@ -148,7 +149,10 @@ type walk struct {
 const sideBytes = 128 // an input's bits
 
 func newWalk(w width, name string, vectors, tables, slots int) *walk {
-	k := &walk{w: w, name: name, vectors: vectors, pattern: (rounds + 1) * w.size()}
+	k := &walk{w: w, name: name, vectors: vectors, pattern: (rounds + 1) * w.size(), steps: 2}
+	if vectors*w.blocks <= 8 {
+		k.steps = 1 // a small group's keys are a few lines a level
+	}
 	k.tables = (1 << w.blocks) * k.pattern
 	k.table = AllocLocal(tables * k.tables)
 	k.consts = AllocLocal(consts * w.size())
@@ -211,7 +215,7 @@ func (k *walk) args() {
 }
 
 // groupStart readies a group's prefetches (the next group's correction words,
-// spread over its levels, prefetches steps a level: issued in one burst the misses
+// spread over its levels, k.steps steps a level: issued in one burst the misses
 // stall the loads), its side patterns and its first level.
 func (k *walk) groupStart() {
 	MOVQ(k.pf, R9)
@@ -224,7 +228,7 @@ func (k *walk) groupStart() {
 	SUBQ(RAX, R11)
 	SHRQ(U8(6), R11)
 	Load(Param("levels"), RAX)
-	IMUL3Q(U32(prefetches), RAX, RAX)
+	IMUL3Q(U32(k.steps), RAX, RAX)
 	ADDQ(RAX, R11)
 	XORL(EDX, EDX)
 	XCHGQ(RAX, R11)
@@ -279,10 +283,11 @@ func (k *walk) sidePatterns() {
 	JNZ(LabelRef(loop))
 }
 
-// prefetchAfter issues a prefetch step after rounds 3 and 7 of a level: a step after
-// every round costs more instructions than it hides misses.
+// prefetchAfter issues a prefetch step after round r of a level where it is one of
+// the walk's steps: after round 5, or 3 and 7. A step after every round costs more
+// instructions than it hides misses.
 func prefetchAfter(r int, k *walk) {
-	if r == 3 || r == 7 {
+	if k.steps == 1 && r == 5 || k.steps == 2 && (r == 3 || r == 7) {
 		k.prefetch()
 	}
 }
@@ -352,9 +357,13 @@ func tmask(u, t VecPhysical) {
 	VPSRAD(U8(31), t, t)
 }
 
-// gadd sets x += y in the group (t is clobbered): the qword sums, or x ^ y
-// where Xor is set.
+// gadd sets x += y in the group (t is clobbered): the qword sums, or x ^ y where
+// Xor is set; in the addition-only variant, just the sums.
 func (k *walk) gadd(y, x, t VecPhysical) {
+	if k.addOnly {
+		VPADDQ(y, x, x)
+		return
+	}
 	VPXOR(y, x, t)
 	VPADDQ(y, x, x)
 	VPXOR(x, t, t)
@@ -478,8 +487,7 @@ func dcf(w width) {
 	Pragma("noescape")
 	Doc(name + " is dcfEvalAes in groups of " + fmt.Sprint(4*w.blocks) + " points.")
 	k := newWalk(w, name, 4, 2, 2)
-	lsbv, c1, c2, t := w.vec(8), w.vec(13), w.vec(14), w.vec(15)
-	node, seed := func(v int) Mem { return k.slot(v) }, func(v int) Mem { return k.slot(4 + v) }
+	lsbv, c1 := w.vec(8), w.vec(13)
 	Load(Param("keys"), RAX)
 	// Seed outputs: keys 0 (left) and 2 (right); value outputs: keys 1 and 3.
 	k.buildTable(0, func(side int) int { return 2 * side * keyBytes }, true)
@@ -490,6 +498,30 @@ func dcf(w width) {
 	Load(Param("ar"), RAX)
 	k.loadArith()
 	k.args()
+	// The groups' + is addition (uint32, uint64) or not: a variant of the walk each,
+	// the first's additions one instruction instead of five.
+	VMOVDQU(k.c(cXor), c1)
+	VPTEST(c1, c1)
+	JNZ(LabelRef(name + "_mixed_group"))
+	k.addOnly = true
+	dcfGroups(k, name+"_add")
+	JMP(LabelRef(name + "_done"))
+	k.addOnly = false
+	dcfGroups(k, name+"_mixed")
+	Label(name + "_done")
+	VMOVDQU(k.c(cBad), w.vec(4))
+	VPTEST(w.vec(4), w.vec(4))
+	SETNE(AL)
+	Store(AL, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// dcfGroups emits the DCF walk's loop over groups, its labels named name.
+func dcfGroups(k *walk, name string) {
+	w := k.w
+	lsbv, c1, c2, t := w.vec(8), w.vec(13), w.vec(14), w.vec(15)
+	node, seed := func(v int) Mem { return k.slot(v) }, func(v int) Mem { return k.slot(4 + v) }
 
 	Label(name + "_group")
 	k.groupStart()
@@ -558,11 +590,4 @@ func dcf(w width) {
 	VPOR(k.c(cBad), bad, bad)
 	VMOVDQU(bad, k.c(cBad))
 	k.groupEnd(name + "_group")
-
-	VMOVDQU(k.c(cBad), bad)
-	VPTEST(bad, bad)
-	SETNE(AL)
-	Store(AL, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
 }
