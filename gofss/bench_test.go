@@ -109,8 +109,6 @@ func BenchmarkGen(b *testing.B) {
 	}
 }
 
-// BenchmarkEval runs, under each PRG backend, each walk implementation that serves
-// the scheme there (impl=<name>), so that one run compares them.
 func BenchmarkEval(b *testing.B) {
 	for _, k := range []int{1, benchKeysN} {
 		for _, bs := range benchSchemes(b) {
@@ -118,22 +116,52 @@ func BenchmarkEval(b *testing.B) {
 				_, p0, alphas, _, cws := benchKeys(b, bs.s, k)
 				out := make([]Block, k)
 				benchBackends(b, bs.prg, func(b *testing.B) {
-					for _, im := range Impls() {
-						s, err := New(bs.s.Params(), WithImpl(im))
-						if err != nil {
-							continue // not served under this backend on this CPU
+					perItem(b, k, "key", func() {
+						if err := bs.s.Eval(out, 0, p0, cws, alphas); err != nil {
+							b.Fatal(err)
 						}
-						b.Run("impl="+im, func(b *testing.B) {
-							perItem(b, k, "key", func() {
-								if err := s.Eval(out, 0, p0, cws, alphas); err != nil {
-									b.Fatal(err)
-								}
-							})
-						})
-					}
+					})
 				})
 			})
 		}
+	}
+}
+
+// BenchmarkImpls runs, under each PRG backend, every walk implementation that serves
+// the scheme there (impl=<name>, as WithImpl forces it), on batched Eval (2^16 keys,
+// ns/key) and EvalAll (one key, ns/output), so that one run compares them: the other
+// benchmarks run the implementation a scheme gets by default.
+func BenchmarkImpls(b *testing.B) {
+	for _, bs := range benchSchemes(b) {
+		b.Run(bs.name, func(b *testing.B) {
+			_, p0, alphas, _, cws := benchKeys(b, bs.s, benchKeysN)
+			out := make([]Block, max(benchKeysN, 1<<benchBits))
+			for i := range out { // fault its pages in before the first timing
+				out[i] = Block{Lo: 1}
+			}
+			benchBackends(b, bs.prg, func(b *testing.B) {
+				for _, im := range Impls() {
+					s, err := New(bs.s.Params(), WithImpl(im))
+					if err != nil {
+						continue // not served under this backend on this CPU
+					}
+					b.Run("eval/impl="+im, func(b *testing.B) {
+						perItem(b, benchKeysN, "key", func() {
+							if err := s.Eval(out[:benchKeysN], 0, p0, cws, alphas); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
+					b.Run("eval_all/impl="+im, func(b *testing.B) {
+						perItem(b, 1<<benchBits, "output", func() {
+							if err := s.EvalAll(out[:1<<benchBits], 0, p0[:1], cws[:s.Params().CwRows()]); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
+				}
+			})
+		})
 	}
 }
 

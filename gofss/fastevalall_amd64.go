@@ -5,7 +5,8 @@ package gofss
 import "github.com/pyfss/pyfss/gofss/internal/simd"
 
 // The EvalAll trees on the routines; groups without lane masks (uint127) take the
-// portable tree.
+// portable tree. With AES keys DPF's levels run on the CPU class's fused routines
+// (f.eval), AVX-512 or AVX2.
 
 func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	if !f.kaOK {
@@ -26,15 +27,23 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 			r.u[0] = r.s[0].WithLsb(uint8(party))
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
-			raw := prgRaw(prg, lanes != nil, out.u, in.s)
 			cw := cwPair(k, i)
-			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
+			if lanes != nil {
+				f.eval.DpfLevel(kblocks(out.u), kblocks(out.s), kblocks(in.u), &cw, lanes)
+				return
+			}
+			raw := prgRaw(prg, false, out.u, in.s)
+			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, nil)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := place(k, x0, 2*len(in.s))
-			raw := prgRaw(prg, lanes != nil, out, in.s)
 			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
-			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, lanes)
+			if lanes != nil {
+				f.eval.DpfLeaves(kblocks(out), kblocks(in.u), &cw, kblock(v), ka, lanes)
+				return
+			}
+			raw := prgRaw(prg, false, out, in.s)
+			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, nil)
 		},
 	}
 }

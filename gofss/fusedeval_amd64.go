@@ -8,10 +8,10 @@ import (
 )
 
 // The implementations of CPUs without AVX-512 whose fast routines are the fused
-// Eval walks of package simd (AVX2 with VAES or AES-NI), for aes128_mmo: Eval
-// batches take the walks, through the same tiles as the AVX-512 ones
-// (fastDpf.evalAes), and everything else the one-key walks of the "aesni"
-// implementation (short batches) or the portable ones.
+// walks of package simd (AVX2 with VAES or AES-NI), for aes128_mmo: Eval batches
+// take the walks, through the same tiles as the AVX-512 ones (fastDpf.evalAes), DPF
+// EvalAll its fused level routines (fastDpf.walkEvalAll), and everything else the
+// one-key walks of the "aesni" implementation (short batches) or the portable ones.
 
 // fusedEvalImpl is the registry entry of eval's walks, named name.
 func fusedEvalImpl(name string, eval *simd.FusedEval) impl {
@@ -74,4 +74,11 @@ func (w *fusedEvalDcf) walkEval(st callControl, dst []Block, party int, s0s []Bl
 		return w.oneKeyDcf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
 	return w.fast.evalAes(st, &pointBatch{dst, party, s0s, cws, xs, m, w.params.InBits})
+}
+
+func (w *fusedEvalDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	if !aes128.HasWalk() { // the portable AES backend selected since: portable walks
+		return w.Dpf.walkEvalAll(place, party, s0s, cws)
+	}
+	return w.fast.walkEvalAll(place, party, s0s, cws)
 }

@@ -39,16 +39,48 @@ type FusedEval struct {
 	DcfGroup  int  // and of the DCF walk
 	dpf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
 	dcf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
+	// DPF's EvalAll routines, DpfLevel and DpfLeaves with keys
+	dpfLevel  func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
+	dpfLeaves func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
 }
 
 // The fused walks, fastest first: AVX-512 with VAES (evalaes_amd64.s), and for CPUs
 // without AVX-512 VAES on 256-bit vectors or AES-NI on 128-bit ones, both with AVX2
 // (avx2_amd64.go).
 var (
-	FusedAVX512  = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalAes, dcfEvalAes}
-	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256}
-	FusedAESNI   = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI}
+	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalAes, dcfEvalAes,
+		func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys) {
+			dpfLevel(u, s, nil, parents, m, cw, keys)
+		},
+		func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys) {
+			dpfLeaves(dst, nil, parents, m, cw, v, ar, keys)
+		},
+	}
+	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256, dpfLevelVAES256, dpfLeavesVAES256}
+	FusedAESNI   = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI, dpfLevelAESNI, dpfLeavesAESNI}
 )
+
+// DpfLevel is the package's DpfLevel with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DpfLevel(u, s, parents []Block, cw *[2]Block, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(u) != 2*m || len(s) != 2*m {
+		panic("simd: FusedEval.DpfLevel: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dpfLevel(&u[0], &s[0], &parents[0], m, cw, keys)
+	}
+}
+
+// DpfLeaves is the package's DpfLeaves with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DpfLeaves(dst, parents []Block, cw *[2]Block, v Block, g *Arith, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(dst) != 2*m {
+		panic("simd: FusedEval.DpfLeaves: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dpfLeaves(&dst[0], &parents[0], m, cw, &v, g, keys)
+	}
+}
 
 // Dpf walks a tile of points (a multiple of DpfGroup) down all levels of their DPF
 // keys' trees: keys are the expanded keys of the left and right outputs. u holds

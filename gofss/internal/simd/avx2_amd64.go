@@ -32,3 +32,15 @@ func dpfEvalAESNI(u, xs *Block, off *int, rows *Block, groups, levels int, keys 
 
 //go:noescape
 func dcfEvalAESNI(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
+
+//go:noescape
+func dpfLevelVAES256(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
+
+//go:noescape
+func dpfLeavesVAES256(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
+
+//go:noescape
+func dpfLevelAESNI(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
+
+//go:noescape
+func dpfLeavesAESNI(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)

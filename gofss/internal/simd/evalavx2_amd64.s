@@ -2229,6 +2229,595 @@ dcfEvalVAES256_done:
 	VZEROUPPER
 	RET
 
+// func dpfLevelVAES256(u *byte, s *byte, parents *byte, m int, cw *[4]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·dpfLevelVAES256(SB), $448-48
+	MOVQ           u+0(FP), DI
+	MOVQ           s+8(FP), R8
+	MOVQ           cw+32(FP), AX
+	VMOVDQU        (AX), Y9
+	VBROADCASTI128 evalLsb<>+0(SB), Y8
+	MOVQ           parents+16(FP), SI
+	MOVQ           m+24(FP), CX
+	MOVQ           keys+40(FP), DX
+
+dpfLevelVAES256_group:
+	CMPQ           CX, $0x00000008
+	JB             dpfLevelVAES256_one
+	VBROADCASTI128 (SI), Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y0, Y8, Y0
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y0, Y12, Y12
+	VMOVDQU        Y12, 192(SP)
+	VPXOR          (DX), Y0, Y0
+	VBROADCASTI128 16(SI), Y1
+	VPSHUFD        $0xff, Y1, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y1, Y8, Y1
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y1, Y12, Y12
+	VMOVDQU        Y12, 224(SP)
+	VPXOR          (DX), Y1, Y1
+	VBROADCASTI128 32(SI), Y2
+	VPSHUFD        $0xff, Y2, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y2, Y8, Y2
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y2, Y12, Y12
+	VMOVDQU        Y12, 256(SP)
+	VPXOR          (DX), Y2, Y2
+	VBROADCASTI128 48(SI), Y3
+	VPSHUFD        $0xff, Y3, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y3, Y8, Y3
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y3, Y12, Y12
+	VMOVDQU        Y12, 288(SP)
+	VPXOR          (DX), Y3, Y3
+	VBROADCASTI128 64(SI), Y4
+	VPSHUFD        $0xff, Y4, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y4, Y8, Y4
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y4, Y12, Y12
+	VMOVDQU        Y12, 320(SP)
+	VPXOR          (DX), Y4, Y4
+	VBROADCASTI128 80(SI), Y5
+	VPSHUFD        $0xff, Y5, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y5, Y8, Y5
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y5, Y12, Y12
+	VMOVDQU        Y12, 352(SP)
+	VPXOR          (DX), Y5, Y5
+	VBROADCASTI128 96(SI), Y6
+	VPSHUFD        $0xff, Y6, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y6, Y8, Y6
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y6, Y12, Y12
+	VMOVDQU        Y12, 384(SP)
+	VPXOR          (DX), Y6, Y6
+	VBROADCASTI128 112(SI), Y7
+	VPSHUFD        $0xff, Y7, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y7, Y8, Y7
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y7, Y12, Y12
+	VMOVDQU        Y12, 416(SP)
+	VPXOR          (DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        64(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        64(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        64(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        64(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        128(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        128(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        128(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        128(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        192(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        192(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        192(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        192(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        256(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        256(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        256(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        256(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        320(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        320(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        320(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        320(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        384(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        384(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        384(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        384(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        448(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        448(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        448(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        448(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        512(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        512(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        512(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        512(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        576(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        576(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        576(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        576(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    640(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    640(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    640(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    640(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VMOVDQU        Y0, (DI)
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (R8)
+	VPXOR          224(SP), Y1, Y1
+	VMOVDQU        Y1, 32(DI)
+	VPANDN         Y1, Y8, Y1
+	VMOVDQU        Y1, 32(R8)
+	VPXOR          256(SP), Y2, Y2
+	VMOVDQU        Y2, 64(DI)
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 64(R8)
+	VPXOR          288(SP), Y3, Y3
+	VMOVDQU        Y3, 96(DI)
+	VPANDN         Y3, Y8, Y3
+	VMOVDQU        Y3, 96(R8)
+	VPXOR          320(SP), Y4, Y4
+	VMOVDQU        Y4, 128(DI)
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 128(R8)
+	VPXOR          352(SP), Y5, Y5
+	VMOVDQU        Y5, 160(DI)
+	VPANDN         Y5, Y8, Y5
+	VMOVDQU        Y5, 160(R8)
+	VPXOR          384(SP), Y6, Y6
+	VMOVDQU        Y6, 192(DI)
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 192(R8)
+	VPXOR          416(SP), Y7, Y7
+	VMOVDQU        Y7, 224(DI)
+	VPANDN         Y7, Y8, Y7
+	VMOVDQU        Y7, 224(R8)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000100, DI
+	ADDQ           $0x00000100, R8
+	SUBQ           $0x00000008, CX
+	JMP            dpfLevelVAES256_group
+
+dpfLevelVAES256_one:
+	TESTQ          CX, CX
+	JZ             dpfLevelVAES256_done
+	VBROADCASTI128 (SI), Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y0, Y8, Y0
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y0, Y12, Y12
+	VMOVDQU        Y12, 192(SP)
+	VPXOR          (DX), Y0, Y0
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        576(DX), Y0, Y0
+	VAESENCLAST    640(DX), Y0, Y0
+	VPXOR          192(SP), Y0, Y0
+	VMOVDQU        Y0, (DI)
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (R8)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000020, DI
+	ADDQ           $0x00000020, R8
+	SUBQ           $0x00000001, CX
+	JMP            dpfLevelVAES256_one
+
+dpfLevelVAES256_done:
+	VZEROUPPER
+	RET
+
+// func dpfLeavesVAES256(dst *byte, parents *byte, m int, cw *[4]uint64, v *[2]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·dpfLeavesVAES256(SB), $448-56
+	MOVQ           ar+40(FP), AX
+	VBROADCASTI128 (AX), Y10
+	VMOVDQU        Y10, (SP)
+	VBROADCASTI128 16(AX), Y10
+	VMOVDQU        Y10, 32(SP)
+	VBROADCASTI128 32(AX), Y10
+	VMOVDQU        Y10, 64(SP)
+	VBROADCASTI128 48(AX), Y10
+	VMOVDQU        Y10, 96(SP)
+	MOVQ           v+32(FP), AX
+	VBROADCASTI128 (AX), Y14
+	MOVQ           dst+0(FP), DI
+	MOVQ           cw+24(FP), AX
+	VMOVDQU        (AX), Y9
+	VBROADCASTI128 evalLsb<>+0(SB), Y8
+	MOVQ           parents+8(FP), SI
+	MOVQ           m+16(FP), CX
+	MOVQ           keys+48(FP), DX
+
+dpfLeavesVAES256_group:
+	CMPQ           CX, $0x00000008
+	JB             dpfLeavesVAES256_one
+	VBROADCASTI128 (SI), Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y0, Y8, Y0
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y0, Y12, Y12
+	VMOVDQU        Y12, 192(SP)
+	VPXOR          (DX), Y0, Y0
+	VBROADCASTI128 16(SI), Y1
+	VPSHUFD        $0xff, Y1, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y1, Y8, Y1
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y1, Y12, Y12
+	VMOVDQU        Y12, 224(SP)
+	VPXOR          (DX), Y1, Y1
+	VBROADCASTI128 32(SI), Y2
+	VPSHUFD        $0xff, Y2, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y2, Y8, Y2
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y2, Y12, Y12
+	VMOVDQU        Y12, 256(SP)
+	VPXOR          (DX), Y2, Y2
+	VBROADCASTI128 48(SI), Y3
+	VPSHUFD        $0xff, Y3, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y3, Y8, Y3
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y3, Y12, Y12
+	VMOVDQU        Y12, 288(SP)
+	VPXOR          (DX), Y3, Y3
+	VBROADCASTI128 64(SI), Y4
+	VPSHUFD        $0xff, Y4, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y4, Y8, Y4
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y4, Y12, Y12
+	VMOVDQU        Y12, 320(SP)
+	VPXOR          (DX), Y4, Y4
+	VBROADCASTI128 80(SI), Y5
+	VPSHUFD        $0xff, Y5, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y5, Y8, Y5
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y5, Y12, Y12
+	VMOVDQU        Y12, 352(SP)
+	VPXOR          (DX), Y5, Y5
+	VBROADCASTI128 96(SI), Y6
+	VPSHUFD        $0xff, Y6, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y6, Y8, Y6
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y6, Y12, Y12
+	VMOVDQU        Y12, 384(SP)
+	VPXOR          (DX), Y6, Y6
+	VBROADCASTI128 112(SI), Y7
+	VPSHUFD        $0xff, Y7, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y7, Y8, Y7
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y7, Y12, Y12
+	VMOVDQU        Y12, 416(SP)
+	VPXOR          (DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        64(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        64(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        64(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        64(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        128(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        128(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        128(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        128(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        192(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        192(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        192(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        192(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        256(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        256(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        256(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        256(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        320(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        320(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        320(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        320(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        384(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        384(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        384(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        384(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        448(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        448(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        448(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        448(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        512(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        512(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        512(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        512(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        576(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        576(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        576(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        576(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    640(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    640(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    640(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    640(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y0, Y0
+	VPXOR          Y11, Y0, Y12
+	VPADDQ         Y11, Y0, Y0
+	VPXOR          Y0, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y0, Y0
+	VPXOR          96(SP), Y0, Y0
+	VPSUBQ         96(SP), Y0, Y0
+	VPAND          64(SP), Y0, Y0
+	VMOVDQU        Y0, (DI)
+	VPXOR          224(SP), Y1, Y1
+	VPSHUFD        $0xff, Y1, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y1, Y1
+	VPXOR          Y11, Y1, Y12
+	VPADDQ         Y11, Y1, Y1
+	VPXOR          Y1, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y1, Y1
+	VPXOR          96(SP), Y1, Y1
+	VPSUBQ         96(SP), Y1, Y1
+	VPAND          64(SP), Y1, Y1
+	VMOVDQU        Y1, 32(DI)
+	VPXOR          256(SP), Y2, Y2
+	VPSHUFD        $0xff, Y2, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y2, Y2
+	VPXOR          Y11, Y2, Y12
+	VPADDQ         Y11, Y2, Y2
+	VPXOR          Y2, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y2, Y2
+	VPXOR          96(SP), Y2, Y2
+	VPSUBQ         96(SP), Y2, Y2
+	VPAND          64(SP), Y2, Y2
+	VMOVDQU        Y2, 64(DI)
+	VPXOR          288(SP), Y3, Y3
+	VPSHUFD        $0xff, Y3, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y3, Y3
+	VPXOR          Y11, Y3, Y12
+	VPADDQ         Y11, Y3, Y3
+	VPXOR          Y3, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y3, Y3
+	VPXOR          96(SP), Y3, Y3
+	VPSUBQ         96(SP), Y3, Y3
+	VPAND          64(SP), Y3, Y3
+	VMOVDQU        Y3, 96(DI)
+	VPXOR          320(SP), Y4, Y4
+	VPSHUFD        $0xff, Y4, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y4, Y4
+	VPXOR          Y11, Y4, Y12
+	VPADDQ         Y11, Y4, Y4
+	VPXOR          Y4, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y4, Y4
+	VPXOR          96(SP), Y4, Y4
+	VPSUBQ         96(SP), Y4, Y4
+	VPAND          64(SP), Y4, Y4
+	VMOVDQU        Y4, 128(DI)
+	VPXOR          352(SP), Y5, Y5
+	VPSHUFD        $0xff, Y5, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y5, Y5
+	VPXOR          Y11, Y5, Y12
+	VPADDQ         Y11, Y5, Y5
+	VPXOR          Y5, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y5, Y5
+	VPXOR          96(SP), Y5, Y5
+	VPSUBQ         96(SP), Y5, Y5
+	VPAND          64(SP), Y5, Y5
+	VMOVDQU        Y5, 160(DI)
+	VPXOR          384(SP), Y6, Y6
+	VPSHUFD        $0xff, Y6, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y6, Y6
+	VPXOR          Y11, Y6, Y12
+	VPADDQ         Y11, Y6, Y6
+	VPXOR          Y6, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y6, Y6
+	VPXOR          96(SP), Y6, Y6
+	VPSUBQ         96(SP), Y6, Y6
+	VPAND          64(SP), Y6, Y6
+	VMOVDQU        Y6, 192(DI)
+	VPXOR          416(SP), Y7, Y7
+	VPSHUFD        $0xff, Y7, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y7, Y7
+	VPXOR          Y11, Y7, Y12
+	VPADDQ         Y11, Y7, Y7
+	VPXOR          Y7, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y7, Y7
+	VPXOR          96(SP), Y7, Y7
+	VPSUBQ         96(SP), Y7, Y7
+	VPAND          64(SP), Y7, Y7
+	VMOVDQU        Y7, 224(DI)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000100, DI
+	SUBQ           $0x00000008, CX
+	JMP            dpfLeavesVAES256_group
+
+dpfLeavesVAES256_one:
+	TESTQ          CX, CX
+	JZ             dpfLeavesVAES256_done
+	VBROADCASTI128 (SI), Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y0, Y8, Y0
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y0, Y12, Y12
+	VMOVDQU        Y12, 192(SP)
+	VPXOR          (DX), Y0, Y0
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        576(DX), Y0, Y0
+	VAESENCLAST    640(DX), Y0, Y0
+	VPXOR          192(SP), Y0, Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y0, Y0
+	VPXOR          Y11, Y0, Y12
+	VPADDQ         Y11, Y0, Y0
+	VPXOR          Y0, Y12, Y12
+	VPAND          32(SP), Y12, Y12
+	VPXOR          Y12, Y0, Y0
+	VPXOR          96(SP), Y0, Y0
+	VPSUBQ         96(SP), Y0, Y0
+	VPAND          64(SP), Y0, Y0
+	VMOVDQU        Y0, (DI)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000001, CX
+	JMP            dpfLeavesVAES256_one
+
+dpfLeavesVAES256_done:
+	VZEROUPPER
+	RET
+
 // func dpfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
 TEXT ·dpfEvalAESNI(SB), $1696-73
@@ -3814,5 +4403,653 @@ dcfEvalAESNI_done:
 	VPTEST  X4, X4
 	SETNE   AL
 	MOVB    AL, bad+72(FP)
+	VZEROUPPER
+	RET
+
+// func dpfLevelAESNI(u *byte, s *byte, parents *byte, m int, cw *[4]uint64, keys *[11][4][16]byte)
+// Requires: AVX, VAES
+TEXT ·dpfLevelAESNI(SB), $224-48
+	MOVQ    u+0(FP), DI
+	MOVQ    s+8(FP), R8
+	MOVQ    cw+32(FP), AX
+	VMOVDQU (AX), X9
+	VMOVDQU 16(AX), X10
+	VMOVDQU evalLsb<>+0(SB), X8
+	MOVQ    parents+16(FP), SI
+	MOVQ    m+24(FP), CX
+	MOVQ    keys+40(FP), DX
+
+dpfLevelAESNI_group:
+	CMPQ        CX, $0x00000004
+	JB          dpfLevelAESNI_one
+	VMOVDQU     (SI), X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X0, X8, X0
+	VPAND       X9, X11, X12
+	VPXOR       X0, X12, X12
+	VMOVDQU     X12, 96(SP)
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X1, X8, X1
+	VPAND       X10, X11, X12
+	VPXOR       X1, X12, X12
+	VMOVDQU     X12, 112(SP)
+	VPXOR       16(DX), X1, X1
+	VMOVDQU     16(SI), X2
+	VPSHUFD     $0xff, X2, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X2, X8, X2
+	VPAND       X9, X11, X12
+	VPXOR       X2, X12, X12
+	VMOVDQU     X12, 128(SP)
+	VPXOR       (DX), X2, X2
+	VMOVDQU     16(SI), X3
+	VPSHUFD     $0xff, X3, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X3, X8, X3
+	VPAND       X10, X11, X12
+	VPXOR       X3, X12, X12
+	VMOVDQU     X12, 144(SP)
+	VPXOR       16(DX), X3, X3
+	VMOVDQU     32(SI), X4
+	VPSHUFD     $0xff, X4, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X4, X8, X4
+	VPAND       X9, X11, X12
+	VPXOR       X4, X12, X12
+	VMOVDQU     X12, 160(SP)
+	VPXOR       (DX), X4, X4
+	VMOVDQU     32(SI), X5
+	VPSHUFD     $0xff, X5, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X5, X8, X5
+	VPAND       X10, X11, X12
+	VPXOR       X5, X12, X12
+	VMOVDQU     X12, 176(SP)
+	VPXOR       16(DX), X5, X5
+	VMOVDQU     48(SI), X6
+	VPSHUFD     $0xff, X6, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X6, X8, X6
+	VPAND       X9, X11, X12
+	VPXOR       X6, X12, X12
+	VMOVDQU     X12, 192(SP)
+	VPXOR       (DX), X6, X6
+	VMOVDQU     48(SI), X7
+	VPSHUFD     $0xff, X7, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X7, X8, X7
+	VPAND       X10, X11, X12
+	VPXOR       X7, X12, X12
+	VMOVDQU     X12, 208(SP)
+	VPXOR       16(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     64(DX), X2, X2
+	VAESENC     80(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     64(DX), X6, X6
+	VAESENC     80(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     128(DX), X2, X2
+	VAESENC     144(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     128(DX), X6, X6
+	VAESENC     144(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     192(DX), X2, X2
+	VAESENC     208(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     192(DX), X6, X6
+	VAESENC     208(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     256(DX), X2, X2
+	VAESENC     272(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     256(DX), X6, X6
+	VAESENC     272(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     320(DX), X2, X2
+	VAESENC     336(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     320(DX), X6, X6
+	VAESENC     336(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     384(DX), X2, X2
+	VAESENC     400(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     384(DX), X6, X6
+	VAESENC     400(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     448(DX), X2, X2
+	VAESENC     464(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     448(DX), X6, X6
+	VAESENC     464(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     512(DX), X2, X2
+	VAESENC     528(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     512(DX), X6, X6
+	VAESENC     528(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     576(DX), X2, X2
+	VAESENC     592(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     576(DX), X6, X6
+	VAESENC     592(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 640(DX), X2, X2
+	VAESENCLAST 656(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 640(DX), X6, X6
+	VAESENCLAST 656(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VMOVDQU     X0, (DI)
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (R8)
+	VPXOR       112(SP), X1, X1
+	VMOVDQU     X1, 16(DI)
+	VPANDN      X1, X8, X1
+	VMOVDQU     X1, 16(R8)
+	VPXOR       128(SP), X2, X2
+	VMOVDQU     X2, 32(DI)
+	VPANDN      X2, X8, X2
+	VMOVDQU     X2, 32(R8)
+	VPXOR       144(SP), X3, X3
+	VMOVDQU     X3, 48(DI)
+	VPANDN      X3, X8, X3
+	VMOVDQU     X3, 48(R8)
+	VPXOR       160(SP), X4, X4
+	VMOVDQU     X4, 64(DI)
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 64(R8)
+	VPXOR       176(SP), X5, X5
+	VMOVDQU     X5, 80(DI)
+	VPANDN      X5, X8, X5
+	VMOVDQU     X5, 80(R8)
+	VPXOR       192(SP), X6, X6
+	VMOVDQU     X6, 96(DI)
+	VPANDN      X6, X8, X6
+	VMOVDQU     X6, 96(R8)
+	VPXOR       208(SP), X7, X7
+	VMOVDQU     X7, 112(DI)
+	VPANDN      X7, X8, X7
+	VMOVDQU     X7, 112(R8)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000004, CX
+	JMP         dpfLevelAESNI_group
+
+dpfLevelAESNI_one:
+	TESTQ       CX, CX
+	JZ          dpfLevelAESNI_done
+	VMOVDQU     (SI), X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X0, X8, X0
+	VPAND       X9, X11, X12
+	VPXOR       X0, X12, X12
+	VMOVDQU     X12, 96(SP)
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X1, X8, X1
+	VPAND       X10, X11, X12
+	VPXOR       X1, X12, X12
+	VMOVDQU     X12, 112(SP)
+	VPXOR       16(DX), X1, X1
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VPXOR       96(SP), X0, X0
+	VMOVDQU     X0, (DI)
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (R8)
+	VPXOR       112(SP), X1, X1
+	VMOVDQU     X1, 16(DI)
+	VPANDN      X1, X8, X1
+	VMOVDQU     X1, 16(R8)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	SUBQ        $0x00000001, CX
+	JMP         dpfLevelAESNI_one
+
+dpfLevelAESNI_done:
+	VZEROUPPER
+	RET
+
+// func dpfLeavesAESNI(dst *byte, parents *byte, m int, cw *[4]uint64, v *[2]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, VAES
+TEXT ·dpfLeavesAESNI(SB), $224-56
+	MOVQ    ar+40(FP), AX
+	VMOVDQU (AX), X10
+	VMOVDQU X10, (SP)
+	VMOVDQU 16(AX), X10
+	VMOVDQU X10, 16(SP)
+	VMOVDQU 32(AX), X10
+	VMOVDQU X10, 32(SP)
+	VMOVDQU 48(AX), X10
+	VMOVDQU X10, 48(SP)
+	MOVQ    v+32(FP), AX
+	VMOVDQU (AX), X14
+	MOVQ    dst+0(FP), DI
+	MOVQ    cw+24(FP), AX
+	VMOVDQU (AX), X9
+	VMOVDQU 16(AX), X10
+	VMOVDQU evalLsb<>+0(SB), X8
+	MOVQ    parents+8(FP), SI
+	MOVQ    m+16(FP), CX
+	MOVQ    keys+48(FP), DX
+
+dpfLeavesAESNI_group:
+	CMPQ        CX, $0x00000004
+	JB          dpfLeavesAESNI_one
+	VMOVDQU     (SI), X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X0, X8, X0
+	VPAND       X9, X11, X12
+	VPXOR       X0, X12, X12
+	VMOVDQU     X12, 96(SP)
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X1, X8, X1
+	VPAND       X10, X11, X12
+	VPXOR       X1, X12, X12
+	VMOVDQU     X12, 112(SP)
+	VPXOR       16(DX), X1, X1
+	VMOVDQU     16(SI), X2
+	VPSHUFD     $0xff, X2, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X2, X8, X2
+	VPAND       X9, X11, X12
+	VPXOR       X2, X12, X12
+	VMOVDQU     X12, 128(SP)
+	VPXOR       (DX), X2, X2
+	VMOVDQU     16(SI), X3
+	VPSHUFD     $0xff, X3, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X3, X8, X3
+	VPAND       X10, X11, X12
+	VPXOR       X3, X12, X12
+	VMOVDQU     X12, 144(SP)
+	VPXOR       16(DX), X3, X3
+	VMOVDQU     32(SI), X4
+	VPSHUFD     $0xff, X4, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X4, X8, X4
+	VPAND       X9, X11, X12
+	VPXOR       X4, X12, X12
+	VMOVDQU     X12, 160(SP)
+	VPXOR       (DX), X4, X4
+	VMOVDQU     32(SI), X5
+	VPSHUFD     $0xff, X5, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X5, X8, X5
+	VPAND       X10, X11, X12
+	VPXOR       X5, X12, X12
+	VMOVDQU     X12, 176(SP)
+	VPXOR       16(DX), X5, X5
+	VMOVDQU     48(SI), X6
+	VPSHUFD     $0xff, X6, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X6, X8, X6
+	VPAND       X9, X11, X12
+	VPXOR       X6, X12, X12
+	VMOVDQU     X12, 192(SP)
+	VPXOR       (DX), X6, X6
+	VMOVDQU     48(SI), X7
+	VPSHUFD     $0xff, X7, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X7, X8, X7
+	VPAND       X10, X11, X12
+	VPXOR       X7, X12, X12
+	VMOVDQU     X12, 208(SP)
+	VPXOR       16(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     64(DX), X2, X2
+	VAESENC     80(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     64(DX), X6, X6
+	VAESENC     80(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     128(DX), X2, X2
+	VAESENC     144(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     128(DX), X6, X6
+	VAESENC     144(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     192(DX), X2, X2
+	VAESENC     208(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     192(DX), X6, X6
+	VAESENC     208(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     256(DX), X2, X2
+	VAESENC     272(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     256(DX), X6, X6
+	VAESENC     272(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     320(DX), X2, X2
+	VAESENC     336(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     320(DX), X6, X6
+	VAESENC     336(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     384(DX), X2, X2
+	VAESENC     400(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     384(DX), X6, X6
+	VAESENC     400(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     448(DX), X2, X2
+	VAESENC     464(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     448(DX), X6, X6
+	VAESENC     464(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     512(DX), X2, X2
+	VAESENC     528(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     512(DX), X6, X6
+	VAESENC     528(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     576(DX), X2, X2
+	VAESENC     592(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     576(DX), X6, X6
+	VAESENC     592(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 640(DX), X2, X2
+	VAESENCLAST 656(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 640(DX), X6, X6
+	VAESENCLAST 656(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X0, X0
+	VPXOR       X11, X0, X12
+	VPADDQ      X11, X0, X0
+	VPXOR       X0, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X0, X0
+	VPXOR       48(SP), X0, X0
+	VPSUBQ      48(SP), X0, X0
+	VPAND       32(SP), X0, X0
+	VMOVDQU     X0, (DI)
+	VPXOR       112(SP), X1, X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X1, X1
+	VPXOR       X11, X1, X12
+	VPADDQ      X11, X1, X1
+	VPXOR       X1, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, 16(DI)
+	VPXOR       128(SP), X2, X2
+	VPSHUFD     $0xff, X2, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X2, X2
+	VPXOR       X11, X2, X12
+	VPADDQ      X11, X2, X2
+	VPXOR       X2, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X2, X2
+	VPXOR       48(SP), X2, X2
+	VPSUBQ      48(SP), X2, X2
+	VPAND       32(SP), X2, X2
+	VMOVDQU     X2, 32(DI)
+	VPXOR       144(SP), X3, X3
+	VPSHUFD     $0xff, X3, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X3, X3
+	VPXOR       X11, X3, X12
+	VPADDQ      X11, X3, X3
+	VPXOR       X3, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X3, X3
+	VPXOR       48(SP), X3, X3
+	VPSUBQ      48(SP), X3, X3
+	VPAND       32(SP), X3, X3
+	VMOVDQU     X3, 48(DI)
+	VPXOR       160(SP), X4, X4
+	VPSHUFD     $0xff, X4, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X4, X4
+	VPXOR       X11, X4, X12
+	VPADDQ      X11, X4, X4
+	VPXOR       X4, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X4, X4
+	VPXOR       48(SP), X4, X4
+	VPSUBQ      48(SP), X4, X4
+	VPAND       32(SP), X4, X4
+	VMOVDQU     X4, 64(DI)
+	VPXOR       176(SP), X5, X5
+	VPSHUFD     $0xff, X5, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X5, X5
+	VPXOR       X11, X5, X12
+	VPADDQ      X11, X5, X5
+	VPXOR       X5, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X5, X5
+	VPXOR       48(SP), X5, X5
+	VPSUBQ      48(SP), X5, X5
+	VPAND       32(SP), X5, X5
+	VMOVDQU     X5, 80(DI)
+	VPXOR       192(SP), X6, X6
+	VPSHUFD     $0xff, X6, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X6, X6
+	VPXOR       X11, X6, X12
+	VPADDQ      X11, X6, X6
+	VPXOR       X6, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X6, X6
+	VPXOR       48(SP), X6, X6
+	VPSUBQ      48(SP), X6, X6
+	VPAND       32(SP), X6, X6
+	VMOVDQU     X6, 96(DI)
+	VPXOR       208(SP), X7, X7
+	VPSHUFD     $0xff, X7, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X7, X7
+	VPXOR       X11, X7, X12
+	VPADDQ      X11, X7, X7
+	VPXOR       X7, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X7, X7
+	VPXOR       48(SP), X7, X7
+	VPSUBQ      48(SP), X7, X7
+	VPAND       32(SP), X7, X7
+	VMOVDQU     X7, 112(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000004, CX
+	JMP         dpfLeavesAESNI_group
+
+dpfLeavesAESNI_one:
+	TESTQ       CX, CX
+	JZ          dpfLeavesAESNI_done
+	VMOVDQU     (SI), X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X0, X8, X0
+	VPAND       X9, X11, X12
+	VPXOR       X0, X12, X12
+	VMOVDQU     X12, 96(SP)
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X1, X8, X1
+	VPAND       X10, X11, X12
+	VPXOR       X1, X12, X12
+	VMOVDQU     X12, 112(SP)
+	VPXOR       16(DX), X1, X1
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VPXOR       96(SP), X0, X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X0, X0
+	VPXOR       X11, X0, X12
+	VPADDQ      X11, X0, X0
+	VPXOR       X0, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X0, X0
+	VPXOR       48(SP), X0, X0
+	VPSUBQ      48(SP), X0, X0
+	VPAND       32(SP), X0, X0
+	VMOVDQU     X0, (DI)
+	VPXOR       112(SP), X1, X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X1, X1
+	VPXOR       X11, X1, X12
+	VPADDQ      X11, X1, X1
+	VPXOR       X1, X12, X12
+	VPAND       16(SP), X12, X12
+	VPXOR       X12, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, 16(DI)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000001, CX
+	JMP         dpfLeavesAESNI_one
+
+dpfLeavesAESNI_done:
 	VZEROUPPER
 	RET

@@ -229,3 +229,42 @@ func testFusedCase(t *testing.T, r *rand.Rand, f *FusedEval, dcf bool, c evalCas
 	c.rows.cws[w+1] = prev
 	require.True(t, gotBad, "a broken word at level %d of point %d passed", i, j)
 }
+
+// The EvalAll routines of DPF with AES keys, on each class's walks, against the Go
+// model: child c of parent p is MMO_c(clamp(p)) ^ t(p)*cw[c]; a leaf's output is
+// from(child) + t(child)*v, negated and masked.
+func TestFusedDpfLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	k2 := newTestKeys(r, 2)
+	lanes := NewLaneKeys(k2.rounds)
+	for _, f := range runnableEvals(t) {
+		for _, m := range fusedSizes {
+			for gi := range testAriths {
+				g := &testAriths[gi]
+				t.Run(fmt.Sprintf("%s/parents=%d/group=%d", f.Name, m, gi), func(t *testing.T) {
+					parents, cw, v := randBlocks(r, m), [2]Block(randBlocks(r, 2)), randBlocks(r, 1)[0]
+					raw := k2.prg(t, parents)
+					wantU, wantS, wantOut := make([]Block, 2*m), make([]Block, 2*m), make([]Block, 2*m)
+					for j, p := range parents {
+						for c := range 2 {
+							child := xor(raw[2*j+c], times(ctl(p), cw[c]))
+							wantU[2*j+c], wantS[2*j+c] = child, clamp(child)
+							wantOut[2*j+c] = output(g, gadd(g, and(child, g.From), times(ctl(child), v)))
+						}
+					}
+					u, checkU := guarded(2 * m)
+					s, checkS := guarded(2 * m)
+					f.DpfLevel(u, s, parents, &cw, lanes)
+					require.Equal(t, wantU, u, "DpfLevel nodes")
+					require.Equal(t, wantS, s, "DpfLevel seeds")
+					checkU(t)
+					checkS(t)
+					out, check := guarded(2 * m)
+					f.DpfLeaves(out, parents, &cw, v, g, lanes)
+					require.Equal(t, wantOut, out, "DpfLeaves")
+					check(t)
+				})
+			}
+		}
+	}
+}
