@@ -5,7 +5,7 @@ package gofss
 import "github.com/pyfss/pyfss/gofss/internal/simd"
 
 // The EvalAll trees on the routines; groups without lane masks (uint127) take the
-// portable tree. With AES keys DPF's levels run on the CPU class's fused routines
+// portable tree. With AES keys the levels run on the CPU class's fused routines
 // (f.eval), AVX-512 or AVX2.
 
 func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
@@ -70,16 +70,24 @@ func (f *fastDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 			r.u[0], r.v[0] = r.s[0].WithLsb(uint8(party)), Block{}
 		},
 		level: func(k, i int, out, in nodes, raw []Block) {
-			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, i)
-			simd.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
+			if lanes != nil {
+				f.eval.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
+				return
+			}
+			kraw := prgRaw(prg, false, raw, in.s)
+			simd.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, nil)
 		},
 		leaves: func(k, x0 int, in nodes, raw []Block) {
-			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, n-1)
 			last := kblock(ar.from(cws[k*(n+1)+n][1]))
 			out := place(k, x0, 2*len(in.s))
-			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
+			if lanes != nil {
+				f.eval.DcfLeaves(kblocks(out), kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
+				return
+			}
+			kraw := prgRaw(prg, false, raw, in.s)
+			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, nil)
 		},
 	}
 }

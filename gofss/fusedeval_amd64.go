@@ -9,8 +9,8 @@ import (
 
 // The implementations of CPUs without AVX-512 whose fast routines are the fused
 // walks of package simd (AVX2 with VAES or AES-NI), for aes128_mmo: Eval batches
-// take the walks, through the same tiles as the AVX-512 ones (fastDpf.evalAes), DPF
-// EvalAll its fused level routines (fastDpf.walkEvalAll), and everything else the
+// take the walks, through the same tiles as the AVX-512 ones (fastDpf.evalAes),
+// EvalAll the fused level routines (fastDpf.walkEvalAll), and everything else the
 // one-key walks of the "aesni" implementation (short batches) or the portable ones.
 
 // fusedEvalImpl is the registry entry of eval's walks, named name.
@@ -79,6 +79,13 @@ func (w *fusedEvalDcf) walkEval(st callControl, dst []Block, party int, s0s []Bl
 func (w *fusedEvalDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	if !aes128.HasWalk() { // the portable AES backend selected since: portable walks
 		return w.Dpf.walkEvalAll(place, party, s0s, cws)
+	}
+	return w.fast.walkEvalAll(place, party, s0s, cws)
+}
+
+func (w *fusedEvalDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	if !aes128.HasWalk() {
+		return w.Dcf.walkEvalAll(place, party, s0s, cws)
 	}
 	return w.fast.walkEvalAll(place, party, s0s, cws)
 }

@@ -39,9 +39,11 @@ type FusedEval struct {
 	DcfGroup  int  // and of the DCF walk
 	dpf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
 	dcf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
-	// DPF's EvalAll routines, DpfLevel and DpfLeaves with keys
+	// The EvalAll routines, DpfLevel, DpfLeaves, DcfLevel and DcfLeaves with keys
 	dpfLevel  func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
 	dpfLeaves func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
+	dcfLevel  func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+	dcfLeaves func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 }
 
 // The fused walks, fastest first: AVX-512 with VAES (evalaes_amd64.s), and for CPUs
@@ -55,9 +57,17 @@ var (
 		func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys) {
 			dpfLeaves(dst, nil, parents, m, cw, v, ar, keys)
 		},
+		func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
+			dcfLevel(u, s, v, nil, parents, pv, m, cw, vcw, ar, keys)
+		},
+		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
+			dcfLeaves(dst, nil, parents, pv, m, cw, vcw, ar, keys)
+		},
 	}
-	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256, dpfLevelVAES256, dpfLeavesVAES256}
-	FusedAESNI   = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI, dpfLevelAESNI, dpfLeavesAESNI}
+	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256,
+		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256}
+	FusedAESNI = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI,
+		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI}
 )
 
 // DpfLevel is the package's DpfLevel with keys (raw nil), on f's CPU class.
@@ -68,6 +78,28 @@ func (f *FusedEval) DpfLevel(u, s, parents []Block, cw *[2]Block, keys *LaneKeys
 	}
 	if m > 0 {
 		f.dpfLevel(&u[0], &s[0], &parents[0], m, cw, keys)
+	}
+}
+
+// DcfLevel is the package's DcfLevel with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DcfLevel(u, s, v, parents, pv []Block, cw *[2]Block, vcw Block, g *Arith, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(u) != 2*m || len(s) != 2*m || len(v) != 2*m || len(pv) != m {
+		panic("simd: FusedEval.DcfLevel: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dcfLevel(&u[0], &s[0], &v[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
+	}
+}
+
+// DcfLeaves is the package's DcfLeaves with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DcfLeaves(dst, parents, pv []Block, cw *[2]Block, vcw, last Block, g *Arith, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(dst) != 2*m || len(pv) != m {
+		panic("simd: FusedEval.DcfLeaves: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dcfLeaves(&dst[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
 	}
 }
 

@@ -44,3 +44,15 @@ func dpfLevelAESNI(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
 
 //go:noescape
 func dpfLeavesAESNI(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
+
+//go:noescape
+func dcfLevelVAES256(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+
+//go:noescape
+func dcfLeavesVAES256(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+
+//go:noescape
+func dcfLevelAESNI(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+
+//go:noescape
+func dcfLeavesAESNI(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)

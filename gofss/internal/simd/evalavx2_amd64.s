@@ -2818,6 +2818,709 @@ dpfLeavesVAES256_done:
 	VZEROUPPER
 	RET
 
+// func dcfLevelVAES256(u *byte, s *byte, v *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·dcfLevelVAES256(SB), $480-80
+	MOVQ           ar+64(FP), AX
+	VBROADCASTI128 (AX), Y10
+	VMOVDQU        Y10, (SP)
+	VBROADCASTI128 16(AX), Y10
+	VMOVDQU        Y10, 32(SP)
+	VBROADCASTI128 32(AX), Y10
+	VMOVDQU        Y10, 64(SP)
+	VBROADCASTI128 48(AX), Y10
+	VMOVDQU        Y10, 96(SP)
+	MOVQ           vcw+56(FP), AX
+	VBROADCASTI128 (AX), Y11
+	MOVQ           u+0(FP), DI
+	MOVQ           s+8(FP), R8
+	MOVQ           v+16(FP), R10
+	MOVQ           cw+48(FP), AX
+	VMOVDQU        (AX), Y9
+	VBROADCASTI128 evalLsb<>+0(SB), Y8
+	MOVQ           parents+24(FP), SI
+	MOVQ           pv+32(FP), R9
+	MOVQ           m+40(FP), CX
+	MOVQ           keys+72(FP), DX
+
+dcfLevelVAES256_group:
+	CMPQ           CX, $0x00000004
+	JB             dcfLevelVAES256_one
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VBROADCASTI128 16(SI), Y2
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 224(SP)
+	VMOVDQU        Y2, Y3
+	VBROADCASTI128 32(SI), Y4
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 256(SP)
+	VMOVDQU        Y4, Y5
+	VBROADCASTI128 48(SI), Y6
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 288(SP)
+	VMOVDQU        Y6, Y7
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VPXOR          (DX), Y2, Y2
+	VPXOR          32(DX), Y3, Y3
+	VPXOR          (DX), Y4, Y4
+	VPXOR          32(DX), Y5, Y5
+	VPXOR          (DX), Y6, Y6
+	VPXOR          32(DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        96(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        96(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        96(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        160(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        160(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        160(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        224(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        224(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        224(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        288(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        288(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        288(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        352(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        352(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        352(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        416(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        416(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        416(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        480(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        480(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        480(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        544(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        544(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        544(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        608(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        608(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        608(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    672(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    672(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    672(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y1
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y1, Y1
+	VPAND          32(SP), Y1, Y1
+	VPXOR          Y1, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VMOVDQU        Y0, (DI)
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (R8)
+	VMOVDQU        Y14, (R10)
+	VPXOR          224(SP), Y2, Y2
+	VPXOR          224(SP), Y3, Y3
+	VBROADCASTI128 16(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 16(R9), Y13
+	VPERM2I128     $0x31, Y3, Y2, Y14
+	VPERM2I128     $0x20, Y3, Y2, Y2
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y2, Y2
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y3
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y3, Y3
+	VPAND          32(SP), Y3, Y3
+	VPXOR          Y3, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VMOVDQU        Y2, 32(DI)
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 32(R8)
+	VMOVDQU        Y14, 32(R10)
+	VPXOR          256(SP), Y4, Y4
+	VPXOR          256(SP), Y5, Y5
+	VBROADCASTI128 32(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 32(R9), Y13
+	VPERM2I128     $0x31, Y5, Y4, Y14
+	VPERM2I128     $0x20, Y5, Y4, Y4
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y4, Y4
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y5
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y5, Y5
+	VPAND          32(SP), Y5, Y5
+	VPXOR          Y5, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VMOVDQU        Y4, 64(DI)
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 64(R8)
+	VMOVDQU        Y14, 64(R10)
+	VPXOR          288(SP), Y6, Y6
+	VPXOR          288(SP), Y7, Y7
+	VBROADCASTI128 48(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 48(R9), Y13
+	VPERM2I128     $0x31, Y7, Y6, Y14
+	VPERM2I128     $0x20, Y7, Y6, Y6
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y6, Y6
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y7
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y7, Y7
+	VPAND          32(SP), Y7, Y7
+	VPXOR          Y7, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VMOVDQU        Y6, 96(DI)
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 96(R8)
+	VMOVDQU        Y14, 96(R10)
+	ADDQ           $0x00000040, SI
+	ADDQ           $0x00000040, R9
+	ADDQ           $0x00000080, DI
+	ADDQ           $0x00000080, R8
+	ADDQ           $0x00000080, R10
+	SUBQ           $0x00000004, CX
+	JMP            dcfLevelVAES256_group
+
+dcfLevelVAES256_one:
+	TESTQ          CX, CX
+	JZ             dcfLevelVAES256_done
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y1
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y1, Y1
+	VPAND          32(SP), Y1, Y1
+	VPXOR          Y1, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VMOVDQU        Y0, (DI)
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (R8)
+	VMOVDQU        Y14, (R10)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000010, R9
+	ADDQ           $0x00000020, DI
+	ADDQ           $0x00000020, R8
+	ADDQ           $0x00000020, R10
+	SUBQ           $0x00000001, CX
+	JMP            dcfLevelVAES256_one
+
+dcfLevelVAES256_done:
+	VZEROUPPER
+	RET
+
+// func dcfLeavesVAES256(dst *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·dcfLeavesVAES256(SB), $480-64
+	MOVQ           ar+48(FP), AX
+	VBROADCASTI128 (AX), Y10
+	VMOVDQU        Y10, (SP)
+	VBROADCASTI128 16(AX), Y10
+	VMOVDQU        Y10, 32(SP)
+	VBROADCASTI128 32(AX), Y10
+	VMOVDQU        Y10, 64(SP)
+	VBROADCASTI128 48(AX), Y10
+	VMOVDQU        Y10, 96(SP)
+	MOVQ           vcw+40(FP), AX
+	VBROADCASTI128 (AX), Y11
+	VBROADCASTI128 16(AX), Y12
+	VMOVDQU        Y12, 448(SP)
+	MOVQ           dst+0(FP), DI
+	MOVQ           cw+32(FP), AX
+	VMOVDQU        (AX), Y9
+	VBROADCASTI128 evalLsb<>+0(SB), Y8
+	MOVQ           parents+8(FP), SI
+	MOVQ           pv+16(FP), R9
+	MOVQ           m+24(FP), CX
+	MOVQ           keys+56(FP), DX
+
+dcfLeavesVAES256_group:
+	CMPQ           CX, $0x00000004
+	JB             dcfLeavesVAES256_one
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VBROADCASTI128 16(SI), Y2
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 224(SP)
+	VMOVDQU        Y2, Y3
+	VBROADCASTI128 32(SI), Y4
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 256(SP)
+	VMOVDQU        Y4, Y5
+	VBROADCASTI128 48(SI), Y6
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 288(SP)
+	VMOVDQU        Y6, Y7
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VPXOR          (DX), Y2, Y2
+	VPXOR          32(DX), Y3, Y3
+	VPXOR          (DX), Y4, Y4
+	VPXOR          32(DX), Y5, Y5
+	VPXOR          (DX), Y6, Y6
+	VPXOR          32(DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        96(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        96(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        96(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        160(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        160(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        160(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        224(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        224(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        224(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        288(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        288(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        288(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        352(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        352(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        352(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        416(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        416(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        416(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        480(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        480(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        480(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        544(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        544(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        544(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        608(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        608(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        608(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    672(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    672(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    672(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y1
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y1, Y1
+	VPAND          32(SP), Y1, Y1
+	VPXOR          Y1, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPSHUFD        $0xff, Y0, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y0, Y0
+	VPXOR          Y15, Y0, Y1
+	VPADDQ         Y15, Y0, Y0
+	VPXOR          Y0, Y1, Y1
+	VPAND          32(SP), Y1, Y1
+	VPXOR          Y1, Y0, Y0
+	VPXOR          Y0, Y14, Y15
+	VPADDQ         Y0, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, (DI)
+	VPXOR          224(SP), Y2, Y2
+	VPXOR          224(SP), Y3, Y3
+	VBROADCASTI128 16(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 16(R9), Y13
+	VPERM2I128     $0x31, Y3, Y2, Y14
+	VPERM2I128     $0x20, Y3, Y2, Y2
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y2, Y2
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y3
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y3, Y3
+	VPAND          32(SP), Y3, Y3
+	VPXOR          Y3, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPSHUFD        $0xff, Y2, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y2, Y2
+	VPXOR          Y15, Y2, Y3
+	VPADDQ         Y15, Y2, Y2
+	VPXOR          Y2, Y3, Y3
+	VPAND          32(SP), Y3, Y3
+	VPXOR          Y3, Y2, Y2
+	VPXOR          Y2, Y14, Y15
+	VPADDQ         Y2, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, 32(DI)
+	VPXOR          256(SP), Y4, Y4
+	VPXOR          256(SP), Y5, Y5
+	VBROADCASTI128 32(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 32(R9), Y13
+	VPERM2I128     $0x31, Y5, Y4, Y14
+	VPERM2I128     $0x20, Y5, Y4, Y4
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y4, Y4
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y5
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y5, Y5
+	VPAND          32(SP), Y5, Y5
+	VPXOR          Y5, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPSHUFD        $0xff, Y4, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y4, Y4
+	VPXOR          Y15, Y4, Y5
+	VPADDQ         Y15, Y4, Y4
+	VPXOR          Y4, Y5, Y5
+	VPAND          32(SP), Y5, Y5
+	VPXOR          Y5, Y4, Y4
+	VPXOR          Y4, Y14, Y15
+	VPADDQ         Y4, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, 64(DI)
+	VPXOR          288(SP), Y6, Y6
+	VPXOR          288(SP), Y7, Y7
+	VBROADCASTI128 48(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 48(R9), Y13
+	VPERM2I128     $0x31, Y7, Y6, Y14
+	VPERM2I128     $0x20, Y7, Y6, Y6
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y6, Y6
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y7
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y7, Y7
+	VPAND          32(SP), Y7, Y7
+	VPXOR          Y7, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPSHUFD        $0xff, Y6, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y6, Y6
+	VPXOR          Y15, Y6, Y7
+	VPADDQ         Y15, Y6, Y6
+	VPXOR          Y6, Y7, Y7
+	VPAND          32(SP), Y7, Y7
+	VPXOR          Y7, Y6, Y6
+	VPXOR          Y6, Y14, Y15
+	VPADDQ         Y6, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, 96(DI)
+	ADDQ           $0x00000040, SI
+	ADDQ           $0x00000040, R9
+	ADDQ           $0x00000080, DI
+	SUBQ           $0x00000004, CX
+	JMP            dcfLeavesVAES256_group
+
+dcfLeavesVAES256_one:
+	TESTQ          CX, CX
+	JZ             dcfLeavesVAES256_done
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPXOR          Y15, Y14, Y1
+	VPADDQ         Y15, Y14, Y14
+	VPXOR          Y14, Y1, Y1
+	VPAND          32(SP), Y1, Y1
+	VPXOR          Y1, Y14, Y14
+	VPXOR          Y13, Y14, Y15
+	VPADDQ         Y13, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPSHUFD        $0xff, Y0, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y0, Y0
+	VPXOR          Y15, Y0, Y1
+	VPADDQ         Y15, Y0, Y0
+	VPXOR          Y0, Y1, Y1
+	VPAND          32(SP), Y1, Y1
+	VPXOR          Y1, Y0, Y0
+	VPXOR          Y0, Y14, Y15
+	VPADDQ         Y0, Y14, Y14
+	VPXOR          Y14, Y15, Y15
+	VPAND          32(SP), Y15, Y15
+	VPXOR          Y15, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, (DI)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000010, R9
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000001, CX
+	JMP            dcfLeavesVAES256_one
+
+dcfLeavesVAES256_done:
+	VZEROUPPER
+	RET
+
 // func dpfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
 TEXT ·dpfEvalAESNI(SB), $1696-73
@@ -5051,5 +5754,765 @@ dpfLeavesAESNI_one:
 	JMP         dpfLeavesAESNI_one
 
 dpfLeavesAESNI_done:
+	VZEROUPPER
+	RET
+
+// func dcfLevelAESNI(u *byte, s *byte, v *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, VAES
+TEXT ·dcfLevelAESNI(SB), $240-80
+	MOVQ    ar+64(FP), AX
+	VMOVDQU (AX), X10
+	VMOVDQU X10, (SP)
+	VMOVDQU 16(AX), X10
+	VMOVDQU X10, 16(SP)
+	VMOVDQU 32(AX), X10
+	VMOVDQU X10, 32(SP)
+	VMOVDQU 48(AX), X10
+	VMOVDQU X10, 48(SP)
+	MOVQ    vcw+56(FP), AX
+	VMOVDQU (AX), X11
+	MOVQ    u+0(FP), DI
+	MOVQ    s+8(FP), R8
+	MOVQ    v+16(FP), R10
+	MOVQ    cw+48(FP), AX
+	VMOVDQU (AX), X9
+	VMOVDQU 16(AX), X10
+	VMOVDQU evalLsb<>+0(SB), X8
+	MOVQ    parents+24(FP), SI
+	MOVQ    pv+32(FP), R9
+	MOVQ    m+40(FP), CX
+	MOVQ    keys+72(FP), DX
+
+dcfLevelAESNI_group:
+	CMPQ        CX, $0x00000002
+	JB          dcfLevelAESNI_one
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VMOVDQU     16(SI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 112(SP)
+	VMOVDQU     X4, X5
+	VMOVDQU     X4, X6
+	VMOVDQU     X4, X7
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VPXOR       (DX), X4, X4
+	VPXOR       16(DX), X5, X5
+	VPXOR       32(DX), X6, X6
+	VPXOR       48(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     96(DX), X6, X6
+	VAESENC     112(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     160(DX), X6, X6
+	VAESENC     176(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     224(DX), X6, X6
+	VAESENC     240(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     288(DX), X6, X6
+	VAESENC     304(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     352(DX), X6, X6
+	VAESENC     368(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     416(DX), X6, X6
+	VAESENC     432(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     480(DX), X6, X6
+	VAESENC     496(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     544(DX), X6, X6
+	VAESENC     560(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     608(DX), X6, X6
+	VAESENC     624(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 672(DX), X6, X6
+	VAESENCLAST 688(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPXOR       X15, X1, X14
+	VPADDQ      X15, X1, X1
+	VPXOR       X1, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X1, X1
+	VPXOR       X13, X1, X15
+	VPADDQ      X13, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VMOVDQU     X0, (DI)
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (R8)
+	VMOVDQU     X1, (R10)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPXOR       X15, X3, X14
+	VPADDQ      X15, X3, X3
+	VPXOR       X3, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X3, X3
+	VPXOR       X13, X3, X15
+	VPADDQ      X13, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VMOVDQU     X2, 16(DI)
+	VPANDN      X2, X8, X2
+	VMOVDQU     X2, 16(R8)
+	VMOVDQU     X3, 16(R10)
+	VPXOR       112(SP), X4, X4
+	VPXOR       112(SP), X5, X5
+	VPXOR       112(SP), X6, X6
+	VPXOR       112(SP), X7, X7
+	VMOVDQU     16(SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     16(R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X4, X4
+	VPAND       (SP), X5, X5
+	VPAND       X11, X12, X15
+	VPXOR       X15, X5, X14
+	VPADDQ      X15, X5, X5
+	VPXOR       X5, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X5, X5
+	VPXOR       X13, X5, X15
+	VPADDQ      X13, X5, X5
+	VPXOR       X5, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X5, X5
+	VMOVDQU     X4, 32(DI)
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 32(R8)
+	VMOVDQU     X5, 32(R10)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X6, X6
+	VPAND       (SP), X7, X7
+	VPAND       X11, X12, X15
+	VPXOR       X15, X7, X14
+	VPADDQ      X15, X7, X7
+	VPXOR       X7, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X7, X7
+	VPXOR       X13, X7, X15
+	VPADDQ      X13, X7, X7
+	VPXOR       X7, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X7, X7
+	VMOVDQU     X6, 48(DI)
+	VPANDN      X6, X8, X6
+	VMOVDQU     X6, 48(R8)
+	VMOVDQU     X7, 48(R10)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000002, CX
+	JMP         dcfLevelAESNI_group
+
+dcfLevelAESNI_one:
+	TESTQ       CX, CX
+	JZ          dcfLevelAESNI_done
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPXOR       X15, X1, X14
+	VPADDQ      X15, X1, X1
+	VPXOR       X1, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X1, X1
+	VPXOR       X13, X1, X15
+	VPADDQ      X13, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VMOVDQU     X0, (DI)
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (R8)
+	VMOVDQU     X1, (R10)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPXOR       X15, X3, X14
+	VPADDQ      X15, X3, X3
+	VPXOR       X3, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X3, X3
+	VPXOR       X13, X3, X15
+	VPADDQ      X13, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VMOVDQU     X2, 16(DI)
+	VPANDN      X2, X8, X2
+	VMOVDQU     X2, 16(R8)
+	VMOVDQU     X3, 16(R10)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, R9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R10
+	SUBQ        $0x00000001, CX
+	JMP         dcfLevelAESNI_one
+
+dcfLevelAESNI_done:
+	VZEROUPPER
+	RET
+
+// func dcfLeavesAESNI(dst *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, VAES
+TEXT ·dcfLeavesAESNI(SB), $240-64
+	MOVQ    ar+48(FP), AX
+	VMOVDQU (AX), X10
+	VMOVDQU X10, (SP)
+	VMOVDQU 16(AX), X10
+	VMOVDQU X10, 16(SP)
+	VMOVDQU 32(AX), X10
+	VMOVDQU X10, 32(SP)
+	VMOVDQU 48(AX), X10
+	VMOVDQU X10, 48(SP)
+	MOVQ    vcw+40(FP), AX
+	VMOVDQU (AX), X11
+	VMOVDQU 16(AX), X12
+	VMOVDQU X12, 224(SP)
+	MOVQ    dst+0(FP), DI
+	MOVQ    cw+32(FP), AX
+	VMOVDQU (AX), X9
+	VMOVDQU 16(AX), X10
+	VMOVDQU evalLsb<>+0(SB), X8
+	MOVQ    parents+8(FP), SI
+	MOVQ    pv+16(FP), R9
+	MOVQ    m+24(FP), CX
+	MOVQ    keys+56(FP), DX
+
+dcfLeavesAESNI_group:
+	CMPQ        CX, $0x00000002
+	JB          dcfLeavesAESNI_one
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VMOVDQU     16(SI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 112(SP)
+	VMOVDQU     X4, X5
+	VMOVDQU     X4, X6
+	VMOVDQU     X4, X7
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VPXOR       (DX), X4, X4
+	VPXOR       16(DX), X5, X5
+	VPXOR       32(DX), X6, X6
+	VPXOR       48(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     96(DX), X6, X6
+	VAESENC     112(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     160(DX), X6, X6
+	VAESENC     176(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     224(DX), X6, X6
+	VAESENC     240(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     288(DX), X6, X6
+	VAESENC     304(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     352(DX), X6, X6
+	VAESENC     368(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     416(DX), X6, X6
+	VAESENC     432(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     480(DX), X6, X6
+	VAESENC     496(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     544(DX), X6, X6
+	VAESENC     560(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     608(DX), X6, X6
+	VAESENC     624(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 672(DX), X6, X6
+	VAESENCLAST 688(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPXOR       X15, X1, X14
+	VPADDQ      X15, X1, X1
+	VPXOR       X1, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X1, X1
+	VPXOR       X13, X1, X15
+	VPADDQ      X13, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VPSHUFD     $0xff, X0, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X0, X0
+	VPXOR       X15, X0, X14
+	VPADDQ      X15, X0, X0
+	VPXOR       X0, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X0, X0
+	VPXOR       X0, X1, X15
+	VPADDQ      X0, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, (DI)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPXOR       X15, X3, X14
+	VPADDQ      X15, X3, X3
+	VPXOR       X3, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X3, X3
+	VPXOR       X13, X3, X15
+	VPADDQ      X13, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VPSHUFD     $0xff, X2, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X2, X2
+	VPXOR       X15, X2, X14
+	VPADDQ      X15, X2, X2
+	VPXOR       X2, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X2, X2
+	VPXOR       X2, X3, X15
+	VPADDQ      X2, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VPXOR       48(SP), X3, X3
+	VPSUBQ      48(SP), X3, X3
+	VPAND       32(SP), X3, X3
+	VMOVDQU     X3, 16(DI)
+	VPXOR       112(SP), X4, X4
+	VPXOR       112(SP), X5, X5
+	VPXOR       112(SP), X6, X6
+	VPXOR       112(SP), X7, X7
+	VMOVDQU     16(SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     16(R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X4, X4
+	VPAND       (SP), X5, X5
+	VPAND       X11, X12, X15
+	VPXOR       X15, X5, X14
+	VPADDQ      X15, X5, X5
+	VPXOR       X5, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X5, X5
+	VPXOR       X13, X5, X15
+	VPADDQ      X13, X5, X5
+	VPXOR       X5, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X5, X5
+	VPSHUFD     $0xff, X4, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X4, X4
+	VPXOR       X15, X4, X14
+	VPADDQ      X15, X4, X4
+	VPXOR       X4, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X4, X4
+	VPXOR       X4, X5, X15
+	VPADDQ      X4, X5, X5
+	VPXOR       X5, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X5, X5
+	VPXOR       48(SP), X5, X5
+	VPSUBQ      48(SP), X5, X5
+	VPAND       32(SP), X5, X5
+	VMOVDQU     X5, 32(DI)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X6, X6
+	VPAND       (SP), X7, X7
+	VPAND       X11, X12, X15
+	VPXOR       X15, X7, X14
+	VPADDQ      X15, X7, X7
+	VPXOR       X7, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X7, X7
+	VPXOR       X13, X7, X15
+	VPADDQ      X13, X7, X7
+	VPXOR       X7, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X7, X7
+	VPSHUFD     $0xff, X6, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X6, X6
+	VPXOR       X15, X6, X14
+	VPADDQ      X15, X6, X6
+	VPXOR       X6, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X6, X6
+	VPXOR       X6, X7, X15
+	VPADDQ      X6, X7, X7
+	VPXOR       X7, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X7, X7
+	VPXOR       48(SP), X7, X7
+	VPSUBQ      48(SP), X7, X7
+	VPAND       32(SP), X7, X7
+	VMOVDQU     X7, 48(DI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000002, CX
+	JMP         dcfLeavesAESNI_group
+
+dcfLeavesAESNI_one:
+	TESTQ       CX, CX
+	JZ          dcfLeavesAESNI_done
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPXOR       X15, X1, X14
+	VPADDQ      X15, X1, X1
+	VPXOR       X1, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X1, X1
+	VPXOR       X13, X1, X15
+	VPADDQ      X13, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VPSHUFD     $0xff, X0, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X0, X0
+	VPXOR       X15, X0, X14
+	VPADDQ      X15, X0, X0
+	VPXOR       X0, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X0, X0
+	VPXOR       X0, X1, X15
+	VPADDQ      X0, X1, X1
+	VPXOR       X1, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, (DI)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPXOR       X15, X3, X14
+	VPADDQ      X15, X3, X3
+	VPXOR       X3, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X3, X3
+	VPXOR       X13, X3, X15
+	VPADDQ      X13, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VPSHUFD     $0xff, X2, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X2, X2
+	VPXOR       X15, X2, X14
+	VPADDQ      X15, X2, X2
+	VPXOR       X2, X14, X14
+	VPAND       16(SP), X14, X14
+	VPXOR       X14, X2, X2
+	VPXOR       X2, X3, X15
+	VPADDQ      X2, X3, X3
+	VPXOR       X3, X15, X15
+	VPAND       16(SP), X15, X15
+	VPXOR       X15, X3, X3
+	VPXOR       48(SP), X3, X3
+	VPSUBQ      48(SP), X3, X3
+	VPAND       32(SP), X3, X3
+	VMOVDQU     X3, 16(DI)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, R9
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000001, CX
+	JMP         dcfLeavesAESNI_one
+
+dcfLeavesAESNI_done:
 	VZEROUPPER
 	RET

@@ -268,3 +268,47 @@ func TestFusedDpfLevels(t *testing.T) {
 		}
 	}
 }
+
+// DCF's EvalAll routines likewise: child c of parent p (value pv) has seed
+// S_c ^ t(p)*cw[c] and value pv + from(V_c) + t(p)*vcw; a leaf's output is its value
+// + from(child) + t(child)*last, negated and masked.
+func TestFusedDcfLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	k4 := newTestKeys(r, 4)
+	lanes := NewLaneKeys(k4.rounds)
+	for _, f := range runnableEvals(t) {
+		for _, m := range fusedSizes {
+			for gi := range testAriths {
+				g := &testAriths[gi]
+				t.Run(fmt.Sprintf("%s/parents=%d/group=%d", f.Name, m, gi), func(t *testing.T) {
+					parents, pv, cw := randBlocks(r, m), randBlocks(r, m), [2]Block(randBlocks(r, 2))
+					vcw, last := randBlocks(r, 1)[0], randBlocks(r, 1)[0]
+					raw := k4.prg(t, parents)
+					wantU, wantS, wantV, wantOut := make([]Block, 2*m), make([]Block, 2*m), make([]Block, 2*m), make([]Block, 2*m)
+					for j, p := range parents {
+						for c := range 2 {
+							seed := xor(raw[4*j+2*c], times(ctl(p), cw[c]))
+							value := gadd(g, pv[j], gadd(g, and(raw[4*j+2*c+1], g.From), times(ctl(p), vcw)))
+							wantU[2*j+c], wantS[2*j+c], wantV[2*j+c] = seed, clamp(seed), value
+							wantOut[2*j+c] = output(g, gadd(g, value, gadd(g, and(seed, g.From), times(ctl(seed), last))))
+						}
+					}
+					u, checkU := guarded(2 * m)
+					s, checkS := guarded(2 * m)
+					v, checkV := guarded(2 * m)
+					f.DcfLevel(u, s, v, parents, pv, &cw, vcw, g, lanes)
+					require.Equal(t, wantU, u, "DcfLevel nodes")
+					require.Equal(t, wantS, s, "DcfLevel seeds")
+					require.Equal(t, wantV, v, "DcfLevel values")
+					checkU(t)
+					checkS(t)
+					checkV(t)
+					out, check := guarded(2 * m)
+					f.DcfLeaves(out, parents, pv, &cw, vcw, last, g, lanes)
+					require.Equal(t, wantOut, out, "DcfLeaves")
+					check(t)
+				})
+			}
+		}
+	}
+}

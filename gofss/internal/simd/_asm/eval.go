@@ -1,5 +1,5 @@
 // Command _asm generates the fused Eval walks of package simd for CPUs without
-// AVX-512 (run `go generate` in the package), and DPF's EvalAll level routines with
+// AVX-512 (run `go generate` in the package), and the EvalAll level routines with
 // AES keys (level.go): DPF and DCF Eval with AES-128 MMO, in
 // two vector widths from one description, VAES on 256-bit vectors (2 blocks a vector:
 // Zen 3, Alder Lake) and AES-NI on 128-bit vectors (1 block, VEX encodings: every CPU
@@ -101,6 +101,8 @@ func main() {
 		dcf(w)
 		dpfLevelRoutine(w, false)
 		dpfLevelRoutine(w, true)
+		dcfLevelRoutine(w, false)
+		dcfLevelRoutine(w, true)
 	}
 	Generate()
 	checkVEX(flag.Lookup("out").Value.String())

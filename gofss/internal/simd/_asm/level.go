@@ -126,3 +126,142 @@ func dpfLevelRoutine(w width, leaves bool) {
 	VZEROUPPER()
 	RET()
 }
+
+// dcfLevelRoutine generates dcfLevel<W> (u, s and v receive the children, their
+// clamped seeds and values pv + from(V) + t*vcw) or dcfLeaves<W> (dst receives each
+// child's value + from(child) + t(child)*last, negated under Neg and kept to Mask).
+// A parent's 4 outputs (SL, VL, SR, VR, as the LaneKeys have them) take 4/w vectors;
+// with 256-bit vectors the seeds and the values are then brought together, a
+// child's to a lane. Registers as dpfLevelRoutine's, with the value correction in 11,
+// scratch 12-15.
+func dcfLevelRoutine(w width, leaves bool) {
+	name, args := "dcfLevel"+w.name, "u, s, v *byte"
+	if leaves {
+		name, args = "dcfLeaves"+w.name, "dst *byte"
+	}
+	TEXT(name, 0, fmt.Sprintf("func(%s, parents, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)", args))
+	Pragma("noescape")
+	Doc(name + " is the EvalAll routine of the same name without w's suffix, with AES keys.")
+	k := &walk{w: w, name: name}
+	k.consts = AllocLocal(consts * w.size())
+	parked := AllocLocal(levelGroup * w.size())
+	last := AllocLocal(w.size())
+	lsbv, vcw := w.vec(8), w.vec(11)
+	Load(Param("ar"), RAX)
+	k.loadArith()
+	Load(Param("vcw"), RAX)
+	w.spread(Mem{Base: RAX}, vcw)
+	if leaves {
+		w.spread(Mem{Base: RAX, Disp: 16}, w.vec(12))
+		VMOVDQU(w.vec(12), last)
+		Load(Param("dst"), RDI)
+	} else {
+		Load(Param("u"), RDI)
+		Load(Param("s"), R8)
+		Load(Param("v"), R10)
+	}
+	Load(Param("cw"), RAX)
+	VMOVDQU(Mem{Base: RAX}, w.vec(9))
+	if w.blocks == 1 {
+		VMOVDQU(Mem{Base: RAX, Disp: 16}, w.vec(10))
+	}
+	w.spread(lsb, lsbv)
+	Load(Param("parents"), RSI)
+	Load(Param("pv"), R9)
+	Load(Param("m"), RCX)
+	Load(Param("keys"), RDX)
+
+	per := 4 / w.blocks // vectors a parent
+	// vectors emits n vectors' work: n/per parents at SI.
+	vectors := func(n int) {
+		key := func(v, r int) Mem { return Mem{Base: RDX, Disp: 64*r + w.size()*(v%per)} }
+		for v := range n {
+			x := w.vec(v)
+			if v%per == 0 {
+				w.spread(Mem{Base: RSI, Disp: 16 * (v / per)}, x)
+				VPANDN(x, lsbv, x)
+				VMOVDQU(x, parked.Offset(v/per*w.size()))
+			} else {
+				VMOVDQU(w.vec(v-v%per), x)
+			}
+		}
+		for v := range n {
+			VPXOR(key(v, 0), w.vec(v), w.vec(v))
+		}
+		for r := 1; r < rounds; r++ {
+			for v := range n {
+				aes(r, key(v, r), w.vec(v))
+			}
+		}
+		t, pv, c := w.vec(12), w.vec(13), w.vec(14)
+		for p := range n / per {
+			seed := parked.Offset(p * w.size())
+			for v := p * per; v < (p+1)*per; v++ {
+				VPXOR(seed, w.vec(v), w.vec(v))
+			}
+			w.spread(Mem{Base: RSI, Disp: 16 * p}, t)
+			tmask(t, t)
+			w.spread(Mem{Base: R9, Disp: 16 * p}, pv)
+			// The children of parent p, w at a time: their seeds S and values V, with
+			// spare and x scratch.
+			for c0 := 0; c0 < 2; c0 += w.blocks {
+				S, V, spare, cw, x := w.vec(p*per+2*c0), w.vec(p*per+2*c0+1), c, w.vec(9+c0), w.vec(15)
+				if w.blocks == 2 {
+					a, b := w.vec(p*per), w.vec(p*per+1) // (SL, VL), (SR, VR)
+					VPERM2I128(U8(0x31), b, a, c)
+					VPERM2I128(U8(0x20), b, a, a)
+					S, V, spare = a, c, b
+				}
+				out := 32*p + 16*c0 // the children's byte offset
+				VPAND(cw, t, x)
+				VPXOR(x, S, S)
+				VPAND(k.c(cFrom), V, V)
+				VPAND(vcw, t, x)
+				k.gadd(x, V, spare)
+				k.gadd(pv, V, x)
+				if !leaves {
+					VMOVDQU(S, Mem{Base: RDI, Disp: out})
+					VPANDN(S, lsbv, S)
+					VMOVDQU(S, Mem{Base: R8, Disp: out})
+					VMOVDQU(V, Mem{Base: R10, Disp: out})
+					continue
+				}
+				tmask(S, x)
+				VPAND(last, x, x)
+				VPAND(k.c(cFrom), S, S)
+				k.gadd(x, S, spare)
+				k.gadd(S, V, x)
+				VPXOR(k.c(cNeg), V, V)
+				VPSUBQ(k.c(cNeg), V, V)
+				VPAND(k.c(cMask), V, V)
+				VMOVDQU(V, Mem{Base: RDI, Disp: out})
+			}
+		}
+	}
+	advance := func(parents int) {
+		ADDQ(U32(16*parents), RSI)
+		ADDQ(U32(16*parents), R9)
+		ADDQ(U32(32*parents), RDI)
+		if !leaves {
+			ADDQ(U32(32*parents), R8)
+			ADDQ(U32(32*parents), R10)
+		}
+		SUBQ(U32(parents), RCX)
+	}
+	perGroup := levelGroup / per
+	Label(name + "_group")
+	CMPQ(RCX, U32(perGroup))
+	JB(LabelRef(name + "_one"))
+	vectors(levelGroup)
+	advance(perGroup)
+	JMP(LabelRef(name + "_group"))
+	Label(name + "_one")
+	TESTQ(RCX, RCX)
+	JZ(LabelRef(name + "_done"))
+	vectors(per)
+	advance(1)
+	JMP(LabelRef(name + "_one"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
