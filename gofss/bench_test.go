@@ -128,13 +128,13 @@ func BenchmarkEval(b *testing.B) {
 }
 
 // BenchmarkImpls runs, under each PRG backend, every walk implementation that serves
-// the scheme there (impl=<name>, as WithImpl forces it), on batched Eval (2^16 keys,
-// ns/key) and EvalAll (one key, ns/output), so that one run compares them: the other
-// benchmarks run the implementation a scheme gets by default.
+// the scheme there (impl=<name>, as WithImpl forces it), on batched Gen and Eval
+// (2^16 keys, ns/key) and EvalAll (one key, ns/output), so that one run compares
+// them: the other benchmarks run the implementation a scheme gets by default.
 func BenchmarkImpls(b *testing.B) {
 	for _, bs := range benchSchemes(b) {
 		b.Run(bs.name, func(b *testing.B) {
-			_, p0, alphas, _, cws := benchKeys(b, bs.s, benchKeysN)
+			seeds, p0, alphas, betas, cws := benchKeys(b, bs.s, benchKeysN)
 			out := make([]Block, max(benchKeysN, 1<<benchBits))
 			for i := range out { // fault its pages in before the first timing
 				out[i] = Block{Lo: 1}
@@ -145,6 +145,13 @@ func BenchmarkImpls(b *testing.B) {
 					if err != nil {
 						continue // not served under this backend on this CPU
 					}
+					b.Run("gen/impl="+im, func(b *testing.B) {
+						perItem(b, benchKeysN, "key", func() {
+							if err := s.Gen(cws, seeds, alphas, betas); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
 					b.Run("eval/impl="+im, func(b *testing.B) {
 						perItem(b, benchKeysN, "key", func() {
 							if err := s.Eval(out[:benchKeysN], 0, p0, cws, alphas); err != nil {

@@ -10,8 +10,9 @@ import (
 // The implementations of CPUs without AVX-512 whose fast routines are the fused
 // walks of package simd (AVX2 with VAES or AES-NI), for aes128_mmo: Eval batches
 // take the walks, through the same tiles as the AVX-512 ones (fastDpf.evalAes),
-// EvalAll the fused level routines (fastDpf.walkEvalAll), and everything else the
-// one-key walks of the "aesni" implementation (short batches) or the portable ones.
+// EvalAll and DPF Gen the fused level routines (fastDpf.walkEvalAll, walkGen), and
+// everything else the one-key walks of the "aesni" implementation (short batches)
+// or the portable ones.
 
 // fusedEvalImpl is the registry entry of eval's walks, named name.
 func fusedEvalImpl(name string, eval *simd.FusedEval) impl {
@@ -88,4 +89,12 @@ func (w *fusedEvalDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []
 		return w.Dcf.walkEvalAll(place, party, s0s, cws)
 	}
 	return w.fast.walkEvalAll(place, party, s0s, cws)
+}
+
+func (w *fusedEvalDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	if oneKeyServes(len(alphas), oneKeyMaxKeys) || !aes128.HasWalk() {
+		w.oneKeyDpf.walkGen(st, cws, s0s, alphas, betas)
+		return
+	}
+	w.fast.walkGen(st, cws, s0s, alphas, betas)
 }

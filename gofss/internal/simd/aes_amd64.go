@@ -44,6 +44,8 @@ type FusedEval struct {
 	dpfLeaves func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
 	dcfLevel  func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 	dcfLeaves func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+	// DPF Gen's level routine, DpfGenLevel with keys
+	dpfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
 }
 
 // The fused walks, fastest first: AVX-512 with VAES (evalaes_amd64.s), and for CPUs
@@ -63,11 +65,12 @@ var (
 		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
 			dcfLeaves(dst, nil, parents, pv, m, cw, vcw, ar, keys)
 		},
+		dpfGenLevel,
 	}
 	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256,
-		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256}
+		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256, dpfGenLevelVAES256}
 	FusedAESNI = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI,
-		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI}
+		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI, dpfGenLevelAESNI}
 )
 
 // DpfLevel is the package's DpfLevel with keys (raw nil), on f's CPU class.
@@ -78,6 +81,15 @@ func (f *FusedEval) DpfLevel(u, s, parents []Block, cw *[2]Block, keys *LaneKeys
 	}
 	if m > 0 {
 		f.dpfLevel(&u[0], &s[0], &parents[0], m, cw, keys)
+	}
+}
+
+// DpfGenLevel is the package's DpfGenLevel with keys (ch nil), on f's CPU class.
+func (f *FusedEval) DpfGenLevel(u0, u1, s []Block, r *GenRows, level int, keys *[2]RoundKeys) {
+	p := r.check(u0, u1, s, nil, 2, level, true, f.Available)
+	if p > 0 {
+		cnt := shiftCounts(r.Levels - 1 - level)
+		f.dpfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
 	}
 }
 

@@ -56,3 +56,12 @@ func dcfLevelAESNI(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Blo
 
 //go:noescape
 func dcfLeavesAESNI(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+
+//go:noescape
+func dpfGenLevelVAES256(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
+
+//go:noescape
+func dpfGenLevelAESNI(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
+
+//go:noescape
+func copyNTAVX2(dst, src *Block, n int)

@@ -3521,6 +3521,375 @@ dcfLeavesVAES256_done:
 	VZEROUPPER
 	RET
 
+// func dpfGenLevelVAES256(u0 *byte, u1 *byte, s *byte, ch *byte, alphas *byte, rows *byte, stride int, keys int, padded int, cnt *[2]uint64, rk *[2][11][16]byte)
+// Requires: AVX, AVX2, SSE2, VAES
+TEXT ·dpfGenLevelVAES256(SB), $864-88
+	MOVQ           rk+80(FP), AX
+	VBROADCASTI128 (AX), Y10
+	VMOVDQU        Y10, 160(SP)
+	VBROADCASTI128 16(AX), Y10
+	VMOVDQU        Y10, 192(SP)
+	VBROADCASTI128 32(AX), Y10
+	VMOVDQU        Y10, 224(SP)
+	VBROADCASTI128 48(AX), Y10
+	VMOVDQU        Y10, 256(SP)
+	VBROADCASTI128 64(AX), Y10
+	VMOVDQU        Y10, 288(SP)
+	VBROADCASTI128 80(AX), Y10
+	VMOVDQU        Y10, 320(SP)
+	VBROADCASTI128 96(AX), Y10
+	VMOVDQU        Y10, 352(SP)
+	VBROADCASTI128 112(AX), Y10
+	VMOVDQU        Y10, 384(SP)
+	VBROADCASTI128 128(AX), Y10
+	VMOVDQU        Y10, 416(SP)
+	VBROADCASTI128 144(AX), Y10
+	VMOVDQU        Y10, 448(SP)
+	VBROADCASTI128 160(AX), Y10
+	VMOVDQU        Y10, 480(SP)
+	VBROADCASTI128 176(AX), Y10
+	VMOVDQU        Y10, 512(SP)
+	VBROADCASTI128 192(AX), Y10
+	VMOVDQU        Y10, 544(SP)
+	VBROADCASTI128 208(AX), Y10
+	VMOVDQU        Y10, 576(SP)
+	VBROADCASTI128 224(AX), Y10
+	VMOVDQU        Y10, 608(SP)
+	VBROADCASTI128 240(AX), Y10
+	VMOVDQU        Y10, 640(SP)
+	VBROADCASTI128 256(AX), Y10
+	VMOVDQU        Y10, 672(SP)
+	VBROADCASTI128 272(AX), Y10
+	VMOVDQU        Y10, 704(SP)
+	VBROADCASTI128 288(AX), Y10
+	VMOVDQU        Y10, 736(SP)
+	VBROADCASTI128 304(AX), Y10
+	VMOVDQU        Y10, 768(SP)
+	VBROADCASTI128 320(AX), Y10
+	VMOVDQU        Y10, 800(SP)
+	VBROADCASTI128 336(AX), Y10
+	VMOVDQU        Y10, 832(SP)
+	MOVQ           $0x00000001, AX
+	MOVQ           AX, X10
+	VPBROADCASTQ   X10, Y10
+	VMOVDQU        Y10, 128(SP)
+	VBROADCASTI128 evalLsb<>+0(SB), Y8
+	MOVQ           cnt+72(FP), AX
+	VBROADCASTI128 (AX), Y9
+	MOVQ           u0+0(FP), DI
+	MOVQ           u1+8(FP), SI
+	MOVQ           alphas+32(FP), R12
+	MOVQ           rows+40(FP), R11
+	MOVQ           stride+48(FP), R13
+	MOVQ           keys+56(FP), R14
+	MOVQ           padded+64(FP), CX
+
+dpfGenLevelVAES256_group:
+	VMOVDQU        (DI), X0
+	VINSERTI128    $0x01, (SI), Y0, Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (SP)
+	VPXOR          512(SP), Y0, Y1
+	VPXOR          160(SP), Y0, Y0
+	VMOVDQU        16(DI), X2
+	VINSERTI128    $0x01, 16(SI), Y2, Y2
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 32(SP)
+	VPXOR          512(SP), Y2, Y3
+	VPXOR          160(SP), Y2, Y2
+	VMOVDQU        32(DI), X4
+	VINSERTI128    $0x01, 32(SI), Y4, Y4
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 64(SP)
+	VPXOR          512(SP), Y4, Y5
+	VPXOR          160(SP), Y4, Y4
+	VMOVDQU        48(DI), X6
+	VINSERTI128    $0x01, 48(SI), Y6, Y6
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 96(SP)
+	VPXOR          512(SP), Y6, Y7
+	VPXOR          160(SP), Y6, Y6
+	VAESENC        192(SP), Y0, Y0
+	VAESENC        544(SP), Y1, Y1
+	VAESENC        192(SP), Y2, Y2
+	VAESENC        544(SP), Y3, Y3
+	VAESENC        192(SP), Y4, Y4
+	VAESENC        544(SP), Y5, Y5
+	VAESENC        192(SP), Y6, Y6
+	VAESENC        544(SP), Y7, Y7
+	VAESENC        224(SP), Y0, Y0
+	VAESENC        576(SP), Y1, Y1
+	VAESENC        224(SP), Y2, Y2
+	VAESENC        576(SP), Y3, Y3
+	VAESENC        224(SP), Y4, Y4
+	VAESENC        576(SP), Y5, Y5
+	VAESENC        224(SP), Y6, Y6
+	VAESENC        576(SP), Y7, Y7
+	VAESENC        256(SP), Y0, Y0
+	VAESENC        608(SP), Y1, Y1
+	VAESENC        256(SP), Y2, Y2
+	VAESENC        608(SP), Y3, Y3
+	VAESENC        256(SP), Y4, Y4
+	VAESENC        608(SP), Y5, Y5
+	VAESENC        256(SP), Y6, Y6
+	VAESENC        608(SP), Y7, Y7
+	VAESENC        288(SP), Y0, Y0
+	VAESENC        640(SP), Y1, Y1
+	VAESENC        288(SP), Y2, Y2
+	VAESENC        640(SP), Y3, Y3
+	VAESENC        288(SP), Y4, Y4
+	VAESENC        640(SP), Y5, Y5
+	VAESENC        288(SP), Y6, Y6
+	VAESENC        640(SP), Y7, Y7
+	VAESENC        320(SP), Y0, Y0
+	VAESENC        672(SP), Y1, Y1
+	VAESENC        320(SP), Y2, Y2
+	VAESENC        672(SP), Y3, Y3
+	VAESENC        320(SP), Y4, Y4
+	VAESENC        672(SP), Y5, Y5
+	VAESENC        320(SP), Y6, Y6
+	VAESENC        672(SP), Y7, Y7
+	VAESENC        352(SP), Y0, Y0
+	VAESENC        704(SP), Y1, Y1
+	VAESENC        352(SP), Y2, Y2
+	VAESENC        704(SP), Y3, Y3
+	VAESENC        352(SP), Y4, Y4
+	VAESENC        704(SP), Y5, Y5
+	VAESENC        352(SP), Y6, Y6
+	VAESENC        704(SP), Y7, Y7
+	VAESENC        384(SP), Y0, Y0
+	VAESENC        736(SP), Y1, Y1
+	VAESENC        384(SP), Y2, Y2
+	VAESENC        736(SP), Y3, Y3
+	VAESENC        384(SP), Y4, Y4
+	VAESENC        736(SP), Y5, Y5
+	VAESENC        384(SP), Y6, Y6
+	VAESENC        736(SP), Y7, Y7
+	VAESENC        416(SP), Y0, Y0
+	VAESENC        768(SP), Y1, Y1
+	VAESENC        416(SP), Y2, Y2
+	VAESENC        768(SP), Y3, Y3
+	VAESENC        416(SP), Y4, Y4
+	VAESENC        768(SP), Y5, Y5
+	VAESENC        416(SP), Y6, Y6
+	VAESENC        768(SP), Y7, Y7
+	VAESENC        448(SP), Y0, Y0
+	VAESENC        800(SP), Y1, Y1
+	VAESENC        448(SP), Y2, Y2
+	VAESENC        800(SP), Y3, Y3
+	VAESENC        448(SP), Y4, Y4
+	VAESENC        800(SP), Y5, Y5
+	VAESENC        448(SP), Y6, Y6
+	VAESENC        800(SP), Y7, Y7
+	VAESENCLAST    480(SP), Y0, Y0
+	VAESENCLAST    832(SP), Y1, Y1
+	VAESENCLAST    480(SP), Y2, Y2
+	VAESENCLAST    832(SP), Y3, Y3
+	VAESENCLAST    480(SP), Y4, Y4
+	VAESENCLAST    832(SP), Y5, Y5
+	VAESENCLAST    480(SP), Y6, Y6
+	VAESENCLAST    832(SP), Y7, Y7
+	VPXOR          (SP), Y0, Y0
+	VPXOR          (SP), Y1, Y1
+	VBROADCASTI128 (R12), Y10
+	VPSRLVQ        Y9, Y10, Y10
+	VPSHUFD        $0x4e, Y10, Y14
+	VPOR           Y14, Y10, Y10
+	VPAND          128(SP), Y10, Y10
+	VPXOR          Y14, Y14, Y14
+	VPSUBQ         Y10, Y14, Y10
+	VPERM2I128     $0x01, Y0, Y0, Y11
+	VPXOR          Y0, Y11, Y11
+	VPERM2I128     $0x01, Y1, Y1, Y12
+	VPXOR          Y1, Y12, Y12
+	VPXOR          Y11, Y12, Y13
+	VPAND          Y10, Y13, Y13
+	VPXOR          Y12, Y13, Y13
+	VPANDN         Y13, Y8, Y13
+	VPAND          Y8, Y10, Y14
+	VPAND          Y8, Y12, Y12
+	VPXOR          Y14, Y12, Y12
+	VPAND          Y8, Y11, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y8, Y11, Y11
+	VPXOR          Y0, Y1, Y1
+	VPAND          Y10, Y1, Y1
+	VPXOR          Y1, Y0, Y0
+	CMPQ           R14, $0x00
+	JLE            dpfGenLevelVAES256_pad0
+	VPOR           Y11, Y13, Y14
+	VMOVDQU        X14, (R11)
+	VPSHUFD        $0x03, Y12, Y14
+	VMOVDQU        X14, 16(R11)
+
+dpfGenLevelVAES256_pad0:
+	ADDQ           R13, R11
+	VPXOR          Y11, Y12, Y14
+	VPAND          Y10, Y14, Y14
+	VPXOR          Y11, Y14, Y14
+	VPOR           Y14, Y13, Y13
+	VMOVDQU        (DI), X15
+	VINSERTI128    $0x01, (SI), Y15, Y15
+	VPSHUFD        $0xff, Y15, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          Y13, Y15, Y15
+	VPXOR          Y15, Y0, Y0
+	VMOVDQU        X0, (DI)
+	VEXTRACTI128   $0x01, Y0, (SI)
+	VPXOR          32(SP), Y2, Y2
+	VPXOR          32(SP), Y3, Y3
+	VBROADCASTI128 16(R12), Y10
+	VPSRLVQ        Y9, Y10, Y10
+	VPSHUFD        $0x4e, Y10, Y14
+	VPOR           Y14, Y10, Y10
+	VPAND          128(SP), Y10, Y10
+	VPXOR          Y14, Y14, Y14
+	VPSUBQ         Y10, Y14, Y10
+	VPERM2I128     $0x01, Y2, Y2, Y11
+	VPXOR          Y2, Y11, Y11
+	VPERM2I128     $0x01, Y3, Y3, Y12
+	VPXOR          Y3, Y12, Y12
+	VPXOR          Y11, Y12, Y13
+	VPAND          Y10, Y13, Y13
+	VPXOR          Y12, Y13, Y13
+	VPANDN         Y13, Y8, Y13
+	VPAND          Y8, Y10, Y14
+	VPAND          Y8, Y12, Y12
+	VPXOR          Y14, Y12, Y12
+	VPAND          Y8, Y11, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y8, Y11, Y11
+	VPXOR          Y2, Y3, Y3
+	VPAND          Y10, Y3, Y3
+	VPXOR          Y3, Y2, Y2
+	CMPQ           R14, $0x01
+	JLE            dpfGenLevelVAES256_pad1
+	VPOR           Y11, Y13, Y14
+	VMOVDQU        X14, (R11)
+	VPSHUFD        $0x03, Y12, Y14
+	VMOVDQU        X14, 16(R11)
+
+dpfGenLevelVAES256_pad1:
+	ADDQ           R13, R11
+	VPXOR          Y11, Y12, Y14
+	VPAND          Y10, Y14, Y14
+	VPXOR          Y11, Y14, Y14
+	VPOR           Y14, Y13, Y13
+	VMOVDQU        16(DI), X15
+	VINSERTI128    $0x01, 16(SI), Y15, Y15
+	VPSHUFD        $0xff, Y15, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          Y13, Y15, Y15
+	VPXOR          Y15, Y2, Y2
+	VMOVDQU        X2, 16(DI)
+	VEXTRACTI128   $0x01, Y2, 16(SI)
+	VPXOR          64(SP), Y4, Y4
+	VPXOR          64(SP), Y5, Y5
+	VBROADCASTI128 32(R12), Y10
+	VPSRLVQ        Y9, Y10, Y10
+	VPSHUFD        $0x4e, Y10, Y14
+	VPOR           Y14, Y10, Y10
+	VPAND          128(SP), Y10, Y10
+	VPXOR          Y14, Y14, Y14
+	VPSUBQ         Y10, Y14, Y10
+	VPERM2I128     $0x01, Y4, Y4, Y11
+	VPXOR          Y4, Y11, Y11
+	VPERM2I128     $0x01, Y5, Y5, Y12
+	VPXOR          Y5, Y12, Y12
+	VPXOR          Y11, Y12, Y13
+	VPAND          Y10, Y13, Y13
+	VPXOR          Y12, Y13, Y13
+	VPANDN         Y13, Y8, Y13
+	VPAND          Y8, Y10, Y14
+	VPAND          Y8, Y12, Y12
+	VPXOR          Y14, Y12, Y12
+	VPAND          Y8, Y11, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y8, Y11, Y11
+	VPXOR          Y4, Y5, Y5
+	VPAND          Y10, Y5, Y5
+	VPXOR          Y5, Y4, Y4
+	CMPQ           R14, $0x02
+	JLE            dpfGenLevelVAES256_pad2
+	VPOR           Y11, Y13, Y14
+	VMOVDQU        X14, (R11)
+	VPSHUFD        $0x03, Y12, Y14
+	VMOVDQU        X14, 16(R11)
+
+dpfGenLevelVAES256_pad2:
+	ADDQ           R13, R11
+	VPXOR          Y11, Y12, Y14
+	VPAND          Y10, Y14, Y14
+	VPXOR          Y11, Y14, Y14
+	VPOR           Y14, Y13, Y13
+	VMOVDQU        32(DI), X15
+	VINSERTI128    $0x01, 32(SI), Y15, Y15
+	VPSHUFD        $0xff, Y15, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          Y13, Y15, Y15
+	VPXOR          Y15, Y4, Y4
+	VMOVDQU        X4, 32(DI)
+	VEXTRACTI128   $0x01, Y4, 32(SI)
+	VPXOR          96(SP), Y6, Y6
+	VPXOR          96(SP), Y7, Y7
+	VBROADCASTI128 48(R12), Y10
+	VPSRLVQ        Y9, Y10, Y10
+	VPSHUFD        $0x4e, Y10, Y14
+	VPOR           Y14, Y10, Y10
+	VPAND          128(SP), Y10, Y10
+	VPXOR          Y14, Y14, Y14
+	VPSUBQ         Y10, Y14, Y10
+	VPERM2I128     $0x01, Y6, Y6, Y11
+	VPXOR          Y6, Y11, Y11
+	VPERM2I128     $0x01, Y7, Y7, Y12
+	VPXOR          Y7, Y12, Y12
+	VPXOR          Y11, Y12, Y13
+	VPAND          Y10, Y13, Y13
+	VPXOR          Y12, Y13, Y13
+	VPANDN         Y13, Y8, Y13
+	VPAND          Y8, Y10, Y14
+	VPAND          Y8, Y12, Y12
+	VPXOR          Y14, Y12, Y12
+	VPAND          Y8, Y11, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y8, Y11, Y11
+	VPXOR          Y6, Y7, Y7
+	VPAND          Y10, Y7, Y7
+	VPXOR          Y7, Y6, Y6
+	CMPQ           R14, $0x03
+	JLE            dpfGenLevelVAES256_pad3
+	VPOR           Y11, Y13, Y14
+	VMOVDQU        X14, (R11)
+	VPSHUFD        $0x03, Y12, Y14
+	VMOVDQU        X14, 16(R11)
+
+dpfGenLevelVAES256_pad3:
+	ADDQ         R13, R11
+	VPXOR        Y11, Y12, Y14
+	VPAND        Y10, Y14, Y14
+	VPXOR        Y11, Y14, Y14
+	VPOR         Y14, Y13, Y13
+	VMOVDQU      48(DI), X15
+	VINSERTI128  $0x01, 48(SI), Y15, Y15
+	VPSHUFD      $0xff, Y15, Y15
+	VPSLLD       $0x1f, Y15, Y15
+	VPSRAD       $0x1f, Y15, Y15
+	VPAND        Y13, Y15, Y15
+	VPXOR        Y15, Y6, Y6
+	VMOVDQU      X6, 48(DI)
+	VEXTRACTI128 $0x01, Y6, 48(SI)
+	ADDQ         $0x00000040, DI
+	ADDQ         $0x00000040, SI
+	ADDQ         $0x00000040, R12
+	SUBQ         $0x00000004, R14
+	SUBQ         $0x00000004, CX
+	JNZ          dpfGenLevelVAES256_group
+	VZEROUPPER
+	RET
+
 // func dpfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
 TEXT ·dpfEvalAESNI(SB), $1696-73
@@ -6514,5 +6883,290 @@ dcfLeavesAESNI_one:
 	JMP         dcfLeavesAESNI_one
 
 dcfLeavesAESNI_done:
+	VZEROUPPER
+	RET
+
+// func dpfGenLevelAESNI(u0 *byte, u1 *byte, s *byte, ch *byte, alphas *byte, rows *byte, stride int, keys int, padded int, cnt *[2]uint64, rk *[2][11][16]byte)
+// Requires: AVX, AVX2, SSE2, VAES
+TEXT ·dpfGenLevelAESNI(SB), $80-88
+	MOVQ         rk+80(FP), DX
+	MOVQ         $0x00000001, AX
+	MOVQ         AX, X10
+	VPBROADCASTQ X10, X10
+	VMOVDQU      X10, 64(SP)
+	VMOVDQU      evalLsb<>+0(SB), X8
+	MOVQ         cnt+72(FP), AX
+	VMOVDQU      (AX), X9
+	MOVQ         u0+0(FP), DI
+	MOVQ         u1+8(FP), SI
+	MOVQ         alphas+32(FP), R12
+	MOVQ         rows+40(FP), R11
+	MOVQ         stride+48(FP), R13
+	MOVQ         keys+56(FP), R14
+	MOVQ         padded+64(FP), CX
+
+dpfGenLevelAESNI_group:
+	VMOVDQU     (DI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (SP)
+	VPXOR       176(DX), X0, X1
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X2
+	VPANDN      X2, X8, X2
+	VMOVDQU     X2, 16(SP)
+	VPXOR       176(DX), X2, X3
+	VPXOR       (DX), X2, X2
+	VMOVDQU     16(DI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 32(SP)
+	VPXOR       176(DX), X4, X5
+	VPXOR       (DX), X4, X4
+	VMOVDQU     16(SI), X6
+	VPANDN      X6, X8, X6
+	VMOVDQU     X6, 48(SP)
+	VPXOR       176(DX), X6, X7
+	VPXOR       (DX), X6, X6
+	VAESENC     16(DX), X0, X0
+	VAESENC     192(DX), X1, X1
+	VAESENC     16(DX), X2, X2
+	VAESENC     192(DX), X3, X3
+	VAESENC     16(DX), X4, X4
+	VAESENC     192(DX), X5, X5
+	VAESENC     16(DX), X6, X6
+	VAESENC     192(DX), X7, X7
+	VAESENC     32(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     32(DX), X2, X2
+	VAESENC     208(DX), X3, X3
+	VAESENC     32(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     32(DX), X6, X6
+	VAESENC     208(DX), X7, X7
+	VAESENC     48(DX), X0, X0
+	VAESENC     224(DX), X1, X1
+	VAESENC     48(DX), X2, X2
+	VAESENC     224(DX), X3, X3
+	VAESENC     48(DX), X4, X4
+	VAESENC     224(DX), X5, X5
+	VAESENC     48(DX), X6, X6
+	VAESENC     224(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     240(DX), X1, X1
+	VAESENC     64(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     240(DX), X5, X5
+	VAESENC     64(DX), X6, X6
+	VAESENC     240(DX), X7, X7
+	VAESENC     80(DX), X0, X0
+	VAESENC     256(DX), X1, X1
+	VAESENC     80(DX), X2, X2
+	VAESENC     256(DX), X3, X3
+	VAESENC     80(DX), X4, X4
+	VAESENC     256(DX), X5, X5
+	VAESENC     80(DX), X6, X6
+	VAESENC     256(DX), X7, X7
+	VAESENC     96(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     272(DX), X3, X3
+	VAESENC     96(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     96(DX), X6, X6
+	VAESENC     272(DX), X7, X7
+	VAESENC     112(DX), X0, X0
+	VAESENC     288(DX), X1, X1
+	VAESENC     112(DX), X2, X2
+	VAESENC     288(DX), X3, X3
+	VAESENC     112(DX), X4, X4
+	VAESENC     288(DX), X5, X5
+	VAESENC     112(DX), X6, X6
+	VAESENC     288(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     304(DX), X1, X1
+	VAESENC     128(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     304(DX), X5, X5
+	VAESENC     128(DX), X6, X6
+	VAESENC     304(DX), X7, X7
+	VAESENC     144(DX), X0, X0
+	VAESENC     320(DX), X1, X1
+	VAESENC     144(DX), X2, X2
+	VAESENC     320(DX), X3, X3
+	VAESENC     144(DX), X4, X4
+	VAESENC     320(DX), X5, X5
+	VAESENC     144(DX), X6, X6
+	VAESENC     320(DX), X7, X7
+	VAESENCLAST 160(DX), X0, X0
+	VAESENCLAST 336(DX), X1, X1
+	VAESENCLAST 160(DX), X2, X2
+	VAESENCLAST 336(DX), X3, X3
+	VAESENCLAST 160(DX), X4, X4
+	VAESENCLAST 336(DX), X5, X5
+	VAESENCLAST 160(DX), X6, X6
+	VAESENCLAST 336(DX), X7, X7
+	VPXOR       (SP), X0, X0
+	VPXOR       (SP), X1, X1
+	VPXOR       16(SP), X2, X2
+	VPXOR       16(SP), X3, X3
+	VMOVDQU     (R12), X10
+	VPSRLVQ     X9, X10, X10
+	VPSHUFD     $0x4e, X10, X14
+	VPOR        X14, X10, X10
+	VPAND       64(SP), X10, X10
+	VPXOR       X14, X14, X14
+	VPSUBQ      X10, X14, X10
+	VPXOR       X0, X2, X11
+	VPXOR       X1, X3, X12
+	VPXOR       X11, X12, X13
+	VPAND       X10, X13, X13
+	VPXOR       X12, X13, X13
+	VPANDN      X13, X8, X13
+	VPAND       X8, X10, X14
+	VPAND       X8, X12, X12
+	VPXOR       X14, X12, X12
+	VPAND       X8, X11, X11
+	VPXOR       X14, X11, X11
+	VPXOR       X8, X11, X11
+	VPXOR       X0, X1, X1
+	VPAND       X10, X1, X1
+	VPXOR       X1, X0, X0
+	VPXOR       X2, X3, X3
+	VPAND       X10, X3, X3
+	VPXOR       X3, X2, X2
+	CMPQ        R14, $0x00
+	JLE         dpfGenLevelAESNI_pad0
+	VPOR        X11, X13, X14
+	VMOVDQU     X14, (R11)
+	VPSHUFD     $0x03, X12, X14
+	VMOVDQU     X14, 16(R11)
+
+dpfGenLevelAESNI_pad0:
+	ADDQ    R13, R11
+	VPXOR   X11, X12, X14
+	VPAND   X10, X14, X14
+	VPXOR   X11, X14, X14
+	VPOR    X14, X13, X13
+	VMOVDQU (DI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X0, X0
+	VMOVDQU X0, (DI)
+	VMOVDQU (SI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X2, X2
+	VMOVDQU X2, (SI)
+	VPXOR   32(SP), X4, X4
+	VPXOR   32(SP), X5, X5
+	VPXOR   48(SP), X6, X6
+	VPXOR   48(SP), X7, X7
+	VMOVDQU 16(R12), X10
+	VPSRLVQ X9, X10, X10
+	VPSHUFD $0x4e, X10, X14
+	VPOR    X14, X10, X10
+	VPAND   64(SP), X10, X10
+	VPXOR   X14, X14, X14
+	VPSUBQ  X10, X14, X10
+	VPXOR   X4, X6, X11
+	VPXOR   X5, X7, X12
+	VPXOR   X11, X12, X13
+	VPAND   X10, X13, X13
+	VPXOR   X12, X13, X13
+	VPANDN  X13, X8, X13
+	VPAND   X8, X10, X14
+	VPAND   X8, X12, X12
+	VPXOR   X14, X12, X12
+	VPAND   X8, X11, X11
+	VPXOR   X14, X11, X11
+	VPXOR   X8, X11, X11
+	VPXOR   X4, X5, X5
+	VPAND   X10, X5, X5
+	VPXOR   X5, X4, X4
+	VPXOR   X6, X7, X7
+	VPAND   X10, X7, X7
+	VPXOR   X7, X6, X6
+	CMPQ    R14, $0x01
+	JLE     dpfGenLevelAESNI_pad1
+	VPOR    X11, X13, X14
+	VMOVDQU X14, (R11)
+	VPSHUFD $0x03, X12, X14
+	VMOVDQU X14, 16(R11)
+
+dpfGenLevelAESNI_pad1:
+	ADDQ    R13, R11
+	VPXOR   X11, X12, X14
+	VPAND   X10, X14, X14
+	VPXOR   X11, X14, X14
+	VPOR    X14, X13, X13
+	VMOVDQU 16(DI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X4, X4
+	VMOVDQU X4, 16(DI)
+	VMOVDQU 16(SI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X6, X6
+	VMOVDQU X6, 16(SI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, R12
+	SUBQ    $0x00000002, R14
+	SUBQ    $0x00000002, CX
+	JNZ     dpfGenLevelAESNI_group
+	VZEROUPPER
+	RET
+
+// func copyNTAVX2(dst *byte, src *byte, n int)
+// Requires: AVX, MMX+
+TEXT ·copyNTAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+copyNTAVX2_head:
+	TESTQ   CX, CX
+	JZ      copyNTAVX2_fence
+	TESTQ   $0x0000001f, DI
+	JZ      copyNTAVX2_body
+	VMOVDQU (SI), X0
+	VMOVDQU X0, (DI)
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	DECQ    CX
+	JMP     copyNTAVX2_head
+
+copyNTAVX2_body:
+	CMPQ     CX, $0x02
+	JB       copyNTAVX2_tail
+	VMOVDQU  (SI), Y0
+	VMOVNTDQ Y0, (DI)
+	ADDQ     $0x20, SI
+	ADDQ     $0x20, DI
+	SUBQ     $0x02, CX
+	JMP      copyNTAVX2_body
+
+copyNTAVX2_tail:
+	TESTQ   CX, CX
+	JZ      copyNTAVX2_fence
+	VMOVDQU (SI), X0
+	VMOVDQU X0, (DI)
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	DECQ    CX
+	JMP     copyNTAVX2_tail
+
+copyNTAVX2_fence:
+	SFENCE
 	VZEROUPPER
 	RET

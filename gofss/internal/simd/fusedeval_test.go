@@ -312,3 +312,60 @@ func TestFusedDcfLevels(t *testing.T) {
 		}
 	}
 }
+
+// DPF Gen's level routine with AES keys, on each class's walks, against the Go model
+// of a level: the correction word from the side away from alpha, both parties moved
+// to the child on alpha's side; padding keys write no row.
+func TestFusedDpfGenLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	k2 := newTestKeys(r, 2)
+	for _, f := range runnableEvals(t) {
+		for _, levels := range []int{1, 6, 70} {
+			for _, keys := range []int{1, 3, 4, 5, 8, 9, 12, 128} {
+				t.Run(fmt.Sprintf("%s/levels=%d/keys=%d", f.Name, levels, keys), func(t *testing.T) {
+					want := newGenState(r, keys, levels)
+					got := want.clone()
+					rows := GenRows{Alphas: got.alphas, Cws: got.cws, Keys: keys, Levels: levels}
+					for i := range levels {
+						modelDpfGenLevel(t, k2, want, keys, levels, i)
+						f.DpfGenLevel(got.u0, got.u1, got.s, &rows, i, (*[2]RoundKeys)(k2.rounds))
+						require.Equal(t, want.u0, got.u0, "level %d: party 0's nodes", i)
+						require.Equal(t, want.u1, got.u1, "level %d: party 1's nodes", i)
+						require.Equal(t, want.cws, got.cws, "level %d: correction words", i)
+					}
+				})
+			}
+		}
+	}
+}
+
+func modelDpfGenLevel(t *testing.T, k2 testKeys, st genState, keys, levels, i int) {
+	p := len(st.u0)
+	out := k2.prg(t, append(append([]Block{}, st.u0...), st.u1...)) // L, R per seed
+	b := levels - 1 - i
+	for j := range p {
+		alpha := st.alphas[j]
+		a := alpha.Lo >> b & 1
+		if b >= 64 {
+			a = alpha.Hi >> (b - 64) & 1
+		}
+		l0, r0, l1, r1 := out[2*j], out[2*j+1], out[2*(p+j)], out[2*(p+j)+1]
+		// The seed correction from the side away from alpha, the nodes from alpha's.
+		scw, keep0, keep1 := clamp(xor(r0, r1)), l0, l1
+		if a == 1 {
+			scw, keep0, keep1 = clamp(xor(l0, l1)), r0, r1
+		}
+		tl, tr := ctl(xor(l0, l1))^a^1, ctl(xor(r0, r1))^a
+		tKeep := tl
+		if a == 1 {
+			tKeep = tr
+		}
+		corr := Block{scw.Lo, scw.Hi | tKeep<<32}
+		st.u0[j] = xor(keep0, times(ctl(st.u0[j]), corr))
+		st.u1[j] = xor(keep1, times(ctl(st.u1[j]), corr))
+		if j < keys {
+			row := 2 * (j*(levels+1) + i)
+			st.cws[row], st.cws[row+1] = Block{scw.Lo, scw.Hi | tl<<32}, Block{Lo: tr}
+		}
+	}
+}

@@ -1,6 +1,6 @@
 // Command _asm generates the fused Eval walks of package simd for CPUs without
-// AVX-512 (run `go generate` in the package), and the EvalAll level routines with
-// AES keys (level.go): DPF and DCF Eval with AES-128 MMO, in
+// AVX-512 (run `go generate` in the package), the EvalAll level routines with AES
+// keys (level.go) and DPF Gen's (gen.go): DPF and DCF Eval with AES-128 MMO, in
 // two vector widths from one description, VAES on 256-bit vectors (2 blocks a vector:
 // Zen 3, Alder Lake) and AES-NI on 128-bit vectors (1 block, VEX encodings: every CPU
 // with AES-NI and AVX2). They do the job of the AVX-512 walks dpfEvalAes and
@@ -103,7 +103,9 @@ func main() {
 		dpfLevelRoutine(w, true)
 		dcfLevelRoutine(w, false)
 		dcfLevelRoutine(w, true)
+		dpfGenRoutine(w)
 	}
+	copyNT()
 	Generate()
 	checkVEX(flag.Lookup("out").Value.String())
 }
