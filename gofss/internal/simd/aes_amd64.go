@@ -28,10 +28,11 @@ func NewLaneKeys(keys []RoundKeys) *LaneKeys {
 	return &l
 }
 
-// FusedEval is one CPU class's fused Eval walks: DPF and DCF Eval with AES-128 MMO
-// as the PRG, each call walking groups of points down all levels of their keys'
-// trees with the states in registers and AES run in place, so that the PRG output
-// never goes through memory.
+// FusedEval is one CPU class's fused routines with AES-128 MMO as the PRG: the DPF
+// and DCF Eval walks, each call walking groups of points down all levels of their
+// keys' trees with the states in registers and AES run in place, so that the PRG
+// output never goes through memory; and the EvalAll and DPF Gen level routines with
+// AES keys (methods named after the package's functions).
 type FusedEval struct {
 	Name      string
 	Available bool // this CPU runs them
