@@ -127,6 +127,51 @@ func BenchmarkEval(b *testing.B) {
 	}
 }
 
+// BenchmarkImpls runs, under each PRG backend, every walk implementation that serves
+// the scheme there (impl=<name>, as WithImpl forces it), on batched Gen and Eval
+// (2^16 keys, ns/key) and EvalAll (one key, ns/output), so that one run compares
+// them: the other benchmarks run the implementation a scheme gets by default.
+func BenchmarkImpls(b *testing.B) {
+	for _, bs := range benchSchemes(b) {
+		b.Run(bs.name, func(b *testing.B) {
+			seeds, p0, alphas, betas, cws := benchKeys(b, bs.s, benchKeysN)
+			out := make([]Block, max(benchKeysN, 1<<benchBits))
+			for i := range out { // fault its pages in before the first timing
+				out[i] = Block{Lo: 1}
+			}
+			benchBackends(b, bs.prg, func(b *testing.B) {
+				for _, im := range Impls() {
+					s, err := New(bs.s.Params(), WithImpl(im))
+					if err != nil {
+						continue // not served under this backend on this CPU
+					}
+					b.Run("gen/impl="+im, func(b *testing.B) {
+						perItem(b, benchKeysN, "key", func() {
+							if err := s.Gen(cws, seeds, alphas, betas); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
+					b.Run("eval/impl="+im, func(b *testing.B) {
+						perItem(b, benchKeysN, "key", func() {
+							if err := s.Eval(out[:benchKeysN], 0, p0, cws, alphas); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
+					b.Run("eval_all/impl="+im, func(b *testing.B) {
+						perItem(b, 1<<benchBits, "output", func() {
+							if err := s.EvalAll(out[:1<<benchBits], 0, p0[:1], cws[:s.Params().CwRows()]); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
+				}
+			})
+		})
+	}
+}
+
 func BenchmarkEvalAll(b *testing.B) {
 	for _, bs := range benchSchemes(b) {
 		b.Run(bs.name, func(b *testing.B) {

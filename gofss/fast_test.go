@@ -1,6 +1,7 @@
 package gofss
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -130,21 +131,36 @@ func TestFastEvalAllLarge(t *testing.T) {
 	}
 }
 
-func requireSimd(t *testing.T) {
-	if !simdOnCPU {
-		t.Skip("no routines in this build or on this CPU")
+// forEachFusedEval runs fn once per implementation with fused AES Eval walks that
+// serves p on this CPU, with the scheme made on it.
+func forEachFusedEval(t *testing.T, p Params, fn func(t *testing.T, s Scheme)) {
+	ran := false
+	for _, im := range fusedEvalImpls {
+		s, err := New(p, WithImpl(im))
+		if err != nil {
+			continue // not on this CPU
+		}
+		ran = true
+		t.Run(im, func(t *testing.T) { fn(t, s) })
+	}
+	if !ran {
+		t.Skip("no fused Eval walks in this build or on this CPU")
 	}
 }
 
 // The AES DPF walk checks correction words as it reads them: a bad one anywhere in a
 // batch, inner or last row, is refused with the portable check's error.
 func TestFastEvalRefusesBadCws(t *testing.T) {
-	requireSimd(t)
 	const n, keys = 12, 300
 	prg, err := NewAesMmo(DefaultAesKeys[:2])
 	require.NoError(t, err)
 	d, err := NewDpf(n, Uint64, prg)
 	require.NoError(t, err)
+	forEachFusedEval(t, d.Params(), func(t *testing.T, d Scheme) { testDpfRefusesBadCws(t, d) })
+}
+
+func testDpfRefusesBadCws(t *testing.T, d Scheme) {
+	const n, keys = 12, 300
 	r := rand.New(rand.NewPCG(15, 16))
 	seeds, alphas, betas := randKeys(r, n, keys)
 	cws := make([]Cw, keys*(n+1))
@@ -170,12 +186,16 @@ func TestFastEvalRefusesBadCws(t *testing.T) {
 }
 
 func TestFastDcfEvalRefusesBadCws(t *testing.T) {
-	requireSimd(t)
 	const n, keys = 12, 100
 	prg, err := NewAesMmo(DefaultAesKeys[:4])
 	require.NoError(t, err)
 	d, err := NewDcf(n, Bytes, prg, Lt)
 	require.NoError(t, err)
+	forEachFusedEval(t, d.Params(), func(t *testing.T, d Scheme) { testDcfRefusesBadCws(t, d) })
+}
+
+func testDcfRefusesBadCws(t *testing.T, d Scheme) {
+	const n, keys = 12, 100
 	r := rand.New(rand.NewPCG(19, 20))
 	seeds, alphas, betas := randKeys(r, n, keys)
 	cws := make([]Cw, keys*(n+1))
@@ -186,6 +206,52 @@ func TestFastDcfEvalRefusesBadCws(t *testing.T) {
 			c := append([]Cw(nil), cws...)
 			edit(&c[k*(n+1)+n])
 			requireArgError(t, d.Eval(out, 1, seeds[:keys], c, alphas), "last row")
+		}
+	}
+}
+
+// The fused Eval walks of each CPU class, forced by name, against the portable
+// walks: every group, input widths at the edges (1, 2, 64 and 128 bits, either side
+// of 64), batches around the walks' groups and tiles, and several points per key.
+func TestFusedEvalMatchesPortable(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	batches := []struct{ keys, m int }{
+		{0, 1}, {1, 1}, {3, 1}, {1, 8}, {9, 1}, {3, 3},
+		{evalTilePoints - 1, 1}, {evalTilePoints, 1}, {evalTilePoints + 1, 1}, {86, 3},
+	}
+	for _, n := range []int{1, 2, 20, 63, 64, 128} {
+		for _, g := range allGroups {
+			for _, kind := range []Kind{KindDpf, KindDcfLt, KindDcfGt} {
+				p := DefaultParams(kind, n, g, PrgAesMmo)
+				t.Run(fmt.Sprintf("%s/%s/n=%d", kind, g, n), func(t *testing.T) {
+					port, err := New(p, WithImpl(PortableImpl))
+					require.NoError(t, err)
+					forEachFusedEval(t, p, func(t *testing.T, fast Scheme) {
+						for _, b := range batches {
+							seeds, alphas, betas := randKeys(r, n, b.keys)
+							cws := make([]Cw, b.keys*(n+1))
+							require.NoError(t, port.Gen(cws, seeds, alphas, betas))
+							xs := make([]Uint128, b.keys*b.m)
+							for i := range xs {
+								xs[i] = randInput(r, n)
+								if i%2 == 0 {
+									xs[i] = alphas[i/b.m]
+								}
+							}
+							for party := range 2 {
+								ps := make([]Block, b.keys)
+								for k := range ps {
+									ps[k] = seeds[2*k+party]
+								}
+								got, want := make([]Block, len(xs)), make([]Block, len(xs))
+								errFast, errPort := fast.Eval(got, party, ps, cws, xs), port.Eval(want, party, ps, cws, xs)
+								require.Equal(t, errPort, errFast, "%d keys x %d points", b.keys, b.m)
+								require.Equal(t, want, got, "%d keys x %d points, party %d", b.keys, b.m, party)
+							}
+						}
+					})
+				})
+			}
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/simd"
 )
 
-// minFastPoints: the routines work on groups of 16 or 32 points, padding short
+// minFastPoints: the routines work on groups of 4 to 32 points, padding short
 // batches; below this many points the portable walk is faster (one DPF point at
 // in_bits 20: 1.5 us portable, 2.3 us padded to a group), or, with ChaCha, the
 // one-point walk (chachawalk_amd64.go).
@@ -32,14 +32,14 @@ type fastEvalState struct {
 	u, s, v, ch, xs []Block
 	sides, next     []uint8
 	off             []int
-	pf              []int // the fused routines' prefetch ranges: two per group of points
+	pf              []int // the fused routines' prefetch ranges: two per group of points (4 or more)
 }
 
 func newFastEvalState(sc *scratch, half int) *fastEvalState {
 	return &fastEvalState{
 		u: sc.block(evalTilePoints), s: sc.block(evalTilePoints), v: sc.block(evalTilePoints), ch: sc.block(half * evalTilePoints),
 		xs: sc.block(evalTilePoints), sides: sc.byte(evalTilePoints), next: sc.byte(evalTilePoints), off: sc.int(evalTilePoints),
-		pf: sc.int(evalTilePoints / 8),
+		pf: sc.int(evalTilePoints / 2),
 	}
 }
 
@@ -174,9 +174,10 @@ func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 	return f.evalAes(stp, b)
 }
 
-// evalAes is the DPF Eval whose routine walks all levels and runs AES itself.
+// evalAes is the DPF Eval whose routine (f.eval's) walks all levels and runs AES
+// itself.
 func (f *fastDpf) evalAes(stp callControl, b *pointBatch) error {
-	keys := f.aes.two()
+	keys, walk, size := f.aes.two(), f.eval, f.eval.DpfGroup
 	if !f.kaOK {
 		// The routine reads the output correction words only when it converts leaves.
 		if err := f.checkLastRows(b.cws); err != nil {
@@ -187,15 +188,15 @@ func (f *fastDpf) evalAes(stp callControl, b *pointBatch) error {
 	var bad atomic.Bool
 	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {
 		if f.kaOK {
-			st, rows := buf.start(b, j0, j1, 1, 32, into)
-			if !simd.DpfEvalAes(kblocks(st.u), &rows, keys, &f.ka[b.party], st.prefetch(32, j0, b)) {
+			st, rows := buf.start(b, j0, j1, 1, size, into)
+			if !walk.Dpf(kblocks(st.u), &rows, keys, &f.ka[b.party], st.prefetch(size, j0, b)) {
 				bad.Store(true)
 			}
 			st.leavesTo(b.dst[j0:j1])
 			return
 		}
-		st, rows := buf.start(b, j0, j1, 1, 32, nil)
-		if !simd.DpfEvalAes(kblocks(st.u), &rows, keys, nil, st.prefetch(32, j0, b)) {
+		st, rows := buf.start(b, j0, j1, 1, size, nil)
+		if !walk.Dpf(kblocks(st.u), &rows, keys, nil, st.prefetch(size, j0, b)) {
 			bad.Store(true)
 		}
 		f.leaves(b.dst[j0:j1], &st, b)
@@ -238,24 +239,14 @@ func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 		return f.Dcf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
 	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits}
-	n, ar, ka, prg := b.n, f.params.Group.arith(), &f.ka[party], f.prg
-	keys := f.aes.four()
-	if keys == nil {
-		if err := f.checkCws(cws); err != nil {
-			return err
-		}
+	if f.aes != nil {
+		return f.evalAes(stp, b)
 	}
-	into := nodeOutputs(dst, xs)
-	var bad atomic.Bool
+	if err := f.checkCws(cws); err != nil {
+		return err
+	}
+	n, ar, ka, prg := b.n, f.params.Group.arith(), &f.ka[party], f.prg
 	forFastTiles(stp, b, 2, func(j0, j1 int, buf *fastEvalState) {
-		if keys != nil {
-			st, rows := buf.start(b, j0, j1, 2, 16, into)
-			if !simd.DcfEvalAes(kblocks(st.u), &rows, keys, ka, st.prefetch(16, j0, b)) {
-				bad.Store(true)
-			}
-			st.leavesTo(dst[j0:j1])
-			return
-		}
 		st, rows := buf.start(b, j0, j1, 2, 4, nil)
 		st.levels(n, prg, func(i int) {
 			simd.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, ka)
@@ -265,8 +256,24 @@ func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 			dst[j0+j] = dcfLeaf(ar, x.Clamp(), x.Lsb(), st.v[j], st.lastRow(cws, j, n), party)
 		}
 	})
+	return nil
+}
+
+// evalAes is the DCF Eval whose routine (f.eval's) walks all levels and runs AES
+// itself; the group has lane masks (kaOK).
+func (f *fastDcf) evalAes(stp callControl, b *pointBatch) error {
+	keys, walk, size, ka := f.aes.four(), f.eval, f.eval.DcfGroup, &f.ka[b.party]
+	into := nodeOutputs(b.dst, b.xs)
+	var bad atomic.Bool
+	forFastTiles(stp, b, 2, func(j0, j1 int, buf *fastEvalState) {
+		st, rows := buf.start(b, j0, j1, 2, size, into)
+		if !walk.Dcf(kblocks(st.u), &rows, keys, ka, st.prefetch(size, j0, b)) {
+			bad.Store(true)
+		}
+		st.leavesTo(b.dst[j0:j1])
+	})
 	if bad.Load() {
-		return f.checkCws(cws)
+		return f.checkCws(b.cws)
 	}
 	return nil
 }

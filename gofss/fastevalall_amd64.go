@@ -5,7 +5,8 @@ package gofss
 import "github.com/pyfss/pyfss/gofss/internal/simd"
 
 // The EvalAll trees on the routines; groups without lane masks (uint127) take the
-// portable tree.
+// portable tree. With AES keys the levels run on the CPU class's fused routines
+// (f.eval), AVX-512 or AVX2.
 
 func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	if !f.kaOK {
@@ -26,15 +27,23 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 			r.u[0] = r.s[0].WithLsb(uint8(party))
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
-			raw := prgRaw(prg, lanes != nil, out.u, in.s)
 			cw := cwPair(k, i)
-			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, lanes)
+			if lanes != nil {
+				f.eval.DpfLevel(kblocks(out.u), kblocks(out.s), kblocks(in.u), &cw, lanes)
+				return
+			}
+			raw := prgRaw(prg, false, out.u, in.s)
+			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, nil)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := place(k, x0, 2*len(in.s))
-			raw := prgRaw(prg, lanes != nil, out, in.s)
 			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
-			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, lanes)
+			if lanes != nil {
+				f.eval.DpfLeaves(kblocks(out), kblocks(in.u), &cw, kblock(v), ka, lanes)
+				return
+			}
+			raw := prgRaw(prg, false, out, in.s)
+			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, nil)
 		},
 	}
 }
@@ -61,16 +70,24 @@ func (f *fastDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 			r.u[0], r.v[0] = r.s[0].WithLsb(uint8(party)), Block{}
 		},
 		level: func(k, i int, out, in nodes, raw []Block) {
-			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, i)
-			simd.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
+			if lanes != nil {
+				f.eval.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
+				return
+			}
+			kraw := prgRaw(prg, false, raw, in.s)
+			simd.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, nil)
 		},
 		leaves: func(k, x0 int, in nodes, raw []Block) {
-			kraw := prgRaw(prg, lanes != nil, raw, in.s)
 			cw, vcw := level(k, n-1)
 			last := kblock(ar.from(cws[k*(n+1)+n][1]))
 			out := place(k, x0, 2*len(in.s))
-			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
+			if lanes != nil {
+				f.eval.DcfLeaves(kblocks(out), kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
+				return
+			}
+			kraw := prgRaw(prg, false, raw, in.s)
+			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, nil)
 		},
 	}
 }

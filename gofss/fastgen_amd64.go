@@ -98,8 +98,12 @@ func (f *fastDpf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 	keys := f.aes.two()
 	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
 		for i := range n {
-			ch := prgRaw(prg, keys != nil, st.ch, st.s)
-			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, keys)
+			if keys != nil {
+				f.eval.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), rows, i, keys)
+				continue
+			}
+			ch := prgRaw(prg, false, st.ch, st.s)
+			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, nil)
 		}
 		for j := range k1 - k0 {
 			u0, u1 := st.u0[j], st.u1[j]

@@ -14,6 +14,7 @@ import (
 // by package routines (AVX-512) many nodes at a time. Nodes carry their control bit in
 // the lsb of u instead of in a separate byte. Two entries of the registry: the
 // routines running AES-128 MMO themselves (VAES), and the routines fed by the PRG.
+// Without AVX-512, the fused Eval walks of AVX2 CPUs with the one-key walks.
 
 func archImpls() []impl {
 	return []impl{
@@ -27,16 +28,19 @@ func archImpls() []impl {
 			dpf:  func(d *Dpf) walks { return newFastDpf(d, false) },
 			dcf:  func(d *Dcf) walks { return newFastDcf(d, false) },
 		},
+		fusedEvalImpl("avx2-vaes", simd.FusedVAES256), // fusedeval_amd64.go
+		fusedEvalImpl("avx2-aesni", simd.FusedAESNI),
 		{name: AesniImpl, dpf: newOneKeyDpf, dcf: newOneKeyDcf}, // onekey_amd64.go
 	}
 }
 
 // fastSetup is what both schemes' fast walks take when they are made.
 type fastSetup struct {
-	ka     [2]simd.Arith // the group's arithmetic for party 0 and 1, where kaOK
-	kaOK   bool          // false for uint127, whose leaves and values stay in Go
-	aes    *simdAesKeys  // non-nil: the routines run AES-128 MMO themselves
-	chacha *ChaCha       // non-nil: short batches take the one-point ChaCha walk
+	ka     [2]simd.Arith   // the group's arithmetic for party 0 and 1, where kaOK
+	kaOK   bool            // false for uint127, whose leaves and values stay in Go
+	aes    *simdAesKeys    // non-nil: the routines run AES-128 MMO themselves
+	eval   *simd.FusedEval // with aes: the fused Eval walks
+	chacha *ChaCha         // non-nil: short batches take the one-point ChaCha walk
 }
 
 // newFastSetup returns the setup of the fast walks of a scheme with these parameters
@@ -57,7 +61,7 @@ func newFastSetup(group Group, prg Prg, fused bool) (fastSetup, bool) {
 			if !simd.HasAES || aes128.Backend() != aes128.VAES {
 				return f, false
 			}
-			f.aes = expandAesKeys(p.Keys())
+			f.aes, f.eval = expandAesKeys(p.Keys()), simd.FusedAVX512
 		}
 	case *ChaCha:
 		if fused || chacha.Backend() == chacha.Generic {

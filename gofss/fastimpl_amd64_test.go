@@ -2,7 +2,47 @@
 
 package gofss
 
-import "github.com/pyfss/pyfss/gofss/internal/simd"
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
+	"github.com/pyfss/pyfss/gofss/internal/simd"
+)
 
 // simdOnCPU: this CPU runs the routines of the fast walks.
 var simdOnCPU = simd.Available
+
+// fusedEvalImpls name the implementations whose Eval runs a fused AES walk.
+var fusedEvalImpls = []string{"avx512-vaes", "avx2-vaes", "avx2-aesni"}
+
+// avx2Walks: the implementation aes128_mmo gets under each AES backend on a CPU
+// with AVX2 but without AVX-512.
+var avx2Walks = map[string]string{}
+
+func init() {
+	if simd.FusedAESNI.Available {
+		avx2Walks = map[string]string{aes128.VAES256: "avx2-vaes", "aesni": "avx2-aesni"}
+	}
+}
+
+// A Gen whose correction words exceed ntMinBytes goes through the staging area and
+// CopyNT, on every fast implementation that serves it, against the portable Gen.
+func TestFastGenStaged(t *testing.T) {
+	const n = 40
+	keys := ntMinBytes/((n+1)*cwSize) + 3
+	r := rand.New(rand.NewPCG(25, 26))
+	seeds, alphas, betas := randKeys(r, n, keys)
+	p := DefaultParams(KindDpf, n, Uint64, PrgAesMmo)
+	port, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	want := make([]Cw, keys*(n+1))
+	require.NoError(t, port.Gen(want, seeds, alphas, betas))
+	forEachFusedEval(t, p, func(t *testing.T, fast Scheme) {
+		got := make([]Cw, keys*(n+1))
+		require.NoError(t, fast.Gen(got, seeds, alphas, betas))
+		require.Equal(t, want, got)
+	})
+}

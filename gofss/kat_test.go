@@ -149,6 +149,8 @@ func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
 		}
 	}
 
+	checkBatchedEvals(t, s, seeds, cws, c)
+
 	if c.EvalAll == nil {
 		return
 	}
@@ -168,6 +170,28 @@ func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
 		for i, b := range last {
 			require.Equal(t, katBlock(b), out[len(out)-len(last)+i], "%s: EvalAll last %d", c.ID, i)
 		}
+	}
+}
+
+// checkBatchedEvals evaluates the case's points in one batch of the key, repeated to
+// 40 points (past the fast walks' shortest batch and more than one group of theirs),
+// so that the vectors check the batched walks too.
+func checkBatchedEvals(t *testing.T, s scheme, seeds []Block, cws []Cw, c *kat.TreeCase) {
+	if len(c.Evals) == 0 {
+		return
+	}
+	var xs []Uint128
+	var want [2][]Block
+	for len(xs) < 40 {
+		for _, e := range c.Evals {
+			xs = append(xs, katUint(e.X))
+			want[0], want[1] = append(want[0], katBlock(e.Y0)), append(want[1], katBlock(e.Y1))
+		}
+	}
+	for party := range 2 {
+		got := make([]Block, len(xs))
+		require.NoError(t, s.Eval(got, party, seeds[party:party+1], cws, xs))
+		require.Equal(t, want[party], got, "%s: Eval party %d of %d points", c.ID, party, len(xs))
 	}
 }
 
@@ -213,7 +237,8 @@ func TestGroupVectors(t *testing.T) {
 
 // PrgBackendInfo's "walks" follows the selected PRG backend: the walks are portable
 // under the portable PRG (or without the routines), and run AES themselves only under
-// the VAES backend; without AVX-512, AES-NI gets the one-key walks.
+// the VAES backend; without AVX-512, AES-NI gets the one-key walks, and with AVX2
+// the fused Eval walks of the backend's class.
 func TestPrgBackendInfoWalks(t *testing.T) {
 	want := map[string]string{"generic": "portable", "aesni": "avx512", "vaes256": "avx512", "vaes-avx512": "avx512-vaes", "avx2": "avx512", "avx512": "avx512"}
 	for _, prg := range []string{"aes128_mmo", "chacha"} {
@@ -224,6 +249,9 @@ func TestPrgBackendInfoWalks(t *testing.T) {
 				w = PortableImpl
 				if prg == "aes128_mmo" && info["active"] != "generic" && slices.Contains(Impls(), AesniImpl) {
 					w = AesniImpl // the one-key walks, batches on the portable ones
+					if fused, ok := avx2Walks[info["active"].(string)]; ok {
+						w = fused // the one-key walks, batches on the fused Eval walks
+					}
 				}
 			}
 			require.Equal(t, w, info["walks"], "%s on %s", prg, info["active"])

@@ -28,46 +28,150 @@ func NewLaneKeys(keys []RoundKeys) *LaneKeys {
 	return &l
 }
 
-// DpfEvalAes walks a tile of points (a multiple of 32) down all levels of their DPF
-// keys' trees, with AES-128 MMO as the PRG: keys are the expanded keys of the left
-// and right outputs. u holds each point's root node (clamped seed with the party as
-// control bit). With ar it receives the outputs, from(clamp(x)) + t*v_cw at each
-// leaf x; with ar nil, the leaves themselves. While it walks group g (points 32g to
-// 32g+31) it prefetches the correction words at byte offsets pf[2g] to pf[2g+1] of
-// cws, those of the next group. It reports false if a correction word it read is not
-// one a DPF Gen makes (words 4-7 other than (0 or 1, 0, 0, 0); with ar, an output
-// correction word with its control bit set or nonzero words 4-7): checking them as
-// they are read saves the caller a pass over memory.
-func DpfEvalAes(u []Block, r *EvalRows, keys *[2]RoundKeys, ar *Arith, pf []int) bool {
-	if len(u)%32 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/16 {
-		panic("simd: DpfEvalAes: bad lengths")
+// FusedEval is one CPU class's fused routines with AES-128 MMO as the PRG: the DPF
+// and DCF Eval walks, each call walking groups of points down all levels of their
+// keys' trees with the states in registers and AES run in place, so that the PRG
+// output never goes through memory; and the EvalAll and DPF Gen level routines with
+// AES keys (methods named after the package's functions).
+type FusedEval struct {
+	Name      string
+	Available bool // this CPU runs them
+	DpfGroup  int  // points per group of the DPF walk
+	DcfGroup  int  // and of the DCF walk
+	dpf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
+	dcf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
+	// The EvalAll routines, DpfLevel, DpfLeaves, DcfLevel and DcfLeaves with keys
+	dpfLevel  func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
+	dpfLeaves func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
+	dcfLevel  func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+	dcfLeaves func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+	// DPF Gen's level routine, DpfGenLevel with keys
+	dpfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
+}
+
+// The fused walks, fastest first: AVX-512 with VAES (evalaes_amd64.s), and for CPUs
+// without AVX-512 VAES on 256-bit vectors or AES-NI on 128-bit ones, both with AVX2
+// (avx2_amd64.go).
+var (
+	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalAes, dcfEvalAes,
+		func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys) {
+			dpfLevel(u, s, nil, parents, m, cw, keys)
+		},
+		func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys) {
+			dpfLeaves(dst, nil, parents, m, cw, v, ar, keys)
+		},
+		func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
+			dcfLevel(u, s, v, nil, parents, pv, m, cw, vcw, ar, keys)
+		},
+		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
+			dcfLeaves(dst, nil, parents, pv, m, cw, vcw, ar, keys)
+		},
+		dpfGenLevel,
 	}
-	checkWalk(pf, r)
+	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256,
+		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256, dpfGenLevelVAES256}
+	FusedAESNI = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI,
+		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI, dpfGenLevelAESNI}
+)
+
+// DpfLevel is the package's DpfLevel with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DpfLevel(u, s, parents []Block, cw *[2]Block, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(u) != 2*m || len(s) != 2*m {
+		panic("simd: FusedEval.DpfLevel: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dpfLevel(&u[0], &s[0], &parents[0], m, cw, keys)
+	}
+}
+
+// DpfGenLevel is the package's DpfGenLevel with keys (ch nil), on f's CPU class.
+func (f *FusedEval) DpfGenLevel(u0, u1, s []Block, r *GenRows, level int, keys *[2]RoundKeys) {
+	p := r.check(u0, u1, s, nil, 2, level, true, f.Available)
+	if p > 0 {
+		cnt := shiftCounts(r.Levels - 1 - level)
+		f.dpfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
+	}
+}
+
+// DcfLevel is the package's DcfLevel with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DcfLevel(u, s, v, parents, pv []Block, cw *[2]Block, vcw Block, g *Arith, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(u) != 2*m || len(s) != 2*m || len(v) != 2*m || len(pv) != m {
+		panic("simd: FusedEval.DcfLevel: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dcfLevel(&u[0], &s[0], &v[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
+	}
+}
+
+// DcfLeaves is the package's DcfLeaves with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DcfLeaves(dst, parents, pv []Block, cw *[2]Block, vcw, last Block, g *Arith, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(dst) != 2*m || len(pv) != m {
+		panic("simd: FusedEval.DcfLeaves: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dcfLeaves(&dst[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
+	}
+}
+
+// DpfLeaves is the package's DpfLeaves with keys (raw nil), on f's CPU class.
+func (f *FusedEval) DpfLeaves(dst, parents []Block, cw *[2]Block, v Block, g *Arith, keys *LaneKeys) {
+	m := len(parents)
+	if !f.Available || len(dst) != 2*m {
+		panic("simd: FusedEval.DpfLeaves: bad lengths or CPU")
+	}
+	if m > 0 {
+		f.dpfLeaves(&dst[0], &parents[0], m, cw, &v, g, keys)
+	}
+}
+
+// Dpf walks a tile of points (a multiple of DpfGroup) down all levels of their DPF
+// keys' trees: keys are the expanded keys of the left and right outputs. u holds
+// each point's root node (clamped seed with the party as control bit). With ar it
+// receives the outputs, from(clamp(x)) + t*v_cw at each leaf x; with ar nil, the
+// leaves themselves. While it walks group g it prefetches the correction words at
+// byte offsets pf[2g] to pf[2g+1] of cws, those of the next group. It reports false
+// if a correction word it read is not one a DPF Gen makes (words 4-7 other than (0
+// or 1, 0, 0, 0); with ar, an output correction word with its control bit set or
+// nonzero words 4-7): checking them as they are read saves the caller a pass over
+// memory.
+func (f *FusedEval) Dpf(u []Block, r *EvalRows, keys *[2]RoundKeys, ar *Arith, pf []int) bool {
+	f.check(len(u), f.DpfGroup, pf, r)
 	if len(u) == 0 {
 		return true
 	}
-	return !dpfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/32, r.levels, keys, ar, &pf[0])
+	return !f.dpf(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/f.DpfGroup, r.levels, keys, ar, &pf[0])
+}
+
+// Dcf is Dpf for DCF, in groups of DcfGroup points: keys are the expanded keys of
+// the SL, VL, SR and VR outputs, and u receives the outputs, V + from(clamp(x)) +
+// t*from(v_cw_n) at each leaf x, with V the values accumulated along the path. It
+// reports false if a last correction word it read is not one a DCF Gen makes (a
+// nonzero first block or a control bit in the second).
+func (f *FusedEval) Dcf(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, pf []int) bool {
+	f.check(len(u), f.DcfGroup, pf, r)
+	if len(u) == 0 {
+		return true
+	}
+	return !f.dcf(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/f.DcfGroup, r.levels, keys, ar, &pf[0])
+}
+
+// check panics unless the CPU runs the walks and their arguments fit: n points in
+// whole groups, two prefetch offsets per group, and what checkWalk checks.
+func (f *FusedEval) check(n, group int, pf []int, r *EvalRows) {
+	if !f.Available {
+		panic("simd: fused walk " + f.Name + ": the CPU lacks its instructions")
+	}
+	if n%group != 0 || n != len(r.xs) || len(pf) != 2*n/group {
+		panic("simd: fused walk: bad lengths")
+	}
+	checkWalk(pf, r)
 }
 
 //go:noescape
 func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
-
-// DcfEvalAes is DpfEvalAes for DCF, in groups of 16 points (len(u) a multiple of 16,
-// pf two offsets per group): keys are the expanded keys of the SL, VL, SR and VR
-// outputs, and u receives the outputs, V + from(clamp(x)) + t*from(v_cw_n) at each
-// leaf x, with V the values accumulated along the path. It reports false if a last
-// correction word it read is not one a DCF Gen makes (a nonzero first block or a
-// control bit in the second).
-func DcfEvalAes(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, pf []int) bool {
-	if len(u)%16 != 0 || len(u) != len(r.xs) || len(pf) != len(u)/8 {
-		panic("simd: DcfEvalAes: bad lengths")
-	}
-	checkWalk(pf, r)
-	if len(u) == 0 {
-		return true
-	}
-	return !dcfEvalAes(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/16, r.levels, keys, ar, &pf[0])
-}
 
 // checkWalk checks what the fused walks assume beyond the lengths: 1 to 128 levels
 // (their side patterns hold 128) and prefetch ranges inside cws.

@@ -29,31 +29,45 @@ func benchRows(points, levels int) ([]Block, EvalRows) {
 	return u, NewEvalRows(xs, off, cws, levels)
 }
 
+// fusedEvals are the fused Eval walks, each CPU class's.
+var fusedEvals = []*FusedEval{FusedAVX512, FusedVAES256, FusedAESNI}
+
+// BenchmarkDpfEvalAes runs each fused DPF Eval walk this CPU runs on tiles of
+// points whose keys' correction words are in cache or not.
 func BenchmarkDpfEvalAes(b *testing.B) {
-	if !HasAES {
-		b.Skip("no VAES")
-	}
 	const tile, levels = 256, 20
-	for _, points := range []int{tile, 1 << 14, 1 << 16} {
-		b.Run(fmt.Sprintf("keys=%d", points), func(b *testing.B) {
-			u, rows := benchRows(points, levels)
-			keys := [2]RoundKeys{aes128.RoundKeys([16]byte{1}), aes128.RoundKeys([16]byte{2})}
-			// Prefetch ranges: group g's are the next group's keys.
-			pf := make([]int, points/16)
-			for g := range points / 32 {
-				if next := 32 * (g + 1); next < points {
-					pf[2*g], pf[2*g+1] = rows.off[next], rows.off[next+31]+(levels+1)*32
+	for _, f := range fusedEvals {
+		for _, points := range []int{tile, 1 << 14, 1 << 16} {
+			b.Run(fmt.Sprintf("walk=%s/keys=%d", f.Name, points), func(b *testing.B) {
+				if !f.Available {
+					b.Skip("the CPU lacks its instructions")
 				}
-			}
-			for b.Loop() {
-				for j := 0; j < points; j += tile {
-					r := NewEvalRows(rows.xs[j:j+tile], rows.off[j:j+tile], rows.cws, levels)
-					DpfEvalAes(u[j:j+tile], &r, &keys, nil, pf[j/16:(j+tile)/16])
+				u, rows := benchRows(points, levels)
+				keys := [2]RoundKeys{aes128.RoundKeys([16]byte{1}), aes128.RoundKeys([16]byte{2})}
+				pf := nextGroupRanges(rows, f.DpfGroup, points, levels)
+				per := 2 * tile / f.DpfGroup
+				for b.Loop() {
+					for j := 0; j < points; j += tile {
+						r := NewEvalRows(rows.xs[j:j+tile], rows.off[j:j+tile], rows.cws, levels)
+						f.Dpf(u[j:j+tile], &r, &keys, nil, pf[j/tile*per:][:per])
+					}
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*points*levels), "ns/point-level")
-		})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*points*levels), "ns/point-level")
+			})
+		}
 	}
+}
+
+// nextGroupRanges gives each group of size points of rows (one key each) the
+// prefetch range of the next group's keys.
+func nextGroupRanges(rows EvalRows, size, points, levels int) []int {
+	pf := make([]int, 2*points/size)
+	for g := range points / size {
+		if next := size * (g + 1); next < points {
+			pf[2*g], pf[2*g+1] = rows.off[next], rows.off[next+size-1]+(levels+1)*32
+		}
+	}
+	return pf
 }
 
 // BenchmarkGenLevel runs the Gen levels of one 128-key tile (its buffers in cache),

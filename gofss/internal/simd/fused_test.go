@@ -201,16 +201,17 @@ func TestGenRoutinesRunAES(t *testing.T) {
 // The fused Eval walks keep a byte of side pattern per level for at most 128 levels
 // (an input is 128 bits): more, or none, must be refused before the routine runs.
 func TestEvalWalksCheckLevels(t *testing.T) {
-	requireAES(t)
-	for _, levels := range []int{0, 129} {
-		xs, off := make([]Block, 32), make([]int, 32)
-		rows := NewEvalRows(xs, off, make([]Block, 2*(levels+1)), levels)
-		const refused = "simd: fused walk: levels out of 1..128"
-		require.PanicsWithValue(t, refused, func() {
-			DpfEvalAes(make([]Block, 32), &rows, &[2]RoundKeys{}, nil, make([]int, 2))
-		}, "levels %d", levels)
-		require.PanicsWithValue(t, refused, func() {
-			DcfEvalAes(make([]Block, 32), &rows, &[4]RoundKeys{}, nil, make([]int, 4))
-		}, "levels %d", levels)
+	for _, f := range runnableEvals(t) {
+		for _, levels := range []int{0, 129} {
+			xs, off := make([]Block, 32), make([]int, 32)
+			rows := NewEvalRows(xs, off, make([]Block, 2*(levels+1)), levels)
+			const refused = "simd: fused walk: levels out of 1..128"
+			require.PanicsWithValue(t, refused, func() {
+				f.Dpf(make([]Block, 32), &rows, &[2]RoundKeys{}, nil, make([]int, 64/f.DpfGroup))
+			}, "%s: levels %d", f.Name, levels)
+			require.PanicsWithValue(t, refused, func() {
+				f.Dcf(make([]Block, 32), &rows, &[4]RoundKeys{}, nil, make([]int, 64/f.DcfGroup))
+			}, "%s: levels %d", f.Name, levels)
+		}
 	}
 }

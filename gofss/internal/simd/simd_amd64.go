@@ -192,7 +192,7 @@ type GenRows struct {
 // check panics unless the buffers fit padded keys: u0, u1 (the parties' nodes, seed
 // with control bit in the lsb), s (their clamped seeds, party 0's then party 1's) and
 // ch (the PRG output of s, mul blocks per seed; nil when the routine runs the PRG).
-func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused bool) int {
+func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused, canFuse bool) int {
 	p := len(r.Alphas)
 	if p%4 != 0 || r.Keys > p || p-r.Keys >= 4 || len(u0) != p || len(u1) != p || len(s) != 2*p {
 		panic("simd: Gen: bad lengths")
@@ -200,8 +200,8 @@ func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused bool) int {
 	if fused != (ch == nil) || !fused && len(ch) != 2*mul*p {
 		panic("simd: Gen: ch must be the PRG output, or nil with AES keys")
 	}
-	if fused && !HasAES {
-		panic("simd: Gen: AES keys given, but the CPU lacks VAES")
+	if fused && !canFuse {
+		panic("simd: Gen: AES keys given, but the CPU lacks the routine's instructions")
 	}
 	if level < 0 || level >= r.Levels || len(r.Cws) != 2*r.Keys*(r.Levels+1) {
 		panic("simd: Gen: bad level or correction words")
@@ -218,7 +218,7 @@ func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused bool) int {
 // AES rounds overlap the level's other work (DPF Gen at in_bits 20, one 128-key tile
 // in cache: 115-125 -> 75-85 ns/key).
 func DpfGenLevel(u0, u1, s, ch []Block, r *GenRows, level int, keys *[2]RoundKeys) {
-	p := r.check(u0, u1, s, ch, 2, level, keys != nil)
+	p := r.check(u0, u1, s, ch, 2, level, keys != nil, HasAES)
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
 		dpfGenLevel(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
@@ -230,7 +230,7 @@ func DpfGenLevel(u0, u1, s, ch []Block, r *GenRows, level int, keys *[2]RoundKey
 // from(clamp(beta)); gt says the predicate is x > alpha. ar is the group's Arith for
 // party 1 (its Neg negates).
 func DcfGenLevel(u0, u1, s, ch, vs, betas []Block, r *GenRows, level int, gt bool, ar *Arith, keys *[4]RoundKeys) {
-	p := r.check(u0, u1, s, ch, 4, level, keys != nil)
+	p := r.check(u0, u1, s, ch, 4, level, keys != nil, HasAES)
 	if len(vs) != p || len(betas) != p {
 		panic("simd: DcfGenLevel: bad lengths")
 	}
@@ -254,8 +254,12 @@ func CopyNT(dst, src []Block) {
 	if len(dst) != len(src) {
 		panic("simd: CopyNT: lengths differ")
 	}
-	if len(dst) > 0 {
+	switch {
+	case len(dst) == 0:
+	case Available:
 		copyNT(&dst[0], &src[0], len(dst))
+	default:
+		copyNTAVX2(&dst[0], &src[0], len(dst))
 	}
 }
 
