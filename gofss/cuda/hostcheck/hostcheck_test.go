@@ -159,3 +159,8 @@ func TestVdpfVectors(t *testing.T) {
 	n := vectortest.RunVdpf(t, hostLib(t))
 	t.Logf("%d VDPF cases checked", n)
 }
+
+func TestMpfVectors(t *testing.T) {
+	n := vectortest.RunMpf(t, hostLib(t))
+	t.Logf("%d DMPF/VDMPF cases checked", n)
+}
