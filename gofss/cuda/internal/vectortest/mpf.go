@@ -119,10 +119,10 @@ func checkMpfBatch(t *testing.T, b MpfBackend, kind gofss.Kind, p gofss.Params, 
 				continue
 			}
 			var pi [gofss.ProofBlocks]gofss.Block
-			require.NoError(t, d.FoldProof(&pi, cwsOf(cws[i*rows*8:(i+1)*rows*8]), int32s(bkts[3*i*m:3*(i+1)*m]),
-				blocksOf(pieces[48*i*m:48*(i+1)*m])))
+			require.NoError(t, d.FoldProof(&pi, cwsOf(cws[i*rows*8:(i+1)*rows*8]), Int32s(bkts[3*i*m:3*(i+1)*m]),
+				Blocks(pieces[48*i*m:48*(i+1)*m])))
 			for j, blk := range c.Pi[party] {
-				assert.Equal(t, Words(blk), blockWords(pi[j]), "%s: party %d proof block %d", c.ID, party, j)
+				assert.Equal(t, Words(blk), BlockWords(pi[j]), "%s: party %d proof block %d", c.ID, party, j)
 			}
 		}
 		// A single key reads the caller's cws directly.
@@ -144,7 +144,8 @@ func cwsOf(w []uint32) []gofss.Cw {
 	return cws
 }
 
-func blocksOf(w []uint32) []gofss.Block {
+// Blocks are words as blocks, four to a block.
+func Blocks(w []uint32) []gofss.Block {
 	bs := make([]gofss.Block, len(w)/4)
 	for i := range bs {
 		bs[i] = blockOf(w[4*i:])
@@ -156,11 +157,13 @@ func blockOf(w []uint32) gofss.Block {
 	return gofss.Block{Lo: uint64(w[0]) | uint64(w[1])<<32, Hi: uint64(w[2]) | uint64(w[3])<<32}
 }
 
-func blockWords(b gofss.Block) [4]uint32 {
+// BlockWords is a block as four words.
+func BlockWords(b gofss.Block) [4]uint32 {
 	return [4]uint32{uint32(b.Lo), uint32(b.Lo >> 32), uint32(b.Hi), uint32(b.Hi >> 32)}
 }
 
-func int32s(w []uint32) []int32 {
+// Int32s are words as the int32 they hold.
+func Int32s(w []uint32) []int32 {
 	out := make([]int32, len(w))
 	for i, v := range w {
 		out[i] = int32(v)
