@@ -116,20 +116,22 @@ __device__ __forceinline__ void vdpf_eval_kernel(const PrgParams& pp, const Hash
   PYFSS_GRID_LOOP(t, k * m) vdpf_eval_point<S>(prg, hk, t, dst, pieces, party, s0s, cws_lm, k, xs, x_words, m, n);
 }
 
-// DMPF (hk null) or VDMPF Eval of k keys x m inputs (see mpf_eval_input).
+// DMPF (hk null) or VDMPF Eval of k keys x m inputs (see mpf_eval_input); inv_m is
+// 1 / m, computed by the launcher: a division here would be a call (see divide).
 template <class S, class P>
 __device__ __forceinline__ void mpf_eval_kernel(const PrgParams& pp, const HashKeys* hk, uint32_t* dst,
                                                 uint32_t* bkts, uint32_t* pieces, const uint32_t* s0s,
                                                 const uint32_t* cws_lm, const uint32_t* prp_keys,
                                                 const uint32_t* xs, uint32_t party, int x_words, MpfShape sh,
-                                                uint64_t k, uint64_t m) {
+                                                uint64_t k, uint64_t m, double inv_m) {
   __shared__ AesTables tables;
   aes_tables_init(tables, pp, threadIdx.x, blockDim.x);
   __syncthreads();
   P prg = prg_with_tables<P>(pp, &tables);
   PYFSS_GRID_LOOP(t, k * m) {
-    mpf_eval_input<S>(prg, hk, tables.te, sh, t, dst, bkts, pieces, party, s0s, cws_lm, prp_keys, k, xs,
-                         x_words, m);
+    uint64_t j, key = divide(t, m, inv_m, &j);
+    mpf_eval_input<S>(prg, hk, tables.te, sh, t, key, dst, bkts, pieces, party, s0s, cws_lm, prp_keys, k, xs,
+                      x_words);
   }
 }
 
@@ -157,6 +159,9 @@ __device__ __forceinline__ void prg_bench_kernel(const PrgParams& pp, uint32_t* 
 using pyfss::PrgParams;
 
 #define PYFSS_KERNEL extern "C" __global__ void __launch_bounds__(pyfss::kThreads)
+// The multi-point kernels also say that one block per multiprocessor will do: without
+// it ptxas held some of them (dmpf on sm_80) to 48 registers for occupancy, spilling.
+#define PYFSS_MPF_KERNEL extern "C" __global__ void __launch_bounds__(pyfss::kThreads, 1)
 
 #define PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, group, Group)                                        \
   PYFSS_KERNEL scheme##_gen_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* cws,            \
@@ -204,14 +209,14 @@ using pyfss::PrgParams;
   }
 
 #define PYFSS_VDMPF_KERNEL(prg, Prg, group, Group, hash, Hash)                                                \
-  PYFSS_KERNEL vdmpf_eval_##prg##_##group##_##hash(                                                           \
+  PYFSS_MPF_KERNEL vdmpf_eval_##prg##_##group##_##hash(                                                           \
       const __grid_constant__ PrgParams pp, const __grid_constant__ pyfss::HashKeys hk, uint32_t* dst,        \
       uint32_t* bkts, uint32_t* pieces, const uint32_t* s0s, const uint32_t* cws_lm, const uint32_t* prp_keys, \
       const uint32_t* xs, uint32_t party, int x_words, int n, int bucket_bits, int buckets, int least,         \
-      uint64_t k, uint64_t m) {                                                                               \
-    pyfss::mpf_eval_kernel<pyfss::Vdpf<pyfss::Group, pyfss::Hash>, pyfss::Prg>(                 \
+      uint64_t k, uint64_t m, double inv_m) {                                                                 \
+    pyfss::mpf_eval_kernel<pyfss::Vdpf<pyfss::Group, pyfss::Hash>, pyfss::Prg>(                               \
         pp, &hk, dst, bkts, pieces, s0s, cws_lm, prp_keys, xs, party, x_words,                                \
-        pyfss::MpfShape{n, bucket_bits, buckets, least}, k, m);                                               \
+        pyfss::MpfShape{n, bucket_bits, buckets, least}, k, m, inv_m);                                        \
   }
 
 #define PYFSS_VDPF_HASH_KERNELS(prg, Prg, hash, Hash)                    \
@@ -226,13 +231,13 @@ using pyfss::PrgParams;
 
 // DMPF's Eval: as VDMPF's without HashKeys, bkts and pieces.
 #define PYFSS_DMPF_KERNEL(prg, Prg, group, Group)                                                              \
-  PYFSS_KERNEL dmpf_eval_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* s0s, \
+  PYFSS_MPF_KERNEL dmpf_eval_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* s0s, \
                                          const uint32_t* cws_lm, const uint32_t* prp_keys, const uint32_t* xs,  \
                                          uint32_t party, int x_words, int n, int bucket_bits, int buckets,      \
-                                         int least, uint64_t k, uint64_t m) {                                   \
-    pyfss::mpf_eval_kernel<pyfss::Dpf<pyfss::Group>, pyfss::Prg>(                               \
+                                         int least, uint64_t k, uint64_t m, double inv_m) {                     \
+    pyfss::mpf_eval_kernel<pyfss::Dpf<pyfss::Group>, pyfss::Prg>(                                             \
         pp, nullptr, dst, nullptr, nullptr, s0s, cws_lm, prp_keys, xs, party, x_words,                        \
-        pyfss::MpfShape{n, bucket_bits, buckets, least}, k, m);                                               \
+        pyfss::MpfShape{n, bucket_bits, buckets, least}, k, m, inv_m);                                        \
   }
 
 #define PYFSS_PRG_KERNELS(prg, Prg)                                                                          \
@@ -271,11 +276,11 @@ PYFSS_KERNEL cw_relayout(uint32_t* dst, const uint32_t* src, int rows, uint64_t 
   PYFSS_GRID_LOOP(t, k * rows) pyfss::relayout_cw(t, dst, src, k, rows);
 }
 
-// The PRP round keys (k, 4, 44) of k multi-point keys cws (k, rows, 8), for the
-// dmpf/vdmpf eval kernels.
+// The PRP round keys and bucket sizes (k, kPrpKeyWords) of k multi-point keys cws
+// (k, rows, 8) of in_bits n, for the dmpf/vdmpf eval kernels.
 PYFSS_KERNEL mpf_prp_keys(const __grid_constant__ PrgParams pp, uint32_t* prp_keys, const uint32_t* cws, int rows,
-                          uint64_t k) {
-  PYFSS_GRID_LOOP(t, 4 * k) pyfss::prp_key_schedule(t, prp_keys, pp.aes_sbox, cws, rows);
+                          int n, uint64_t k) {
+  PYFSS_GRID_LOOP(t, 4 * k) pyfss::prp_key_schedule(t, prp_keys, pp.aes_sbox, cws, rows, n);
 }
 
 PYFSS_KERNEL parity_gather(uint64_t* dst, const uint64_t* src, uint64_t count, uint64_t k) {

@@ -10,6 +10,8 @@
 // bits, so that the PRP's domain 3 * 2^in_bits fits in 64.
 #pragma once
 
+#include <string.h>
+
 #include "vdpf.cuh"
 
 namespace pyfss {
@@ -37,14 +39,56 @@ PYFSS_HD void aes_key_schedule(const uint8_t* sbox, Block key, uint32_t* rk) {
   }
 }
 
-// The round keys (4, 44) of the PRP of key `key` (its header row at row0): round r
-// encrypts under sigma with r XORed into its first word. Thread t of the schedule
-// launch writes round t % 4 of key t / 4 to prp_keys + 44 t.
-PYFSS_HD void prp_key_schedule(uint64_t t, uint32_t* prp_keys, const uint8_t* sbox, const uint32_t* cws,
-                               int rows) {
-  Block sigma = load_block(cws + (t / 4) * rows * kCwWords);
-  sigma.w[0] ^= (uint32_t)(t % 4);
-  aes_key_schedule(sbox, sigma, prp_keys + 44 * t);
+// Words per key of the schedule in scratch: the PRP's round keys (4, 44), then the
+// bucket size ceil(3 * 2^n / m_rt) as a 64-bit integer and its reciprocal as a double
+// (2 words each). Computed once per key, they spare every input thread its 64-bit
+// divisions, calls on the GPU around which ptxas spilled registers.
+constexpr int kPrpKeyWords = 4 * 44 + 4;
+
+PYFSS_HD uint64_t load_u64(const uint32_t* p) { return p[0] | (uint64_t)p[1] << 32; }
+
+PYFSS_HD void store_u64(uint32_t* p, uint64_t v) {
+  p[0] = (uint32_t)v;
+  p[1] = (uint32_t)(v >> 32);
+}
+
+// Thread t of the schedule launch over keys cws (k, rows, 8): round t % 4 of key t / 4,
+// whose AES key is sigma with the round number XORed into its first word; round 0's
+// thread also writes the bucket size (0 for m_rt = 0: the eval kernels refuse the
+// header before they read it).
+PYFSS_HD void prp_key_schedule(uint64_t t, uint32_t* prp_keys, const uint8_t* sbox, const uint32_t* cws, int rows,
+                               int n) {
+  const uint32_t* header = cws + (t / 4) * rows * kCwWords;
+  uint32_t* out = prp_keys + (t / 4) * kPrpKeyWords;
+  uint32_t round = (uint32_t)(t % 4);
+  Block sigma = load_block(header);
+  sigma.w[0] ^= round;
+  aes_key_schedule(sbox, sigma, out + 44 * round);
+  if (round == 0) {
+    uint64_t m_rt = header[4], d = 3ull << n, size = m_rt ? (d + m_rt - 1) / m_rt : 0;
+    double inv = size ? 1.0 / (double)size : 0.0;
+    uint64_t bits;
+    memcpy(&bits, &inv, sizeof bits);
+    store_u64(out + 4 * 44, size);
+    store_u64(out + 4 * 44 + 2, bits);
+  }
+}
+
+// y / size and y % size for a quotient below 2^48, from inv ~ 1 / size (a double):
+// the double product is within 1/8 of the quotient, so its integer part is off by at
+// most one, which the remainder corrects. The GPU has no 64-bit division: it calls a
+// routine, around which ptxas spilled registers.
+PYFSS_HD uint64_t divide(uint64_t y, uint64_t size, double inv, uint64_t* rem) {
+  uint64_t q = (uint64_t)((double)y * inv), p = q * size;
+  if (p > y) {
+    q--;
+    p -= size;
+  } else if (y - p >= size) {
+    q++;
+    p += size;
+  }
+  *rem = y - p;
+  return q;
 }
 
 // PRP(v) for v < d (docs/spec.md section 16.1): four Feistel rounds on halves of h
@@ -101,8 +145,8 @@ PYFSS_HD Block bucket_share(const Vdpf<G, H>*, const P& prg, const HashKeys* key
   return y;
 }
 
-// Input t of an Eval batch of K keys x M inputs: s0s (K, buckets, 4), level-major cws
-// (rows, K, 8), prp_keys (K, 4, 44) from prp_key_schedule, xs (K, M, x_words), dst
+// Input t of an Eval batch of K keys x M inputs, of key t / M: s0s (K, buckets, 4), level-major cws
+// (rows, K, 8), prp_keys (K, kPrpKeyWords) from prp_key_schedule, xs (K, M, x_words), dst
 // (K, M, 4). With Vdpf buckets also bkts (K, M, 3), each pair's bucket, and pieces
 // (K, M, 3, 4, 4), each pair's proof piece (null for Dpf). Only the low in_bits bits
 // of an input are read: the caller checks the range. A header whose m_rt is out of
@@ -110,11 +154,11 @@ PYFSS_HD Block bucket_share(const Vdpf<G, H>*, const P& prg, const HashKeys* key
 // host's fold refuses.
 template <class S, class P>
 PYFSS_HD void mpf_eval_input(const P& prg, const HashKeys* keys, const uint32_t (*te)[256], const MpfShape& sh,
-                             uint64_t t, uint32_t* dst, uint32_t* bkts, uint32_t* pieces, uint32_t party,
-                             const uint32_t* s0s, const uint32_t* cws_lm, const uint32_t* prp_keys, uint64_t k,
-                             const uint32_t* xs, int x_words, uint64_t m) {
+                             uint64_t t, uint64_t key, uint32_t* dst, uint32_t* bkts, uint32_t* pieces,
+                             uint32_t party, const uint32_t* s0s, const uint32_t* cws_lm, const uint32_t* prp_keys,
+                             uint64_t k, const uint32_t* xs, int x_words) {
   typedef typename BucketGroup<S>::type G;
-  uint64_t key = t / m, stride = k * kCwWords;
+  uint64_t stride = k * kCwWords;
   const uint32_t* header = cws_lm + key * kCwWords;
   uint32_t m_rt = header[4];
   typename G::T sum = G::zero();
@@ -125,14 +169,17 @@ PYFSS_HD void mpf_eval_input(const P& prg, const HashKeys* keys, const uint32_t 
     }
     return;
   }
-  uint64_t d = 3ull << sh.n, size = (d + m_rt - 1) / m_rt;
+  const uint32_t* schedule = prp_keys + key * kPrpKeyWords;
+  uint64_t d = 3ull << sh.n, size = load_u64(schedule + 4 * 44), inv_bits = load_u64(schedule + 4 * 44 + 2);
+  double inv;
+  memcpy(&inv, &inv_bits, sizeof inv);
   int h = (sh.n + 3) / 2;  // ceil(ceil(log2 d) / 2), as log2 of d - 1 rounds up to n + 2
   Input in = load_input(xs + t * x_words, x_words);
   uint64_t x = (in.w[0] | (uint64_t)in.w[1] << 32) & ((1ull << sh.n) - 1);
   int rows = S::rows(sh.bucket_bits);
   PYFSS_NO_UNROLL for (int j = 0; j < kCuckooHashes; j++) {
-    uint64_t y = prp_permute(te, prp_keys + key * 4 * 44, x + ((uint64_t)j << sh.n), h, d);
-    uint64_t b = y / size, i = y % size;
+    uint64_t y = prp_permute(te, schedule, x + ((uint64_t)j << sh.n), h, d), i;
+    uint64_t b = divide(y, size, inv, &i);
     Input idx = {{(uint32_t)i, (uint32_t)(i >> 32), 0, 0}};
     uint64_t pair = kCuckooHashes * t + j;
     Block share = bucket_share((const S*)nullptr, prg, keys, party, load_block(s0s + 4 * (key * sh.buckets + b)),

@@ -31,7 +31,7 @@ func TestMpfEvalCudaRefusals(t *testing.T) {
 	}
 	n, err := ScratchBytes(h, 0, "mpf_eval", 1, 5)
 	require.NoError(t, err)
-	assert.Equal(t, 704, n, "one key: its PRP round keys")
+	assert.Equal(t, 720, n, "one key: its PRP round keys and bucket size")
 }
 
 // The fold over no inputs is the chain of the buckets' cs, as the CPU's proof over

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,15 +162,15 @@ func fakeDriverLog(fail string) []string {
 		launch("parity_apply", 1, "0xabc0", le(uint64(addrE), uint64(0), uint64(1), uint64(1), ^uint64(0))),
 		launch("parity_apply", 1, "0xabc0", le(uint64(addrA), uint64(addrE), uint64(4), uint64(1), ^uint64(0))),
 		"pop",
-		// One dmpf key at 5 inputs: its PRP keys into scratch, then dmpf_eval(pp, dst, s0s,
-		// cws, prp_keys, xs, party, x_words, n, bucket_bits, buckets, least, k, m).
+		// One dmpf key at 5 inputs: its schedule into scratch, then dmpf_eval(pp, dst, s0s,
+		// cws, prp_keys, xs, party, x_words, n, bucket_bits, buckets, least, k, m, 1 / m).
 		"push 0x100",
 		launch("mpf_prp_keys", 1, "0xabc0", append(prgparams.Pack(gofss.DefaultNonce, nil, gofss.Block{}),
-			le(uint64(addrE), uint64(addrC), uint32(mpf.CwRows()), pad, uint64(1))...)),
+			le(uint64(addrE), uint64(addrC), uint32(mpf.CwRows()), uint32(9), uint64(1))...)),
 		launch("dmpf_eval_chacha_uint32", 1, "0xabc0", append(prgparams.Pack(gofss.DefaultNonce, nil, gofss.Block{}),
 			le(uint64(addrA), uint64(addrB), uint64(addrC), uint64(addrE), uint64(addrD), uint32(1), uint32(1),
 				uint32(9), uint32(mpf.BucketBits), uint32(mpf.Buckets()), uint32(mpf.MinBuckets()), uint64(1),
-				uint64(5))...)),
+				uint64(5), math.Float64bits(0.2))...)),
 		"pop")
 }
 

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,7 +56,10 @@ func TestPlansMpf(t *testing.T) {
 	// party, x_words, in_bits, bucket_bits, buckets, least m_rt
 	assert.Equal(t, []uint32{1, 1, 20, uint32(p.BucketBits), uint32(buckets), uint32(p.MinBuckets())}, ints)
 	assert.Equal(t, []uint64{3, 7}, []uint64{argAt[uint64](l.args, 15), argAt[uint64](l.args, 16)})
-	assert.Equal(t, rows*3*32+3*704, ScratchBytes("mpf_eval", p, 3, 7))
+	assert.Equal(t, 1/7.0, math.Float64frombits(argAt[uint64](l.args, 17)), "1 / m")
+	assert.Equal(t, []uint32{uint32(rows), 20}, []uint32{argAt[uint32](launches[1].args, 3),
+		argAt[uint32](launches[1].args, 4)}, "the schedule's rows and in_bits")
+	assert.Equal(t, rows*3*32+3*720, ScratchBytes("mpf_eval", p, 3, 7))
 
 	// One key reads cws in place; its scratch holds the PRP keys alone.
 	d := mpfParams(gofss.KindDmpf, 9)
@@ -66,7 +70,7 @@ func TestPlansMpf(t *testing.T) {
 	assert.Equal(t, []uint64{uint64(addrA), uint64(addrD), uint64(addrE), uint64(addrB), uint64(addrF)},
 		[]uint64{argAt[uint64](launches[1].args, 1), argAt[uint64](launches[1].args, 2),
 			argAt[uint64](launches[1].args, 3), argAt[uint64](launches[1].args, 4), argAt[uint64](launches[1].args, 5)})
-	assert.Equal(t, 704, ScratchBytes("mpf_eval", d, 1, 5))
+	assert.Equal(t, 720, ScratchBytes("mpf_eval", d, 1, 5))
 	assert.Equal(t, 0, ScratchBytes("eval", d, 1, 5), "no dpf-style eval of a dmpf key")
 
 	for _, tc := range []struct {
@@ -91,7 +95,7 @@ func TestPlansMpf(t *testing.T) {
 		}, "cuda: pieces: address 0x7f0000001204 is not 16-byte aligned"},
 		{"scratch", func() ([]launch, error) {
 			return planMpfEval(d, addrA, 0, 0, 0, addrD, 1, addrE, addrF, 1, 1, 0)
-		}, "cuda: scratch: null device address (mpf_eval of 1 keys needs 704 bytes)"},
+		}, "cuda: scratch: null device address (mpf_eval of 1 keys needs 720 bytes)"},
 		{"party", func() ([]launch, error) {
 			return planMpfEval(d, addrA, 0, 0, 2, addrD, 1, addrE, addrF, 1, 1, addrB)
 		}, "cuda: party must be 0 or 1, not 2"},

@@ -272,6 +272,9 @@ int hc_vdpf_eval(const char* group, const char* prg, const char* hash, const Prg
   });
 }
 
+// divide(y, size, 1 / size) of cuda/mpf.cuh: the quotient, and the remainder in *rem.
+uint64_t hc_divide(uint64_t y, uint64_t size, uint64_t* rem) { return divide(y, size, 1.0 / (double)size, rem); }
+
 // DMPF (hash null) or VDMPF Eval of K keys x M inputs as the launcher schedules it:
 // the level-major copy of cws for K > 1, the PRP key schedule, then every input with
 // the AES tables that a thread block builds. bkts and pieces are VDMPF's (null for
@@ -286,13 +289,15 @@ int hc_mpf_eval(const char* group, const char* prg, const char* hash, const PrgP
   auto run = [&](auto tag, auto p, const HashKeys* hk) {
     typedef typename decltype(tag)::type S;
     int rows = 1 + buckets * S::rows(bucket_bits);
-    std::vector<uint32_t> prp_keys(k * 4 * 44);
-    for (uint64_t t = 0; t < 4 * k; t++) prp_key_schedule(t, prp_keys.data(), pp->aes_sbox, cws, rows);
+    std::vector<uint32_t> prp_keys(k * kPrpKeyWords);
+    for (uint64_t t = 0; t < 4 * k; t++) prp_key_schedule(t, prp_keys.data(), pp->aes_sbox, cws, rows, n);
     std::unique_ptr<uint32_t[]> buf;
     const uint32_t* cws_lm = level_major(cws, k, rows, buf);
+    double inv_m = 1.0 / (double)m;  // as the launcher passes it
     for (uint64_t t = 0; t < k * m; t++) {
-      mpf_eval_input<S>(p, hk, tables->te, sh, t, dst, bkts, pieces, party, s0s, cws_lm, prp_keys.data(), k, xs,
-                        x_words, m);
+      uint64_t j, key = divide(t, m, inv_m, &j);
+      mpf_eval_input<S>(p, hk, tables->te, sh, t, key, dst, bkts, pieces, party, s0s, cws_lm, prp_keys.data(), k,
+                        xs, x_words);
     }
   };
   if (hash == nullptr) {

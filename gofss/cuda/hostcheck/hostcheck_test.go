@@ -239,3 +239,34 @@ func TestMpfAgainstCpu(t *testing.T) {
 		})
 	}
 }
+
+// The kernels' division through a double reciprocal against Go's, where its estimate
+// falls on either side of the quotient: every small case, exact multiples, and the
+// widest values (sizes near 3·2^62 / m_rt, inputs near 2^64, keys near 2^48).
+func TestDivide(t *testing.T) {
+	host := hostLib(t)
+	check := func(y, size uint64) {
+		q, r := host.divide(y, size)
+		if q != y/size || r != y%size {
+			t.Fatalf("divide(%d, %d) = (%d, %d), want (%d, %d)", y, size, q, r, y/size, y%size)
+		}
+	}
+	for size := uint64(1); size <= 200; size++ {
+		for y := range 200 * size {
+			check(y, size)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		m := rng.Uint64N(1<<21) + 1
+		size := (3<<62 + m - 1) / m
+		b := rng.Uint64N(m)
+		for _, y := range []uint64{b * size, b*size + size - 1, b*size + rng.Uint64N(size)} {
+			if y < 3<<62 {
+				check(y, size)
+			}
+		}
+		k := rng.Uint64N(1<<20) + 1
+		check(rng.Uint64N(1<<48/k*k), k) // an input's key t / m, m = k here
+	}
+}

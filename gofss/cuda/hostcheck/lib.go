@@ -55,6 +55,8 @@ static int call_mpf_eval(void* f, name group, name prg, name hash, const void* p
 	return ((mpf_eval_fn)f)(group, prg, hash, pp, keys, dst, bkts, pieces, party, s0s, k, cws, xs, x_words, m, n,
 	                        bucket_bits, buckets, least);
 }
+typedef uint64_t (*divide_fn)(uint64_t, uint64_t, uint64_t*);
+static uint64_t call_divide(void* f, uint64_t y, uint64_t size, uint64_t* rem) { return ((divide_fn)f)(y, size, rem); }
 static int call_expand(void* f, name prg, const void* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                        uint32_t* out) {
 	return ((expand_fn)f)(prg, pp, mul, half, sel, seed, out);
@@ -109,6 +111,7 @@ type lib struct {
 	expandFn, genFn, evalFn, evalAllFn           unsafe.Pointer
 	preprocessFn, grottoEvalFn, grottoIntervalFn unsafe.Pointer
 	hashFn, vdpfGenFn, vdpfEvalFn, mpfEvalFn     unsafe.Pointer
+	divideFn                                     unsafe.Pointer
 }
 
 // buildLib compiles hostcheck.cpp with the C++ compiler that cgo uses into dir and
@@ -137,7 +140,8 @@ func buildLib(dir string) (*lib, error) {
 	}{{"hc_prg_expand", &l.expandFn}, {"hc_gen", &l.genFn}, {"hc_eval", &l.evalFn}, {"hc_eval_all", &l.evalAllFn},
 		{"hc_grotto_preprocess", &l.preprocessFn}, {"hc_grotto_eval", &l.grottoEvalFn},
 		{"hc_grotto_eval_interval", &l.grottoIntervalFn}, {"hc_hash", &l.hashFn}, {"hc_vdpf_gen", &l.vdpfGenFn},
-		{"hc_vdpf_eval", &l.vdpfEvalFn}, {"hc_mpf_eval", &l.mpfEvalFn}} {
+		{"hc_vdpf_eval", &l.vdpfEvalFn}, {"hc_mpf_eval", &l.mpfEvalFn},
+		{"hc_divide", &l.divideFn}} {
 		cname := C.CString(s.name)
 		*s.dst = C.dlsym(h, cname)
 		C.free(unsafe.Pointer(cname))
@@ -306,6 +310,14 @@ func (l *lib) VdpfEval(p gofss.Params, party int, s0s []uint32, k int, cws, xs [
 			C.uint64_t(m), C.int(p.InBits))
 	})
 	return dst, pieces, check(rc, "hc_vdpf_eval")
+}
+
+// divide returns y / size and y % size as the multi-point kernels compute them, from
+// the reciprocal 1 / size as a double.
+func (l *lib) divide(y, size uint64) (uint64, uint64) {
+	var rem C.uint64_t
+	q := C.call_divide(l.divideFn, C.uint64_t(y), C.uint64_t(size), &rem)
+	return uint64(q), uint64(rem)
 }
 
 // MpfEval returns party's shares (k, m, 4) of k dmpf or vdmpf keys at m inputs each,
