@@ -159,9 +159,10 @@ __device__ __forceinline__ void prg_bench_kernel(const PrgParams& pp, uint32_t* 
 using pyfss::PrgParams;
 
 #define PYFSS_KERNEL extern "C" __global__ void __launch_bounds__(pyfss::kThreads)
-// The multi-point kernels also say that one block per multiprocessor will do: without
-// it ptxas held some of them (dmpf on sm_80) to 48 registers for occupancy, spilling.
-#define PYFSS_MPF_KERNEL extern "C" __global__ void __launch_bounds__(pyfss::kThreads, 1)
+// DMPF's Eval kernels also say that one block per multiprocessor will do: without it
+// ptxas held some of them to 48 registers on sm_80 for occupancy, spilling. (VDMPF's
+// do not spill; with it they took up to 200 registers where they take 126.)
+#define PYFSS_KERNEL_ONE_BLOCK extern "C" __global__ void __launch_bounds__(pyfss::kThreads, 1)
 
 #define PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, group, Group)                                        \
   PYFSS_KERNEL scheme##_gen_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* cws,            \
@@ -209,7 +210,7 @@ using pyfss::PrgParams;
   }
 
 #define PYFSS_VDMPF_KERNEL(prg, Prg, group, Group, hash, Hash)                                                \
-  PYFSS_MPF_KERNEL vdmpf_eval_##prg##_##group##_##hash(                                                           \
+  PYFSS_KERNEL vdmpf_eval_##prg##_##group##_##hash(                                                           \
       const __grid_constant__ PrgParams pp, const __grid_constant__ pyfss::HashKeys hk, uint32_t* dst,        \
       uint32_t* bkts, uint32_t* pieces, const uint32_t* s0s, const uint32_t* cws_lm, const uint32_t* prp_keys, \
       const uint32_t* xs, uint32_t party, int x_words, int n, int bucket_bits, int buckets, int least,         \
@@ -231,7 +232,7 @@ using pyfss::PrgParams;
 
 // DMPF's Eval: as VDMPF's without HashKeys, bkts and pieces.
 #define PYFSS_DMPF_KERNEL(prg, Prg, group, Group)                                                              \
-  PYFSS_MPF_KERNEL dmpf_eval_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* s0s, \
+  PYFSS_KERNEL_ONE_BLOCK dmpf_eval_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* s0s, \
                                          const uint32_t* cws_lm, const uint32_t* prp_keys, const uint32_t* xs,  \
                                          uint32_t party, int x_words, int n, int bucket_bits, int buckets,      \
                                          int least, uint64_t k, uint64_t m, double inv_m) {                     \

@@ -18,9 +18,6 @@ namespace pyfss {
 
 constexpr int kCuckooHashes = 3;  // the hash functions: each input has three pairs
 
-// The widest input of the kernels: the PRP's domain 3 * 2^62 still fits in 64 bits.
-constexpr int kMpfMaxInBits = 62;
-
 // The AES-128 key schedule (FIPS-197) of key into rk (44 words, each little-endian
 // from its four bytes as in PrgParams), with the S-box sbox.
 PYFSS_HD void aes_key_schedule(const uint8_t* sbox, Block key, uint32_t* rk) {
@@ -145,10 +142,10 @@ PYFSS_HD Block bucket_share(const Vdpf<G, H>*, const P& prg, const HashKeys* key
   return y;
 }
 
-// Input t of an Eval batch of K keys x M inputs, of key t / M: s0s (K, buckets, 4), level-major cws
-// (rows, K, 8), prp_keys (K, kPrpKeyWords) from prp_key_schedule, xs (K, M, x_words), dst
-// (K, M, 4). With Vdpf buckets also bkts (K, M, 3), each pair's bucket, and pieces
-// (K, M, 3, 4, 4), each pair's proof piece (null for Dpf). Only the low in_bits bits
+// Input t of an Eval batch of K keys x M inputs, of key t / M: s0s (K, buckets, 4),
+// level-major cws (rows, K, 8), prp_keys (K, kPrpKeyWords) from prp_key_schedule, xs
+// (K, M, x_words), dst (K, M, 4). With Vdpf buckets also bkts (K, M, 3), each pair's
+// bucket, and pieces (K, M, 3, 4, 4), each pair's proof piece (null for Dpf). Only the low in_bits bits
 // of an input are read: the caller checks the range. A header whose m_rt is out of
 // [least, buckets] gives zero shares and buckets as every pair's bucket, which the
 // host's fold refuses.

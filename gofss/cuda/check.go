@@ -81,8 +81,8 @@ func checkPoints(k, m int) error {
 	return nil
 }
 
-// maxMpfInBits is kMpfMaxInBits of cuda/mpf.cuh: the widest input whose PRP domain,
-// 3·2^in_bits, fits in the kernels' 64-bit words.
+// maxMpfInBits is the widest input of the multi-point kernels (cuda/mpf.cuh), whose
+// PRP domain, 3·2^in_bits, must fit in their 64-bit words.
 const maxMpfInBits = 62
 
 func checkMpfBits(inBits int) error {
