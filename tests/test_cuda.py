@@ -472,11 +472,11 @@ def test_mpf_gpu_equals_cpu(s):
     g = torch.Generator().manual_seed(s.in_bits)
     top = 2 ** min(s.in_bits, 62)
     alphas = torch.randint(0, top, (6,), generator=g).unique().tolist()
-    k0, k1 = s.keygen(
-        alphas, torch.randint(1, 100, (len(alphas), 4), dtype=torch.int32, generator=g)
-    )
+    betas = torch.randint(1, 100, (len(alphas), 4), dtype=torch.int32, generator=g)
+    betas[:, 3] &= ~1  # reserved in the bytes group
+    k0, k1 = s.keygen(alphas, betas)
     xs = torch.randint(0, top, (50, 3), generator=g)
-    xs[0, : len(alphas)] = torch.tensor(alphas)
+    xs.view(-1)[: len(alphas)] = torch.tensor(alphas)
     for key in (k0, k1):
         for x in (xs, xs[:, 1], int(xs[2, 2]), xs[:0]):
             want = s.eval_key(key, x)
