@@ -2,7 +2,9 @@
 Dpf, Dcf (lt) and HalfTreeDpf, both PRGs, group uint64, at in_bits 20, against the
 PRG-only bound (Dpf, Dcf); GrottoDcf's gen of 2^20 keys, preprocess of one key and
 eval of 2^20 points of one preprocessed key; Vdpf's gen and eval (shares and proof
-pieces) of 2^20 keys for both hashes, beside Dpf's rows of the same run.
+pieces) of 2^20 keys for both hashes; Dmpf's and Vdmpf's eval of one key of MPF_POINTS
+points at 2^20 inputs (Vdmpf: the whole call, whose proof is folded on the CPU, and its
+kernels alone), beside Dpf's rows of the same run.
 
     python benchmarks/gpu_bench.py [--out FILE] [--reps N]
 
@@ -161,7 +163,7 @@ def measure(reps: int) -> tuple[list[dict], list[dict]]:
                         "items": 1 << n,
                     }
                 )
-    return rows + measure_grotto(reps) + measure_vdpf(reps), overhead
+    return rows + measure_grotto(reps) + measure_vdpf(reps) + measure_mpf(reps), overhead
 
 
 def measure_vdpf(reps: int) -> list[dict]:
@@ -186,6 +188,59 @@ def measure_vdpf(reps: int) -> list[dict]:
             ):
                 rows.append(row | {"op": op, "ms": gpu_ms(fn, reps)})
     return rows
+
+
+MPF_POINTS = 64
+
+
+def measure_mpf(reps: int) -> list[dict]:
+    """Dmpf and Vdmpf eval of one key at 2^LOG_KEYS inputs: three PRP evaluations and
+    three bucket walks per input. A Vdmpf call waits for its buckets and pieces and
+    folds them into the proof on the CPU; the kernels alone are timed beside it."""
+    rows = []
+    xs = torch.randint(0, 2**BITS, (KEYS,), dtype=torch.int64, device="cuda")
+    for prg in ("chacha", "aes128_mmo"):
+        schemes = [("dmpf", pyfss.Dmpf(BITS, MPF_POINTS, GROUP, prg))]
+        schemes += [
+            (f"vdmpf {h}", pyfss.Vdmpf(BITS, MPF_POINTS, GROUP, prg, hash=h))
+            for h in ("sha256", "blake3")
+        ]
+        for name, s in schemes:
+            alphas = list(range(0, 2**BITS, 2**BITS // MPF_POINTS))
+            k0, _ = s.keygen(alphas, torch.ones(MPF_POINTS, 4, dtype=torch.int32))
+            s0, cws = k0.s0.to("cuda"), k0.cws.to("cuda")
+            row = {
+                "scheme": name,
+                "prg": prg,
+                "size": f"1 key of {MPF_POINTS} points, 2^{LOG_KEYS} inputs",
+                "items": KEYS,
+            }
+            ms = gpu_ms(partial(s.eval, 0, s0, cws, xs), reps)
+            rows.append(row | {"op": "eval", "ms": ms})
+            if name != "dmpf":
+                ms = gpu_ms(mpf_kernels(s, s0, cws, xs), reps)
+                rows.append(row | {"op": "eval kernels", "ms": ms})
+    return rows
+
+
+def mpf_kernels(s, s0: torch.Tensor, cws: torch.Tensor, xs: torch.Tensor):
+    """A call of Vdmpf's eval kernels alone, without the fold of the proof."""
+    m = xs.numel()
+    y = torch.empty(m, 4, dtype=torch.int32, device="cuda")
+    bkts = torch.empty(m, 3, dtype=torch.int32, device="cuda")
+    pieces = torch.empty(m, 3, 4, 4, dtype=torch.int32, device="cuda")
+    dev = torch.cuda.current_device()
+    scratch = pyfss._cuda.scratch(s._handle, "mpf_eval", 1, m, xs.device)
+
+    def run():
+        stream = torch.cuda.current_stream().cuda_stream
+        pyfss.call(
+            pyfss.lib.MpfEvalCuda,
+            s._handle, dev, stream, y.data_ptr(), bkts.data_ptr(), pieces.data_ptr(), 0,
+            s0.data_ptr(), cws.data_ptr(), xs.data_ptr(), 2, m, scratch.data_ptr(), 0,
+        )  # fmt: skip
+
+    return run
 
 
 def measure_grotto(reps: int) -> list[dict]:

@@ -4,8 +4,10 @@
 // parity_gather, parity_apply, grotto_eval and grotto_eval_interval (its Gen is
 // dpf_gen_<prg>_bytes with null betas); VDPF's vdpf_gen_<prg>_<group>_<hash> and
 // vdpf_eval_proof_<prg>_<group>_<hash>, hash sha256/blake3 (its shares alone come from
-// the dpf kernels: a VDPF key's first n + 1 rows are a DPF key); plus cw_relayout and
-// the prg_bench_<prg>_mul<2|4> bound.
+// the dpf kernels: a VDPF key's first n + 1 rows are a DPF key); the multi-point
+// schemes' batched Eval dmpf_eval_<prg>_<group> and vdmpf_eval_<prg>_<group>_<hash>,
+// after mpf_prp_keys has expanded their PRP keys; plus cw_relayout and the
+// prg_bench_<prg>_mul<2|4> bound.
 //
 // Kernels are templates on scheme, group, PRG and VDPF's hash only; in_bits, the batch
 // sizes and the DCF predicate are arguments, which keeps the number of instantiations
@@ -17,7 +19,7 @@
 // packs them into one buffer (cuLaunchKernel's `extra`) whose size is then the same
 // however it is rounded.
 #include "grotto.cuh"
-#include "vdpf.cuh"
+#include "mpf.cuh"
 
 namespace pyfss {
 
@@ -37,6 +39,21 @@ __device__ __forceinline__ Aes block_prg<Aes>(const PrgParams& pp) {
   aes_tables_init(tables, pp, threadIdx.x, blockDim.x);
   __syncthreads();
   return Aes(&tables);
+}
+
+// The PRG of a thread block whose AES tables (which the multi-point schemes' PRP needs
+// whatever the PRG) are already in shared memory.
+template <class P>
+__device__ P prg_with_tables(const PrgParams& pp, const AesTables* tables);
+
+template <>
+__device__ __forceinline__ Chacha prg_with_tables<Chacha>(const PrgParams& pp, const AesTables*) {
+  return Chacha(pp);
+}
+
+template <>
+__device__ __forceinline__ Aes prg_with_tables<Aes>(const PrgParams&, const AesTables* tables) {
+  return Aes(tables);
 }
 
 #define PYFSS_GRID_LOOP(t, total)                                                         \
@@ -99,6 +116,25 @@ __device__ __forceinline__ void vdpf_eval_kernel(const PrgParams& pp, const Hash
   PYFSS_GRID_LOOP(t, k * m) vdpf_eval_point<S>(prg, hk, t, dst, pieces, party, s0s, cws_lm, k, xs, x_words, m, n);
 }
 
+// DMPF (hk null) or VDMPF Eval of k keys x m inputs (see mpf_eval_input); inv_m is
+// 1 / m, computed by the launcher: a division here would be a call (see divide).
+template <class S, class P>
+__device__ __forceinline__ void mpf_eval_kernel(const PrgParams& pp, const HashKeys* hk, uint32_t* dst,
+                                                uint32_t* bkts, uint32_t* pieces, const uint32_t* s0s,
+                                                const uint32_t* cws_lm, const uint32_t* prp_keys,
+                                                const uint32_t* xs, uint32_t party, int x_words, MpfShape sh,
+                                                uint64_t k, uint64_t m, double inv_m) {
+  __shared__ AesTables tables;
+  aes_tables_init(tables, pp, threadIdx.x, blockDim.x);
+  __syncthreads();
+  P prg = prg_with_tables<P>(pp, &tables);
+  PYFSS_GRID_LOOP(t, k * m) {
+    uint64_t j, key = divide(t, m, inv_m, &j);
+    mpf_eval_input<S>(prg, hk, tables.te, sh, t, key, dst, bkts, pieces, party, s0s, cws_lm, prp_keys, k, xs,
+                      x_words);
+  }
+}
+
 // The PRG work of a point Eval at in_bits = levels with none of its memory traffic:
 // each thread follows a chain of expand_half calls from its seed, choosing the side by
 // a bit of the current seed as Eval does by a bit of x. Eval's time over this one's is
@@ -123,6 +159,10 @@ __device__ __forceinline__ void prg_bench_kernel(const PrgParams& pp, uint32_t* 
 using pyfss::PrgParams;
 
 #define PYFSS_KERNEL extern "C" __global__ void __launch_bounds__(pyfss::kThreads)
+// DMPF's Eval kernels also say that one block per multiprocessor will do: without it
+// ptxas held some of them to 48 registers on sm_80 for occupancy, spilling. (VDMPF's
+// do not spill; with it they took up to 200 registers where they take 126.)
+#define PYFSS_KERNEL_ONE_BLOCK extern "C" __global__ void __launch_bounds__(pyfss::kThreads, 1)
 
 #define PYFSS_SCHEME_KERNELS(scheme, Scheme, prg, Prg, group, Group)                                        \
   PYFSS_KERNEL scheme##_gen_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* cws,            \
@@ -169,11 +209,37 @@ using pyfss::PrgParams;
                                                                                 s0s, cws_lm, k, xs, x_words, m, n); \
   }
 
+#define PYFSS_VDMPF_KERNEL(prg, Prg, group, Group, hash, Hash)                                                \
+  PYFSS_KERNEL vdmpf_eval_##prg##_##group##_##hash(                                                           \
+      const __grid_constant__ PrgParams pp, const __grid_constant__ pyfss::HashKeys hk, uint32_t* dst,        \
+      uint32_t* bkts, uint32_t* pieces, const uint32_t* s0s, const uint32_t* cws_lm, const uint32_t* prp_keys, \
+      const uint32_t* xs, uint32_t party, int x_words, int n, int bucket_bits, int buckets, int least,         \
+      uint64_t k, uint64_t m, double inv_m) {                                                                 \
+    pyfss::mpf_eval_kernel<pyfss::Vdpf<pyfss::Group, pyfss::Hash>, pyfss::Prg>(                               \
+        pp, &hk, dst, bkts, pieces, s0s, cws_lm, prp_keys, xs, party, x_words,                                \
+        pyfss::MpfShape{n, bucket_bits, buckets, least}, k, m, inv_m);                                        \
+  }
+
 #define PYFSS_VDPF_HASH_KERNELS(prg, Prg, hash, Hash)                    \
   PYFSS_VDPF_KERNELS(prg, Prg, bytes, GroupBytes, hash, Hash)            \
   PYFSS_VDPF_KERNELS(prg, Prg, uint32, GroupU32, hash, Hash)             \
   PYFSS_VDPF_KERNELS(prg, Prg, uint64, GroupU64, hash, Hash)             \
-  PYFSS_VDPF_KERNELS(prg, Prg, uint127, GroupU127, hash, Hash)
+  PYFSS_VDPF_KERNELS(prg, Prg, uint127, GroupU127, hash, Hash)           \
+  PYFSS_VDMPF_KERNEL(prg, Prg, bytes, GroupBytes, hash, Hash)            \
+  PYFSS_VDMPF_KERNEL(prg, Prg, uint32, GroupU32, hash, Hash)             \
+  PYFSS_VDMPF_KERNEL(prg, Prg, uint64, GroupU64, hash, Hash)             \
+  PYFSS_VDMPF_KERNEL(prg, Prg, uint127, GroupU127, hash, Hash)
+
+// DMPF's Eval: as VDMPF's without HashKeys, bkts and pieces.
+#define PYFSS_DMPF_KERNEL(prg, Prg, group, Group)                                                              \
+  PYFSS_KERNEL_ONE_BLOCK dmpf_eval_##prg##_##group(const __grid_constant__ PrgParams pp, uint32_t* dst, const uint32_t* s0s, \
+                                         const uint32_t* cws_lm, const uint32_t* prp_keys, const uint32_t* xs,  \
+                                         uint32_t party, int x_words, int n, int bucket_bits, int buckets,      \
+                                         int least, uint64_t k, uint64_t m, double inv_m) {                     \
+    pyfss::mpf_eval_kernel<pyfss::Dpf<pyfss::Group>, pyfss::Prg>(                                             \
+        pp, nullptr, dst, nullptr, nullptr, s0s, cws_lm, prp_keys, xs, party, x_words,                        \
+        pyfss::MpfShape{n, bucket_bits, buckets, least}, k, m, inv_m);                                        \
+  }
 
 #define PYFSS_PRG_KERNELS(prg, Prg)                                                                          \
   PYFSS_GROUP_KERNELS(dpf, Dpf, prg, Prg)                                                                    \
@@ -181,6 +247,10 @@ using pyfss::PrgParams;
   PYFSS_GROUP_KERNELS(half_tree_dpf, HalfTree, prg, Prg)                                                     \
   PYFSS_VDPF_HASH_KERNELS(prg, Prg, sha256, Sha256)                                                          \
   PYFSS_VDPF_HASH_KERNELS(prg, Prg, blake3, Blake3)                                                     \
+  PYFSS_DMPF_KERNEL(prg, Prg, bytes, GroupBytes)                                                             \
+  PYFSS_DMPF_KERNEL(prg, Prg, uint32, GroupU32)                                                              \
+  PYFSS_DMPF_KERNEL(prg, Prg, uint64, GroupU64)                                                              \
+  PYFSS_DMPF_KERNEL(prg, Prg, uint127, GroupU127)                                                            \
   PYFSS_KERNEL grotto_tree_##prg(const __grid_constant__ PrgParams pp, uint32_t* pre, const uint32_t* s0s,      \
                                  const uint32_t* cws_lm, uint32_t party, int n, int first, int levels,         \
                                  uint64_t k) {                                                                 \
@@ -205,6 +275,13 @@ PYFSS_PRG_KERNELS(aes128_mmo, Aes)
 
 PYFSS_KERNEL cw_relayout(uint32_t* dst, const uint32_t* src, int rows, uint64_t k) {
   PYFSS_GRID_LOOP(t, k * rows) pyfss::relayout_cw(t, dst, src, k, rows);
+}
+
+// The PRP round keys and bucket sizes (k, kPrpKeyWords) of k multi-point keys cws
+// (k, rows, 8) of in_bits n, for the dmpf/vdmpf eval kernels.
+PYFSS_KERNEL mpf_prp_keys(const __grid_constant__ PrgParams pp, uint32_t* prp_keys, const uint32_t* cws, int rows,
+                          int n, uint64_t k) {
+  PYFSS_GRID_LOOP(t, 4 * k) pyfss::prp_key_schedule(t, prp_keys, pp.aes_sbox, cws, rows, n);
 }
 
 PYFSS_KERNEL parity_gather(uint64_t* dst, const uint64_t* src, uint64_t count, uint64_t k) {

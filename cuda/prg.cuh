@@ -131,6 +131,32 @@ PYFSS_HD void aes_tables_init(AesTables& t, const PrgParams& p, int tid, int nth
   for (int i = tid; i < 4; i += nthreads) t.hash_key[i] = p.hash_key[i];
 }
 
+// AES-128 of one block under the round keys rk (44 words, as PrgParams holds them) with
+// the T-tables te, the block's bytes in memory order: column c of the state is word c.
+// The PRG encrypts under the launch's keys; the multi-point schemes' PRP (mpf.cuh)
+// under keys of their own.
+PYFSS_HD uint32_t aes_last_round(const uint32_t (*te)[256], uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  return (te[2][a & 0xff] & 0xff) | (te[3][(b >> 8) & 0xff] & 0xff00) | (te[0][(c >> 16) & 0xff] & 0xff0000) |
+         (te[1][d >> 24] & 0xff000000);
+}
+
+PYFSS_HD Block aes_encrypt(const uint32_t (*te)[256], const uint32_t* rk, Block in) {
+  uint32_t s0 = in.w[0] ^ rk[0], s1 = in.w[1] ^ rk[1], s2 = in.w[2] ^ rk[2], s3 = in.w[3] ^ rk[3];
+  // The rounds stay rolled: unrolled, the kernels that run eight AES per level (DCF
+  // Gen) took cicc 25 s each and 255 registers; rolled, 1.6 s and 80.
+  PYFSS_NO_UNROLL for (int r = 1; r < 10; r++) {
+    uint32_t u0 = te[0][s0 & 0xff] ^ te[1][(s1 >> 8) & 0xff] ^ te[2][(s2 >> 16) & 0xff] ^ te[3][s3 >> 24] ^ rk[4 * r];
+    uint32_t u1 = te[0][s1 & 0xff] ^ te[1][(s2 >> 8) & 0xff] ^ te[2][(s3 >> 16) & 0xff] ^ te[3][s0 >> 24] ^ rk[4 * r + 1];
+    uint32_t u2 = te[0][s2 & 0xff] ^ te[1][(s3 >> 8) & 0xff] ^ te[2][(s0 >> 16) & 0xff] ^ te[3][s1 >> 24] ^ rk[4 * r + 2];
+    uint32_t u3 = te[0][s3 & 0xff] ^ te[1][(s0 >> 8) & 0xff] ^ te[2][(s1 >> 16) & 0xff] ^ te[3][s2 >> 24] ^ rk[4 * r + 3];
+    s0 = u0; s1 = u1; s2 = u2; s3 = u3;
+  }
+  // The last round has no MixColumns: byte k of te[(k + 2) % 4] is the bare S-box
+  // output, so the tables serve for it too.
+  return Block{{aes_last_round(te, s0, s1, s2, s3) ^ rk[40], aes_last_round(te, s1, s2, s3, s0) ^ rk[41],
+                aes_last_round(te, s2, s3, s0, s1) ^ rk[42], aes_last_round(te, s3, s0, s1, s2) ^ rk[43]}};
+}
+
 class Aes {
  public:
   PYFSS_HD explicit Aes(const AesTables* t) : t_(t) {}
@@ -155,31 +181,7 @@ class Aes {
  private:
   const AesTables* t_;
 
-  // AES-128 on the block's bytes in memory order: column c of the state is word c.
-  PYFSS_HD Block encrypt(int key, Block in) const {
-    const uint32_t* rk = t_->rk[key];
-    const uint32_t(*te)[256] = t_->te;
-    uint32_t s0 = in.w[0] ^ rk[0], s1 = in.w[1] ^ rk[1], s2 = in.w[2] ^ rk[2], s3 = in.w[3] ^ rk[3];
-    // The rounds stay rolled: unrolled, the kernels that run eight AES per level (DCF
-    // Gen) took cicc 25 s each and 255 registers; rolled, 1.6 s and 80.
-    PYFSS_NO_UNROLL for (int r = 1; r < 10; r++) {
-      uint32_t u0 = te[0][s0 & 0xff] ^ te[1][(s1 >> 8) & 0xff] ^ te[2][(s2 >> 16) & 0xff] ^ te[3][s3 >> 24] ^ rk[4 * r];
-      uint32_t u1 = te[0][s1 & 0xff] ^ te[1][(s2 >> 8) & 0xff] ^ te[2][(s3 >> 16) & 0xff] ^ te[3][s0 >> 24] ^ rk[4 * r + 1];
-      uint32_t u2 = te[0][s2 & 0xff] ^ te[1][(s3 >> 8) & 0xff] ^ te[2][(s0 >> 16) & 0xff] ^ te[3][s1 >> 24] ^ rk[4 * r + 2];
-      uint32_t u3 = te[0][s3 & 0xff] ^ te[1][(s0 >> 8) & 0xff] ^ te[2][(s1 >> 16) & 0xff] ^ te[3][s2 >> 24] ^ rk[4 * r + 3];
-      s0 = u0; s1 = u1; s2 = u2; s3 = u3;
-    }
-    // The last round has no MixColumns: byte k of te[(k + 2) % 4] is the bare S-box
-    // output, so the tables serve for it too.
-    return Block{{last(s0, s1, s2, s3) ^ rk[40], last(s1, s2, s3, s0) ^ rk[41],
-                  last(s2, s3, s0, s1) ^ rk[42], last(s3, s0, s1, s2) ^ rk[43]}};
-  }
-
-  PYFSS_HD uint32_t last(uint32_t a, uint32_t b, uint32_t c, uint32_t d) const {
-    const uint32_t(*te)[256] = t_->te;
-    return (te[2][a & 0xff] & 0xff) | (te[3][(b >> 8) & 0xff] & 0xff00) |
-           (te[0][(c >> 16) & 0xff] & 0xff0000) | (te[1][d >> 24] & 0xff000000);
-  }
+  PYFSS_HD Block encrypt(int key, Block in) const { return aes_encrypt(t_->te, t_->rk[key], in); }
 };
 
 }  // namespace pyfss

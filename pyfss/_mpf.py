@@ -1,5 +1,6 @@
 """Dmpf and Vdmpf: multi-point functions from Cuckoo buckets of DPF (VDPF) keys
-(docs/spec.md section 16). CPU only: there are no CUDA kernels yet.
+(docs/spec.md section 16). eval runs on CUDA tensors too (Vdmpf's proof is then
+folded on the CPU); gen and eval_all run on the CPU.
 
 A key is one (cw_rows, 8) int32 tensor shared by both parties (a header row with
 the PRP key and the buckets in use, then every bucket's DPF or VDPF key) and, per
@@ -14,8 +15,9 @@ import math
 
 import torch
 
+from . import _cuda
 from . import _validate as v
-from ._ext import lib
+from ._ext import call, lib
 from ._groups import to_words
 from ._keys import Key
 from ._params import MAX_EVAL_ALL_BITS
@@ -38,7 +40,6 @@ class Dmpf(_Base):
             max_points (.bucket_bits).
     """
 
-    _cuda_kernels = False
     _kind = "dmpf"
 
     def __init__(
@@ -98,7 +99,7 @@ class Dmpf(_Base):
         if sigma is None:
             sigma = _random_int32((*batch, 4))
         sigma = self._exact("sigma", sigma, (*batch, 4))
-        self._device(s0s, betas, sigma, *a.tensors)
+        self._cpu_only("gen", s0s, betas, sigma, *a.tensors)
         cws = s0s.new_empty(*batch, *self._cws_tail)
         step = 4 * a.words * t  # bytes of a key's points in the tensor form
         for i in range(k):
@@ -158,7 +159,14 @@ class Dmpf(_Base):
                 f"x has shape {tuple(x.shape)}, whose leading dimensions must be the "
                 f"keys' batch shape {batch}"
             )
-        self._device(s0, cws, *x.tensors)
+        device = self._device(s0, cws, *x.tensors)
+        if device is not v.CPU:
+            if batch:
+                raise ValueError(
+                    f"{self._kind}: eval on CUDA tensors takes one key (s0 ({self.buckets}, 4)), "
+                    f"not a batch of shape {batch}: evaluate the keys one at a time"
+                )
+            return self._eval_cuda(device, party, s0, cws, x, proof=proof)
         shape = (*batch, *x.shape[len(batch) :]) if x.tensor is not None else batch
         y = s0.new_empty(*shape, 4)
         pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
@@ -183,7 +191,7 @@ class Dmpf(_Base):
     def _eval_all(self, party, s0, cws, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
         party = v.party(party)
         s0, cws, batch = self._key(s0, cws)
-        self._device(s0, cws)
+        self._cpu_only("eval_all", s0, cws)
         n = self.in_bits
         if n > MAX_EVAL_ALL_BITS:
             raise ValueError(
@@ -202,6 +210,52 @@ class Dmpf(_Base):
             )
             self._call(lib.MpfEvalAll, v.CPU, y.view(k, -1)[i], args, work=3 << n)
         return y, pi
+
+    def _eval_cuda(
+        self, device, party, s0, cws, x: v.Inputs, *, proof: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """_eval on CUDA tensors: the kernels write the shares and, for Vdmpf, each
+        input's three buckets and proof pieces, which the core then folds into the
+        proof on the CPU (a chain of hashes in input order; docs/spec.md section 16)."""
+        y = s0.new_empty(*x.shape, 4)
+        m = y.numel() // 4
+        xs = x.on_device(device, x.shape)
+        self._check_contents(cws, xs)
+        bkts = pieces = None
+        if proof:
+            bkts, pieces = s0.new_empty(m, 3), s0.new_empty(m, 3, PROOF_BLOCKS, 4)
+        scratch = _cuda.scratch(self._handle, "mpf_eval", 1, m, device)
+        args: tuple = (_address(bkts), _address(pieces), party, s0.data_ptr(), cws.data_ptr())
+        args += (xs.ptr, xs.words, m, scratch.data_ptr())
+        self._call(lib.MpfEvalCuda, device, y, args, work=m * self.bucket_bits * 3)
+        if bkts is None or pieces is None:
+            return y, None
+        pi = torch.empty(PROOF_BLOCKS, 4, dtype=torch.int32)
+        key, bkts, pieces = cws.cpu(), bkts.cpu(), pieces.cpu()
+        call(
+            lib.MpfFoldProof,
+            self._handle,
+            pi.data_ptr(),
+            key.data_ptr(),
+            bkts.data_ptr(),
+            pieces.data_ptr(),
+            m,
+        )
+        return y, pi.to(device)
+
+    def _check_contents(self, cws: torch.Tensor, xs: v.Inputs) -> None:
+        """Refuses, on the tensors' device, the key and inputs that the core refuses."""
+        # Fewer buckets than this could not hold the 3 * 2^in_bits hashed values.
+        least = -((-3 << self.in_bits) >> self.bucket_bits)
+        rows = (self._cws_tail[0] - 1) // self.buckets
+        v.mpf_eval_contents(self.in_bits, self.bucket_bits, rows, least, cws, xs)
+
+    def _cpu_only(self, op: str, *tensors: torch.Tensor) -> None:
+        """Refuses CUDA tensors for an operation without kernels."""
+        if self._device(*tensors) is not v.CPU:
+            raise ValueError(
+                f"{self._kind}: {op} runs on the CPU (only eval has CUDA kernels): pass CPU tensors"
+            )
 
     def _key(self, s0, cws) -> tuple[torch.Tensor, torch.Tensor, tuple]:
         """A party's seeds and the key, dense, and their batch shape."""

@@ -502,16 +502,43 @@ def eval_contents(
         _raise_first(checks + _half_tree_checks(bits, group, cws))
         return
     cws = cws.reshape(-1, bits + 1, 8)
-    last = cws[:, bits]
     if scheme == "dpf":
-        tr = cws[:, :bits, 4:]  # (0 or 1, 0, 0, 0) in every row but the last
-        bad_rows = ((tr[..., 0] & ~1) != 0) | (tr[..., 1:] != 0).any(-1)  # (keys, bits)
-        checks.append(_Check(bad_rows, lambda i: _DPF_ROW.format(i // bits, i % bits)))
-        bad_last = ((last[:, 3] & 1) != 0) | (last[:, 4:] != 0).any(-1)
-        checks.append(_Check(bad_last, _DPF_LAST_ROW.format))
+        checks += _dpf_checks(bits, cws)
     else:
+        last = cws[:, bits]
         bad_last = (last[:, :4] != 0).any(-1) | ((last[:, 7] & 1) != 0)
         checks.append(_Check(bad_last, _DCF_LAST_ROW.format))
+    _raise_first(checks)
+
+
+def _dpf_checks(bits: int, keys: torch.Tensor) -> list:
+    """The core's checks of DPF keys (keys, bits + 1, 8): every inner row, then the
+    last rows."""
+    tr = keys[:, :bits, 4:]  # (0 or 1, 0, 0, 0) in every row but the last
+    bad_rows = ((tr[..., 0] & ~1) != 0) | (tr[..., 1:] != 0).any(-1)  # (keys, bits)
+    last = keys[:, bits]
+    bad_last = ((last[:, 3] & 1) != 0) | (last[:, 4:] != 0).any(-1)
+    return [
+        _Check(bad_rows, lambda i: _DPF_ROW.format(i // bits, i % bits)),
+        _Check(bad_last, _DPF_LAST_ROW.format),
+    ]
+
+
+def mpf_eval_contents(
+    bits: int, bucket_bits: int, bucket_rows: int, least: int, cws: torch.Tensor, xs: Inputs
+) -> None:
+    """Checks a Dmpf or Vdmpf key (cw_rows, 8), whose buckets are bucket_rows rows
+    each, and eval's points xs (as a tensor) as the core does: every bucket's DPF rows
+    (a VDPF key's first bucket_bits + 1), then the header's m_rt (least .. buckets),
+    then xs' range."""
+    buckets = (cws.shape[0] - 1) // bucket_rows
+    keys = cws[1:].reshape(buckets, bucket_rows, 8)[:, : bucket_bits + 1]
+    header = cws[0, 4:].to(torch.int64) & 0xFFFFFFFF
+    m_rt = header[0]
+    bad_header = (header[1:] != 0).any() | (m_rt < least) | (m_rt > buckets)
+    checks = _dpf_checks(bucket_bits, keys)
+    checks.append(_Check(bad_header, lambda _: _MPF_HEADER.format(least, buckets)))
+    checks.append(_Check(_out_of_range(xs, bits), _range_message("x", bits)))
     _raise_first(checks)
 
 
@@ -567,6 +594,7 @@ _DPF_ROW = "cws: key {}, row {}: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF ke
 _DPF_LAST_ROW = (
     "cws: key {}, last row: not a DPF output correction word (clamped block, then zeros)"
 )
+_MPF_HEADER = "cws: the header row's words 4-7 must be (m_rt, 0, 0, 0) with m_rt between {} and {}"
 _DCF_LAST_ROW = (
     "cws: key {}, last row: not a DCF output correction word (zeros, then a clamped block)"
 )

@@ -1,5 +1,5 @@
 """The CUDA path: needs a GPU and a build with kernels; skipped otherwise (CI has no
-GPU). Every DPF/DCF/Half-Tree DPF/Grotto DCF/VDPF vector on the device, CUDA == CPU on
+GPU). Every DPF/DCF/Half-Tree DPF/Grotto DCF/VDPF/VDMPF vector on the device, CUDA == CPU on
 random batches for every op, group, PRG and predicate, results on a non-default
 stream, mixing rejected, the same errors as on the CPU, unaligned views and empty
 batches."""
@@ -10,6 +10,9 @@ import pytest
 import test_checks
 import torch
 from test_checks import message
+from test_mpf import cases as mpf_cases
+from test_mpf import scheme_for as mpf_scheme
+from test_mpf import vector_key
 from test_vdpf import cases as vdpf_cases
 from test_vdpf import inputs as vdpf_inputs
 from test_vdpf import scheme as vdpf_scheme
@@ -436,3 +439,82 @@ def test_vdpf_refuses_what_the_cpu_refuses():
     y, pieces = s.eval(0, k0.s0.to(CUDA), wide[..., ::2], xs[:, :1].to(CUDA))
     want_y, want_pieces = s.eval(0, k0.s0, k0.cws, xs[:, :1])
     assert torch.equal(y.cpu(), want_y) and torch.equal(pieces.cpu(), want_pieces)
+
+
+@pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
+@pytest.mark.parametrize(("f", "case"), mpf_cases())
+def test_mpf_vectors_on_gpu(kind, f, case):
+    """The vectors' keys evaluated on the device: the shares, and Vdmpf's proofs
+    folded (on the CPU) from the device's buckets and pieces."""
+    s = mpf_scheme(kind, f, case)
+    seeds = torch.tensor(case["s0s"], dtype=torch.int32, device=CUDA)
+    cws = vector_key(kind, case).to(CUDA)
+    xs = torch.tensor([int(x) for x in case["xs"]], dtype=torch.int64, device=CUDA)
+    for party, want in ((0, case["ys0"]), (1, case["ys1"])):
+        out = s.eval(party, seeds[:, party], cws, xs)
+        if kind == "vdmpf":
+            out, pi = out
+            assert pi.is_cuda and pi.tolist() == case["pi"][party]
+        assert out.is_cuda and out.tolist() == want
+
+
+def mpf_schemes():
+    for prg in ("chacha", "aes128_mmo"):
+        for group in ("bytes", "uint32", "uint64", "uint127"):
+            for n in (1, 9, 20, 62):
+                yield pyfss.Dmpf(n, 6, group, prg)
+                for hash in ("sha256", "blake3"):
+                    yield pyfss.Vdmpf(n, 6, group, prg, hash=hash)
+
+
+@pytest.mark.parametrize("s", list(mpf_schemes()), ids=repr)
+def test_mpf_gpu_equals_cpu(s):
+    g = torch.Generator().manual_seed(s.in_bits)
+    top = 2 ** min(s.in_bits, 62)
+    alphas = torch.randint(0, top, (6,), generator=g).unique().tolist()
+    betas = torch.randint(1, 100, (len(alphas), 4), dtype=torch.int32, generator=g)
+    betas[:, 3] &= ~1  # reserved in the bytes group
+    k0, k1 = s.keygen(alphas, betas)
+    xs = torch.randint(0, top, (50, 3), generator=g)
+    xs.view(-1)[: len(alphas)] = torch.tensor(alphas)
+    for key in (k0, k1):
+        for x in (xs, xs[:, 1], int(xs[2, 2]), xs[:0]):
+            want = s.eval_key(key, x)
+            on = x.to(CUDA) if isinstance(x, torch.Tensor) else x
+            got = s.eval(key.party, key.s0.to(CUDA), key.cws.to(CUDA), on)
+            if isinstance(s, pyfss.Vdmpf):
+                (want, want_pi), (got, pi) = want, got
+                assert torch.equal(pi.cpu(), want_pi)
+            assert torch.equal(got.cpu(), want)
+
+
+def test_mpf_refuses_what_the_cpu_refuses():
+    s = pyfss.Vdmpf(10, 5, "uint64", "aes128_mmo")
+    k0, _ = s.keygen([1, 2], torch.ones(2, 4, dtype=torch.int32))
+    s0, xs = k0.s0.to(CUDA), torch.arange(7, device=CUDA)
+    for row, word, value in ((0, 4, 0), (0, 5, 1), (3, 6, 1), (1 + s.bucket_bits, 3, 1)):
+        bad = k0.cws.clone()
+        bad[row, word] = value
+        want = message(s.eval, 0, k0.s0, bad, xs.cpu())
+        assert message(s.eval, 0, s0, bad.to(CUDA), xs) == want
+    far = xs.clone()
+    far[3] = 1 << 10
+    assert message(s.eval, 0, s0, k0.cws.to(CUDA), far) == message(
+        s.eval, 0, k0.s0, k0.cws, far.cpu()
+    )
+    with pytest.raises(ValueError, match="eval_all runs on the CPU"):
+        s.eval_all(0, s0, k0.cws.to(CUDA))
+    with pytest.raises(ValueError, match="gen runs on the CPU"):
+        on = {"dtype": torch.int32, "device": CUDA}
+        s.gen(
+            torch.zeros(s.buckets, 2, 4, **on),
+            [1],
+            torch.ones(1, 4, **on),
+            sigma=torch.zeros(4, **on),
+        )
+    with pytest.raises(RuntimeError, match="same device"):
+        s.eval(0, s0, k0.cws, xs)
+    wide = pyfss.Dmpf(63, 3, "uint32")
+    w0, _ = wide.keygen([5], torch.ones(1, 4, dtype=torch.int32))
+    with pytest.raises(ValueError, match="in_bits <= 62"):
+        wide.eval(0, w0.s0.to(CUDA), w0.cws.to(CUDA), torch.arange(3, device=CUDA))

@@ -8,7 +8,8 @@ import (
 )
 
 // The multi-point entries (dmpf and vdmpf, docs/spec.md section 16), laid out as the
-// other operations (see ops.go). They run on the CPU only. A key is one scheme's
+// other operations (see ops.go). They run on the CPU; MpfEvalCuda (mpf_cuda.go) is
+// Eval on CUDA. A key is one scheme's
 // CwRows() rows shared by both parties and, per party, one seed per bucket
 // (Buckets() of them); a vdmpf evaluation also writes the party's proof, ProofBlocks
 // blocks (pi = 0: none).
@@ -21,7 +22,7 @@ func mpf(handle int64, device int, control uintptr) (*gofss.Mpf, error) {
 		return nil, err
 	}
 	if device != CPU {
-		return nil, valueErrorf("cuda: %s has no CUDA kernels yet", d.Params().Kind)
+		return nil, valueErrorf("cuda: %s takes host memory here (MpfEvalCuda evaluates on CUDA)", d.Params().Kind)
 	}
 	c, err := controlAt(control)
 	if c == nil || err != nil {

@@ -112,7 +112,12 @@ func TestKernelABI(t *testing.T) {
 				plans = append(plans,
 					must(planGen(p, addrA, addrB, addrC, 1, addrD, 3)),
 					must(planEvalProof(p, addrA, addrF, 0, addrB, 3, addrC, addrD, 2, 5, addrE)))
+				m := gofss.DefaultParams(gofss.KindVdmpf, 10, group, prg).WithMaxPoints(4)
+				m.Hash = p.Hash
+				plans = append(plans, must(planMpfEval(m, addrA, addrB, addrF, 1, addrC, 3, addrD, addrE, 2, 5, addrE)))
 			}
+			m := gofss.DefaultParams(gofss.KindDmpf, 10, group, prg).WithMaxPoints(4)
+			plans = append(plans, must(planMpfEval(m, addrA, 0, 0, 1, addrC, 3, addrD, addrE, 2, 5, addrE)))
 		}
 	}
 	for prg := gofss.PrgChaCha; prg <= gofss.PrgAesMmo; prg++ {
@@ -144,8 +149,9 @@ func TestKernelABI(t *testing.T) {
 	}
 	// 3 ops x 3 kernel schemes (dpf, dcf, half_tree_dpf) x 4 groups x 2 PRGs, 4 benches,
 	// the relayout, Grotto's tree and leaf bits for 2 PRGs, its gather, apply and 2
-	// lookups, VDPF's 2 ops x 4 groups x 2 PRGs x 2 hashes.
-	assert.Len(t, checked, 72+4+1+4+4+32)
+	// lookups, VDPF's 2 ops x 4 groups x 2 PRGs x 2 hashes, the multi-point PRP keys'
+	// schedule, DMPF's eval x 4 groups x 2 PRGs and VDMPF's also x 2 hashes.
+	assert.Len(t, checked, 72+4+1+4+4+32+1+8+16)
 }
 
 func must(l []launch, err error) []launch {

@@ -1,6 +1,9 @@
 package cuda
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // args is a kernel's parameter list as one buffer, laid out as the compiler lays out
 // the parameters (each at its natural alignment), for cuLaunchKernel's `extra`. It
@@ -38,3 +41,5 @@ func (a *args) i32(v int) *args { return a.u32(uint32(int32(v))) }
 func (a *args) u64(v uint64) *args { return a.add(binary.LittleEndian.AppendUint64(nil, v), 8) }
 
 func (a *args) ptr(v uintptr) *args { return a.u64(uint64(v)) }
+
+func (a *args) f64(v float64) *args { return a.u64(math.Float64bits(v)) }

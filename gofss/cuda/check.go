@@ -26,7 +26,9 @@ func firstError(errs ...error) error {
 // kernelOps are the operations that each scheme has kernels for. Grotto DCF's Gen is
 // DPF's; its keys are evaluated through Preprocess and the lookups. VDPF's eval and
 // eval_all give the shares alone (DPF's kernels), eval_proof adds the proof pieces;
-// Prove, a sequential chain, runs on the CPU.
+// Prove, a sequential chain, runs on the CPU. The multi-point schemes have their
+// batched Eval ("mpf_eval"; vdmpf's also writes each pair's bucket and proof piece,
+// which gofss.(*Mpf).FoldProof folds on the CPU).
 var kernelOps = map[gofss.Kind][]string{
 	gofss.KindDpf:         {"gen", "eval", "eval_all", "prg_bench"},
 	gofss.KindDcfLt:       {"gen", "eval", "eval_all", "prg_bench"},
@@ -34,6 +36,8 @@ var kernelOps = map[gofss.Kind][]string{
 	gofss.KindHalfTreeDpf: {"gen", "eval", "eval_all"},
 	gofss.KindGrottoDcf:   {"gen", "preprocess", "grotto_eval"},
 	gofss.KindVdpf:        {"gen", "eval", "eval_all", "eval_proof"},
+	gofss.KindDmpf:        {"mpf_eval"},
+	gofss.KindVdmpf:       {"mpf_eval"},
 }
 
 // checkParams refuses parameters that no scheme has, and operations without kernels.
@@ -73,6 +77,18 @@ func checkCount(name string, v, limit int) error {
 func checkPoints(k, m int) error {
 	if k > 0 && m > maxItems/k {
 		return gofss.ArgErrorf("cuda: k x m = %d x %d points is more than %d", k, m, maxItems)
+	}
+	return nil
+}
+
+// maxMpfInBits is the widest input of the multi-point kernels (cuda/mpf.cuh), whose
+// PRP domain, 3·2^in_bits, must fit in their 64-bit words.
+const maxMpfInBits = 62
+
+func checkMpfBits(inBits int) error {
+	if inBits > maxMpfInBits {
+		return gofss.ArgErrorf("cuda: the multi-point kernels take in_bits <= %d (the PRP's domain 3·2^in_bits in 64 bits), not %d",
+			maxMpfInBits, inBits)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 // Package cuda launches the kernels of cuda/ on NVIDIA GPUs: DPF, DCF, Half-Tree DPF and
-// VDPF Gen, Eval and EvalAll (VDPF's also with proof pieces), and Grotto DCF's Gen,
-// Preprocess and lookups.
+// VDPF Gen, Eval and EvalAll (VDPF's also with proof pieces), Grotto DCF's Gen,
+// Preprocess and lookups, and DMPF's and VDMPF's batched Eval.
 //
 // All buffers are device memory that the caller (PyTorch) allocated, passed as
 // addresses; layouts are those of docs/spec.md section 6, and the public parameters
@@ -65,6 +65,19 @@ func EvalProof(dev int, stream uintptr, p gofss.Params, dst, pieces uintptr, par
 	return runPlan(dev, stream)(planEvalProof(p, dst, pieces, party, s0s, k, cws, xs, xWords, m, scratch))
 }
 
+// MpfEval writes party's shares dst (k, m, 4) of k dmpf or vdmpf keys, each at its
+// own m inputs: s0s (k, p.Buckets(), 4) are each key's seeds, cws (k, p.CwRows(), 8),
+// xs (k, m, xWords); in_bits is at most 62. For vdmpf it also writes each input's
+// three pairs' buckets to bkts (k, m, 3) int32 and their proof pieces to pieces
+// (k, m, 3, 4, 4), from which gofss.(*Mpf).FoldProof makes each key's proof; dmpf
+// reads neither. Only the low in_bits bits of an input are read, and a key whose
+// header is not valid gives zero shares and out-of-range buckets: the caller checks
+// both. It needs ScratchBytes("mpf_eval", ...) bytes of scratch.
+func MpfEval(dev int, stream uintptr, p gofss.Params, dst, bkts, pieces uintptr, party int, s0s uintptr, k int,
+	cws, xs uintptr, xWords, m int, scratch uintptr) error {
+	return runPlan(dev, stream)(planMpfEval(p, dst, bkts, pieces, party, s0s, k, cws, xs, xWords, m, scratch))
+}
+
 // EvalAll writes party's shares dst (k, 2^in_bits, 4) of k keys over the whole
 // domain: the first levels of the trees in one kernel, then one kernel per level,
 // expanding each node once. in_bits is at most gofss.MaxEvalAllBits. With k > 1 it
@@ -106,9 +119,10 @@ func PrgBench(dev int, stream uintptr, p gofss.Params, dst, seeds uintptr, count
 }
 
 // ScratchBytes is the size of the device scratch buffer that op ("gen", "eval",
-// "eval_all", "eval_proof" or "preprocess") needs for k keys (and m points per key for "eval"):
-// room for a level-major copy of the correction words when k > 1, and for
-// "preprocess" the levels of its prefix XOR. It is 0 when none is needed, for an
+// "eval_all", "eval_proof", "preprocess" or "mpf_eval") needs for k keys (and m points
+// per key for "eval"): room for a level-major copy of the correction words when k > 1,
+// for "preprocess" the levels of its prefix XOR, for "mpf_eval" the PRP keys' round
+// keys. It is 0 when none is needed, for an
 // unknown op or one without kernels for p, for parameters that fail Check and for k
 // out of range.
 func ScratchBytes(op string, p gofss.Params, k, m int) int {
@@ -118,6 +132,11 @@ func ScratchBytes(op string, p gofss.Params, k, m int) int {
 	switch op {
 	case "eval", "eval_all", "eval_proof":
 		return relayoutBytes(p, k)
+	case "mpf_eval":
+		if k > maxItems/p.CwRows() {
+			return 0
+		}
+		return relayoutBytes(p, k) + k*prpKeysBytes
 	case "preprocess":
 		n := relayoutBytes(p, k)
 		for _, c := range scanLevels(p.InBits) {

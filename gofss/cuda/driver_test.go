@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,8 @@ func fakeDriverChild(t *testing.T, fail string) {
 	require.NoError(t, EvalProof(0, fakeStream, vdpfOf(p), addrA, addrF, 1, addrB, 1, addrC, addrD, 1, 5, 0))
 	g := gofss.DefaultParams(gofss.KindGrottoDcf, 8, gofss.Bytes, gofss.PrgChaCha)
 	require.NoError(t, Preprocess(0, fakeStream, g, addrA, 1, addrB, 1, addrC, addrE))
+	require.NoError(t, MpfEval(0, fakeStream, mpfParams(gofss.KindDmpf, 9), addrA, 0, 0, 1, addrB, 1, addrC, addrD, 1,
+		5, addrE))
 	require.EqualError(t, Eval(1, 0, p, addrA, 0, addrB, 1, addrC, addrD, 1, 1, 0),
 		"cuda: device 1 out of range: 1 CUDA devices")
 }
@@ -118,6 +121,7 @@ func fakeDriverLog(fail string) []string {
 			kernel, grid, stream, len(args), hex.EncodeToString(args))
 	}
 	const pad = uint32(0)
+	mpf := mpfParams(gofss.KindDmpf, 9)
 	// cw_relayout(dst, src, rows, k): the 3 keys' 21 rows into scratch.
 	relayout := le(uint64(addrE), uint64(addrC), uint32(21), pad, uint64(3))
 	// dpf_eval_chacha_uint32(pp, dst, s0s, cws_lm, xs, party, x_words, n, k, m)
@@ -157,6 +161,16 @@ func fakeDriverLog(fail string) []string {
 		launch("parity_gather", 1, "0xabc0", le(uint64(addrE), uint64(addrA), uint64(4), uint64(1))),
 		launch("parity_apply", 1, "0xabc0", le(uint64(addrE), uint64(0), uint64(1), uint64(1), ^uint64(0))),
 		launch("parity_apply", 1, "0xabc0", le(uint64(addrA), uint64(addrE), uint64(4), uint64(1), ^uint64(0))),
+		"pop",
+		// One dmpf key at 5 inputs: its schedule into scratch, then dmpf_eval(pp, dst, s0s,
+		// cws, prp_keys, xs, party, x_words, n, bucket_bits, buckets, least, k, m, 1 / m).
+		"push 0x100",
+		launch("mpf_prp_keys", 1, "0xabc0", append(prgparams.Pack(gofss.DefaultNonce, nil, gofss.Block{}),
+			le(uint64(addrE), uint64(addrC), uint32(mpf.CwRows()), uint32(9), uint64(1))...)),
+		launch("dmpf_eval_chacha_uint32", 1, "0xabc0", append(prgparams.Pack(gofss.DefaultNonce, nil, gofss.Block{}),
+			le(uint64(addrA), uint64(addrB), uint64(addrC), uint64(addrE), uint64(addrD), uint32(1), uint32(1),
+				uint32(9), uint32(mpf.BucketBits), uint32(mpf.Buckets()), uint32(mpf.MinBuckets()), uint64(1),
+				uint64(5), math.Float64bits(0.2))...)),
 		"pop")
 }
 

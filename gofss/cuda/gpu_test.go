@@ -132,6 +132,22 @@ func (g gpuBackend) VdpfEval(p gofss.Params, party int, s0s []uint32, k int, cws
 	return download(g.t, dst, k*m*4), download(g.t, pieces, k*m*16), nil
 }
 
+func (g gpuBackend) MpfEval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32,
+	[]uint32, []uint32, error) {
+	dst := deviceBuffer(g.t, k*m*4, nil)
+	var bkts, pieces uintptr
+	if p.Kind == gofss.KindVdmpf {
+		bkts, pieces = deviceBuffer(g.t, k*m*3, nil), deviceBuffer(g.t, k*m*48, nil)
+	}
+	scratch := deviceBuffer(g.t, ScratchBytes("mpf_eval", p, k, m)/4, nil)
+	err := MpfEval(gpu, 0, p, dst, bkts, pieces, party, deviceBuffer(g.t, len(s0s), s0s), k,
+		deviceBuffer(g.t, len(cws), cws), deviceBuffer(g.t, len(xs), xs), xWords, m, scratch)
+	if err != nil || p.Kind != gofss.KindVdmpf {
+		return download(g.t, dst, k*m*4), nil, nil, err
+	}
+	return download(g.t, dst, k*m*4), download(g.t, bkts, k*m*3), download(g.t, pieces, k*m*48), nil
+}
+
 func (g gpuBackend) Preprocess(p gofss.Params, party int, s0s []uint32, k int, cws []uint32) ([]uint64, error) {
 	n := k * int(parityWords(p.InBits)) * 2
 	pre := deviceBuffer(g.t, n, nil)
@@ -200,6 +216,8 @@ func TestGPUVectors(t *testing.T) {
 	t.Logf("%d Grotto DCF cases checked on the GPU", n)
 	n = vectortest.RunVdpf(t, gpuBackend{t})
 	t.Logf("%d VDPF cases checked on the GPU", n)
+	n = vectortest.RunMpf(t, gpuBackend{t})
+	t.Logf("%d DMPF/VDMPF cases checked on the GPU", n)
 }
 
 func randomWords(t testing.TB, n int) []uint32 {
@@ -347,4 +365,63 @@ func BenchmarkGPUVdpf(b *testing.B) {
 			})
 		}
 	}
+}
+
+// DMPF and VDMPF: Eval of one key of 64 points at 2^22 inputs, in_bits 20 (three
+// bucket walks of bucket_bits levels and three PRP evaluations per input). The key
+// is made on the CPU: a key with a bad header would time the kernels' early exit.
+func BenchmarkGPUMpf(b *testing.B) {
+	needGPU(b)
+	const n, t, points = 20, 64, 1 << 22
+	for _, prg := range []gofss.PrgKind{gofss.PrgChaCha, gofss.PrgAesMmo} {
+		for _, kind := range []gofss.Kind{gofss.KindDmpf, gofss.KindVdmpf} {
+			p := gofss.DefaultParams(kind, n, gofss.Uint32, prg).WithMaxPoints(t)
+			if kind == gofss.KindVdmpf {
+				p.Hash = gofss.DefaultVdpfHash(gofss.HashBlake3)
+			}
+			b.Run(benchName(p, fmt.Sprintf("bucket_bits%d/n%d/t%d/m%d", p.BucketBits, n, t, points)), func(b *testing.B) {
+				cws, s0s := mpfBenchKey(b, p, t)
+				xs := randomWords(b, points)
+				for i := range xs {
+					xs[i] &= 1<<n - 1
+				}
+				dst := deviceBuffer(b, points*4, nil)
+				var bkts, pieces uintptr
+				if kind == gofss.KindVdmpf {
+					bkts, pieces = deviceBuffer(b, points*3, nil), deviceBuffer(b, points*48, nil)
+				}
+				scratch := deviceBuffer(b, ScratchBytes("mpf_eval", p, 1, points)/4, nil)
+				dcws, ds0s, dxs := deviceBuffer(b, len(cws), cws), deviceBuffer(b, len(s0s), s0s), deviceBuffer(b, points, xs)
+				timeLaunches(b, points, func() error {
+					return MpfEval(gpu, 0, p, dst, bkts, pieces, 0, ds0s, 1, dcws, dxs, 1, points, scratch)
+				})
+			})
+		}
+	}
+}
+
+// mpfBenchKey makes a key of t random points and party 0's seeds, as words.
+func mpfBenchKey(b testing.TB, p gofss.Params, t int) ([]uint32, []uint32) {
+	d, err := gofss.NewMpf(p)
+	require.NoError(b, err)
+	words := randomWords(b, 8*p.Buckets()+4+3*t)
+	seeds := vectortest.Blocks(words[:8*p.Buckets()])
+	alphas, betas := make([]gofss.Uint128, t), make([]gofss.Block, t)
+	for i := range alphas {
+		alphas[i] = gofss.Uint128{Lo: uint64(i) << (p.InBits - 8)} // distinct
+		betas[i] = gofss.Block{Lo: uint64(words[8*p.Buckets()+4+i])}
+	}
+	cws := make([]gofss.Cw, p.CwRows())
+	_, err = d.Gen(cws, seeds, vectortest.Blocks(words[8*p.Buckets():][:4])[0], alphas, betas)
+	require.NoError(b, err)
+	var cwWords, s0Words []uint32
+	for _, cw := range cws {
+		lo, hi := vectortest.BlockWords(cw[0]), vectortest.BlockWords(cw[1])
+		cwWords = append(append(cwWords, lo[:]...), hi[:]...)
+	}
+	for i := 0; i < len(seeds); i += 2 {
+		w := vectortest.BlockWords(seeds[i])
+		s0Words = append(s0Words, w[:]...)
+	}
+	return cwWords, s0Words
 }

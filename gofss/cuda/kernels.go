@@ -31,6 +31,15 @@ func kernelName(p gofss.Params, op string) string {
 	return fmt.Sprintf("%s_%s_%s_%s", scheme, op, p.Prg, p.Group)
 }
 
+// mpfKernel is the multi-point schemes' Eval kernel for p: dmpf_eval_<prg>_<group>, or
+// vdmpf_eval_<prg>_<group>_<hash>.
+func mpfKernel(p gofss.Params) string {
+	if p.Kind == gofss.KindVdmpf {
+		return fmt.Sprintf("vdmpf_eval_%s_%s_%s", p.Prg, p.Group, p.Hash.Kind)
+	}
+	return fmt.Sprintf("dmpf_eval_%s_%s", p.Prg, p.Group)
+}
+
 // grottoKernel is Grotto DCF's kernel of a Preprocess step ("tree" or "leaf_bits")
 // for p's PRG.
 func grottoKernel(p gofss.Params, step string) string {

@@ -258,6 +258,59 @@ func planPrgBench(p gofss.Params, dst, seeds uintptr, count, levels int) ([]laun
 	return []launch{{prgBenchKernel(p), uint64(count), a}}, nil
 }
 
+// prpKeysBytes is the size of one multi-point key's schedule in scratch, kPrpKeyWords
+// of cuda/mpf.cuh: its PRP's round keys (4, 44), its bucket size and that size's
+// reciprocal.
+const prpKeysBytes = (4*44 + 4) * 4
+
+// planMpfEval plans the batched Eval of k dmpf or vdmpf keys at m inputs each: s0s
+// (k, buckets, 4), cws (k, CwRows(), 8), xs (k, m, xWords) into dst (k, m, 4), and
+// for vdmpf each pair's bucket into bkts (k, m, 3) int32 and proof piece into pieces
+// (k, m, 3, 4, 4). The keys' schedules (PRP round keys, bucket sizes) go to scratch,
+// after the level-major copy of cws that k > 1 needs.
+func planMpfEval(p gofss.Params, dst, bkts, pieces uintptr, party int, s0s uintptr, k int, cws, xs uintptr, xWords,
+	m int, scratch uintptr) ([]launch, error) {
+	err := firstError(checkParams(p, "mpf_eval"), checkMpfBits(p.InBits), checkParty(party),
+		checkWords("x_words", xWords))
+	if err != nil {
+		return nil, err
+	}
+	err = firstError(checkCount("k", k, maxItems/p.CwRows()), checkCount("m", m, maxItems), checkPoints(k, m))
+	if err != nil || k == 0 || m == 0 {
+		return nil, err
+	}
+	vdmpf := p.Kind == gofss.KindVdmpf
+	errs := []error{checkPtr("dst", dst, blockAlign)}
+	if vdmpf {
+		errs = append(errs, checkPtr("bkts", bkts, inputWordsAlign), checkPtr("pieces", pieces, blockAlign))
+	}
+	errs = append(errs, checkPtr("s0s", s0s, blockAlign), checkPtr("cws", cws, blockAlign),
+		checkPtr("xs", xs, inputWordsAlign))
+	if err := firstError(errs...); err != nil {
+		return nil, err
+	}
+	if problem := ptrProblem(scratch, blockAlign); problem != "" {
+		return nil, gofss.ArgErrorf("cuda: scratch: %s (mpf_eval of %d keys needs %d bytes)", problem, k,
+			ScratchBytes("mpf_eval", p, k, m))
+	}
+	kk, prpKeys := uint64(k), scratch+uintptr(relayoutBytes(p, k))
+	schedule := newArgs(packedPrg(p)).ptr(prpKeys).ptr(cws).i32(p.CwRows()).i32(p.InBits).u64(kk)
+	launches, cwsLm, err := relayout(p, "mpf_eval", cws, k, scratch)
+	if err != nil {
+		return nil, err
+	}
+	a := newArgs(packedPrg(p))
+	if vdmpf {
+		a = vdpfArgs(p).ptr(dst).ptr(bkts).ptr(pieces)
+	} else {
+		a.ptr(dst)
+	}
+	a.ptr(s0s).ptr(cwsLm).ptr(prpKeys).ptr(xs).u32(uint32(party)).i32(xWords).i32(p.InBits).i32(p.BucketBits)
+	// 1 / m: the kernels find an input's key without a 64-bit division (cuda/mpf.cuh's divide).
+	a.i32(p.Buckets()).i32(p.MinBuckets()).u64(kk).u64(uint64(m)).f64(1 / float64(m))
+	return append(launches, launch{"mpf_prp_keys", 4 * kk, schedule}, launch{mpfKernel(p), kk * uint64(m), a}), nil
+}
+
 // relayout plans the level-major copy of cws into scratch that evaluations of k > 1
 // keys read, and returns the address they should read.
 func relayout(p gofss.Params, op string, cws uintptr, k int, scratch uintptr) ([]launch, uintptr, error) {

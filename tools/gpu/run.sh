@@ -139,6 +139,8 @@ cuda = pyfss.backend_info()["cuda"]
 print(json.dumps(cuda, indent=1))
 assert cuda["usable"] or not torch.cuda.is_available(), "torch has a GPU, pyfss cannot use it"
 EOF'
+# TestGPUVectors runs every vector file through the launcher (DMPF/VDMPF included);
+# the benchmarks are BenchmarkGPU{Eval,EvalAll,Grotto,Vdpf,Mpf}.
 step gotest 150 gotest.log 'go test ./gofss/cuda -run "GPU|FakeDriver" -bench GPU -benchtime 20x -v -timeout $((LIMIT - 20))s'
 step pytest 180 pytest.log '"$PYTHON" -P -m pytest tests/test_cuda.py tests/test_errors.py -q -rfEs --durations=5'
 step bench 150 bench.log '"$PYTHON" -P benchmarks/gpu_bench.py --out "$OUT/bench.md"'

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../../../cuda/grotto.cuh"
-#include "../../../cuda/vdpf.cuh"
+#include "../../../cuda/mpf.cuh"
 
 using namespace pyfss;
 
@@ -270,6 +270,42 @@ int hc_vdpf_eval(const char* group, const char* prg, const char* hash, const Prg
       vdpf_eval_point<S>(p, *keys, t, dst, pieces, party, s0s, cws_lm, k, xs, x_words, m, n);
     }
   });
+}
+
+// divide(y, size, 1 / size) of cuda/mpf.cuh: the quotient, and the remainder in *rem.
+uint64_t hc_divide(uint64_t y, uint64_t size, uint64_t* rem) { return divide(y, size, 1.0 / (double)size, rem); }
+
+// DMPF (hash null) or VDMPF Eval of K keys x M inputs as the launcher schedules it:
+// the level-major copy of cws for K > 1, the PRP key schedule, then every input with
+// the AES tables that a thread block builds. bkts and pieces are VDMPF's (null for
+// DMPF).
+int hc_mpf_eval(const char* group, const char* prg, const char* hash, const PrgParams* pp, const HashKeys* keys,
+                uint32_t* dst, uint32_t* bkts, uint32_t* pieces, uint32_t party, const uint32_t* s0s, uint64_t k,
+                const uint32_t* cws, const uint32_t* xs, int x_words, uint64_t m, int n, int bucket_bits,
+                int buckets, int least) {
+  MpfShape sh{n, bucket_bits, buckets, least};
+  std::unique_ptr<AesTables> tables(new AesTables);
+  aes_tables_init(*tables, *pp, 0, 1);
+  auto run = [&](auto tag, auto p, const HashKeys* hk) {
+    typedef typename decltype(tag)::type S;
+    int rows = 1 + buckets * S::rows(bucket_bits);
+    std::vector<uint32_t> prp_keys(k * kPrpKeyWords);
+    for (uint64_t t = 0; t < 4 * k; t++) prp_key_schedule(t, prp_keys.data(), pp->aes_sbox, cws, rows, n);
+    std::unique_ptr<uint32_t[]> buf;
+    const uint32_t* cws_lm = level_major(cws, k, rows, buf);
+    double inv_m = 1.0 / (double)m;  // as the launcher passes it
+    for (uint64_t t = 0; t < k * m; t++) {
+      uint64_t j, key = divide(t, m, inv_m, &j);
+      mpf_eval_input<S>(p, hk, tables->te, sh, t, key, dst, bkts, pieces, party, s0s, cws_lm, prp_keys.data(), k,
+                        xs, x_words);
+    }
+  };
+  if (hash == nullptr) {
+    int rc = 0;
+    int prg_rc = with_prg(prg, *pp, [&](auto p) { rc = with_group<Dpf>(group, [&](auto tag) { run(tag, p, nullptr); }); });
+    return prg_rc ? prg_rc : rc;
+  }
+  return dispatch_vdpf(group, prg, hash, *pp, [&](auto tag, auto p) { run(tag, p, keys); });
 }
 
 }  // extern "C"

@@ -45,6 +45,18 @@ static int call_vdpf_eval(void* f, name group, name prg, name hash, const void* 
                           const uint32_t* xs, int x_words, uint64_t m, int n) {
 	return ((vdpf_eval_fn)f)(group, prg, hash, pp, keys, dst, pieces, party, s0s, k, cws, xs, x_words, m, n);
 }
+typedef int (*mpf_eval_fn)(name, name, name, const void*, const void*, uint32_t*, uint32_t*, uint32_t*, uint32_t,
+                           const uint32_t*, uint64_t, const uint32_t*, const uint32_t*, int, uint64_t, int, int, int,
+                           int);
+static int call_mpf_eval(void* f, name group, name prg, name hash, const void* pp, const void* keys, uint32_t* dst,
+                         uint32_t* bkts, uint32_t* pieces, uint32_t party, const uint32_t* s0s, uint64_t k,
+                         const uint32_t* cws, const uint32_t* xs, int x_words, uint64_t m, int n, int bucket_bits,
+                         int buckets, int least) {
+	return ((mpf_eval_fn)f)(group, prg, hash, pp, keys, dst, bkts, pieces, party, s0s, k, cws, xs, x_words, m, n,
+	                        bucket_bits, buckets, least);
+}
+typedef uint64_t (*divide_fn)(uint64_t, uint64_t, uint64_t*);
+static uint64_t call_divide(void* f, uint64_t y, uint64_t size, uint64_t* rem) { return ((divide_fn)f)(y, size, rem); }
 static int call_expand(void* f, name prg, const void* pp, int mul, int half, uint32_t sel, const uint32_t* seed,
                        uint32_t* out) {
 	return ((expand_fn)f)(prg, pp, mul, half, sel, seed, out);
@@ -98,7 +110,8 @@ import (
 type lib struct {
 	expandFn, genFn, evalFn, evalAllFn           unsafe.Pointer
 	preprocessFn, grottoEvalFn, grottoIntervalFn unsafe.Pointer
-	hashFn, vdpfGenFn, vdpfEvalFn                unsafe.Pointer
+	hashFn, vdpfGenFn, vdpfEvalFn, mpfEvalFn     unsafe.Pointer
+	divideFn                                     unsafe.Pointer
 }
 
 // buildLib compiles hostcheck.cpp with the C++ compiler that cgo uses into dir and
@@ -127,7 +140,8 @@ func buildLib(dir string) (*lib, error) {
 	}{{"hc_prg_expand", &l.expandFn}, {"hc_gen", &l.genFn}, {"hc_eval", &l.evalFn}, {"hc_eval_all", &l.evalAllFn},
 		{"hc_grotto_preprocess", &l.preprocessFn}, {"hc_grotto_eval", &l.grottoEvalFn},
 		{"hc_grotto_eval_interval", &l.grottoIntervalFn}, {"hc_hash", &l.hashFn}, {"hc_vdpf_gen", &l.vdpfGenFn},
-		{"hc_vdpf_eval", &l.vdpfEvalFn}} {
+		{"hc_vdpf_eval", &l.vdpfEvalFn}, {"hc_mpf_eval", &l.mpfEvalFn},
+		{"hc_divide", &l.divideFn}} {
 		cname := C.CString(s.name)
 		*s.dst = C.dlsym(h, cname)
 		C.free(unsafe.Pointer(cname))
@@ -296,6 +310,36 @@ func (l *lib) VdpfEval(p gofss.Params, party int, s0s []uint32, k int, cws, xs [
 			C.uint64_t(m), C.int(p.InBits))
 	})
 	return dst, pieces, check(rc, "hc_vdpf_eval")
+}
+
+// divide returns y / size and y % size as the multi-point kernels compute them, from
+// the reciprocal 1 / size as a double.
+func (l *lib) divide(y, size uint64) (uint64, uint64) {
+	var rem C.uint64_t
+	q := C.call_divide(l.divideFn, C.uint64_t(y), C.uint64_t(size), &rem)
+	return uint64(q), uint64(rem)
+}
+
+// MpfEval returns party's shares (k, m, 4) of k dmpf or vdmpf keys at m inputs each,
+// and for vdmpf each pair's bucket (k, m, 3) and proof piece (k, m, 3, 4, 4).
+func (l *lib) MpfEval(p gofss.Params, party int, s0s []uint32, k int, cws, xs []uint32, xWords, m int) ([]uint32,
+	[]uint32, []uint32, error) {
+	dst := make([]uint32, k*m*4)
+	var bkts, pieces []uint32
+	pp, hk := packed(p), prgparams.PackHashKeys(p.Hash)
+	group, prg := C.CString(p.Group.String()), C.CString(p.Prg.String())
+	defer C.free(unsafe.Pointer(group))
+	defer C.free(unsafe.Pointer(prg))
+	var hash *C.char
+	if p.Kind == gofss.KindVdmpf {
+		bkts, pieces = make([]uint32, k*m*3), make([]uint32, k*m*3*16)
+		hash = C.CString(p.Hash.Kind.String())
+		defer C.free(unsafe.Pointer(hash))
+	}
+	rc := C.call_mpf_eval(l.mpfEvalFn, group, prg, hash, unsafe.Pointer(&pp[0]), unsafe.Pointer(&hk[0]), ptr(dst),
+		ptr(bkts), ptr(pieces), C.uint32_t(party), ptr(s0s), C.uint64_t(k), ptr(cws), ptr(xs), C.int(xWords),
+		C.uint64_t(m), C.int(p.InBits), C.int(p.BucketBits), C.int(p.Buckets()), C.int(p.MinBuckets()))
+	return dst, bkts, pieces, check(rc, "hc_mpf_eval")
 }
 
 // grottoWords is the length of one preprocessed key in 64-bit words.
