@@ -139,3 +139,15 @@ func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[
 		blocksAVX2(dst, src, selp, count, mode, in)
 	}
 }
+
+// points runs the point walk routine for n levels; WalkPoints has checked w.
+func (s simd) points(w *Points, nonce [2]uint32, n int) {
+	var in [6]uint32
+	setInput(&in, nonce, w.Mul)
+	nodes, sides, rows, values, bits := first(w.Nodes), first(w.Sides), first(w.Rows), first(w.Values), first(w.Bits)
+	if s == avx512 {
+		pointsAVX512(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, values, bits, &in)
+		return
+	}
+	pointsAVX2(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, values, bits, &in)
+}

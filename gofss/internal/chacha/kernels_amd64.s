@@ -100,6 +100,34 @@ DATA sel_avx512<>+56(SB)/4, $0x0000000b
 DATA sel_avx512<>+60(SB)/4, $0x0000000f
 GLOBL sel_avx512<>(SB), RODATA|NOPTR, $64
 
+DATA point_avx2<>+0(SB)/4, $0x00000000
+DATA point_avx2<>+4(SB)/4, $0x00000004
+DATA point_avx2<>+8(SB)/4, $0x00000001
+DATA point_avx2<>+12(SB)/4, $0x00000005
+DATA point_avx2<>+16(SB)/4, $0x00000002
+DATA point_avx2<>+20(SB)/4, $0x00000006
+DATA point_avx2<>+24(SB)/4, $0x00000003
+DATA point_avx2<>+28(SB)/4, $0x00000007
+GLOBL point_avx2<>(SB), RODATA|NOPTR, $32
+
+DATA point_avx512<>+0(SB)/4, $0x00000000
+DATA point_avx512<>+4(SB)/4, $0x00000004
+DATA point_avx512<>+8(SB)/4, $0x00000008
+DATA point_avx512<>+12(SB)/4, $0x0000000c
+DATA point_avx512<>+16(SB)/4, $0x00000001
+DATA point_avx512<>+20(SB)/4, $0x00000005
+DATA point_avx512<>+24(SB)/4, $0x00000009
+DATA point_avx512<>+28(SB)/4, $0x0000000d
+DATA point_avx512<>+32(SB)/4, $0x00000002
+DATA point_avx512<>+36(SB)/4, $0x00000006
+DATA point_avx512<>+40(SB)/4, $0x0000000a
+DATA point_avx512<>+44(SB)/4, $0x0000000e
+DATA point_avx512<>+48(SB)/4, $0x00000003
+DATA point_avx512<>+52(SB)/4, $0x00000007
+DATA point_avx512<>+56(SB)/4, $0x0000000b
+DATA point_avx512<>+60(SB)/4, $0x0000000f
+GLOBL point_avx512<>(SB), RODATA|NOPTR, $64
+
 DATA pair_lo<>+0(SB)/8, $0x0000000000000000
 DATA pair_lo<>+8(SB)/8, $0x0000000000000001
 DATA pair_lo<>+16(SB)/8, $0x0000000000000008
@@ -2737,5 +2765,1028 @@ walkAVX512_done:
 	VPAND   clear_ctrl<>+0(SB), X2, X2
 	VMOVDQU X2, (R10)
 	MOVB    R9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
+// Requires: AVX, AVX2
+TEXT ·pointsAVX2(SB), NOSPLIT, $416-80
+	MOVQ        nodes+0(FP), AX
+	MOVQ        sides+8(FP), CX
+	MOVQ        rows+16(FP), DX
+	MOVQ        offs+24(FP), BX
+	MOVQ        n+32(FP), SI
+	MOVQ        tr+40(FP), DI
+	MOVQ        mul+48(FP), R8
+	MOVQ        values+56(FP), R9
+	MOVQ        bits+64(FP), R10
+	MOVQ        in+72(FP), R11
+	VMOVDQU     (AX), Y0
+	VMOVDQU     32(AX), Y1
+	VMOVDQU     64(AX), Y2
+	VMOVDQU     96(AX), Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y3
+	VPUNPCKLQDQ Y1, Y4, Y2
+	VPUNPCKHQDQ Y1, Y4, Y1
+	VPUNPCKLQDQ Y3, Y0, Y4
+	VPUNPCKHQDQ Y3, Y0, Y0
+	VMOVDQU     Y2, 256(SP)
+	VMOVDQU     Y1, 288(SP)
+	VMOVDQU     Y4, 320(SP)
+	VMOVDQU     Y0, 352(SP)
+	VMOVDQU     (BX), Y0
+	VMOVDQU     sel_avx2<>+0(SB), Y1
+	VPERMD      Y0, Y1, Y0
+	VMOVDQU     Y0, 384(SP)
+	LEAQ        (DX)(DI*1), BX
+	CMPQ        R8, $0x04
+	JE          pointsAVX2_mul4
+
+pointsAVX2_mul2:
+	CMPQ         SI, $0x00
+	JE           pointsAVX2_done
+	VMOVDQU      256(SP), Y0
+	VMOVDQU      288(SP), Y1
+	VMOVDQU      320(SP), Y2
+	VMOVDQU      352(SP), Y3
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (R11), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(R11), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(R11), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(R11), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(R11), Y14
+	VPBROADCASTD 20(R11), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVQ         $0x0000000a, DI
+
+pointsAVX2_mul2_round:
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x0c, Y5, Y10
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x07, Y5, Y10
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VMOVDQU      Y8, 128(SP)
+	VMOVDQU      Y9, 160(SP)
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VMOVDQU      192(SP), Y10
+	VPADDD       Y14, Y10, Y10
+	VMOVDQU      224(SP), Y11
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x0c, Y7, Y8
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x07, Y7, Y8
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x0c, Y5, Y8
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x07, Y5, Y8
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VMOVDQU      128(SP), Y8
+	VPADDD       Y13, Y8, Y8
+	VMOVDQU      160(SP), Y9
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0c, Y7, Y10
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x07, Y7, Y10
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	DECQ         DI
+	JNZ          pointsAVX2_mul2_round
+	VPMOVZXBD    (CX), Y8
+	VMOVDQU      sel_avx2<>+0(SB), Y9
+	VPERMD       Y8, Y9, Y8
+	VPXOR        Y9, Y9, Y9
+	VPCMPEQD     Y9, Y8, Y8
+	VPBROADCASTD (R11), Y9
+	VPXOR        Y9, Y0, Y0
+	VPXOR        (SP), Y4, Y4
+	VPBLENDVB    Y8, Y0, Y4, Y0
+	VPBROADCASTD 4(R11), Y4
+	VPXOR        Y4, Y1, Y1
+	VPXOR        32(SP), Y5, Y5
+	VPBLENDVB    Y8, Y1, Y5, Y1
+	VPBROADCASTD 8(R11), Y4
+	VPXOR        Y4, Y2, Y2
+	VPXOR        64(SP), Y6, Y6
+	VPBLENDVB    Y8, Y2, Y6, Y2
+	VPBROADCASTD 12(R11), Y4
+	VPXOR        Y4, Y3, Y3
+	VPXOR        96(SP), Y7, Y7
+	VPBLENDVB    Y8, Y3, Y7, Y3
+	VMOVDQU      352(SP), Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      384(SP), Y5
+	VPXOR        Y6, Y6, Y6
+	VPCMPEQD     Y7, Y7, Y7
+	VPGATHERDD   Y7, (DX)(Y5*1), Y6
+	VPAND        Y4, Y6, Y6
+	VPXOR        Y0, Y6, Y6
+	VMOVDQU      Y6, 256(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y6, Y6, Y6
+	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 288(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y1, Y1, Y1
+	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y2, Y0, Y0
+	VMOVDQU      Y0, 320(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y1, Y1, Y1
+	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
+	VMOVDQU      Y0, Y1
+	VPXOR        Y2, Y2, Y2
+	VPCMPEQD     Y6, Y6, Y6
+	VPGATHERDD   Y6, (BX)(Y5*1), Y2
+	VPBLENDVB    Y8, Y1, Y2, Y1
+	VPXOR        Y0, Y1, Y1
+	VPSLLD       $0x1f, Y1, Y1
+	VPSRLD       $0x1f, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y3, Y0, Y0
+	VMOVDQU      Y0, 352(SP)
+	ADDQ         $0x20, DX
+	ADDQ         $0x20, BX
+	ADDQ         $0x08, CX
+	DECQ         SI
+	JMP          pointsAVX2_mul2
+
+pointsAVX2_mul4:
+	CMPQ         SI, $0x00
+	JE           pointsAVX2_done
+	VMOVDQU      352(SP), Y0
+	VPSLLD       $0x1f, Y0, Y0
+	VPSRAD       $0x1f, Y0, Y0
+	VMOVDQU      point_avx2<>+0(SB), Y1
+	VPERMD       Y0, Y1, Y1
+	VMOVMSKPS    Y1, DI
+	MOVB         DI, (R10)
+	ADDQ         $0x01, R10
+	VMOVDQU      256(SP), Y0
+	VMOVDQU      288(SP), Y1
+	VMOVDQU      320(SP), Y2
+	VMOVDQU      352(SP), Y3
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (R11), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(R11), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(R11), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(R11), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(R11), Y14
+	VPBROADCASTD 20(R11), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVQ         $0x0000000a, DI
+
+pointsAVX2_mul4_round:
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x0c, Y5, Y10
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x07, Y5, Y10
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VMOVDQU      Y8, 128(SP)
+	VMOVDQU      Y9, 160(SP)
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VMOVDQU      192(SP), Y10
+	VPADDD       Y14, Y10, Y10
+	VMOVDQU      224(SP), Y11
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x0c, Y7, Y8
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x07, Y7, Y8
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x0c, Y5, Y8
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x07, Y5, Y8
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VMOVDQU      128(SP), Y8
+	VPADDD       Y13, Y8, Y8
+	VMOVDQU      160(SP), Y9
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0c, Y7, Y10
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x07, Y7, Y10
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	DECQ         DI
+	JNZ          pointsAVX2_mul4_round
+	VPMOVZXBD    (CX), Y10
+	VMOVDQU      sel_avx2<>+0(SB), Y11
+	VPERMD       Y10, Y11, Y10
+	VPXOR        Y11, Y11, Y11
+	VPCMPEQD     Y11, Y10, Y10
+	VPXOR        (SP), Y4, Y4
+	VPBLENDVB    Y10, Y4, Y12, Y4
+	VPXOR        32(SP), Y5, Y5
+	VPBLENDVB    Y10, Y5, Y13, Y5
+	VPXOR        64(SP), Y6, Y6
+	VPBROADCASTD 16(R11), Y11
+	VPXOR        Y11, Y14, Y14
+	VPBLENDVB    Y10, Y6, Y14, Y6
+	VPXOR        96(SP), Y7, Y7
+	VPBROADCASTD 20(R11), Y11
+	VPXOR        Y11, Y15, Y15
+	VPBLENDVB    Y10, Y7, Y15, Y7
+	VPUNPCKLDQ   Y5, Y4, Y11
+	VPUNPCKHDQ   Y5, Y4, Y4
+	VPUNPCKLDQ   Y7, Y6, Y5
+	VPUNPCKHDQ   Y7, Y6, Y7
+	VPUNPCKLQDQ  Y5, Y11, Y6
+	VPUNPCKHQDQ  Y5, Y11, Y5
+	VPUNPCKLQDQ  Y7, Y4, Y11
+	VPUNPCKHQDQ  Y7, Y4, Y4
+	VMOVDQU      Y6, (R9)
+	VMOVDQU      Y5, 32(R9)
+	VMOVDQU      Y11, 64(R9)
+	VMOVDQU      Y4, 96(R9)
+	ADDQ         $0x00000080, R9
+	VPBROADCASTD (R11), Y4
+	VPXOR        Y4, Y0, Y0
+	VPXOR        (SP), Y8, Y8
+	VPBLENDVB    Y10, Y0, Y8, Y0
+	VPBROADCASTD 4(R11), Y4
+	VPXOR        Y4, Y1, Y1
+	VPXOR        32(SP), Y9, Y9
+	VPBLENDVB    Y10, Y1, Y9, Y1
+	VPBROADCASTD 8(R11), Y4
+	VPXOR        Y4, Y2, Y2
+	VMOVDQU      192(SP), Y4
+	VPXOR        64(SP), Y4, Y4
+	VPBLENDVB    Y10, Y2, Y4, Y2
+	VPBROADCASTD 12(R11), Y4
+	VPXOR        Y4, Y3, Y3
+	VMOVDQU      224(SP), Y4
+	VPXOR        96(SP), Y4, Y4
+	VPBLENDVB    Y10, Y3, Y4, Y3
+	VMOVDQU      352(SP), Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      384(SP), Y5
+	VPXOR        Y6, Y6, Y6
+	VPCMPEQD     Y7, Y7, Y7
+	VPGATHERDD   Y7, (DX)(Y5*1), Y6
+	VPAND        Y4, Y6, Y6
+	VPXOR        Y0, Y6, Y6
+	VMOVDQU      Y6, 256(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y6, Y6, Y6
+	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 288(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y1, Y1, Y1
+	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y2, Y0, Y0
+	VMOVDQU      Y0, 320(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y1, Y1, Y1
+	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
+	VMOVDQU      Y0, Y1
+	VPXOR        Y2, Y2, Y2
+	VPCMPEQD     Y6, Y6, Y6
+	VPGATHERDD   Y6, (BX)(Y5*1), Y2
+	VPBLENDVB    Y10, Y1, Y2, Y1
+	VPXOR        Y0, Y1, Y1
+	VPSLLD       $0x1f, Y1, Y1
+	VPSRLD       $0x1f, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y3, Y0, Y0
+	VMOVDQU      Y0, 352(SP)
+	ADDQ         $0x20, DX
+	ADDQ         $0x20, BX
+	ADDQ         $0x08, CX
+	DECQ         SI
+	JMP          pointsAVX2_mul4
+
+pointsAVX2_done:
+	VMOVDQU     256(SP), Y0
+	VMOVDQU     288(SP), Y1
+	VMOVDQU     320(SP), Y2
+	VMOVDQU     352(SP), Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y3
+	VPUNPCKLQDQ Y1, Y4, Y2
+	VPUNPCKHQDQ Y1, Y4, Y1
+	VPUNPCKLQDQ Y3, Y0, Y4
+	VPUNPCKHQDQ Y3, Y0, Y0
+	VMOVDQU     Y2, (AX)
+	VMOVDQU     Y1, 32(AX)
+	VMOVDQU     Y4, 64(AX)
+	VMOVDQU     Y0, 96(AX)
+	VZEROUPPER
+	RET
+
+// func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
+// Requires: AVX, AVX512F
+TEXT ·pointsAVX512(SB), NOSPLIT, $320-80
+	MOVQ        nodes+0(FP), AX
+	MOVQ        sides+8(FP), CX
+	MOVQ        rows+16(FP), DX
+	MOVQ        offs+24(FP), BX
+	MOVQ        n+32(FP), SI
+	MOVQ        tr+40(FP), DI
+	MOVQ        mul+48(FP), R8
+	MOVQ        values+56(FP), R9
+	MOVQ        bits+64(FP), R10
+	MOVQ        in+72(FP), R11
+	VMOVDQU32   (AX), Z0
+	VMOVDQU32   64(AX), Z1
+	VMOVDQU32   128(AX), Z2
+	VMOVDQU32   192(AX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (SP)
+	VMOVDQU32   Z1, 64(SP)
+	VMOVDQU32   Z4, 128(SP)
+	VMOVDQU32   Z0, 192(SP)
+	VMOVDQU32   (BX), Z0
+	VMOVDQU32   sel_avx512<>+0(SB), Z1
+	VPERMD      Z0, Z1, Z0
+	VMOVDQU32   Z0, 256(SP)
+	LEAQ        (DX)(DI*1), BX
+	CMPQ        R8, $0x04
+	JE          pointsAVX512_mul4
+
+pointsAVX512_mul2:
+	CMPQ         SI, $0x00
+	JE           pointsAVX512_done
+	VMOVDQU32    (SP), Z16
+	VMOVDQU32    64(SP), Z17
+	VMOVDQU32    128(SP), Z18
+	VMOVDQU32    192(SP), Z19
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (R11), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(R11), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(R11), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(R11), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R11), Z14
+	VPBROADCASTD 20(R11), Z15
+	MOVQ         $0x0000000a, DI
+
+pointsAVX512_mul2_round:
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	DECQ        DI
+	JNZ         pointsAVX512_mul2_round
+	VPMOVZXBD   (CX), Z8
+	VMOVDQU32   sel_avx512<>+0(SB), Z9
+	VPERMD      Z8, Z9, Z8
+	VPTESTMD    Z8, Z8, K1
+	VPXORD.BCST (R11), Z0, Z0
+	VPXORD      Z16, Z4, Z4
+	VPBLENDMD   Z4, Z0, K1, Z0
+	VPXORD.BCST 4(R11), Z1, Z1
+	VPXORD      Z17, Z5, Z5
+	VPBLENDMD   Z5, Z1, K1, Z1
+	VPXORD.BCST 8(R11), Z2, Z2
+	VPXORD      Z18, Z6, Z6
+	VPBLENDMD   Z6, Z2, K1, Z2
+	VPXORD.BCST 12(R11), Z3, Z3
+	VPXORD      Z19, Z7, Z7
+	VPBLENDMD   Z7, Z3, K1, Z3
+	VMOVDQU32   192(SP), Z4
+	VPSLLD      $0x1f, Z4, Z4
+	VPSRAD      $0x1f, Z4, Z4
+	VMOVDQU32   256(SP), Z5
+	VPXORD      Z20, Z20, Z20
+	KXNORW      K2, K2, K2
+	VPGATHERDD  (DX)(Z5*1), K2, Z20
+	VPANDD      Z4, Z20, Z20
+	VPXORD      Z0, Z20, Z20
+	VMOVDQU32   Z20, (SP)
+	VPXORD      Z21, Z21, Z21
+	KXNORW      K3, K3, K3
+	VPGATHERDD  4(DX)(Z5*1), K3, Z21
+	VPANDD      Z4, Z21, Z21
+	VPXORD      Z1, Z21, Z21
+	VMOVDQU32   Z21, 64(SP)
+	VPXORD      Z22, Z22, Z22
+	KXNORW      K4, K4, K4
+	VPGATHERDD  8(DX)(Z5*1), K4, Z22
+	VPANDD      Z4, Z22, Z22
+	VPXORD      Z2, Z22, Z22
+	VMOVDQU32   Z22, 128(SP)
+	VPXORD      Z23, Z23, Z23
+	KXNORW      K5, K5, K5
+	VPGATHERDD  12(DX)(Z5*1), K5, Z23
+	VMOVDQU32   Z23, Z0
+	VPXORD      Z24, Z24, Z24
+	KXNORW      K6, K6, K6
+	VPGATHERDD  (BX)(Z5*1), K6, Z24
+	VPBLENDMD   Z24, Z0, K1, Z0
+	VPXORD      Z23, Z0, Z0
+	VPSLLD      $0x1f, Z0, Z0
+	VPSRLD      $0x1f, Z0, Z0
+	VPXORD      Z0, Z23, Z23
+	VPANDD      Z4, Z23, Z23
+	VPXORD      Z3, Z23, Z23
+	VMOVDQU32   Z23, 192(SP)
+	ADDQ        $0x20, DX
+	ADDQ        $0x20, BX
+	ADDQ        $0x10, CX
+	DECQ        SI
+	JMP         pointsAVX512_mul2
+
+pointsAVX512_mul4:
+	CMPQ         SI, $0x00
+	JE           pointsAVX512_done
+	VMOVDQU32    192(SP), Z0
+	VPSLLD       $0x1f, Z0, Z0
+	VPSRAD       $0x1f, Z0, Z0
+	VMOVDQU32    point_avx512<>+0(SB), Z1
+	VPERMD       Z0, Z1, Z1
+	VPTESTMD     Z1, Z1, K1
+	KMOVW        K1, DI
+	MOVW         DI, (R10)
+	ADDQ         $0x02, R10
+	VMOVDQU32    (SP), Z16
+	VMOVDQU32    64(SP), Z17
+	VMOVDQU32    128(SP), Z18
+	VMOVDQU32    192(SP), Z19
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (R11), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(R11), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(R11), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(R11), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R11), Z14
+	VPBROADCASTD 20(R11), Z15
+	MOVQ         $0x0000000a, DI
+
+pointsAVX512_mul4_round:
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	DECQ        DI
+	JNZ         pointsAVX512_mul4_round
+	VPMOVZXBD   (CX), Z20
+	VMOVDQU32   sel_avx512<>+0(SB), Z21
+	VPERMD      Z20, Z21, Z20
+	VPTESTMD    Z20, Z20, K1
+	VPXORD      Z16, Z4, Z4
+	VPBLENDMD   Z12, Z4, K1, Z4
+	VPXORD      Z17, Z5, Z5
+	VPBLENDMD   Z13, Z5, K1, Z5
+	VPXORD      Z18, Z6, Z6
+	VPXORD.BCST 16(R11), Z14, Z14
+	VPBLENDMD   Z14, Z6, K1, Z6
+	VPXORD      Z19, Z7, Z7
+	VPXORD.BCST 20(R11), Z15, Z15
+	VPBLENDMD   Z15, Z7, K1, Z7
+	VPUNPCKLDQ  Z5, Z4, Z14
+	VPUNPCKHDQ  Z5, Z4, Z4
+	VPUNPCKLDQ  Z7, Z6, Z5
+	VPUNPCKHDQ  Z7, Z6, Z7
+	VPUNPCKLQDQ Z5, Z14, Z6
+	VPUNPCKHQDQ Z5, Z14, Z5
+	VPUNPCKLQDQ Z7, Z4, Z14
+	VPUNPCKHQDQ Z7, Z4, Z4
+	VMOVDQU32   Z6, (R9)
+	VMOVDQU32   Z5, 64(R9)
+	VMOVDQU32   Z14, 128(R9)
+	VMOVDQU32   Z4, 192(R9)
+	ADDQ        $0x00000100, R9
+	VPXORD.BCST (R11), Z0, Z0
+	VPXORD      Z16, Z8, Z8
+	VPBLENDMD   Z8, Z0, K1, Z0
+	VPXORD.BCST 4(R11), Z1, Z1
+	VPXORD      Z17, Z9, Z9
+	VPBLENDMD   Z9, Z1, K1, Z1
+	VPXORD.BCST 8(R11), Z2, Z2
+	VPXORD      Z18, Z10, Z10
+	VPBLENDMD   Z10, Z2, K1, Z2
+	VPXORD.BCST 12(R11), Z3, Z3
+	VPXORD      Z19, Z11, Z11
+	VPBLENDMD   Z11, Z3, K1, Z3
+	VMOVDQU32   192(SP), Z4
+	VPSLLD      $0x1f, Z4, Z4
+	VPSRAD      $0x1f, Z4, Z4
+	VMOVDQU32   256(SP), Z5
+	VPXORD      Z22, Z22, Z22
+	KXNORW      K2, K2, K2
+	VPGATHERDD  (DX)(Z5*1), K2, Z22
+	VPANDD      Z4, Z22, Z22
+	VPXORD      Z0, Z22, Z22
+	VMOVDQU32   Z22, (SP)
+	VPXORD      Z23, Z23, Z23
+	KXNORW      K3, K3, K3
+	VPGATHERDD  4(DX)(Z5*1), K3, Z23
+	VPANDD      Z4, Z23, Z23
+	VPXORD      Z1, Z23, Z23
+	VMOVDQU32   Z23, 64(SP)
+	VPXORD      Z24, Z24, Z24
+	KXNORW      K4, K4, K4
+	VPGATHERDD  8(DX)(Z5*1), K4, Z24
+	VPANDD      Z4, Z24, Z24
+	VPXORD      Z2, Z24, Z24
+	VMOVDQU32   Z24, 128(SP)
+	VPXORD      Z25, Z25, Z25
+	KXNORW      K5, K5, K5
+	VPGATHERDD  12(DX)(Z5*1), K5, Z25
+	VMOVDQU32   Z25, Z0
+	VPXORD      Z26, Z26, Z26
+	KXNORW      K6, K6, K6
+	VPGATHERDD  (BX)(Z5*1), K6, Z26
+	VPBLENDMD   Z26, Z0, K1, Z0
+	VPXORD      Z25, Z0, Z0
+	VPSLLD      $0x1f, Z0, Z0
+	VPSRLD      $0x1f, Z0, Z0
+	VPXORD      Z0, Z25, Z25
+	VPANDD      Z4, Z25, Z25
+	VPXORD      Z3, Z25, Z25
+	VMOVDQU32   Z25, 192(SP)
+	ADDQ        $0x20, DX
+	ADDQ        $0x20, BX
+	ADDQ        $0x10, CX
+	DECQ        SI
+	JMP         pointsAVX512_mul4
+
+pointsAVX512_done:
+	VMOVDQU32   (SP), Z0
+	VMOVDQU32   64(SP), Z1
+	VMOVDQU32   128(SP), Z2
+	VMOVDQU32   192(SP), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (AX)
+	VMOVDQU32   Z1, 64(AX)
+	VMOVDQU32   Z4, 128(AX)
+	VMOVDQU32   Z0, 192(AX)
 	VZEROUPPER
 	RET

@@ -42,3 +42,50 @@ func WalkOne(w *Walk, nonce [2]uint32, seed [16]byte, t uint8) (leaf [16]byte, t
 	tOut = routine.walk(w, nonce, &seed, t)
 	return seed, tOut, true
 }
+
+// Points describes a chunk of PointLanes() points walked down their DPF or DCF trees
+// together, each from its own root along its own path with its own key's rows.
+type Points struct {
+	Nodes  []byte  // PointLanes() blocks: the roots, control bit set to t; receives the leaves, control bit set
+	Sides  []byte  // n*PointLanes() bytes, 0 or 1: point j's side at level i is Sides[i*PointLanes()+j]
+	Rows   []byte  // the correction words: point j's row of level i is the 32 bytes at Offs[j]+32i
+	Offs   []int32 // PointLanes() offsets into Rows
+	Mul    int     // 2 (DPF) or 4 (DCF)
+	TrByte int     // as in Walk; a multiple of 4
+	Values []byte  // DCF only: receives n*PointLanes() blocks, level i's value outputs from block i*PointLanes()
+	Bits   []byte  // DCF only: receives n*PointLanes()/8 bytes, level i's parent control bits, point j at bit j of its PointLanes()/8 bytes
+}
+
+// PointLanes is the number of points WalkPoints walks at once on the active backend:
+// 0 where it has no routine for it (the portable backend).
+func PointLanes() int { return int(impls.Ops().walk) }
+
+// WalkPoints walks the points of w, each as WalkOne walks one, with the nodes' own
+// control bits as t. It panics if PointLanes() is 0 or w is inconsistent: every
+// point's rows must lie within w.Rows.
+func WalkPoints(w *Points, nonce [2]uint32) {
+	lanes, n := PointLanes(), len(w.Sides)/max(1, PointLanes())
+	if lanes == 0 {
+		panic("chacha: the " + Backend() + " backend has no point walk")
+	}
+	out := n
+	if w.Mul == 2 {
+		out = 0
+	} else if w.Mul != 4 {
+		panic("chacha: Points.Mul must be 2 or 4")
+	}
+	if len(w.Nodes) != lanes*BlockSize || len(w.Sides) != n*lanes || len(w.Offs) != lanes ||
+		len(w.Values) != out*lanes*BlockSize || len(w.Bits) != out*lanes/8 ||
+		w.TrByte < 0 || w.TrByte >= 2*BlockSize || w.TrByte%4 != 0 {
+		panic("chacha: bad Points lengths or TrByte")
+	}
+	for _, off := range w.Offs {
+		if off < 0 || int(off)+2*BlockSize*n > len(w.Rows) {
+			panic("chacha: Points.Offs out of Rows")
+		}
+	}
+	if n == 0 {
+		return
+	}
+	impls.Ops().walk.points(w, nonce, n)
+}

@@ -41,8 +41,10 @@ func main() {
 	generateRows(&routine{name: "rowsAVX512", wide: true, c: consts})
 	generateWalk(&routine{name: "walkAVX2", wide: false, c: consts})
 	generateWalk(&routine{name: "walkAVX512", wide: true, c: consts})
+	generatePoints(&routine{name: "pointsAVX2", wide: false, c: consts})
+	generatePoints(&routine{name: "pointsAVX512", wide: true, c: consts})
 	Generate()
-	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512"} {
+	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
 	}
 }
@@ -78,6 +80,8 @@ type constants struct {
 	selPair        Mem // VPSHUFB indices that spread sel byte h over 128-bit half h
 	ctrlByte       Mem // VPSHUFB indices that copy byte 12, a block's control bit, everywhere
 	clearCtrl      Mem // all ones but a block's control bit
+	pointAVX2      Mem // VPERMD indices that put state lanes in seed order (laneOrder's inverse)
+	pointAVX512    Mem
 }
 
 func newConstants() constants {
@@ -92,6 +96,8 @@ func newConstants() constants {
 	}
 	c.selAVX2 = laneOrder("sel_avx2", 8)
 	c.selAVX512 = laneOrder("sel_avx512", 16)
+	c.pointAVX2 = seedOrder("point_avx2", 8)
+	c.pointAVX512 = seedOrder("point_avx512", 16)
 	c.pairLo = qwords("pair_lo", 0, 1, 8, 9, 2, 3, 10, 11)
 	c.pairHi = qwords("pair_hi", 4, 5, 12, 13, 6, 7, 14, 15)
 	c.selPair = GLOBL("sel_pair", RODATA|NOPTR)
@@ -120,6 +126,16 @@ func laneOrder(name string, lanes int) Mem {
 	m := GLOBL(name, RODATA|NOPTR)
 	for j := 0; j < lanes; j++ {
 		DATA(4*j, U32(lanes/4*(j%4)+j/4))
+	}
+	return m
+}
+
+// seedOrder is the lane of laneOrder that holds each seed: seed p*k+g is in lane 4g+k.
+func seedOrder(name string, lanes int) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	p := lanes / 4
+	for s := 0; s < lanes; s++ {
+		DATA(4*s, U32(4*(s%p)+s/p))
 	}
 	return m
 }
@@ -176,12 +192,7 @@ func generate(k *routine) {
 	JE(LabelRef(k.name + "_done"))
 	k.loadState()
 
-	rounds := GP64()
-	MOVQ(U32(10), rounds)
-	Label(k.name + "_round")
-	k.doubleRound()
-	DECQ(rounds)
-	JNZ(LabelRef(k.name + "_round"))
+	k.rounds(k.name + "_round")
 
 	// The mode is the same for every chunk, so these branches predict perfectly.
 	// Mode 0 falls through.
@@ -225,13 +236,29 @@ func (k *routine) vec() VecVirtual {
 
 // loadState builds the initial state of a chunk: row 0 and row 3 from in, rows 1
 // and 2 from the transposed seeds.
-func (k *routine) loadState() {
+func (k *routine) loadState() { k.initState(k.loadWords(Mem{Base: k.src})) }
+
+// loadWords loads a chunk of blocks from m and transposes them into words, one
+// block per lane.
+func (k *routine) loadWords(m Mem) [4]VecVirtual {
 	var blocks [4]VecVirtual
 	for i := range blocks {
 		blocks[i] = k.vec()
-		k.move(Mem{Base: k.src}.Offset(i*k.lanes()*4), blocks[i])
+		k.move(m.Offset(i*k.lanes()*4), blocks[i])
 	}
-	seed := k.transpose(blocks)
+	return k.transpose(blocks)
+}
+
+// storeWords is loadWords backwards: it writes words as a chunk of blocks to m.
+func (k *routine) storeWords(words [4]VecVirtual, m Mem) {
+	for i, b := range k.transpose(words) {
+		k.move(b, m.Offset(i*k.lanes()*4))
+	}
+}
+
+// initState sets the state to row 0 and row 3 from in and rows 1 and 2 to seed, one
+// seed per lane, and keeps the seed for the final XOR.
+func (k *routine) initState(seed [4]VecVirtual) {
 	for w, s := range seed {
 		if k.wide {
 			k.seedReg[w] = s
@@ -256,6 +283,16 @@ var (
 	columns   = [][4]int{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}}
 	diagonals = [][4]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
 )
+
+// rounds runs the 20 rounds on the state, in a loop at label.
+func (k *routine) rounds(label string) {
+	rounds := GP64()
+	MOVQ(U32(10), rounds)
+	Label(label)
+	k.doubleRound()
+	DECQ(rounds)
+	JNZ(LabelRef(label))
+}
 
 func (k *routine) doubleRound() {
 	if k.wide {
@@ -808,4 +845,222 @@ func generateWalk(k *routine) {
 	Store(b.As8(), ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// generatePoints generates a routine that walks a chunk of points (one per lane of
+// the blocks routines' transposed state) down all n levels of their DPF (mul 2) or
+// DCF (mul 4) trees in one call. Each level expands every lane's seed, picks its
+// side's outputs, gathers each lane's correction word from its own key and applies
+// it where the lane's control bit is set. Between levels the children wait in the
+// frame: the rounds need every register (AVX2), and a level's few loads and stores
+// are nothing next to its rounds.
+func generatePoints(k *routine) {
+	TEXT(k.name, NOSPLIT, "func(nodes, sides, rows *byte, offs *int32, n, tr, mul int, values, bits *byte, in *[6]uint32)")
+	Pragma("noescape")
+	lanes := strconv.Itoa(k.lanes())
+	Doc(k.name+" walks "+lanes+" points from nodes ("+lanes+" blocks, each a root seed with its",
+		"control bit) down n levels and leaves their leaves, control bits included, in",
+		"nodes. Point j takes side sides[i*"+lanes+"+j] at level i, whose correction word",
+		"is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of",
+		"side 1. Level i expands with mul (2 or 4); with mul 4 it writes the points'",
+		"value outputs to values+"+lanes+"*16i and their parent control bits, point j",
+		"at bit j, to bits+"+strconv.Itoa(k.lanes()/8)+"i. in is as for blocks"+k.name[6:]+".")
+	nodes := Load(Param("nodes"), GP64())
+	k.sel = Load(Param("sides"), GP64())
+	rows := Load(Param("rows"), GP64())
+	offsp := Load(Param("offs"), GP64())
+	n := Load(Param("n"), GP64())
+	tr := Load(Param("tr"), GP64())
+	mul := Load(Param("mul"), GP64())
+	values := Load(Param("values"), GP64())
+	bits := Load(Param("bits"), GP64())
+	k.in = Load(Param("in"), GP64())
+
+	size := 4 * k.lanes()
+	slots := 5
+	if !k.wide {
+		slots += 8 // the seed and spilled words, as in generate
+	}
+	frame := AllocLocal(slots * size)
+	slot := func(i int) Mem { return frame.Offset(i * size) }
+	first := 0
+	if !k.wide {
+		for w := range k.seed {
+			k.seed[w] = slot(w)
+			k.slot[8+w] = slot(4 + w)
+		}
+		first = 8
+	}
+	var child [4]Mem
+	for w := range child {
+		child[w] = slot(first + w)
+	}
+	offSlot := slot(first + 4)
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+
+	for w, c := range k.loadWords(Mem{Base: nodes}) {
+		k.move(c, child[w])
+	}
+	offs, idx := k.vec(), k.vec()
+	k.move(Mem{Base: offsp}, offs)
+	k.move(k.laneOrder(), idx)
+	VPERMD(offs, idx, offs)
+	k.move(offs, offSlot)
+	trRows := GP64()
+	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, trRows)
+
+	done := k.name + "_done"
+	CMPQ(mul, U8(4))
+	JE(LabelRef(k.name + "_mul4"))
+	for _, m := range []int{2, 4} {
+		name := k.name + "_mul" + strconv.Itoa(m)
+		Label(name)
+		CMPQ(n, U8(0))
+		JE(LabelRef(done))
+		if m == 4 {
+			k.storeBits(k.controlMask(child[3]), Mem{Base: bits})
+			ADDQ(U8(k.lanes()/8), bits)
+		}
+		k.pointLevel(m, child, offSlot, rows, trRows, values, name)
+		ADDQ(U8(32), rows)
+		ADDQ(U8(32), trRows)
+		ADDQ(U8(k.lanes()), k.sel)
+		DECQ(n)
+		JMP(LabelRef(name))
+	}
+
+	Label(done)
+	var leaves [4]VecVirtual
+	for w := range leaves {
+		leaves[w] = k.vec()
+		k.move(child[w], leaves[w])
+	}
+	k.storeWords(leaves, Mem{Base: nodes})
+	VZEROUPPER()
+	RET()
+}
+
+// pointLevel is one level of generatePoints' walk for mul m, from the children of
+// the previous level (or the roots) in the child slots to the next ones.
+func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, values Register, name string) {
+	var seed [4]VecVirtual
+	for w := range seed {
+		seed[w] = k.vec()
+		k.move(child[w], seed[w])
+	}
+	// Clear the control bit, bit 0 of word 3.
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	k.rounds(name + "_round")
+
+	// The seed output is row 0 for side 0 and row 1 (mul 2) or 2 (mul 4) for side
+	// 1; the value output of mul 4 is row 1 or 3.
+	pick := k.selMask()
+	if m == 4 {
+		var v [4]VecVirtual
+		for w := range v {
+			v[w] = k.output(1, w)
+			k.blend(pick, v[w], k.output(3, w))
+		}
+		k.storeWords(v, Mem{Base: values})
+		ADDQ(U32(k.lanes()*16), values)
+	}
+	var out [4]VecVirtual
+	for w := range out {
+		out[w] = k.output(0, w)
+		k.blend(pick, out[w], k.output(m/2, w))
+	}
+
+	t := k.controlMask(child[3])
+	offs := k.vec()
+	k.move(offSlot, offs)
+	for w, o := range out {
+		c := k.gather(rows, offs, 4*w)
+		if w == 3 {
+			// The control-bit correction is the row's own bit for side 0 and that
+			// of byte tr for side 1: flip bit 0 where they differ.
+			side := k.vec()
+			k.move(c, side)
+			k.blend(pick, side, k.gather(trRows, offs, 0))
+			k.xor(c, side, side)
+			VPSLLD(U8(31), side, side)
+			VPSRLD(U8(31), side, side)
+			k.xor(side, c, c)
+		}
+		k.and(t, c, c)
+		k.xor(o, c, c)
+		k.move(c, child[w])
+	}
+}
+
+// controlMask is all ones in the lanes whose block's control bit (bit 0 of word 3,
+// at m) is set.
+func (k *routine) controlMask(m Mem) VecVirtual {
+	t := k.vec()
+	k.move(m, t)
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	return t
+}
+
+// storeBits writes the lanes' bits of mask t (all ones or zero per lane) to m, a bit
+// per seed in seed order.
+func (k *routine) storeBits(t VecVirtual, m Mem) {
+	idx := k.vec()
+	k.move(k.pointOrder(), idx)
+	VPERMD(t, idx, idx)
+	b := GP32()
+	if k.wide {
+		set := K()
+		VPTESTMD(idx, idx, set)
+		KMOVW(set, b)
+		MOVW(b.As16(), m)
+		return
+	}
+	VMOVMSKPS(idx, b)
+	MOVB(b.As8(), m)
+}
+
+// gather loads a word per lane from base+idx+disp.
+func (k *routine) gather(base Register, idx VecVirtual, disp int) VecVirtual {
+	dst := k.vec()
+	k.xor(dst, dst, dst)
+	at := Mem{Base: base, Index: idx, Scale: 1, Disp: disp}
+	if k.wide {
+		all := K()
+		KXNORW(all, all, all)
+		VPGATHERDD(at, all, dst)
+		return dst
+	}
+	all := YMM()
+	VPCMPEQD(all, all, all)
+	VPGATHERDD(all, at, dst)
+	return dst
+}
+
+func (k *routine) and(a, b, dst Op) {
+	if k.wide {
+		VPANDD(a, b, dst)
+	} else {
+		VPAND(a, b, dst)
+	}
+}
+
+// laneOrder and pointOrder are the VPERMD indices that put seeds in state lane
+// order and back.
+func (k *routine) laneOrder() Mem {
+	if k.wide {
+		return k.c.selAVX512
+	}
+	return k.c.selAVX2
+}
+
+func (k *routine) pointOrder() Mem {
+	if k.wide {
+		return k.c.pointAVX512
+	}
+	return k.c.pointAVX2
 }
