@@ -28,6 +28,7 @@ func archImpls() []impl {
 			dcf:  func(d *Dcf) walks { return newFastDcf(d, false) },
 		},
 		{name: AesniImpl, dpf: newOneKeyDpf, dcf: newOneKeyDcf}, // onekey_amd64.go
+		{name: ChachaImpl, dpf: newChachaDpf, dcf: newChachaDcf},
 	}
 }
 

@@ -213,7 +213,8 @@ func TestGroupVectors(t *testing.T) {
 
 // PrgBackendInfo's "walks" follows the selected PRG backend: the walks are portable
 // under the portable PRG (or without the routines), and run AES themselves only under
-// the VAES backend; without AVX-512, AES-NI gets the one-key walks.
+// the VAES backend; without AVX-512, AES-NI gets the one-key walks and ChaCha on
+// AVX2 the point walks.
 func TestPrgBackendInfoWalks(t *testing.T) {
 	want := map[string]string{"generic": "portable", "aesni": "avx512", "vaes256": "avx512", "vaes-avx512": "avx512-vaes", "avx2": "avx512", "avx512": "avx512"}
 	for _, prg := range []string{"aes128_mmo", "chacha"} {
@@ -224,6 +225,9 @@ func TestPrgBackendInfoWalks(t *testing.T) {
 				w = PortableImpl
 				if prg == "aes128_mmo" && info["active"] != "generic" && slices.Contains(Impls(), AesniImpl) {
 					w = AesniImpl // the one-key walks, batches on the portable ones
+				}
+				if prg == "chacha" && info["active"] != "generic" && slices.Contains(Impls(), "chacha") {
+					w = "chacha" // the point walks (chachaimpl_amd64.go)
 				}
 			}
 			require.Equal(t, w, info["walks"], "%s on %s", prg, info["active"])

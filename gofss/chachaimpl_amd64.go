@@ -1,0 +1,191 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import (
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss/internal/chacha"
+)
+
+// The "chacha" implementation: DPF and DCF Eval with the ChaCha PRG on a backend with
+// the walk routines (AVX2 or AVX-512). A chunk of 8 (AVX2) or 16 (AVX-512) points
+// walks down all its levels in one routine call (chacha.WalkPoints), the state
+// transposed, a point per lane; a batch too short to fill a chunk goes a point at a
+// time (chacha.WalkOne), whose rounds are one seed's dependency chain. Gen and
+// EvalAll take the AVX-512 walks where they serve, else the portable ones.
+
+// ChachaImpl names the implementation (amd64 only).
+const ChachaImpl = "chacha"
+
+// Batches of up to this many points go a point at a time: a point's walk costs about
+// a quarter of a chunk's (AVX2: 8 lanes, measured at in_bits 20).
+const chachaMaxOnePoints = 3
+
+// chachaDpf and chachaDcf embed the walks that serve Gen and EvalAll.
+type chachaDpf struct {
+	walks
+	d   *Dpf
+	prg *ChaCha
+}
+
+type chachaDcf struct {
+	walks
+	d   *Dcf
+	prg *ChaCha
+}
+
+// chachaPrg returns prg if the implementation serves it: ChaCha on a backend with
+// the walk routines (not the portable one, which tests and PYFSS_CHACHA_BACKEND
+// may select).
+func chachaPrg(prg Prg) *ChaCha {
+	p, ok := prg.(*ChaCha)
+	if !ok || chacha.PointLanes() == 0 {
+		return nil
+	}
+	return p
+}
+
+func newChachaDpf(d *Dpf) walks {
+	p := chachaPrg(d.prg)
+	if p == nil {
+		return nil
+	}
+	var rest walks = d
+	if f := newFastDpf(d, false); f != nil {
+		rest = f
+	}
+	return &chachaDpf{rest, d, p}
+}
+
+func newChachaDcf(d *Dcf) walks {
+	p := chachaPrg(d.prg)
+	if p == nil {
+		return nil
+	}
+	var rest walks = d
+	if f := newFastDcf(d, false); f != nil {
+		rest = f
+	}
+	return &chachaDcf{rest, d, p}
+}
+
+func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if chacha.PointLanes() == 0 { // the portable backend, selected since the walks were made
+		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	if err := c.d.checkCws(cws); err != nil {
+		return err
+	}
+	if len(xs) <= chachaMaxOnePoints {
+		dpfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
+		stp.advance(len(xs))
+		return nil
+	}
+	n, ar := c.d.params.InBits, c.d.params.Group.arith()
+	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
+	b.walk(2, dpfTrByte, func(j0 int, ch *chachaChunk) {
+		for j := range ch.points {
+			node, last := ch.nodes[j], &cws[ch.key[j]*(n+1)+n]
+			dst[j0+j] = dpfLeaf(ar, node.Clamp(), node.Lsb(), ar.from(last[0]), party)
+		}
+	})
+	return nil
+}
+
+func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if chacha.PointLanes() == 0 {
+		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	if err := c.d.checkCws(cws); err != nil {
+		return err
+	}
+	if len(xs) <= chachaMaxOnePoints {
+		dcfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
+		stp.advance(len(xs))
+		return nil
+	}
+	n, ar := c.d.params.InBits, c.d.params.Group.arith()
+	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
+	b.walk(4, dcfTrByte, func(j0 int, ch *chachaChunk) {
+		lanes := len(ch.w.Offs)
+		for j := range ch.points {
+			key := cws[ch.key[j]*(n+1):][:n+1]
+			var v Block
+			for i := range n {
+				t := ch.w.Bits[i*lanes/8+j/8] >> (j % 8) & 1
+				v = dcfValue(ar, v, ch.values[i*lanes+j], &key[i], t)
+			}
+			node := ch.nodes[j]
+			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), v, &key[n], party)
+		}
+	})
+	return nil
+}
+
+// chachaBatch is an Eval's arguments: len(xs)/m keys at m points each, n-bit inputs.
+type chachaBatch struct {
+	stp   callControl
+	prg   *ChaCha
+	n     int
+	party int
+	s0s   []Block
+	cws   []Cw
+	xs    []Uint128
+	m     int
+}
+
+// chachaChunk is one chunk of points of a batch as the routine walks it.
+type chachaChunk struct {
+	w      chacha.Points
+	points int     // the chunk's points; the lanes past them repeat its last one
+	nodes  []Block // w.Nodes: the roots, then the leaves
+	values []Block // w.Values (DCF)
+	key    [16]int // the key of each lane's point
+	offs   [16]int32
+}
+
+// walk runs the batch's points a chunk at a time, spread over goroutines, with mul
+// PRG outputs per seed and the right child's control-bit correction at trByte, and
+// hands each walked chunk, starting at point j0, to leaves.
+func (b *chachaBatch) walk(mul, trByte int, leaves func(j0 int, ch *chachaChunk)) {
+	lanes, n := chacha.PointLanes(), b.n
+	chunks := (len(b.xs) + lanes - 1) / lanes
+	forChunks(chunks, float64(lanes)*evalCostNs(n, mul/2), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		ch := &chachaChunk{nodes: sc.block(lanes)}
+		ch.w = chacha.Points{Nodes: blockBytes(ch.nodes), Sides: sc.byte(n * lanes), Offs: ch.offs[:lanes], Mul: mul, TrByte: trByte}
+		if mul == 4 {
+			ch.values = sc.block(n * lanes)
+			ch.w.Values, ch.w.Bits = blockBytes(ch.values), sc.byte(n*lanes/8)
+		}
+		for c := lo; c < hi && !b.stp.stopped(); c++ {
+			j0 := c * lanes
+			b.load(ch, j0, min(lanes, len(b.xs)-j0))
+			chacha.WalkPoints(&ch.w, b.prg.Nonce())
+			leaves(j0, ch)
+			b.stp.advance(ch.points)
+		}
+	})
+}
+
+// load sets ch up for the points j0 .. j0+points-1: each lane's root, path and rows.
+func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
+	n, lanes, rows := b.n, len(ch.w.Offs), b.n+1
+	ch.points = points
+	k0 := j0 / b.m
+	for j := range lanes {
+		p := j0 + min(j, points-1)
+		k := p / b.m
+		ch.key[j] = k
+		ch.nodes[j] = b.s0s[k].WithLsb(uint8(b.party))
+		ch.offs[j] = int32((k - k0) * rows * cwSize)
+		x := b.xs[p]
+		for i := range n {
+			ch.w.Sides[i*lanes+j] = x.Bit(n, i)
+		}
+	}
+	kEnd := ch.key[lanes-1] + 1
+	ch.w.Rows = unsafe.Slice((*byte)(unsafe.Pointer(&b.cws[k0*rows])), (kEnd-k0)*rows*cwSize)
+}
