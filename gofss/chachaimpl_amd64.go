@@ -11,16 +11,17 @@ import (
 // The "chacha" implementation: DPF and DCF Eval with the ChaCha PRG on a backend with
 // the walk routines (AVX2 or AVX-512). A chunk of 8 (AVX2) or 16 (AVX-512) points
 // walks down all its levels in one routine call (chacha.WalkPoints), the state
-// transposed, a point per lane; a batch too short to fill a chunk goes a point at a
-// time (chacha.WalkOne), whose rounds are one seed's dependency chain. Gen and
-// EvalAll take the AVX-512 walks where they serve, else the portable ones.
+// transposed, a point per lane, which is bound by the PRG's throughput. One point
+// walks alone (chacha.WalkOne), bound by the latency of its chain of rounds. Between
+// the two, the next walks' level-at-a-time Eval is faster: the PRG's rows routine
+// runs up to 4 seeds in the latency of one, and a chunk would mostly compute
+// padding (AVX2, in_bits 20: 1 point 2.2 us alone, 2.5 us on the next walks; 3
+// points 3.5 us there, 4.5 us as a chunk; 8 points 4.8 us as a chunk, 5.2 us there).
+// Gen and EvalAll take the next walks: the AVX-512 ones where they serve, else the
+// portable ones.
 
 // ChachaImpl names the implementation (amd64 only).
 const ChachaImpl = "chacha"
-
-// Batches of up to this many points go a point at a time: a point's walk costs about
-// a quarter of a chunk's (AVX2: 8 lanes, measured at in_bits 20).
-const chachaMaxOnePoints = 3
 
 // chachaDpf and chachaDcf embed the walks that serve Gen and EvalAll.
 type chachaDpf struct {
@@ -70,16 +71,24 @@ func newChachaDcf(d *Dcf) walks {
 	return &chachaDcf{rest, d, p}
 }
 
+// chachaWalksServe tells whether an Eval of this many points takes the point walks:
+// one point, or at least a chunk's worth, and the routines run now (a test may have
+// selected the portable backend since the walks were made).
+func chachaWalksServe(points int) bool {
+	lanes := chacha.PointLanes()
+	return lanes > 0 && (points <= 1 || points >= lanes)
+}
+
 func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if chacha.PointLanes() == 0 { // the portable backend, selected since the walks were made
+	if !chachaWalksServe(len(xs)) {
 		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
 	if err := c.d.checkCws(cws); err != nil {
 		return err
 	}
-	if len(xs) <= chachaMaxOnePoints {
+	if len(xs) == 1 {
 		dpfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
-		stp.advance(len(xs))
+		stp.advance(1)
 		return nil
 	}
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()
@@ -94,15 +103,15 @@ func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 }
 
 func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if chacha.PointLanes() == 0 {
+	if !chachaWalksServe(len(xs)) {
 		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
 	if err := c.d.checkCws(cws); err != nil {
 		return err
 	}
-	if len(xs) <= chachaMaxOnePoints {
+	if len(xs) == 1 {
 		dcfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
-		stp.advance(len(xs))
+		stp.advance(1)
 		return nil
 	}
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()

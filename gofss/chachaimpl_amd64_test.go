@@ -139,3 +139,31 @@ func TestChachaImplRefusesBadCws(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkChachaImpl times Eval with ChaCha (uint64, in_bits 20) per key, one point
+// each, on the chacha implementation and, as the baseline in the same run, on the
+// implementation that served ChaCha before it (portable walks on AVX2, the AVX-512
+// walks where they run); batch sizes around the switch from a point at a time to
+// chunks, and a large batch.
+func BenchmarkChachaImpl(b *testing.B) {
+	for _, kind := range []Kind{KindDpf, KindDcfLt} {
+		p := DefaultParams(kind, benchBits, Uint64, PrgChaCha)
+		for _, im := range []string{ChachaImpl, "avx512", PortableImpl} {
+			s, err := New(p, WithImpl(im))
+			if err != nil {
+				continue // not served on this CPU
+			}
+			for _, k := range []int{1, 2, 3, 4, 8, benchKeysN} {
+				_, p0, alphas, _, cws := benchKeys(b, s.(scheme), k)
+				out := make([]Block, k)
+				b.Run(fmt.Sprintf("%s/keys=%d/%s", kind, k, im), func(b *testing.B) {
+					perItem(b, k, "key", func() {
+						if err := s.Eval(out, 0, p0, cws, alphas); err != nil {
+							b.Fatal(err)
+						}
+					})
+				})
+			}
+		}
+	}
+}

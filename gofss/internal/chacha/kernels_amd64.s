@@ -2769,7 +2769,7 @@ walkAVX512_done:
 	RET
 
 // func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·pointsAVX2(SB), NOSPLIT, $416-80
 	MOVQ        nodes+0(FP), AX
 	MOVQ        sides+8(FP), CX
@@ -2836,6 +2836,22 @@ pointsAVX2_mul2:
 	VPBROADCASTD 20(R11), Y15
 	VMOVDQU      Y10, 192(SP)
 	VMOVDQU      Y11, 224(SP)
+	MOVLQSX      384(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      388(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      392(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      396(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      400(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      404(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      408(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      412(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
 pointsAVX2_mul2_round:
@@ -3080,6 +3096,22 @@ pointsAVX2_mul4:
 	VPBROADCASTD 20(R11), Y15
 	VMOVDQU      Y10, 192(SP)
 	VMOVDQU      Y11, 224(SP)
+	MOVLQSX      384(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      388(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      392(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      396(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      400(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      404(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      408(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      412(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
 pointsAVX2_mul4_round:
@@ -3333,7 +3365,7 @@ pointsAVX2_done:
 	RET
 
 // func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·pointsAVX512(SB), NOSPLIT, $320-80
 	MOVQ        nodes+0(FP), AX
 	MOVQ        sides+8(FP), CX
@@ -3394,6 +3426,38 @@ pointsAVX512_mul2:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R11), Z14
 	VPBROADCASTD 20(R11), Z15
+	MOVLQSX      256(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      260(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      264(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      268(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      272(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      276(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      280(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      284(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      288(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      292(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      296(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      300(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      304(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      308(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      312(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      316(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
 pointsAVX512_mul2_round:
@@ -3588,6 +3652,38 @@ pointsAVX512_mul4:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R11), Z14
 	VPBROADCASTD 20(R11), Z15
+	MOVLQSX      256(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      260(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      264(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      268(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      272(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      276(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      280(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      284(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      288(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      292(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      296(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      300(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      304(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      308(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      312(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      316(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
 pointsAVX512_mul4_round:

@@ -942,6 +942,10 @@ func generatePoints(k *routine) {
 	RET()
 }
 
+// prefetchLevels is how many levels ahead generatePoints fetches the lanes' rows:
+// two levels' rounds outlast a miss to memory.
+const prefetchLevels = 2
+
 // pointLevel is one level of generatePoints' walk for mul m, from the children of
 // the previous level (or the roots) in the child slots to the next ones.
 func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, values Register, name string) {
@@ -954,6 +958,13 @@ func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, val
 	VPSRLD(U8(1), seed[3], seed[3])
 	VPSLLD(U8(1), seed[3], seed[3])
 	k.initState(seed)
+	// Fetch each lane's rows some levels ahead: a gather that misses the cache would
+	// stall the level's end, which the rounds cannot hide.
+	off := GP64()
+	for j := 0; j < k.lanes(); j++ {
+		MOVLQSX(offSlot.Offset(4*j), off)
+		PREFETCHT0(Mem{Base: rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
+	}
 	k.rounds(name + "_round")
 
 	// The seed output is row 0 for side 0 and row 1 (mul 2) or 2 (mul 4) for side
