@@ -93,7 +93,7 @@ func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 	}
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()
 	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
-	b.walk(2, dpfTrByte, func(j0 int, ch *chachaChunk) {
+	b.walk(2, dpfTrByte, nil, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node, last := ch.nodes[j], &cws[ch.key[j]*(n+1)+n]
 			dst[j0+j] = dpfLeaf(ar, node.Clamp(), node.Lsb(), ar.from(last[0]), party)
@@ -102,6 +102,9 @@ func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 	return nil
 }
 
+// walkEval is chachaDpf's for DCF: the routine sums each point's value shares in
+// the group's arithmetic, where the group has lane masks (all but uint127, which
+// takes the next walks).
 func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if !chachaWalksServe(len(xs)) {
 		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
@@ -114,19 +117,17 @@ func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 		stp.advance(1)
 		return nil
 	}
+	lm, ok := c.d.params.Group.laneMasks()
+	if !ok {
+		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	arith := &chacha.Arith{From: lm.from.Bytes(), Xor: lm.xor.Bytes(), Add: lm.add.Bytes()}
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()
 	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
-	b.walk(4, dcfTrByte, func(j0 int, ch *chachaChunk) {
-		lanes := len(ch.w.Offs)
+	b.walk(4, dcfTrByte, arith, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
-			key := cws[ch.key[j]*(n+1):][:n+1]
-			var v Block
-			for i := range n {
-				t := ch.w.Bits[i*lanes/8+j/8] >> (j % 8) & 1
-				v = dcfValue(ar, v, ch.values[i*lanes+j], &key[i], t)
-			}
 			node := ch.nodes[j]
-			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), v, &key[n], party)
+			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*(n+1)+n], party)
 		}
 	})
 	return nil
@@ -149,15 +150,16 @@ type chachaChunk struct {
 	w      chacha.Points
 	points int     // the chunk's points; the lanes past them repeat its last one
 	nodes  []Block // w.Nodes: the roots, then the leaves
-	values []Block // w.Values (DCF)
+	sums   []Block // w.Sums (DCF): each point's path value
 	key    [16]int // the key of each lane's point
 	offs   [16]int32
 }
 
 // walk runs the batch's points a chunk at a time, spread over goroutines, with mul
-// PRG outputs per seed and the right child's control-bit correction at trByte, and
-// hands each walked chunk, starting at point j0, to leaves.
-func (b *chachaBatch) walk(mul, trByte int, leaves func(j0 int, ch *chachaChunk)) {
+// PRG outputs per seed, the right child's control-bit correction at trByte and, for
+// DCF, the group's arith, and hands each walked chunk, starting at point j0, to
+// leaves.
+func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 int, ch *chachaChunk)) {
 	lanes, n := chacha.PointLanes(), b.n
 	chunks := (len(b.xs) + lanes - 1) / lanes
 	forChunks(chunks, float64(lanes)*evalCostNs(n, mul/2), func(lo, hi int) {
@@ -166,8 +168,8 @@ func (b *chachaBatch) walk(mul, trByte int, leaves func(j0 int, ch *chachaChunk)
 		ch := &chachaChunk{nodes: sc.block(lanes)}
 		ch.w = chacha.Points{Nodes: blockBytes(ch.nodes), Sides: sc.byte(n * lanes), Offs: ch.offs[:lanes], Mul: mul, TrByte: trByte}
 		if mul == 4 {
-			ch.values = sc.block(n * lanes)
-			ch.w.Values, ch.w.Bits = blockBytes(ch.values), sc.byte(n*lanes/8)
+			ch.sums = sc.block(lanes)
+			ch.w.Sums, ch.w.Arith = blockBytes(ch.sums), arith
 		}
 		for c := lo; c < hi && !b.stp.stopped(); c++ {
 			j0 := c * lanes

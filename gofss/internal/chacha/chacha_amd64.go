@@ -144,10 +144,19 @@ func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[
 func (s simd) points(w *Points, nonce [2]uint32, n int) {
 	var in [6]uint32
 	setInput(&in, nonce, w.Mul)
-	nodes, sides, rows, values, bits := first(w.Nodes), first(w.Sides), first(w.Rows), first(w.Values), first(w.Bits)
+	// The masks as the routine reads them: each block repeated over a vector.
+	var arith [3][64]byte
+	if w.Arith != nil {
+		for i, m := range [3]*[16]byte{&w.Arith.From, &w.Arith.Xor, &w.Arith.Add} {
+			for j := 0; j < 64; j += BlockSize {
+				copy(arith[i][j:], m[:])
+			}
+		}
+	}
+	nodes, sides, rows, sums := first(w.Nodes), first(w.Sides), first(w.Rows), first(w.Sums)
 	if s == avx512 {
-		pointsAVX512(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, values, bits, &in)
+		pointsAVX512(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
 		return
 	}
-	pointsAVX2(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, values, bits, &in)
+	pointsAVX2(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
 }

@@ -54,20 +54,26 @@ func walkAVX512(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int
 // control bit) down n levels and leaves their leaves, control bits included, in
 // nodes. Point j takes side sides[i*8+j] at level i, whose correction word
 // is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of
-// side 1. Level i expands with mul (2 or 4); with mul 4 it writes the points'
-// value outputs to values+8*16i and their parent control bits, point j
-// at bit j, to bits+1i. in is as for blocksAVX2.
+// side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums (8
+// blocks) each point's sum over the levels of its value output and, where its
+// parent control bit is set, its row's second block, each ANDed with mask
+// arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in
+// those of arith[2]; each mask is a block repeated over 64 bytes. in is as for
+// blocksAVX2.
 //
 //go:noescape
-func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
+func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
 
 // pointsAVX512 walks 16 points from nodes (16 blocks, each a root seed with its
 // control bit) down n levels and leaves their leaves, control bits included, in
 // nodes. Point j takes side sides[i*16+j] at level i, whose correction word
 // is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of
-// side 1. Level i expands with mul (2 or 4); with mul 4 it writes the points'
-// value outputs to values+16*16i and their parent control bits, point j
-// at bit j, to bits+2i. in is as for blocksAVX512.
+// side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums (16
+// blocks) each point's sum over the levels of its value output and, where its
+// parent control bit is set, its row's second block, each ANDed with mask
+// arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in
+// those of arith[2]; each mask is a block repeated over 64 bytes. in is as for
+// blocksAVX512.
 //
 //go:noescape
-func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
+func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)

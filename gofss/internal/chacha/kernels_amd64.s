@@ -100,34 +100,6 @@ DATA sel_avx512<>+56(SB)/4, $0x0000000b
 DATA sel_avx512<>+60(SB)/4, $0x0000000f
 GLOBL sel_avx512<>(SB), RODATA|NOPTR, $64
 
-DATA point_avx2<>+0(SB)/4, $0x00000000
-DATA point_avx2<>+4(SB)/4, $0x00000004
-DATA point_avx2<>+8(SB)/4, $0x00000001
-DATA point_avx2<>+12(SB)/4, $0x00000005
-DATA point_avx2<>+16(SB)/4, $0x00000002
-DATA point_avx2<>+20(SB)/4, $0x00000006
-DATA point_avx2<>+24(SB)/4, $0x00000003
-DATA point_avx2<>+28(SB)/4, $0x00000007
-GLOBL point_avx2<>(SB), RODATA|NOPTR, $32
-
-DATA point_avx512<>+0(SB)/4, $0x00000000
-DATA point_avx512<>+4(SB)/4, $0x00000004
-DATA point_avx512<>+8(SB)/4, $0x00000008
-DATA point_avx512<>+12(SB)/4, $0x0000000c
-DATA point_avx512<>+16(SB)/4, $0x00000001
-DATA point_avx512<>+20(SB)/4, $0x00000005
-DATA point_avx512<>+24(SB)/4, $0x00000009
-DATA point_avx512<>+28(SB)/4, $0x0000000d
-DATA point_avx512<>+32(SB)/4, $0x00000002
-DATA point_avx512<>+36(SB)/4, $0x00000006
-DATA point_avx512<>+40(SB)/4, $0x0000000a
-DATA point_avx512<>+44(SB)/4, $0x0000000e
-DATA point_avx512<>+48(SB)/4, $0x00000003
-DATA point_avx512<>+52(SB)/4, $0x00000007
-DATA point_avx512<>+56(SB)/4, $0x0000000b
-DATA point_avx512<>+60(SB)/4, $0x0000000f
-GLOBL point_avx512<>(SB), RODATA|NOPTR, $64
-
 DATA pair_lo<>+0(SB)/8, $0x0000000000000000
 DATA pair_lo<>+8(SB)/8, $0x0000000000000001
 DATA pair_lo<>+16(SB)/8, $0x0000000000000008
@@ -2768,9 +2740,9 @@ walkAVX512_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
+// func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
 // Requires: AVX, AVX2, MMX+
-TEXT ·pointsAVX2(SB), NOSPLIT, $416-80
+TEXT ·pointsAVX2(SB), $672-80
 	MOVQ        nodes+0(FP), AX
 	MOVQ        sides+8(FP), CX
 	MOVQ        rows+16(FP), DX
@@ -2778,8 +2750,8 @@ TEXT ·pointsAVX2(SB), NOSPLIT, $416-80
 	MOVQ        n+32(FP), SI
 	MOVQ        tr+40(FP), DI
 	MOVQ        mul+48(FP), R8
-	MOVQ        values+56(FP), R9
-	MOVQ        bits+64(FP), R10
+	MOVQ        sums+56(FP), R9
+	MOVQ        arith+64(FP), R10
 	MOVQ        in+72(FP), R11
 	VMOVDQU     (AX), Y0
 	VMOVDQU     32(AX), Y1
@@ -2800,14 +2772,14 @@ TEXT ·pointsAVX2(SB), NOSPLIT, $416-80
 	VMOVDQU     (BX), Y0
 	VMOVDQU     sel_avx2<>+0(SB), Y1
 	VPERMD      Y0, Y1, Y0
-	VMOVDQU     Y0, 384(SP)
+	VMOVDQU     Y0, 640(SP)
 	LEAQ        (DX)(DI*1), BX
 	CMPQ        R8, $0x04
 	JE          pointsAVX2_mul4
 
-pointsAVX2_mul2:
+pointsAVX2_mul2_level:
 	CMPQ         SI, $0x00
-	JE           pointsAVX2_done
+	JE           pointsAVX2_mul2_done
 	VMOVDQU      256(SP), Y0
 	VMOVDQU      288(SP), Y1
 	VMOVDQU      320(SP), Y2
@@ -2836,21 +2808,21 @@ pointsAVX2_mul2:
 	VPBROADCASTD 20(R11), Y15
 	VMOVDQU      Y10, 192(SP)
 	VMOVDQU      Y11, 224(SP)
-	MOVLQSX      384(SP), DI
+	MOVLQSX      640(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      388(SP), DI
+	MOVLQSX      644(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      392(SP), DI
+	MOVLQSX      648(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      396(SP), DI
+	MOVLQSX      652(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      400(SP), DI
+	MOVLQSX      656(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      404(SP), DI
+	MOVLQSX      660(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      408(SP), DI
+	MOVLQSX      664(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      412(SP), DI
+	MOVLQSX      668(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3017,31 +2989,31 @@ pointsAVX2_mul2_round:
 	VMOVDQU      352(SP), Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      384(SP), Y5
+	VMOVDQU      640(SP), Y5
 	VPXOR        Y6, Y6, Y6
-	VPCMPEQD     Y7, Y7, Y7
+	VPCMPEQD     Y5, Y5, Y7
 	VPGATHERDD   Y7, (DX)(Y5*1), Y6
 	VPAND        Y4, Y6, Y6
 	VPXOR        Y0, Y6, Y6
 	VMOVDQU      Y6, 256(SP)
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y6, Y6, Y6
+	VPCMPEQD     Y5, Y5, Y6
 	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y1, Y0, Y0
 	VMOVDQU      Y0, 288(SP)
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y1, Y1, Y1
+	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y2, Y0, Y0
 	VMOVDQU      Y0, 320(SP)
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y1, Y1, Y1
+	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
 	VMOVDQU      Y0, Y1
 	VPXOR        Y2, Y2, Y2
-	VPCMPEQD     Y6, Y6, Y6
+	VPCMPEQD     Y5, Y5, Y6
 	VPGATHERDD   Y6, (BX)(Y5*1), Y2
 	VPBLENDVB    Y8, Y1, Y2, Y1
 	VPXOR        Y0, Y1, Y1
@@ -3055,19 +3027,21 @@ pointsAVX2_mul2_round:
 	ADDQ         $0x20, BX
 	ADDQ         $0x08, CX
 	DECQ         SI
-	JMP          pointsAVX2_mul2
+	JMP          pointsAVX2_mul2_level
+
+pointsAVX2_mul2_done:
+	JMP pointsAVX2_done
 
 pointsAVX2_mul4:
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU Y0, 384(SP)
+	VMOVDQU Y0, 416(SP)
+	VMOVDQU Y0, 448(SP)
+	VMOVDQU Y0, 480(SP)
+
+pointsAVX2_mul4_level:
 	CMPQ         SI, $0x00
-	JE           pointsAVX2_done
-	VMOVDQU      352(SP), Y0
-	VPSLLD       $0x1f, Y0, Y0
-	VPSRAD       $0x1f, Y0, Y0
-	VMOVDQU      point_avx2<>+0(SB), Y1
-	VPERMD       Y0, Y1, Y1
-	VMOVMSKPS    Y1, DI
-	MOVB         DI, (R10)
-	ADDQ         $0x01, R10
+	JE           pointsAVX2_mul4_done
 	VMOVDQU      256(SP), Y0
 	VMOVDQU      288(SP), Y1
 	VMOVDQU      320(SP), Y2
@@ -3096,21 +3070,21 @@ pointsAVX2_mul4:
 	VPBROADCASTD 20(R11), Y15
 	VMOVDQU      Y10, 192(SP)
 	VMOVDQU      Y11, 224(SP)
-	MOVLQSX      384(SP), DI
+	MOVLQSX      640(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      388(SP), DI
+	MOVLQSX      644(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      392(SP), DI
+	MOVLQSX      648(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      396(SP), DI
+	MOVLQSX      652(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      400(SP), DI
+	MOVLQSX      656(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      404(SP), DI
+	MOVLQSX      660(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      408(SP), DI
+	MOVLQSX      664(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      412(SP), DI
+	MOVLQSX      668(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3278,11 +3252,10 @@ pointsAVX2_mul4_round:
 	VPUNPCKHQDQ  Y5, Y11, Y5
 	VPUNPCKLQDQ  Y7, Y4, Y11
 	VPUNPCKHQDQ  Y7, Y4, Y4
-	VMOVDQU      Y6, (R9)
-	VMOVDQU      Y5, 32(R9)
-	VMOVDQU      Y11, 64(R9)
-	VMOVDQU      Y4, 96(R9)
-	ADDQ         $0x00000080, R9
+	VMOVDQU      Y6, 512(SP)
+	VMOVDQU      Y5, 544(SP)
+	VMOVDQU      Y11, 576(SP)
+	VMOVDQU      Y4, 608(SP)
 	VPBROADCASTD (R11), Y4
 	VPXOR        Y4, Y0, Y0
 	VPXOR        (SP), Y8, Y8
@@ -3304,31 +3277,31 @@ pointsAVX2_mul4_round:
 	VMOVDQU      352(SP), Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      384(SP), Y5
+	VMOVDQU      640(SP), Y5
 	VPXOR        Y6, Y6, Y6
-	VPCMPEQD     Y7, Y7, Y7
+	VPCMPEQD     Y5, Y5, Y7
 	VPGATHERDD   Y7, (DX)(Y5*1), Y6
 	VPAND        Y4, Y6, Y6
 	VPXOR        Y0, Y6, Y6
 	VMOVDQU      Y6, 256(SP)
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y6, Y6, Y6
+	VPCMPEQD     Y5, Y5, Y6
 	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y1, Y0, Y0
 	VMOVDQU      Y0, 288(SP)
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y1, Y1, Y1
+	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y2, Y0, Y0
 	VMOVDQU      Y0, 320(SP)
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y1, Y1, Y1
+	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
 	VMOVDQU      Y0, Y1
 	VPXOR        Y2, Y2, Y2
-	VPCMPEQD     Y6, Y6, Y6
+	VPCMPEQD     Y5, Y5, Y6
 	VPGATHERDD   Y6, (BX)(Y5*1), Y2
 	VPBLENDVB    Y10, Y1, Y2, Y1
 	VPXOR        Y0, Y1, Y1
@@ -3338,11 +3311,105 @@ pointsAVX2_mul4_round:
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y3, Y0, Y0
 	VMOVDQU      Y0, 352(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y1
+	VPGATHERDD   Y1, 16(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPCMPEQD     Y5, Y5, Y2
+	VPGATHERDD   Y2, 20(DX)(Y5*1), Y1
+	VPAND        Y4, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPCMPEQD     Y5, Y5, Y3
+	VPGATHERDD   Y3, 24(DX)(Y5*1), Y2
+	VPAND        Y4, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPCMPEQD     Y5, Y5, Y6
+	VPGATHERDD   Y6, 28(DX)(Y5*1), Y3
+	VPAND        Y4, Y3, Y3
+	VPUNPCKLDQ   Y1, Y0, Y4
+	VPUNPCKHDQ   Y1, Y0, Y0
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLQDQ  Y1, Y4, Y2
+	VPUNPCKHQDQ  Y1, Y4, Y1
+	VPUNPCKLQDQ  Y3, Y0, Y4
+	VPUNPCKHQDQ  Y3, Y0, Y0
+	VMOVDQU      384(SP), Y3
+	VMOVDQU      512(SP), Y5
+	VPAND        (R10), Y5, Y5
+	VPADDQ       Y5, Y3, Y6
+	VPXOR        Y5, Y3, Y3
+	VPAND        64(R10), Y3, Y3
+	VPAND        128(R10), Y6, Y6
+	VPOR         Y6, Y3, Y3
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y3, Y5
+	VPXOR        Y2, Y3, Y3
+	VPAND        64(R10), Y3, Y3
+	VPAND        128(R10), Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VMOVDQU      Y3, 384(SP)
+	VMOVDQU      416(SP), Y2
+	VMOVDQU      544(SP), Y3
+	VPAND        (R10), Y3, Y3
+	VPADDQ       Y3, Y2, Y5
+	VPXOR        Y3, Y2, Y2
+	VPAND        64(R10), Y2, Y2
+	VPAND        128(R10), Y5, Y5
+	VPOR         Y5, Y2, Y2
+	VPAND        (R10), Y1, Y1
+	VPADDQ       Y1, Y2, Y3
+	VPXOR        Y1, Y2, Y2
+	VPAND        64(R10), Y2, Y2
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VMOVDQU      Y2, 416(SP)
+	VMOVDQU      448(SP), Y1
+	VMOVDQU      576(SP), Y2
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y1, Y3
+	VPXOR        Y2, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y1, Y1
+	VPAND        (R10), Y4, Y4
+	VPADDQ       Y4, Y1, Y2
+	VPXOR        Y4, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y2, Y2
+	VPOR         Y2, Y1, Y1
+	VMOVDQU      Y1, 448(SP)
+	VMOVDQU      480(SP), Y1
+	VMOVDQU      608(SP), Y2
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y1, Y3
+	VPXOR        Y2, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y1, Y1
+	VPAND        (R10), Y0, Y0
+	VPADDQ       Y0, Y1, Y2
+	VPXOR        Y0, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y2, Y2
+	VPOR         Y2, Y1, Y1
+	VMOVDQU      Y1, 480(SP)
 	ADDQ         $0x20, DX
 	ADDQ         $0x20, BX
 	ADDQ         $0x08, CX
 	DECQ         SI
-	JMP          pointsAVX2_mul4
+	JMP          pointsAVX2_mul4_level
+
+pointsAVX2_mul4_done:
+	VMOVDQU 384(SP), Y0
+	VMOVDQU Y0, (R9)
+	VMOVDQU 416(SP), Y0
+	VMOVDQU Y0, 32(R9)
+	VMOVDQU 448(SP), Y0
+	VMOVDQU Y0, 64(R9)
+	VMOVDQU 480(SP), Y0
+	VMOVDQU Y0, 96(R9)
 
 pointsAVX2_done:
 	VMOVDQU     256(SP), Y0
@@ -3364,9 +3431,9 @@ pointsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, values *byte, bits *byte, in *[6]uint32)
+// func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512(SB), NOSPLIT, $320-80
+TEXT ·pointsAVX512(SB), $832-80
 	MOVQ        nodes+0(FP), AX
 	MOVQ        sides+8(FP), CX
 	MOVQ        rows+16(FP), DX
@@ -3374,8 +3441,8 @@ TEXT ·pointsAVX512(SB), NOSPLIT, $320-80
 	MOVQ        n+32(FP), SI
 	MOVQ        tr+40(FP), DI
 	MOVQ        mul+48(FP), R8
-	MOVQ        values+56(FP), R9
-	MOVQ        bits+64(FP), R10
+	MOVQ        sums+56(FP), R9
+	MOVQ        arith+64(FP), R10
 	MOVQ        in+72(FP), R11
 	VMOVDQU32   (AX), Z0
 	VMOVDQU32   64(AX), Z1
@@ -3396,14 +3463,14 @@ TEXT ·pointsAVX512(SB), NOSPLIT, $320-80
 	VMOVDQU32   (BX), Z0
 	VMOVDQU32   sel_avx512<>+0(SB), Z1
 	VPERMD      Z0, Z1, Z0
-	VMOVDQU32   Z0, 256(SP)
+	VMOVDQU32   Z0, 768(SP)
 	LEAQ        (DX)(DI*1), BX
 	CMPQ        R8, $0x04
 	JE          pointsAVX512_mul4
 
-pointsAVX512_mul2:
+pointsAVX512_mul2_level:
 	CMPQ         SI, $0x00
-	JE           pointsAVX512_done
+	JE           pointsAVX512_mul2_done
 	VMOVDQU32    (SP), Z16
 	VMOVDQU32    64(SP), Z17
 	VMOVDQU32    128(SP), Z18
@@ -3426,37 +3493,37 @@ pointsAVX512_mul2:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R11), Z14
 	VPBROADCASTD 20(R11), Z15
-	MOVLQSX      256(SP), DI
+	MOVLQSX      768(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      260(SP), DI
+	MOVLQSX      772(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      264(SP), DI
+	MOVLQSX      776(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      268(SP), DI
+	MOVLQSX      780(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      272(SP), DI
+	MOVLQSX      784(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      276(SP), DI
+	MOVLQSX      788(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      280(SP), DI
+	MOVLQSX      792(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      284(SP), DI
+	MOVLQSX      796(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      288(SP), DI
+	MOVLQSX      800(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      292(SP), DI
+	MOVLQSX      804(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      296(SP), DI
+	MOVLQSX      808(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      300(SP), DI
+	MOVLQSX      812(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      304(SP), DI
+	MOVLQSX      816(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      308(SP), DI
+	MOVLQSX      820(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      312(SP), DI
+	MOVLQSX      824(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      316(SP), DI
+	MOVLQSX      828(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3578,32 +3645,32 @@ pointsAVX512_mul2_round:
 	VMOVDQU32   192(SP), Z4
 	VPSLLD      $0x1f, Z4, Z4
 	VPSRAD      $0x1f, Z4, Z4
-	VMOVDQU32   256(SP), Z5
+	VMOVDQU32   768(SP), Z5
 	VPXORD      Z20, Z20, Z20
-	KXNORW      K2, K2, K2
+	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  (DX)(Z5*1), K2, Z20
 	VPANDD      Z4, Z20, Z20
 	VPXORD      Z0, Z20, Z20
 	VMOVDQU32   Z20, (SP)
 	VPXORD      Z21, Z21, Z21
-	KXNORW      K3, K3, K3
-	VPGATHERDD  4(DX)(Z5*1), K3, Z21
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  4(DX)(Z5*1), K2, Z21
 	VPANDD      Z4, Z21, Z21
 	VPXORD      Z1, Z21, Z21
 	VMOVDQU32   Z21, 64(SP)
 	VPXORD      Z22, Z22, Z22
-	KXNORW      K4, K4, K4
-	VPGATHERDD  8(DX)(Z5*1), K4, Z22
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  8(DX)(Z5*1), K2, Z22
 	VPANDD      Z4, Z22, Z22
 	VPXORD      Z2, Z22, Z22
 	VMOVDQU32   Z22, 128(SP)
 	VPXORD      Z23, Z23, Z23
-	KXNORW      K5, K5, K5
-	VPGATHERDD  12(DX)(Z5*1), K5, Z23
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  12(DX)(Z5*1), K2, Z23
 	VMOVDQU32   Z23, Z0
 	VPXORD      Z24, Z24, Z24
-	KXNORW      K6, K6, K6
-	VPGATHERDD  (BX)(Z5*1), K6, Z24
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  (BX)(Z5*1), K2, Z24
 	VPBLENDMD   Z24, Z0, K1, Z0
 	VPXORD      Z23, Z0, Z0
 	VPSLLD      $0x1f, Z0, Z0
@@ -3616,20 +3683,21 @@ pointsAVX512_mul2_round:
 	ADDQ        $0x20, BX
 	ADDQ        $0x10, CX
 	DECQ        SI
-	JMP         pointsAVX512_mul2
+	JMP         pointsAVX512_mul2_level
+
+pointsAVX512_mul2_done:
+	JMP pointsAVX512_done
 
 pointsAVX512_mul4:
+	VPXORD    Z5, Z5, Z5
+	VMOVDQU32 Z5, 256(SP)
+	VMOVDQU32 Z5, 320(SP)
+	VMOVDQU32 Z5, 384(SP)
+	VMOVDQU32 Z5, 448(SP)
+
+pointsAVX512_mul4_level:
 	CMPQ         SI, $0x00
-	JE           pointsAVX512_done
-	VMOVDQU32    192(SP), Z0
-	VPSLLD       $0x1f, Z0, Z0
-	VPSRAD       $0x1f, Z0, Z0
-	VMOVDQU32    point_avx512<>+0(SB), Z1
-	VPERMD       Z0, Z1, Z1
-	VPTESTMD     Z1, Z1, K1
-	KMOVW        K1, DI
-	MOVW         DI, (R10)
-	ADDQ         $0x02, R10
+	JE           pointsAVX512_mul4_done
 	VMOVDQU32    (SP), Z16
 	VMOVDQU32    64(SP), Z17
 	VMOVDQU32    128(SP), Z18
@@ -3652,37 +3720,37 @@ pointsAVX512_mul4:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R11), Z14
 	VPBROADCASTD 20(R11), Z15
-	MOVLQSX      256(SP), DI
+	MOVLQSX      768(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      260(SP), DI
+	MOVLQSX      772(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      264(SP), DI
+	MOVLQSX      776(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      268(SP), DI
+	MOVLQSX      780(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      272(SP), DI
+	MOVLQSX      784(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      276(SP), DI
+	MOVLQSX      788(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      280(SP), DI
+	MOVLQSX      792(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      284(SP), DI
+	MOVLQSX      796(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      288(SP), DI
+	MOVLQSX      800(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      292(SP), DI
+	MOVLQSX      804(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      296(SP), DI
+	MOVLQSX      808(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      300(SP), DI
+	MOVLQSX      812(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      304(SP), DI
+	MOVLQSX      816(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      308(SP), DI
+	MOVLQSX      820(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      312(SP), DI
+	MOVLQSX      824(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      316(SP), DI
+	MOVLQSX      828(SP), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3807,11 +3875,10 @@ pointsAVX512_mul4_round:
 	VPUNPCKHQDQ Z5, Z14, Z5
 	VPUNPCKLQDQ Z7, Z4, Z14
 	VPUNPCKHQDQ Z7, Z4, Z4
-	VMOVDQU32   Z6, (R9)
-	VMOVDQU32   Z5, 64(R9)
-	VMOVDQU32   Z14, 128(R9)
-	VMOVDQU32   Z4, 192(R9)
-	ADDQ        $0x00000100, R9
+	VMOVDQU32   Z6, 512(SP)
+	VMOVDQU32   Z5, 576(SP)
+	VMOVDQU32   Z14, 640(SP)
+	VMOVDQU32   Z4, 704(SP)
 	VPXORD.BCST (R11), Z0, Z0
 	VPXORD      Z16, Z8, Z8
 	VPBLENDMD   Z8, Z0, K1, Z0
@@ -3827,32 +3894,32 @@ pointsAVX512_mul4_round:
 	VMOVDQU32   192(SP), Z4
 	VPSLLD      $0x1f, Z4, Z4
 	VPSRAD      $0x1f, Z4, Z4
-	VMOVDQU32   256(SP), Z5
+	VMOVDQU32   768(SP), Z5
 	VPXORD      Z22, Z22, Z22
-	KXNORW      K2, K2, K2
+	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  (DX)(Z5*1), K2, Z22
 	VPANDD      Z4, Z22, Z22
 	VPXORD      Z0, Z22, Z22
 	VMOVDQU32   Z22, (SP)
 	VPXORD      Z23, Z23, Z23
-	KXNORW      K3, K3, K3
-	VPGATHERDD  4(DX)(Z5*1), K3, Z23
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  4(DX)(Z5*1), K2, Z23
 	VPANDD      Z4, Z23, Z23
 	VPXORD      Z1, Z23, Z23
 	VMOVDQU32   Z23, 64(SP)
 	VPXORD      Z24, Z24, Z24
-	KXNORW      K4, K4, K4
-	VPGATHERDD  8(DX)(Z5*1), K4, Z24
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  8(DX)(Z5*1), K2, Z24
 	VPANDD      Z4, Z24, Z24
 	VPXORD      Z2, Z24, Z24
 	VMOVDQU32   Z24, 128(SP)
 	VPXORD      Z25, Z25, Z25
-	KXNORW      K5, K5, K5
-	VPGATHERDD  12(DX)(Z5*1), K5, Z25
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  12(DX)(Z5*1), K2, Z25
 	VMOVDQU32   Z25, Z0
 	VPXORD      Z26, Z26, Z26
-	KXNORW      K6, K6, K6
-	VPGATHERDD  (BX)(Z5*1), K6, Z26
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  (BX)(Z5*1), K2, Z26
 	VPBLENDMD   Z26, Z0, K1, Z0
 	VPXORD      Z25, Z0, Z0
 	VPSLLD      $0x1f, Z0, Z0
@@ -3861,11 +3928,105 @@ pointsAVX512_mul4_round:
 	VPANDD      Z4, Z25, Z25
 	VPXORD      Z3, Z25, Z25
 	VMOVDQU32   Z25, 192(SP)
+	VPXORD      Z27, Z27, Z27
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  16(DX)(Z5*1), K1, Z27
+	VPANDD      Z4, Z27, Z27
+	VPXORD      Z28, Z28, Z28
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  20(DX)(Z5*1), K1, Z28
+	VPANDD      Z4, Z28, Z28
+	VPXORD      Z29, Z29, Z29
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  24(DX)(Z5*1), K1, Z29
+	VPANDD      Z4, Z29, Z29
+	VPXORD      Z30, Z30, Z30
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  28(DX)(Z5*1), K1, Z30
+	VPANDD      Z4, Z30, Z30
+	VPUNPCKLDQ  Z28, Z27, Z0
+	VPUNPCKHDQ  Z28, Z27, Z2
+	VPUNPCKLDQ  Z30, Z29, Z3
+	VPUNPCKHDQ  Z30, Z29, Z4
+	VPUNPCKLQDQ Z3, Z0, Z1
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VPUNPCKLQDQ Z4, Z2, Z3
+	VPUNPCKHQDQ Z4, Z2, Z2
+	VMOVDQU32   256(SP), Z4
+	VMOVDQU32   512(SP), Z5
+	VPANDD      (R10), Z5, Z5
+	VPADDQ      Z5, Z4, Z6
+	VPXORD      Z5, Z4, Z4
+	VPANDD      64(R10), Z4, Z4
+	VPANDD      128(R10), Z6, Z6
+	VPORD       Z6, Z4, Z4
+	VPANDD      (R10), Z1, Z1
+	VPADDQ      Z1, Z4, Z5
+	VPXORD      Z1, Z4, Z4
+	VPANDD      64(R10), Z4, Z4
+	VPANDD      128(R10), Z5, Z5
+	VPORD       Z5, Z4, Z4
+	VMOVDQU32   Z4, 256(SP)
+	VMOVDQU32   320(SP), Z1
+	VMOVDQU32   576(SP), Z4
+	VPANDD      (R10), Z4, Z4
+	VPADDQ      Z4, Z1, Z5
+	VPXORD      Z4, Z1, Z1
+	VPANDD      64(R10), Z1, Z1
+	VPANDD      128(R10), Z5, Z5
+	VPORD       Z5, Z1, Z1
+	VPANDD      (R10), Z0, Z0
+	VPADDQ      Z0, Z1, Z4
+	VPXORD      Z0, Z1, Z1
+	VPANDD      64(R10), Z1, Z1
+	VPANDD      128(R10), Z4, Z4
+	VPORD       Z4, Z1, Z1
+	VMOVDQU32   Z1, 320(SP)
+	VMOVDQU32   384(SP), Z0
+	VMOVDQU32   640(SP), Z1
+	VPANDD      (R10), Z1, Z1
+	VPADDQ      Z1, Z0, Z4
+	VPXORD      Z1, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z4, Z4
+	VPORD       Z4, Z0, Z0
+	VPANDD      (R10), Z3, Z3
+	VPADDQ      Z3, Z0, Z1
+	VPXORD      Z3, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z1, Z1
+	VPORD       Z1, Z0, Z0
+	VMOVDQU32   Z0, 384(SP)
+	VMOVDQU32   448(SP), Z0
+	VMOVDQU32   704(SP), Z1
+	VPANDD      (R10), Z1, Z1
+	VPADDQ      Z1, Z0, Z3
+	VPXORD      Z1, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z3, Z3
+	VPORD       Z3, Z0, Z0
+	VPANDD      (R10), Z2, Z2
+	VPADDQ      Z2, Z0, Z1
+	VPXORD      Z2, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z1, Z1
+	VPORD       Z1, Z0, Z0
+	VMOVDQU32   Z0, 448(SP)
 	ADDQ        $0x20, DX
 	ADDQ        $0x20, BX
 	ADDQ        $0x10, CX
 	DECQ        SI
-	JMP         pointsAVX512_mul4
+	JMP         pointsAVX512_mul4_level
+
+pointsAVX512_mul4_done:
+	VMOVDQU32 256(SP), Z0
+	VMOVDQU32 Z0, (R9)
+	VMOVDQU32 320(SP), Z0
+	VMOVDQU32 Z0, 64(R9)
+	VMOVDQU32 384(SP), Z0
+	VMOVDQU32 Z0, 128(R9)
+	VMOVDQU32 448(SP), Z0
+	VMOVDQU32 Z0, 192(R9)
 
 pointsAVX512_done:
 	VMOVDQU32   (SP), Z0

@@ -1,6 +1,7 @@
 package chacha
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -35,12 +36,33 @@ func newPoints(t testing.TB, rng *rand.Rand, lanes, n, mul, tr int) *Points {
 		w.Offs[j] = int32(k * 2 * BlockSize * n)
 	}
 	if mul == 4 {
-		w.Values = guardmem.EndOfMapping(t, n*lanes*BlockSize)
-		w.Bits = guardmem.EndOfMapping(t, n*lanes/8)
-		fillRandom(rng, w.Values)
-		fillRandom(rng, w.Bits)
+		w.Sums = guardmem.EndOfMapping(t, lanes*BlockSize)
+		fillRandom(rng, w.Sums)
+		w.Arith = randomArith(rng)
 	}
 	return w
+}
+
+// randomArith returns random masks, each half of the block adding by XOR in some
+// bits and by 64-bit addition in the others.
+func randomArith(rng *rand.Rand) *Arith {
+	a := &Arith{}
+	fillRandom(rng, a.From[:])
+	fillRandom(rng, a.Xor[:])
+	for i, x := range a.Xor {
+		a.Add[i] = ^x
+	}
+	return a
+}
+
+// addTerm is sum + (term AND a.From) in a's arithmetic.
+func addTerm(a *Arith, sum, term []byte) {
+	for h := 0; h < BlockSize; h += 8 {
+		x := binary.LittleEndian.Uint64(sum[h:])
+		y := binary.LittleEndian.Uint64(term[h:]) & binary.LittleEndian.Uint64(a.From[h:])
+		r := (x^y)&binary.LittleEndian.Uint64(a.Xor[h:]) | (x+y)&binary.LittleEndian.Uint64(a.Add[h:])
+		binary.LittleEndian.PutUint64(sum[h:], r)
+	}
 }
 
 // lanePath is point j's walk of w in WalkOne's terms.
@@ -82,10 +104,15 @@ func TestWalkPoints(t *testing.T) {
 								leaf, tOut := walkLevels(lw, seed, t0, permuteLevel(nonce), make([]byte, 3*BlockSize))
 								leaf[12] |= tOut
 								require.Equal(t, leaf[:], w.Nodes[j*BlockSize:][:BlockSize], "point %d: leaf", j)
-								for i := range len(lw.Bits) {
-									require.Equal(t, lw.Values[i*BlockSize:][:BlockSize], w.Values[(i*lanes+j)*BlockSize:][:BlockSize], "point %d level %d: value", j, i)
-									bit := w.Bits[i*lanes/8+j/8] >> (j % 8) & 1
-									require.Equal(t, lw.Bits[i], bit, "point %d level %d: parent control bit", j, i)
+								if mul == 4 {
+									sum := make([]byte, BlockSize)
+									for i, t := range lw.Bits {
+										addTerm(w.Arith, sum, lw.Values[i*BlockSize:])
+										if t == 1 {
+											addTerm(w.Arith, sum, lw.Rows[i*2*BlockSize+BlockSize:])
+										}
+									}
+									require.Equal(t, sum, w.Sums[j*BlockSize:][:BlockSize], "point %d: sum", j)
 								}
 							}
 						}
@@ -117,8 +144,9 @@ func TestWalkPointsChecksArguments(t *testing.T) {
 		"negative offset":  func(w *Points) { w.Offs[0] = -32 },
 		"TrByte unaligned": func(w *Points) { w.TrByte = 17 },
 		"TrByte past row":  func(w *Points) { w.TrByte = 32 },
-		"values for DPF":   func(w *Points) { w.Values = make([]byte, lanes*BlockSize) },
-		"no bits for DCF":  func(w *Points) { w.Mul, w.Values = 4, make([]byte, lanes*BlockSize) },
+		"sums for DPF":     func(w *Points) { w.Sums = make([]byte, lanes*BlockSize) },
+		"no sums for DCF":  func(w *Points) { w.Mul, w.Arith = 4, &Arith{} },
+		"no arith for DCF": func(w *Points) { w.Mul, w.Sums = 4, make([]byte, lanes*BlockSize) },
 	} {
 		w := ok()
 		change(w)

@@ -52,9 +52,18 @@ type Points struct {
 	Offs   []int32 // PointLanes() offsets into Rows
 	Mul    int     // 2 (DPF) or 4 (DCF)
 	TrByte int     // as in Walk; a multiple of 4
-	Values []byte  // DCF only: receives n*PointLanes() blocks, level i's value outputs from block i*PointLanes()
-	Bits   []byte  // DCF only: receives n*PointLanes()/8 bytes, level i's parent control bits, point j at bit j of its PointLanes()/8 bytes
+	// DCF only (Mul 4): Sums receives PointLanes() blocks, point j's sum over the
+	// levels of its value output (as Walk.Values has it) and, where the level's t is
+	// set, its row's second block; each term ANDed with Arith.From and added as
+	// Arith says. nil for DPF.
+	Sums  []byte
+	Arith *Arith
 }
+
+// Arith is a group's arithmetic as masks on a block's bytes: a value is a block
+// ANDed with From; + is XOR in the bits of Xor and 64-bit addition, within each
+// 8-byte half, in those of Add.
+type Arith struct{ From, Xor, Add [16]byte }
 
 // PointLanes is the number of points WalkPoints walks at once on the active backend:
 // 0 where it has no routine for it (the portable backend).
@@ -64,28 +73,28 @@ func PointLanes() int { return int(impls.Ops().walk) }
 // control bits as t. It panics if PointLanes() is 0 or w is inconsistent: every
 // point's rows must lie within w.Rows.
 func WalkPoints(w *Points, nonce [2]uint32) {
-	lanes, n := PointLanes(), len(w.Sides)/max(1, PointLanes())
+	lanes := PointLanes()
 	if lanes == 0 {
 		panic("chacha: the " + Backend() + " backend has no point walk")
 	}
-	out := n
-	if w.Mul == 2 {
-		out = 0
-	} else if w.Mul != 4 {
+	n := len(w.Sides) / lanes
+	sums := 0
+	if w.Mul == 4 {
+		sums = lanes * BlockSize
+		if w.Arith == nil {
+			panic("chacha: Points.Arith is nil")
+		}
+	} else if w.Mul != 2 {
 		panic("chacha: Points.Mul must be 2 or 4")
 	}
 	if len(w.Nodes) != lanes*BlockSize || len(w.Sides) != n*lanes || len(w.Offs) != lanes ||
-		len(w.Values) != out*lanes*BlockSize || len(w.Bits) != out*lanes/8 ||
-		w.TrByte < 0 || w.TrByte >= 2*BlockSize || w.TrByte%4 != 0 {
+		len(w.Sums) != sums || w.TrByte < 0 || w.TrByte >= 2*BlockSize || w.TrByte%4 != 0 {
 		panic("chacha: bad Points lengths or TrByte")
 	}
 	for _, off := range w.Offs {
 		if off < 0 || int(off)+2*BlockSize*n > len(w.Rows) {
 			panic("chacha: Points.Offs out of Rows")
 		}
-	}
-	if n == 0 {
-		return
 	}
 	impls.Ops().walk.points(w, nonce, n)
 }

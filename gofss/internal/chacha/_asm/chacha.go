@@ -80,8 +80,6 @@ type constants struct {
 	selPair        Mem // VPSHUFB indices that spread sel byte h over 128-bit half h
 	ctrlByte       Mem // VPSHUFB indices that copy byte 12, a block's control bit, everywhere
 	clearCtrl      Mem // all ones but a block's control bit
-	pointAVX2      Mem // VPERMD indices that put state lanes in seed order (laneOrder's inverse)
-	pointAVX512    Mem
 }
 
 func newConstants() constants {
@@ -96,8 +94,6 @@ func newConstants() constants {
 	}
 	c.selAVX2 = laneOrder("sel_avx2", 8)
 	c.selAVX512 = laneOrder("sel_avx512", 16)
-	c.pointAVX2 = seedOrder("point_avx2", 8)
-	c.pointAVX512 = seedOrder("point_avx512", 16)
 	c.pairLo = qwords("pair_lo", 0, 1, 8, 9, 2, 3, 10, 11)
 	c.pairHi = qwords("pair_hi", 4, 5, 12, 13, 6, 7, 14, 15)
 	c.selPair = GLOBL("sel_pair", RODATA|NOPTR)
@@ -126,16 +122,6 @@ func laneOrder(name string, lanes int) Mem {
 	m := GLOBL(name, RODATA|NOPTR)
 	for j := 0; j < lanes; j++ {
 		DATA(4*j, U32(lanes/4*(j%4)+j/4))
-	}
-	return m
-}
-
-// seedOrder is the lane of laneOrder that holds each seed: seed p*k+g is in lane 4g+k.
-func seedOrder(name string, lanes int) Mem {
-	m := GLOBL(name, RODATA|NOPTR)
-	p := lanes / 4
-	for s := 0; s < lanes; s++ {
-		DATA(4*s, U32(4*(s%p)+s/p))
 	}
 	return m
 }
@@ -851,20 +837,26 @@ func generateWalk(k *routine) {
 // the blocks routines' transposed state) down all n levels of their DPF (mul 2) or
 // DCF (mul 4) trees in one call. Each level expands every lane's seed, picks its
 // side's outputs, gathers each lane's correction word from its own key and applies
-// it where the lane's control bit is set. Between levels the children wait in the
-// frame: the rounds need every register (AVX2), and a level's few loads and stores
-// are nothing next to its rounds.
+// it where the lane's control bit is set; DCF adds the level's value share to each
+// point's sum. Between levels the children and sums wait in the frame: the rounds
+// need every register (AVX2), and a level's few loads and stores are nothing next
+// to its rounds.
 func generatePoints(k *routine) {
-	TEXT(k.name, NOSPLIT, "func(nodes, sides, rows *byte, offs *int32, n, tr, mul int, values, bits *byte, in *[6]uint32)")
+	// Not NOSPLIT: the AVX-512 frame is over the limit of a function that skips the
+	// stack check.
+	TEXT(k.name, 0, "func(nodes, sides, rows *byte, offs *int32, n, tr, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)")
 	Pragma("noescape")
 	lanes := strconv.Itoa(k.lanes())
 	Doc(k.name+" walks "+lanes+" points from nodes ("+lanes+" blocks, each a root seed with its",
 		"control bit) down n levels and leaves their leaves, control bits included, in",
 		"nodes. Point j takes side sides[i*"+lanes+"+j] at level i, whose correction word",
 		"is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of",
-		"side 1. Level i expands with mul (2 or 4); with mul 4 it writes the points'",
-		"value outputs to values+"+lanes+"*16i and their parent control bits, point j",
-		"at bit j, to bits+"+strconv.Itoa(k.lanes()/8)+"i. in is as for blocks"+k.name[6:]+".")
+		"side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums ("+lanes,
+		"blocks) each point's sum over the levels of its value output and, where its",
+		"parent control bit is set, its row's second block, each ANDed with mask",
+		"arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in",
+		"those of arith[2]; each mask is a block repeated over 64 bytes. in is as for",
+		"blocks"+k.name[6:]+".")
 	nodes := Load(Param("nodes"), GP64())
 	k.sel = Load(Param("sides"), GP64())
 	rows := Load(Param("rows"), GP64())
@@ -872,12 +864,12 @@ func generatePoints(k *routine) {
 	n := Load(Param("n"), GP64())
 	tr := Load(Param("tr"), GP64())
 	mul := Load(Param("mul"), GP64())
-	values := Load(Param("values"), GP64())
-	bits := Load(Param("bits"), GP64())
+	sums := Load(Param("sums"), GP64())
+	arith := Load(Param("arith"), GP64())
 	k.in = Load(Param("in"), GP64())
 
 	size := 4 * k.lanes()
-	slots := 5
+	slots := 13
 	if !k.wide {
 		slots += 8 // the seed and spilled words, as in generate
 	}
@@ -891,55 +883,78 @@ func generatePoints(k *routine) {
 		}
 		first = 8
 	}
-	var child [4]Mem
-	for w := range child {
-		child[w] = slot(first + w)
+	f := &pointFrame{rows: rows, arith: arith, off: slot(first + 12)}
+	for w := range 4 {
+		f.child[w], f.sum[w], f.value[w] = slot(first+w), slot(first+4+w), slot(first+8+w)
 	}
-	offSlot := slot(first + 4)
 	for i := range k.x {
 		k.x[i] = k.vec()
 	}
 
 	for w, c := range k.loadWords(Mem{Base: nodes}) {
-		k.move(c, child[w])
+		k.move(c, f.child[w])
 	}
 	offs, idx := k.vec(), k.vec()
 	k.move(Mem{Base: offsp}, offs)
 	k.move(k.laneOrder(), idx)
 	VPERMD(offs, idx, offs)
-	k.move(offs, offSlot)
-	trRows := GP64()
-	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, trRows)
+	k.move(offs, f.off)
+	f.trRows = GP64()
+	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, f.trRows)
 
 	done := k.name + "_done"
 	CMPQ(mul, U8(4))
 	JE(LabelRef(k.name + "_mul4"))
 	for _, m := range []int{2, 4} {
 		name := k.name + "_mul" + strconv.Itoa(m)
-		Label(name)
-		CMPQ(n, U8(0))
-		JE(LabelRef(done))
 		if m == 4 {
-			k.storeBits(k.controlMask(child[3]), Mem{Base: bits})
-			ADDQ(U8(k.lanes()/8), bits)
+			zero := k.vec()
+			Label(name)
+			k.xor(zero, zero, zero)
+			for _, s := range f.sum {
+				k.move(zero, s)
+			}
 		}
-		k.pointLevel(m, child, offSlot, rows, trRows, values, name)
-		ADDQ(U8(32), rows)
-		ADDQ(U8(32), trRows)
+		Label(name + "_level")
+		CMPQ(n, U8(0))
+		JE(LabelRef(name + "_done"))
+		k.pointLevel(m, f, name)
+		ADDQ(U8(32), f.rows)
+		ADDQ(U8(32), f.trRows)
 		ADDQ(U8(k.lanes()), k.sel)
 		DECQ(n)
-		JMP(LabelRef(name))
+		JMP(LabelRef(name + "_level"))
+
+		Label(name + "_done")
+		if m == 4 {
+			for i, s := range f.sum {
+				v := k.vec()
+				k.move(s, v)
+				k.move(v, Mem{Base: sums}.Offset(i*size))
+			}
+		}
+		JMP(LabelRef(done))
 	}
 
 	Label(done)
 	var leaves [4]VecVirtual
 	for w := range leaves {
 		leaves[w] = k.vec()
-		k.move(child[w], leaves[w])
+		k.move(f.child[w], leaves[w])
 	}
 	k.storeWords(leaves, Mem{Base: nodes})
 	VZEROUPPER()
 	RET()
+}
+
+// pointFrame is where generatePoints keeps a chunk's walk between levels: the
+// children (transposed words), the DCF sums and a level's value outputs (blocks),
+// and the lanes' row offsets; and the rows of the level and its tr bytes.
+type pointFrame struct {
+	child, sum, value [4]Mem
+	off               Mem
+	rows, trRows      Register
+	arith             Register
 }
 
 // prefetchLevels is how many levels ahead generatePoints fetches the lanes' rows:
@@ -948,11 +963,11 @@ const prefetchLevels = 2
 
 // pointLevel is one level of generatePoints' walk for mul m, from the children of
 // the previous level (or the roots) in the child slots to the next ones.
-func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, values Register, name string) {
+func (k *routine) pointLevel(m int, f *pointFrame, name string) {
 	var seed [4]VecVirtual
 	for w := range seed {
 		seed[w] = k.vec()
-		k.move(child[w], seed[w])
+		k.move(f.child[w], seed[w])
 	}
 	// Clear the control bit, bit 0 of word 3.
 	VPSRLD(U8(1), seed[3], seed[3])
@@ -962,8 +977,8 @@ func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, val
 	// stall the level's end, which the rounds cannot hide.
 	off := GP64()
 	for j := 0; j < k.lanes(); j++ {
-		MOVLQSX(offSlot.Offset(4*j), off)
-		PREFETCHT0(Mem{Base: rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
+		MOVLQSX(f.off.Offset(4*j), off)
+		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
 	}
 	k.rounds(name + "_round")
 
@@ -976,8 +991,9 @@ func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, val
 			v[w] = k.output(1, w)
 			k.blend(pick, v[w], k.output(3, w))
 		}
-		k.storeWords(v, Mem{Base: values})
-		ADDQ(U32(k.lanes()*16), values)
+		for i, b := range k.transpose(v) {
+			k.move(b, f.value[i])
+		}
 	}
 	var out [4]VecVirtual
 	for w := range out {
@@ -985,17 +1001,17 @@ func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, val
 		k.blend(pick, out[w], k.output(m/2, w))
 	}
 
-	t := k.controlMask(child[3])
+	t := k.controlMask(f.child[3])
 	offs := k.vec()
-	k.move(offSlot, offs)
+	k.move(f.off, offs)
 	for w, o := range out {
-		c := k.gather(rows, offs, 4*w)
+		c := k.gather(f.rows, offs, 4*w)
 		if w == 3 {
 			// The control-bit correction is the row's own bit for side 0 and that
 			// of byte tr for side 1: flip bit 0 where they differ.
 			side := k.vec()
 			k.move(c, side)
-			k.blend(pick, side, k.gather(trRows, offs, 0))
+			k.blend(pick, side, k.gather(f.trRows, offs, 0))
 			k.xor(c, side, side)
 			VPSLLD(U8(31), side, side)
 			VPSRLD(U8(31), side, side)
@@ -1003,7 +1019,37 @@ func (k *routine) pointLevel(m int, child [4]Mem, offSlot Mem, rows, trRows, val
 		}
 		k.and(t, c, c)
 		k.xor(o, c, c)
-		k.move(c, child[w])
+		k.move(c, f.child[w])
+	}
+	if m == 4 {
+		k.addValues(f, t, offs)
+	}
+}
+
+// addValues adds a DCF level's value shares to the sums: the value outputs and,
+// in the lanes whose parent control bit t is set, the rows' second blocks.
+func (k *routine) addValues(f *pointFrame, t, offs VecVirtual) {
+	var cw [4]VecVirtual
+	for w := range cw {
+		cw[w] = k.gather(f.rows, offs, 16+4*w)
+		k.and(t, cw[w], cw[w])
+	}
+	// The masks are 64 bytes apart, the size of the widest vector.
+	from, xorBits, addBits := Mem{Base: f.arith}, Mem{Base: f.arith}.Offset(64), Mem{Base: f.arith}.Offset(128)
+	for i, c := range k.transpose(cw) {
+		sum, v := k.vec(), k.vec()
+		k.move(f.sum[i], sum)
+		k.move(f.value[i], v)
+		for _, x := range []VecVirtual{v, c} {
+			k.and(from, x, x)
+			s := k.vec()
+			VPADDQ(x, sum, s)
+			k.xor(x, sum, sum)
+			k.and(xorBits, sum, sum)
+			k.and(addBits, s, s)
+			k.or(s, sum, sum)
+		}
+		k.move(sum, f.sum[i])
 	}
 }
 
@@ -1017,39 +1063,32 @@ func (k *routine) controlMask(m Mem) VecVirtual {
 	return t
 }
 
-// storeBits writes the lanes' bits of mask t (all ones or zero per lane) to m, a bit
-// per seed in seed order.
-func (k *routine) storeBits(t VecVirtual, m Mem) {
-	idx := k.vec()
-	k.move(k.pointOrder(), idx)
-	VPERMD(t, idx, idx)
-	b := GP32()
-	if k.wide {
-		set := K()
-		VPTESTMD(idx, idx, set)
-		KMOVW(set, b)
-		MOVW(b.As16(), m)
-		return
-	}
-	VMOVMSKPS(idx, b)
-	MOVB(b.As8(), m)
-}
-
-// gather loads a word per lane from base+idx+disp.
+// gather loads a word per lane from base+idx+disp. Its mask, which it clears, is
+// set by comparing idx with itself: an instruction that sets a register from
+// itself alone (KXNORW, VPCMPEQD x, x) would read it before it is written, which
+// keeps it live, and taken, from the function's entry on.
 func (k *routine) gather(base Register, idx VecVirtual, disp int) VecVirtual {
 	dst := k.vec()
 	k.xor(dst, dst, dst)
 	at := Mem{Base: base, Index: idx, Scale: 1, Disp: disp}
 	if k.wide {
 		all := K()
-		KXNORW(all, all, all)
+		VPCMPEQD(idx, idx, all)
 		VPGATHERDD(at, all, dst)
 		return dst
 	}
 	all := YMM()
-	VPCMPEQD(all, all, all)
+	VPCMPEQD(idx, idx, all)
 	VPGATHERDD(all, at, dst)
 	return dst
+}
+
+func (k *routine) or(a, b, dst Op) {
+	if k.wide {
+		VPORD(a, b, dst)
+	} else {
+		VPOR(a, b, dst)
+	}
 }
 
 func (k *routine) and(a, b, dst Op) {
@@ -1060,18 +1099,10 @@ func (k *routine) and(a, b, dst Op) {
 	}
 }
 
-// laneOrder and pointOrder are the VPERMD indices that put seeds in state lane
-// order and back.
+// laneOrder is the VPERMD indices that put seeds in state lane order.
 func (k *routine) laneOrder() Mem {
 	if k.wide {
 		return k.c.selAVX512
 	}
 	return k.c.selAVX2
-}
-
-func (k *routine) pointOrder() Mem {
-	if k.wide {
-		return k.c.pointAVX512
-	}
-	return k.c.pointAVX2
 }
