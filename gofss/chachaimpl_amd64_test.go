@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -165,5 +166,40 @@ func BenchmarkChachaImpl(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// A chunk reads its points' inputs and roots before it writes their outputs, so dst
+// may be the memory of xs or of s0s (one point per key).
+func TestChachaImplOutputsInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, c := range testCases(t, []int{20}) {
+		if c.scheme.Params().Prg != PrgChaCha || c.scheme.Params().Kind == KindHalfTreeDpf {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			fast := onChachaImpl(t, c.scheme)
+			const keys = 37
+			seeds, alphas, betas := randKeys(r, c.n, keys)
+			cws := make([]Cw, keys*(c.n+1))
+			require.NoError(t, fast.Gen(cws, seeds, alphas, betas))
+			ps, xs := make([]Block, keys), make([]Uint128, keys)
+			for k := range keys {
+				ps[k], xs[k] = seeds[2*k], randInput(r, c.n)
+			}
+			want := make([]Block, keys)
+			require.NoError(t, rebuild(t, c.scheme, WithImpl(PortableImpl)).Eval(want, 0, ps, cws, xs))
+
+			overXs := make([]Block, keys)
+			for k, x := range xs {
+				overXs[k] = Block(x)
+			}
+			require.NoError(t, fast.Eval(overXs, 0, ps, cws, unsafe.Slice((*Uint128)(unsafe.Pointer(&overXs[0])), keys)))
+			require.Equal(t, want, overXs, "outputs over the inputs")
+
+			overSeeds := append([]Block(nil), ps...)
+			require.NoError(t, fast.Eval(overSeeds, 0, overSeeds, cws, xs))
+			require.Equal(t, want, overSeeds, "outputs over the roots")
+		})
 	}
 }
