@@ -200,3 +200,37 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
 	kEnd := ch.key[lanes-1] + 1
 	ch.w.Rows = unsafe.Slice((*byte)(unsafe.Pointer(&b.cws[k0*rows])), (kEnd-k0)*rows*cwSize)
 }
+
+// walkEvalAll is the EvalAll tree whose levels write each node's children corrected
+// by the PRG routine itself (chacha.ExpandChildren), control bits in their lsb:
+// the Go correction pass over every node is gone, and the leaves only convert.
+func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	if chacha.PointLanes() == 0 {
+		return c.walks.walkEvalAll(place, party, s0s, cws)
+	}
+	n, ar, nonce := c.d.params.InBits, c.d.params.Group.arith(), c.prg.Nonce()
+	children := func(out, in []Block, k, i int) {
+		l, r := dpfChildCws(&cws[k*(n+1)+i])
+		cw := [2][16]byte{l.Bytes(), r.Bytes()}
+		chacha.ExpandChildren(blockBytes(out), blockBytes(in), nonce, &cw)
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true},
+		costNs: nodeCostNs(2),
+		root: func(k int, r nodes) {
+			r.u[0] = s0s[k].WithLsb(uint8(party))
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			children(out.u, in.u, k, i)
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			out := place(k, x0, 2*len(in.u))
+			children(out, in.u, k, n-1)
+			v := ar.from(cws[k*(n+1)+n][0])
+			for j, x := range out {
+				out[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), v, party)
+			}
+		},
+	}
+}

@@ -16,7 +16,8 @@ import (
 
 // The "chacha" implementation's Eval: its point walks (chunks of 8 or 16 points, and
 // a point at a time for the shortest batches) on the vectors' keys, with every
-// vector point of a case in one batch, and against the portable walks on random keys.
+// vector point of a case in one batch, and against the portable walks on random keys,
+// with its EvalAll (the vectors' EvalAll runs on it in TestVectors).
 
 // onChachaImpl makes s anew on the chacha implementation, or skips where it does not
 // serve s under the ChaCha backend selected now (the portable one).
@@ -69,7 +70,7 @@ func TestChachaImplVectors(t *testing.T) {
 
 func TestChachaImplMatchesPortable(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, c := range testCases(t, []int{1, 2, 20, 63, 64, 128}) {
+	for _, c := range testCases(t, []int{1, 2, 12, 20, 63, 64, 128}) {
 		if c.scheme.Params().Prg != PrgChaCha || c.scheme.Params().Kind == KindHalfTreeDpf {
 			continue
 		}
@@ -102,6 +103,12 @@ func TestChachaImplMatchesPortable(t *testing.T) {
 							require.NoError(t, fast.Eval(got, p, ps, cws, xs))
 							require.NoError(t, port.Eval(want, p, ps, cws, xs))
 							require.Equal(t, want, got, fmt.Sprintf("%d keys x %d points, party %d", keys, m, p))
+							if c.n <= 12 && m == 1 && points <= 9 {
+								got, want := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
+								require.NoError(t, fast.EvalAll(got, p, ps, cws))
+								require.NoError(t, port.EvalAll(want, p, ps, cws))
+								require.Equal(t, want, got, "EvalAll, %d keys, party %d", keys, p)
+							}
 						}
 					}
 				}

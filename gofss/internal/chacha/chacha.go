@@ -122,3 +122,14 @@ func storeRow(b []byte, row [4]uint32) {
 		binary.LittleEndian.PutUint32(b[4*w:], row[w])
 	}
 }
+
+// ExpandChildren writes both children of every DPF tree node of src (blocks, the
+// node's control bit t in bit 0 of byte 12): dst block 2i+c is output c of the PRG
+// with mul 2 on node i's seed (its control bit cleared), XORed with cws[c] where t
+// is 1. len(dst) must be 2*len(src).
+func ExpandChildren(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+	if len(src)%BlockSize != 0 || len(dst) != 2*len(src) {
+		panic("chacha: bad buffer lengths")
+	}
+	impls.Ops().children(dst, src, nonce, cws)
+}

@@ -31,12 +31,12 @@ func archBackends() []*backend {
 			// The blocks routine needs only the foundation subset; the rows routine
 			// rotates xmm and ymm registers, which takes VL.
 			Available: cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL,
-			Ops:       ops{avx512.expand, avx512.expandSelect, avx512},
+			Ops:       ops{avx512.expand, avx512.expandSelect, avx512.children, avx512},
 		},
 		{
 			Name:      "avx2",
 			Available: cpu.X86.HasAVX2,
-			Ops:       ops{avx2.expand, avx2.expandSelect, avx2},
+			Ops:       ops{avx2.expand, avx2.expandSelect, avx2.children, avx2},
 		},
 	}
 }
@@ -52,6 +52,23 @@ func (s simd) expandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte
 		mode = modeSelect4
 	}
 	s.run(dst, src, sel, nonce, mul, mode, mul/2)
+}
+
+// children runs the children routine on the whole chunks of src, and the rest, a few
+// nodes, through expand.
+func (s simd) children(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+	var in [6]uint32
+	setInput(&in, nonce, 2)
+	n := len(src) / BlockSize
+	done := n &^ (int(s) - 1)
+	if done > 0 {
+		if s == avx512 {
+			childrenAVX512(&dst[0], &src[0], done/int(s), cws, &in)
+		} else {
+			childrenAVX2(&dst[0], &src[0], done/int(s), cws, &in)
+		}
+	}
+	childrenVia(s.expand, dst[2*done*BlockSize:], src[done*BlockSize:], nonce, cws)
 }
 
 // setInput sets in to the part of the initial state that is the same for every

@@ -18,3 +18,32 @@ func expandSelectGeneric(dst, src []byte, nonce [2]uint32, mul int, sel []byte) 
 		}
 	}
 }
+
+func childrenGeneric(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+	childrenVia(expandGeneric, dst, src, nonce, cws)
+}
+
+// childrenVia is ExpandChildren on a backend's expand: the seeds, control bits
+// cleared, through expand, and the corrections XORed in after.
+func childrenVia(expand func(dst, src []byte, nonce [2]uint32, mul int), dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+	var seeds [16 * BlockSize]byte
+	for len(src) > 0 {
+		m := min(len(src), len(seeds))
+		copy(seeds[:], src[:m])
+		for i := 12; i < m; i += BlockSize {
+			seeds[i] &^= 1
+		}
+		out := dst[:2*m]
+		expand(out, seeds[:m], nonce, 2)
+		for i := 0; i < m; i += BlockSize {
+			t := -(src[i+12] & 1) // all ones where the node's control bit is set
+			for c := range 2 {
+				child := out[2*i+c*BlockSize:][:BlockSize]
+				for b := range child {
+					child[b] ^= cws[c][b] & t
+				}
+			}
+		}
+		src, dst = src[m:], dst[2*m:]
+	}
+}

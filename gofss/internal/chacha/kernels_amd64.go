@@ -77,3 +77,19 @@ func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int
 //
 //go:noescape
 func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+
+// childrenAVX2 expands chunks*8 nodes of src (blocks, control bit t in bit 0
+// of byte 12) with mul 2 and writes each node's children to dst, the left one (row
+// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. in is
+// as for blocksAVX2.
+//
+//go:noescape
+func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+
+// childrenAVX512 expands chunks*16 nodes of src (blocks, control bit t in bit 0
+// of byte 12) with mul 2 and writes each node's children to dst, the left one (row
+// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. in is
+// as for blocksAVX512.
+//
+//go:noescape
+func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)

@@ -4047,3 +4047,501 @@ pointsAVX512_done:
 	VMOVDQU32   Z0, 192(AX)
 	VZEROUPPER
 	RET
+
+// func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+// Requires: AVX, AVX2
+TEXT ·childrenAVX2(SB), NOSPLIT, $288-40
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ chunks+16(FP), DX
+	MOVQ cws+24(FP), BX
+	MOVQ in+32(FP), SI
+
+childrenAVX2_chunk:
+	CMPQ         DX, $0x00
+	JE           childrenAVX2_done
+	VMOVDQU      (CX), Y2
+	VMOVDQU      32(CX), Y3
+	VMOVDQU      64(CX), Y0
+	VMOVDQU      96(CX), Y4
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLDQ   Y4, Y0, Y2
+	VPUNPCKHDQ   Y4, Y0, Y4
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPUNPCKLQDQ  Y4, Y3, Y2
+	VPUNPCKHQDQ  Y4, Y3, Y3
+	VMOVDQU      Y3, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      Y4, 256(SP)
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (SI), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(SI), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(SI), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(SI), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(SI), Y14
+	VPBROADCASTD 20(SI), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVQ         $0x0000000a, DI
+
+childrenAVX2_round:
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x0c, Y5, Y10
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x07, Y5, Y10
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VMOVDQU      Y8, 128(SP)
+	VMOVDQU      Y9, 160(SP)
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VMOVDQU      192(SP), Y10
+	VPADDD       Y14, Y10, Y10
+	VMOVDQU      224(SP), Y11
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x0c, Y7, Y8
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x07, Y7, Y8
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x0c, Y5, Y8
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x07, Y5, Y8
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VMOVDQU      128(SP), Y8
+	VPADDD       Y13, Y8, Y8
+	VMOVDQU      160(SP), Y9
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0c, Y7, Y10
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x07, Y7, Y10
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	DECQ         DI
+	JNZ          childrenAVX2_round
+	VPBROADCASTD (SI), Y8
+	VPXOR        Y8, Y0, Y0
+	VPBROADCASTD (BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y0, Y0
+	VPBROADCASTD 4(SI), Y8
+	VPXOR        Y8, Y1, Y1
+	VPBROADCASTD 4(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y1, Y1
+	VPBROADCASTD 8(SI), Y8
+	VPXOR        Y8, Y2, Y2
+	VPBROADCASTD 8(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y2, Y2
+	VPBROADCASTD 12(SI), Y8
+	VPXOR        Y8, Y3, Y3
+	VPBROADCASTD 12(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y3, Y3
+	VPXOR        (SP), Y4, Y4
+	VPBROADCASTD 16(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y4, Y4
+	VPXOR        32(SP), Y5, Y5
+	VPBROADCASTD 20(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y5, Y5
+	VPXOR        64(SP), Y6, Y6
+	VPBROADCASTD 24(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y6, Y6
+	VPXOR        96(SP), Y7, Y7
+	VPBROADCASTD 28(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y0
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLQDQ  Y1, Y8, Y2
+	VPUNPCKHQDQ  Y1, Y8, Y1
+	VPUNPCKLQDQ  Y3, Y0, Y8
+	VPUNPCKHQDQ  Y3, Y0, Y0
+	VPUNPCKLDQ   Y5, Y4, Y3
+	VPUNPCKHDQ   Y5, Y4, Y4
+	VPUNPCKLDQ   Y7, Y6, Y5
+	VPUNPCKHDQ   Y7, Y6, Y7
+	VPUNPCKLQDQ  Y5, Y3, Y6
+	VPUNPCKHQDQ  Y5, Y3, Y3
+	VPUNPCKLQDQ  Y7, Y4, Y5
+	VPUNPCKHQDQ  Y7, Y4, Y4
+	VPERM2I128   $0x20, Y6, Y2, Y7
+	VMOVDQU      Y7, (AX)
+	VPERM2I128   $0x31, Y6, Y2, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPERM2I128   $0x20, Y3, Y1, Y2
+	VMOVDQU      Y2, 64(AX)
+	VPERM2I128   $0x31, Y3, Y1, Y1
+	VMOVDQU      Y1, 96(AX)
+	VPERM2I128   $0x20, Y5, Y8, Y1
+	VMOVDQU      Y1, 128(AX)
+	VPERM2I128   $0x31, Y5, Y8, Y1
+	VMOVDQU      Y1, 160(AX)
+	VPERM2I128   $0x20, Y4, Y0, Y1
+	VMOVDQU      Y1, 192(AX)
+	VPERM2I128   $0x31, Y4, Y0, Y0
+	VMOVDQU      Y0, 224(AX)
+	ADDQ         $0x00000100, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DX
+	JMP          childrenAVX2_chunk
+
+childrenAVX2_done:
+	VZEROUPPER
+	RET
+
+// func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+// Requires: AVX, AVX512F
+TEXT ·childrenAVX512(SB), NOSPLIT, $64-40
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ chunks+16(FP), DX
+	MOVQ cws+24(FP), BX
+	MOVQ in+32(FP), SI
+
+childrenAVX512_chunk:
+	CMPQ         DX, $0x00
+	JE           childrenAVX512_done
+	VMOVDQU32    (CX), Z0
+	VMOVDQU32    64(CX), Z3
+	VMOVDQU32    128(CX), Z1
+	VMOVDQU32    192(CX), Z4
+	VPUNPCKLDQ   Z3, Z0, Z2
+	VPUNPCKHDQ   Z3, Z0, Z0
+	VPUNPCKLDQ   Z4, Z1, Z3
+	VPUNPCKHDQ   Z4, Z1, Z1
+	VPUNPCKLQDQ  Z3, Z2, Z16
+	VPUNPCKHQDQ  Z3, Z2, Z17
+	VPUNPCKLQDQ  Z1, Z0, Z18
+	VPUNPCKHQDQ  Z1, Z0, Z19
+	VMOVDQU32    Z19, Z0
+	VPSLLD       $0x1f, Z0, Z0
+	VPSRAD       $0x1f, Z0, Z0
+	VMOVDQU32    Z0, (SP)
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (SI), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(SI), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(SI), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(SI), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(SI), Z14
+	VPBROADCASTD 20(SI), Z15
+	MOVQ         $0x0000000a, DI
+
+childrenAVX512_round:
+	VPADDD       Z4, Z0, Z0
+	VPADDD       Z5, Z1, Z1
+	VPADDD       Z6, Z2, Z2
+	VPADDD       Z7, Z3, Z3
+	VPXORD       Z0, Z12, Z12
+	VPXORD       Z1, Z13, Z13
+	VPXORD       Z2, Z14, Z14
+	VPXORD       Z3, Z15, Z15
+	VPROLD       $0x10, Z12, Z12
+	VPROLD       $0x10, Z13, Z13
+	VPROLD       $0x10, Z14, Z14
+	VPROLD       $0x10, Z15, Z15
+	VPADDD       Z12, Z8, Z8
+	VPADDD       Z13, Z9, Z9
+	VPADDD       Z14, Z10, Z10
+	VPADDD       Z15, Z11, Z11
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z9, Z5, Z5
+	VPXORD       Z10, Z6, Z6
+	VPXORD       Z11, Z7, Z7
+	VPROLD       $0x0c, Z4, Z4
+	VPROLD       $0x0c, Z5, Z5
+	VPROLD       $0x0c, Z6, Z6
+	VPROLD       $0x0c, Z7, Z7
+	VPADDD       Z4, Z0, Z0
+	VPADDD       Z5, Z1, Z1
+	VPADDD       Z6, Z2, Z2
+	VPADDD       Z7, Z3, Z3
+	VPXORD       Z0, Z12, Z12
+	VPXORD       Z1, Z13, Z13
+	VPXORD       Z2, Z14, Z14
+	VPXORD       Z3, Z15, Z15
+	VPROLD       $0x08, Z12, Z12
+	VPROLD       $0x08, Z13, Z13
+	VPROLD       $0x08, Z14, Z14
+	VPROLD       $0x08, Z15, Z15
+	VPADDD       Z12, Z8, Z8
+	VPADDD       Z13, Z9, Z9
+	VPADDD       Z14, Z10, Z10
+	VPADDD       Z15, Z11, Z11
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z9, Z5, Z5
+	VPXORD       Z10, Z6, Z6
+	VPXORD       Z11, Z7, Z7
+	VPROLD       $0x07, Z4, Z4
+	VPROLD       $0x07, Z5, Z5
+	VPROLD       $0x07, Z6, Z6
+	VPROLD       $0x07, Z7, Z7
+	VPADDD       Z5, Z0, Z0
+	VPADDD       Z6, Z1, Z1
+	VPADDD       Z7, Z2, Z2
+	VPADDD       Z4, Z3, Z3
+	VPXORD       Z0, Z15, Z15
+	VPXORD       Z1, Z12, Z12
+	VPXORD       Z2, Z13, Z13
+	VPXORD       Z3, Z14, Z14
+	VPROLD       $0x10, Z15, Z15
+	VPROLD       $0x10, Z12, Z12
+	VPROLD       $0x10, Z13, Z13
+	VPROLD       $0x10, Z14, Z14
+	VPADDD       Z15, Z10, Z10
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z13, Z8, Z8
+	VPADDD       Z14, Z9, Z9
+	VPXORD       Z10, Z5, Z5
+	VPXORD       Z11, Z6, Z6
+	VPXORD       Z8, Z7, Z7
+	VPXORD       Z9, Z4, Z4
+	VPROLD       $0x0c, Z5, Z5
+	VPROLD       $0x0c, Z6, Z6
+	VPROLD       $0x0c, Z7, Z7
+	VPROLD       $0x0c, Z4, Z4
+	VPADDD       Z5, Z0, Z0
+	VPADDD       Z6, Z1, Z1
+	VPADDD       Z7, Z2, Z2
+	VPADDD       Z4, Z3, Z3
+	VPXORD       Z0, Z15, Z15
+	VPXORD       Z1, Z12, Z12
+	VPXORD       Z2, Z13, Z13
+	VPXORD       Z3, Z14, Z14
+	VPROLD       $0x08, Z15, Z15
+	VPROLD       $0x08, Z12, Z12
+	VPROLD       $0x08, Z13, Z13
+	VPROLD       $0x08, Z14, Z14
+	VPADDD       Z15, Z10, Z10
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z13, Z8, Z8
+	VPADDD       Z14, Z9, Z9
+	VPXORD       Z10, Z5, Z5
+	VPXORD       Z11, Z6, Z6
+	VPXORD       Z8, Z7, Z7
+	VPXORD       Z9, Z4, Z4
+	VPROLD       $0x07, Z5, Z5
+	VPROLD       $0x07, Z6, Z6
+	VPROLD       $0x07, Z7, Z7
+	VPROLD       $0x07, Z4, Z4
+	DECQ         DI
+	JNZ          childrenAVX512_round
+	VPXORD.BCST  (SI), Z0, Z0
+	VPBROADCASTD (BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z0, Z0
+	VPXORD.BCST  4(SI), Z1, Z1
+	VPBROADCASTD 4(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z1, Z1
+	VPXORD.BCST  8(SI), Z2, Z2
+	VPBROADCASTD 8(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z2, Z2
+	VPXORD.BCST  12(SI), Z3, Z3
+	VPBROADCASTD 12(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z3, Z3
+	VPXORD       Z16, Z4, Z4
+	VPBROADCASTD 16(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z17, Z5, Z5
+	VPBROADCASTD 20(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z5, Z5
+	VPXORD       Z18, Z6, Z6
+	VPBROADCASTD 24(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z6, Z6
+	VPXORD       Z19, Z7, Z7
+	VPBROADCASTD 28(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z7, Z7
+	VPUNPCKLDQ   Z1, Z0, Z8
+	VPUNPCKHDQ   Z1, Z0, Z0
+	VPUNPCKLDQ   Z3, Z2, Z1
+	VPUNPCKHDQ   Z3, Z2, Z3
+	VPUNPCKLQDQ  Z1, Z8, Z2
+	VPUNPCKHQDQ  Z1, Z8, Z1
+	VPUNPCKLQDQ  Z3, Z0, Z8
+	VPUNPCKHQDQ  Z3, Z0, Z0
+	VPUNPCKLDQ   Z5, Z4, Z3
+	VPUNPCKHDQ   Z5, Z4, Z4
+	VPUNPCKLDQ   Z7, Z6, Z5
+	VPUNPCKHDQ   Z7, Z6, Z7
+	VPUNPCKLQDQ  Z5, Z3, Z6
+	VPUNPCKHQDQ  Z5, Z3, Z3
+	VPUNPCKLQDQ  Z7, Z4, Z5
+	VPUNPCKHQDQ  Z7, Z4, Z4
+	VMOVDQU64    pair_lo<>+0(SB), Z7
+	VPERMI2Q     Z6, Z2, Z7
+	VMOVDQU64    Z7, (AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z7
+	VPERMI2Q     Z6, Z2, Z7
+	VMOVDQU64    Z7, 64(AX)
+	VMOVDQU64    pair_lo<>+0(SB), Z2
+	VPERMI2Q     Z3, Z1, Z2
+	VMOVDQU64    Z2, 128(AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z2
+	VPERMI2Q     Z3, Z1, Z2
+	VMOVDQU64    Z2, 192(AX)
+	VMOVDQU64    pair_lo<>+0(SB), Z1
+	VPERMI2Q     Z5, Z8, Z1
+	VMOVDQU64    Z1, 256(AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z1
+	VPERMI2Q     Z5, Z8, Z1
+	VMOVDQU64    Z1, 320(AX)
+	VMOVDQU64    pair_lo<>+0(SB), Z1
+	VPERMI2Q     Z4, Z0, Z1
+	VMOVDQU64    Z1, 384(AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z1
+	VPERMI2Q     Z4, Z0, Z1
+	VMOVDQU64    Z1, 448(AX)
+	ADDQ         $0x00000200, AX
+	ADDQ         $0x00000100, CX
+	DECQ         DX
+	JMP          childrenAVX512_chunk
+
+childrenAVX512_done:
+	VZEROUPPER
+	RET

@@ -153,3 +153,37 @@ func TestWalkPointsChecksArguments(t *testing.T) {
 		assert.Panics(t, func() { WalkPoints(w, [2]uint32{}) }, name)
 	}
 }
+
+func TestExpandChildren(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
+		for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100} {
+			src := guardmem.EndOfMapping(t, n*BlockSize)
+			dst := guardmem.EndOfMapping(t, 2*n*BlockSize)
+			fillRandom(rng, src)
+			fillRandom(rng, dst)
+			var cws [2][16]byte
+			fillRandom(rng, cws[0][:])
+			fillRandom(rng, cws[1][:])
+			nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
+			ExpandChildren(dst, src, nonce, &cws)
+			for i := range n {
+				seed := loadSeed(src[i*BlockSize:])
+				t0 := seed[3] & 1
+				seed[3] &^= 1
+				rows := permute(seed, nonce, 2)
+				for c := range 2 {
+					want := make([]byte, BlockSize)
+					storeRow(want, rows[c])
+					if t0 == 1 {
+						for b := range want {
+							want[b] ^= cws[c][b]
+						}
+					}
+					require.Equal(t, want, dst[(2*i+c)*BlockSize:][:BlockSize], "%d nodes: node %d child %d", n, i, c)
+				}
+			}
+		}
+	})
+	assert.Panics(t, func() { ExpandChildren(make([]byte, 31), make([]byte, 16), [2]uint32{}, &[2][16]byte{}) })
+}

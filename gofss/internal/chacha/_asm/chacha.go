@@ -43,8 +43,10 @@ func main() {
 	generateWalk(&routine{name: "walkAVX512", wide: true, c: consts})
 	generatePoints(&routine{name: "pointsAVX2", wide: false, c: consts})
 	generatePoints(&routine{name: "pointsAVX512", wide: true, c: consts})
+	generateChildren(&routine{name: "childrenAVX2", wide: false, c: consts})
+	generateChildren(&routine{name: "childrenAVX512", wide: true, c: consts})
 	Generate()
-	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2"} {
+	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
 	}
 }
@@ -1105,4 +1107,78 @@ func (k *routine) laneOrder() Mem {
 		return k.c.selAVX512
 	}
 	return k.c.selAVX2
+}
+
+// generateChildren generates a routine that writes both children of a chunk of DPF
+// tree nodes, corrected, in one pass: the rounds of the blocks routine (mul 2), then
+// in each lane whose node's control bit is set the correction words XORed in, and
+// the children stored next to each other, control bits in their lsb, as EvalAll's
+// next level or leaves read them.
+func generateChildren(k *routine) {
+	TEXT(k.name, NOSPLIT, "func(dst, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)")
+	Pragma("noescape")
+	Doc(k.name+" expands chunks*"+strconv.Itoa(k.lanes())+" nodes of src (blocks, control bit t in bit 0",
+		"of byte 12) with mul 2 and writes each node's children to dst, the left one (row",
+		"0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. in is",
+		"as for blocks"+k.name[8:]+".")
+	k.dst = Load(Param("dst"), GP64())
+	k.src = Load(Param("src"), GP64())
+	chunks := Load(Param("chunks"), GP64())
+	cws := Load(Param("cws"), GP64())
+	k.in = Load(Param("in"), GP64())
+	size := 4 * k.lanes()
+	slots := 1 // the control bits
+	if !k.wide {
+		slots += 8
+	}
+	frame := AllocLocal(slots * size)
+	tSlot := frame
+	if !k.wide {
+		for w := range k.seed {
+			k.seed[w] = frame.Offset(size * w)
+			k.slot[8+w] = frame.Offset(size * (4 + w))
+		}
+		tSlot = frame.Offset(size * 8)
+	}
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+
+	Label(k.name + "_chunk")
+	CMPQ(chunks, Imm(0))
+	JE(LabelRef(k.name + "_done"))
+	seed := k.loadWords(Mem{Base: k.src})
+	t := k.vec()
+	k.move(seed[3], t)
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.move(t, tSlot)
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	k.rounds(k.name + "_round")
+
+	var child [2][4]VecVirtual
+	for c := range child {
+		for w := range child[c] {
+			o := k.output(c, w)
+			cw := k.vec()
+			VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
+			k.and(tSlot, cw, cw)
+			k.xor(cw, o, o)
+			child[c][w] = o
+		}
+	}
+	a, b := k.transpose(child[0]), k.transpose(child[1])
+	for i := range a {
+		k.storePair(a[i], b[i], 0, 32, i*k.lanes()/4)
+	}
+	ADDQ(U32(2*k.lanes()*16), k.dst)
+	ADDQ(U32(k.lanes()*16), k.src)
+	DECQ(chunks)
+	JMP(LabelRef(k.name + "_chunk"))
+
+	Label(k.name + "_done")
+	VZEROUPPER()
+	RET()
 }
