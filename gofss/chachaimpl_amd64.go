@@ -121,16 +121,21 @@ func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 	if !ok {
 		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	arith := &chacha.Arith{From: lm.from.Bytes(), Xor: lm.xor.Bytes(), Add: lm.add.Bytes()}
+	arith := chachaArith(lm)
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()
 	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
-	b.walk(4, dcfTrByte, arith, func(j0 int, ch *chachaChunk) {
+	b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node := ch.nodes[j]
 			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*(n+1)+n], party)
 		}
 	})
 	return nil
+}
+
+// chachaArith is a group's lane masks as the routines take them.
+func chachaArith(lm laneMasks) chacha.Arith {
+	return chacha.Arith{From: lm.from.Bytes(), Xor: lm.xor.Bytes(), Add: lm.add.Bytes()}
 }
 
 // chachaBatch is an Eval's arguments: len(xs)/m keys at m points each, n-bit inputs.
@@ -202,17 +207,20 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
 }
 
 // walkEvalAll is the EvalAll tree whose levels write each node's children corrected
-// by the PRG routine itself (chacha.ExpandChildren), control bits in their lsb:
-// the Go correction pass over every node is gone, and the leaves only convert.
+// by the PRG routine itself (chacha.ExpandChildren), control bits in their lsb: no
+// Go pass over the nodes. The leaves come out as outputs too where the group has
+// lane masks; uint127's are converted here.
 func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
 	if chacha.PointLanes() == 0 {
 		return c.walks.walkEvalAll(place, party, s0s, cws)
 	}
-	n, ar, nonce := c.d.params.InBits, c.d.params.Group.arith(), c.prg.Nonce()
-	children := func(out, in []Block, k, i int) {
+	n, g, nonce := c.d.params.InBits, c.d.params.Group, c.prg.Nonce()
+	ar := g.arith()
+	lm, masks := g.laneMasks()
+	children := func(out, in []Block, k, i int, leaf *chacha.Leaf) {
 		l, r := dpfChildCws(&cws[k*(n+1)+i])
 		cw := [2][16]byte{l.Bytes(), r.Bytes()}
-		chacha.ExpandChildren(blockBytes(out), blockBytes(in), nonce, &cw)
+		chacha.ExpandChildren(blockBytes(out), blockBytes(in), nonce, &cw, leaf)
 	}
 	return tree{
 		n:      n,
@@ -222,12 +230,20 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 			r.u[0] = s0s[k].WithLsb(uint8(party))
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
-			children(out.u, in.u, k, i)
+			children(out.u, in.u, k, i, nil)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := place(k, x0, 2*len(in.u))
-			children(out, in.u, k, n-1)
 			v := ar.from(cws[k*(n+1)+n][0])
+			if masks {
+				leaf := &chacha.Leaf{Arith: chachaArith(lm), Value: v.Bytes()}
+				if party == 1 {
+					leaf.Neg = lm.add.Bytes()
+				}
+				children(out, in.u, k, n-1, leaf)
+				return
+			}
+			children(out, in.u, k, n-1, nil)
 			for j, x := range out {
 				out[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), v, party)
 			}

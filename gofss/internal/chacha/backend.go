@@ -6,7 +6,7 @@ import "github.com/pyfss/pyfss/gofss/internal/cpupath"
 type ops struct {
 	expand       func(dst, src []byte, nonce [2]uint32, mul int)
 	expandSelect func(dst, src []byte, nonce [2]uint32, mul int, sel []byte)
-	children     func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte)
+	children     func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf)
 	// walk is WalkOne's routine, 0 where there is none. Calling a method of it
 	// rather than a func value keeps a walk's arguments on the caller's stack: the
 	// compiler takes whatever goes through a func value to escape.

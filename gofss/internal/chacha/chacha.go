@@ -126,10 +126,31 @@ func storeRow(b []byte, row [4]uint32) {
 // ExpandChildren writes both children of every DPF tree node of src (blocks, the
 // node's control bit t in bit 0 of byte 12): dst block 2i+c is output c of the PRG
 // with mul 2 on node i's seed (its control bit cleared), XORed with cws[c] where t
-// is 1. len(dst) must be 2*len(src).
-func ExpandChildren(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+// is 1; with leaf not nil, that child's leaf output (see Leaf). len(dst) must be
+// 2*len(src).
+func ExpandChildren(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
 	if len(src)%BlockSize != 0 || len(dst) != 2*len(src) {
 		panic("chacha: bad buffer lengths")
 	}
-	impls.Ops().children(dst, src, nonce, cws)
+	impls.Ops().children(dst, src, nonce, cws, leaf)
+}
+
+// Leaf turns the children of ExpandChildren into a DPF's outputs, in a group's
+// arithmetic as Arith says: a child c with control bit t becomes (c AND From) +
+// t*Value, then 0 minus that in the bits of Neg (party 1 of an integer group).
+type Leaf struct {
+	Arith
+	Neg, Value [16]byte
+}
+
+// output turns the child b into its output in place.
+func (l *Leaf) output(b []byte) {
+	t := -uint64(b[12] & 1)
+	for h := 0; h < BlockSize; h += 8 {
+		word := func(m []byte) uint64 { return binary.LittleEndian.Uint64(m[h:]) }
+		x, y := word(b)&word(l.From[:]), word(l.Value[:])&t
+		r := (x^y)&word(l.Xor[:]) | (x+y)&word(l.Add[:])
+		neg := word(l.Neg[:])
+		binary.LittleEndian.PutUint64(b[h:], -r&neg|r&^neg)
+	}
 }

@@ -56,19 +56,29 @@ func (s simd) expandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte
 
 // children runs the children routine on the whole chunks of src, and the rest, a few
 // nodes, through expand.
-func (s simd) children(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+func (s simd) children(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
 	var in [6]uint32
 	setInput(&in, nonce, 2)
 	n := len(src) / BlockSize
 	done := n &^ (int(s) - 1)
 	if done > 0 {
+		// The leaf masks as the routine reads them: each block repeated over a vector.
+		var masks *[5][64]byte
+		if leaf != nil {
+			masks = new([5][64]byte)
+			for i, m := range [5]*[16]byte{&leaf.From, &leaf.Xor, &leaf.Add, &leaf.Neg, &leaf.Value} {
+				for j := 0; j < 64; j += BlockSize {
+					copy(masks[i][j:], m[:])
+				}
+			}
+		}
 		if s == avx512 {
-			childrenAVX512(&dst[0], &src[0], done/int(s), cws, &in)
+			childrenAVX512(&dst[0], &src[0], done/int(s), cws, masks, &in)
 		} else {
-			childrenAVX2(&dst[0], &src[0], done/int(s), cws, &in)
+			childrenAVX2(&dst[0], &src[0], done/int(s), cws, masks, &in)
 		}
 	}
-	childrenVia(s.expand, dst[2*done*BlockSize:], src[done*BlockSize:], nonce, cws)
+	childrenVia(s.expand, dst[2*done*BlockSize:], src[done*BlockSize:], nonce, cws, leaf)
 }
 
 // setInput sets in to the part of the initial state that is the same for every

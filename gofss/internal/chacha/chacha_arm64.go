@@ -12,8 +12,8 @@ func archBackends() []*backend {
 	return []*backend{{
 		Name:      NEON,
 		Available: cpu.ARM64.HasASIMD,
-		Ops: ops{expand: expandNEON, expandSelect: expandSelectNEON, children: func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
-			childrenVia(expandNEON, dst, src, nonce, cws)
+		Ops: ops{expand: expandNEON, expandSelect: expandSelectNEON, children: func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
+			childrenVia(expandNEON, dst, src, nonce, cws, leaf)
 		}},
 	}}
 }

@@ -19,13 +19,13 @@ func expandSelectGeneric(dst, src []byte, nonce [2]uint32, mul int, sel []byte) 
 	}
 }
 
-func childrenGeneric(dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
-	childrenVia(expandGeneric, dst, src, nonce, cws)
+func childrenGeneric(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
+	childrenVia(expandGeneric, dst, src, nonce, cws, leaf)
 }
 
 // childrenVia is ExpandChildren on a backend's expand: the seeds, control bits
-// cleared, through expand, and the corrections XORed in after.
-func childrenVia(expand func(dst, src []byte, nonce [2]uint32, mul int), dst, src []byte, nonce [2]uint32, cws *[2][16]byte) {
+// cleared, through expand, and the corrections (and leaf outputs) done after.
+func childrenVia(expand func(dst, src []byte, nonce [2]uint32, mul int), dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
 	var seeds [16 * BlockSize]byte
 	for len(src) > 0 {
 		m := min(len(src), len(seeds))
@@ -41,6 +41,9 @@ func childrenVia(expand func(dst, src []byte, nonce [2]uint32, mul int), dst, sr
 				child := out[2*i+c*BlockSize:][:BlockSize]
 				for b := range child {
 					child[b] ^= cws[c][b] & t
+				}
+				if leaf != nil {
+					leaf.output(child)
 				}
 			}
 		}

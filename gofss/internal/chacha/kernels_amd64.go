@@ -80,16 +80,22 @@ func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr i
 
 // childrenAVX2 expands chunks*8 nodes of src (blocks, control bit t in bit 0
 // of byte 12) with mul 2 and writes each node's children to dst, the left one (row
-// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. in is
-// as for blocksAVX2.
+// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. With
+// leaf not nil it writes leaf outputs instead: each child c (control bit t') as
+// (c AND leaf[0]) + t'*leaf[4], then 0 minus that in the bits of leaf[3]; +
+// is XOR in the bits of leaf[1] and 64-bit addition in those of leaf[2], and
+// each mask is a block repeated over 64 bytes. in is as for blocksAVX2.
 //
 //go:noescape
-func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 
 // childrenAVX512 expands chunks*16 nodes of src (blocks, control bit t in bit 0
 // of byte 12) with mul 2 and writes each node's children to dst, the left one (row
-// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. in is
-// as for blocksAVX512.
+// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. With
+// leaf not nil it writes leaf outputs instead: each child c (control bit t') as
+// (c AND leaf[0]) + t'*leaf[4], then 0 minus that in the bits of leaf[3]; +
+// is XOR in the bits of leaf[1] and 64-bit addition in those of leaf[2], and
+// each mask is a block repeated over 64 bytes. in is as for blocksAVX512.
 //
 //go:noescape
-func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)

@@ -4048,14 +4048,15 @@ pointsAVX512_done:
 	VZEROUPPER
 	RET
 
-// func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+// func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·childrenAVX2(SB), NOSPLIT, $288-40
+TEXT ·childrenAVX2(SB), NOSPLIT, $288-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ chunks+16(FP), DX
 	MOVQ cws+24(FP), BX
-	MOVQ in+32(FP), SI
+	MOVQ leaf+32(FP), SI
+	MOVQ in+40(FP), DI
 
 childrenAVX2_chunk:
 	CMPQ         DX, $0x00
@@ -4081,26 +4082,26 @@ childrenAVX2_chunk:
 	VMOVDQU      Y0, (SP)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
-	VPBROADCASTD (SI), Y0
+	VPBROADCASTD (DI), Y0
 	VMOVDQU      Y1, 32(SP)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
-	VPBROADCASTD 4(SI), Y1
+	VPBROADCASTD 4(DI), Y1
 	VMOVDQU      Y2, 64(SP)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
-	VPBROADCASTD 8(SI), Y2
+	VPBROADCASTD 8(DI), Y2
 	VMOVDQU      Y3, 96(SP)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
-	VPBROADCASTD 12(SI), Y3
+	VPBROADCASTD 12(DI), Y3
 	VPXOR        Y12, Y12, Y12
 	VPXOR        Y13, Y13, Y13
-	VPBROADCASTD 16(SI), Y14
-	VPBROADCASTD 20(SI), Y15
+	VPBROADCASTD 16(DI), Y14
+	VPBROADCASTD 20(DI), Y15
 	VMOVDQU      Y10, 192(SP)
 	VMOVDQU      Y11, 224(SP)
-	MOVQ         $0x0000000a, DI
+	MOVQ         $0x0000000a, R8
 
 childrenAVX2_round:
 	VPADDD       Y4, Y0, Y0
@@ -4239,24 +4240,24 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         DI
+	DECQ         R8
 	JNZ          childrenAVX2_round
-	VPBROADCASTD (SI), Y8
+	VPBROADCASTD (DI), Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD (BX), Y8
 	VPAND        256(SP), Y8, Y8
 	VPXOR        Y8, Y0, Y0
-	VPBROADCASTD 4(SI), Y8
+	VPBROADCASTD 4(DI), Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 4(BX), Y8
 	VPAND        256(SP), Y8, Y8
 	VPXOR        Y8, Y1, Y1
-	VPBROADCASTD 8(SI), Y8
+	VPBROADCASTD 8(DI), Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 8(BX), Y8
 	VPAND        256(SP), Y8, Y8
 	VPXOR        Y8, Y2, Y2
-	VPBROADCASTD 12(SI), Y8
+	VPBROADCASTD 12(DI), Y8
 	VPXOR        Y8, Y3, Y3
 	VPBROADCASTD 12(BX), Y8
 	VPAND        256(SP), Y8, Y8
@@ -4293,39 +4294,172 @@ childrenAVX2_round:
 	VPUNPCKHQDQ  Y5, Y3, Y3
 	VPUNPCKLQDQ  Y7, Y4, Y5
 	VPUNPCKHQDQ  Y7, Y4, Y4
-	VPERM2I128   $0x20, Y6, Y2, Y7
-	VMOVDQU      Y7, (AX)
-	VPERM2I128   $0x31, Y6, Y2, Y2
-	VMOVDQU      Y2, 32(AX)
-	VPERM2I128   $0x20, Y3, Y1, Y2
-	VMOVDQU      Y2, 64(AX)
-	VPERM2I128   $0x31, Y3, Y1, Y1
-	VMOVDQU      Y1, 96(AX)
-	VPERM2I128   $0x20, Y5, Y8, Y1
-	VMOVDQU      Y1, 128(AX)
-	VPERM2I128   $0x31, Y5, Y8, Y1
-	VMOVDQU      Y1, 160(AX)
-	VPERM2I128   $0x20, Y4, Y0, Y1
-	VMOVDQU      Y1, 192(AX)
-	VPERM2I128   $0x31, Y4, Y0, Y0
-	VMOVDQU      Y0, 224(AX)
-	ADDQ         $0x00000100, AX
-	ADDQ         $0x00000080, CX
-	DECQ         DX
-	JMP          childrenAVX2_chunk
+	TESTQ        SI, SI
+	JZ           childrenAVX2_store
+	VPSHUFD      $0xff, Y2, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y2, Y2
+	VPADDQ       Y7, Y2, Y9
+	VPXOR        Y7, Y2, Y2
+	VPAND        64(SI), Y2, Y2
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y2, Y2
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y2, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y2, Y7, Y2
+	VPOR         Y9, Y2, Y2
+	VPSHUFD      $0xff, Y6, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y6, Y6
+	VPADDQ       Y7, Y6, Y9
+	VPXOR        Y7, Y6, Y6
+	VPAND        64(SI), Y6, Y6
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y6, Y6
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y6, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y6, Y7, Y6
+	VPOR         Y9, Y6, Y6
+	VPSHUFD      $0xff, Y1, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y1, Y1
+	VPADDQ       Y7, Y1, Y9
+	VPXOR        Y7, Y1, Y1
+	VPAND        64(SI), Y1, Y1
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y1, Y1
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y1, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y1, Y7, Y1
+	VPOR         Y9, Y1, Y1
+	VPSHUFD      $0xff, Y3, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y3, Y3
+	VPADDQ       Y7, Y3, Y9
+	VPXOR        Y7, Y3, Y3
+	VPAND        64(SI), Y3, Y3
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y3, Y3
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y3, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y3, Y7, Y3
+	VPOR         Y9, Y3, Y3
+	VPSHUFD      $0xff, Y8, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y8, Y8
+	VPADDQ       Y7, Y8, Y9
+	VPXOR        Y7, Y8, Y8
+	VPAND        64(SI), Y8, Y8
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y8, Y8
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y8, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y8, Y7, Y8
+	VPOR         Y9, Y8, Y8
+	VPSHUFD      $0xff, Y5, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y5, Y5
+	VPADDQ       Y7, Y5, Y9
+	VPXOR        Y7, Y5, Y5
+	VPAND        64(SI), Y5, Y5
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y5, Y5
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y5, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y5, Y7, Y5
+	VPOR         Y9, Y5, Y5
+	VPSHUFD      $0xff, Y0, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y0, Y0
+	VPADDQ       Y7, Y0, Y9
+	VPXOR        Y7, Y0, Y0
+	VPAND        64(SI), Y0, Y0
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y0, Y0
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y0, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y0, Y7, Y0
+	VPOR         Y9, Y0, Y0
+	VPSHUFD      $0xff, Y4, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y4, Y4
+	VPADDQ       Y7, Y4, Y9
+	VPXOR        Y7, Y4, Y4
+	VPAND        64(SI), Y4, Y4
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y4, Y4
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y4, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y9, Y4, Y4
+
+childrenAVX2_store:
+	VPERM2I128 $0x20, Y6, Y2, Y7
+	VMOVDQU    Y7, (AX)
+	VPERM2I128 $0x31, Y6, Y2, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x20, Y3, Y1, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x31, Y3, Y1, Y1
+	VMOVDQU    Y1, 96(AX)
+	VPERM2I128 $0x20, Y5, Y8, Y1
+	VMOVDQU    Y1, 128(AX)
+	VPERM2I128 $0x31, Y5, Y8, Y1
+	VMOVDQU    Y1, 160(AX)
+	VPERM2I128 $0x20, Y4, Y0, Y1
+	VMOVDQU    Y1, 192(AX)
+	VPERM2I128 $0x31, Y4, Y0, Y0
+	VMOVDQU    Y0, 224(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	DECQ       DX
+	JMP        childrenAVX2_chunk
 
 childrenAVX2_done:
 	VZEROUPPER
 	RET
 
-// func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)
+// func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·childrenAVX512(SB), NOSPLIT, $64-40
+TEXT ·childrenAVX512(SB), NOSPLIT, $64-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ chunks+16(FP), DX
 	MOVQ cws+24(FP), BX
-	MOVQ in+32(FP), SI
+	MOVQ leaf+32(FP), SI
+	MOVQ in+40(FP), DI
 
 childrenAVX512_chunk:
 	CMPQ         DX, $0x00
@@ -4350,21 +4484,21 @@ childrenAVX512_chunk:
 	VPSLLD       $0x01, Z19, Z19
 	VMOVDQU32    Z16, Z4
 	VMOVDQU32    Z16, Z8
-	VPBROADCASTD (SI), Z0
+	VPBROADCASTD (DI), Z0
 	VMOVDQU32    Z17, Z5
 	VMOVDQU32    Z17, Z9
-	VPBROADCASTD 4(SI), Z1
+	VPBROADCASTD 4(DI), Z1
 	VMOVDQU32    Z18, Z6
 	VMOVDQU32    Z18, Z10
-	VPBROADCASTD 8(SI), Z2
+	VPBROADCASTD 8(DI), Z2
 	VMOVDQU32    Z19, Z7
 	VMOVDQU32    Z19, Z11
-	VPBROADCASTD 12(SI), Z3
+	VPBROADCASTD 12(DI), Z3
 	VPXORD       Z12, Z12, Z12
 	VPXORD       Z13, Z13, Z13
-	VPBROADCASTD 16(SI), Z14
-	VPBROADCASTD 20(SI), Z15
-	MOVQ         $0x0000000a, DI
+	VPBROADCASTD 16(DI), Z14
+	VPBROADCASTD 20(DI), Z15
+	MOVQ         $0x0000000a, R8
 
 childrenAVX512_round:
 	VPADDD       Z4, Z0, Z0
@@ -4463,21 +4597,21 @@ childrenAVX512_round:
 	VPROLD       $0x07, Z6, Z6
 	VPROLD       $0x07, Z7, Z7
 	VPROLD       $0x07, Z4, Z4
-	DECQ         DI
+	DECQ         R8
 	JNZ          childrenAVX512_round
-	VPXORD.BCST  (SI), Z0, Z0
+	VPXORD.BCST  (DI), Z0, Z0
 	VPBROADCASTD (BX), Z8
 	VPANDD       (SP), Z8, Z8
 	VPXORD       Z8, Z0, Z0
-	VPXORD.BCST  4(SI), Z1, Z1
+	VPXORD.BCST  4(DI), Z1, Z1
 	VPBROADCASTD 4(BX), Z8
 	VPANDD       (SP), Z8, Z8
 	VPXORD       Z8, Z1, Z1
-	VPXORD.BCST  8(SI), Z2, Z2
+	VPXORD.BCST  8(DI), Z2, Z2
 	VPBROADCASTD 8(BX), Z8
 	VPANDD       (SP), Z8, Z8
 	VPXORD       Z8, Z2, Z2
-	VPXORD.BCST  12(SI), Z3, Z3
+	VPXORD.BCST  12(DI), Z3, Z3
 	VPBROADCASTD 12(BX), Z8
 	VPANDD       (SP), Z8, Z8
 	VPXORD       Z8, Z3, Z3
@@ -4513,34 +4647,166 @@ childrenAVX512_round:
 	VPUNPCKHQDQ  Z5, Z3, Z3
 	VPUNPCKLQDQ  Z7, Z4, Z5
 	VPUNPCKHQDQ  Z7, Z4, Z4
-	VMOVDQU64    pair_lo<>+0(SB), Z7
-	VPERMI2Q     Z6, Z2, Z7
-	VMOVDQU64    Z7, (AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z7
-	VPERMI2Q     Z6, Z2, Z7
-	VMOVDQU64    Z7, 64(AX)
-	VMOVDQU64    pair_lo<>+0(SB), Z2
-	VPERMI2Q     Z3, Z1, Z2
-	VMOVDQU64    Z2, 128(AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z2
-	VPERMI2Q     Z3, Z1, Z2
-	VMOVDQU64    Z2, 192(AX)
-	VMOVDQU64    pair_lo<>+0(SB), Z1
-	VPERMI2Q     Z5, Z8, Z1
-	VMOVDQU64    Z1, 256(AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z1
-	VPERMI2Q     Z5, Z8, Z1
-	VMOVDQU64    Z1, 320(AX)
-	VMOVDQU64    pair_lo<>+0(SB), Z1
-	VPERMI2Q     Z4, Z0, Z1
-	VMOVDQU64    Z1, 384(AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z1
-	VPERMI2Q     Z4, Z0, Z1
-	VMOVDQU64    Z1, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         $0x00000100, CX
-	DECQ         DX
-	JMP          childrenAVX512_chunk
+	TESTQ        SI, SI
+	JZ           childrenAVX512_store
+	VPSHUFD      $0xff, Z2, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z2, Z2
+	VPADDQ       Z7, Z2, Z9
+	VPXORD       Z7, Z2, Z2
+	VPANDD       64(SI), Z2, Z2
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z2, Z2
+	VPXORD       Z20, Z20, Z20
+	VPSUBQ       Z2, Z20, Z20
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z20, Z20
+	VPANDND      Z2, Z7, Z2
+	VPORD        Z20, Z2, Z2
+	VPSHUFD      $0xff, Z6, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z6, Z6
+	VPADDQ       Z7, Z6, Z9
+	VPXORD       Z7, Z6, Z6
+	VPANDD       64(SI), Z6, Z6
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z6, Z6
+	VPXORD       Z21, Z21, Z21
+	VPSUBQ       Z6, Z21, Z21
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z21, Z21
+	VPANDND      Z6, Z7, Z6
+	VPORD        Z21, Z6, Z6
+	VPSHUFD      $0xff, Z1, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z1, Z1
+	VPADDQ       Z7, Z1, Z9
+	VPXORD       Z7, Z1, Z1
+	VPANDD       64(SI), Z1, Z1
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z1, Z1
+	VPXORD       Z22, Z22, Z22
+	VPSUBQ       Z1, Z22, Z22
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z22, Z22
+	VPANDND      Z1, Z7, Z1
+	VPORD        Z22, Z1, Z1
+	VPSHUFD      $0xff, Z3, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z3, Z3
+	VPADDQ       Z7, Z3, Z9
+	VPXORD       Z7, Z3, Z3
+	VPANDD       64(SI), Z3, Z3
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z3, Z3
+	VPXORD       Z23, Z23, Z23
+	VPSUBQ       Z3, Z23, Z23
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z23, Z23
+	VPANDND      Z3, Z7, Z3
+	VPORD        Z23, Z3, Z3
+	VPSHUFD      $0xff, Z8, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z8, Z8
+	VPADDQ       Z7, Z8, Z9
+	VPXORD       Z7, Z8, Z8
+	VPANDD       64(SI), Z8, Z8
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z8, Z8
+	VPXORD       Z24, Z24, Z24
+	VPSUBQ       Z8, Z24, Z24
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z24, Z24
+	VPANDND      Z8, Z7, Z8
+	VPORD        Z24, Z8, Z8
+	VPSHUFD      $0xff, Z5, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z5, Z5
+	VPADDQ       Z7, Z5, Z9
+	VPXORD       Z7, Z5, Z5
+	VPANDD       64(SI), Z5, Z5
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z5, Z5
+	VPXORD       Z25, Z25, Z25
+	VPSUBQ       Z5, Z25, Z25
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z25, Z25
+	VPANDND      Z5, Z7, Z5
+	VPORD        Z25, Z5, Z5
+	VPSHUFD      $0xff, Z0, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z0, Z0
+	VPADDQ       Z7, Z0, Z9
+	VPXORD       Z7, Z0, Z0
+	VPANDD       64(SI), Z0, Z0
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z0, Z0
+	VPXORD       Z26, Z26, Z26
+	VPSUBQ       Z0, Z26, Z26
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z26, Z26
+	VPANDND      Z0, Z7, Z0
+	VPORD        Z26, Z0, Z0
+	VPSHUFD      $0xff, Z4, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z4, Z4
+	VPADDQ       Z7, Z4, Z9
+	VPXORD       Z7, Z4, Z4
+	VPANDD       64(SI), Z4, Z4
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z4, Z4
+	VPXORD       Z27, Z27, Z27
+	VPSUBQ       Z4, Z27, Z27
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z27, Z27
+	VPANDND      Z4, Z7, Z4
+	VPORD        Z27, Z4, Z4
+
+childrenAVX512_store:
+	VMOVDQU64 pair_lo<>+0(SB), Z7
+	VPERMI2Q  Z6, Z2, Z7
+	VMOVDQU64 Z7, (AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z7
+	VPERMI2Q  Z6, Z2, Z7
+	VMOVDQU64 Z7, 64(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z2
+	VPERMI2Q  Z3, Z1, Z2
+	VMOVDQU64 Z2, 128(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z2
+	VPERMI2Q  Z3, Z1, Z2
+	VMOVDQU64 Z2, 192(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z5, Z8, Z1
+	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z5, Z8, Z1
+	VMOVDQU64 Z1, 320(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z4, Z0, Z1
+	VMOVDQU64 Z1, 384(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z4, Z0, Z1
+	VMOVDQU64 Z1, 448(AX)
+	ADDQ      $0x00000200, AX
+	ADDQ      $0x00000100, CX
+	DECQ      DX
+	JMP       childrenAVX512_chunk
 
 childrenAVX512_done:
 	VZEROUPPER

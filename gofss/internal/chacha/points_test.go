@@ -1,6 +1,7 @@
 package chacha
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -157,33 +158,63 @@ func TestWalkPointsChecksArguments(t *testing.T) {
 func TestExpandChildren(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
-		for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100} {
-			src := guardmem.EndOfMapping(t, n*BlockSize)
-			dst := guardmem.EndOfMapping(t, 2*n*BlockSize)
-			fillRandom(rng, src)
-			fillRandom(rng, dst)
-			var cws [2][16]byte
-			fillRandom(rng, cws[0][:])
-			fillRandom(rng, cws[1][:])
-			nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
-			ExpandChildren(dst, src, nonce, &cws)
-			for i := range n {
-				seed := loadSeed(src[i*BlockSize:])
-				t0 := seed[3] & 1
-				seed[3] &^= 1
-				rows := permute(seed, nonce, 2)
-				for c := range 2 {
-					want := make([]byte, BlockSize)
-					storeRow(want, rows[c])
-					if t0 == 1 {
-						for b := range want {
-							want[b] ^= cws[c][b]
+		for _, leaves := range []bool{false, true} {
+			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100} {
+				src := guardmem.EndOfMapping(t, n*BlockSize)
+				dst := guardmem.EndOfMapping(t, 2*n*BlockSize)
+				fillRandom(rng, src)
+				fillRandom(rng, dst)
+				var cws [2][16]byte
+				fillRandom(rng, cws[0][:])
+				fillRandom(rng, cws[1][:])
+				var leaf *Leaf
+				if leaves {
+					leaf = &Leaf{Arith: *randomArith(rng)}
+					fillRandom(rng, leaf.Neg[:])
+					fillRandom(rng, leaf.Value[:])
+				}
+				nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
+				ExpandChildren(dst, src, nonce, &cws, leaf)
+				for i := range n {
+					seed := loadSeed(src[i*BlockSize:])
+					t0 := seed[3] & 1
+					seed[3] &^= 1
+					rows := permute(seed, nonce, 2)
+					for c := range 2 {
+						want := make([]byte, BlockSize)
+						storeRow(want, rows[c])
+						if t0 == 1 {
+							for b := range want {
+								want[b] ^= cws[c][b]
+							}
 						}
+						if leaf != nil {
+							leafModel(leaf, want)
+						}
+						require.Equal(t, want, dst[(2*i+c)*BlockSize:][:BlockSize], "%d nodes: node %d child %d", n, i, c)
 					}
-					require.Equal(t, want, dst[(2*i+c)*BlockSize:][:BlockSize], "%d nodes: node %d child %d", n, i, c)
 				}
 			}
 		}
 	})
-	assert.Panics(t, func() { ExpandChildren(make([]byte, 31), make([]byte, 16), [2]uint32{}, &[2][16]byte{}) })
+	assert.Panics(t, func() { ExpandChildren(make([]byte, 31), make([]byte, 16), [2]uint32{}, &[2][16]byte{}, nil) })
+}
+
+// leafModel is Leaf's definition on child b, in place, a half at a time.
+func leafModel(l *Leaf, b []byte) {
+	var value [BlockSize]byte
+	if b[12]&1 == 1 {
+		value = l.Value
+	}
+	for i := range b {
+		b[i] &= l.From[i]
+	}
+	sum := make([]byte, BlockSize)
+	addTerm(&Arith{From: [16]byte(bytes.Repeat([]byte{0xff}, 16)), Xor: l.Xor, Add: l.Add}, sum, b)
+	addTerm(&Arith{From: [16]byte(bytes.Repeat([]byte{0xff}, 16)), Xor: l.Xor, Add: l.Add}, sum, value[:])
+	for h := 0; h < BlockSize; h += 8 {
+		x := binary.LittleEndian.Uint64(sum[h:])
+		neg := binary.LittleEndian.Uint64(l.Neg[h:])
+		binary.LittleEndian.PutUint64(b[h:], (0-x)&neg|x&^neg)
+	}
 }

@@ -1044,15 +1044,21 @@ func (k *routine) addValues(f *pointFrame, t, offs VecVirtual) {
 		k.move(f.value[i], v)
 		for _, x := range []VecVirtual{v, c} {
 			k.and(from, x, x)
-			s := k.vec()
-			VPADDQ(x, sum, s)
-			k.xor(x, sum, sum)
-			k.and(xorBits, sum, sum)
-			k.and(addBits, s, s)
-			k.or(s, sum, sum)
+			k.groupAdd(sum, x, xorBits, addBits)
 		}
 		k.move(sum, f.sum[i])
 	}
+}
+
+// groupAdd sets sum to sum + x: XOR in the bits of mask xorBits, 64-bit addition in
+// those of addBits.
+func (k *routine) groupAdd(sum, x VecVirtual, xorBits, addBits Mem) {
+	s := k.vec()
+	VPADDQ(x, sum, s)
+	k.xor(x, sum, sum)
+	k.and(xorBits, sum, sum)
+	k.and(addBits, s, s)
+	k.or(s, sum, sum)
 }
 
 // controlMask is all ones in the lanes whose block's control bit (bit 0 of word 3,
@@ -1115,16 +1121,20 @@ func (k *routine) laneOrder() Mem {
 // the children stored next to each other, control bits in their lsb, as EvalAll's
 // next level or leaves read them.
 func generateChildren(k *routine) {
-	TEXT(k.name, NOSPLIT, "func(dst, src *byte, chunks int, cws *[2][16]byte, in *[6]uint32)")
+	TEXT(k.name, NOSPLIT, "func(dst, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)")
 	Pragma("noescape")
 	Doc(k.name+" expands chunks*"+strconv.Itoa(k.lanes())+" nodes of src (blocks, control bit t in bit 0",
 		"of byte 12) with mul 2 and writes each node's children to dst, the left one (row",
-		"0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. in is",
-		"as for blocks"+k.name[8:]+".")
+		"0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. With",
+		"leaf not nil it writes leaf outputs instead: each child c (control bit t') as",
+		"(c AND leaf[0]) + t'*leaf[4], then 0 minus that in the bits of leaf[3]; +",
+		"is XOR in the bits of leaf[1] and 64-bit addition in those of leaf[2], and",
+		"each mask is a block repeated over 64 bytes. in is as for blocks"+k.name[8:]+".")
 	k.dst = Load(Param("dst"), GP64())
 	k.src = Load(Param("src"), GP64())
 	chunks := Load(Param("chunks"), GP64())
 	cws := Load(Param("cws"), GP64())
+	leaf := Load(Param("leaf"), GP64())
 	k.in = Load(Param("in"), GP64())
 	size := 4 * k.lanes()
 	slots := 1 // the control bits
@@ -1170,6 +1180,14 @@ func generateChildren(k *routine) {
 		}
 	}
 	a, b := k.transpose(child[0]), k.transpose(child[1])
+	// The leaf is the same for every chunk, so this branch predicts perfectly.
+	TESTQ(leaf, leaf)
+	JZ(LabelRef(k.name + "_store"))
+	for i := range a {
+		k.leafOutput(a[i], leaf)
+		k.leafOutput(b[i], leaf)
+	}
+	Label(k.name + "_store")
 	for i := range a {
 		k.storePair(a[i], b[i], 0, 32, i*k.lanes()/4)
 	}
@@ -1181,4 +1199,28 @@ func generateChildren(k *routine) {
 	Label(k.name + "_done")
 	VZEROUPPER()
 	RET()
+}
+
+// leafOutput turns x, blocks of DPF leaves (control bit in the lsb), into outputs as
+// generateChildren's leaf masks say.
+func (k *routine) leafOutput(x VecVirtual, leaf Register) {
+	m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
+	t := k.vec()
+	VPSHUFD(U8(0xff), x, t) // word 3, which holds the control bit, over each block
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.and(m(4), t, t)
+	k.and(m(0), x, x)
+	k.groupAdd(x, t, m(1), m(2))
+	neg, zero := k.vec(), k.vec()
+	k.xor(zero, zero, zero)
+	VPSUBQ(x, zero, zero)
+	k.move(m(3), neg)
+	k.and(neg, zero, zero)
+	if k.wide {
+		VPANDND(x, neg, x)
+	} else {
+		VPANDN(x, neg, x)
+	}
+	k.or(zero, x, x)
 }
