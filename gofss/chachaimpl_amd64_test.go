@@ -78,7 +78,7 @@ func TestChachaImplMatchesPortable(t *testing.T) {
 			forEachBackend(t, "chacha", func(t *testing.T) {
 				fast := onChachaImpl(t, c.scheme)
 				port := rebuild(t, c.scheme, WithImpl(PortableImpl))
-				for _, points := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 300} {
+				for _, points := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 300, 4099} {
 					for _, m := range []int{1, 3} {
 						keys := max(1, points/m)
 						if points == 0 {
