@@ -17,13 +17,14 @@ import (
 // runs up to 4 seeds in the latency of one, and a chunk would mostly compute
 // padding (AVX2, in_bits 20: 1 point 2.2 us alone, 2.5 us on the next walks; 3
 // points 3.5 us there, 4.5 us as a chunk; 8 points 4.8 us as a chunk, 5.2 us there).
-// Gen and EvalAll take the next walks: the AVX-512 ones where they serve, else the
-// portable ones.
+// DPF EvalAll's levels have the PRG routine correct the children itself
+// (chacha.ExpandChildren). Gen and DCF EvalAll take the next walks: the AVX-512 ones
+// where they serve, else the portable ones.
 
 // ChachaImpl names the implementation (amd64 only).
 const ChachaImpl = "chacha"
 
-// chachaDpf and chachaDcf embed the walks that serve Gen and EvalAll.
+// chachaDpf and chachaDcf embed the next walks, for what they do not serve.
 type chachaDpf struct {
 	walks
 	d   *Dpf
@@ -156,8 +157,8 @@ type chachaChunk struct {
 	points int     // the chunk's points; the lanes past them repeat its last one
 	nodes  []Block // w.Nodes: the roots, then the leaves
 	sums   []Block // w.Sums (DCF): each point's path value
-	key    [16]int // the key of each lane's point
-	offs   [16]int32
+	key    [16]int   // the key of each lane's point (16: the most lanes, AVX-512's)
+	offs   [16]int32 // w.Offs
 }
 
 // walk runs the batch's points a chunk at a time, spread over goroutines, with mul
