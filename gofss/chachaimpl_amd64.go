@@ -154,9 +154,9 @@ type chachaBatch struct {
 // chachaChunk is one chunk of points of a batch as the routine walks it.
 type chachaChunk struct {
 	w      chacha.Points
-	points int     // the chunk's points; the lanes past them repeat its last one
-	nodes  []Block // w.Nodes: the roots, then the leaves
-	sums   []Block // w.Sums (DCF): each point's path value
+	points int       // the chunk's points; the lanes past them repeat its last one
+	nodes  []Block   // w.Nodes: the roots, then the leaves
+	sums   []Block   // w.Sums (DCF): each point's path value
 	key    [16]int   // the key of each lane's point (16: the most lanes, AVX-512's)
 	offs   [16]int32 // w.Offs
 }
