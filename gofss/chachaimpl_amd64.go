@@ -17,9 +17,9 @@ import (
 // runs up to 4 seeds in the latency of one, and a chunk would mostly compute
 // padding (AVX2, in_bits 20: 1 point 2.2 us alone, 2.5 us on the next walks; 3
 // points 3.5 us there, 4.5 us as a chunk; 8 points 4.8 us as a chunk, 5.2 us there).
-// DPF EvalAll's levels have the PRG routine correct the children itself
-// (chacha.ExpandChildren). Gen and DCF EvalAll take the next walks: the AVX-512 ones
-// where they serve, else the portable ones.
+// EvalAll's levels have the PRG routine correct the children itself
+// (chacha.ExpandChildren, ExpandDcfChildren). Gen takes the next walks: the AVX-512
+// ones where they serve, else the portable ones.
 
 // ChachaImpl names the implementation (amd64 only).
 const ChachaImpl = "chacha"
@@ -248,6 +248,44 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 			for j, x := range out {
 				out[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), v, party)
 			}
+		},
+	}
+}
+
+// walkEvalAll is chachaDpf's for DCF (chacha.ExpandDcfChildren): the routine also
+// carries each node's path value, where the group has lane masks (uint127 takes the
+// next walks).
+func (c *chachaDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	lm, masks := c.d.params.Group.laneMasks()
+	if chacha.PointLanes() == 0 || !masks {
+		return c.walks.walkEvalAll(place, party, s0s, cws)
+	}
+	n, ar, nonce := c.d.params.InBits, c.d.params.Group.arith(), c.prg.Nonce()
+	level := func(k, i int, leaf bool) *chacha.DcfLevel {
+		cw := &cws[k*(n+1)+i]
+		l := &chacha.DcfLevel{Arith: chachaArith(lm), Leaf: leaf}
+		l.Cws = [3][16]byte{dcfChildCw(cw, 0).Bytes(), dcfChildCw(cw, 1).Bytes(), ar.from(cw[1]).Bytes()}
+		if leaf {
+			l.Last = ar.from(cws[k*(n+1)+n][1]).Bytes()
+			if party == 1 {
+				l.Neg = lm.add.Bytes()
+			}
+		}
+		return l
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true, v: true},
+		costNs: nodeCostNs(4),
+		root: func(k int, r nodes) {
+			r.u[0], r.v[0] = s0s[k].WithLsb(uint8(party)), Block{} // v: the group's zero
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			chacha.ExpandDcfChildren(blockBytes(out.u), blockBytes(out.v), blockBytes(in.u), blockBytes(in.v), nonce, level(k, i, false))
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			out := place(k, x0, 2*len(in.u))
+			chacha.ExpandDcfChildren(blockBytes(out), nil, blockBytes(in.u), blockBytes(in.v), nonce, level(k, n-1, true))
 		},
 	}
 }

@@ -99,3 +99,29 @@ func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][
 //
 //go:noescape
 func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
+
+// dcfChildrenAVX2 expands chunks*8 DCF nodes of src (blocks, control bit t in bit 0
+// of byte 12) with path values srcV with mul 4 and writes each node's children to
+// dst, the left one (row 0) XORed with cws[0] and the right one (row 2) with cws[1]
+// where t is 1, and their values to dstV: the node's value + (its row 1 or 3 AND
+// masks[0]) + t*cws[2]. + is XOR in the bits of masks[1] and 64-bit addition in
+// those of masks[2]. With leaf 1 it writes to dst the children's outputs instead:
+// value + (child AND masks[0]) + t'*masks[4] (t' the child's control bit), then 0
+// minus that in the bits of masks[3]. Masks are blocks repeated over 64 bytes. in
+// is as for blocksAVX2.
+//
+//go:noescape
+func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+
+// dcfChildrenAVX512 expands chunks*16 DCF nodes of src (blocks, control bit t in bit 0
+// of byte 12) with path values srcV with mul 4 and writes each node's children to
+// dst, the left one (row 0) XORed with cws[0] and the right one (row 2) with cws[1]
+// where t is 1, and their values to dstV: the node's value + (its row 1 or 3 AND
+// masks[0]) + t*cws[2]. + is XOR in the bits of masks[1] and 64-bit addition in
+// those of masks[2]. With leaf 1 it writes to dst the children's outputs instead:
+// value + (child AND masks[0]) + t'*masks[4] (t' the child's control bit), then 0
+// minus that in the bits of masks[3]. Masks are blocks repeated over 64 bytes. in
+// is as for blocksAVX512.
+//
+//go:noescape
+func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)

@@ -4811,3 +4811,1345 @@ childrenAVX512_store:
 childrenAVX512_done:
 	VZEROUPPER
 	RET
+
+// func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+// Requires: AVX, AVX2
+TEXT ·dcfChildrenAVX2(SB), $800-72
+	MOVQ dst+0(FP), AX
+	MOVQ dstV+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ srcV+24(FP), BX
+	MOVQ chunks+32(FP), SI
+	MOVQ cws+40(FP), DI
+	MOVQ masks+48(FP), R8
+	MOVQ leaf+56(FP), R9
+	MOVQ in+64(FP), R10
+
+dcfChildrenAVX2_chunk:
+	CMPQ         SI, $0x00
+	JE           dcfChildrenAVX2_done
+	VMOVDQU      (DX), Y2
+	VMOVDQU      32(DX), Y3
+	VMOVDQU      64(DX), Y0
+	VMOVDQU      96(DX), Y4
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLDQ   Y4, Y0, Y2
+	VPUNPCKHDQ   Y4, Y0, Y4
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPUNPCKLQDQ  Y4, Y3, Y2
+	VPUNPCKHQDQ  Y4, Y3, Y3
+	VMOVDQU      Y3, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      Y4, 256(SP)
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (R10), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(R10), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(R10), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(R10), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(R10), Y14
+	VPBROADCASTD 20(R10), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVQ         $0x0000000a, R11
+
+dcfChildrenAVX2_round:
+	VPADDD         Y4, Y0, Y0
+	VPADDD         Y5, Y1, Y1
+	VPXOR          Y0, Y12, Y12
+	VPXOR          Y1, Y13, Y13
+	VPSHUFB        rot16<>+0(SB), Y12, Y12
+	VPSHUFB        rot16<>+0(SB), Y13, Y13
+	VPADDD         Y12, Y8, Y8
+	VPADDD         Y13, Y9, Y9
+	VPXOR          Y8, Y4, Y4
+	VPXOR          Y9, Y5, Y5
+	VPSLLD         $0x0c, Y4, Y10
+	VPSRLD         $0x14, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPSLLD         $0x0c, Y5, Y10
+	VPSRLD         $0x14, Y5, Y5
+	VPOR           Y10, Y5, Y5
+	VPADDD         Y4, Y0, Y0
+	VPADDD         Y5, Y1, Y1
+	VPXOR          Y0, Y12, Y12
+	VPXOR          Y1, Y13, Y13
+	VPSHUFB        rot8<>+0(SB), Y12, Y12
+	VPSHUFB        rot8<>+0(SB), Y13, Y13
+	VPADDD         Y12, Y8, Y8
+	VPADDD         Y13, Y9, Y9
+	VPXOR          Y8, Y4, Y4
+	VPXOR          Y9, Y5, Y5
+	VPSLLD         $0x07, Y4, Y10
+	VPSRLD         $0x19, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPSLLD         $0x07, Y5, Y10
+	VPSRLD         $0x19, Y5, Y5
+	VPOR           Y10, Y5, Y5
+	VMOVDQU        Y8, 128(SP)
+	VMOVDQU        Y9, 160(SP)
+	VPADDD         Y6, Y2, Y2
+	VPADDD         Y7, Y3, Y3
+	VPXOR          Y2, Y14, Y14
+	VPXOR          Y3, Y15, Y15
+	VPSHUFB        rot16<>+0(SB), Y14, Y14
+	VPSHUFB        rot16<>+0(SB), Y15, Y15
+	VMOVDQU        192(SP), Y10
+	VPADDD         Y14, Y10, Y10
+	VMOVDQU        224(SP), Y11
+	VPADDD         Y15, Y11, Y11
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y11, Y7, Y7
+	VPSLLD         $0x0c, Y6, Y8
+	VPSRLD         $0x14, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VPSLLD         $0x0c, Y7, Y8
+	VPSRLD         $0x14, Y7, Y7
+	VPOR           Y8, Y7, Y7
+	VPADDD         Y6, Y2, Y2
+	VPADDD         Y7, Y3, Y3
+	VPXOR          Y2, Y14, Y14
+	VPXOR          Y3, Y15, Y15
+	VPSHUFB        rot8<>+0(SB), Y14, Y14
+	VPSHUFB        rot8<>+0(SB), Y15, Y15
+	VPADDD         Y14, Y10, Y10
+	VPADDD         Y15, Y11, Y11
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y11, Y7, Y7
+	VPSLLD         $0x07, Y6, Y8
+	VPSRLD         $0x19, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VPSLLD         $0x07, Y7, Y8
+	VPSRLD         $0x19, Y7, Y7
+	VPOR           Y8, Y7, Y7
+	VPADDD         Y5, Y0, Y0
+	VPADDD         Y6, Y1, Y1
+	VPXOR          Y0, Y15, Y15
+	VPXOR          Y1, Y12, Y12
+	VPSHUFB        rot16<>+0(SB), Y15, Y15
+	VPSHUFB        rot16<>+0(SB), Y12, Y12
+	VPADDD         Y15, Y10, Y10
+	VPADDD         Y12, Y11, Y11
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y11, Y6, Y6
+	VPSLLD         $0x0c, Y5, Y8
+	VPSRLD         $0x14, Y5, Y5
+	VPOR           Y8, Y5, Y5
+	VPSLLD         $0x0c, Y6, Y8
+	VPSRLD         $0x14, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VPADDD         Y5, Y0, Y0
+	VPADDD         Y6, Y1, Y1
+	VPXOR          Y0, Y15, Y15
+	VPXOR          Y1, Y12, Y12
+	VPSHUFB        rot8<>+0(SB), Y15, Y15
+	VPSHUFB        rot8<>+0(SB), Y12, Y12
+	VPADDD         Y15, Y10, Y10
+	VPADDD         Y12, Y11, Y11
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y11, Y6, Y6
+	VPSLLD         $0x07, Y5, Y8
+	VPSRLD         $0x19, Y5, Y5
+	VPOR           Y8, Y5, Y5
+	VPSLLD         $0x07, Y6, Y8
+	VPSRLD         $0x19, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VMOVDQU        Y10, 192(SP)
+	VMOVDQU        Y11, 224(SP)
+	VPADDD         Y7, Y2, Y2
+	VPADDD         Y4, Y3, Y3
+	VPXOR          Y2, Y13, Y13
+	VPXOR          Y3, Y14, Y14
+	VPSHUFB        rot16<>+0(SB), Y13, Y13
+	VPSHUFB        rot16<>+0(SB), Y14, Y14
+	VMOVDQU        128(SP), Y8
+	VPADDD         Y13, Y8, Y8
+	VMOVDQU        160(SP), Y9
+	VPADDD         Y14, Y9, Y9
+	VPXOR          Y8, Y7, Y7
+	VPXOR          Y9, Y4, Y4
+	VPSLLD         $0x0c, Y7, Y10
+	VPSRLD         $0x14, Y7, Y7
+	VPOR           Y10, Y7, Y7
+	VPSLLD         $0x0c, Y4, Y10
+	VPSRLD         $0x14, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPADDD         Y7, Y2, Y2
+	VPADDD         Y4, Y3, Y3
+	VPXOR          Y2, Y13, Y13
+	VPXOR          Y3, Y14, Y14
+	VPSHUFB        rot8<>+0(SB), Y13, Y13
+	VPSHUFB        rot8<>+0(SB), Y14, Y14
+	VPADDD         Y13, Y8, Y8
+	VPADDD         Y14, Y9, Y9
+	VPXOR          Y8, Y7, Y7
+	VPXOR          Y9, Y4, Y4
+	VPSLLD         $0x07, Y7, Y10
+	VPSRLD         $0x19, Y7, Y7
+	VPOR           Y10, Y7, Y7
+	VPSLLD         $0x07, Y4, Y10
+	VPSRLD         $0x19, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	DECQ           R11
+	JNZ            dcfChildrenAVX2_round
+	VPBROADCASTD   (R10), Y10
+	VPXOR          Y10, Y0, Y0
+	VPBROADCASTD   (DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y0, Y0
+	VPBROADCASTD   4(R10), Y10
+	VPXOR          Y10, Y1, Y1
+	VPBROADCASTD   4(DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y1, Y1
+	VPBROADCASTD   8(R10), Y10
+	VPXOR          Y10, Y2, Y2
+	VPBROADCASTD   8(DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y2, Y2
+	VPBROADCASTD   12(R10), Y10
+	VPXOR          Y10, Y3, Y3
+	VPBROADCASTD   12(DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y3, Y3
+	VPUNPCKLDQ     Y1, Y0, Y10
+	VPUNPCKHDQ     Y1, Y0, Y0
+	VPUNPCKLDQ     Y3, Y2, Y1
+	VPUNPCKHDQ     Y3, Y2, Y3
+	VPUNPCKLQDQ    Y1, Y10, Y2
+	VPUNPCKHQDQ    Y1, Y10, Y1
+	VPUNPCKLQDQ    Y3, Y0, Y10
+	VPUNPCKHQDQ    Y3, Y0, Y0
+	VMOVDQU        Y2, 288(SP)
+	VMOVDQU        Y1, 320(SP)
+	VMOVDQU        Y10, 352(SP)
+	VMOVDQU        Y0, 384(SP)
+	VPXOR          (SP), Y8, Y8
+	VPBROADCASTD   16(DI), Y0
+	VPAND          256(SP), Y0, Y0
+	VPXOR          Y0, Y8, Y8
+	VPXOR          32(SP), Y9, Y9
+	VPBROADCASTD   20(DI), Y0
+	VPAND          256(SP), Y0, Y0
+	VPXOR          Y0, Y9, Y9
+	VMOVDQU        192(SP), Y0
+	VPXOR          64(SP), Y0, Y0
+	VPBROADCASTD   24(DI), Y1
+	VPAND          256(SP), Y1, Y1
+	VPXOR          Y1, Y0, Y0
+	VMOVDQU        224(SP), Y1
+	VPXOR          96(SP), Y1, Y1
+	VPBROADCASTD   28(DI), Y2
+	VPAND          256(SP), Y2, Y2
+	VPXOR          Y2, Y1, Y1
+	VPUNPCKLDQ     Y9, Y8, Y2
+	VPUNPCKHDQ     Y9, Y8, Y3
+	VPUNPCKLDQ     Y1, Y0, Y8
+	VPUNPCKHDQ     Y1, Y0, Y1
+	VPUNPCKLQDQ    Y8, Y2, Y0
+	VPUNPCKHQDQ    Y8, Y2, Y2
+	VPUNPCKLQDQ    Y1, Y3, Y8
+	VPUNPCKHQDQ    Y1, Y3, Y1
+	VMOVDQU        Y0, 416(SP)
+	VMOVDQU        Y2, 448(SP)
+	VMOVDQU        Y8, 480(SP)
+	VMOVDQU        Y1, 512(SP)
+	VPXOR          (SP), Y4, Y4
+	VPXOR          32(SP), Y5, Y5
+	VPXOR          64(SP), Y6, Y6
+	VPXOR          96(SP), Y7, Y7
+	VPUNPCKLDQ     Y5, Y4, Y0
+	VPUNPCKHDQ     Y5, Y4, Y1
+	VPUNPCKLDQ     Y7, Y6, Y2
+	VPUNPCKHDQ     Y7, Y6, Y4
+	VPUNPCKLQDQ    Y2, Y0, Y3
+	VPUNPCKHQDQ    Y2, Y0, Y0
+	VPUNPCKLQDQ    Y4, Y1, Y2
+	VPUNPCKHQDQ    Y4, Y1, Y1
+	VMOVDQU        Y3, 544(SP)
+	VMOVDQU        Y0, 576(SP)
+	VMOVDQU        Y2, 608(SP)
+	VMOVDQU        Y1, 640(SP)
+	VPBROADCASTD   16(R10), Y0
+	VPXOR          Y0, Y14, Y14
+	VPBROADCASTD   20(R10), Y0
+	VPXOR          Y0, Y15, Y15
+	VPUNPCKLDQ     Y13, Y12, Y0
+	VPUNPCKHDQ     Y13, Y12, Y1
+	VPUNPCKLDQ     Y15, Y14, Y2
+	VPUNPCKHDQ     Y15, Y14, Y4
+	VPUNPCKLQDQ    Y2, Y0, Y3
+	VPUNPCKHQDQ    Y2, Y0, Y0
+	VPUNPCKLQDQ    Y4, Y1, Y2
+	VPUNPCKHQDQ    Y4, Y1, Y1
+	VMOVDQU        Y3, 672(SP)
+	VMOVDQU        Y0, 704(SP)
+	VMOVDQU        Y2, 736(SP)
+	VMOVDQU        Y1, 768(SP)
+	VPSHUFD        $0xff, (DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        (BX), Y0
+	VMOVDQU        544(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        (BX), Y2
+	VMOVDQU        672(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf0
+	VMOVDQU        288(SP), Y1
+	VMOVDQU        416(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, (AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 32(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, (CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 32(CX)
+	JMP            dcfChildrenAVX2_next0
+
+dcfChildrenAVX2_leaf0:
+	VMOVDQU    288(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    416(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, (AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 32(AX)
+
+dcfChildrenAVX2_next0:
+	VPSHUFD        $0xff, 32(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        32(BX), Y0
+	VMOVDQU        576(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        32(BX), Y2
+	VMOVDQU        704(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf1
+	VMOVDQU        320(SP), Y1
+	VMOVDQU        448(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 64(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 96(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 64(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 96(CX)
+	JMP            dcfChildrenAVX2_next1
+
+dcfChildrenAVX2_leaf1:
+	VMOVDQU    320(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    448(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 64(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 96(AX)
+
+dcfChildrenAVX2_next1:
+	VPSHUFD        $0xff, 64(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        64(BX), Y0
+	VMOVDQU        608(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        64(BX), Y2
+	VMOVDQU        736(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf2
+	VMOVDQU        352(SP), Y1
+	VMOVDQU        480(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 128(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 160(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 128(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 160(CX)
+	JMP            dcfChildrenAVX2_next2
+
+dcfChildrenAVX2_leaf2:
+	VMOVDQU    352(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    480(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 128(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 160(AX)
+
+dcfChildrenAVX2_next2:
+	VPSHUFD        $0xff, 96(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        96(BX), Y0
+	VMOVDQU        640(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        96(BX), Y2
+	VMOVDQU        768(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf3
+	VMOVDQU        384(SP), Y1
+	VMOVDQU        512(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 192(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 224(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 192(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 224(CX)
+	JMP            dcfChildrenAVX2_next3
+
+dcfChildrenAVX2_leaf3:
+	VMOVDQU    384(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    512(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 192(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 224(AX)
+
+dcfChildrenAVX2_next3:
+	ADDQ $0x00000100, AX
+	ADDQ $0x00000100, CX
+	ADDQ $0x00000080, DX
+	ADDQ $0x00000080, BX
+	DECQ SI
+	JMP  dcfChildrenAVX2_chunk
+
+dcfChildrenAVX2_done:
+	VZEROUPPER
+	RET
+
+// func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+// Requires: AVX, AVX512F
+TEXT ·dcfChildrenAVX512(SB), $1088-72
+	MOVQ dst+0(FP), AX
+	MOVQ dstV+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ srcV+24(FP), BX
+	MOVQ chunks+32(FP), SI
+	MOVQ cws+40(FP), DI
+	MOVQ masks+48(FP), R8
+	MOVQ leaf+56(FP), R9
+	MOVQ in+64(FP), R10
+
+dcfChildrenAVX512_chunk:
+	CMPQ         SI, $0x00
+	JE           dcfChildrenAVX512_done
+	VMOVDQU32    (DX), Z0
+	VMOVDQU32    64(DX), Z3
+	VMOVDQU32    128(DX), Z1
+	VMOVDQU32    192(DX), Z4
+	VPUNPCKLDQ   Z3, Z0, Z2
+	VPUNPCKHDQ   Z3, Z0, Z0
+	VPUNPCKLDQ   Z4, Z1, Z3
+	VPUNPCKHDQ   Z4, Z1, Z1
+	VPUNPCKLQDQ  Z3, Z2, Z16
+	VPUNPCKHQDQ  Z3, Z2, Z17
+	VPUNPCKLQDQ  Z1, Z0, Z18
+	VPUNPCKHQDQ  Z1, Z0, Z19
+	VMOVDQU32    Z19, Z0
+	VPSLLD       $0x1f, Z0, Z0
+	VPSRAD       $0x1f, Z0, Z0
+	VMOVDQU32    Z0, (SP)
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (R10), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(R10), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(R10), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(R10), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R10), Z14
+	VPBROADCASTD 20(R10), Z15
+	MOVQ         $0x0000000a, R11
+
+dcfChildrenAVX512_round:
+	VPADDD          Z4, Z0, Z0
+	VPADDD          Z5, Z1, Z1
+	VPADDD          Z6, Z2, Z2
+	VPADDD          Z7, Z3, Z3
+	VPXORD          Z0, Z12, Z12
+	VPXORD          Z1, Z13, Z13
+	VPXORD          Z2, Z14, Z14
+	VPXORD          Z3, Z15, Z15
+	VPROLD          $0x10, Z12, Z12
+	VPROLD          $0x10, Z13, Z13
+	VPROLD          $0x10, Z14, Z14
+	VPROLD          $0x10, Z15, Z15
+	VPADDD          Z12, Z8, Z8
+	VPADDD          Z13, Z9, Z9
+	VPADDD          Z14, Z10, Z10
+	VPADDD          Z15, Z11, Z11
+	VPXORD          Z8, Z4, Z4
+	VPXORD          Z9, Z5, Z5
+	VPXORD          Z10, Z6, Z6
+	VPXORD          Z11, Z7, Z7
+	VPROLD          $0x0c, Z4, Z4
+	VPROLD          $0x0c, Z5, Z5
+	VPROLD          $0x0c, Z6, Z6
+	VPROLD          $0x0c, Z7, Z7
+	VPADDD          Z4, Z0, Z0
+	VPADDD          Z5, Z1, Z1
+	VPADDD          Z6, Z2, Z2
+	VPADDD          Z7, Z3, Z3
+	VPXORD          Z0, Z12, Z12
+	VPXORD          Z1, Z13, Z13
+	VPXORD          Z2, Z14, Z14
+	VPXORD          Z3, Z15, Z15
+	VPROLD          $0x08, Z12, Z12
+	VPROLD          $0x08, Z13, Z13
+	VPROLD          $0x08, Z14, Z14
+	VPROLD          $0x08, Z15, Z15
+	VPADDD          Z12, Z8, Z8
+	VPADDD          Z13, Z9, Z9
+	VPADDD          Z14, Z10, Z10
+	VPADDD          Z15, Z11, Z11
+	VPXORD          Z8, Z4, Z4
+	VPXORD          Z9, Z5, Z5
+	VPXORD          Z10, Z6, Z6
+	VPXORD          Z11, Z7, Z7
+	VPROLD          $0x07, Z4, Z4
+	VPROLD          $0x07, Z5, Z5
+	VPROLD          $0x07, Z6, Z6
+	VPROLD          $0x07, Z7, Z7
+	VPADDD          Z5, Z0, Z0
+	VPADDD          Z6, Z1, Z1
+	VPADDD          Z7, Z2, Z2
+	VPADDD          Z4, Z3, Z3
+	VPXORD          Z0, Z15, Z15
+	VPXORD          Z1, Z12, Z12
+	VPXORD          Z2, Z13, Z13
+	VPXORD          Z3, Z14, Z14
+	VPROLD          $0x10, Z15, Z15
+	VPROLD          $0x10, Z12, Z12
+	VPROLD          $0x10, Z13, Z13
+	VPROLD          $0x10, Z14, Z14
+	VPADDD          Z15, Z10, Z10
+	VPADDD          Z12, Z11, Z11
+	VPADDD          Z13, Z8, Z8
+	VPADDD          Z14, Z9, Z9
+	VPXORD          Z10, Z5, Z5
+	VPXORD          Z11, Z6, Z6
+	VPXORD          Z8, Z7, Z7
+	VPXORD          Z9, Z4, Z4
+	VPROLD          $0x0c, Z5, Z5
+	VPROLD          $0x0c, Z6, Z6
+	VPROLD          $0x0c, Z7, Z7
+	VPROLD          $0x0c, Z4, Z4
+	VPADDD          Z5, Z0, Z0
+	VPADDD          Z6, Z1, Z1
+	VPADDD          Z7, Z2, Z2
+	VPADDD          Z4, Z3, Z3
+	VPXORD          Z0, Z15, Z15
+	VPXORD          Z1, Z12, Z12
+	VPXORD          Z2, Z13, Z13
+	VPXORD          Z3, Z14, Z14
+	VPROLD          $0x08, Z15, Z15
+	VPROLD          $0x08, Z12, Z12
+	VPROLD          $0x08, Z13, Z13
+	VPROLD          $0x08, Z14, Z14
+	VPADDD          Z15, Z10, Z10
+	VPADDD          Z12, Z11, Z11
+	VPADDD          Z13, Z8, Z8
+	VPADDD          Z14, Z9, Z9
+	VPXORD          Z10, Z5, Z5
+	VPXORD          Z11, Z6, Z6
+	VPXORD          Z8, Z7, Z7
+	VPXORD          Z9, Z4, Z4
+	VPROLD          $0x07, Z5, Z5
+	VPROLD          $0x07, Z6, Z6
+	VPROLD          $0x07, Z7, Z7
+	VPROLD          $0x07, Z4, Z4
+	DECQ            R11
+	JNZ             dcfChildrenAVX512_round
+	VPXORD.BCST     (R10), Z0, Z0
+	VPBROADCASTD    (DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z0, Z0
+	VPXORD.BCST     4(R10), Z1, Z1
+	VPBROADCASTD    4(DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z1, Z1
+	VPXORD.BCST     8(R10), Z2, Z2
+	VPBROADCASTD    8(DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z2, Z2
+	VPXORD.BCST     12(R10), Z3, Z3
+	VPBROADCASTD    12(DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z20
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z20, Z2
+	VPUNPCKHQDQ     Z1, Z20, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z20
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 64(SP)
+	VMOVDQU32       Z1, 128(SP)
+	VMOVDQU32       Z20, 192(SP)
+	VMOVDQU32       Z0, 256(SP)
+	VPXORD          Z16, Z8, Z8
+	VPBROADCASTD    16(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z8, Z8
+	VPXORD          Z17, Z9, Z9
+	VPBROADCASTD    20(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z9, Z9
+	VPXORD          Z18, Z10, Z10
+	VPBROADCASTD    24(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z10, Z10
+	VPXORD          Z19, Z11, Z11
+	VPBROADCASTD    28(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z11, Z11
+	VPUNPCKLDQ      Z9, Z8, Z0
+	VPUNPCKHDQ      Z9, Z8, Z1
+	VPUNPCKLDQ      Z11, Z10, Z2
+	VPUNPCKHDQ      Z11, Z10, Z8
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z8, Z1, Z2
+	VPUNPCKHQDQ     Z8, Z1, Z1
+	VMOVDQU32       Z3, 320(SP)
+	VMOVDQU32       Z0, 384(SP)
+	VMOVDQU32       Z2, 448(SP)
+	VMOVDQU32       Z1, 512(SP)
+	VPXORD          Z16, Z4, Z4
+	VPXORD          Z17, Z5, Z5
+	VPXORD          Z18, Z6, Z6
+	VPXORD          Z19, Z7, Z7
+	VPUNPCKLDQ      Z5, Z4, Z0
+	VPUNPCKHDQ      Z5, Z4, Z1
+	VPUNPCKLDQ      Z7, Z6, Z2
+	VPUNPCKHDQ      Z7, Z6, Z4
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z4, Z1, Z2
+	VPUNPCKHQDQ     Z4, Z1, Z1
+	VMOVDQU32       Z3, 576(SP)
+	VMOVDQU32       Z0, 640(SP)
+	VMOVDQU32       Z2, 704(SP)
+	VMOVDQU32       Z1, 768(SP)
+	VPXORD.BCST     16(R10), Z14, Z14
+	VPXORD.BCST     20(R10), Z15, Z15
+	VPUNPCKLDQ      Z13, Z12, Z0
+	VPUNPCKHDQ      Z13, Z12, Z1
+	VPUNPCKLDQ      Z15, Z14, Z2
+	VPUNPCKHDQ      Z15, Z14, Z4
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z4, Z1, Z2
+	VPUNPCKHQDQ     Z4, Z1, Z1
+	VMOVDQU32       Z3, 832(SP)
+	VMOVDQU32       Z0, 896(SP)
+	VMOVDQU32       Z2, 960(SP)
+	VMOVDQU32       Z1, 1024(SP)
+	VPSHUFD         $0xff, (DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       (BX), Z0
+	VMOVDQU32       576(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       (BX), Z2
+	VMOVDQU32       832(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf0
+	VMOVDQU32       64(SP), Z1
+	VMOVDQU32       320(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, (AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 64(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, (CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 64(CX)
+	JMP             dcfChildrenAVX512_next0
+
+dcfChildrenAVX512_leaf0:
+	VMOVDQU32 64(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z21, Z21, Z21
+	VPSUBQ    Z0, Z21, Z21
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z21, Z21
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z21, Z0, Z0
+	VMOVDQU32 320(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z22, Z22, Z22
+	VPSUBQ    Z2, Z22, Z22
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z22, Z22
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z22, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, (AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 64(AX)
+
+dcfChildrenAVX512_next0:
+	VPSHUFD         $0xff, 64(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       64(BX), Z0
+	VMOVDQU32       640(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       64(BX), Z2
+	VMOVDQU32       896(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf1
+	VMOVDQU32       128(SP), Z1
+	VMOVDQU32       384(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 128(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 192(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 128(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 192(CX)
+	JMP             dcfChildrenAVX512_next1
+
+dcfChildrenAVX512_leaf1:
+	VMOVDQU32 128(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z23, Z23, Z23
+	VPSUBQ    Z0, Z23, Z23
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z23, Z23
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z23, Z0, Z0
+	VMOVDQU32 384(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z24, Z24, Z24
+	VPSUBQ    Z2, Z24, Z24
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z24, Z24
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z24, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 128(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 192(AX)
+
+dcfChildrenAVX512_next1:
+	VPSHUFD         $0xff, 128(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       128(BX), Z0
+	VMOVDQU32       704(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       128(BX), Z2
+	VMOVDQU32       960(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf2
+	VMOVDQU32       192(SP), Z1
+	VMOVDQU32       448(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 256(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 320(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 256(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 320(CX)
+	JMP             dcfChildrenAVX512_next2
+
+dcfChildrenAVX512_leaf2:
+	VMOVDQU32 192(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z25, Z25, Z25
+	VPSUBQ    Z0, Z25, Z25
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z25, Z25
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z25, Z0, Z0
+	VMOVDQU32 448(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z26, Z26, Z26
+	VPSUBQ    Z2, Z26, Z26
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z26, Z26
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z26, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 320(AX)
+
+dcfChildrenAVX512_next2:
+	VPSHUFD         $0xff, 192(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       192(BX), Z0
+	VMOVDQU32       768(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       192(BX), Z2
+	VMOVDQU32       1024(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf3
+	VMOVDQU32       256(SP), Z1
+	VMOVDQU32       512(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 384(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 448(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 384(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 448(CX)
+	JMP             dcfChildrenAVX512_next3
+
+dcfChildrenAVX512_leaf3:
+	VMOVDQU32 256(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z27, Z27, Z27
+	VPSUBQ    Z0, Z27, Z27
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z27, Z27
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z27, Z0, Z0
+	VMOVDQU32 512(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z28, Z28, Z28
+	VPSUBQ    Z2, Z28, Z28
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z28, Z28
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z28, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 384(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 448(AX)
+
+dcfChildrenAVX512_next3:
+	ADDQ $0x00000200, AX
+	ADDQ $0x00000200, CX
+	ADDQ $0x00000100, DX
+	ADDQ $0x00000100, BX
+	DECQ SI
+	JMP  dcfChildrenAVX512_chunk
+
+dcfChildrenAVX512_done:
+	VZEROUPPER
+	RET

@@ -44,14 +44,17 @@ func newPoints(t testing.TB, rng *rand.Rand, lanes, n, mul, tr int) *Points {
 	return w
 }
 
-// randomArith returns random masks, each half of the block adding by XOR in some
-// bits and by 64-bit addition in the others.
+// randomArith returns random masks, each 8-byte half adding by XOR or by 64-bit
+// addition, as a group's halves do (a mix within a half would not be associative).
 func randomArith(rng *rand.Rand) *Arith {
 	a := &Arith{}
 	fillRandom(rng, a.From[:])
-	fillRandom(rng, a.Xor[:])
-	for i, x := range a.Xor {
-		a.Add[i] = ^x
+	for h := 0; h < BlockSize; h += 8 {
+		mode := &a.Xor
+		if rng.IntN(2) == 1 {
+			mode = &a.Add
+		}
+		copy(mode[h:h+8], bytes.Repeat([]byte{0xff}, 8))
 	}
 	return a
 }
@@ -217,4 +220,66 @@ func leafModel(l *Leaf, b []byte) {
 		neg := binary.LittleEndian.Uint64(l.Neg[h:])
 		binary.LittleEndian.PutUint64(b[h:], (0-x)&neg|x&^neg)
 	}
+}
+
+func TestExpandDcfChildren(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	all := [16]byte(bytes.Repeat([]byte{0xff}, 16))
+	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
+		for _, leaf := range []bool{false, true} {
+			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100} {
+				src, srcV := guardmem.EndOfMapping(t, n*BlockSize), guardmem.EndOfMapping(t, n*BlockSize)
+				dst, dstV := guardmem.EndOfMapping(t, 2*n*BlockSize), guardmem.EndOfMapping(t, 2*n*BlockSize)
+				for _, b := range [][]byte{src, srcV, dst, dstV} {
+					fillRandom(rng, b)
+				}
+				l := &DcfLevel{Arith: *randomArith(rng), Leaf: leaf}
+				for _, b := range [][]byte{l.Cws[0][:], l.Cws[1][:], l.Cws[2][:], l.Neg[:], l.Last[:]} {
+					fillRandom(rng, b)
+				}
+				values := dstV
+				if leaf {
+					values = nil
+				}
+				nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
+				ExpandDcfChildren(dst, values, src, srcV, nonce, l)
+				plain := &Arith{From: all, Xor: l.Xor, Add: l.Add}
+				for i := range n {
+					seed := loadSeed(src[i*BlockSize:])
+					t0 := seed[3] & 1
+					seed[3] &^= 1
+					rows := permute(seed, nonce, 4)
+					for c := range 2 {
+						child, v := make([]byte, BlockSize), make([]byte, BlockSize)
+						storeRow(child, rows[2*c])
+						raw := make([]byte, BlockSize)
+						storeRow(raw, rows[2*c+1])
+						copy(v, srcV[i*BlockSize:])
+						addTerm(&l.Arith, v, raw)
+						if t0 == 1 {
+							for b := range child {
+								child[b] ^= l.Cws[c][b]
+							}
+							addTerm(plain, v, l.Cws[2][:])
+						}
+						got := dst[(2*i+c)*BlockSize:][:BlockSize]
+						if !leaf {
+							require.Equal(t, child, got, "%d nodes: node %d child %d", n, i, c)
+							require.Equal(t, v, dstV[(2*i+c)*BlockSize:][:BlockSize], "%d nodes: node %d child %d value", n, i, c)
+							continue
+						}
+						if child[12]&1 == 1 {
+							addTerm(plain, v, l.Last[:])
+						}
+						addTerm(&l.Arith, v, child)
+						for h := 0; h < BlockSize; h += 8 {
+							x, neg := binary.LittleEndian.Uint64(v[h:]), binary.LittleEndian.Uint64(l.Neg[h:])
+							binary.LittleEndian.PutUint64(v[h:], (0-x)&neg|x&^neg)
+						}
+						require.Equal(t, v, got, "%d nodes: node %d child %d output", n, i, c)
+					}
+				}
+			}
+		}
+	})
 }

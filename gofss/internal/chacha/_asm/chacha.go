@@ -45,8 +45,10 @@ func main() {
 	generatePoints(&routine{name: "pointsAVX512", wide: true, c: consts})
 	generateChildren(&routine{name: "childrenAVX2", wide: false, c: consts})
 	generateChildren(&routine{name: "childrenAVX512", wide: true, c: consts})
+	generateDcfChildren(&routine{name: "dcfChildrenAVX2", wide: false, c: consts})
+	generateDcfChildren(&routine{name: "dcfChildrenAVX512", wide: true, c: consts})
 	Generate()
-	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2"} {
+	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2", "dcfChildrenAVX2"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
 	}
 }
@@ -1183,9 +1185,10 @@ func generateChildren(k *routine) {
 	// The leaf is the same for every chunk, so this branch predicts perfectly.
 	TESTQ(leaf, leaf)
 	JZ(LabelRef(k.name + "_store"))
+	m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
 	for i := range a {
-		k.leafOutput(a[i], leaf)
-		k.leafOutput(b[i], leaf)
+		k.leafOutput(a[i], m)
+		k.leafOutput(b[i], m)
 	}
 	Label(k.name + "_store")
 	for i := range a {
@@ -1202,9 +1205,23 @@ func generateChildren(k *routine) {
 }
 
 // leafOutput turns x, blocks of DPF leaves (control bit in the lsb), into outputs as
-// generateChildren's leaf masks say.
-func (k *routine) leafOutput(x VecVirtual, leaf Register) {
-	m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
+// generateChildren's leaf masks m(0..4) say.
+func (k *routine) leafOutput(x VecVirtual, m func(int) Mem) {
+	k.leafShare(x, m)
+	k.negate(x, m(3))
+}
+
+// leafValue sets v, blocks of DCF path values, to the outputs at leaves s as
+// generateDcfChildren's masks m(0..4) say.
+func (k *routine) leafValue(v, s VecVirtual, m func(int) Mem) {
+	k.leafShare(s, m)
+	k.groupAdd(v, s, m(1), m(2))
+	k.negate(v, m(3))
+}
+
+// leafShare sets x, blocks of leaves (control bit t in the lsb), to (x AND m(0)) +
+// t*m(4).
+func (k *routine) leafShare(x VecVirtual, m func(int) Mem) {
 	t := k.vec()
 	VPSHUFD(U8(0xff), x, t) // word 3, which holds the control bit, over each block
 	VPSLLD(U8(31), t, t)
@@ -1212,15 +1229,172 @@ func (k *routine) leafOutput(x VecVirtual, leaf Register) {
 	k.and(m(4), t, t)
 	k.and(m(0), x, x)
 	k.groupAdd(x, t, m(1), m(2))
-	neg, zero := k.vec(), k.vec()
-	k.xor(zero, zero, zero)
-	VPSUBQ(x, zero, zero)
-	k.move(m(3), neg)
-	k.and(neg, zero, zero)
+}
+
+// negate sets x to 0 - x (64-bit lanes) in the bits of mask neg.
+func (k *routine) negate(x VecVirtual, neg Mem) {
+	n, r := k.vec(), k.vec()
+	k.xor(r, r, r)
+	VPSUBQ(x, r, r)
+	k.move(neg, n)
+	k.and(n, r, r)
 	if k.wide {
-		VPANDND(x, neg, x)
+		VPANDND(x, n, x)
 	} else {
-		VPANDN(x, neg, x)
+		VPANDN(x, n, x)
 	}
-	k.or(zero, x, x)
+	k.or(r, x, x)
+}
+
+// generateDcfChildren generates generateChildren's routine for DCF (mul 4): each
+// node's children, seeds corrected, and their path values, the node's value plus the
+// child's value output plus, where the node's control bit is set, the value
+// correction; at the last level the outputs themselves.
+func generateDcfChildren(k *routine) {
+	// Not NOSPLIT: the AVX-512 frame is over the limit of a function that skips the
+	// stack check.
+	TEXT(k.name, 0, "func(dst, dstV, src, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)")
+	Pragma("noescape")
+	Doc(k.name+" expands chunks*"+strconv.Itoa(k.lanes())+" DCF nodes of src (blocks, control bit t in bit 0",
+		"of byte 12) with path values srcV with mul 4 and writes each node's children to",
+		"dst, the left one (row 0) XORed with cws[0] and the right one (row 2) with cws[1]",
+		"where t is 1, and their values to dstV: the node's value + (its row 1 or 3 AND",
+		"masks[0]) + t*cws[2]. + is XOR in the bits of masks[1] and 64-bit addition in",
+		"those of masks[2]. With leaf 1 it writes to dst the children's outputs instead:",
+		"value + (child AND masks[0]) + t'*masks[4] (t' the child's control bit), then 0",
+		"minus that in the bits of masks[3]. Masks are blocks repeated over 64 bytes. in",
+		"is as for blocks"+k.name[11:]+".")
+	k.dst = Load(Param("dst"), GP64())
+	dstV := Load(Param("dstV"), GP64())
+	k.src = Load(Param("src"), GP64())
+	srcV := Load(Param("srcV"), GP64())
+	chunks := Load(Param("chunks"), GP64())
+	cws := Load(Param("cws"), GP64())
+	masks := Load(Param("masks"), GP64())
+	leaf := Load(Param("leaf"), GP64())
+	k.in = Load(Param("in"), GP64())
+	size := 4 * k.lanes()
+	slots := 17 // the control bits, and a chunk's child seeds and value outputs as blocks
+	if !k.wide {
+		slots += 8
+	}
+	frame := AllocLocal(slots * size)
+	first := 0
+	if !k.wide {
+		for w := range k.seed {
+			k.seed[w] = frame.Offset(size * w)
+			k.slot[8+w] = frame.Offset(size * (4 + w))
+		}
+		first = 8
+	}
+	tSlot := frame.Offset(size * first)
+	// out[c][i]: vector i of the blocks of output c: the left and right child seeds,
+	// the left and right value outputs.
+	var out [4][4]Mem
+	for c := range out {
+		for i := range out[c] {
+			out[c][i] = frame.Offset(size * (first + 1 + 4*c + i))
+		}
+	}
+	m := func(i int) Mem { return Mem{Base: masks}.Offset(64 * i) }
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+
+	Label(k.name + "_chunk")
+	CMPQ(chunks, Imm(0))
+	JE(LabelRef(k.name + "_done"))
+	seed := k.loadWords(Mem{Base: k.src})
+	t := k.vec()
+	k.move(seed[3], t)
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.move(t, tSlot)
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	k.rounds(k.name + "_round")
+
+	// Seeds: rows 0 and 2, corrected; value outputs: rows 1 and 3.
+	for c, row := range []int{0, 2, 1, 3} {
+		var words [4]VecVirtual
+		for w := range words {
+			words[w] = k.output(row, w)
+			if c < 2 {
+				cw := k.vec()
+				VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
+				k.and(tSlot, cw, cw)
+				k.xor(cw, words[w], words[w])
+			}
+		}
+		for i, b := range k.transpose(words) {
+			k.move(b, out[c][i])
+		}
+	}
+
+	for i := range 4 {
+		// The node's control bit over each of its blocks.
+		t := k.vec()
+		VPSHUFD(U8(0xff), Mem{Base: k.src}.Offset(i*size), t)
+		VPSLLD(U8(31), t, t)
+		VPSRAD(U8(31), t, t)
+		vcw := k.vec()
+		k.broadcastBlock(Mem{Base: cws}.Offset(32), vcw)
+		k.and(t, vcw, vcw)
+		var v [2]VecVirtual
+		for c := range v {
+			v[c] = k.vec()
+			k.move(Mem{Base: srcV}.Offset(i*size), v[c])
+			raw := k.vec()
+			k.move(out[2+c][i], raw)
+			k.and(m(0), raw, raw)
+			k.groupAdd(v[c], raw, m(1), m(2))
+			k.groupAdd(v[c], vcw, m(1), m(2))
+		}
+		CMPQ(leaf, Imm(0))
+		JNE(LabelRef(k.name + "_leaf" + strconv.Itoa(i)))
+		var s [2]VecVirtual
+		for c := range s {
+			s[c] = k.vec()
+			k.move(out[c][i], s[c])
+		}
+		k.storePairAt(k.dst, s[0], s[1], i*k.lanes()/4)
+		k.storePairAt(dstV, v[0], v[1], i*k.lanes()/4)
+		JMP(LabelRef(k.name + "_next" + strconv.Itoa(i)))
+
+		Label(k.name + "_leaf" + strconv.Itoa(i))
+		for c := range v {
+			s := k.vec()
+			k.move(out[c][i], s)
+			k.leafValue(v[c], s, m)
+		}
+		k.storePairAt(k.dst, v[0], v[1], i*k.lanes()/4)
+		Label(k.name + "_next" + strconv.Itoa(i))
+	}
+	ADDQ(U32(2*k.lanes()*16), k.dst)
+	ADDQ(U32(2*k.lanes()*16), dstV)
+	ADDQ(U32(k.lanes()*16), k.src)
+	ADDQ(U32(k.lanes()*16), srcV)
+	DECQ(chunks)
+	JMP(LabelRef(k.name + "_chunk"))
+
+	Label(k.name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// storePairAt is storePair to base, for two outputs per seed.
+func (k *routine) storePairAt(base Register, a, b VecVirtual, s int) {
+	dst := k.dst
+	k.dst = base
+	k.storePair(a, b, 0, 32, s)
+	k.dst = dst
+}
+
+func (k *routine) broadcastBlock(m Mem, v VecVirtual) {
+	if k.wide {
+		VBROADCASTI32X4(m, v)
+	} else {
+		VBROADCASTI128(m, v)
+	}
 }
