@@ -211,23 +211,26 @@ func TestChachaImplOutputsInPlace(t *testing.T) {
 	}
 }
 
-// BenchmarkChachaImplEvalAll times DPF EvalAll with ChaCha (uint64, in_bits 20) per
-// output on the chacha implementation and on the one before it, in the same run.
+// BenchmarkChachaImplEvalAll times DPF and DCF EvalAll with ChaCha (uint64, in_bits
+// 20) per output on the chacha implementation and on the one before it, in the
+// same run.
 func BenchmarkChachaImplEvalAll(b *testing.B) {
-	p := DefaultParams(KindDpf, benchBits, Uint64, PrgChaCha)
-	for _, im := range []string{ChachaImpl, "avx512", PortableImpl} {
-		s, err := New(p, WithImpl(im))
-		if err != nil {
-			continue // not served on this CPU
-		}
-		_, p0, _, _, cws := benchKeys(b, s.(scheme), 1)
-		out := make([]Block, 1<<benchBits)
-		b.Run(im, func(b *testing.B) {
-			perItem(b, len(out), "output", func() {
-				if err := s.EvalAll(out, 0, p0, cws); err != nil {
-					b.Fatal(err)
-				}
+	for _, kind := range []Kind{KindDpf, KindDcfLt} {
+		p := DefaultParams(kind, benchBits, Uint64, PrgChaCha)
+		for _, im := range []string{ChachaImpl, "avx512", PortableImpl} {
+			s, err := New(p, WithImpl(im))
+			if err != nil {
+				continue // not served on this CPU
+			}
+			_, p0, _, _, cws := benchKeys(b, s.(scheme), 1)
+			out := make([]Block, 1<<benchBits)
+			b.Run(fmt.Sprintf("%s/%s", kind, im), func(b *testing.B) {
+				perItem(b, len(out), "output", func() {
+					if err := s.EvalAll(out, 0, p0, cws); err != nil {
+						b.Fatal(err)
+					}
+				})
 			})
-		})
+		}
 	}
 }
