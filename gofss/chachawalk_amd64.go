@@ -23,36 +23,46 @@ func (f *fastDpf) evalOnePoints(stp callControl, dst []Block, party int, s0s []B
 	if err := f.checkCws(cws); err != nil {
 		return err
 	}
-	n, ar := f.params.InBits, f.params.Group.arith()
-	for j, x := range xs {
-		key := cws[j/m*(n+1):][:n+1]
-		s, t := chachaWalk(f.chacha, key[:n], x, s0s[j/m].Clamp(), uint8(party), dpfTrByte, nil, nil)
-		dst[j] = dpfLeaf(ar, s, t, ar.from(key[n][0]), party)
-	}
+	dpfOnePoints(f.chacha, f.params, dst, party, s0s, cws, xs, m)
 	stp.advance(len(xs))
 	return nil
 }
 
-// evalOnePoints is fastDpf's for DCF: the routine hands back each level's value
-// output and control bit, from which the path's value is summed here.
 func (f *fastDcf) evalOnePoints(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := f.checkCws(cws); err != nil {
 		return err
 	}
-	n, ar := f.params.InBits, f.params.Group.arith()
+	dcfOnePoints(f.chacha, f.params, dst, party, s0s, cws, xs, m)
+	stp.advance(len(xs))
+	return nil
+}
+
+// dpfOnePoints is a DPF Eval with prg a point at a time (of checked correction
+// words; dst[j] is key j/m at xs[j]).
+func dpfOnePoints(prg *ChaCha, p Params, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
+	n, ar := p.InBits, p.Group.arith()
+	for j, x := range xs {
+		key := cws[j/m*(n+1):][:n+1]
+		s, t := chachaWalk(prg, key[:n], x, s0s[j/m].Clamp(), uint8(party), dpfTrByte, nil, nil)
+		dst[j] = dpfLeaf(ar, s, t, ar.from(key[n][0]), party)
+	}
+}
+
+// dcfOnePoints is dpfOnePoints for DCF: the routine hands back each level's value
+// output and control bit, from which the path's value is summed here.
+func dcfOnePoints(prg *ChaCha, p Params, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) {
+	n, ar := p.InBits, p.Group.arith()
 	var raws [MaxInBits]Block
 	var ts [MaxInBits]uint8
 	for j, x := range xs {
 		key := cws[j/m*(n+1):][:n+1]
-		s, t := chachaWalk(f.chacha, key[:n], x, s0s[j/m].Clamp(), uint8(party), dcfTrByte, raws[:n], ts[:n])
+		s, t := chachaWalk(prg, key[:n], x, s0s[j/m].Clamp(), uint8(party), dcfTrByte, raws[:n], ts[:n])
 		var v Block
 		for i := range n {
 			v = dcfValue(ar, v, raws[i], &key[i], ts[i])
 		}
 		dst[j] = dcfLeaf(ar, s, t, v, &key[n], party)
 	}
-	stp.advance(len(xs))
-	return nil
 }
 
 // chachaWalk runs one point's levels (rows: its key's first n correction words) in

@@ -31,6 +31,7 @@ func archImpls() []impl {
 		fusedEvalImpl("avx2-vaes", simd.FusedVAES256), // fusedeval_amd64.go
 		fusedEvalImpl("avx2-aesni", simd.FusedAESNI),
 		{name: AesniImpl, dpf: newOneKeyDpf, dcf: newOneKeyDcf}, // onekey_amd64.go
+		{name: ChachaImpl, dpf: newChachaDpf, dcf: newChachaDcf},
 	}
 }
 

@@ -6,6 +6,8 @@ import "github.com/pyfss/pyfss/gofss/internal/cpupath"
 type ops struct {
 	expand       func(dst, src []byte, nonce [2]uint32, mul int)
 	expandSelect func(dst, src []byte, nonce [2]uint32, mul int, sel []byte)
+	children     func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf)
+	dcfChildren  func(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLevel)
 	// walk is WalkOne's routine, 0 where there is none. Calling a method of it
 	// rather than a func value keeps a walk's arguments on the caller's stack: the
 	// compiler takes whatever goes through a func value to escape.
@@ -17,7 +19,7 @@ type backend = cpupath.Impl[ops]
 // Generic names the portable backend, which every CPU runs.
 const Generic = "generic"
 
-var portable = &backend{Name: Generic, Available: true, Ops: ops{expand: expandGeneric, expandSelect: expandSelectGeneric}}
+var portable = &backend{Name: Generic, Available: true, Ops: ops{expand: expandGeneric, expandSelect: expandSelectGeneric, children: childrenGeneric, dcfChildren: dcfChildrenGeneric}}
 
 // impls holds every implementation, fastest first, the portable one last.
 var impls = cpupath.New("chacha", append(archBackends(), portable)...)

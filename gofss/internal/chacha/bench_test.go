@@ -93,3 +93,25 @@ func benchmarkWalk(b *testing.B, walk func(w *Walk, nonce [2]uint32, seed [16]by
 		}
 	})
 }
+
+// BenchmarkWalkPoints measures a chunk of points' walk at in_bits 20, per point
+// (ns/point), beside BenchmarkExpandSelect's ns/seed: a point walks 20 seeds.
+func BenchmarkWalkPoints(b *testing.B) {
+	pathtest.EachB(b, Backends(), SetBackend, func(b *testing.B) {
+		lanes := PointLanes()
+		if lanes == 0 {
+			b.Skip("no point walk")
+		}
+		for _, mul := range []int{2, 4} {
+			b.Run(fmt.Sprintf("mul%d", mul), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(7, 8))
+				w := newPoints(b, rng, lanes, 20, mul, 16+12*(mul/4))
+				nonce := [2]uint32{0x12345678, 0x9abcdef0}
+				for b.Loop() {
+					WalkPoints(w, nonce)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lanes), "ns/point")
+			})
+		}
+	})
+}

@@ -122,3 +122,87 @@ func storeRow(b []byte, row [4]uint32) {
 		binary.LittleEndian.PutUint32(b[4*w:], row[w])
 	}
 }
+
+// ExpandChildren writes both children of every DPF tree node of src (blocks, the
+// node's control bit t in bit 0 of byte 12): dst block 2i+c is output c of the PRG
+// with mul 2 on node i's seed (its control bit cleared), XORed with cws[c] where t
+// is 1; with leaf not nil, that child's leaf output (see Leaf). len(dst) must be
+// 2*len(src).
+func ExpandChildren(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
+	if len(src)%BlockSize != 0 || len(dst) != 2*len(src) {
+		panic("chacha: bad buffer lengths")
+	}
+	impls.Ops().children(dst, src, nonce, cws, leaf)
+}
+
+// Leaf turns the children of ExpandChildren into a DPF's outputs, in a group's
+// arithmetic as Arith says: a child c with control bit t becomes (c AND From) +
+// t*Value, then 0 minus that in the bits of Neg (party 1 of an integer group).
+type Leaf struct {
+	Arith
+	Neg, Value [16]byte
+}
+
+// output turns the child b into its output in place.
+func (l *Leaf) output(b []byte) {
+	l.share(b, &l.Value)
+	negate(b, &l.Neg)
+}
+
+// share sets b, a leaf with control bit t, to (b AND From) + t*value.
+func (a *Arith) share(b []byte, value *[16]byte) {
+	t := b[12] & 1
+	for i := range BlockSize {
+		b[i] &= a.From[i]
+	}
+	if t == 1 {
+		a.addTo(b, value[:])
+	}
+}
+
+// addTo sets sum to sum + term in a's arithmetic.
+func (a *Arith) addTo(sum, term []byte) {
+	for h := 0; h < BlockSize; h += 8 {
+		word := func(m []byte) uint64 { return binary.LittleEndian.Uint64(m[h:]) }
+		x, y := word(sum), word(term)
+		binary.LittleEndian.PutUint64(sum[h:], (x^y)&word(a.Xor[:])|(x+y)&word(a.Add[:]))
+	}
+}
+
+// negate sets b to 0 - b (in 64-bit halves) in the bits of neg.
+func negate(b []byte, neg *[16]byte) {
+	for h := 0; h < BlockSize; h += 8 {
+		x, n := binary.LittleEndian.Uint64(b[h:]), binary.LittleEndian.Uint64(neg[h:])
+		binary.LittleEndian.PutUint64(b[h:], -x&n|x&^n)
+	}
+}
+
+// DcfLevel is a level of a DCF tree for ExpandDcfChildren, in a group's arithmetic
+// as Arith says (values are blocks ANDed with From).
+type DcfLevel struct {
+	Arith
+	Cws [3][16]byte // the left and right children's seed corrections, the value correction (a value)
+	// Leaf: write the children's outputs rather than children. Neg and Last are
+	// then as Leaf's Neg and Value, Last the output correction word's value.
+	Leaf      bool
+	Neg, Last [16]byte
+}
+
+// ExpandDcfChildren writes both children of every DCF tree node of src (blocks,
+// control bit t in bit 0 of byte 12) with path values srcV: dst block 2i+c is child
+// c of node i, the PRG's (mul 4) output 2c on the node's seed (control bit cleared)
+// XORed with l.Cws[c] where t is 1, and dstV block 2i+c its path value, node i's
+// value + (output 2c+1 AND From) + t*l.Cws[2]. With l.Leaf, dst block 2i+c is
+// instead that child's output: its value + (the child AND From) + t'*l.Last (t' the
+// child's control bit), then 0 minus that in the bits of l.Neg; dstV is not used.
+// dst and dstV must not overlap src or srcV.
+func ExpandDcfChildren(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLevel) {
+	values := len(dst)
+	if l.Leaf {
+		values = 0
+	}
+	if len(src)%BlockSize != 0 || len(srcV) != len(src) || len(dst) != 2*len(src) || len(dstV) != values {
+		panic("chacha: bad buffer lengths")
+	}
+	impls.Ops().dcfChildren(dst, dstV, src, srcV, nonce, l)
+}

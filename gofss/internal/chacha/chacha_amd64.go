@@ -31,12 +31,12 @@ func archBackends() []*backend {
 			// The blocks routine needs only the foundation subset; the rows routine
 			// rotates xmm and ymm registers, which takes VL.
 			Available: cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL,
-			Ops:       ops{avx512.expand, avx512.expandSelect, avx512},
+			Ops:       ops{avx512.expand, avx512.expandSelect, avx512.children, avx512.dcfChildren, avx512},
 		},
 		{
 			Name:      "avx2",
 			Available: cpu.X86.HasAVX2,
-			Ops:       ops{avx2.expand, avx2.expandSelect, avx2},
+			Ops:       ops{avx2.expand, avx2.expandSelect, avx2.children, avx2.dcfChildren, avx2},
 		},
 	}
 }
@@ -52,6 +52,64 @@ func (s simd) expandSelect(dst, src []byte, nonce [2]uint32, mul int, sel []byte
 		mode = modeSelect4
 	}
 	s.run(dst, src, sel, nonce, mul, mode, mul/2)
+}
+
+// children runs the children routine on the whole chunks of src, and the rest, a few
+// nodes, through expand.
+func (s simd) children(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
+	var in [6]uint32
+	setInput(&in, nonce, 2)
+	n := len(src) / BlockSize
+	done := n &^ (int(s) - 1)
+	if done > 0 {
+		var masks *[5][64]byte
+		if leaf != nil {
+			masks = vectorMasks(&leaf.From, &leaf.Xor, &leaf.Add, &leaf.Neg, &leaf.Value)
+		}
+		if s == avx512 {
+			childrenAVX512(&dst[0], &src[0], done/int(s), cws, masks, &in)
+		} else {
+			childrenAVX2(&dst[0], &src[0], done/int(s), cws, masks, &in)
+		}
+	}
+	childrenVia(s.expand, dst[2*done*BlockSize:], src[done*BlockSize:], nonce, cws, leaf)
+}
+
+// dcfChildren is children for DCF.
+func (s simd) dcfChildren(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLevel) {
+	var in [6]uint32
+	setInput(&in, nonce, 4)
+	n := len(src) / BlockSize
+	done := n &^ (int(s) - 1)
+	if done > 0 {
+		masks := vectorMasks(&l.From, &l.Xor, &l.Add, &l.Neg, &l.Last)
+		leaf, values := 0, first(dstV)
+		if l.Leaf {
+			leaf = 1
+		}
+		if s == avx512 {
+			dcfChildrenAVX512(&dst[0], values, &src[0], &srcV[0], done/int(s), &l.Cws, masks, leaf, &in)
+		} else {
+			dcfChildrenAVX2(&dst[0], values, &src[0], &srcV[0], done/int(s), &l.Cws, masks, leaf, &in)
+		}
+	}
+	rest := done * BlockSize
+	if !l.Leaf {
+		dstV = dstV[2*rest:]
+	}
+	dcfChildrenVia(s.expand, dst[2*rest:], dstV, src[rest:], srcV[rest:], nonce, l)
+}
+
+// vectorMasks lays masks out as the routines read them: each block repeated over a
+// vector.
+func vectorMasks(masks ...*[16]byte) *[5][64]byte {
+	var out [5][64]byte
+	for i, m := range masks {
+		for j := 0; j < 64; j += BlockSize {
+			copy(out[i][j:], m[:])
+		}
+	}
+	return &out
 }
 
 // setInput sets in to the part of the initial state that is the same for every
@@ -138,4 +196,25 @@ func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[
 	default:
 		blocksAVX2(dst, src, selp, count, mode, in)
 	}
+}
+
+// points runs the point walk routine for n levels; WalkPoints has checked w.
+func (s simd) points(w *Points, nonce [2]uint32, n int) {
+	var in [6]uint32
+	setInput(&in, nonce, w.Mul)
+	// The masks as the routine reads them: each block repeated over a vector.
+	var arith [3][64]byte
+	if w.Arith != nil {
+		for i, m := range [3]*[16]byte{&w.Arith.From, &w.Arith.Xor, &w.Arith.Add} {
+			for j := 0; j < 64; j += BlockSize {
+				copy(arith[i][j:], m[:])
+			}
+		}
+	}
+	nodes, sides, rows, sums := first(w.Nodes), first(w.Sides), first(w.Rows), first(w.Sums)
+	if s == avx512 {
+		pointsAVX512(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
+		return
+	}
+	pointsAVX2(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
 }

@@ -12,7 +12,11 @@ func archBackends() []*backend {
 	return []*backend{{
 		Name:      NEON,
 		Available: cpu.ARM64.HasASIMD,
-		Ops:       ops{expand: expandNEON, expandSelect: expandSelectNEON},
+		Ops: ops{expand: expandNEON, expandSelect: expandSelectNEON, children: func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
+			childrenVia(expandNEON, dst, src, nonce, cws, leaf)
+		}, dcfChildren: func(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLevel) {
+			dcfChildrenVia(expandNEON, dst, dstV, src, srcV, nonce, l)
+		}},
 	}}
 }
 

@@ -49,3 +49,79 @@ func walkAVX2(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, 
 //
 //go:noescape
 func walkAVX512(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
+
+// pointsAVX2 walks 8 points from nodes (8 blocks, each a root seed with its
+// control bit) down n levels and leaves their leaves, control bits included, in
+// nodes. Point j takes side sides[i*8+j] at level i, whose correction word
+// is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of
+// side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums (8
+// blocks) each point's sum over the levels of its value output and, where its
+// parent control bit is set, its row's second block, each ANDed with mask
+// arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in
+// those of arith[2]; each mask is a block repeated over 64 bytes. in is as for
+// blocksAVX2.
+//
+//go:noescape
+func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+
+// pointsAVX512 walks 16 points from nodes (16 blocks, each a root seed with its
+// control bit) down n levels and leaves their leaves, control bits included, in
+// nodes. Point j takes side sides[i*16+j] at level i, whose correction word
+// is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of
+// side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums (16
+// blocks) each point's sum over the levels of its value output and, where its
+// parent control bit is set, its row's second block, each ANDed with mask
+// arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in
+// those of arith[2]; each mask is a block repeated over 64 bytes. in is as for
+// blocksAVX512.
+//
+//go:noescape
+func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+
+// childrenAVX2 expands chunks*8 nodes of src (blocks, control bit t in bit 0
+// of byte 12) with mul 2 and writes each node's children to dst, the left one (row
+// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. With
+// leaf not nil it writes leaf outputs instead: each child c (control bit t') as
+// (c AND leaf[0]) + t'*leaf[4], then 0 minus that in the bits of leaf[3]; +
+// is XOR in the bits of leaf[1] and 64-bit addition in those of leaf[2], and
+// each mask is a block repeated over 64 bytes. in is as for blocksAVX2.
+//
+//go:noescape
+func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
+
+// childrenAVX512 expands chunks*16 nodes of src (blocks, control bit t in bit 0
+// of byte 12) with mul 2 and writes each node's children to dst, the left one (row
+// 0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. With
+// leaf not nil it writes leaf outputs instead: each child c (control bit t') as
+// (c AND leaf[0]) + t'*leaf[4], then 0 minus that in the bits of leaf[3]; +
+// is XOR in the bits of leaf[1] and 64-bit addition in those of leaf[2], and
+// each mask is a block repeated over 64 bytes. in is as for blocksAVX512.
+//
+//go:noescape
+func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
+
+// dcfChildrenAVX2 expands chunks*8 DCF nodes of src (blocks, control bit t in bit 0
+// of byte 12) with path values srcV with mul 4 and writes each node's children to
+// dst, the left one (row 0) XORed with cws[0] and the right one (row 2) with cws[1]
+// where t is 1, and their values to dstV: the node's value + (its row 1 or 3 AND
+// masks[0]) + t*cws[2]. + is XOR in the bits of masks[1] and 64-bit addition in
+// those of masks[2]. With leaf 1 it writes to dst the children's outputs instead:
+// value + (child AND masks[0]) + t'*masks[4] (t' the child's control bit), then 0
+// minus that in the bits of masks[3]. Masks are blocks repeated over 64 bytes. in
+// is as for blocksAVX2.
+//
+//go:noescape
+func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+
+// dcfChildrenAVX512 expands chunks*16 DCF nodes of src (blocks, control bit t in bit 0
+// of byte 12) with path values srcV with mul 4 and writes each node's children to
+// dst, the left one (row 0) XORed with cws[0] and the right one (row 2) with cws[1]
+// where t is 1, and their values to dstV: the node's value + (its row 1 or 3 AND
+// masks[0]) + t*cws[2]. + is XOR in the bits of masks[1] and 64-bit addition in
+// those of masks[2]. With leaf 1 it writes to dst the children's outputs instead:
+// value + (child AND masks[0]) + t'*masks[4] (t' the child's control bit), then 0
+// minus that in the bits of masks[3]. Masks are blocks repeated over 64 bytes. in
+// is as for blocksAVX512.
+//
+//go:noescape
+func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)

@@ -2739,3 +2739,3417 @@ walkAVX512_done:
 	MOVB    R9, ret+80(FP)
 	VZEROUPPER
 	RET
+
+// func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+// Requires: AVX, AVX2, MMX+
+TEXT ·pointsAVX2(SB), $672-80
+	MOVQ        nodes+0(FP), AX
+	MOVQ        sides+8(FP), CX
+	MOVQ        rows+16(FP), DX
+	MOVQ        offs+24(FP), BX
+	MOVQ        n+32(FP), SI
+	MOVQ        tr+40(FP), DI
+	MOVQ        mul+48(FP), R8
+	MOVQ        sums+56(FP), R9
+	MOVQ        arith+64(FP), R10
+	MOVQ        in+72(FP), R11
+	VMOVDQU     (AX), Y0
+	VMOVDQU     32(AX), Y1
+	VMOVDQU     64(AX), Y2
+	VMOVDQU     96(AX), Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y3
+	VPUNPCKLQDQ Y1, Y4, Y2
+	VPUNPCKHQDQ Y1, Y4, Y1
+	VPUNPCKLQDQ Y3, Y0, Y4
+	VPUNPCKHQDQ Y3, Y0, Y0
+	VMOVDQU     Y2, 256(SP)
+	VMOVDQU     Y1, 288(SP)
+	VMOVDQU     Y4, 320(SP)
+	VMOVDQU     Y0, 352(SP)
+	VMOVDQU     (BX), Y0
+	VMOVDQU     sel_avx2<>+0(SB), Y1
+	VPERMD      Y0, Y1, Y0
+	VMOVDQU     Y0, 640(SP)
+	LEAQ        (DX)(DI*1), BX
+	CMPQ        R8, $0x04
+	JE          pointsAVX2_mul4
+
+pointsAVX2_mul2_level:
+	CMPQ         SI, $0x00
+	JE           pointsAVX2_mul2_done
+	VMOVDQU      256(SP), Y0
+	VMOVDQU      288(SP), Y1
+	VMOVDQU      320(SP), Y2
+	VMOVDQU      352(SP), Y3
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (R11), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(R11), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(R11), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(R11), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(R11), Y14
+	VPBROADCASTD 20(R11), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVLQSX      640(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      644(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      648(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      652(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      656(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      660(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      664(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      668(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVQ         $0x0000000a, DI
+
+pointsAVX2_mul2_round:
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x0c, Y5, Y10
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x07, Y5, Y10
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VMOVDQU      Y8, 128(SP)
+	VMOVDQU      Y9, 160(SP)
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VMOVDQU      192(SP), Y10
+	VPADDD       Y14, Y10, Y10
+	VMOVDQU      224(SP), Y11
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x0c, Y7, Y8
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x07, Y7, Y8
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x0c, Y5, Y8
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x07, Y5, Y8
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VMOVDQU      128(SP), Y8
+	VPADDD       Y13, Y8, Y8
+	VMOVDQU      160(SP), Y9
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0c, Y7, Y10
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x07, Y7, Y10
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	DECQ         DI
+	JNZ          pointsAVX2_mul2_round
+	VPMOVZXBD    (CX), Y8
+	VMOVDQU      sel_avx2<>+0(SB), Y9
+	VPERMD       Y8, Y9, Y8
+	VPXOR        Y9, Y9, Y9
+	VPCMPEQD     Y9, Y8, Y8
+	VPBROADCASTD (R11), Y9
+	VPXOR        Y9, Y0, Y0
+	VPXOR        (SP), Y4, Y4
+	VPBLENDVB    Y8, Y0, Y4, Y0
+	VPBROADCASTD 4(R11), Y4
+	VPXOR        Y4, Y1, Y1
+	VPXOR        32(SP), Y5, Y5
+	VPBLENDVB    Y8, Y1, Y5, Y1
+	VPBROADCASTD 8(R11), Y4
+	VPXOR        Y4, Y2, Y2
+	VPXOR        64(SP), Y6, Y6
+	VPBLENDVB    Y8, Y2, Y6, Y2
+	VPBROADCASTD 12(R11), Y4
+	VPXOR        Y4, Y3, Y3
+	VPXOR        96(SP), Y7, Y7
+	VPBLENDVB    Y8, Y3, Y7, Y3
+	VMOVDQU      352(SP), Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      640(SP), Y5
+	VPXOR        Y6, Y6, Y6
+	VPCMPEQD     Y5, Y5, Y7
+	VPGATHERDD   Y7, (DX)(Y5*1), Y6
+	VPAND        Y4, Y6, Y6
+	VPXOR        Y0, Y6, Y6
+	VMOVDQU      Y6, 256(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y6
+	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 288(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y1
+	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y2, Y0, Y0
+	VMOVDQU      Y0, 320(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y1
+	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
+	VMOVDQU      Y0, Y1
+	VPXOR        Y2, Y2, Y2
+	VPCMPEQD     Y5, Y5, Y6
+	VPGATHERDD   Y6, (BX)(Y5*1), Y2
+	VPBLENDVB    Y8, Y1, Y2, Y1
+	VPXOR        Y0, Y1, Y1
+	VPSLLD       $0x1f, Y1, Y1
+	VPSRLD       $0x1f, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y3, Y0, Y0
+	VMOVDQU      Y0, 352(SP)
+	ADDQ         $0x20, DX
+	ADDQ         $0x20, BX
+	ADDQ         $0x08, CX
+	DECQ         SI
+	JMP          pointsAVX2_mul2_level
+
+pointsAVX2_mul2_done:
+	JMP pointsAVX2_done
+
+pointsAVX2_mul4:
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU Y0, 384(SP)
+	VMOVDQU Y0, 416(SP)
+	VMOVDQU Y0, 448(SP)
+	VMOVDQU Y0, 480(SP)
+
+pointsAVX2_mul4_level:
+	CMPQ         SI, $0x00
+	JE           pointsAVX2_mul4_done
+	VMOVDQU      256(SP), Y0
+	VMOVDQU      288(SP), Y1
+	VMOVDQU      320(SP), Y2
+	VMOVDQU      352(SP), Y3
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (R11), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(R11), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(R11), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(R11), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(R11), Y14
+	VPBROADCASTD 20(R11), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVLQSX      640(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      644(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      648(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      652(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      656(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      660(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      664(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      668(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVQ         $0x0000000a, DI
+
+pointsAVX2_mul4_round:
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x0c, Y5, Y10
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x07, Y5, Y10
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VMOVDQU      Y8, 128(SP)
+	VMOVDQU      Y9, 160(SP)
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VMOVDQU      192(SP), Y10
+	VPADDD       Y14, Y10, Y10
+	VMOVDQU      224(SP), Y11
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x0c, Y7, Y8
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x07, Y7, Y8
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x0c, Y5, Y8
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x07, Y5, Y8
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VMOVDQU      128(SP), Y8
+	VPADDD       Y13, Y8, Y8
+	VMOVDQU      160(SP), Y9
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0c, Y7, Y10
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x07, Y7, Y10
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	DECQ         DI
+	JNZ          pointsAVX2_mul4_round
+	VPMOVZXBD    (CX), Y10
+	VMOVDQU      sel_avx2<>+0(SB), Y11
+	VPERMD       Y10, Y11, Y10
+	VPXOR        Y11, Y11, Y11
+	VPCMPEQD     Y11, Y10, Y10
+	VPXOR        (SP), Y4, Y4
+	VPBLENDVB    Y10, Y4, Y12, Y4
+	VPXOR        32(SP), Y5, Y5
+	VPBLENDVB    Y10, Y5, Y13, Y5
+	VPXOR        64(SP), Y6, Y6
+	VPBROADCASTD 16(R11), Y11
+	VPXOR        Y11, Y14, Y14
+	VPBLENDVB    Y10, Y6, Y14, Y6
+	VPXOR        96(SP), Y7, Y7
+	VPBROADCASTD 20(R11), Y11
+	VPXOR        Y11, Y15, Y15
+	VPBLENDVB    Y10, Y7, Y15, Y7
+	VPUNPCKLDQ   Y5, Y4, Y11
+	VPUNPCKHDQ   Y5, Y4, Y4
+	VPUNPCKLDQ   Y7, Y6, Y5
+	VPUNPCKHDQ   Y7, Y6, Y7
+	VPUNPCKLQDQ  Y5, Y11, Y6
+	VPUNPCKHQDQ  Y5, Y11, Y5
+	VPUNPCKLQDQ  Y7, Y4, Y11
+	VPUNPCKHQDQ  Y7, Y4, Y4
+	VMOVDQU      Y6, 512(SP)
+	VMOVDQU      Y5, 544(SP)
+	VMOVDQU      Y11, 576(SP)
+	VMOVDQU      Y4, 608(SP)
+	VPBROADCASTD (R11), Y4
+	VPXOR        Y4, Y0, Y0
+	VPXOR        (SP), Y8, Y8
+	VPBLENDVB    Y10, Y0, Y8, Y0
+	VPBROADCASTD 4(R11), Y4
+	VPXOR        Y4, Y1, Y1
+	VPXOR        32(SP), Y9, Y9
+	VPBLENDVB    Y10, Y1, Y9, Y1
+	VPBROADCASTD 8(R11), Y4
+	VPXOR        Y4, Y2, Y2
+	VMOVDQU      192(SP), Y4
+	VPXOR        64(SP), Y4, Y4
+	VPBLENDVB    Y10, Y2, Y4, Y2
+	VPBROADCASTD 12(R11), Y4
+	VPXOR        Y4, Y3, Y3
+	VMOVDQU      224(SP), Y4
+	VPXOR        96(SP), Y4, Y4
+	VPBLENDVB    Y10, Y3, Y4, Y3
+	VMOVDQU      352(SP), Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      640(SP), Y5
+	VPXOR        Y6, Y6, Y6
+	VPCMPEQD     Y5, Y5, Y7
+	VPGATHERDD   Y7, (DX)(Y5*1), Y6
+	VPAND        Y4, Y6, Y6
+	VPXOR        Y0, Y6, Y6
+	VMOVDQU      Y6, 256(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y6
+	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y1, Y0, Y0
+	VMOVDQU      Y0, 288(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y1
+	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y2, Y0, Y0
+	VMOVDQU      Y0, 320(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y1
+	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
+	VMOVDQU      Y0, Y1
+	VPXOR        Y2, Y2, Y2
+	VPCMPEQD     Y5, Y5, Y6
+	VPGATHERDD   Y6, (BX)(Y5*1), Y2
+	VPBLENDVB    Y10, Y1, Y2, Y1
+	VPXOR        Y0, Y1, Y1
+	VPSLLD       $0x1f, Y1, Y1
+	VPSRLD       $0x1f, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y3, Y0, Y0
+	VMOVDQU      Y0, 352(SP)
+	VPXOR        Y0, Y0, Y0
+	VPCMPEQD     Y5, Y5, Y1
+	VPGATHERDD   Y1, 16(DX)(Y5*1), Y0
+	VPAND        Y4, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPCMPEQD     Y5, Y5, Y2
+	VPGATHERDD   Y2, 20(DX)(Y5*1), Y1
+	VPAND        Y4, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPCMPEQD     Y5, Y5, Y3
+	VPGATHERDD   Y3, 24(DX)(Y5*1), Y2
+	VPAND        Y4, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPCMPEQD     Y5, Y5, Y6
+	VPGATHERDD   Y6, 28(DX)(Y5*1), Y3
+	VPAND        Y4, Y3, Y3
+	VPUNPCKLDQ   Y1, Y0, Y4
+	VPUNPCKHDQ   Y1, Y0, Y0
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLQDQ  Y1, Y4, Y2
+	VPUNPCKHQDQ  Y1, Y4, Y1
+	VPUNPCKLQDQ  Y3, Y0, Y4
+	VPUNPCKHQDQ  Y3, Y0, Y0
+	VMOVDQU      384(SP), Y3
+	VMOVDQU      512(SP), Y5
+	VPAND        (R10), Y5, Y5
+	VPADDQ       Y5, Y3, Y6
+	VPXOR        Y5, Y3, Y3
+	VPAND        64(R10), Y3, Y3
+	VPAND        128(R10), Y6, Y6
+	VPOR         Y6, Y3, Y3
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y3, Y5
+	VPXOR        Y2, Y3, Y3
+	VPAND        64(R10), Y3, Y3
+	VPAND        128(R10), Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VMOVDQU      Y3, 384(SP)
+	VMOVDQU      416(SP), Y2
+	VMOVDQU      544(SP), Y3
+	VPAND        (R10), Y3, Y3
+	VPADDQ       Y3, Y2, Y5
+	VPXOR        Y3, Y2, Y2
+	VPAND        64(R10), Y2, Y2
+	VPAND        128(R10), Y5, Y5
+	VPOR         Y5, Y2, Y2
+	VPAND        (R10), Y1, Y1
+	VPADDQ       Y1, Y2, Y3
+	VPXOR        Y1, Y2, Y2
+	VPAND        64(R10), Y2, Y2
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y2, Y2
+	VMOVDQU      Y2, 416(SP)
+	VMOVDQU      448(SP), Y1
+	VMOVDQU      576(SP), Y2
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y1, Y3
+	VPXOR        Y2, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y1, Y1
+	VPAND        (R10), Y4, Y4
+	VPADDQ       Y4, Y1, Y2
+	VPXOR        Y4, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y2, Y2
+	VPOR         Y2, Y1, Y1
+	VMOVDQU      Y1, 448(SP)
+	VMOVDQU      480(SP), Y1
+	VMOVDQU      608(SP), Y2
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y1, Y3
+	VPXOR        Y2, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y1, Y1
+	VPAND        (R10), Y0, Y0
+	VPADDQ       Y0, Y1, Y2
+	VPXOR        Y0, Y1, Y1
+	VPAND        64(R10), Y1, Y1
+	VPAND        128(R10), Y2, Y2
+	VPOR         Y2, Y1, Y1
+	VMOVDQU      Y1, 480(SP)
+	ADDQ         $0x20, DX
+	ADDQ         $0x20, BX
+	ADDQ         $0x08, CX
+	DECQ         SI
+	JMP          pointsAVX2_mul4_level
+
+pointsAVX2_mul4_done:
+	VMOVDQU 384(SP), Y0
+	VMOVDQU Y0, (R9)
+	VMOVDQU 416(SP), Y0
+	VMOVDQU Y0, 32(R9)
+	VMOVDQU 448(SP), Y0
+	VMOVDQU Y0, 64(R9)
+	VMOVDQU 480(SP), Y0
+	VMOVDQU Y0, 96(R9)
+
+pointsAVX2_done:
+	VMOVDQU     256(SP), Y0
+	VMOVDQU     288(SP), Y1
+	VMOVDQU     320(SP), Y2
+	VMOVDQU     352(SP), Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y3
+	VPUNPCKLQDQ Y1, Y4, Y2
+	VPUNPCKHQDQ Y1, Y4, Y1
+	VPUNPCKLQDQ Y3, Y0, Y4
+	VPUNPCKHQDQ Y3, Y0, Y0
+	VMOVDQU     Y2, (AX)
+	VMOVDQU     Y1, 32(AX)
+	VMOVDQU     Y4, 64(AX)
+	VMOVDQU     Y0, 96(AX)
+	VZEROUPPER
+	RET
+
+// func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·pointsAVX512(SB), $832-80
+	MOVQ        nodes+0(FP), AX
+	MOVQ        sides+8(FP), CX
+	MOVQ        rows+16(FP), DX
+	MOVQ        offs+24(FP), BX
+	MOVQ        n+32(FP), SI
+	MOVQ        tr+40(FP), DI
+	MOVQ        mul+48(FP), R8
+	MOVQ        sums+56(FP), R9
+	MOVQ        arith+64(FP), R10
+	MOVQ        in+72(FP), R11
+	VMOVDQU32   (AX), Z0
+	VMOVDQU32   64(AX), Z1
+	VMOVDQU32   128(AX), Z2
+	VMOVDQU32   192(AX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (SP)
+	VMOVDQU32   Z1, 64(SP)
+	VMOVDQU32   Z4, 128(SP)
+	VMOVDQU32   Z0, 192(SP)
+	VMOVDQU32   (BX), Z0
+	VMOVDQU32   sel_avx512<>+0(SB), Z1
+	VPERMD      Z0, Z1, Z0
+	VMOVDQU32   Z0, 768(SP)
+	LEAQ        (DX)(DI*1), BX
+	CMPQ        R8, $0x04
+	JE          pointsAVX512_mul4
+
+pointsAVX512_mul2_level:
+	CMPQ         SI, $0x00
+	JE           pointsAVX512_mul2_done
+	VMOVDQU32    (SP), Z16
+	VMOVDQU32    64(SP), Z17
+	VMOVDQU32    128(SP), Z18
+	VMOVDQU32    192(SP), Z19
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (R11), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(R11), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(R11), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(R11), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R11), Z14
+	VPBROADCASTD 20(R11), Z15
+	MOVLQSX      768(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      772(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      776(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      780(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      784(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      788(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      792(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      796(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      800(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      804(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      808(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      812(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      816(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      820(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      824(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      828(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVQ         $0x0000000a, DI
+
+pointsAVX512_mul2_round:
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	DECQ        DI
+	JNZ         pointsAVX512_mul2_round
+	VPMOVZXBD   (CX), Z8
+	VMOVDQU32   sel_avx512<>+0(SB), Z9
+	VPERMD      Z8, Z9, Z8
+	VPTESTMD    Z8, Z8, K1
+	VPXORD.BCST (R11), Z0, Z0
+	VPXORD      Z16, Z4, Z4
+	VPBLENDMD   Z4, Z0, K1, Z0
+	VPXORD.BCST 4(R11), Z1, Z1
+	VPXORD      Z17, Z5, Z5
+	VPBLENDMD   Z5, Z1, K1, Z1
+	VPXORD.BCST 8(R11), Z2, Z2
+	VPXORD      Z18, Z6, Z6
+	VPBLENDMD   Z6, Z2, K1, Z2
+	VPXORD.BCST 12(R11), Z3, Z3
+	VPXORD      Z19, Z7, Z7
+	VPBLENDMD   Z7, Z3, K1, Z3
+	VMOVDQU32   192(SP), Z4
+	VPSLLD      $0x1f, Z4, Z4
+	VPSRAD      $0x1f, Z4, Z4
+	VMOVDQU32   768(SP), Z5
+	VPXORD      Z20, Z20, Z20
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  (DX)(Z5*1), K2, Z20
+	VPANDD      Z4, Z20, Z20
+	VPXORD      Z0, Z20, Z20
+	VMOVDQU32   Z20, (SP)
+	VPXORD      Z21, Z21, Z21
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  4(DX)(Z5*1), K2, Z21
+	VPANDD      Z4, Z21, Z21
+	VPXORD      Z1, Z21, Z21
+	VMOVDQU32   Z21, 64(SP)
+	VPXORD      Z22, Z22, Z22
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  8(DX)(Z5*1), K2, Z22
+	VPANDD      Z4, Z22, Z22
+	VPXORD      Z2, Z22, Z22
+	VMOVDQU32   Z22, 128(SP)
+	VPXORD      Z23, Z23, Z23
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  12(DX)(Z5*1), K2, Z23
+	VMOVDQU32   Z23, Z0
+	VPXORD      Z24, Z24, Z24
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  (BX)(Z5*1), K2, Z24
+	VPBLENDMD   Z24, Z0, K1, Z0
+	VPXORD      Z23, Z0, Z0
+	VPSLLD      $0x1f, Z0, Z0
+	VPSRLD      $0x1f, Z0, Z0
+	VPXORD      Z0, Z23, Z23
+	VPANDD      Z4, Z23, Z23
+	VPXORD      Z3, Z23, Z23
+	VMOVDQU32   Z23, 192(SP)
+	ADDQ        $0x20, DX
+	ADDQ        $0x20, BX
+	ADDQ        $0x10, CX
+	DECQ        SI
+	JMP         pointsAVX512_mul2_level
+
+pointsAVX512_mul2_done:
+	JMP pointsAVX512_done
+
+pointsAVX512_mul4:
+	VPXORD    Z5, Z5, Z5
+	VMOVDQU32 Z5, 256(SP)
+	VMOVDQU32 Z5, 320(SP)
+	VMOVDQU32 Z5, 384(SP)
+	VMOVDQU32 Z5, 448(SP)
+
+pointsAVX512_mul4_level:
+	CMPQ         SI, $0x00
+	JE           pointsAVX512_mul4_done
+	VMOVDQU32    (SP), Z16
+	VMOVDQU32    64(SP), Z17
+	VMOVDQU32    128(SP), Z18
+	VMOVDQU32    192(SP), Z19
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (R11), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(R11), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(R11), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(R11), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R11), Z14
+	VPBROADCASTD 20(R11), Z15
+	MOVLQSX      768(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      772(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      776(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      780(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      784(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      788(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      792(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      796(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      800(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      804(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      808(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      812(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      816(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      820(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      824(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVLQSX      828(SP), DI
+	PREFETCHT0   64(DX)(DI*1)
+	MOVQ         $0x0000000a, DI
+
+pointsAVX512_mul4_round:
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	DECQ        DI
+	JNZ         pointsAVX512_mul4_round
+	VPMOVZXBD   (CX), Z20
+	VMOVDQU32   sel_avx512<>+0(SB), Z21
+	VPERMD      Z20, Z21, Z20
+	VPTESTMD    Z20, Z20, K1
+	VPXORD      Z16, Z4, Z4
+	VPBLENDMD   Z12, Z4, K1, Z4
+	VPXORD      Z17, Z5, Z5
+	VPBLENDMD   Z13, Z5, K1, Z5
+	VPXORD      Z18, Z6, Z6
+	VPXORD.BCST 16(R11), Z14, Z14
+	VPBLENDMD   Z14, Z6, K1, Z6
+	VPXORD      Z19, Z7, Z7
+	VPXORD.BCST 20(R11), Z15, Z15
+	VPBLENDMD   Z15, Z7, K1, Z7
+	VPUNPCKLDQ  Z5, Z4, Z14
+	VPUNPCKHDQ  Z5, Z4, Z4
+	VPUNPCKLDQ  Z7, Z6, Z5
+	VPUNPCKHDQ  Z7, Z6, Z7
+	VPUNPCKLQDQ Z5, Z14, Z6
+	VPUNPCKHQDQ Z5, Z14, Z5
+	VPUNPCKLQDQ Z7, Z4, Z14
+	VPUNPCKHQDQ Z7, Z4, Z4
+	VMOVDQU32   Z6, 512(SP)
+	VMOVDQU32   Z5, 576(SP)
+	VMOVDQU32   Z14, 640(SP)
+	VMOVDQU32   Z4, 704(SP)
+	VPXORD.BCST (R11), Z0, Z0
+	VPXORD      Z16, Z8, Z8
+	VPBLENDMD   Z8, Z0, K1, Z0
+	VPXORD.BCST 4(R11), Z1, Z1
+	VPXORD      Z17, Z9, Z9
+	VPBLENDMD   Z9, Z1, K1, Z1
+	VPXORD.BCST 8(R11), Z2, Z2
+	VPXORD      Z18, Z10, Z10
+	VPBLENDMD   Z10, Z2, K1, Z2
+	VPXORD.BCST 12(R11), Z3, Z3
+	VPXORD      Z19, Z11, Z11
+	VPBLENDMD   Z11, Z3, K1, Z3
+	VMOVDQU32   192(SP), Z4
+	VPSLLD      $0x1f, Z4, Z4
+	VPSRAD      $0x1f, Z4, Z4
+	VMOVDQU32   768(SP), Z5
+	VPXORD      Z22, Z22, Z22
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  (DX)(Z5*1), K2, Z22
+	VPANDD      Z4, Z22, Z22
+	VPXORD      Z0, Z22, Z22
+	VMOVDQU32   Z22, (SP)
+	VPXORD      Z23, Z23, Z23
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  4(DX)(Z5*1), K2, Z23
+	VPANDD      Z4, Z23, Z23
+	VPXORD      Z1, Z23, Z23
+	VMOVDQU32   Z23, 64(SP)
+	VPXORD      Z24, Z24, Z24
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  8(DX)(Z5*1), K2, Z24
+	VPANDD      Z4, Z24, Z24
+	VPXORD      Z2, Z24, Z24
+	VMOVDQU32   Z24, 128(SP)
+	VPXORD      Z25, Z25, Z25
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  12(DX)(Z5*1), K2, Z25
+	VMOVDQU32   Z25, Z0
+	VPXORD      Z26, Z26, Z26
+	VPCMPEQD    Z5, Z5, K2
+	VPGATHERDD  (BX)(Z5*1), K2, Z26
+	VPBLENDMD   Z26, Z0, K1, Z0
+	VPXORD      Z25, Z0, Z0
+	VPSLLD      $0x1f, Z0, Z0
+	VPSRLD      $0x1f, Z0, Z0
+	VPXORD      Z0, Z25, Z25
+	VPANDD      Z4, Z25, Z25
+	VPXORD      Z3, Z25, Z25
+	VMOVDQU32   Z25, 192(SP)
+	VPXORD      Z27, Z27, Z27
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  16(DX)(Z5*1), K1, Z27
+	VPANDD      Z4, Z27, Z27
+	VPXORD      Z28, Z28, Z28
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  20(DX)(Z5*1), K1, Z28
+	VPANDD      Z4, Z28, Z28
+	VPXORD      Z29, Z29, Z29
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  24(DX)(Z5*1), K1, Z29
+	VPANDD      Z4, Z29, Z29
+	VPXORD      Z30, Z30, Z30
+	VPCMPEQD    Z5, Z5, K1
+	VPGATHERDD  28(DX)(Z5*1), K1, Z30
+	VPANDD      Z4, Z30, Z30
+	VPUNPCKLDQ  Z28, Z27, Z0
+	VPUNPCKHDQ  Z28, Z27, Z2
+	VPUNPCKLDQ  Z30, Z29, Z3
+	VPUNPCKHDQ  Z30, Z29, Z4
+	VPUNPCKLQDQ Z3, Z0, Z1
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VPUNPCKLQDQ Z4, Z2, Z3
+	VPUNPCKHQDQ Z4, Z2, Z2
+	VMOVDQU32   256(SP), Z4
+	VMOVDQU32   512(SP), Z5
+	VPANDD      (R10), Z5, Z5
+	VPADDQ      Z5, Z4, Z6
+	VPXORD      Z5, Z4, Z4
+	VPANDD      64(R10), Z4, Z4
+	VPANDD      128(R10), Z6, Z6
+	VPORD       Z6, Z4, Z4
+	VPANDD      (R10), Z1, Z1
+	VPADDQ      Z1, Z4, Z5
+	VPXORD      Z1, Z4, Z4
+	VPANDD      64(R10), Z4, Z4
+	VPANDD      128(R10), Z5, Z5
+	VPORD       Z5, Z4, Z4
+	VMOVDQU32   Z4, 256(SP)
+	VMOVDQU32   320(SP), Z1
+	VMOVDQU32   576(SP), Z4
+	VPANDD      (R10), Z4, Z4
+	VPADDQ      Z4, Z1, Z5
+	VPXORD      Z4, Z1, Z1
+	VPANDD      64(R10), Z1, Z1
+	VPANDD      128(R10), Z5, Z5
+	VPORD       Z5, Z1, Z1
+	VPANDD      (R10), Z0, Z0
+	VPADDQ      Z0, Z1, Z4
+	VPXORD      Z0, Z1, Z1
+	VPANDD      64(R10), Z1, Z1
+	VPANDD      128(R10), Z4, Z4
+	VPORD       Z4, Z1, Z1
+	VMOVDQU32   Z1, 320(SP)
+	VMOVDQU32   384(SP), Z0
+	VMOVDQU32   640(SP), Z1
+	VPANDD      (R10), Z1, Z1
+	VPADDQ      Z1, Z0, Z4
+	VPXORD      Z1, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z4, Z4
+	VPORD       Z4, Z0, Z0
+	VPANDD      (R10), Z3, Z3
+	VPADDQ      Z3, Z0, Z1
+	VPXORD      Z3, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z1, Z1
+	VPORD       Z1, Z0, Z0
+	VMOVDQU32   Z0, 384(SP)
+	VMOVDQU32   448(SP), Z0
+	VMOVDQU32   704(SP), Z1
+	VPANDD      (R10), Z1, Z1
+	VPADDQ      Z1, Z0, Z3
+	VPXORD      Z1, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z3, Z3
+	VPORD       Z3, Z0, Z0
+	VPANDD      (R10), Z2, Z2
+	VPADDQ      Z2, Z0, Z1
+	VPXORD      Z2, Z0, Z0
+	VPANDD      64(R10), Z0, Z0
+	VPANDD      128(R10), Z1, Z1
+	VPORD       Z1, Z0, Z0
+	VMOVDQU32   Z0, 448(SP)
+	ADDQ        $0x20, DX
+	ADDQ        $0x20, BX
+	ADDQ        $0x10, CX
+	DECQ        SI
+	JMP         pointsAVX512_mul4_level
+
+pointsAVX512_mul4_done:
+	VMOVDQU32 256(SP), Z0
+	VMOVDQU32 Z0, (R9)
+	VMOVDQU32 320(SP), Z0
+	VMOVDQU32 Z0, 64(R9)
+	VMOVDQU32 384(SP), Z0
+	VMOVDQU32 Z0, 128(R9)
+	VMOVDQU32 448(SP), Z0
+	VMOVDQU32 Z0, 192(R9)
+
+pointsAVX512_done:
+	VMOVDQU32   (SP), Z0
+	VMOVDQU32   64(SP), Z1
+	VMOVDQU32   128(SP), Z2
+	VMOVDQU32   192(SP), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (AX)
+	VMOVDQU32   Z1, 64(AX)
+	VMOVDQU32   Z4, 128(AX)
+	VMOVDQU32   Z0, 192(AX)
+	VZEROUPPER
+	RET
+
+// func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
+// Requires: AVX, AVX2
+TEXT ·childrenAVX2(SB), NOSPLIT, $288-48
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ chunks+16(FP), DX
+	MOVQ cws+24(FP), BX
+	MOVQ leaf+32(FP), SI
+	MOVQ in+40(FP), DI
+
+childrenAVX2_chunk:
+	CMPQ         DX, $0x00
+	JE           childrenAVX2_done
+	VMOVDQU      (CX), Y2
+	VMOVDQU      32(CX), Y3
+	VMOVDQU      64(CX), Y0
+	VMOVDQU      96(CX), Y4
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLDQ   Y4, Y0, Y2
+	VPUNPCKHDQ   Y4, Y0, Y4
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPUNPCKLQDQ  Y4, Y3, Y2
+	VPUNPCKHQDQ  Y4, Y3, Y3
+	VMOVDQU      Y3, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      Y4, 256(SP)
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (DI), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(DI), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(DI), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(DI), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(DI), Y14
+	VPBROADCASTD 20(DI), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVQ         $0x0000000a, R8
+
+childrenAVX2_round:
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x0c, Y5, Y10
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y5, Y1, Y1
+	VPXOR        Y0, Y12, Y12
+	VPXOR        Y1, Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y13, Y9, Y9
+	VPXOR        Y8, Y4, Y4
+	VPXOR        Y9, Y5, Y5
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPSLLD       $0x07, Y5, Y10
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y10, Y5, Y5
+	VMOVDQU      Y8, 128(SP)
+	VMOVDQU      Y9, 160(SP)
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VMOVDQU      192(SP), Y10
+	VPADDD       Y14, Y10, Y10
+	VMOVDQU      224(SP), Y11
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x0c, Y7, Y8
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y7, Y3, Y3
+	VPXOR        Y2, Y14, Y14
+	VPXOR        Y3, Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	VPXOR        Y10, Y6, Y6
+	VPXOR        Y11, Y7, Y7
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPSLLD       $0x07, Y7, Y8
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot16<>+0(SB), Y15, Y15
+	VPSHUFB      rot16<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x0c, Y5, Y8
+	VPSRLD       $0x14, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x0c, Y6, Y8
+	VPSRLD       $0x14, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y6, Y1, Y1
+	VPXOR        Y0, Y15, Y15
+	VPXOR        Y1, Y12, Y12
+	VPSHUFB      rot8<>+0(SB), Y15, Y15
+	VPSHUFB      rot8<>+0(SB), Y12, Y12
+	VPADDD       Y15, Y10, Y10
+	VPADDD       Y12, Y11, Y11
+	VPXOR        Y10, Y5, Y5
+	VPXOR        Y11, Y6, Y6
+	VPSLLD       $0x07, Y5, Y8
+	VPSRLD       $0x19, Y5, Y5
+	VPOR         Y8, Y5, Y5
+	VPSLLD       $0x07, Y6, Y8
+	VPSRLD       $0x19, Y6, Y6
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot16<>+0(SB), Y13, Y13
+	VPSHUFB      rot16<>+0(SB), Y14, Y14
+	VMOVDQU      128(SP), Y8
+	VPADDD       Y13, Y8, Y8
+	VMOVDQU      160(SP), Y9
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x0c, Y7, Y10
+	VPSRLD       $0x14, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x0c, Y4, Y10
+	VPSRLD       $0x14, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y4, Y3, Y3
+	VPXOR        Y2, Y13, Y13
+	VPXOR        Y3, Y14, Y14
+	VPSHUFB      rot8<>+0(SB), Y13, Y13
+	VPSHUFB      rot8<>+0(SB), Y14, Y14
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y14, Y9, Y9
+	VPXOR        Y8, Y7, Y7
+	VPXOR        Y9, Y4, Y4
+	VPSLLD       $0x07, Y7, Y10
+	VPSRLD       $0x19, Y7, Y7
+	VPOR         Y10, Y7, Y7
+	VPSLLD       $0x07, Y4, Y10
+	VPSRLD       $0x19, Y4, Y4
+	VPOR         Y10, Y4, Y4
+	DECQ         R8
+	JNZ          childrenAVX2_round
+	VPBROADCASTD (DI), Y8
+	VPXOR        Y8, Y0, Y0
+	VPBROADCASTD (BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y0, Y0
+	VPBROADCASTD 4(DI), Y8
+	VPXOR        Y8, Y1, Y1
+	VPBROADCASTD 4(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y1, Y1
+	VPBROADCASTD 8(DI), Y8
+	VPXOR        Y8, Y2, Y2
+	VPBROADCASTD 8(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y2, Y2
+	VPBROADCASTD 12(DI), Y8
+	VPXOR        Y8, Y3, Y3
+	VPBROADCASTD 12(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y3, Y3
+	VPXOR        (SP), Y4, Y4
+	VPBROADCASTD 16(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y4, Y4
+	VPXOR        32(SP), Y5, Y5
+	VPBROADCASTD 20(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y5, Y5
+	VPXOR        64(SP), Y6, Y6
+	VPBROADCASTD 24(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y6, Y6
+	VPXOR        96(SP), Y7, Y7
+	VPBROADCASTD 28(BX), Y8
+	VPAND        256(SP), Y8, Y8
+	VPXOR        Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y0
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLQDQ  Y1, Y8, Y2
+	VPUNPCKHQDQ  Y1, Y8, Y1
+	VPUNPCKLQDQ  Y3, Y0, Y8
+	VPUNPCKHQDQ  Y3, Y0, Y0
+	VPUNPCKLDQ   Y5, Y4, Y3
+	VPUNPCKHDQ   Y5, Y4, Y4
+	VPUNPCKLDQ   Y7, Y6, Y5
+	VPUNPCKHDQ   Y7, Y6, Y7
+	VPUNPCKLQDQ  Y5, Y3, Y6
+	VPUNPCKHQDQ  Y5, Y3, Y3
+	VPUNPCKLQDQ  Y7, Y4, Y5
+	VPUNPCKHQDQ  Y7, Y4, Y4
+	TESTQ        SI, SI
+	JZ           childrenAVX2_store
+	VPSHUFD      $0xff, Y2, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y2, Y2
+	VPADDQ       Y7, Y2, Y9
+	VPXOR        Y7, Y2, Y2
+	VPAND        64(SI), Y2, Y2
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y2, Y2
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y2, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y2, Y7, Y2
+	VPOR         Y9, Y2, Y2
+	VPSHUFD      $0xff, Y6, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y6, Y6
+	VPADDQ       Y7, Y6, Y9
+	VPXOR        Y7, Y6, Y6
+	VPAND        64(SI), Y6, Y6
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y6, Y6
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y6, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y6, Y7, Y6
+	VPOR         Y9, Y6, Y6
+	VPSHUFD      $0xff, Y1, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y1, Y1
+	VPADDQ       Y7, Y1, Y9
+	VPXOR        Y7, Y1, Y1
+	VPAND        64(SI), Y1, Y1
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y1, Y1
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y1, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y1, Y7, Y1
+	VPOR         Y9, Y1, Y1
+	VPSHUFD      $0xff, Y3, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y3, Y3
+	VPADDQ       Y7, Y3, Y9
+	VPXOR        Y7, Y3, Y3
+	VPAND        64(SI), Y3, Y3
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y3, Y3
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y3, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y3, Y7, Y3
+	VPOR         Y9, Y3, Y3
+	VPSHUFD      $0xff, Y8, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y8, Y8
+	VPADDQ       Y7, Y8, Y9
+	VPXOR        Y7, Y8, Y8
+	VPAND        64(SI), Y8, Y8
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y8, Y8
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y8, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y8, Y7, Y8
+	VPOR         Y9, Y8, Y8
+	VPSHUFD      $0xff, Y5, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y5, Y5
+	VPADDQ       Y7, Y5, Y9
+	VPXOR        Y7, Y5, Y5
+	VPAND        64(SI), Y5, Y5
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y5, Y5
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y5, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y5, Y7, Y5
+	VPOR         Y9, Y5, Y5
+	VPSHUFD      $0xff, Y0, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y0, Y0
+	VPADDQ       Y7, Y0, Y9
+	VPXOR        Y7, Y0, Y0
+	VPAND        64(SI), Y0, Y0
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y0, Y0
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y0, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y0, Y7, Y0
+	VPOR         Y9, Y0, Y0
+	VPSHUFD      $0xff, Y4, Y7
+	VPSLLD       $0x1f, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y4, Y4
+	VPADDQ       Y7, Y4, Y9
+	VPXOR        Y7, Y4, Y4
+	VPAND        64(SI), Y4, Y4
+	VPAND        128(SI), Y9, Y9
+	VPOR         Y9, Y4, Y4
+	VPXOR        Y9, Y9, Y9
+	VPSUBQ       Y4, Y9, Y9
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y9, Y9
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y9, Y4, Y4
+
+childrenAVX2_store:
+	VPERM2I128 $0x20, Y6, Y2, Y7
+	VMOVDQU    Y7, (AX)
+	VPERM2I128 $0x31, Y6, Y2, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x20, Y3, Y1, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x31, Y3, Y1, Y1
+	VMOVDQU    Y1, 96(AX)
+	VPERM2I128 $0x20, Y5, Y8, Y1
+	VMOVDQU    Y1, 128(AX)
+	VPERM2I128 $0x31, Y5, Y8, Y1
+	VMOVDQU    Y1, 160(AX)
+	VPERM2I128 $0x20, Y4, Y0, Y1
+	VMOVDQU    Y1, 192(AX)
+	VPERM2I128 $0x31, Y4, Y0, Y0
+	VMOVDQU    Y0, 224(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	DECQ       DX
+	JMP        childrenAVX2_chunk
+
+childrenAVX2_done:
+	VZEROUPPER
+	RET
+
+// func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
+// Requires: AVX, AVX512F
+TEXT ·childrenAVX512(SB), NOSPLIT, $64-48
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ chunks+16(FP), DX
+	MOVQ cws+24(FP), BX
+	MOVQ leaf+32(FP), SI
+	MOVQ in+40(FP), DI
+
+childrenAVX512_chunk:
+	CMPQ         DX, $0x00
+	JE           childrenAVX512_done
+	VMOVDQU32    (CX), Z0
+	VMOVDQU32    64(CX), Z3
+	VMOVDQU32    128(CX), Z1
+	VMOVDQU32    192(CX), Z4
+	VPUNPCKLDQ   Z3, Z0, Z2
+	VPUNPCKHDQ   Z3, Z0, Z0
+	VPUNPCKLDQ   Z4, Z1, Z3
+	VPUNPCKHDQ   Z4, Z1, Z1
+	VPUNPCKLQDQ  Z3, Z2, Z16
+	VPUNPCKHQDQ  Z3, Z2, Z17
+	VPUNPCKLQDQ  Z1, Z0, Z18
+	VPUNPCKHQDQ  Z1, Z0, Z19
+	VMOVDQU32    Z19, Z0
+	VPSLLD       $0x1f, Z0, Z0
+	VPSRAD       $0x1f, Z0, Z0
+	VMOVDQU32    Z0, (SP)
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (DI), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(DI), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(DI), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(DI), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(DI), Z14
+	VPBROADCASTD 20(DI), Z15
+	MOVQ         $0x0000000a, R8
+
+childrenAVX512_round:
+	VPADDD       Z4, Z0, Z0
+	VPADDD       Z5, Z1, Z1
+	VPADDD       Z6, Z2, Z2
+	VPADDD       Z7, Z3, Z3
+	VPXORD       Z0, Z12, Z12
+	VPXORD       Z1, Z13, Z13
+	VPXORD       Z2, Z14, Z14
+	VPXORD       Z3, Z15, Z15
+	VPROLD       $0x10, Z12, Z12
+	VPROLD       $0x10, Z13, Z13
+	VPROLD       $0x10, Z14, Z14
+	VPROLD       $0x10, Z15, Z15
+	VPADDD       Z12, Z8, Z8
+	VPADDD       Z13, Z9, Z9
+	VPADDD       Z14, Z10, Z10
+	VPADDD       Z15, Z11, Z11
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z9, Z5, Z5
+	VPXORD       Z10, Z6, Z6
+	VPXORD       Z11, Z7, Z7
+	VPROLD       $0x0c, Z4, Z4
+	VPROLD       $0x0c, Z5, Z5
+	VPROLD       $0x0c, Z6, Z6
+	VPROLD       $0x0c, Z7, Z7
+	VPADDD       Z4, Z0, Z0
+	VPADDD       Z5, Z1, Z1
+	VPADDD       Z6, Z2, Z2
+	VPADDD       Z7, Z3, Z3
+	VPXORD       Z0, Z12, Z12
+	VPXORD       Z1, Z13, Z13
+	VPXORD       Z2, Z14, Z14
+	VPXORD       Z3, Z15, Z15
+	VPROLD       $0x08, Z12, Z12
+	VPROLD       $0x08, Z13, Z13
+	VPROLD       $0x08, Z14, Z14
+	VPROLD       $0x08, Z15, Z15
+	VPADDD       Z12, Z8, Z8
+	VPADDD       Z13, Z9, Z9
+	VPADDD       Z14, Z10, Z10
+	VPADDD       Z15, Z11, Z11
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z9, Z5, Z5
+	VPXORD       Z10, Z6, Z6
+	VPXORD       Z11, Z7, Z7
+	VPROLD       $0x07, Z4, Z4
+	VPROLD       $0x07, Z5, Z5
+	VPROLD       $0x07, Z6, Z6
+	VPROLD       $0x07, Z7, Z7
+	VPADDD       Z5, Z0, Z0
+	VPADDD       Z6, Z1, Z1
+	VPADDD       Z7, Z2, Z2
+	VPADDD       Z4, Z3, Z3
+	VPXORD       Z0, Z15, Z15
+	VPXORD       Z1, Z12, Z12
+	VPXORD       Z2, Z13, Z13
+	VPXORD       Z3, Z14, Z14
+	VPROLD       $0x10, Z15, Z15
+	VPROLD       $0x10, Z12, Z12
+	VPROLD       $0x10, Z13, Z13
+	VPROLD       $0x10, Z14, Z14
+	VPADDD       Z15, Z10, Z10
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z13, Z8, Z8
+	VPADDD       Z14, Z9, Z9
+	VPXORD       Z10, Z5, Z5
+	VPXORD       Z11, Z6, Z6
+	VPXORD       Z8, Z7, Z7
+	VPXORD       Z9, Z4, Z4
+	VPROLD       $0x0c, Z5, Z5
+	VPROLD       $0x0c, Z6, Z6
+	VPROLD       $0x0c, Z7, Z7
+	VPROLD       $0x0c, Z4, Z4
+	VPADDD       Z5, Z0, Z0
+	VPADDD       Z6, Z1, Z1
+	VPADDD       Z7, Z2, Z2
+	VPADDD       Z4, Z3, Z3
+	VPXORD       Z0, Z15, Z15
+	VPXORD       Z1, Z12, Z12
+	VPXORD       Z2, Z13, Z13
+	VPXORD       Z3, Z14, Z14
+	VPROLD       $0x08, Z15, Z15
+	VPROLD       $0x08, Z12, Z12
+	VPROLD       $0x08, Z13, Z13
+	VPROLD       $0x08, Z14, Z14
+	VPADDD       Z15, Z10, Z10
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z13, Z8, Z8
+	VPADDD       Z14, Z9, Z9
+	VPXORD       Z10, Z5, Z5
+	VPXORD       Z11, Z6, Z6
+	VPXORD       Z8, Z7, Z7
+	VPXORD       Z9, Z4, Z4
+	VPROLD       $0x07, Z5, Z5
+	VPROLD       $0x07, Z6, Z6
+	VPROLD       $0x07, Z7, Z7
+	VPROLD       $0x07, Z4, Z4
+	DECQ         R8
+	JNZ          childrenAVX512_round
+	VPXORD.BCST  (DI), Z0, Z0
+	VPBROADCASTD (BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z0, Z0
+	VPXORD.BCST  4(DI), Z1, Z1
+	VPBROADCASTD 4(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z1, Z1
+	VPXORD.BCST  8(DI), Z2, Z2
+	VPBROADCASTD 8(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z2, Z2
+	VPXORD.BCST  12(DI), Z3, Z3
+	VPBROADCASTD 12(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z3, Z3
+	VPXORD       Z16, Z4, Z4
+	VPBROADCASTD 16(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z17, Z5, Z5
+	VPBROADCASTD 20(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z5, Z5
+	VPXORD       Z18, Z6, Z6
+	VPBROADCASTD 24(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z6, Z6
+	VPXORD       Z19, Z7, Z7
+	VPBROADCASTD 28(BX), Z8
+	VPANDD       (SP), Z8, Z8
+	VPXORD       Z8, Z7, Z7
+	VPUNPCKLDQ   Z1, Z0, Z8
+	VPUNPCKHDQ   Z1, Z0, Z0
+	VPUNPCKLDQ   Z3, Z2, Z1
+	VPUNPCKHDQ   Z3, Z2, Z3
+	VPUNPCKLQDQ  Z1, Z8, Z2
+	VPUNPCKHQDQ  Z1, Z8, Z1
+	VPUNPCKLQDQ  Z3, Z0, Z8
+	VPUNPCKHQDQ  Z3, Z0, Z0
+	VPUNPCKLDQ   Z5, Z4, Z3
+	VPUNPCKHDQ   Z5, Z4, Z4
+	VPUNPCKLDQ   Z7, Z6, Z5
+	VPUNPCKHDQ   Z7, Z6, Z7
+	VPUNPCKLQDQ  Z5, Z3, Z6
+	VPUNPCKHQDQ  Z5, Z3, Z3
+	VPUNPCKLQDQ  Z7, Z4, Z5
+	VPUNPCKHQDQ  Z7, Z4, Z4
+	TESTQ        SI, SI
+	JZ           childrenAVX512_store
+	VPSHUFD      $0xff, Z2, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z2, Z2
+	VPADDQ       Z7, Z2, Z9
+	VPXORD       Z7, Z2, Z2
+	VPANDD       64(SI), Z2, Z2
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z2, Z2
+	VPXORD       Z20, Z20, Z20
+	VPSUBQ       Z2, Z20, Z20
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z20, Z20
+	VPANDND      Z2, Z7, Z2
+	VPORD        Z20, Z2, Z2
+	VPSHUFD      $0xff, Z6, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z6, Z6
+	VPADDQ       Z7, Z6, Z9
+	VPXORD       Z7, Z6, Z6
+	VPANDD       64(SI), Z6, Z6
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z6, Z6
+	VPXORD       Z21, Z21, Z21
+	VPSUBQ       Z6, Z21, Z21
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z21, Z21
+	VPANDND      Z6, Z7, Z6
+	VPORD        Z21, Z6, Z6
+	VPSHUFD      $0xff, Z1, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z1, Z1
+	VPADDQ       Z7, Z1, Z9
+	VPXORD       Z7, Z1, Z1
+	VPANDD       64(SI), Z1, Z1
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z1, Z1
+	VPXORD       Z22, Z22, Z22
+	VPSUBQ       Z1, Z22, Z22
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z22, Z22
+	VPANDND      Z1, Z7, Z1
+	VPORD        Z22, Z1, Z1
+	VPSHUFD      $0xff, Z3, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z3, Z3
+	VPADDQ       Z7, Z3, Z9
+	VPXORD       Z7, Z3, Z3
+	VPANDD       64(SI), Z3, Z3
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z3, Z3
+	VPXORD       Z23, Z23, Z23
+	VPSUBQ       Z3, Z23, Z23
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z23, Z23
+	VPANDND      Z3, Z7, Z3
+	VPORD        Z23, Z3, Z3
+	VPSHUFD      $0xff, Z8, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z8, Z8
+	VPADDQ       Z7, Z8, Z9
+	VPXORD       Z7, Z8, Z8
+	VPANDD       64(SI), Z8, Z8
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z8, Z8
+	VPXORD       Z24, Z24, Z24
+	VPSUBQ       Z8, Z24, Z24
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z24, Z24
+	VPANDND      Z8, Z7, Z8
+	VPORD        Z24, Z8, Z8
+	VPSHUFD      $0xff, Z5, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z5, Z5
+	VPADDQ       Z7, Z5, Z9
+	VPXORD       Z7, Z5, Z5
+	VPANDD       64(SI), Z5, Z5
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z5, Z5
+	VPXORD       Z25, Z25, Z25
+	VPSUBQ       Z5, Z25, Z25
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z25, Z25
+	VPANDND      Z5, Z7, Z5
+	VPORD        Z25, Z5, Z5
+	VPSHUFD      $0xff, Z0, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z0, Z0
+	VPADDQ       Z7, Z0, Z9
+	VPXORD       Z7, Z0, Z0
+	VPANDD       64(SI), Z0, Z0
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z0, Z0
+	VPXORD       Z26, Z26, Z26
+	VPSUBQ       Z0, Z26, Z26
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z26, Z26
+	VPANDND      Z0, Z7, Z0
+	VPORD        Z26, Z0, Z0
+	VPSHUFD      $0xff, Z4, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z4, Z4
+	VPADDQ       Z7, Z4, Z9
+	VPXORD       Z7, Z4, Z4
+	VPANDD       64(SI), Z4, Z4
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z4, Z4
+	VPXORD       Z27, Z27, Z27
+	VPSUBQ       Z4, Z27, Z27
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z27, Z27
+	VPANDND      Z4, Z7, Z4
+	VPORD        Z27, Z4, Z4
+
+childrenAVX512_store:
+	VMOVDQU64 pair_lo<>+0(SB), Z7
+	VPERMI2Q  Z6, Z2, Z7
+	VMOVDQU64 Z7, (AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z7
+	VPERMI2Q  Z6, Z2, Z7
+	VMOVDQU64 Z7, 64(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z2
+	VPERMI2Q  Z3, Z1, Z2
+	VMOVDQU64 Z2, 128(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z2
+	VPERMI2Q  Z3, Z1, Z2
+	VMOVDQU64 Z2, 192(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z5, Z8, Z1
+	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z5, Z8, Z1
+	VMOVDQU64 Z1, 320(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z4, Z0, Z1
+	VMOVDQU64 Z1, 384(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z4, Z0, Z1
+	VMOVDQU64 Z1, 448(AX)
+	ADDQ      $0x00000200, AX
+	ADDQ      $0x00000100, CX
+	DECQ      DX
+	JMP       childrenAVX512_chunk
+
+childrenAVX512_done:
+	VZEROUPPER
+	RET
+
+// func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+// Requires: AVX, AVX2
+TEXT ·dcfChildrenAVX2(SB), $800-72
+	MOVQ dst+0(FP), AX
+	MOVQ dstV+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ srcV+24(FP), BX
+	MOVQ chunks+32(FP), SI
+	MOVQ cws+40(FP), DI
+	MOVQ masks+48(FP), R8
+	MOVQ leaf+56(FP), R9
+	MOVQ in+64(FP), R10
+
+dcfChildrenAVX2_chunk:
+	CMPQ         SI, $0x00
+	JE           dcfChildrenAVX2_done
+	VMOVDQU      (DX), Y2
+	VMOVDQU      32(DX), Y3
+	VMOVDQU      64(DX), Y0
+	VMOVDQU      96(DX), Y4
+	VPUNPCKLDQ   Y3, Y2, Y1
+	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKLDQ   Y4, Y0, Y2
+	VPUNPCKHDQ   Y4, Y0, Y4
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPUNPCKLQDQ  Y4, Y3, Y2
+	VPUNPCKHQDQ  Y4, Y3, Y3
+	VMOVDQU      Y3, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      Y4, 256(SP)
+	VPSRLD       $0x01, Y3, Y3
+	VPSLLD       $0x01, Y3, Y3
+	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, Y4
+	VMOVDQU      Y0, Y8
+	VPBROADCASTD (R10), Y0
+	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, Y5
+	VMOVDQU      Y1, Y9
+	VPBROADCASTD 4(R10), Y1
+	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, Y6
+	VMOVDQU      Y2, Y10
+	VPBROADCASTD 8(R10), Y2
+	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, Y7
+	VMOVDQU      Y3, Y11
+	VPBROADCASTD 12(R10), Y3
+	VPXOR        Y12, Y12, Y12
+	VPXOR        Y13, Y13, Y13
+	VPBROADCASTD 16(R10), Y14
+	VPBROADCASTD 20(R10), Y15
+	VMOVDQU      Y10, 192(SP)
+	VMOVDQU      Y11, 224(SP)
+	MOVQ         $0x0000000a, R11
+
+dcfChildrenAVX2_round:
+	VPADDD         Y4, Y0, Y0
+	VPADDD         Y5, Y1, Y1
+	VPXOR          Y0, Y12, Y12
+	VPXOR          Y1, Y13, Y13
+	VPSHUFB        rot16<>+0(SB), Y12, Y12
+	VPSHUFB        rot16<>+0(SB), Y13, Y13
+	VPADDD         Y12, Y8, Y8
+	VPADDD         Y13, Y9, Y9
+	VPXOR          Y8, Y4, Y4
+	VPXOR          Y9, Y5, Y5
+	VPSLLD         $0x0c, Y4, Y10
+	VPSRLD         $0x14, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPSLLD         $0x0c, Y5, Y10
+	VPSRLD         $0x14, Y5, Y5
+	VPOR           Y10, Y5, Y5
+	VPADDD         Y4, Y0, Y0
+	VPADDD         Y5, Y1, Y1
+	VPXOR          Y0, Y12, Y12
+	VPXOR          Y1, Y13, Y13
+	VPSHUFB        rot8<>+0(SB), Y12, Y12
+	VPSHUFB        rot8<>+0(SB), Y13, Y13
+	VPADDD         Y12, Y8, Y8
+	VPADDD         Y13, Y9, Y9
+	VPXOR          Y8, Y4, Y4
+	VPXOR          Y9, Y5, Y5
+	VPSLLD         $0x07, Y4, Y10
+	VPSRLD         $0x19, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPSLLD         $0x07, Y5, Y10
+	VPSRLD         $0x19, Y5, Y5
+	VPOR           Y10, Y5, Y5
+	VMOVDQU        Y8, 128(SP)
+	VMOVDQU        Y9, 160(SP)
+	VPADDD         Y6, Y2, Y2
+	VPADDD         Y7, Y3, Y3
+	VPXOR          Y2, Y14, Y14
+	VPXOR          Y3, Y15, Y15
+	VPSHUFB        rot16<>+0(SB), Y14, Y14
+	VPSHUFB        rot16<>+0(SB), Y15, Y15
+	VMOVDQU        192(SP), Y10
+	VPADDD         Y14, Y10, Y10
+	VMOVDQU        224(SP), Y11
+	VPADDD         Y15, Y11, Y11
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y11, Y7, Y7
+	VPSLLD         $0x0c, Y6, Y8
+	VPSRLD         $0x14, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VPSLLD         $0x0c, Y7, Y8
+	VPSRLD         $0x14, Y7, Y7
+	VPOR           Y8, Y7, Y7
+	VPADDD         Y6, Y2, Y2
+	VPADDD         Y7, Y3, Y3
+	VPXOR          Y2, Y14, Y14
+	VPXOR          Y3, Y15, Y15
+	VPSHUFB        rot8<>+0(SB), Y14, Y14
+	VPSHUFB        rot8<>+0(SB), Y15, Y15
+	VPADDD         Y14, Y10, Y10
+	VPADDD         Y15, Y11, Y11
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y11, Y7, Y7
+	VPSLLD         $0x07, Y6, Y8
+	VPSRLD         $0x19, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VPSLLD         $0x07, Y7, Y8
+	VPSRLD         $0x19, Y7, Y7
+	VPOR           Y8, Y7, Y7
+	VPADDD         Y5, Y0, Y0
+	VPADDD         Y6, Y1, Y1
+	VPXOR          Y0, Y15, Y15
+	VPXOR          Y1, Y12, Y12
+	VPSHUFB        rot16<>+0(SB), Y15, Y15
+	VPSHUFB        rot16<>+0(SB), Y12, Y12
+	VPADDD         Y15, Y10, Y10
+	VPADDD         Y12, Y11, Y11
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y11, Y6, Y6
+	VPSLLD         $0x0c, Y5, Y8
+	VPSRLD         $0x14, Y5, Y5
+	VPOR           Y8, Y5, Y5
+	VPSLLD         $0x0c, Y6, Y8
+	VPSRLD         $0x14, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VPADDD         Y5, Y0, Y0
+	VPADDD         Y6, Y1, Y1
+	VPXOR          Y0, Y15, Y15
+	VPXOR          Y1, Y12, Y12
+	VPSHUFB        rot8<>+0(SB), Y15, Y15
+	VPSHUFB        rot8<>+0(SB), Y12, Y12
+	VPADDD         Y15, Y10, Y10
+	VPADDD         Y12, Y11, Y11
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y11, Y6, Y6
+	VPSLLD         $0x07, Y5, Y8
+	VPSRLD         $0x19, Y5, Y5
+	VPOR           Y8, Y5, Y5
+	VPSLLD         $0x07, Y6, Y8
+	VPSRLD         $0x19, Y6, Y6
+	VPOR           Y8, Y6, Y6
+	VMOVDQU        Y10, 192(SP)
+	VMOVDQU        Y11, 224(SP)
+	VPADDD         Y7, Y2, Y2
+	VPADDD         Y4, Y3, Y3
+	VPXOR          Y2, Y13, Y13
+	VPXOR          Y3, Y14, Y14
+	VPSHUFB        rot16<>+0(SB), Y13, Y13
+	VPSHUFB        rot16<>+0(SB), Y14, Y14
+	VMOVDQU        128(SP), Y8
+	VPADDD         Y13, Y8, Y8
+	VMOVDQU        160(SP), Y9
+	VPADDD         Y14, Y9, Y9
+	VPXOR          Y8, Y7, Y7
+	VPXOR          Y9, Y4, Y4
+	VPSLLD         $0x0c, Y7, Y10
+	VPSRLD         $0x14, Y7, Y7
+	VPOR           Y10, Y7, Y7
+	VPSLLD         $0x0c, Y4, Y10
+	VPSRLD         $0x14, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPADDD         Y7, Y2, Y2
+	VPADDD         Y4, Y3, Y3
+	VPXOR          Y2, Y13, Y13
+	VPXOR          Y3, Y14, Y14
+	VPSHUFB        rot8<>+0(SB), Y13, Y13
+	VPSHUFB        rot8<>+0(SB), Y14, Y14
+	VPADDD         Y13, Y8, Y8
+	VPADDD         Y14, Y9, Y9
+	VPXOR          Y8, Y7, Y7
+	VPXOR          Y9, Y4, Y4
+	VPSLLD         $0x07, Y7, Y10
+	VPSRLD         $0x19, Y7, Y7
+	VPOR           Y10, Y7, Y7
+	VPSLLD         $0x07, Y4, Y10
+	VPSRLD         $0x19, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	DECQ           R11
+	JNZ            dcfChildrenAVX2_round
+	VPBROADCASTD   (R10), Y10
+	VPXOR          Y10, Y0, Y0
+	VPBROADCASTD   (DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y0, Y0
+	VPBROADCASTD   4(R10), Y10
+	VPXOR          Y10, Y1, Y1
+	VPBROADCASTD   4(DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y1, Y1
+	VPBROADCASTD   8(R10), Y10
+	VPXOR          Y10, Y2, Y2
+	VPBROADCASTD   8(DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y2, Y2
+	VPBROADCASTD   12(R10), Y10
+	VPXOR          Y10, Y3, Y3
+	VPBROADCASTD   12(DI), Y10
+	VPAND          256(SP), Y10, Y10
+	VPXOR          Y10, Y3, Y3
+	VPUNPCKLDQ     Y1, Y0, Y10
+	VPUNPCKHDQ     Y1, Y0, Y0
+	VPUNPCKLDQ     Y3, Y2, Y1
+	VPUNPCKHDQ     Y3, Y2, Y3
+	VPUNPCKLQDQ    Y1, Y10, Y2
+	VPUNPCKHQDQ    Y1, Y10, Y1
+	VPUNPCKLQDQ    Y3, Y0, Y10
+	VPUNPCKHQDQ    Y3, Y0, Y0
+	VMOVDQU        Y2, 288(SP)
+	VMOVDQU        Y1, 320(SP)
+	VMOVDQU        Y10, 352(SP)
+	VMOVDQU        Y0, 384(SP)
+	VPXOR          (SP), Y8, Y8
+	VPBROADCASTD   16(DI), Y0
+	VPAND          256(SP), Y0, Y0
+	VPXOR          Y0, Y8, Y8
+	VPXOR          32(SP), Y9, Y9
+	VPBROADCASTD   20(DI), Y0
+	VPAND          256(SP), Y0, Y0
+	VPXOR          Y0, Y9, Y9
+	VMOVDQU        192(SP), Y0
+	VPXOR          64(SP), Y0, Y0
+	VPBROADCASTD   24(DI), Y1
+	VPAND          256(SP), Y1, Y1
+	VPXOR          Y1, Y0, Y0
+	VMOVDQU        224(SP), Y1
+	VPXOR          96(SP), Y1, Y1
+	VPBROADCASTD   28(DI), Y2
+	VPAND          256(SP), Y2, Y2
+	VPXOR          Y2, Y1, Y1
+	VPUNPCKLDQ     Y9, Y8, Y2
+	VPUNPCKHDQ     Y9, Y8, Y3
+	VPUNPCKLDQ     Y1, Y0, Y8
+	VPUNPCKHDQ     Y1, Y0, Y1
+	VPUNPCKLQDQ    Y8, Y2, Y0
+	VPUNPCKHQDQ    Y8, Y2, Y2
+	VPUNPCKLQDQ    Y1, Y3, Y8
+	VPUNPCKHQDQ    Y1, Y3, Y1
+	VMOVDQU        Y0, 416(SP)
+	VMOVDQU        Y2, 448(SP)
+	VMOVDQU        Y8, 480(SP)
+	VMOVDQU        Y1, 512(SP)
+	VPXOR          (SP), Y4, Y4
+	VPXOR          32(SP), Y5, Y5
+	VPXOR          64(SP), Y6, Y6
+	VPXOR          96(SP), Y7, Y7
+	VPUNPCKLDQ     Y5, Y4, Y0
+	VPUNPCKHDQ     Y5, Y4, Y1
+	VPUNPCKLDQ     Y7, Y6, Y2
+	VPUNPCKHDQ     Y7, Y6, Y4
+	VPUNPCKLQDQ    Y2, Y0, Y3
+	VPUNPCKHQDQ    Y2, Y0, Y0
+	VPUNPCKLQDQ    Y4, Y1, Y2
+	VPUNPCKHQDQ    Y4, Y1, Y1
+	VMOVDQU        Y3, 544(SP)
+	VMOVDQU        Y0, 576(SP)
+	VMOVDQU        Y2, 608(SP)
+	VMOVDQU        Y1, 640(SP)
+	VPBROADCASTD   16(R10), Y0
+	VPXOR          Y0, Y14, Y14
+	VPBROADCASTD   20(R10), Y0
+	VPXOR          Y0, Y15, Y15
+	VPUNPCKLDQ     Y13, Y12, Y0
+	VPUNPCKHDQ     Y13, Y12, Y1
+	VPUNPCKLDQ     Y15, Y14, Y2
+	VPUNPCKHDQ     Y15, Y14, Y4
+	VPUNPCKLQDQ    Y2, Y0, Y3
+	VPUNPCKHQDQ    Y2, Y0, Y0
+	VPUNPCKLQDQ    Y4, Y1, Y2
+	VPUNPCKHQDQ    Y4, Y1, Y1
+	VMOVDQU        Y3, 672(SP)
+	VMOVDQU        Y0, 704(SP)
+	VMOVDQU        Y2, 736(SP)
+	VMOVDQU        Y1, 768(SP)
+	VPSHUFD        $0xff, (DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        (BX), Y0
+	VMOVDQU        544(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        (BX), Y2
+	VMOVDQU        672(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf0
+	VMOVDQU        288(SP), Y1
+	VMOVDQU        416(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, (AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 32(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, (CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 32(CX)
+	JMP            dcfChildrenAVX2_next0
+
+dcfChildrenAVX2_leaf0:
+	VMOVDQU    288(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    416(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, (AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 32(AX)
+
+dcfChildrenAVX2_next0:
+	VPSHUFD        $0xff, 32(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        32(BX), Y0
+	VMOVDQU        576(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        32(BX), Y2
+	VMOVDQU        704(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf1
+	VMOVDQU        320(SP), Y1
+	VMOVDQU        448(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 64(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 96(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 64(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 96(CX)
+	JMP            dcfChildrenAVX2_next1
+
+dcfChildrenAVX2_leaf1:
+	VMOVDQU    320(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    448(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 64(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 96(AX)
+
+dcfChildrenAVX2_next1:
+	VPSHUFD        $0xff, 64(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        64(BX), Y0
+	VMOVDQU        608(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        64(BX), Y2
+	VMOVDQU        736(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf2
+	VMOVDQU        352(SP), Y1
+	VMOVDQU        480(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 128(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 160(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 128(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 160(CX)
+	JMP            dcfChildrenAVX2_next2
+
+dcfChildrenAVX2_leaf2:
+	VMOVDQU    352(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    480(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 128(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 160(AX)
+
+dcfChildrenAVX2_next2:
+	VPSHUFD        $0xff, 96(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        96(BX), Y0
+	VMOVDQU        640(SP), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        96(BX), Y2
+	VMOVDQU        768(SP), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf3
+	VMOVDQU        384(SP), Y1
+	VMOVDQU        512(SP), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 192(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 224(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 192(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 224(CX)
+	JMP            dcfChildrenAVX2_next3
+
+dcfChildrenAVX2_leaf3:
+	VMOVDQU    384(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    512(SP), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y3, Y3, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 192(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 224(AX)
+
+dcfChildrenAVX2_next3:
+	ADDQ $0x00000100, AX
+	ADDQ $0x00000100, CX
+	ADDQ $0x00000080, DX
+	ADDQ $0x00000080, BX
+	DECQ SI
+	JMP  dcfChildrenAVX2_chunk
+
+dcfChildrenAVX2_done:
+	VZEROUPPER
+	RET
+
+// func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+// Requires: AVX, AVX512F
+TEXT ·dcfChildrenAVX512(SB), $1088-72
+	MOVQ dst+0(FP), AX
+	MOVQ dstV+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ srcV+24(FP), BX
+	MOVQ chunks+32(FP), SI
+	MOVQ cws+40(FP), DI
+	MOVQ masks+48(FP), R8
+	MOVQ leaf+56(FP), R9
+	MOVQ in+64(FP), R10
+
+dcfChildrenAVX512_chunk:
+	CMPQ         SI, $0x00
+	JE           dcfChildrenAVX512_done
+	VMOVDQU32    (DX), Z0
+	VMOVDQU32    64(DX), Z3
+	VMOVDQU32    128(DX), Z1
+	VMOVDQU32    192(DX), Z4
+	VPUNPCKLDQ   Z3, Z0, Z2
+	VPUNPCKHDQ   Z3, Z0, Z0
+	VPUNPCKLDQ   Z4, Z1, Z3
+	VPUNPCKHDQ   Z4, Z1, Z1
+	VPUNPCKLQDQ  Z3, Z2, Z16
+	VPUNPCKHQDQ  Z3, Z2, Z17
+	VPUNPCKLQDQ  Z1, Z0, Z18
+	VPUNPCKHQDQ  Z1, Z0, Z19
+	VMOVDQU32    Z19, Z0
+	VPSLLD       $0x1f, Z0, Z0
+	VPSRAD       $0x1f, Z0, Z0
+	VMOVDQU32    Z0, (SP)
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, Z4
+	VMOVDQU32    Z16, Z8
+	VPBROADCASTD (R10), Z0
+	VMOVDQU32    Z17, Z5
+	VMOVDQU32    Z17, Z9
+	VPBROADCASTD 4(R10), Z1
+	VMOVDQU32    Z18, Z6
+	VMOVDQU32    Z18, Z10
+	VPBROADCASTD 8(R10), Z2
+	VMOVDQU32    Z19, Z7
+	VMOVDQU32    Z19, Z11
+	VPBROADCASTD 12(R10), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R10), Z14
+	VPBROADCASTD 20(R10), Z15
+	MOVQ         $0x0000000a, R11
+
+dcfChildrenAVX512_round:
+	VPADDD          Z4, Z0, Z0
+	VPADDD          Z5, Z1, Z1
+	VPADDD          Z6, Z2, Z2
+	VPADDD          Z7, Z3, Z3
+	VPXORD          Z0, Z12, Z12
+	VPXORD          Z1, Z13, Z13
+	VPXORD          Z2, Z14, Z14
+	VPXORD          Z3, Z15, Z15
+	VPROLD          $0x10, Z12, Z12
+	VPROLD          $0x10, Z13, Z13
+	VPROLD          $0x10, Z14, Z14
+	VPROLD          $0x10, Z15, Z15
+	VPADDD          Z12, Z8, Z8
+	VPADDD          Z13, Z9, Z9
+	VPADDD          Z14, Z10, Z10
+	VPADDD          Z15, Z11, Z11
+	VPXORD          Z8, Z4, Z4
+	VPXORD          Z9, Z5, Z5
+	VPXORD          Z10, Z6, Z6
+	VPXORD          Z11, Z7, Z7
+	VPROLD          $0x0c, Z4, Z4
+	VPROLD          $0x0c, Z5, Z5
+	VPROLD          $0x0c, Z6, Z6
+	VPROLD          $0x0c, Z7, Z7
+	VPADDD          Z4, Z0, Z0
+	VPADDD          Z5, Z1, Z1
+	VPADDD          Z6, Z2, Z2
+	VPADDD          Z7, Z3, Z3
+	VPXORD          Z0, Z12, Z12
+	VPXORD          Z1, Z13, Z13
+	VPXORD          Z2, Z14, Z14
+	VPXORD          Z3, Z15, Z15
+	VPROLD          $0x08, Z12, Z12
+	VPROLD          $0x08, Z13, Z13
+	VPROLD          $0x08, Z14, Z14
+	VPROLD          $0x08, Z15, Z15
+	VPADDD          Z12, Z8, Z8
+	VPADDD          Z13, Z9, Z9
+	VPADDD          Z14, Z10, Z10
+	VPADDD          Z15, Z11, Z11
+	VPXORD          Z8, Z4, Z4
+	VPXORD          Z9, Z5, Z5
+	VPXORD          Z10, Z6, Z6
+	VPXORD          Z11, Z7, Z7
+	VPROLD          $0x07, Z4, Z4
+	VPROLD          $0x07, Z5, Z5
+	VPROLD          $0x07, Z6, Z6
+	VPROLD          $0x07, Z7, Z7
+	VPADDD          Z5, Z0, Z0
+	VPADDD          Z6, Z1, Z1
+	VPADDD          Z7, Z2, Z2
+	VPADDD          Z4, Z3, Z3
+	VPXORD          Z0, Z15, Z15
+	VPXORD          Z1, Z12, Z12
+	VPXORD          Z2, Z13, Z13
+	VPXORD          Z3, Z14, Z14
+	VPROLD          $0x10, Z15, Z15
+	VPROLD          $0x10, Z12, Z12
+	VPROLD          $0x10, Z13, Z13
+	VPROLD          $0x10, Z14, Z14
+	VPADDD          Z15, Z10, Z10
+	VPADDD          Z12, Z11, Z11
+	VPADDD          Z13, Z8, Z8
+	VPADDD          Z14, Z9, Z9
+	VPXORD          Z10, Z5, Z5
+	VPXORD          Z11, Z6, Z6
+	VPXORD          Z8, Z7, Z7
+	VPXORD          Z9, Z4, Z4
+	VPROLD          $0x0c, Z5, Z5
+	VPROLD          $0x0c, Z6, Z6
+	VPROLD          $0x0c, Z7, Z7
+	VPROLD          $0x0c, Z4, Z4
+	VPADDD          Z5, Z0, Z0
+	VPADDD          Z6, Z1, Z1
+	VPADDD          Z7, Z2, Z2
+	VPADDD          Z4, Z3, Z3
+	VPXORD          Z0, Z15, Z15
+	VPXORD          Z1, Z12, Z12
+	VPXORD          Z2, Z13, Z13
+	VPXORD          Z3, Z14, Z14
+	VPROLD          $0x08, Z15, Z15
+	VPROLD          $0x08, Z12, Z12
+	VPROLD          $0x08, Z13, Z13
+	VPROLD          $0x08, Z14, Z14
+	VPADDD          Z15, Z10, Z10
+	VPADDD          Z12, Z11, Z11
+	VPADDD          Z13, Z8, Z8
+	VPADDD          Z14, Z9, Z9
+	VPXORD          Z10, Z5, Z5
+	VPXORD          Z11, Z6, Z6
+	VPXORD          Z8, Z7, Z7
+	VPXORD          Z9, Z4, Z4
+	VPROLD          $0x07, Z5, Z5
+	VPROLD          $0x07, Z6, Z6
+	VPROLD          $0x07, Z7, Z7
+	VPROLD          $0x07, Z4, Z4
+	DECQ            R11
+	JNZ             dcfChildrenAVX512_round
+	VPXORD.BCST     (R10), Z0, Z0
+	VPBROADCASTD    (DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z0, Z0
+	VPXORD.BCST     4(R10), Z1, Z1
+	VPBROADCASTD    4(DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z1, Z1
+	VPXORD.BCST     8(R10), Z2, Z2
+	VPBROADCASTD    8(DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z2, Z2
+	VPXORD.BCST     12(R10), Z3, Z3
+	VPBROADCASTD    12(DI), Z20
+	VPANDD          (SP), Z20, Z20
+	VPXORD          Z20, Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z20
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z20, Z2
+	VPUNPCKHQDQ     Z1, Z20, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z20
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 64(SP)
+	VMOVDQU32       Z1, 128(SP)
+	VMOVDQU32       Z20, 192(SP)
+	VMOVDQU32       Z0, 256(SP)
+	VPXORD          Z16, Z8, Z8
+	VPBROADCASTD    16(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z8, Z8
+	VPXORD          Z17, Z9, Z9
+	VPBROADCASTD    20(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z9, Z9
+	VPXORD          Z18, Z10, Z10
+	VPBROADCASTD    24(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z10, Z10
+	VPXORD          Z19, Z11, Z11
+	VPBROADCASTD    28(DI), Z0
+	VPANDD          (SP), Z0, Z0
+	VPXORD          Z0, Z11, Z11
+	VPUNPCKLDQ      Z9, Z8, Z0
+	VPUNPCKHDQ      Z9, Z8, Z1
+	VPUNPCKLDQ      Z11, Z10, Z2
+	VPUNPCKHDQ      Z11, Z10, Z8
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z8, Z1, Z2
+	VPUNPCKHQDQ     Z8, Z1, Z1
+	VMOVDQU32       Z3, 320(SP)
+	VMOVDQU32       Z0, 384(SP)
+	VMOVDQU32       Z2, 448(SP)
+	VMOVDQU32       Z1, 512(SP)
+	VPXORD          Z16, Z4, Z4
+	VPXORD          Z17, Z5, Z5
+	VPXORD          Z18, Z6, Z6
+	VPXORD          Z19, Z7, Z7
+	VPUNPCKLDQ      Z5, Z4, Z0
+	VPUNPCKHDQ      Z5, Z4, Z1
+	VPUNPCKLDQ      Z7, Z6, Z2
+	VPUNPCKHDQ      Z7, Z6, Z4
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z4, Z1, Z2
+	VPUNPCKHQDQ     Z4, Z1, Z1
+	VMOVDQU32       Z3, 576(SP)
+	VMOVDQU32       Z0, 640(SP)
+	VMOVDQU32       Z2, 704(SP)
+	VMOVDQU32       Z1, 768(SP)
+	VPXORD.BCST     16(R10), Z14, Z14
+	VPXORD.BCST     20(R10), Z15, Z15
+	VPUNPCKLDQ      Z13, Z12, Z0
+	VPUNPCKHDQ      Z13, Z12, Z1
+	VPUNPCKLDQ      Z15, Z14, Z2
+	VPUNPCKHDQ      Z15, Z14, Z4
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z4, Z1, Z2
+	VPUNPCKHQDQ     Z4, Z1, Z1
+	VMOVDQU32       Z3, 832(SP)
+	VMOVDQU32       Z0, 896(SP)
+	VMOVDQU32       Z2, 960(SP)
+	VMOVDQU32       Z1, 1024(SP)
+	VPSHUFD         $0xff, (DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       (BX), Z0
+	VMOVDQU32       576(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       (BX), Z2
+	VMOVDQU32       832(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf0
+	VMOVDQU32       64(SP), Z1
+	VMOVDQU32       320(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, (AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 64(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, (CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 64(CX)
+	JMP             dcfChildrenAVX512_next0
+
+dcfChildrenAVX512_leaf0:
+	VMOVDQU32 64(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z21, Z21, Z21
+	VPSUBQ    Z0, Z21, Z21
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z21, Z21
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z21, Z0, Z0
+	VMOVDQU32 320(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z22, Z22, Z22
+	VPSUBQ    Z2, Z22, Z22
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z22, Z22
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z22, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, (AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 64(AX)
+
+dcfChildrenAVX512_next0:
+	VPSHUFD         $0xff, 64(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       64(BX), Z0
+	VMOVDQU32       640(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       64(BX), Z2
+	VMOVDQU32       896(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf1
+	VMOVDQU32       128(SP), Z1
+	VMOVDQU32       384(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 128(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 192(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 128(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 192(CX)
+	JMP             dcfChildrenAVX512_next1
+
+dcfChildrenAVX512_leaf1:
+	VMOVDQU32 128(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z23, Z23, Z23
+	VPSUBQ    Z0, Z23, Z23
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z23, Z23
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z23, Z0, Z0
+	VMOVDQU32 384(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z24, Z24, Z24
+	VPSUBQ    Z2, Z24, Z24
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z24, Z24
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z24, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 128(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 192(AX)
+
+dcfChildrenAVX512_next1:
+	VPSHUFD         $0xff, 128(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       128(BX), Z0
+	VMOVDQU32       704(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       128(BX), Z2
+	VMOVDQU32       960(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf2
+	VMOVDQU32       192(SP), Z1
+	VMOVDQU32       448(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 256(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 320(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 256(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 320(CX)
+	JMP             dcfChildrenAVX512_next2
+
+dcfChildrenAVX512_leaf2:
+	VMOVDQU32 192(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z25, Z25, Z25
+	VPSUBQ    Z0, Z25, Z25
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z25, Z25
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z25, Z0, Z0
+	VMOVDQU32 448(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z26, Z26, Z26
+	VPSUBQ    Z2, Z26, Z26
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z26, Z26
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z26, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 320(AX)
+
+dcfChildrenAVX512_next2:
+	VPSHUFD         $0xff, 192(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       192(BX), Z0
+	VMOVDQU32       768(SP), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       192(BX), Z2
+	VMOVDQU32       1024(SP), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf3
+	VMOVDQU32       256(SP), Z1
+	VMOVDQU32       512(SP), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 384(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 448(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 384(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 448(CX)
+	JMP             dcfChildrenAVX512_next3
+
+dcfChildrenAVX512_leaf3:
+	VMOVDQU32 256(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z27, Z27, Z27
+	VPSUBQ    Z0, Z27, Z27
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z27, Z27
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z27, Z0, Z0
+	VMOVDQU32 512(SP), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z28, Z28, Z28
+	VPSUBQ    Z2, Z28, Z28
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z28, Z28
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z28, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 384(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 448(AX)
+
+dcfChildrenAVX512_next3:
+	ADDQ $0x00000200, AX
+	ADDQ $0x00000200, CX
+	ADDQ $0x00000100, DX
+	ADDQ $0x00000100, BX
+	DECQ SI
+	JMP  dcfChildrenAVX512_chunk
+
+dcfChildrenAVX512_done:
+	VZEROUPPER
+	RET

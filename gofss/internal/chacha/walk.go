@@ -42,3 +42,59 @@ func WalkOne(w *Walk, nonce [2]uint32, seed [16]byte, t uint8) (leaf [16]byte, t
 	tOut = routine.walk(w, nonce, &seed, t)
 	return seed, tOut, true
 }
+
+// Points describes a chunk of PointLanes() points walked down their DPF or DCF trees
+// together, each from its own root along its own path with its own key's rows.
+type Points struct {
+	Nodes  []byte  // PointLanes() blocks: the roots, control bit set to t; receives the leaves, control bit set
+	Sides  []byte  // n*PointLanes() bytes, 0 or 1: point j's side at level i is Sides[i*PointLanes()+j]
+	Rows   []byte  // the correction words: point j's row of level i is the 32 bytes at Offs[j]+32i
+	Offs   []int32 // PointLanes() offsets into Rows
+	Mul    int     // 2 (DPF) or 4 (DCF)
+	TrByte int     // as in Walk; a multiple of 4
+	// DCF only (Mul 4): Sums receives PointLanes() blocks, point j's sum over the
+	// levels of its value output (as Walk.Values has it) and, where the level's t is
+	// set, its row's second block; each term ANDed with Arith.From and added as
+	// Arith says. nil for DPF.
+	Sums  []byte
+	Arith *Arith
+}
+
+// Arith is a group's arithmetic as masks on a block's bytes: a value is a block
+// ANDed with From; + is XOR in the bits of Xor and 64-bit addition, within each
+// 8-byte half, in those of Add.
+type Arith struct{ From, Xor, Add [16]byte }
+
+// PointLanes is the number of points WalkPoints walks at once on the active backend:
+// 0 where it has no routine for it (the portable backend).
+func PointLanes() int { return int(impls.Ops().walk) }
+
+// WalkPoints walks the points of w, each as WalkOne walks one, with the nodes' own
+// control bits as t. It panics if PointLanes() is 0 or w is inconsistent: every
+// point's rows must lie within w.Rows.
+func WalkPoints(w *Points, nonce [2]uint32) {
+	lanes := PointLanes()
+	if lanes == 0 {
+		panic("chacha: the " + Backend() + " backend has no point walk")
+	}
+	n := len(w.Sides) / lanes
+	sums := 0
+	if w.Mul == 4 {
+		sums = lanes * BlockSize
+		if w.Arith == nil {
+			panic("chacha: Points.Arith is nil")
+		}
+	} else if w.Mul != 2 {
+		panic("chacha: Points.Mul must be 2 or 4")
+	}
+	if len(w.Nodes) != lanes*BlockSize || len(w.Sides) != n*lanes || len(w.Offs) != lanes ||
+		len(w.Sums) != sums || w.TrByte < 0 || w.TrByte >= 2*BlockSize || w.TrByte%4 != 0 {
+		panic("chacha: bad Points lengths or TrByte")
+	}
+	for _, off := range w.Offs {
+		if off < 0 || int(off)+2*BlockSize*n > len(w.Rows) {
+			panic("chacha: Points.Offs out of Rows")
+		}
+	}
+	impls.Ops().walk.points(w, nonce, n)
+}

@@ -41,8 +41,14 @@ func main() {
 	generateRows(&routine{name: "rowsAVX512", wide: true, c: consts})
 	generateWalk(&routine{name: "walkAVX2", wide: false, c: consts})
 	generateWalk(&routine{name: "walkAVX512", wide: true, c: consts})
+	generatePoints(&routine{name: "pointsAVX2", wide: false, c: consts})
+	generatePoints(&routine{name: "pointsAVX512", wide: true, c: consts})
+	generateChildren(&routine{name: "childrenAVX2", wide: false, c: consts})
+	generateChildren(&routine{name: "childrenAVX512", wide: true, c: consts})
+	generateDcfChildren(&routine{name: "dcfChildrenAVX2", wide: false, c: consts})
+	generateDcfChildren(&routine{name: "dcfChildrenAVX512", wide: true, c: consts})
 	Generate()
-	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512"} {
+	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2", "dcfChildrenAVX2"} {
 		checkVEX(flag.Lookup("out").Value.String(), fn)
 	}
 }
@@ -176,12 +182,7 @@ func generate(k *routine) {
 	JE(LabelRef(k.name + "_done"))
 	k.loadState()
 
-	rounds := GP64()
-	MOVQ(U32(10), rounds)
-	Label(k.name + "_round")
-	k.doubleRound()
-	DECQ(rounds)
-	JNZ(LabelRef(k.name + "_round"))
+	k.rounds(k.name + "_round")
 
 	// The mode is the same for every chunk, so these branches predict perfectly.
 	// Mode 0 falls through.
@@ -225,13 +226,29 @@ func (k *routine) vec() VecVirtual {
 
 // loadState builds the initial state of a chunk: row 0 and row 3 from in, rows 1
 // and 2 from the transposed seeds.
-func (k *routine) loadState() {
+func (k *routine) loadState() { k.initState(k.loadWords(Mem{Base: k.src})) }
+
+// loadWords loads a chunk of blocks from m and transposes them into words, one
+// block per lane.
+func (k *routine) loadWords(m Mem) [4]VecVirtual {
 	var blocks [4]VecVirtual
 	for i := range blocks {
 		blocks[i] = k.vec()
-		k.move(Mem{Base: k.src}.Offset(i*k.lanes()*4), blocks[i])
+		k.move(m.Offset(i*k.lanes()*4), blocks[i])
 	}
-	seed := k.transpose(blocks)
+	return k.transpose(blocks)
+}
+
+// storeWords is loadWords backwards: it writes words as a chunk of blocks to m.
+func (k *routine) storeWords(words [4]VecVirtual, m Mem) {
+	for i, b := range k.transpose(words) {
+		k.move(b, m.Offset(i*k.lanes()*4))
+	}
+}
+
+// initState sets the state to row 0 and row 3 from in and rows 1 and 2 to seed, one
+// seed per lane, and keeps the seed for the final XOR.
+func (k *routine) initState(seed [4]VecVirtual) {
 	for w, s := range seed {
 		if k.wide {
 			k.seedReg[w] = s
@@ -256,6 +273,16 @@ var (
 	columns   = [][4]int{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}}
 	diagonals = [][4]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
 )
+
+// rounds runs the 20 rounds on the state, in a loop at label.
+func (k *routine) rounds(label string) {
+	rounds := GP64()
+	MOVQ(U32(10), rounds)
+	Label(label)
+	k.doubleRound()
+	DECQ(rounds)
+	JNZ(LabelRef(label))
+}
 
 func (k *routine) doubleRound() {
 	if k.wide {
@@ -808,4 +835,566 @@ func generateWalk(k *routine) {
 	Store(b.As8(), ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// generatePoints generates a routine that walks a chunk of points (one per lane of
+// the blocks routines' transposed state) down all n levels of their DPF (mul 2) or
+// DCF (mul 4) trees in one call. Each level expands every lane's seed, picks its
+// side's outputs, gathers each lane's correction word from its own key and applies
+// it where the lane's control bit is set; DCF adds the level's value share to each
+// point's sum. Between levels the children and sums wait in the frame: the rounds
+// need every register (AVX2), and a level's few loads and stores are nothing next
+// to its rounds.
+func generatePoints(k *routine) {
+	// Not NOSPLIT: the AVX-512 frame is over the limit of a function that skips the
+	// stack check.
+	TEXT(k.name, 0, "func(nodes, sides, rows *byte, offs *int32, n, tr, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)")
+	Pragma("noescape")
+	lanes := strconv.Itoa(k.lanes())
+	Doc(k.name+" walks "+lanes+" points from nodes ("+lanes+" blocks, each a root seed with its",
+		"control bit) down n levels and leaves their leaves, control bits included, in",
+		"nodes. Point j takes side sides[i*"+lanes+"+j] at level i, whose correction word",
+		"is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of",
+		"side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums ("+lanes,
+		"blocks) each point's sum over the levels of its value output and, where its",
+		"parent control bit is set, its row's second block, each ANDed with mask",
+		"arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in",
+		"those of arith[2]; each mask is a block repeated over 64 bytes. in is as for",
+		"blocks"+k.name[6:]+".")
+	nodes := Load(Param("nodes"), GP64())
+	k.sel = Load(Param("sides"), GP64())
+	rows := Load(Param("rows"), GP64())
+	offsp := Load(Param("offs"), GP64())
+	n := Load(Param("n"), GP64())
+	tr := Load(Param("tr"), GP64())
+	mul := Load(Param("mul"), GP64())
+	sums := Load(Param("sums"), GP64())
+	arith := Load(Param("arith"), GP64())
+	k.in = Load(Param("in"), GP64())
+
+	size := 4 * k.lanes()
+	slots := 13
+	if !k.wide {
+		slots += 8 // the seed and spilled words, as in generate
+	}
+	frame := AllocLocal(slots * size)
+	slot := func(i int) Mem { return frame.Offset(i * size) }
+	first := 0
+	if !k.wide {
+		for w := range k.seed {
+			k.seed[w] = slot(w)
+			k.slot[8+w] = slot(4 + w)
+		}
+		first = 8
+	}
+	f := &pointFrame{rows: rows, arith: arith, off: slot(first + 12)}
+	for w := range 4 {
+		f.child[w], f.sum[w], f.value[w] = slot(first+w), slot(first+4+w), slot(first+8+w)
+	}
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+
+	for w, c := range k.loadWords(Mem{Base: nodes}) {
+		k.move(c, f.child[w])
+	}
+	offs, idx := k.vec(), k.vec()
+	k.move(Mem{Base: offsp}, offs)
+	k.move(k.laneOrder(), idx)
+	VPERMD(offs, idx, offs)
+	k.move(offs, f.off)
+	f.trRows = GP64()
+	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, f.trRows)
+
+	done := k.name + "_done"
+	CMPQ(mul, U8(4))
+	JE(LabelRef(k.name + "_mul4"))
+	for _, m := range []int{2, 4} {
+		name := k.name + "_mul" + strconv.Itoa(m)
+		if m == 4 {
+			zero := k.vec()
+			Label(name)
+			k.xor(zero, zero, zero)
+			for _, s := range f.sum {
+				k.move(zero, s)
+			}
+		}
+		Label(name + "_level")
+		CMPQ(n, U8(0))
+		JE(LabelRef(name + "_done"))
+		k.pointLevel(m, f, name)
+		ADDQ(U8(32), f.rows)
+		ADDQ(U8(32), f.trRows)
+		ADDQ(U8(k.lanes()), k.sel)
+		DECQ(n)
+		JMP(LabelRef(name + "_level"))
+
+		Label(name + "_done")
+		if m == 4 {
+			for i, s := range f.sum {
+				v := k.vec()
+				k.move(s, v)
+				k.move(v, Mem{Base: sums}.Offset(i*size))
+			}
+		}
+		JMP(LabelRef(done))
+	}
+
+	Label(done)
+	var leaves [4]VecVirtual
+	for w := range leaves {
+		leaves[w] = k.vec()
+		k.move(f.child[w], leaves[w])
+	}
+	k.storeWords(leaves, Mem{Base: nodes})
+	VZEROUPPER()
+	RET()
+}
+
+// pointFrame is where generatePoints keeps a chunk's walk between levels: the
+// children (transposed words), the DCF sums and a level's value outputs (blocks),
+// and the lanes' row offsets; and the rows of the level and its tr bytes.
+type pointFrame struct {
+	child, sum, value [4]Mem
+	off               Mem
+	rows, trRows      Register
+	arith             Register
+}
+
+// prefetchLevels is how many levels ahead generatePoints fetches the lanes' rows:
+// two levels' rounds outlast a miss to memory.
+const prefetchLevels = 2
+
+// pointLevel is one level of generatePoints' walk for mul m, from the children of
+// the previous level (or the roots) in the child slots to the next ones.
+func (k *routine) pointLevel(m int, f *pointFrame, name string) {
+	var seed [4]VecVirtual
+	for w := range seed {
+		seed[w] = k.vec()
+		k.move(f.child[w], seed[w])
+	}
+	// Clear the control bit, bit 0 of word 3.
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	// Fetch each lane's rows some levels ahead: a gather that misses the cache would
+	// stall the level's end, which the rounds cannot hide.
+	off := GP64()
+	for j := 0; j < k.lanes(); j++ {
+		MOVLQSX(f.off.Offset(4*j), off)
+		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
+	}
+	k.rounds(name + "_round")
+
+	// The seed output is row 0 for side 0 and row 1 (mul 2) or 2 (mul 4) for side
+	// 1; the value output of mul 4 is row 1 or 3.
+	pick := k.selMask()
+	if m == 4 {
+		var v [4]VecVirtual
+		for w := range v {
+			v[w] = k.output(1, w)
+			k.blend(pick, v[w], k.output(3, w))
+		}
+		for i, b := range k.transpose(v) {
+			k.move(b, f.value[i])
+		}
+	}
+	var out [4]VecVirtual
+	for w := range out {
+		out[w] = k.output(0, w)
+		k.blend(pick, out[w], k.output(m/2, w))
+	}
+
+	t := k.controlMask(f.child[3])
+	offs := k.vec()
+	k.move(f.off, offs)
+	for w, o := range out {
+		c := k.gather(f.rows, offs, 4*w)
+		if w == 3 {
+			// The control-bit correction is the row's own bit for side 0 and that
+			// of byte tr for side 1: flip bit 0 where they differ.
+			side := k.vec()
+			k.move(c, side)
+			k.blend(pick, side, k.gather(f.trRows, offs, 0))
+			k.xor(c, side, side)
+			VPSLLD(U8(31), side, side)
+			VPSRLD(U8(31), side, side)
+			k.xor(side, c, c)
+		}
+		k.and(t, c, c)
+		k.xor(o, c, c)
+		k.move(c, f.child[w])
+	}
+	if m == 4 {
+		k.addValues(f, t, offs)
+	}
+}
+
+// addValues adds a DCF level's value shares to the sums: the value outputs and,
+// in the lanes whose parent control bit t is set, the rows' second blocks.
+func (k *routine) addValues(f *pointFrame, t, offs VecVirtual) {
+	var cw [4]VecVirtual
+	for w := range cw {
+		cw[w] = k.gather(f.rows, offs, 16+4*w)
+		k.and(t, cw[w], cw[w])
+	}
+	// The masks are 64 bytes apart, the size of the widest vector.
+	from, xorBits, addBits := Mem{Base: f.arith}, Mem{Base: f.arith}.Offset(64), Mem{Base: f.arith}.Offset(128)
+	for i, c := range k.transpose(cw) {
+		sum, v := k.vec(), k.vec()
+		k.move(f.sum[i], sum)
+		k.move(f.value[i], v)
+		for _, x := range []VecVirtual{v, c} {
+			k.and(from, x, x)
+			k.groupAdd(sum, x, xorBits, addBits)
+		}
+		k.move(sum, f.sum[i])
+	}
+}
+
+// groupAdd sets sum to sum + x: XOR in the bits of mask xorBits, 64-bit addition in
+// those of addBits.
+func (k *routine) groupAdd(sum, x VecVirtual, xorBits, addBits Mem) {
+	s := k.vec()
+	VPADDQ(x, sum, s)
+	k.xor(x, sum, sum)
+	k.and(xorBits, sum, sum)
+	k.and(addBits, s, s)
+	k.or(s, sum, sum)
+}
+
+// controlMask is all ones in the lanes whose block's control bit (bit 0 of word 3,
+// at m) is set.
+func (k *routine) controlMask(m Mem) VecVirtual {
+	t := k.vec()
+	k.move(m, t)
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	return t
+}
+
+// gather loads a word per lane from base+idx+disp. Its mask, which it clears, is
+// set by comparing idx with itself: an instruction that sets a register from
+// itself alone (KXNORW, VPCMPEQD x, x) would read it before it is written, which
+// keeps it live, and taken, from the function's entry on.
+func (k *routine) gather(base Register, idx VecVirtual, disp int) VecVirtual {
+	dst := k.vec()
+	k.xor(dst, dst, dst)
+	at := Mem{Base: base, Index: idx, Scale: 1, Disp: disp}
+	if k.wide {
+		all := K()
+		VPCMPEQD(idx, idx, all)
+		VPGATHERDD(at, all, dst)
+		return dst
+	}
+	all := YMM()
+	VPCMPEQD(idx, idx, all)
+	VPGATHERDD(all, at, dst)
+	return dst
+}
+
+func (k *routine) or(a, b, dst Op) {
+	if k.wide {
+		VPORD(a, b, dst)
+	} else {
+		VPOR(a, b, dst)
+	}
+}
+
+func (k *routine) and(a, b, dst Op) {
+	if k.wide {
+		VPANDD(a, b, dst)
+	} else {
+		VPAND(a, b, dst)
+	}
+}
+
+// laneOrder is the VPERMD indices that put seeds in state lane order.
+func (k *routine) laneOrder() Mem {
+	if k.wide {
+		return k.c.selAVX512
+	}
+	return k.c.selAVX2
+}
+
+// generateChildren generates a routine that writes both children of a chunk of DPF
+// tree nodes, corrected, in one pass: the rounds of the blocks routine (mul 2), then
+// in each lane whose node's control bit is set the correction words XORed in, and
+// the children stored next to each other, control bits in their lsb, as EvalAll's
+// next level or leaves read them.
+func generateChildren(k *routine) {
+	TEXT(k.name, NOSPLIT, "func(dst, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)")
+	Pragma("noescape")
+	Doc(k.name+" expands chunks*"+strconv.Itoa(k.lanes())+" nodes of src (blocks, control bit t in bit 0",
+		"of byte 12) with mul 2 and writes each node's children to dst, the left one (row",
+		"0) XORed with cws[0] and the right one (row 1) with cws[1] where t is 1. With",
+		"leaf not nil it writes leaf outputs instead: each child c (control bit t') as",
+		"(c AND leaf[0]) + t'*leaf[4], then 0 minus that in the bits of leaf[3]; +",
+		"is XOR in the bits of leaf[1] and 64-bit addition in those of leaf[2], and",
+		"each mask is a block repeated over 64 bytes. in is as for blocks"+k.name[8:]+".")
+	k.dst = Load(Param("dst"), GP64())
+	k.src = Load(Param("src"), GP64())
+	chunks := Load(Param("chunks"), GP64())
+	cws := Load(Param("cws"), GP64())
+	leaf := Load(Param("leaf"), GP64())
+	k.in = Load(Param("in"), GP64())
+	size := 4 * k.lanes()
+	slots := 1 // the control bits
+	if !k.wide {
+		slots += 8
+	}
+	frame := AllocLocal(slots * size)
+	tSlot := frame
+	if !k.wide {
+		for w := range k.seed {
+			k.seed[w] = frame.Offset(size * w)
+			k.slot[8+w] = frame.Offset(size * (4 + w))
+		}
+		tSlot = frame.Offset(size * 8)
+	}
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+
+	Label(k.name + "_chunk")
+	CMPQ(chunks, Imm(0))
+	JE(LabelRef(k.name + "_done"))
+	seed := k.loadWords(Mem{Base: k.src})
+	t := k.vec()
+	k.move(seed[3], t)
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.move(t, tSlot)
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	k.rounds(k.name + "_round")
+
+	var child [2][4]VecVirtual
+	for c := range child {
+		for w := range child[c] {
+			o := k.output(c, w)
+			cw := k.vec()
+			VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
+			k.and(tSlot, cw, cw)
+			k.xor(cw, o, o)
+			child[c][w] = o
+		}
+	}
+	a, b := k.transpose(child[0]), k.transpose(child[1])
+	// The leaf is the same for every chunk, so this branch predicts perfectly.
+	TESTQ(leaf, leaf)
+	JZ(LabelRef(k.name + "_store"))
+	m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
+	for i := range a {
+		k.leafOutput(a[i], m)
+		k.leafOutput(b[i], m)
+	}
+	Label(k.name + "_store")
+	for i := range a {
+		k.storePair(a[i], b[i], 0, 32, i*k.lanes()/4)
+	}
+	ADDQ(U32(2*k.lanes()*16), k.dst)
+	ADDQ(U32(k.lanes()*16), k.src)
+	DECQ(chunks)
+	JMP(LabelRef(k.name + "_chunk"))
+
+	Label(k.name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// leafOutput turns x, blocks of DPF leaves (control bit in the lsb), into outputs as
+// generateChildren's leaf masks m(0..4) say.
+func (k *routine) leafOutput(x VecVirtual, m func(int) Mem) {
+	k.leafShare(x, m)
+	k.negate(x, m(3))
+}
+
+// leafValue sets v, blocks of DCF path values, to the outputs at leaves s as
+// generateDcfChildren's masks m(0..4) say.
+func (k *routine) leafValue(v, s VecVirtual, m func(int) Mem) {
+	k.leafShare(s, m)
+	k.groupAdd(v, s, m(1), m(2))
+	k.negate(v, m(3))
+}
+
+// leafShare sets x, blocks of leaves (control bit t in the lsb), to (x AND m(0)) +
+// t*m(4).
+func (k *routine) leafShare(x VecVirtual, m func(int) Mem) {
+	t := k.vec()
+	VPSHUFD(U8(0xff), x, t) // word 3, which holds the control bit, over each block
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.and(m(4), t, t)
+	k.and(m(0), x, x)
+	k.groupAdd(x, t, m(1), m(2))
+}
+
+// negate sets x to 0 - x (64-bit lanes) in the bits of mask neg.
+func (k *routine) negate(x VecVirtual, neg Mem) {
+	n, r := k.vec(), k.vec()
+	k.xor(r, r, r)
+	VPSUBQ(x, r, r)
+	k.move(neg, n)
+	k.and(n, r, r)
+	if k.wide {
+		VPANDND(x, n, x)
+	} else {
+		VPANDN(x, n, x)
+	}
+	k.or(r, x, x)
+}
+
+// generateDcfChildren generates generateChildren's routine for DCF (mul 4): each
+// node's children, seeds corrected, and their path values, the node's value plus the
+// child's value output plus, where the node's control bit is set, the value
+// correction; at the last level the outputs themselves.
+func generateDcfChildren(k *routine) {
+	// Not NOSPLIT: the AVX-512 frame is over the limit of a function that skips the
+	// stack check.
+	TEXT(k.name, 0, "func(dst, dstV, src, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)")
+	Pragma("noescape")
+	Doc(k.name+" expands chunks*"+strconv.Itoa(k.lanes())+" DCF nodes of src (blocks, control bit t in bit 0",
+		"of byte 12) with path values srcV with mul 4 and writes each node's children to",
+		"dst, the left one (row 0) XORed with cws[0] and the right one (row 2) with cws[1]",
+		"where t is 1, and their values to dstV: the node's value + (its row 1 or 3 AND",
+		"masks[0]) + t*cws[2]. + is XOR in the bits of masks[1] and 64-bit addition in",
+		"those of masks[2]. With leaf 1 it writes to dst the children's outputs instead:",
+		"value + (child AND masks[0]) + t'*masks[4] (t' the child's control bit), then 0",
+		"minus that in the bits of masks[3]. Masks are blocks repeated over 64 bytes. in",
+		"is as for blocks"+k.name[11:]+".")
+	k.dst = Load(Param("dst"), GP64())
+	dstV := Load(Param("dstV"), GP64())
+	k.src = Load(Param("src"), GP64())
+	srcV := Load(Param("srcV"), GP64())
+	chunks := Load(Param("chunks"), GP64())
+	cws := Load(Param("cws"), GP64())
+	masks := Load(Param("masks"), GP64())
+	leaf := Load(Param("leaf"), GP64())
+	k.in = Load(Param("in"), GP64())
+	size := 4 * k.lanes()
+	slots := 17 // the control bits, and a chunk's child seeds and value outputs as blocks
+	if !k.wide {
+		slots += 8
+	}
+	frame := AllocLocal(slots * size)
+	first := 0
+	if !k.wide {
+		for w := range k.seed {
+			k.seed[w] = frame.Offset(size * w)
+			k.slot[8+w] = frame.Offset(size * (4 + w))
+		}
+		first = 8
+	}
+	tSlot := frame.Offset(size * first)
+	// out[c][i]: vector i of the blocks of output c: the left and right child seeds,
+	// the left and right value outputs.
+	var out [4][4]Mem
+	for c := range out {
+		for i := range out[c] {
+			out[c][i] = frame.Offset(size * (first + 1 + 4*c + i))
+		}
+	}
+	m := func(i int) Mem { return Mem{Base: masks}.Offset(64 * i) }
+	for i := range k.x {
+		k.x[i] = k.vec()
+	}
+
+	Label(k.name + "_chunk")
+	CMPQ(chunks, Imm(0))
+	JE(LabelRef(k.name + "_done"))
+	seed := k.loadWords(Mem{Base: k.src})
+	t := k.vec()
+	k.move(seed[3], t)
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.move(t, tSlot)
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	k.rounds(k.name + "_round")
+
+	// Seeds: rows 0 and 2, corrected; value outputs: rows 1 and 3.
+	for c, row := range []int{0, 2, 1, 3} {
+		var words [4]VecVirtual
+		for w := range words {
+			words[w] = k.output(row, w)
+			if c < 2 {
+				cw := k.vec()
+				VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
+				k.and(tSlot, cw, cw)
+				k.xor(cw, words[w], words[w])
+			}
+		}
+		for i, b := range k.transpose(words) {
+			k.move(b, out[c][i])
+		}
+	}
+
+	for i := range 4 {
+		// The node's control bit over each of its blocks.
+		t := k.vec()
+		VPSHUFD(U8(0xff), Mem{Base: k.src}.Offset(i*size), t)
+		VPSLLD(U8(31), t, t)
+		VPSRAD(U8(31), t, t)
+		vcw := k.vec()
+		k.broadcastBlock(Mem{Base: cws}.Offset(32), vcw)
+		k.and(t, vcw, vcw)
+		var v [2]VecVirtual
+		for c := range v {
+			v[c] = k.vec()
+			k.move(Mem{Base: srcV}.Offset(i*size), v[c])
+			raw := k.vec()
+			k.move(out[2+c][i], raw)
+			k.and(m(0), raw, raw)
+			k.groupAdd(v[c], raw, m(1), m(2))
+			k.groupAdd(v[c], vcw, m(1), m(2))
+		}
+		CMPQ(leaf, Imm(0))
+		JNE(LabelRef(k.name + "_leaf" + strconv.Itoa(i)))
+		var s [2]VecVirtual
+		for c := range s {
+			s[c] = k.vec()
+			k.move(out[c][i], s[c])
+		}
+		k.storePairAt(k.dst, s[0], s[1], i*k.lanes()/4)
+		k.storePairAt(dstV, v[0], v[1], i*k.lanes()/4)
+		JMP(LabelRef(k.name + "_next" + strconv.Itoa(i)))
+
+		Label(k.name + "_leaf" + strconv.Itoa(i))
+		for c := range v {
+			s := k.vec()
+			k.move(out[c][i], s)
+			k.leafValue(v[c], s, m)
+		}
+		k.storePairAt(k.dst, v[0], v[1], i*k.lanes()/4)
+		Label(k.name + "_next" + strconv.Itoa(i))
+	}
+	ADDQ(U32(2*k.lanes()*16), k.dst)
+	ADDQ(U32(2*k.lanes()*16), dstV)
+	ADDQ(U32(k.lanes()*16), k.src)
+	ADDQ(U32(k.lanes()*16), srcV)
+	DECQ(chunks)
+	JMP(LabelRef(k.name + "_chunk"))
+
+	Label(k.name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// storePairAt is storePair to base, for two outputs per seed.
+func (k *routine) storePairAt(base Register, a, b VecVirtual, s int) {
+	dst := k.dst
+	k.dst = base
+	k.storePair(a, b, 0, 32, s)
+	k.dst = dst
+}
+
+func (k *routine) broadcastBlock(m Mem, v VecVirtual) {
+	if k.wide {
+		VBROADCASTI32X4(m, v)
+	} else {
+		VBROADCASTI128(m, v)
+	}
 }

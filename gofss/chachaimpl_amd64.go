@@ -1,0 +1,291 @@
+//go:build amd64 && !purego
+
+package gofss
+
+import (
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss/internal/chacha"
+)
+
+// The "chacha" implementation: DPF and DCF Eval with the ChaCha PRG on a backend with
+// the walk routines (AVX2 or AVX-512). A chunk of 8 (AVX2) or 16 (AVX-512) points
+// walks down all its levels in one routine call (chacha.WalkPoints), the state
+// transposed, a point per lane, which is bound by the PRG's throughput. One point
+// walks alone (chacha.WalkOne), bound by the latency of its chain of rounds. Between
+// the two, the next walks' level-at-a-time Eval is faster: the PRG's rows routine
+// runs up to 4 seeds in the latency of one, and a chunk would mostly compute
+// padding (AVX2, in_bits 20: 1 point 2.2 us alone, 2.5 us on the next walks; 3
+// points 3.5 us there, 4.5 us as a chunk; 8 points 4.8 us as a chunk, 5.2 us there).
+// EvalAll's levels have the PRG routine correct the children itself
+// (chacha.ExpandChildren, ExpandDcfChildren). Gen takes the next walks: the AVX-512
+// ones where they serve, else the portable ones.
+
+// ChachaImpl names the implementation (amd64 only).
+const ChachaImpl = "chacha"
+
+// chachaDpf and chachaDcf embed the next walks, for what they do not serve.
+type chachaDpf struct {
+	walks
+	d   *Dpf
+	prg *ChaCha
+}
+
+type chachaDcf struct {
+	walks
+	d   *Dcf
+	prg *ChaCha
+}
+
+// chachaPrg returns prg if the implementation serves it: ChaCha on a backend with
+// the walk routines (not the portable one, which tests and PYFSS_CHACHA_BACKEND
+// may select).
+func chachaPrg(prg Prg) *ChaCha {
+	p, ok := prg.(*ChaCha)
+	if !ok || chacha.PointLanes() == 0 {
+		return nil
+	}
+	return p
+}
+
+func newChachaDpf(d *Dpf) walks {
+	p := chachaPrg(d.prg)
+	if p == nil {
+		return nil
+	}
+	var rest walks = d
+	if f := newFastDpf(d, false); f != nil {
+		rest = f
+	}
+	return &chachaDpf{rest, d, p}
+}
+
+func newChachaDcf(d *Dcf) walks {
+	p := chachaPrg(d.prg)
+	if p == nil {
+		return nil
+	}
+	var rest walks = d
+	if f := newFastDcf(d, false); f != nil {
+		rest = f
+	}
+	return &chachaDcf{rest, d, p}
+}
+
+// chachaWalksServe tells whether an Eval of this many points takes the point walks:
+// one point, or at least a chunk's worth, and the routines run now (a test may have
+// selected the portable backend since the walks were made).
+func chachaWalksServe(points int) bool {
+	lanes := chacha.PointLanes()
+	return lanes > 0 && (points <= 1 || points >= lanes)
+}
+
+func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if !chachaWalksServe(len(xs)) {
+		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	if err := c.d.checkCws(cws); err != nil {
+		return err
+	}
+	if len(xs) == 1 {
+		dpfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
+		stp.advance(1)
+		return nil
+	}
+	n, ar := c.d.params.InBits, c.d.params.Group.arith()
+	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
+	b.walk(2, dpfTrByte, nil, func(j0 int, ch *chachaChunk) {
+		for j := range ch.points {
+			node, last := ch.nodes[j], &cws[ch.key[j]*(n+1)+n]
+			dst[j0+j] = dpfLeaf(ar, node.Clamp(), node.Lsb(), ar.from(last[0]), party)
+		}
+	})
+	return nil
+}
+
+// walkEval is chachaDpf's for DCF: the routine sums each point's value shares in
+// the group's arithmetic, where the group has lane masks (all but uint127, which
+// takes the next walks).
+func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if !chachaWalksServe(len(xs)) {
+		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	if err := c.d.checkCws(cws); err != nil {
+		return err
+	}
+	if len(xs) == 1 {
+		dcfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
+		stp.advance(1)
+		return nil
+	}
+	lm, ok := c.d.params.Group.laneMasks()
+	if !ok {
+		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+	}
+	arith := chachaArith(lm)
+	n, ar := c.d.params.InBits, c.d.params.Group.arith()
+	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
+	b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
+		for j := range ch.points {
+			node := ch.nodes[j]
+			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*(n+1)+n], party)
+		}
+	})
+	return nil
+}
+
+// chachaArith is a group's lane masks as the routines take them.
+func chachaArith(lm laneMasks) chacha.Arith {
+	return chacha.Arith{From: lm.from.Bytes(), Xor: lm.xor.Bytes(), Add: lm.add.Bytes()}
+}
+
+// chachaBatch is an Eval's arguments: len(xs)/m keys at m points each, n-bit inputs.
+type chachaBatch struct {
+	stp   callControl
+	prg   *ChaCha
+	n     int
+	party int
+	s0s   []Block
+	cws   []Cw
+	xs    []Uint128
+	m     int
+}
+
+// chachaChunk is one chunk of points of a batch as the routine walks it.
+type chachaChunk struct {
+	w      chacha.Points
+	points int       // the chunk's points; the lanes past them repeat its last one
+	nodes  []Block   // w.Nodes: the roots, then the leaves
+	sums   []Block   // w.Sums (DCF): each point's path value
+	key    [16]int   // the key of each lane's point (16: the most lanes, AVX-512's)
+	offs   [16]int32 // w.Offs
+}
+
+// walk runs the batch's points a chunk at a time, spread over goroutines, with mul
+// PRG outputs per seed, the right child's control-bit correction at trByte and, for
+// DCF, the group's arith, and hands each walked chunk, starting at point j0, to
+// leaves.
+func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 int, ch *chachaChunk)) {
+	lanes, n := chacha.PointLanes(), b.n
+	chunks := (len(b.xs) + lanes - 1) / lanes
+	forChunks(chunks, float64(lanes)*evalCostNs(n, mul/2), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		ch := &chachaChunk{nodes: sc.block(lanes)}
+		ch.w = chacha.Points{Nodes: blockBytes(ch.nodes), Sides: sc.byte(n * lanes), Offs: ch.offs[:lanes], Mul: mul, TrByte: trByte}
+		if mul == 4 {
+			ch.sums = sc.block(lanes)
+			ch.w.Sums, ch.w.Arith = blockBytes(ch.sums), arith
+		}
+		for c := lo; c < hi && !b.stp.stopped(); c++ {
+			j0 := c * lanes
+			b.load(ch, j0, min(lanes, len(b.xs)-j0))
+			chacha.WalkPoints(&ch.w, b.prg.Nonce())
+			leaves(j0, ch)
+			b.stp.advance(ch.points)
+		}
+	})
+}
+
+// load sets ch up for the points j0 .. j0+points-1: each lane's root, path and rows.
+func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
+	n, lanes, rows := b.n, len(ch.w.Offs), b.n+1
+	ch.points = points
+	k0 := j0 / b.m
+	for j := range lanes {
+		p := j0 + min(j, points-1)
+		k := p / b.m
+		ch.key[j] = k
+		ch.nodes[j] = b.s0s[k].WithLsb(uint8(b.party))
+		ch.offs[j] = int32((k - k0) * rows * cwSize)
+		x := b.xs[p]
+		for i := range n {
+			ch.w.Sides[i*lanes+j] = x.Bit(n, i)
+		}
+	}
+	kEnd := ch.key[lanes-1] + 1
+	ch.w.Rows = unsafe.Slice((*byte)(unsafe.Pointer(&b.cws[k0*rows])), (kEnd-k0)*rows*cwSize)
+}
+
+// walkEvalAll is the EvalAll tree whose levels write each node's children corrected
+// by the PRG routine itself (chacha.ExpandChildren), control bits in their lsb: no
+// Go pass over the nodes. The leaves come out as outputs too where the group has
+// lane masks; uint127's are converted here.
+func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	if chacha.PointLanes() == 0 {
+		return c.walks.walkEvalAll(place, party, s0s, cws)
+	}
+	n, g, nonce := c.d.params.InBits, c.d.params.Group, c.prg.Nonce()
+	ar := g.arith()
+	lm, masks := g.laneMasks()
+	children := func(out, in []Block, k, i int, leaf *chacha.Leaf) {
+		l, r := dpfChildCws(&cws[k*(n+1)+i])
+		cw := [2][16]byte{l.Bytes(), r.Bytes()}
+		chacha.ExpandChildren(blockBytes(out), blockBytes(in), nonce, &cw, leaf)
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true},
+		costNs: nodeCostNs(2),
+		root: func(k int, r nodes) {
+			r.u[0] = s0s[k].WithLsb(uint8(party))
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			children(out.u, in.u, k, i, nil)
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			out := place(k, x0, 2*len(in.u))
+			v := ar.from(cws[k*(n+1)+n][0])
+			if masks {
+				leaf := &chacha.Leaf{Arith: chachaArith(lm), Value: v.Bytes()}
+				if party == 1 {
+					leaf.Neg = lm.add.Bytes()
+				}
+				children(out, in.u, k, n-1, leaf)
+				return
+			}
+			children(out, in.u, k, n-1, nil)
+			for j, x := range out {
+				out[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), v, party)
+			}
+		},
+	}
+}
+
+// walkEvalAll is chachaDpf's for DCF (chacha.ExpandDcfChildren): the routine also
+// carries each node's path value, where the group has lane masks (uint127 takes the
+// next walks).
+func (c *chachaDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	lm, masks := c.d.params.Group.laneMasks()
+	if chacha.PointLanes() == 0 || !masks {
+		return c.walks.walkEvalAll(place, party, s0s, cws)
+	}
+	n, ar, nonce := c.d.params.InBits, c.d.params.Group.arith(), c.prg.Nonce()
+	level := func(k, i int, leaf bool) *chacha.DcfLevel {
+		cw := &cws[k*(n+1)+i]
+		l := &chacha.DcfLevel{Arith: chachaArith(lm), Leaf: leaf}
+		l.Cws = [3][16]byte{dcfChildCw(cw, 0).Bytes(), dcfChildCw(cw, 1).Bytes(), ar.from(cw[1]).Bytes()}
+		if leaf {
+			l.Last = ar.from(cws[k*(n+1)+n][1]).Bytes()
+			if party == 1 {
+				l.Neg = lm.add.Bytes()
+			}
+		}
+		return l
+	}
+	return tree{
+		n:      n,
+		shape:  rowShape{u: true, v: true},
+		costNs: nodeCostNs(4),
+		root: func(k int, r nodes) {
+			r.u[0], r.v[0] = s0s[k].WithLsb(uint8(party)), Block{} // v: the group's zero
+		},
+		level: func(k, i int, out, in nodes, _ []Block) {
+			chacha.ExpandDcfChildren(blockBytes(out.u), blockBytes(out.v), blockBytes(in.u), blockBytes(in.v), nonce, level(k, i, false))
+		},
+		leaves: func(k, x0 int, in nodes, _ []Block) {
+			out := place(k, x0, 2*len(in.u))
+			chacha.ExpandDcfChildren(blockBytes(out), nil, blockBytes(in.u), blockBytes(in.v), nonce, level(k, n-1, true))
+		},
+	}
+}
