@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
 )
@@ -322,11 +323,12 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 	errs := make([]error, mRt)
 	perBucket := float64(len(order)) / float64(mRt)
 	forChunks(mRt, perBucket*evalCostNs(d.params.BucketBits, 1)+1, func(lo, hi int) {
-		hp := d.hasher()
 		for b := lo; b < hi; b++ {
-			errs[b] = d.evalBucket(shares[start[b]:start[b+1]], pieces, pibs, hp, b, start[b], party, s0s, cws, sortedIdxs[start[b]:start[b+1]])
+			errs[b] = d.evalBucket(shares[start[b]:start[b+1]], pieces, pibs != nil, b, start[b], party, s0s, cws, sortedIdxs[start[b]:start[b+1]])
 		}
-		if hp != nil {
+		if pibs != nil {
+			hp := d.proofs.hp.Get()
+			chainBuckets(hp, pibs, pieces, start, lo, hi)
 			hp.Put()
 		}
 	})
@@ -363,32 +365,53 @@ func grow[T any](s *[]T, n int) []T {
 	return *s
 }
 
-// hasher is a hasher of H' for the proofs, nil for dmpf.
-func (d *Mpf) hasher() *hashes.Hasher {
-	if d.proofs == nil {
-		return nil
-	}
-	return d.proofs.hp.Get()
-}
-
 // evalBucket evaluates bucket b at its pairs' indices idxs (pairs first ..
-// first+len(idxs)-1 of the chunk) into shares, and with proofs chains their pieces
-// into pibs[b].
-func (d *Mpf) evalBucket(shares, pieces []Block, pibs [][ProofBlocks]Block, hp *hashes.Hasher, b, first, party int, s0s []Block, cws []Cw, idxs []Uint128) error {
+// first+len(idxs)-1 of the chunk) into shares, and with proofs their pieces into
+// pieces at ProofBlocks*first.
+func (d *Mpf) evalBucket(shares, pieces []Block, proofs bool, b, first, party int, s0s []Block, cws []Cw, idxs []Uint128) error {
 	if len(idxs) == 0 {
 		return nil
 	}
-	if pibs == nil {
+	if !proofs {
 		return d.inner.Eval(shares, party, s0s[b:b+1], d.bucket(cws, b), idxs)
 	}
 	mine := pieces[ProofBlocks*first : ProofBlocks*(first+len(idxs))]
-	if err := d.proofs.EvalProof(shares, mine, party, s0s[b:b+1], d.bucket(cws, b), idxs); err != nil {
-		return err
+	return d.proofs.EvalProof(shares, mine, party, s0s[b:b+1], d.bucket(cws, b), idxs)
+}
+
+// chainBuckets takes the pieces of buckets lo .. hi-1 (bucket b's pairs' at
+// pieces[ProofBlocks*start[b]:], in input order) into their proofs pibs[b], each
+// piece a proof step. The chains of up to proveLanes buckets step together, the
+// hashes of a step in one HMany (BLAKE3 eight at once, SHA-256 two); a bucket with
+// fewer pairs than the others of its group drops out once its pieces are taken.
+func chainBuckets(hp *hashes.Hasher, pibs [][ProofBlocks]Block, pieces []Block, start []int, lo, hi int) {
+	var ms [proveLanes][16 * ProofBlocks]byte
+	var hs [proveLanes][2]Block // H' of each message: two blocks
+	var lanes [proveLanes]int   // the bucket of each message
+	for g := lo; g < hi; g += proveLanes {
+		group := min(proveLanes, hi-g)
+		longest := 0
+		for b := g; b < g+group; b++ {
+			longest = max(longest, start[b+1]-start[b])
+		}
+		for j := range longest {
+			k := 0
+			for b := g; b < g+group; b++ {
+				if j >= start[b+1]-start[b] {
+					continue
+				}
+				pi, p := &pibs[b], pieces[ProofBlocks*(start[b]+j):]
+				m := [ProofBlocks]Block{pi[0].Xor(p[0]), pi[1].Xor(p[1]), pi[2].Xor(p[2]), pi[3].Xor(p[3])}
+				ms[k], lanes[k] = *proofImage(&m), b
+				k++
+			}
+			hp.HMany(unsafe.Slice((*[32]byte)(unsafe.Pointer(&hs[0])), k), ms[:k])
+			for i, o := range hs[:k] {
+				pi := &pibs[lanes[i]]
+				pi[0], pi[1] = pi[0].Xor(o[0]), pi[1].Xor(o[1])
+			}
+		}
 	}
-	for j := 0; j < len(mine); j += ProofBlocks {
-		proofStep(hp, &pibs[b], (*[ProofBlocks]Block)(mine[j:]))
-	}
-	return nil
 }
 
 // EvalAll writes party's shares of f at every input x to dst[x]. It evaluates the
