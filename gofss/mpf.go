@@ -565,21 +565,26 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 		}
 		return
 	}
-	low := uint64(1)<<r.shift - 1
+	low, shift := uint64(1)<<r.shift-1, r.shift
 	shares = shares[:len(xs)]
+	// The lists in locals: through r, every store would reload them.
+	fill, offs, lo, hi, per := r.fill, r.offs, r.lo, r.hi, r.per
+	if !r.wide {
+		hi = nil // (a list of an earlier call may be there)
+	}
 	for i, x := range xs {
 		x &= mask
-		g := int32(x >> r.shift)
-		p := r.fill[g]
-		if p == (g+1)*r.per {
+		g := int32(x >> shift)
+		p := fill[g]
+		if p == (g+1)*per {
 			r.flush()
-			p = r.fill[g]
+			p = fill[g]
 		}
-		r.offs[p], r.lo[p] = uint32(x&low), shares[i].Lo
-		if r.wide {
-			r.hi[p] = shares[i].Hi
+		offs[p], lo[p] = uint32(x&low), shares[i].Lo
+		if hi != nil {
+			hi[p] = shares[i].Hi
 		}
-		r.fill[g] = p + 1
+		fill[g] = p + 1
 	}
 }
 
