@@ -430,37 +430,56 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 		return err
 	}
 	clear(dst)
-	h := newCuckooHash(sigma, n, mRt)
-	tab := h.prp.tables(&h.dom)
-	domain, size := h.dom.small, h.size
-	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
-	used := min(mRt, int((domain+size-1)/size))
-	// Indices from size on (up to 2^bucket_bits) stand for no input: the walks
-	// stop at walked, size rounded up to a few aligned runs.
-	walked := walkedIndices(size)
-	group := max(1, min(used, evalAllGroupBlocks/int(walked)))
-	leaves, xs := make([]Block, group*int(walked)), make([]uint64, size)
+	p := planEvalAll(sigma, n, mRt)
+	leaves, xs := make([]Block, p.group*int(p.walked)), make([]uint64, p.size)
 	var walking []int32
-	adds := newRegionAdds(n, domain, d.params.Group, dst)
-	for b0 := 0; b0 < used; b0 += group {
-		b1 := min(used, b0+group)
+	adds := newRegionAdds(n, p.domain, d.params.Group, dst)
+	for b0 := 0; b0 < p.used; b0 += p.group {
+		b1 := min(p.used, b0+p.group)
 		// The rows were checked above: the walk runs without DPF's checks.
-		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(walked)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, walked); err != nil {
+		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(p.walked)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, p.walked); err != nil {
 			return err
 		}
 		if d.ctl.stopped() {
 			return ErrStopped
 		}
 		for b := b0; b < b1; b++ {
-			first := uint64(b) * size
-			xs := xs[:min(size, domain-first)]
-			walking = tab.invertRange(xs, first, domain, walking)
-			adds.add(xs, leaves[(b-b0)*int(walked):], 1<<n-1)
+			var inputs []uint64
+			inputs, walking = p.invertBucket(xs, b, walking)
+			adds.add(inputs, leaves[(b-b0)*int(p.walked):], 1<<n-1)
 		}
 	}
 	adds.flush()
 	adds.release()
 	return nil
+}
+
+// evalAllPlan is EvalAll's layout for a key: the PRP's tables, the hashed domain
+// D, the bucket size, the buckets in use (those from ceil(D / size) on hold no
+// hashed value: m_rt may round up), the indices walked in each, and the buckets
+// walked together.
+type evalAllPlan struct {
+	tab                  *prpTables
+	domain, size, walked uint64
+	used, group          int
+}
+
+func planEvalAll(sigma Block, n, mRt int) evalAllPlan {
+	h := newCuckooHash(sigma, n, mRt)
+	p := evalAllPlan{tab: h.prp.tables(&h.dom), domain: h.dom.small, size: h.size}
+	p.used = min(mRt, int((p.domain+p.size-1)/p.size))
+	p.walked = walkedIndices(p.size)
+	p.group = max(1, min(p.used, evalAllGroupBlocks/int(p.walked)))
+	return p
+}
+
+// invertBucket returns the hashed values that bucket b's indices stand for, in
+// xs (which holds size values): PRP^-1(b·size + i) for each index i below size
+// that is inside the domain. walking is invertRange's scratch.
+func (p *evalAllPlan) invertBucket(xs []uint64, b int, walking []int32) ([]uint64, []int32) {
+	first := uint64(b) * p.size
+	xs = xs[:min(p.size, p.domain-first)]
+	return xs, p.tab.invertRange(xs, first, p.domain, walking)
 }
 
 // walkedIndices is the indices 0 .. walked-1 of a bucket that EvalAll walks to
