@@ -522,6 +522,7 @@ type regionAdds struct {
 	// uint64 share takes 12 bytes there. fill[g] is where region g's next add goes.
 	per    int32
 	fill   []int32
+	safe   int // shares that can be queued before a queue may be full
 	offs   []uint32
 	lo, hi []uint64
 }
@@ -584,26 +585,53 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 		}
 		return
 	}
-	low, shift := uint64(1)<<r.shift-1, r.shift
 	shares = shares[:len(xs)]
-	// The lists in locals: through r, every store would reload them.
-	fill, offs, lo, hi, per := r.fill, r.offs, r.lo, r.hi, r.per
-	if !r.wide {
-		hi = nil // (a list of an earlier call may be there)
+	for len(xs) > 0 {
+		if r.safe == 0 {
+			if r.safe = r.room(); r.safe == 0 {
+				r.flush()
+				r.safe = r.room()
+			}
+		}
+		k := min(len(xs), r.safe)
+		r.queue(xs[:k], shares[:k], mask)
+		r.safe -= k
+		xs, shares = xs[k:], shares[k:]
+	}
+}
+
+// room is the fewest free places of any region's queue: that many shares can be
+// queued without a check.
+func (r *regionAdds) room() int {
+	least := int(r.per)
+	for g, p := range r.fill {
+		least = min(least, int(int32(g+1)*r.per-p))
+	}
+	return least
+}
+
+// queue appends shares[i] and the offset of xs[i] & mask to its region's queue for
+// every i, which room allows. The loop calls nothing, so that its values stay in
+// registers.
+func (r *regionAdds) queue(xs []uint64, shares []Block, mask uint64) {
+	low, shift := uint64(1)<<r.shift-1, r.shift
+	fill, offs, lo := r.fill, r.offs, r.lo
+	shares = shares[:len(xs)]
+	if r.wide {
+		hi := r.hi
+		for i, x := range xs {
+			x &= mask
+			p := fill[x>>shift]
+			offs[p], lo[p], hi[p] = uint32(x&low), shares[i].Lo, shares[i].Hi
+			fill[x>>shift] = p + 1
+		}
+		return
 	}
 	for i, x := range xs {
 		x &= mask
-		g := int32(x >> shift)
-		p := fill[g]
-		if p == (g+1)*per {
-			r.flush()
-			p = fill[g]
-		}
+		p := fill[x>>shift]
 		offs[p], lo[p] = uint32(x&low), shares[i].Lo
-		if hi != nil {
-			hi[p] = shares[i].Hi
-		}
-		fill[g] = p + 1
+		fill[x>>shift] = p + 1
 	}
 }
 
@@ -632,6 +660,7 @@ func (r *regionAdds) flush() {
 
 // empty empties the queues.
 func (r *regionAdds) empty() {
+	r.safe = 0
 	for g := range r.fill {
 		r.fill[g] = int32(g) * r.per
 	}
