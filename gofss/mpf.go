@@ -525,6 +525,7 @@ type regionAdds struct {
 	safe   int // shares that can be queued before a queue may be full
 	offs   []uint32
 	lo, hi []uint64
+	acc    []uint64 // a region's low words while flush adds to them (2^regionBits at most)
 }
 
 // newRegionAdds prepares the adds of `count` shares (about count / regions per
@@ -546,7 +547,7 @@ func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
 	// Lists of an earlier call, whose pages are mapped already: fresh ones cost a
 	// page fault every 4 KiB.
 	if old, ok := queuePool.Get().(*regionAdds); ok {
-		r.offs, r.lo, r.hi = old.offs, old.lo, old.hi
+		r.offs, r.lo, r.hi, r.acc = old.offs, old.lo, old.hi, old.acc
 	}
 	r.offs = slices.Grow(r.offs[:0], total)[:total]
 	r.lo = slices.Grow(r.lo[:0], total)[:total]
@@ -569,7 +570,7 @@ var maxQueuedAdds = 1 << 22
 // release gives the queues back for the next call (without the caller's output).
 func (r *regionAdds) release() {
 	if r.fill != nil {
-		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi})
+		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi, acc: r.acc})
 	}
 }
 
@@ -647,8 +648,22 @@ func (r *regionAdds) flush() {
 			for i, off := range offs {
 				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
 			}
+		} else if len(region) <= 1<<regionBits {
+			// Values of the low word alone, added modulo 2^32 or 2^64, into a compact
+			// copy of the region's low words: half the cache of its blocks.
+			acc := grow(&r.acc, len(region))
+			for i := range acc {
+				acc[i] = region[i].Lo
+			}
+			lo = lo[:len(offs)]
+			for i, off := range offs {
+				acc[off] += lo[i]
+			}
+			for i := range acc {
+				region[i].Lo = acc[i] & ar.addLo
+			}
 		} else {
-			// Values of the low word alone, added modulo 2^32 or 2^64.
+			// The same in place, where regions are larger (beyond 2^22 outputs).
 			lo = lo[:len(offs)]
 			for i, off := range offs {
 				region[off].Lo = (region[off].Lo + lo[i]) & ar.addLo
