@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
 )
@@ -322,11 +323,12 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 	errs := make([]error, mRt)
 	perBucket := float64(len(order)) / float64(mRt)
 	forChunks(mRt, perBucket*evalCostNs(d.params.BucketBits, 1)+1, func(lo, hi int) {
-		hp := d.hasher()
 		for b := lo; b < hi; b++ {
-			errs[b] = d.evalBucket(shares[start[b]:start[b+1]], pieces, pibs, hp, b, start[b], party, s0s, cws, sortedIdxs[start[b]:start[b+1]])
+			errs[b] = d.evalBucket(shares[start[b]:start[b+1]], pieces, pibs != nil, b, start[b], party, s0s, cws, sortedIdxs[start[b]:start[b+1]])
 		}
-		if hp != nil {
+		if pibs != nil {
+			hp := d.proofs.hp.Get()
+			chainBuckets(hp, pibs, pieces, start, lo, hi)
 			hp.Put()
 		}
 	})
@@ -363,32 +365,53 @@ func grow[T any](s *[]T, n int) []T {
 	return *s
 }
 
-// hasher is a hasher of H' for the proofs, nil for dmpf.
-func (d *Mpf) hasher() *hashes.Hasher {
-	if d.proofs == nil {
-		return nil
-	}
-	return d.proofs.hp.Get()
-}
-
 // evalBucket evaluates bucket b at its pairs' indices idxs (pairs first ..
-// first+len(idxs)-1 of the chunk) into shares, and with proofs chains their pieces
-// into pibs[b].
-func (d *Mpf) evalBucket(shares, pieces []Block, pibs [][ProofBlocks]Block, hp *hashes.Hasher, b, first, party int, s0s []Block, cws []Cw, idxs []Uint128) error {
+// first+len(idxs)-1 of the chunk) into shares, and with proofs their pieces into
+// pieces at ProofBlocks*first.
+func (d *Mpf) evalBucket(shares, pieces []Block, proofs bool, b, first, party int, s0s []Block, cws []Cw, idxs []Uint128) error {
 	if len(idxs) == 0 {
 		return nil
 	}
-	if pibs == nil {
+	if !proofs {
 		return d.inner.Eval(shares, party, s0s[b:b+1], d.bucket(cws, b), idxs)
 	}
 	mine := pieces[ProofBlocks*first : ProofBlocks*(first+len(idxs))]
-	if err := d.proofs.EvalProof(shares, mine, party, s0s[b:b+1], d.bucket(cws, b), idxs); err != nil {
-		return err
+	return d.proofs.EvalProof(shares, mine, party, s0s[b:b+1], d.bucket(cws, b), idxs)
+}
+
+// chainBuckets takes the pieces of buckets lo .. hi-1 (bucket b's pairs' at
+// pieces[ProofBlocks*start[b]:], in input order) into their proofs pibs[b], each
+// piece a proof step. The chains of up to proveLanes buckets step together, the
+// hashes of a step in one HMany (BLAKE3 eight at once, SHA-256 two); a bucket with
+// fewer pairs than the others of its group drops out once its pieces are taken.
+func chainBuckets(hp *hashes.Hasher, pibs [][ProofBlocks]Block, pieces []Block, start []int, lo, hi int) {
+	var ms [proveLanes][16 * ProofBlocks]byte
+	var hs [proveLanes][2]Block // H' of each message: two blocks
+	var lanes [proveLanes]int   // the bucket of each message
+	for g := lo; g < hi; g += proveLanes {
+		group := min(proveLanes, hi-g)
+		longest := 0
+		for b := g; b < g+group; b++ {
+			longest = max(longest, start[b+1]-start[b])
+		}
+		for j := range longest {
+			k := 0
+			for b := g; b < g+group; b++ {
+				if j >= start[b+1]-start[b] {
+					continue
+				}
+				pi, p := &pibs[b], pieces[ProofBlocks*(start[b]+j):]
+				m := [ProofBlocks]Block{pi[0].Xor(p[0]), pi[1].Xor(p[1]), pi[2].Xor(p[2]), pi[3].Xor(p[3])}
+				ms[k], lanes[k] = *proofImage(&m), b
+				k++
+			}
+			hp.HMany(unsafe.Slice((*[32]byte)(unsafe.Pointer(&hs[0])), k), ms[:k])
+			for i, o := range hs[:k] {
+				pi := &pibs[lanes[i]]
+				pi[0], pi[1] = pi[0].Xor(o[0]), pi[1].Xor(o[1])
+			}
+		}
 	}
-	for j := 0; j < len(mine); j += ProofBlocks {
-		proofStep(hp, &pibs[b], (*[ProofBlocks]Block)(mine[j:]))
-	}
-	return nil
 }
 
 // EvalAll writes party's shares of f at every input x to dst[x]. It evaluates the
@@ -407,37 +430,56 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 		return err
 	}
 	clear(dst)
-	h := newCuckooHash(sigma, n, mRt)
-	tab := h.prp.tables(&h.dom)
-	domain, size := h.dom.small, h.size
-	// Buckets from ceil(D / size) on hold no hashed value (m_rt may round up).
-	used := min(mRt, int((domain+size-1)/size))
-	// Indices from size on (up to 2^bucket_bits) stand for no input: the walks
-	// stop at walked, size rounded up to a few aligned runs.
-	walked := walkedIndices(size)
-	group := max(1, min(used, evalAllGroupBlocks/int(walked)))
-	leaves, xs := make([]Block, group*int(walked)), make([]uint64, size)
+	p := planEvalAll(sigma, n, mRt)
+	leaves, xs := make([]Block, p.group*int(p.walked)), make([]uint64, p.size)
 	var walking []int32
-	adds := newRegionAdds(n, domain, d.params.Group, dst)
-	for b0 := 0; b0 < used; b0 += group {
-		b1 := min(used, b0+group)
+	adds := newRegionAdds(n, p.domain, d.params.Group, dst)
+	for b0 := 0; b0 < p.used; b0 += p.group {
+		b1 := min(p.used, b0+p.group)
 		// The rows were checked above: the walk runs without DPF's checks.
-		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(walked)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, walked); err != nil {
+		if err := d.inner.evalRuns(leaves[:(b1-b0)*int(p.walked)], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], 0, p.walked); err != nil {
 			return err
 		}
 		if d.ctl.stopped() {
 			return ErrStopped
 		}
 		for b := b0; b < b1; b++ {
-			first := uint64(b) * size
-			xs := xs[:min(size, domain-first)]
-			walking = tab.invertRange(xs, first, domain, walking)
-			adds.add(xs, leaves[(b-b0)*int(walked):], 1<<n-1)
+			var inputs []uint64
+			inputs, walking = p.invertBucket(xs, b, walking)
+			adds.add(inputs, leaves[(b-b0)*int(p.walked):], 1<<n-1)
 		}
 	}
 	adds.flush()
 	adds.release()
 	return nil
+}
+
+// evalAllPlan is EvalAll's layout for a key: the PRP's tables, the hashed domain
+// D, the bucket size, the buckets in use (those from ceil(D / size) on hold no
+// hashed value: m_rt may round up), the indices walked in each, and the buckets
+// walked together.
+type evalAllPlan struct {
+	tab                  *prpTables
+	domain, size, walked uint64
+	used, group          int
+}
+
+func planEvalAll(sigma Block, n, mRt int) evalAllPlan {
+	h := newCuckooHash(sigma, n, mRt)
+	p := evalAllPlan{tab: h.prp.tables(&h.dom), domain: h.dom.small, size: h.size}
+	p.used = min(mRt, int((p.domain+p.size-1)/p.size))
+	p.walked = walkedIndices(p.size)
+	p.group = max(1, min(p.used, evalAllGroupBlocks/int(p.walked)))
+	return p
+}
+
+// invertBucket returns the hashed values that bucket b's indices stand for, in
+// xs (which holds size values): PRP^-1(b·size + i) for each index i below size
+// that is inside the domain. walking is invertRange's scratch.
+func (p *evalAllPlan) invertBucket(xs []uint64, b int, walking []int32) ([]uint64, []int32) {
+	first := uint64(b) * p.size
+	xs = xs[:min(p.size, p.domain-first)]
+	return xs, p.tab.invertRange(xs, first, p.domain, walking)
 }
 
 // walkedIndices is the indices 0 .. walked-1 of a bucket that EvalAll walks to
@@ -480,8 +522,10 @@ type regionAdds struct {
 	// uint64 share takes 12 bytes there. fill[g] is where region g's next add goes.
 	per    int32
 	fill   []int32
+	safe   int // shares that can be queued before a queue may be full
 	offs   []uint32
 	lo, hi []uint64
+	acc    []uint64 // a region's low words while flush adds to them (2^regionBits at most)
 }
 
 // newRegionAdds prepares the adds of `count` shares (about count / regions per
@@ -503,7 +547,7 @@ func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
 	// Lists of an earlier call, whose pages are mapped already: fresh ones cost a
 	// page fault every 4 KiB.
 	if old, ok := queuePool.Get().(*regionAdds); ok {
-		r.offs, r.lo, r.hi = old.offs, old.lo, old.hi
+		r.offs, r.lo, r.hi, r.acc = old.offs, old.lo, old.hi, old.acc
 	}
 	r.offs = slices.Grow(r.offs[:0], total)[:total]
 	r.lo = slices.Grow(r.lo[:0], total)[:total]
@@ -526,7 +570,7 @@ var maxQueuedAdds = 1 << 22
 // release gives the queues back for the next call (without the caller's output).
 func (r *regionAdds) release() {
 	if r.fill != nil {
-		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi})
+		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi, acc: r.acc})
 	}
 }
 
@@ -542,21 +586,53 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 		}
 		return
 	}
-	low := uint64(1)<<r.shift - 1
 	shares = shares[:len(xs)]
+	for len(xs) > 0 {
+		if r.safe == 0 {
+			if r.safe = r.room(); r.safe == 0 {
+				r.flush()
+				r.safe = r.room()
+			}
+		}
+		k := min(len(xs), r.safe)
+		r.queue(xs[:k], shares[:k], mask)
+		r.safe -= k
+		xs, shares = xs[k:], shares[k:]
+	}
+}
+
+// room is the fewest free places of any region's queue: that many shares can be
+// queued without a check.
+func (r *regionAdds) room() int {
+	least := int(r.per)
+	for g, p := range r.fill {
+		least = min(least, int(int32(g+1)*r.per-p))
+	}
+	return least
+}
+
+// queue appends shares[i] and the offset of xs[i] & mask to its region's queue for
+// every i, which room allows. The loop calls nothing, so that its values stay in
+// registers.
+func (r *regionAdds) queue(xs []uint64, shares []Block, mask uint64) {
+	low, shift := uint64(1)<<r.shift-1, r.shift
+	fill, offs, lo := r.fill, r.offs, r.lo
+	shares = shares[:len(xs)]
+	if r.wide {
+		hi := r.hi
+		for i, x := range xs {
+			x &= mask
+			p := fill[x>>shift]
+			offs[p], lo[p], hi[p] = uint32(x&low), shares[i].Lo, shares[i].Hi
+			fill[x>>shift] = p + 1
+		}
+		return
+	}
 	for i, x := range xs {
 		x &= mask
-		g := int32(x >> r.shift)
-		p := r.fill[g]
-		if p == (g+1)*r.per {
-			r.flush()
-			p = r.fill[g]
-		}
-		r.offs[p], r.lo[p] = uint32(x&low), shares[i].Lo
-		if r.wide {
-			r.hi[p] = shares[i].Hi
-		}
-		r.fill[g] = p + 1
+		p := fill[x>>shift]
+		offs[p], lo[p] = uint32(x&low), shares[i].Lo
+		fill[x>>shift] = p + 1
 	}
 }
 
@@ -572,8 +648,22 @@ func (r *regionAdds) flush() {
 			for i, off := range offs {
 				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
 			}
+		} else if len(region) <= 1<<regionBits {
+			// Values of the low word alone, added modulo 2^32 or 2^64, into a compact
+			// copy of the region's low words: half the cache of its blocks.
+			acc := grow(&r.acc, len(region))
+			for i := range acc {
+				acc[i] = region[i].Lo
+			}
+			lo = lo[:len(offs)]
+			for i, off := range offs {
+				acc[off] += lo[i]
+			}
+			for i := range acc {
+				region[i].Lo = acc[i] & ar.addLo
+			}
 		} else {
-			// Values of the low word alone, added modulo 2^32 or 2^64.
+			// The same in place, where regions are larger (beyond 2^22 outputs).
 			lo = lo[:len(offs)]
 			for i, off := range offs {
 				region[off].Lo = (region[off].Lo + lo[i]) & ar.addLo
@@ -585,6 +675,7 @@ func (r *regionAdds) flush() {
 
 // empty empties the queues.
 func (r *regionAdds) empty() {
+	r.safe = 0
 	for g := range r.fill {
 		r.fill[g] = int32(g) * r.per
 	}

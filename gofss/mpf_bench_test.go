@@ -119,6 +119,55 @@ func BenchmarkMpfEvalAll(b *testing.B) {
 			}
 		})
 	})
+	benchEvalAllParts(b, d, dst, seeds, key)
+}
+
+// benchEvalAllParts times the three parts of dmpf's EvalAll alone, per output, for
+// the cost bound of docs/spec.md section 16.5: the buckets' walks, the PRP
+// inverses of every bucket's indices, and the queued adds of the shares (zeros) to
+// those inputs.
+func benchEvalAllParts(b *testing.B, d *Mpf, dst, seeds []Block, key []Cw) {
+	sigma, mRt, err := d.header(key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, rows := d.params.InBits, d.bucketRows()
+	p := planEvalAll(sigma, n, mRt)
+	leaves := make([]Block, p.group*int(p.walked))
+	b.Run("dmpf/walks", func(b *testing.B) {
+		perItem(b, len(dst), "output", func() {
+			for b0 := 0; b0 < p.used; b0 += p.group {
+				b1 := min(p.used, b0+p.group)
+				if err := d.inner.evalRuns(leaves[:(b1-b0)*int(p.walked)], 0, seeds[b0:b1], key[1+b0*rows:1+b1*rows], 0, p.walked); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+	inputs := make([][]uint64, p.used)
+	var walking []int32
+	b.Run("dmpf/inverses", func(b *testing.B) {
+		xs := make([]uint64, p.size)
+		perItem(b, len(dst), "output", func() {
+			for bkt := range p.used {
+				inputs[bkt], walking = p.invertBucket(xs, bkt, walking)
+			}
+		})
+	})
+	for bkt := range inputs {
+		inputs[bkt], walking = p.invertBucket(make([]uint64, p.size), bkt, walking)
+	}
+	clear(leaves)
+	b.Run("dmpf/adds", func(b *testing.B) {
+		perItem(b, len(dst), "output", func() {
+			adds := newRegionAdds(n, p.domain, d.params.Group, dst)
+			for _, xs := range inputs {
+				adds.add(xs, leaves, 1<<n-1)
+			}
+			adds.flush()
+			adds.release()
+		})
+	})
 }
 
 func BenchmarkMpfGen(b *testing.B) {

@@ -512,3 +512,51 @@ func TestDmpfEvalAllEveryWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestVdmpfProofChains checks EvalProof's proof, whose buckets' chains step eight
+// at a time, against the definition (section 16.4) computed one pair at a time:
+// each bucket's proof from its cs through the pieces of its pairs in input order
+// (one VDPF EvalProof per pair), then the chain of all buckets' proofs. Many
+// buckets (groups of eight with unequal numbers of pairs, some with none) and more
+// inputs than one chunk.
+func TestVdmpfProofChains(t *testing.T) {
+	for _, hash := range []HashKind{HashSha256, HashBlake3} {
+		p := DefaultParams(KindVdmpf, 20, Uint64, PrgAesMmo).WithMaxPoints(100)
+		p.Hash = DefaultVdpfHash(hash)
+		t.Run(hash.String(), func(t *testing.T) { checkProofChains(t, p) })
+	}
+}
+
+func checkProofChains(t *testing.T, p Params) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 100)
+	xs := make([]Uint128, evalChunk+3001)
+	for i := range xs {
+		xs[i] = Uint128{Lo: rng.Uint64N(1 << 20)}
+	}
+	m, mRt := p.Buckets(), int(cws[0][1].Lo)
+	bkts, idxs := make([]int32, 3*len(xs)), make([]Uint128, 3*len(xs))
+	newCuckooHash(cws[0][0], p.InBits, mRt).locate(xs, bkts, idxs, nil)
+	for party := range 2 {
+		mine := make([]Block, m)
+		for i := range mine {
+			mine[i] = s0s[2*i+party]
+		}
+		pibs := make([][ProofBlocks]Block, m)
+		for b := range pibs {
+			pibs[b] = keyCs(d.bucket(cws, b), p.BucketBits)
+		}
+		for i, b := range bkts {
+			var piece [ProofBlocks]Block
+			require.NoError(t, d.proofs.EvalProof(make([]Block, 1), piece[:], party, mine[b:b+1], d.bucket(cws, int(b)), idxs[i:i+1]))
+			d.proofs.ProofStep(&pibs[b], &piece)
+		}
+		var want [ProofBlocks]Block
+		for b := range pibs {
+			d.proofs.ProofStep(&want, &pibs[b])
+		}
+		var got [ProofBlocks]Block
+		require.NoError(t, d.EvalProof(make([]Block, len(xs)), &got, party, mine, cws, xs))
+		require.Equal(t, want, got, "party %d", party)
+	}
+}
