@@ -8,12 +8,12 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
 )
 
-// VDPF on the implementations whose DPF walks serve aes128_mmo on CPUs without
-// AVX-512: the walks of the same DPF implementation descend VDPF's keys (their row
-// stride is the key's, n + 3 rows) and hand back each point's leaf, its seed with
-// its control bit in the lsb, from which the hashes and vdpfPoints.leaves make the
-// shares and proof pieces. The AVX-512 implementations do not serve VDPF (the
-// registry's next one, AVX2, does on those CPUs).
+// VDPF on the implementations whose DPF walks run AES-128 MMO themselves (the fused
+// walks of "avx512-vaes", "avx2-vaes" and "avx2-aesni") or a key at a time
+// ("aesni"): the walks of the same DPF implementation descend VDPF's keys (their
+// row stride is the key's, n + 3 rows) and hand back each point's leaf, its seed
+// with its control bit in the lsb, from which the hashes and vdpfPoints.leaves make
+// the shares and proof pieces. The "avx512" walks, fed by the PRG, do not serve VDPF.
 
 // archWalks returns VDPF's walks on implementation im, or nil where im's DPF walks
 // are not ones VDPF takes.
@@ -21,6 +21,10 @@ func (v *Vdpf) archWalks(im impl) walks {
 	switch w := im.dpf(v.dpf).(type) {
 	case *fusedEvalDpf:
 		return &vdpfFused{vdpfOneKey{v, w, w.keys}, w.fast}
+	case *fastDpf:
+		if keys := oneKeyKeys(v.prg); w.eval != nil && keys != nil {
+			return &vdpfFused{vdpfOneKey{v, w, keys}, w}
+		}
 	case *oneKeyDpf:
 		return &vdpfOneKey{v, w, w.keys}
 	}
@@ -37,8 +41,8 @@ type vdpfOneKey struct {
 	keys *aes128.WalkKeys
 }
 
-// vdpfFused is VDPF on an "avx2-*" implementation: EvalProof batches of
-// minFastPoints or more take the fused DPF walk in its leaf mode.
+// vdpfFused is VDPF on a fused implementation: EvalProof batches of minFastPoints
+// or more take the fused DPF walk in its leaf mode (no group arithmetic).
 type vdpfFused struct {
 	vdpfOneKey
 	fast *fastDpf
