@@ -194,3 +194,23 @@ func requireSameBlocks(t *testing.T, want, got []Block, msg string, args ...any)
 		}
 	}
 }
+
+// TestVdpfImplsControl: on every implementation a running Control counts
+// EvalProof's points and a stopped one ends it with ErrStopped.
+func TestVdpfImplsControl(t *testing.T) {
+	const keys = 300
+	r := rand.New(rand.NewPCG(37, 38))
+	p := DefaultParams(KindVdpf, 16, Uint32, PrgAesMmo)
+	s, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	seeds, cws, xs := vdpfRandKeys(t, r, s.(*Vdpf), keys, 1)
+	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+		var c Control
+		vc := v.WithControl(&c).(*Vdpf)
+		out, pieces := make([]Block, keys), make([]Block, ProofBlocks*keys)
+		require.NoError(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs))
+		require.Equal(t, int64(keys), c.Done.Load())
+		c.Stop.Store(1)
+		require.ErrorIs(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs), ErrStopped)
+	})
+}
