@@ -214,3 +214,25 @@ func TestVdpfImplsControl(t *testing.T) {
 		require.ErrorIs(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs), ErrStopped)
 	})
 }
+
+// TestVdpfImplsLargeBatch: a batch long enough to spread over goroutines (and tiles)
+// gives the portable walks' shares and pieces on every implementation.
+func TestVdpfImplsLargeBatch(t *testing.T) {
+	const keys, m = 2048, 3
+	r := rand.New(rand.NewPCG(39, 40))
+	p := DefaultParams(KindVdpf, 20, Uint64, PrgAesMmo)
+	p.Hash = DefaultVdpfHash(HashBlake3)
+	s, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	port := s.(*Vdpf)
+	seeds, cws, xs := vdpfRandKeys(t, r, port, keys, m)
+	ps := vdpfPartySeeds(seeds, 0)
+	want, wantP := make([]Block, len(xs)), make([]Block, ProofBlocks*len(xs))
+	require.NoError(t, port.EvalProof(want, wantP, 0, ps, cws, xs))
+	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+		got, gotP := make([]Block, len(xs)), make([]Block, ProofBlocks*len(xs))
+		require.NoError(t, v.EvalProof(got, gotP, 0, ps, cws, xs))
+		requireSameBlocks(t, want, got, "shares")
+		requireSameBlocks(t, wantP, gotP, "pieces")
+	})
+}
