@@ -26,6 +26,16 @@ type pointBatch struct {
 	m, n  int
 }
 
+// keyBytes is the size of one key's correction words: n+1 rows for DPF and DCF,
+// more for VDPF (whose walks read the first n+1 the same). The arguments' check made
+// cws whole keys, one per seed.
+func (b *pointBatch) keyBytes() int {
+	if len(b.s0s) == 0 {
+		return 0
+	}
+	return len(b.cws) / len(b.s0s) * cwSize
+}
+
 // fastEvalState is the scratch of a fast Eval for a tile of points, padded to the
 // routines' step with points of key 0 at x = 0.
 type fastEvalState struct {
@@ -75,7 +85,7 @@ func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Blo
 	if into != nil && w == p {
 		t.u = into[j0 : j0+p]
 	}
-	stride, lsb := (b.n+1)*cwSize, uint8(b.party)
+	stride, lsb := b.keyBytes(), uint8(b.party)
 	if b.m == 1 { // one point per key, the common case: no key counter to keep
 		for j, s0 := range b.s0s[j0 : j0+w] {
 			t.u[j], t.off[j] = s0.WithLsb(lsb), (j0+j)*stride
@@ -106,12 +116,12 @@ func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Blo
 // the bytes of cws that hold the next group's keys.
 func (st *fastEvalState) prefetch(size, j0 int, b *pointBatch) []int {
 	pf := st.pf[:2*len(st.u)/size]
-	total := len(b.xs)
+	total, stride := len(b.xs), b.keyBytes()
 	for g := range len(pf) / 2 {
 		lo, hi := j0+size*(g+1), min(total, j0+size*(g+2))
 		pf[2*g], pf[2*g+1] = 0, 0
 		if lo < hi {
-			pf[2*g], pf[2*g+1] = lo/b.m*(b.n+1)*cwSize, ((hi-1)/b.m+1)*(b.n+1)*cwSize
+			pf[2*g], pf[2*g+1] = lo/b.m*stride, ((hi-1)/b.m+1)*stride
 		}
 	}
 	return pf

@@ -13,9 +13,9 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 		return f.Dpf.walkEvalAll(place, party, s0s, cws)
 	}
 	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
-	lanes := f.aes.laneKeys()
+	rows, lanes := f.params.CwRows(), f.aes.laneKeys() // rows: n+1, or VDPF's n+3
 	cwPair := func(k, i int) [2]simd.Block {
-		l, r := dpfChildCws(&cws[k*(n+1)+i])
+		l, r := dpfChildCws(&cws[k*rows+i])
 		return [2]simd.Block{kblock(l), kblock(r)}
 	}
 	return tree{
@@ -37,7 +37,7 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := place(k, x0, 2*len(in.s))
-			cw, v := cwPair(k, n-1), ar.from(cws[k*(n+1)+n][0])
+			cw, v := cwPair(k, n-1), ar.from(cws[k*rows+n][0])
 			if lanes != nil {
 				f.eval.DpfLeaves(kblocks(out), kblocks(in.u), &cw, kblock(v), ka, lanes)
 				return

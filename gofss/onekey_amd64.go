@@ -82,10 +82,10 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 	if err := k.checkCws(cws); err != nil {
 		return err
 	}
-	n, ar := k.params.InBits, k.params.Group.arith()
+	n, rows, ar := k.params.InBits, k.params.CwRows(), k.params.Group.arith() // rows: n+1, or VDPF's n+3
 	var sides [MaxInBits]uint8
 	for j, x := range xs {
-		key := cws[j/m*(n+1):][:n+1]
+		key := cws[j/m*rows:][:n+1]
 		w := aes128.EvalWalk{TrByte: dpfTrByte}
 		w.Rows, w.Sides = oneKeyPath(&sides, key[:n], x)
 		leaf, t := k.keys.Eval(&w, s0s[j/m].Clamp().Bytes(), uint8(party))

@@ -15,17 +15,23 @@ import (
 // EvalAllProof); equal proofs from both parties, over the same points, show that the
 // keys were well formed. See docs/spec.md section 15.
 //
-// Its tree is DPF's, walked by Dpf's code (portable walks; a short EvalProof batch
-// goes a point at a time through the one-key AES-NI walk where it serves, see
-// vdpf_amd64.go); a key is DPF's key (n level rows, then the output correction
-// word) followed by two rows holding the correction cs of the proofs: R = in_bits +
-// 3 rows. Vdpf is a Scheme: Gen, and Eval and EvalAll giving the shares alone; the
-// methods below add the proofs.
+// Its tree is DPF's, walked by DPF's walks of the chosen implementation (portable,
+// or with aes128_mmo the fused AVX2 walks and one-key AES-NI walks, see
+// vdpf_amd64.go), which hand the leaves' seeds and control bits to the hashes; a key
+// is DPF's key (n level rows, then the output correction word) followed by two rows
+// holding the correction cs of the proofs: R = in_bits + 3 rows. Vdpf is a Scheme:
+// Gen, and Eval and EvalAll giving the shares alone; the methods below add the
+// proofs.
 type Vdpf struct {
 	treeScheme
-	dpf    *Dpf          // DPF's walks over this scheme's keys (its params are the VDPF's)
+	dpf    *Dpf          // DPF's portable walks over this scheme's keys (its params are the VDPF's)
 	xh, hp *hashes.Keyed // the XOR-collision-resistant XH and the plain H'
-	arch   vdpfArch      // the one-key walks of short EvalProof batches, where there are some
+}
+
+// proofWalks is what an implementation's walks of a VDPF add to DPF's: EvalProof's
+// walk, which checks the correction words as walkEval does.
+type proofWalks interface {
+	walkEvalProof(st callControl, dst, pieces []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error
 }
 
 // vdpfExtraRows are the rows of a VDPF key after its n level rows: the output
@@ -211,13 +217,12 @@ func newVdpf(p Params, prg Prg, opts []Option) (*Vdpf, error) {
 		dpf:        &Dpf{treeScheme{params: p, prg: prg}},
 		xh:         p.Hash.keyed(p.Hash.XorKey),
 		hp:         p.Hash.keyed(p.Hash.Key),
-		arch:       newVdpfArch(prg),
 	}
 	err := v.chooseWalks(opts, func(im impl) walks {
 		if im.name == PortableImpl {
 			return v
 		}
-		return nil
+		return v.archWalks(im)
 	})
 	if err != nil {
 		return nil, err
@@ -233,7 +238,7 @@ func (v *Vdpf) WithControl(c *Control) Scheme {
 	return &cp
 }
 
-// The walks: DPF's, with Gen adding cs to each key.
+// The portable walks: DPF's, with Gen adding cs to each key.
 
 func (v *Vdpf) checkCws(cws []Cw) error { return v.dpf.checkCws(cws) }
 
@@ -317,13 +322,19 @@ func (v *Vdpf) EvalProof(dst, pieces []Block, party int, s0s []Block, cws []Cw, 
 	if len(pieces) != ProofBlocks*len(xs) {
 		return ArgErrorf("pieces must hold %d blocks per point (%d), not %d", ProofBlocks, ProofBlocks*len(xs), len(pieces))
 	}
+	if err := v.walks.(proofWalks).walkEvalProof(v.ctl, dst, pieces, party, s0s, cws, xs, m); err != nil {
+		return err
+	}
+	return v.ctl.err()
+}
+
+// walkEvalProof is the portable EvalProof: DPF's batched descent, then the leaves.
+func (v *Vdpf) walkEvalProof(st callControl, dst, pieces []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if err := v.checkCws(cws); err != nil {
 		return err
 	}
-	if !v.evalProofOneKey(dst, pieces, party, s0s, cws, xs, m) {
-		evalPoints(vdpfPoints{v, pieces}, v.ctl, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
-	}
-	return v.ctl.err()
+	evalPoints(vdpfPoints{v, pieces}, st, v.params.InBits, 1, dst, party, s0s, cws, xs, m)
+	return nil
 }
 
 // vdpfPoints walks tiles of EvalProof's points: DPF's descent, then each leaf's share
@@ -471,14 +482,20 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 	for k := range s0s {
 		*(*[ProofBlocks]Block)(pis[ProofBlocks*k:]) = keyCs(cws[k*rows:], n)
 	}
-	// The leaves below write the outputs themselves, in place of the walk's.
-	tr := v.dpf.walkEvalAll(nil, party, s0s, cws)
-	level := tr.level
+	// The leaves below write the outputs themselves, in place of the walk's; the
+	// implementation's level makes them, with control bits in t (portable) or in the
+	// lsb of u (the routines).
+	tr := v.walks.walkEvalAll(nil, party, s0s, cws)
+	level, shape := tr.level, tr.shape
+	shape.t = true
 	tr.leaves = func(k, x0 int, in nodes, raw []Block) {
 		sc := getScratch()
 		defer sc.release()
-		leaves := newNodes(sc, 2*len(in.s), tr.shape)
+		leaves := newNodes(sc, 2*len(in.s), shape)
 		level(k, n-1, leaves, in, raw)
+		for j, u := range leaves.u {
+			leaves.t[j] = u.Lsb()
+		}
 		key := cws[k*rows:]
 		v0, cs := ar.from(key[n][0]), keyCs(key, n)
 		xs := sc.block(len(leaves.s)) // the leaves' inputs, for XH

@@ -5,18 +5,20 @@ import (
 	"testing"
 )
 
-// VDPF at in_bits 20 with aes128_mmo on the fastest PRG backend, for both hashes,
-// next to DPF's same call in the same run (the baseline of the ratio): Eval with the
-// proof pieces of 2^14 keys at one point each (ns per point), Prove over those
-// pieces (ns per piece), and EvalAll with the proof of one key (ns per output).
-// Run pinned to one core: taskset -c 1 go test -run '^$' -bench Vdpf -cpu 1.
+// VDPF at in_bits 20 with aes128_mmo on the fastest PRG backend and the default
+// (fastest) walks, for both hashes, next to DPF's same call on its default walks in
+// the same run (the baseline of the ratio): Eval with the proof pieces of 2^14 keys
+// at one point each (ns per point), Prove over those pieces (ns per piece), and
+// EvalAll with the proof of one key (ns per output); the vdpf-portable rows are VDPF
+// on the portable walks. Run pinned to one core:
+// taskset -c 1 go test -run '^$' -bench Vdpf -cpu 1.
 
-func benchVdpfKeys(b *testing.B, kind Kind, hash HashKind, keys int) (Scheme, []Block, []Cw, []Uint128) {
+func benchVdpfKeys(b *testing.B, kind Kind, hash HashKind, keys int, opts ...Option) (Scheme, []Block, []Cw, []Uint128) {
 	p := DefaultParams(kind, benchBits, Uint64, PrgAesMmo)
 	if kind == KindVdpf {
 		p.Hash = DefaultVdpfHash(hash)
 	}
-	s, err := New(p)
+	s, err := New(p, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,6 +61,14 @@ func BenchmarkVdpfEval(b *testing.B) {
 				}
 			})
 		})
+		b.Run("vdpf-portable/"+h.String(), func(b *testing.B) {
+			s, s0s, cws, xs := benchVdpfKeys(b, KindVdpf, h, keys, WithImpl(PortableImpl))
+			perItem(b, keys, "point", func() {
+				if err := s.(*Vdpf).EvalProof(dst, pieces, 0, s0s, cws, xs); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
 		b.Run("prove/"+h.String(), func(b *testing.B) {
 			pis := make([]Block, ProofBlocks*keys)
 			perItem(b, keys, "piece", func() {
@@ -82,16 +92,21 @@ func BenchmarkVdpfEvalAll(b *testing.B) {
 		})
 	})
 	for _, h := range []HashKind{HashSha256, HashBlake3} {
-		b.Run("vdpf/"+h.String(), func(b *testing.B) {
-			s, s0s, cws, _ := benchVdpfKeys(b, KindVdpf, h, 1)
-			v := s.(*Vdpf)
-			dst, pis := make([]Block, n), make([]Block, ProofBlocks)
-			perItem(b, n, "output", func() {
-				if err := v.EvalAllProof(dst, pis, 0, s0s, cws); err != nil {
-					b.Fatal(err)
-				}
+		for _, row := range []struct {
+			name string
+			opts []Option
+		}{{"vdpf", nil}, {"vdpf-portable", []Option{WithImpl(PortableImpl)}}} {
+			b.Run(row.name+"/"+h.String(), func(b *testing.B) {
+				s, s0s, cws, _ := benchVdpfKeys(b, KindVdpf, h, 1, row.opts...)
+				v := s.(*Vdpf)
+				dst, pis := make([]Block, n), make([]Block, ProofBlocks)
+				perItem(b, n, "output", func() {
+					if err := v.EvalAllProof(dst, pis, 0, s0s, cws); err != nil {
+						b.Fatal(err)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
-func katVdpf(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase) *Vdpf {
+// katVdpf makes the case's VDPF on the implementation named in opts, or nil where it
+// does not serve the case's parameters on this CPU.
+func katVdpf(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase, opts ...Option) *Vdpf {
 	g, err := ParseGroup(c.Group)
 	require.NoError(t, err)
 	hash := VdpfHash{Kind: HashSha256}
@@ -26,7 +28,10 @@ func katVdpf(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase) *Vdpf {
 		}
 	}
 	require.Equal(t, DefaultVdpfHash(hash.Kind), hash, "the default hash keys are the vectors'")
-	v, err := NewVdpf(c.InBits, g, katPrg(t, f.Prg), hash)
+	v, err := NewVdpf(c.InBits, g, katPrg(t, f.Prg), hash, opts...)
+	if len(opts) > 0 && err != nil {
+		return nil
+	}
 	require.NoError(t, err)
 	return v
 }
@@ -50,6 +55,18 @@ func TestVdpfVectors(t *testing.T) {
 					checkVdpfCase(t, f, &f.Cases[i])
 				}
 			})
+			// Every case through each implementation that serves it.
+			for _, im := range Impls() {
+				t.Run(im, func(t *testing.T) {
+					ran := 0
+					for i := range f.Cases {
+						ran += checkVdpfCase(t, f, &f.Cases[i], WithImpl(im))
+					}
+					if ran == 0 {
+						t.Skip("does not serve these parameters on this CPU")
+					}
+				})
+			}
 		})
 		// The hashes' portable paths (crypto/sha256, BLAKE3 one message at a time)
 		// under the default PRG backend.
@@ -64,9 +81,14 @@ func TestVdpfVectors(t *testing.T) {
 
 // checkVdpfCase checks one case: Gen's key against the vectors' (the reference's n
 // rows, then ocw and cs), both parties' shares and proof pieces at the points, their
-// proofs, the tampered key's proof, and the full domain with its proofs.
-func checkVdpfCase(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase) {
-	v := katVdpf(t, f, c)
+// proofs, the tampered key's proof, and the full domain with its proofs. It returns
+// 1 where it checked the case, 0 where the implementation named in opts does not
+// serve it.
+func checkVdpfCase(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase, opts ...Option) int {
+	v := katVdpf(t, f, c, opts...)
+	if v == nil {
+		return 0
+	}
 	n := c.InBits
 	require.Zero(t, c.GenRet, c.ID)
 	seeds := []Block{katBlock(c.Seeds[0]), katBlock(c.Seeds[1])}
@@ -101,6 +123,14 @@ func checkVdpfCase(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase) {
 				require.Equal(t, katBlock(e.Sum), v.Params().Group.Add(shares[i], pisShare(t, v, seeds[0], cws, xs[i])), c.ID)
 			}
 		}
+		// The points three times over, a batch spanning groups of the fast walks.
+		xs3 := append(append(append([]Uint128(nil), xs...), xs...), xs...)
+		ys3, pieces3 := make([]Block, len(xs3)), make([]Block, ProofBlocks*len(xs3))
+		require.NoError(t, v.EvalProof(ys3, pieces3, party, seeds[party:party+1], cws, xs3))
+		for r := range 3 {
+			require.Equal(t, ys, ys3[r*len(xs):(r+1)*len(xs)], "%s: party %d, repeated points", c.ID, party)
+			require.Equal(t, pieces, pieces3[r*len(pieces):(r+1)*len(pieces)], "%s: party %d, repeated points", c.ID, party)
+		}
 		pis[party] = make([]Block, ProofBlocks)
 		require.NoError(t, v.Prove(pis[party], pieces, cws))
 	}
@@ -128,7 +158,7 @@ func checkVdpfCase(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase) {
 	require.Equal(t, tm.Verify, verifyOne(t, pis[0], pi1), c.ID)
 
 	if c.EvalAll == nil {
-		return
+		return 1
 	}
 	var all [2][]Block
 	for party := range 2 {
@@ -147,6 +177,7 @@ func checkVdpfCase(t *testing.T, f *kat.VdpfFile, c *kat.VdpfCase) {
 		all[party] = pi
 	}
 	require.Equal(t, c.EvalAll.Verify, verifyOne(t, all[0], all[1]), c.ID)
+	return 1
 }
 
 // pisShare is party 0's share at x, for checking the vectors' sums.

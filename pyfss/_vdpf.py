@@ -46,8 +46,8 @@ class Vdpf(_Scheme):
     correction cs (4 blocks) in two rows. A proof or a proof piece is (4, 4) int32.
 
     Args:
-        in_bits, group, prg, nonce, aes_keys, impl: as for Dpf (impl: "portable"
-            only).
+        in_bits, group, prg, nonce, aes_keys, impl: as for Dpf (with aes128_mmo
+            the fused AVX2/AVX-512 walks, "aesni" or "portable"; Gen portable).
         hash: "sha256" or "blake3", the hash of the proofs.
         hash_keys: the public keys of the hash's two instances: for sha256
             {"xor_hash_key": 4 int32, "hash_key": 4 int32}, for blake3

@@ -1,0 +1,238 @@
+package gofss
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// VDPF's implementations (the fast walks handing DPF's leaves to the hashes) against
+// its portable walks, on random keys.
+
+// forEachVdpfImpl runs fn once per implementation that serves VDPF with params p on
+// this CPU (the portable one included), with the scheme forced onto it.
+func forEachVdpfImpl(t *testing.T, p Params, fn func(t *testing.T, v *Vdpf)) {
+	for _, im := range Impls() {
+		s, err := New(p, WithImpl(im))
+		if err != nil {
+			continue // not for these parameters on this CPU
+		}
+		require.Equal(t, im, s.Impl())
+		t.Run(im, func(t *testing.T) { fn(t, s.(*Vdpf)) })
+	}
+}
+
+// TestVdpfImplsServe: VDPF takes DPF's fused and one-key walks wherever DPF gets
+// them, and by default the fastest.
+func TestVdpfImplsServe(t *testing.T) {
+	var names []string
+	forEachVdpfImpl(t, DefaultParams(KindVdpf, 20, Uint64, PrgAesMmo), func(t *testing.T, v *Vdpf) {
+		names = append(names, v.Impl())
+	})
+	require.Contains(t, names, PortableImpl)
+	for _, im := range append(fusedEvalImpls[:len(fusedEvalImpls):len(fusedEvalImpls)], AesniImpl) {
+		if _, err := New(DefaultParams(KindDpf, 20, Uint64, PrgAesMmo), WithImpl(im)); err == nil {
+			require.Contains(t, names, im, "VDPF takes DPF's %s walks", im)
+		}
+	}
+	s, err := New(DefaultParams(KindVdpf, 20, Uint64, PrgAesMmo))
+	require.NoError(t, err)
+	require.Equal(t, names[0], s.Impl(), "the default is the fastest that serves")
+}
+
+// vdpfRandKeys makes keys of v (Gen on the portable walks, which every
+// implementation's Gen is) and points of m per key, every other one the key's alpha.
+func vdpfRandKeys(t *testing.T, r *rand.Rand, port *Vdpf, keys, m int) ([]Block, []Cw, []Uint128) {
+	n := port.params.InBits
+	seeds, alphas, betas := randKeys(r, n, keys)
+	cws := make([]Cw, keys*port.params.CwRows())
+	require.NoError(t, port.Gen(cws, seeds, alphas, betas))
+	xs := make([]Uint128, keys*m)
+	for i := range xs {
+		xs[i] = randInput(r, n)
+		if i%2 == 0 {
+			xs[i] = alphas[i/m]
+		}
+	}
+	return seeds, cws, xs
+}
+
+func vdpfPartySeeds(seeds []Block, party int) []Block {
+	ps := make([]Block, len(seeds)/2)
+	for k := range ps {
+		ps[k] = seeds[2*k+party]
+	}
+	return ps
+}
+
+// TestVdpfImplsMatchPortable: EvalProof (shares and pieces), Eval and Prove on each
+// implementation equal the portable walks', for every group, input widths at the
+// edges, batches around the walks' groups (8, 16) and tiles, and several points per
+// key.
+func TestVdpfImplsMatchPortable(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	batches := []struct{ keys, m int }{
+		{0, 1}, {1, 1}, {7, 1}, {8, 1}, {9, 1}, {5, 3}, {16, 1}, {17, 1},
+		{85, 3}, {256, 1}, {257, 1}, {4, 64}, {evalTilePoints + 1, 1},
+	}
+	for _, n := range []int{1, 2, 20, 63, 64, 128} {
+		for gi, g := range allGroups {
+			hash := []HashKind{HashSha256, HashBlake3}[gi%2]
+			p := DefaultParams(KindVdpf, n, g, PrgAesMmo)
+			p.Hash = DefaultVdpfHash(hash)
+			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) {
+				s, err := New(p, WithImpl(PortableImpl))
+				require.NoError(t, err)
+				port := s.(*Vdpf)
+				forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+					for _, b := range batches {
+						seeds, cws, xs := vdpfRandKeys(t, r, port, b.keys, b.m)
+						for party := range 2 {
+							ps := vdpfPartySeeds(seeds, party)
+							got, want := make([]Block, len(xs)), make([]Block, len(xs))
+							gotP, wantP := make([]Block, ProofBlocks*len(xs)), make([]Block, ProofBlocks*len(xs))
+							require.NoError(t, port.EvalProof(want, wantP, party, ps, cws, xs))
+							require.NoError(t, v.EvalProof(got, gotP, party, ps, cws, xs))
+							require.Equal(t, want, got, "shares, %d keys x %d points, party %d", b.keys, b.m, party)
+							require.Equal(t, wantP, gotP, "pieces, %d keys x %d points, party %d", b.keys, b.m, party)
+							shares := make([]Block, len(xs))
+							require.NoError(t, v.Eval(shares, party, ps, cws, xs))
+							require.Equal(t, want, shares, "Eval, %d keys x %d points, party %d", b.keys, b.m, party)
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestVdpfImplsEvalAll: EvalAllProof and EvalAll on each implementation equal the
+// portable walks', across the EvalAll tiles (n = 14 has several) and for uint127,
+// whose fast EvalAll is the portable tree.
+func TestVdpfImplsEvalAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, n := range []int{1, 2, 5, 14} {
+		for gi, g := range allGroups {
+			hash := []HashKind{HashBlake3, HashSha256}[gi%2]
+			p := DefaultParams(KindVdpf, n, g, PrgAesMmo)
+			p.Hash = DefaultVdpfHash(hash)
+			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) {
+				s, err := New(p, WithImpl(PortableImpl))
+				require.NoError(t, err)
+				port := s.(*Vdpf)
+				keys := 3
+				if n == 14 {
+					keys = 1
+				}
+				seeds, cws, _ := vdpfRandKeys(t, r, port, keys, 1)
+				forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+					for party := range 2 {
+						ps := vdpfPartySeeds(seeds, party)
+						got, want := make([]Block, keys<<n), make([]Block, keys<<n)
+						gotPi, wantPi := make([]Block, ProofBlocks*keys), make([]Block, ProofBlocks*keys)
+						require.NoError(t, port.EvalAllProof(want, wantPi, party, ps, cws))
+						require.NoError(t, v.EvalAllProof(got, gotPi, party, ps, cws))
+						requireSameBlocks(t, want, got, "EvalAllProof outputs, party %d", party)
+						require.Equal(t, wantPi, gotPi, "EvalAllProof proofs, party %d", party)
+						plain := make([]Block, keys<<n)
+						require.NoError(t, v.EvalAll(plain, party, ps, cws))
+						requireSameBlocks(t, want, plain, "EvalAll, party %d", party)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestVdpfImplsRefuseBadCws: every implementation refuses a correction word that
+// VDPF's Gen cannot make, in an inner row (which the fused walk checks as it reads)
+// or a last row (which its tiles check), anywhere in a batch, short or long.
+func TestVdpfImplsRefuseBadCws(t *testing.T) {
+	const n, keys = 12, 300
+	r := rand.New(rand.NewPCG(35, 36))
+	p := DefaultParams(KindVdpf, n, Uint64, PrgAesMmo)
+	p.Hash = DefaultVdpfHash(HashBlake3)
+	s, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	seeds, cws, xs := vdpfRandKeys(t, r, s.(*Vdpf), keys, 1)
+	rows := p.CwRows()
+	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+		for _, bad := range []struct {
+			key, row int
+			edit     func(*Cw)
+			msg      string
+		}{
+			{0, 0, func(c *Cw) { c[1].Lo = 2 }, "key 0, row 0"},
+			{151, 7, func(c *Cw) { c[1].Hi = 1 << 40 }, "key 151, row 7"},
+			{keys - 1, n - 1, func(c *Cw) { c[1].Lo |= 1 << 63 }, "key 299, row 11"},
+			{37, n, func(c *Cw) { c[0] = c[0].WithLsb(1) }, "key 37, last row"},
+			{keys - 1, n, func(c *Cw) { c[1].Hi = 1 }, "key 299, last row"},
+		} {
+			c := append([]Cw(nil), cws...)
+			bad.edit(&c[bad.key*rows+bad.row])
+			for _, w := range []int{keys, 3} { // the fused walk, and a short batch
+				k0 := min(bad.key, keys-w)
+				out, pieces := make([]Block, w), make([]Block, ProofBlocks*w)
+				requireArgError(t, v.EvalProof(out, pieces, 0, vdpfPartySeeds(seeds, 0)[k0:k0+w], c[k0*rows:(k0+w)*rows], xs[k0:k0+w]), "cws: key")
+				requireArgError(t, v.Eval(out, 0, vdpfPartySeeds(seeds, 0)[k0:k0+w], c[k0*rows:(k0+w)*rows], xs[k0:k0+w]), "cws: key")
+			}
+		}
+	})
+}
+
+// requireSameBlocks is require.Equal for long outputs: it reports the first block
+// that differs instead of diffing them all.
+func requireSameBlocks(t *testing.T, want, got []Block, msg string, args ...any) {
+	t.Helper()
+	what := fmt.Sprintf(msg, args...)
+	require.Len(t, got, len(want), what)
+	for i := range want {
+		if want[i] != got[i] {
+			require.Equal(t, want[i], got[i], "%s: block %d", what, i)
+		}
+	}
+}
+
+// TestVdpfImplsControl: on every implementation a running Control counts
+// EvalProof's points and a stopped one ends it with ErrStopped.
+func TestVdpfImplsControl(t *testing.T) {
+	const keys = 300
+	r := rand.New(rand.NewPCG(37, 38))
+	p := DefaultParams(KindVdpf, 16, Uint32, PrgAesMmo)
+	s, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	seeds, cws, xs := vdpfRandKeys(t, r, s.(*Vdpf), keys, 1)
+	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+		var c Control
+		vc := v.WithControl(&c).(*Vdpf)
+		out, pieces := make([]Block, keys), make([]Block, ProofBlocks*keys)
+		require.NoError(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs))
+		require.Equal(t, int64(keys), c.Done.Load())
+		c.Stop.Store(1)
+		require.ErrorIs(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs), ErrStopped)
+	})
+}
+
+// TestVdpfImplsLargeBatch: a batch long enough to spread over goroutines (and tiles)
+// gives the portable walks' shares and pieces on every implementation.
+func TestVdpfImplsLargeBatch(t *testing.T) {
+	const keys, m = 2048, 3
+	r := rand.New(rand.NewPCG(39, 40))
+	p := DefaultParams(KindVdpf, 20, Uint64, PrgAesMmo)
+	p.Hash = DefaultVdpfHash(HashBlake3)
+	s, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	port := s.(*Vdpf)
+	seeds, cws, xs := vdpfRandKeys(t, r, port, keys, m)
+	ps := vdpfPartySeeds(seeds, 0)
+	want, wantP := make([]Block, len(xs)), make([]Block, ProofBlocks*len(xs))
+	require.NoError(t, port.EvalProof(want, wantP, 0, ps, cws, xs))
+	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+		got, gotP := make([]Block, len(xs)), make([]Block, ProofBlocks*len(xs))
+		require.NoError(t, v.EvalProof(got, gotP, 0, ps, cws, xs))
+		requireSameBlocks(t, want, got, "shares")
+		requireSameBlocks(t, wantP, gotP, "pieces")
+	})
+}
