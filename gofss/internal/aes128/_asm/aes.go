@@ -23,14 +23,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"log"
-	"os"
-	"regexp"
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
+	"github.com/pyfss/pyfss/gofss/internal/asmvet"
 )
 
 const (
@@ -62,20 +60,7 @@ func main() {
 	}
 	hasVAES()
 	Generate()
-	checkVEX(flag.Lookup("out").Value.String())
-}
-
-// checkVEX fails if the register allocator used a register that only AVX-512 can
-// encode: the assembler would pick an EVEX encoding that the CPUs these routines are
-// for cannot run.
-func checkVEX(file string) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).Find(b); r != nil {
-		log.Fatalf("%s uses %s, which needs AVX-512", file, r)
-	}
+	asmvet.NoEVEX(flag.Lookup("out").Value.String())
 }
 
 // hasVAES reports CPUID leaf 7's VAES bit; x/sys/cpu reports VAES only with AVX-512.

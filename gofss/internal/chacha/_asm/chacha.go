@@ -10,15 +10,12 @@ package main
 
 import (
 	"flag"
-	"log"
-	"os"
-	"regexp"
 	"strconv"
-	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
+	"github.com/pyfss/pyfss/gofss/internal/asmvet"
 )
 
 // modes are the routine modes, numbered as the mode constants of chacha_amd64.go. A
@@ -48,32 +45,10 @@ func main() {
 	generateDcfChildren(&routine{name: "dcfChildrenAVX2", wide: false, c: consts})
 	generateDcfChildren(&routine{name: "dcfChildrenAVX512", wide: true, c: consts})
 	Generate()
-	for _, fn := range []string{"blocksAVX2", "rowsAVX2", "rowsAVX512", "walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2", "dcfChildrenAVX2"} {
-		checkVEX(flag.Lookup("out").Value.String(), fn)
-	}
-}
-
-// checkVEX fails if the register allocator gave function fn one of the registers
-// that only AVX-512 can encode: the assembler would then silently pick an EVEX
-// encoding that AVX2-only CPUs cannot run, or, in rowsAVX512 and walkAVX512, whose
-// only AVX-512 instruction is VPROLD, one that needs more than AVX512VL.
-func checkVEX(file, fn string) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		log.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "TEXT ·"+fn+"(")
-	if start < 0 {
-		log.Fatalf("%s: no function %s", file, fn)
-	}
-	body := text[start+1:]
-	if end := strings.Index(body, "TEXT ·"); end >= 0 {
-		body = body[:end]
-	}
-	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).FindString(body); r != "" {
-		log.Fatalf("%s: %s uses %s, which needs AVX-512", file, fn, r)
-	}
+	// rowsAVX512 and walkAVX512 too: their only AVX-512 instruction is VPROLD, which
+	// must not need more than AVX512VL.
+	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blocksAVX2", "rowsAVX2", "rowsAVX512",
+		"walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2", "dcfChildrenAVX2")
 }
 
 type constants struct {

@@ -8,14 +8,11 @@ package main
 
 import (
 	"flag"
-	"log"
-	"os"
-	"regexp"
-	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
+	"github.com/pyfss/pyfss/gofss/internal/asmvet"
 )
 
 // schedule[r] are the message words of round r, in the order of its G functions:
@@ -139,9 +136,7 @@ func main() {
 	generateOne(g, iv, flags)
 
 	Generate()
-	for _, fn := range []string{"blake3x8AVX2", "blake3OneAVX", "blake3ChainAVX"} {
-		checkVEX(flag.Lookup("out").Value.String(), fn)
-	}
+	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainAVX")
 }
 
 // generateOne writes blake3OneAVX, the compression of a single message, for a
@@ -331,25 +326,4 @@ func transpose(r, t []VecPhysical) []VecPhysical {
 		VPERM2I128(U8(0x31), r[4+k], r[k], t[4+k])
 	}
 	return t
-}
-
-// checkVEX fails if function fn uses a register that only AVX-512 can encode: the
-// assembler would then pick an EVEX encoding that AVX2-only CPUs cannot run.
-func checkVEX(file, fn string) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		log.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "TEXT ·"+fn+"(")
-	if start < 0 {
-		log.Fatalf("%s: no function %s", file, fn)
-	}
-	body := text[start+1:]
-	if end := strings.Index(body, "TEXT ·"); end >= 0 {
-		body = body[:end]
-	}
-	if r := regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`).FindString(body); r != "" {
-		log.Fatalf("%s: %s uses %s, which needs AVX-512", file, fn, r)
-	}
 }
