@@ -103,16 +103,8 @@ func TestChachaImplMatchesPortable(t *testing.T) {
 							for k := range keys {
 								ps[k] = seeds[2*k+p]
 							}
-							got, want := make([]Block, len(xs)), make([]Block, len(xs))
-							require.NoError(t, fast.Eval(got, p, ps, cws, xs))
-							require.NoError(t, port.Eval(want, p, ps, cws, xs))
-							require.Equal(t, want, got, fmt.Sprintf("%d keys x %d points, party %d", keys, m, p))
-							if c.n <= 12 && m == 1 && points <= 9 {
-								got, want := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
-								require.NoError(t, fast.EvalAll(got, p, ps, cws))
-								require.NoError(t, port.EvalAll(want, p, ps, cws))
-								require.Equal(t, want, got, "EvalAll, %d keys, party %d", keys, p)
-							}
+							what := fmt.Sprintf("%d keys x %d points, party %d", keys, m, p)
+							requireSameAsPortable(t, fast, port, p, ps, cws, xs, c.n <= 12 && m == 1 && points <= 9, what)
 						}
 					}
 				}

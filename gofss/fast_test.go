@@ -58,21 +58,30 @@ func TestFastMatchesPortable(t *testing.T) {
 							for k := range keys {
 								ps[k] = seeds[2*k+p]
 							}
-							got, exp := make([]Block, len(xs)), make([]Block, len(xs))
-							require.NoError(t, fast.Eval(got, p, ps, cws, xs))
-							require.NoError(t, port.Eval(exp, p, ps, cws, xs))
-							require.Equal(t, exp, got, "Eval, %d keys x %d points, party %d", keys, points, p)
-							if c.n <= 9 && points == 1 {
-								got, exp := make([]Block, keys<<c.n), make([]Block, keys<<c.n)
-								require.NoError(t, fast.EvalAll(got, p, ps, cws))
-								require.NoError(t, port.EvalAll(exp, p, ps, cws))
-								require.Equal(t, exp, got, "EvalAll, %d keys, party %d", keys, p)
-							}
+							what := fmt.Sprintf("%d keys x %d points, party %d", keys, points, p)
+							requireSameAsPortable(t, fast, port, p, ps, cws, xs, c.n <= 9 && points == 1, what)
 						}
 					}
 				}
 			})
 		})
+	}
+}
+
+// requireSameAsPortable checks fast against port on one party's keys (seeds ps,
+// correction words cws): Eval at xs and, with all, EvalAll over the keys' domains.
+func requireSameAsPortable(t *testing.T, fast, port Scheme, party int, ps []Block, cws []Cw, xs []Uint128, all bool, what string) {
+	t.Helper()
+	got, want := make([]Block, len(xs)), make([]Block, len(xs))
+	require.NoError(t, fast.Eval(got, party, ps, cws, xs))
+	require.NoError(t, port.Eval(want, party, ps, cws, xs))
+	require.Equal(t, want, got, "Eval, %s", what)
+	if all {
+		n := fast.Params().InBits
+		got, want := make([]Block, len(ps)<<n), make([]Block, len(ps)<<n)
+		require.NoError(t, fast.EvalAll(got, party, ps, cws))
+		require.NoError(t, port.EvalAll(want, party, ps, cws))
+		require.Equal(t, want, got, "EvalAll, %s", what)
 	}
 }
 
@@ -159,6 +168,25 @@ func TestFastEvalRefusesBadCws(t *testing.T) {
 	forEachFusedEval(t, d.Params(), func(t *testing.T, d Scheme) { testDpfRefusesBadCws(t, d) })
 }
 
+// badDpfRow is a change to one row of a batch of DPF-layout keys (in_bits n, 300
+// keys) that Gen cannot have made: a set bit where a level row or the last row
+// must be clear.
+type badDpfRow struct {
+	key, row int
+	edit     func(*Cw)
+	msg      string
+}
+
+func badDpfRows(n, keys int) []badDpfRow {
+	return []badDpfRow{
+		{0, 0, func(c *Cw) { c[1].Lo = 2 }, "key 0, row 0"},
+		{151, 7, func(c *Cw) { c[1].Hi = 1 << 40 }, "key 151, row 7"},
+		{keys - 1, n - 1, func(c *Cw) { c[1].Lo |= 1 << 63 }, "key 299, row 11"},
+		{37, n, func(c *Cw) { c[0] = c[0].WithLsb(1) }, "key 37, last row"},
+		{keys - 1, n, func(c *Cw) { c[1].Hi = 1 }, "key 299, last row"},
+	}
+}
+
 func testDpfRefusesBadCws(t *testing.T, d Scheme) {
 	const n, keys = 12, 300
 	r := rand.New(rand.NewPCG(15, 16))
@@ -166,17 +194,7 @@ func testDpfRefusesBadCws(t *testing.T, d Scheme) {
 	cws := make([]Cw, keys*(n+1))
 	require.NoError(t, d.Gen(cws, seeds, alphas, betas))
 	out := make([]Block, keys)
-	for _, bad := range []struct {
-		key, row int
-		edit     func(*Cw)
-		msg      string
-	}{
-		{0, 0, func(c *Cw) { c[1].Lo = 2 }, "key 0, row 0"},
-		{151, 7, func(c *Cw) { c[1].Hi = 1 << 40 }, "key 151, row 7"},
-		{keys - 1, n - 1, func(c *Cw) { c[1].Lo |= 1 << 63 }, "key 299, row 11"},
-		{37, n, func(c *Cw) { c[0] = c[0].WithLsb(1) }, "key 37, last row"},
-		{keys - 1, n, func(c *Cw) { c[1].Hi = 1 }, "key 299, last row"},
-	} {
+	for _, bad := range badDpfRows(n, keys) {
 		t.Run(bad.msg, func(t *testing.T) {
 			c := append([]Cw(nil), cws...)
 			bad.edit(&c[bad.key*(n+1)+bad.row])

@@ -159,17 +159,7 @@ func TestVdpfImplsRefuseBadCws(t *testing.T) {
 	seeds, cws, xs := vdpfRandKeys(t, r, s.(*Vdpf), keys, 1)
 	rows := p.CwRows()
 	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
-		for _, bad := range []struct {
-			key, row int
-			edit     func(*Cw)
-			msg      string
-		}{
-			{0, 0, func(c *Cw) { c[1].Lo = 2 }, "key 0, row 0"},
-			{151, 7, func(c *Cw) { c[1].Hi = 1 << 40 }, "key 151, row 7"},
-			{keys - 1, n - 1, func(c *Cw) { c[1].Lo |= 1 << 63 }, "key 299, row 11"},
-			{37, n, func(c *Cw) { c[0] = c[0].WithLsb(1) }, "key 37, last row"},
-			{keys - 1, n, func(c *Cw) { c[1].Hi = 1 }, "key 299, last row"},
-		} {
+		for _, bad := range badDpfRows(n, keys) {
 			c := append([]Cw(nil), cws...)
 			bad.edit(&c[bad.key*rows+bad.row])
 			for _, w := range []int{keys, 3} { // the fused walk, and a short batch
