@@ -103,7 +103,8 @@ func main() {
 		dpfLevelRoutine(w, true)
 		dcfLevelRoutine(w, false)
 		dcfLevelRoutine(w, true)
-		dpfGenRoutine(w)
+		genRoutine(w, false)
+		genRoutine(w, true)
 	}
 	copyNT()
 	Generate()
