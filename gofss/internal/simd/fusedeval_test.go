@@ -412,6 +412,24 @@ func TestFusedDcfGenLevels(t *testing.T) {
 	}
 }
 
+// Buffers that do not fit the tile are refused before the routine runs.
+func TestFusedDcfGenLevelChecksLengths(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, f := range runnableEvals(t) {
+		st := newGenState(r, 5, 3)
+		rows := GenRows{Alphas: st.alphas, Cws: st.cws, Keys: 5, Levels: 3}
+		require.PanicsWithValue(t, "simd: FusedEval.DcfGenLevel: bad lengths", func() {
+			f.DcfGenLevel(st.u0, st.u1, st.s, st.vs[:4], st.betas, &rows, 0, false, &testAriths[0], &[4]RoundKeys{})
+		}, f.Name)
+		require.PanicsWithValue(t, "simd: Gen: bad lengths", func() {
+			f.DcfGenLevel(st.u0[:4], st.u1, st.s, st.vs, st.betas, &rows, 0, false, &testAriths[0], &[4]RoundKeys{})
+		}, f.Name)
+		require.PanicsWithValue(t, "simd: Gen: bad level or correction words", func() {
+			f.DcfGenLevel(st.u0, st.u1, st.s, st.vs, st.betas, &rows, 3, false, &testAriths[0], &[4]RoundKeys{})
+		}, f.Name)
+	}
+}
+
 func gsub(g *Arith, x, y Block) Block {
 	diff := Block{x.Lo - y.Lo, x.Hi - y.Hi}
 	return xor(diff, and(xor(diff, xor(x, y)), g.Xor))
