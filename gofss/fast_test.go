@@ -228,6 +228,33 @@ func testDcfRefusesBadCws(t *testing.T, d Scheme) {
 	}
 }
 
+// Gen on the implementations with fused AES walks, forced by name, against the
+// portable Gen: every group, both predicates, input widths at the edges, and key
+// counts around the one-key walks' batches, the routines' groups and the tiles.
+func TestFusedGenMatchesPortable(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, n := range []int{1, 2, 20, 63, 64, 128} {
+		for _, g := range allGroups {
+			for _, kind := range []Kind{KindDpf, KindDcfLt, KindDcfGt} {
+				p := DefaultParams(kind, n, g, PrgAesMmo)
+				t.Run(fmt.Sprintf("%s/%s/n=%d", kind, g, n), func(t *testing.T) {
+					port, err := New(p, WithImpl(PortableImpl))
+					require.NoError(t, err)
+					forEachFusedEval(t, p, func(t *testing.T, fast Scheme) {
+						for _, keys := range []int{0, 1, 16, 17, 33, 255, 256, 257} {
+							seeds, alphas, betas := randKeys(r, n, keys)
+							got, want := make([]Cw, keys*(n+1)), make([]Cw, keys*(n+1))
+							require.NoError(t, fast.Gen(got, seeds, alphas, betas))
+							require.NoError(t, port.Gen(want, seeds, alphas, betas))
+							require.Equal(t, want, got, "%d keys", keys)
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
 // The fused Eval walks of each CPU class, forced by name, against the portable
 // walks: every group, input widths at the edges (1, 2, 64 and 128 bits, either side
 // of 64), batches around the walks' groups and tiles, and several points per key.

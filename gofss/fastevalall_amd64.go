@@ -32,7 +32,7 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 				f.eval.DpfLevel(kblocks(out.u), kblocks(out.s), kblocks(in.u), &cw, lanes)
 				return
 			}
-			raw := prgRaw(prg, false, out.u, in.s)
+			raw := prgRaw(prg, out.u, in.s)
 			simd.DpfLevel(kblocks(out.u), kblocks(out.s), raw, kblocks(in.u), &cw, nil)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
@@ -42,7 +42,7 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 				f.eval.DpfLeaves(kblocks(out), kblocks(in.u), &cw, kblock(v), ka, lanes)
 				return
 			}
-			raw := prgRaw(prg, false, out, in.s)
+			raw := prgRaw(prg, out, in.s)
 			simd.DpfLeaves(kblocks(out), raw, kblocks(in.u), &cw, kblock(v), ka, nil)
 		},
 	}
@@ -75,7 +75,7 @@ func (f *fastDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 				f.eval.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kblocks(in.u), kblocks(in.v), &cw, vcw, ka, lanes)
 				return
 			}
-			kraw := prgRaw(prg, false, raw, in.s)
+			kraw := prgRaw(prg, raw, in.s)
 			simd.DcfLevel(kblocks(out.u), kblocks(out.s), kblocks(out.v), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, ka, nil)
 		},
 		leaves: func(k, x0 int, in nodes, raw []Block) {
@@ -86,7 +86,7 @@ func (f *fastDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 				f.eval.DcfLeaves(kblocks(out), kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, lanes)
 				return
 			}
-			kraw := prgRaw(prg, false, raw, in.s)
+			kraw := prgRaw(prg, raw, in.s)
 			simd.DcfLeaves(kblocks(out), kraw, kblocks(in.u), kblocks(in.v), &cw, vcw, last, ka, nil)
 		},
 	}

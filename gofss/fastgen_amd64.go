@@ -102,7 +102,7 @@ func (f *fastDpf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 				f.eval.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), rows, i, keys)
 				continue
 			}
-			ch := prgRaw(prg, false, st.ch, st.s)
+			ch := prgRaw(prg, st.ch, st.s)
 			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, nil)
 		}
 		for j := range k1 - k0 {
@@ -127,8 +127,12 @@ func (f *fastDcf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 			}
 		}
 		for i := range n {
-			ch := prgRaw(prg, keys != nil, st.ch, st.s)
-			simd.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), rows, i, gt, &f.ka[1], keys)
+			if keys != nil {
+				f.eval.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), kblocks(st.vs), kblocks(st.betas), rows, i, gt, &f.ka[1], keys)
+				continue
+			}
+			ch := prgRaw(prg, st.ch, st.s)
+			simd.DcfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, kblocks(st.vs), kblocks(st.betas), rows, i, gt, &f.ka[1], nil)
 		}
 		for j := range k1 - k0 {
 			u0, u1 := st.u0[j], st.u1[j]

@@ -159,12 +159,8 @@ func (k *simdAesKeys) laneKeys() *simd.LaneKeys {
 	return k.lanes
 }
 
-// prgRaw runs the PRG on the seeds in into raw for the routines, or returns nil when
-// they run it themselves (fused).
-func prgRaw(prg Prg, fused bool, raw, in []Block) []simd.Block {
-	if fused {
-		return nil
-	}
+// prgRaw runs the PRG on the seeds in into raw for the routines.
+func prgRaw(prg Prg, raw, in []Block) []simd.Block {
 	prg.Expand(raw, in)
 	return kblocks(raw)
 }

@@ -10,7 +10,7 @@ import (
 // The implementations of CPUs without AVX-512 whose fast routines are the fused
 // walks of package simd (AVX2 with VAES or AES-NI), for aes128_mmo: Eval batches
 // take the walks, through the same tiles as the AVX-512 ones (fastDpf.evalAes),
-// EvalAll and DPF Gen the fused level routines (fastDpf.walkEvalAll, walkGen), and
+// EvalAll and Gen the fused level routines (fastDpf.walkEvalAll, walkGen), and
 // everything else the one-key walks of the "aesni" implementation (short batches)
 // or the portable ones.
 
@@ -94,6 +94,14 @@ func (w *fusedEvalDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []
 func (w *fusedEvalDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	if oneKeyServes(len(alphas), oneKeyMaxKeys) || !aes128.HasWalk() {
 		w.oneKeyDpf.walkGen(st, cws, s0s, alphas, betas)
+		return
+	}
+	w.fast.walkGen(st, cws, s0s, alphas, betas)
+}
+
+func (w *fusedEvalDcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	if oneKeyServes(len(alphas), oneKeyMaxKeys) || !aes128.HasWalk() {
+		w.oneKeyDcf.walkGen(st, cws, s0s, alphas, betas)
 		return
 	}
 	w.fast.walkGen(st, cws, s0s, alphas, betas)

@@ -139,6 +139,7 @@ func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
 		require.Equal(t, cws, back, "%s: the key from the reference layout", c.ID)
 	} else {
 		require.Equal(t, want, cws, "%s: cws", c.ID)
+		checkBatchedGen(t, s, seeds, c, cws)
 	}
 
 	for _, e := range c.Evals {
@@ -170,6 +171,24 @@ func checkCase(t *testing.T, f *kat.TreeFile, c *kat.TreeCase) {
 		for i, b := range last {
 			require.Equal(t, katBlock(b), out[len(out)-len(last)+i], "%s: EvalAll last %d", c.ID, i)
 		}
+	}
+}
+
+// checkBatchedGen runs Gen on the case's key repeated to 40 keys (past the one-key
+// walks' batches, more than one group of the batched Gen routines), so that the
+// vectors check the batched Gen walks too.
+func checkBatchedGen(t *testing.T, s scheme, seeds []Block, c *kat.TreeCase, want []Cw) {
+	const keys = 40
+	var s0s []Block
+	var alphas []Uint128
+	var betas []Block
+	for range keys {
+		s0s, alphas, betas = append(s0s, seeds...), append(alphas, katUint(c.Alpha)), append(betas, katBlock(c.Beta))
+	}
+	got := make([]Cw, keys*len(want))
+	require.NoError(t, s.Gen(got, s0s, alphas, betas))
+	for k := range keys {
+		require.Equal(t, want, got[k*len(want):(k+1)*len(want)], "%s: cws of key %d of %d", c.ID, k, keys)
 	}
 }
 

@@ -31,7 +31,7 @@ func NewLaneKeys(keys []RoundKeys) *LaneKeys {
 // FusedEval is one CPU class's fused routines with AES-128 MMO as the PRG: the DPF
 // and DCF Eval walks, each call walking groups of points down all levels of their
 // keys' trees with the states in registers and AES run in place, so that the PRG
-// output never goes through memory; and the EvalAll and DPF Gen level routines with
+// output never goes through memory; and the EvalAll and Gen level routines with
 // AES keys (methods named after the package's functions).
 type FusedEval struct {
 	Name      string
@@ -45,8 +45,9 @@ type FusedEval struct {
 	dpfLeaves func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
 	dcfLevel  func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 	dcfLeaves func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
-	// DPF Gen's level routine, DpfGenLevel with keys
+	// DPF Gen's level routine, DpfGenLevel with keys, and DCF's, DcfGenLevel
 	dpfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
+	dcfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, vs, betas *Block, gt bool, ar *Arith, rk *[4]RoundKeys)
 }
 
 // The fused walks, fastest first: AVX-512 with VAES (evalaes_amd64.s), and for CPUs
@@ -66,12 +67,12 @@ var (
 		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
 			dcfLeaves(dst, nil, parents, pv, m, cw, vcw, ar, keys)
 		},
-		dpfGenLevel,
+		dpfGenLevel, dcfGenLevel,
 	}
 	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256,
-		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256, dpfGenLevelVAES256}
+		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256, dpfGenLevelVAES256, dcfGenLevelVAES256}
 	FusedAESNI = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI,
-		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI, dpfGenLevelAESNI}
+		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI, dpfGenLevelAESNI, dcfGenLevelAESNI}
 )
 
 // DpfLevel is the package's DpfLevel with keys (raw nil), on f's CPU class.
@@ -91,6 +92,18 @@ func (f *FusedEval) DpfGenLevel(u0, u1, s []Block, r *GenRows, level int, keys *
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
 		f.dpfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
+	}
+}
+
+// DcfGenLevel is the package's DcfGenLevel with keys (ch nil), on f's CPU class.
+func (f *FusedEval) DcfGenLevel(u0, u1, s, vs, betas []Block, r *GenRows, level int, gt bool, ar *Arith, keys *[4]RoundKeys) {
+	p := r.check(u0, u1, s, nil, 4, level, true, f.Available)
+	if len(vs) != p || len(betas) != p {
+		panic("simd: FusedEval.DcfGenLevel: bad lengths")
+	}
+	if p > 0 {
+		cnt := shiftCounts(r.Levels - 1 - level)
+		f.dcfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
 	}
 }
 

@@ -3890,6 +3890,429 @@ dpfGenLevelVAES256_pad3:
 	VZEROUPPER
 	RET
 
+// func dcfGenLevelVAES256(u0 *byte, u1 *byte, s *byte, ch *byte, alphas *byte, rows *byte, stride int, keys int, padded int, cnt *[2]uint64, vs *byte, betas *byte, gt bool, ar *[8]uint64, rk *[4][11][16]byte)
+// Requires: AVX, AVX2, SSE2, VAES
+TEXT ·dcfGenLevelVAES256(SB), $1728-120
+	MOVQ           rk+112(FP), AX
+	VBROADCASTI128 (AX), Y10
+	VMOVDQU        Y10, 96(SP)
+	VBROADCASTI128 16(AX), Y10
+	VMOVDQU        Y10, 128(SP)
+	VBROADCASTI128 32(AX), Y10
+	VMOVDQU        Y10, 160(SP)
+	VBROADCASTI128 48(AX), Y10
+	VMOVDQU        Y10, 192(SP)
+	VBROADCASTI128 64(AX), Y10
+	VMOVDQU        Y10, 224(SP)
+	VBROADCASTI128 80(AX), Y10
+	VMOVDQU        Y10, 256(SP)
+	VBROADCASTI128 96(AX), Y10
+	VMOVDQU        Y10, 288(SP)
+	VBROADCASTI128 112(AX), Y10
+	VMOVDQU        Y10, 320(SP)
+	VBROADCASTI128 128(AX), Y10
+	VMOVDQU        Y10, 352(SP)
+	VBROADCASTI128 144(AX), Y10
+	VMOVDQU        Y10, 384(SP)
+	VBROADCASTI128 160(AX), Y10
+	VMOVDQU        Y10, 416(SP)
+	VBROADCASTI128 176(AX), Y10
+	VMOVDQU        Y10, 448(SP)
+	VBROADCASTI128 192(AX), Y10
+	VMOVDQU        Y10, 480(SP)
+	VBROADCASTI128 208(AX), Y10
+	VMOVDQU        Y10, 512(SP)
+	VBROADCASTI128 224(AX), Y10
+	VMOVDQU        Y10, 544(SP)
+	VBROADCASTI128 240(AX), Y10
+	VMOVDQU        Y10, 576(SP)
+	VBROADCASTI128 256(AX), Y10
+	VMOVDQU        Y10, 608(SP)
+	VBROADCASTI128 272(AX), Y10
+	VMOVDQU        Y10, 640(SP)
+	VBROADCASTI128 288(AX), Y10
+	VMOVDQU        Y10, 672(SP)
+	VBROADCASTI128 304(AX), Y10
+	VMOVDQU        Y10, 704(SP)
+	VBROADCASTI128 320(AX), Y10
+	VMOVDQU        Y10, 736(SP)
+	VBROADCASTI128 336(AX), Y10
+	VMOVDQU        Y10, 768(SP)
+	VBROADCASTI128 352(AX), Y10
+	VMOVDQU        Y10, 800(SP)
+	VBROADCASTI128 368(AX), Y10
+	VMOVDQU        Y10, 832(SP)
+	VBROADCASTI128 384(AX), Y10
+	VMOVDQU        Y10, 864(SP)
+	VBROADCASTI128 400(AX), Y10
+	VMOVDQU        Y10, 896(SP)
+	VBROADCASTI128 416(AX), Y10
+	VMOVDQU        Y10, 928(SP)
+	VBROADCASTI128 432(AX), Y10
+	VMOVDQU        Y10, 960(SP)
+	VBROADCASTI128 448(AX), Y10
+	VMOVDQU        Y10, 992(SP)
+	VBROADCASTI128 464(AX), Y10
+	VMOVDQU        Y10, 1024(SP)
+	VBROADCASTI128 480(AX), Y10
+	VMOVDQU        Y10, 1056(SP)
+	VBROADCASTI128 496(AX), Y10
+	VMOVDQU        Y10, 1088(SP)
+	VBROADCASTI128 512(AX), Y10
+	VMOVDQU        Y10, 1120(SP)
+	VBROADCASTI128 528(AX), Y10
+	VMOVDQU        Y10, 1152(SP)
+	VBROADCASTI128 544(AX), Y10
+	VMOVDQU        Y10, 1184(SP)
+	VBROADCASTI128 560(AX), Y10
+	VMOVDQU        Y10, 1216(SP)
+	VBROADCASTI128 576(AX), Y10
+	VMOVDQU        Y10, 1248(SP)
+	VBROADCASTI128 592(AX), Y10
+	VMOVDQU        Y10, 1280(SP)
+	VBROADCASTI128 608(AX), Y10
+	VMOVDQU        Y10, 1312(SP)
+	VBROADCASTI128 624(AX), Y10
+	VMOVDQU        Y10, 1344(SP)
+	VBROADCASTI128 640(AX), Y10
+	VMOVDQU        Y10, 1376(SP)
+	VBROADCASTI128 656(AX), Y10
+	VMOVDQU        Y10, 1408(SP)
+	VBROADCASTI128 672(AX), Y10
+	VMOVDQU        Y10, 1440(SP)
+	VBROADCASTI128 688(AX), Y10
+	VMOVDQU        Y10, 1472(SP)
+	MOVQ           ar+104(FP), AX
+	VBROADCASTI128 (AX), Y10
+	VMOVDQU        Y10, 1504(SP)
+	VBROADCASTI128 16(AX), Y10
+	VMOVDQU        Y10, 1536(SP)
+	VBROADCASTI128 32(AX), Y10
+	VMOVDQU        Y10, 1568(SP)
+	VBROADCASTI128 48(AX), Y10
+	VMOVDQU        Y10, 1600(SP)
+	MOVBQZX        gt+96(FP), AX
+	NEGQ           AX
+	MOVQ           AX, X10
+	VPBROADCASTQ   X10, Y10
+	VMOVDQU        Y10, 1696(SP)
+	MOVQ           vs+80(FP), R8
+	MOVQ           betas+88(FP), R9
+	MOVQ           $0x00000001, AX
+	MOVQ           AX, X10
+	VPBROADCASTQ   X10, Y10
+	VMOVDQU        Y10, 64(SP)
+	VBROADCASTI128 evalLsb<>+0(SB), Y8
+	MOVQ           cnt+72(FP), AX
+	VBROADCASTI128 (AX), Y9
+	MOVQ           u0+0(FP), DI
+	MOVQ           u1+8(FP), SI
+	MOVQ           alphas+32(FP), R12
+	MOVQ           rows+40(FP), R11
+	MOVQ           stride+48(FP), R13
+	MOVQ           keys+56(FP), R14
+	MOVQ           padded+64(FP), CX
+
+dcfGenLevelVAES256_group:
+	VMOVDQU        (DI), X0
+	VINSERTI128    $0x01, (SI), Y0, Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (SP)
+	VPXOR          1152(SP), Y0, Y3
+	VPXOR          800(SP), Y0, Y2
+	VPXOR          448(SP), Y0, Y1
+	VPXOR          96(SP), Y0, Y0
+	VMOVDQU        16(DI), X4
+	VINSERTI128    $0x01, 16(SI), Y4, Y4
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 32(SP)
+	VPXOR          1152(SP), Y4, Y7
+	VPXOR          800(SP), Y4, Y6
+	VPXOR          448(SP), Y4, Y5
+	VPXOR          96(SP), Y4, Y4
+	VAESENC        128(SP), Y0, Y0
+	VAESENC        480(SP), Y1, Y1
+	VAESENC        832(SP), Y2, Y2
+	VAESENC        1184(SP), Y3, Y3
+	VAESENC        128(SP), Y4, Y4
+	VAESENC        480(SP), Y5, Y5
+	VAESENC        832(SP), Y6, Y6
+	VAESENC        1184(SP), Y7, Y7
+	VAESENC        160(SP), Y0, Y0
+	VAESENC        512(SP), Y1, Y1
+	VAESENC        864(SP), Y2, Y2
+	VAESENC        1216(SP), Y3, Y3
+	VAESENC        160(SP), Y4, Y4
+	VAESENC        512(SP), Y5, Y5
+	VAESENC        864(SP), Y6, Y6
+	VAESENC        1216(SP), Y7, Y7
+	VAESENC        192(SP), Y0, Y0
+	VAESENC        544(SP), Y1, Y1
+	VAESENC        896(SP), Y2, Y2
+	VAESENC        1248(SP), Y3, Y3
+	VAESENC        192(SP), Y4, Y4
+	VAESENC        544(SP), Y5, Y5
+	VAESENC        896(SP), Y6, Y6
+	VAESENC        1248(SP), Y7, Y7
+	VAESENC        224(SP), Y0, Y0
+	VAESENC        576(SP), Y1, Y1
+	VAESENC        928(SP), Y2, Y2
+	VAESENC        1280(SP), Y3, Y3
+	VAESENC        224(SP), Y4, Y4
+	VAESENC        576(SP), Y5, Y5
+	VAESENC        928(SP), Y6, Y6
+	VAESENC        1280(SP), Y7, Y7
+	VAESENC        256(SP), Y0, Y0
+	VAESENC        608(SP), Y1, Y1
+	VAESENC        960(SP), Y2, Y2
+	VAESENC        1312(SP), Y3, Y3
+	VAESENC        256(SP), Y4, Y4
+	VAESENC        608(SP), Y5, Y5
+	VAESENC        960(SP), Y6, Y6
+	VAESENC        1312(SP), Y7, Y7
+	VAESENC        288(SP), Y0, Y0
+	VAESENC        640(SP), Y1, Y1
+	VAESENC        992(SP), Y2, Y2
+	VAESENC        1344(SP), Y3, Y3
+	VAESENC        288(SP), Y4, Y4
+	VAESENC        640(SP), Y5, Y5
+	VAESENC        992(SP), Y6, Y6
+	VAESENC        1344(SP), Y7, Y7
+	VAESENC        320(SP), Y0, Y0
+	VAESENC        672(SP), Y1, Y1
+	VAESENC        1024(SP), Y2, Y2
+	VAESENC        1376(SP), Y3, Y3
+	VAESENC        320(SP), Y4, Y4
+	VAESENC        672(SP), Y5, Y5
+	VAESENC        1024(SP), Y6, Y6
+	VAESENC        1376(SP), Y7, Y7
+	VAESENC        352(SP), Y0, Y0
+	VAESENC        704(SP), Y1, Y1
+	VAESENC        1056(SP), Y2, Y2
+	VAESENC        1408(SP), Y3, Y3
+	VAESENC        352(SP), Y4, Y4
+	VAESENC        704(SP), Y5, Y5
+	VAESENC        1056(SP), Y6, Y6
+	VAESENC        1408(SP), Y7, Y7
+	VAESENC        384(SP), Y0, Y0
+	VAESENC        736(SP), Y1, Y1
+	VAESENC        1088(SP), Y2, Y2
+	VAESENC        1440(SP), Y3, Y3
+	VAESENC        384(SP), Y4, Y4
+	VAESENC        736(SP), Y5, Y5
+	VAESENC        1088(SP), Y6, Y6
+	VAESENC        1440(SP), Y7, Y7
+	VAESENCLAST    416(SP), Y0, Y0
+	VAESENCLAST    768(SP), Y1, Y1
+	VAESENCLAST    1120(SP), Y2, Y2
+	VAESENCLAST    1472(SP), Y3, Y3
+	VAESENCLAST    416(SP), Y4, Y4
+	VAESENCLAST    768(SP), Y5, Y5
+	VAESENCLAST    1120(SP), Y6, Y6
+	VAESENCLAST    1472(SP), Y7, Y7
+	VPXOR          (SP), Y0, Y0
+	VPXOR          (SP), Y1, Y1
+	VPXOR          (SP), Y2, Y2
+	VPXOR          (SP), Y3, Y3
+	VBROADCASTI128 (R12), Y10
+	VPSRLVQ        Y9, Y10, Y10
+	VPSHUFD        $0x4e, Y10, Y14
+	VPOR           Y14, Y10, Y10
+	VPAND          64(SP), Y10, Y10
+	VPXOR          Y14, Y14, Y14
+	VPSUBQ         Y10, Y14, Y10
+	VPAND          1504(SP), Y1, Y1
+	VPAND          1504(SP), Y3, Y3
+	VPXOR          Y1, Y3, Y11
+	VPAND          Y10, Y11, Y11
+	VPXOR          Y11, Y1, Y1
+	VPXOR          Y11, Y3, Y3
+	VPERM2I128     $0x01, Y3, Y3, Y11
+	VPERM2I128     $0x01, Y1, Y1, Y12
+	VPXOR          Y3, Y11, Y13
+	VPSUBQ         Y3, Y11, Y11
+	VPXOR          Y11, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VPXOR          Y12, Y1, Y13
+	VPSUBQ         Y12, Y1, Y1
+	VPXOR          Y1, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y1, Y1
+	VBROADCASTI128 (R9), Y12
+	VPXOR          1696(SP), Y10, Y13
+	VPAND          Y13, Y12, Y12
+	VPXOR          Y12, Y11, Y13
+	VPADDQ         Y12, Y11, Y11
+	VPXOR          Y11, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 (R8), Y14
+	VPXOR          Y11, Y1, Y13
+	VPADDQ         Y11, Y1, Y1
+	VPXOR          Y1, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y1, Y1
+	VMOVDQU        X1, (R8)
+	VPXOR          Y14, Y11, Y13
+	VPSUBQ         Y14, Y11, Y11
+	VPXOR          Y11, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VPAND          1600(SP), Y12, Y12
+	VPXOR          Y12, Y11, Y11
+	VPSUBQ         Y12, Y11, Y11
+	VPAND          1568(SP), Y11, Y1
+	VPERM2I128     $0x01, Y0, Y0, Y11
+	VPXOR          Y0, Y11, Y11
+	VPERM2I128     $0x01, Y2, Y2, Y12
+	VPXOR          Y2, Y12, Y12
+	VPXOR          Y11, Y12, Y13
+	VPAND          Y10, Y13, Y13
+	VPXOR          Y12, Y13, Y13
+	VPANDN         Y13, Y8, Y13
+	VPAND          Y8, Y10, Y14
+	VPAND          Y8, Y12, Y12
+	VPXOR          Y14, Y12, Y12
+	VPAND          Y8, Y11, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y8, Y11, Y11
+	VPXOR          Y0, Y2, Y2
+	VPAND          Y10, Y2, Y2
+	VPXOR          Y2, Y0, Y0
+	CMPQ           R14, $0x00
+	JLE            dcfGenLevelVAES256_pad0
+	VPOR           Y11, Y13, Y14
+	VMOVDQU        X14, (R11)
+	VPOR           Y12, Y1, Y14
+	VMOVDQU        X14, 16(R11)
+
+dcfGenLevelVAES256_pad0:
+	ADDQ           R13, R11
+	VPXOR          Y11, Y12, Y14
+	VPAND          Y10, Y14, Y14
+	VPXOR          Y11, Y14, Y14
+	VPOR           Y14, Y13, Y13
+	VMOVDQU        (DI), X15
+	VINSERTI128    $0x01, (SI), Y15, Y15
+	VPSHUFD        $0xff, Y15, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          Y13, Y15, Y15
+	VPXOR          Y15, Y0, Y0
+	VMOVDQU        X0, (DI)
+	VEXTRACTI128   $0x01, Y0, (SI)
+	VPXOR          32(SP), Y4, Y4
+	VPXOR          32(SP), Y5, Y5
+	VPXOR          32(SP), Y6, Y6
+	VPXOR          32(SP), Y7, Y7
+	VBROADCASTI128 16(R12), Y10
+	VPSRLVQ        Y9, Y10, Y10
+	VPSHUFD        $0x4e, Y10, Y14
+	VPOR           Y14, Y10, Y10
+	VPAND          64(SP), Y10, Y10
+	VPXOR          Y14, Y14, Y14
+	VPSUBQ         Y10, Y14, Y10
+	VPAND          1504(SP), Y5, Y5
+	VPAND          1504(SP), Y7, Y7
+	VPXOR          Y5, Y7, Y11
+	VPAND          Y10, Y11, Y11
+	VPXOR          Y11, Y5, Y5
+	VPXOR          Y11, Y7, Y7
+	VPERM2I128     $0x01, Y7, Y7, Y11
+	VPERM2I128     $0x01, Y5, Y5, Y12
+	VPXOR          Y7, Y11, Y13
+	VPSUBQ         Y7, Y11, Y11
+	VPXOR          Y11, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VPXOR          Y12, Y5, Y13
+	VPSUBQ         Y12, Y5, Y5
+	VPXOR          Y5, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y5, Y5
+	VBROADCASTI128 16(R9), Y12
+	VPXOR          1696(SP), Y10, Y13
+	VPAND          Y13, Y12, Y12
+	VPXOR          Y12, Y11, Y13
+	VPADDQ         Y12, Y11, Y11
+	VPXOR          Y11, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 16(R8), Y14
+	VPXOR          Y11, Y5, Y13
+	VPADDQ         Y11, Y5, Y5
+	VPXOR          Y5, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y5, Y5
+	VMOVDQU        X5, 16(R8)
+	VPXOR          Y14, Y11, Y13
+	VPSUBQ         Y14, Y11, Y11
+	VPXOR          Y11, Y13, Y13
+	VPAND          1536(SP), Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 16(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VPAND          1600(SP), Y12, Y12
+	VPXOR          Y12, Y11, Y11
+	VPSUBQ         Y12, Y11, Y11
+	VPAND          1568(SP), Y11, Y5
+	VPERM2I128     $0x01, Y4, Y4, Y11
+	VPXOR          Y4, Y11, Y11
+	VPERM2I128     $0x01, Y6, Y6, Y12
+	VPXOR          Y6, Y12, Y12
+	VPXOR          Y11, Y12, Y13
+	VPAND          Y10, Y13, Y13
+	VPXOR          Y12, Y13, Y13
+	VPANDN         Y13, Y8, Y13
+	VPAND          Y8, Y10, Y14
+	VPAND          Y8, Y12, Y12
+	VPXOR          Y14, Y12, Y12
+	VPAND          Y8, Y11, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y8, Y11, Y11
+	VPXOR          Y4, Y6, Y6
+	VPAND          Y10, Y6, Y6
+	VPXOR          Y6, Y4, Y4
+	CMPQ           R14, $0x01
+	JLE            dcfGenLevelVAES256_pad1
+	VPOR           Y11, Y13, Y14
+	VMOVDQU        X14, (R11)
+	VPOR           Y12, Y5, Y14
+	VMOVDQU        X14, 16(R11)
+
+dcfGenLevelVAES256_pad1:
+	ADDQ         R13, R11
+	VPXOR        Y11, Y12, Y14
+	VPAND        Y10, Y14, Y14
+	VPXOR        Y11, Y14, Y14
+	VPOR         Y14, Y13, Y13
+	VMOVDQU      16(DI), X15
+	VINSERTI128  $0x01, 16(SI), Y15, Y15
+	VPSHUFD      $0xff, Y15, Y15
+	VPSLLD       $0x1f, Y15, Y15
+	VPSRAD       $0x1f, Y15, Y15
+	VPAND        Y13, Y15, Y15
+	VPXOR        Y15, Y4, Y4
+	VMOVDQU      X4, 16(DI)
+	VEXTRACTI128 $0x01, Y4, 16(SI)
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x00000020, SI
+	ADDQ         $0x00000020, R12
+	ADDQ         $0x00000020, R8
+	ADDQ         $0x00000020, R9
+	SUBQ         $0x00000002, R14
+	SUBQ         $0x00000002, CX
+	JNZ          dcfGenLevelVAES256_group
+	VZEROUPPER
+	RET
+
 // func dpfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
 TEXT ·dpfEvalAESNI(SB), $1696-73
@@ -7124,6 +7547,257 @@ dpfGenLevelAESNI_pad1:
 	SUBQ    $0x00000002, R14
 	SUBQ    $0x00000002, CX
 	JNZ     dpfGenLevelAESNI_group
+	VZEROUPPER
+	RET
+
+// func dcfGenLevelAESNI(u0 *byte, u1 *byte, s *byte, ch *byte, alphas *byte, rows *byte, stride int, keys int, padded int, cnt *[2]uint64, vs *byte, betas *byte, gt bool, ar *[8]uint64, rk *[4][11][16]byte)
+// Requires: AVX, AVX2, SSE2, VAES
+TEXT ·dcfGenLevelAESNI(SB), $160-120
+	MOVQ         rk+112(FP), DX
+	MOVQ         ar+104(FP), AX
+	VMOVDQU      (AX), X10
+	VMOVDQU      X10, 48(SP)
+	VMOVDQU      16(AX), X10
+	VMOVDQU      X10, 64(SP)
+	VMOVDQU      32(AX), X10
+	VMOVDQU      X10, 80(SP)
+	VMOVDQU      48(AX), X10
+	VMOVDQU      X10, 96(SP)
+	MOVBQZX      gt+96(FP), AX
+	NEGQ         AX
+	MOVQ         AX, X10
+	VPBROADCASTQ X10, X10
+	VMOVDQU      X10, 144(SP)
+	MOVQ         vs+80(FP), R8
+	MOVQ         betas+88(FP), R9
+	MOVQ         $0x00000001, AX
+	MOVQ         AX, X10
+	VPBROADCASTQ X10, X10
+	VMOVDQU      X10, 32(SP)
+	VMOVDQU      evalLsb<>+0(SB), X8
+	MOVQ         cnt+72(FP), AX
+	VMOVDQU      (AX), X9
+	MOVQ         u0+0(FP), DI
+	MOVQ         u1+8(FP), SI
+	MOVQ         alphas+32(FP), R12
+	MOVQ         rows+40(FP), R11
+	MOVQ         stride+48(FP), R13
+	MOVQ         keys+56(FP), R14
+	MOVQ         padded+64(FP), CX
+
+dcfGenLevelAESNI_group:
+	VMOVDQU     (DI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (SP)
+	VPXOR       528(DX), X0, X3
+	VPXOR       352(DX), X0, X2
+	VPXOR       176(DX), X0, X1
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 16(SP)
+	VPXOR       528(DX), X4, X7
+	VPXOR       352(DX), X4, X6
+	VPXOR       176(DX), X4, X5
+	VPXOR       (DX), X4, X4
+	VAESENC     16(DX), X0, X0
+	VAESENC     192(DX), X1, X1
+	VAESENC     368(DX), X2, X2
+	VAESENC     544(DX), X3, X3
+	VAESENC     16(DX), X4, X4
+	VAESENC     192(DX), X5, X5
+	VAESENC     368(DX), X6, X6
+	VAESENC     544(DX), X7, X7
+	VAESENC     32(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     384(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     32(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     384(DX), X6, X6
+	VAESENC     560(DX), X7, X7
+	VAESENC     48(DX), X0, X0
+	VAESENC     224(DX), X1, X1
+	VAESENC     400(DX), X2, X2
+	VAESENC     576(DX), X3, X3
+	VAESENC     48(DX), X4, X4
+	VAESENC     224(DX), X5, X5
+	VAESENC     400(DX), X6, X6
+	VAESENC     576(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     240(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     592(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     240(DX), X5, X5
+	VAESENC     416(DX), X6, X6
+	VAESENC     592(DX), X7, X7
+	VAESENC     80(DX), X0, X0
+	VAESENC     256(DX), X1, X1
+	VAESENC     432(DX), X2, X2
+	VAESENC     608(DX), X3, X3
+	VAESENC     80(DX), X4, X4
+	VAESENC     256(DX), X5, X5
+	VAESENC     432(DX), X6, X6
+	VAESENC     608(DX), X7, X7
+	VAESENC     96(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     448(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENC     96(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     448(DX), X6, X6
+	VAESENC     624(DX), X7, X7
+	VAESENC     112(DX), X0, X0
+	VAESENC     288(DX), X1, X1
+	VAESENC     464(DX), X2, X2
+	VAESENC     640(DX), X3, X3
+	VAESENC     112(DX), X4, X4
+	VAESENC     288(DX), X5, X5
+	VAESENC     464(DX), X6, X6
+	VAESENC     640(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     304(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     656(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     304(DX), X5, X5
+	VAESENC     480(DX), X6, X6
+	VAESENC     656(DX), X7, X7
+	VAESENC     144(DX), X0, X0
+	VAESENC     320(DX), X1, X1
+	VAESENC     496(DX), X2, X2
+	VAESENC     672(DX), X3, X3
+	VAESENC     144(DX), X4, X4
+	VAESENC     320(DX), X5, X5
+	VAESENC     496(DX), X6, X6
+	VAESENC     672(DX), X7, X7
+	VAESENCLAST 160(DX), X0, X0
+	VAESENCLAST 336(DX), X1, X1
+	VAESENCLAST 512(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VAESENCLAST 160(DX), X4, X4
+	VAESENCLAST 336(DX), X5, X5
+	VAESENCLAST 512(DX), X6, X6
+	VAESENCLAST 688(DX), X7, X7
+	VPXOR       (SP), X0, X0
+	VPXOR       (SP), X1, X1
+	VPXOR       (SP), X2, X2
+	VPXOR       (SP), X3, X3
+	VPXOR       16(SP), X4, X4
+	VPXOR       16(SP), X5, X5
+	VPXOR       16(SP), X6, X6
+	VPXOR       16(SP), X7, X7
+	VMOVDQU     (R12), X10
+	VPSRLVQ     X9, X10, X10
+	VPSHUFD     $0x4e, X10, X14
+	VPOR        X14, X10, X10
+	VPAND       32(SP), X10, X10
+	VPXOR       X14, X14, X14
+	VPSUBQ      X10, X14, X10
+	VPAND       48(SP), X1, X1
+	VPAND       48(SP), X3, X3
+	VPXOR       X1, X3, X11
+	VPAND       X10, X11, X11
+	VPXOR       X11, X1, X1
+	VPXOR       X11, X3, X3
+	VPAND       48(SP), X5, X5
+	VPAND       48(SP), X7, X7
+	VPXOR       X5, X7, X11
+	VPAND       X10, X11, X11
+	VPXOR       X11, X5, X5
+	VPXOR       X11, X7, X7
+	VPXOR       X3, X7, X13
+	VPSUBQ      X3, X7, X7
+	VPXOR       X7, X13, X13
+	VPAND       64(SP), X13, X13
+	VPXOR       X13, X7, X7
+	VPXOR       X5, X1, X13
+	VPSUBQ      X5, X1, X1
+	VPXOR       X1, X13, X13
+	VPAND       64(SP), X13, X13
+	VPXOR       X13, X1, X1
+	VMOVDQU     (R9), X12
+	VPXOR       144(SP), X10, X13
+	VPAND       X13, X12, X12
+	VPXOR       X12, X7, X13
+	VPADDQ      X12, X7, X7
+	VPXOR       X7, X13, X13
+	VPAND       64(SP), X13, X13
+	VPXOR       X13, X7, X7
+	VMOVDQU     (R8), X14
+	VPXOR       X7, X1, X13
+	VPADDQ      X7, X1, X1
+	VPXOR       X1, X13, X13
+	VPAND       64(SP), X13, X13
+	VPXOR       X13, X1, X1
+	VMOVDQU     X1, (R8)
+	VPXOR       X14, X7, X13
+	VPSUBQ      X14, X7, X7
+	VPXOR       X7, X13, X13
+	VPAND       64(SP), X13, X13
+	VPXOR       X13, X7, X7
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       96(SP), X12, X12
+	VPXOR       X12, X7, X7
+	VPSUBQ      X12, X7, X7
+	VPAND       80(SP), X7, X1
+	VPXOR       X0, X4, X11
+	VPXOR       X2, X6, X12
+	VPXOR       X11, X12, X13
+	VPAND       X10, X13, X13
+	VPXOR       X12, X13, X13
+	VPANDN      X13, X8, X13
+	VPAND       X8, X10, X14
+	VPAND       X8, X12, X12
+	VPXOR       X14, X12, X12
+	VPAND       X8, X11, X11
+	VPXOR       X14, X11, X11
+	VPXOR       X8, X11, X11
+	VPXOR       X0, X2, X2
+	VPAND       X10, X2, X2
+	VPXOR       X2, X0, X0
+	VPXOR       X4, X6, X6
+	VPAND       X10, X6, X6
+	VPXOR       X6, X4, X4
+	CMPQ        R14, $0x00
+	JLE         dcfGenLevelAESNI_pad0
+	VPOR        X11, X13, X14
+	VMOVDQU     X14, (R11)
+	VPOR        X12, X1, X14
+	VMOVDQU     X14, 16(R11)
+
+dcfGenLevelAESNI_pad0:
+	ADDQ    R13, R11
+	VPXOR   X11, X12, X14
+	VPAND   X10, X14, X14
+	VPXOR   X11, X14, X14
+	VPOR    X14, X13, X13
+	VMOVDQU (DI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X0, X0
+	VMOVDQU X0, (DI)
+	VMOVDQU (SI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X4, X4
+	VMOVDQU X4, (SI)
+	ADDQ    $0x00000010, DI
+	ADDQ    $0x00000010, SI
+	ADDQ    $0x00000010, R12
+	ADDQ    $0x00000010, R8
+	ADDQ    $0x00000010, R9
+	SUBQ    $0x00000001, R14
+	SUBQ    $0x00000001, CX
+	JNZ     dcfGenLevelAESNI_group
 	VZEROUPPER
 	RET
 

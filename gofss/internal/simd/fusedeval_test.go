@@ -342,30 +342,127 @@ func TestFusedDpfGenLevels(t *testing.T) {
 func modelDpfGenLevel(t *testing.T, k2 testKeys, st genState, keys, levels, i int) {
 	p := len(st.u0)
 	out := k2.prg(t, append(append([]Block{}, st.u0...), st.u1...)) // L, R per seed
-	b := levels - 1 - i
 	for j := range p {
-		alpha := st.alphas[j]
-		a := alpha.Lo >> b & 1
-		if b >= 64 {
-			a = alpha.Hi >> (b - 64) & 1
-		}
-		l0, r0, l1, r1 := out[2*j], out[2*j+1], out[2*(p+j)], out[2*(p+j)+1]
-		// The seed correction from the side away from alpha, the nodes from alpha's.
-		scw, keep0, keep1 := clamp(xor(r0, r1)), l0, l1
-		if a == 1 {
-			scw, keep0, keep1 = clamp(xor(l0, l1)), r0, r1
-		}
-		tl, tr := ctl(xor(l0, l1))^a^1, ctl(xor(r0, r1))^a
-		tKeep := tl
-		if a == 1 {
-			tKeep = tr
-		}
-		corr := Block{scw.Lo, scw.Hi | tKeep<<32}
-		st.u0[j] = xor(keep0, times(ctl(st.u0[j]), corr))
-		st.u1[j] = xor(keep1, times(ctl(st.u1[j]), corr))
+		a := alphaBit(st, j, levels, i)
+		scw, tl, tr := modelGenSeeds(st, j, a, out[2*j], out[2*j+1], out[2*(p+j)], out[2*(p+j)+1])
 		if j < keys {
 			row := 2 * (j*(levels+1) + i)
 			st.cws[row], st.cws[row+1] = Block{scw.Lo, scw.Hi | tl<<32}, Block{Lo: tr}
+		}
+	}
+}
+
+// alphaBit is key j's bit of alpha at level i.
+func alphaBit(st genState, j, levels, i int) uint64 {
+	alpha, b := st.alphas[j], levels-1-i
+	if b >= 64 {
+		return alpha.Hi >> (b - 64) & 1
+	}
+	return alpha.Lo >> b & 1
+}
+
+// modelGenSeeds moves key j's nodes to the children on alpha's side (bit a), from
+// the parties' left and right seed outputs, and returns the level's seed correction
+// and control-bit corrections tl, tr.
+func modelGenSeeds(st genState, j int, a uint64, l0, r0, l1, r1 Block) (Block, uint64, uint64) {
+	// The seed correction from the side away from alpha, the nodes from alpha's.
+	scw, keep0, keep1 := clamp(xor(r0, r1)), l0, l1
+	if a == 1 {
+		scw, keep0, keep1 = clamp(xor(l0, l1)), r0, r1
+	}
+	tl, tr := ctl(xor(l0, l1))^a^1, ctl(xor(r0, r1))^a
+	tKeep := tl
+	if a == 1 {
+		tKeep = tr
+	}
+	corr := Block{scw.Lo, scw.Hi | tKeep<<32}
+	st.u0[j] = xor(keep0, times(ctl(st.u0[j]), corr))
+	st.u1[j] = xor(keep1, times(ctl(st.u1[j]), corr))
+	return scw, tl, tr
+}
+
+// DCF Gen's level routine with AES keys, on each class's walks, against the Go model
+// of a level (the seeds as DPF's, the value correction and running value as the
+// routines document them), for both predicates and both test groups.
+func TestFusedDcfGenLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	k4 := newTestKeys(r, 4)
+	for _, f := range runnableEvals(t) {
+		for _, levels := range []int{1, 6, 70} {
+			for _, keys := range []int{1, 2, 3, 4, 5, 8, 9, 12, 128} {
+				for gi, g := range testAriths {
+					for _, gt := range []bool{false, true} {
+						t.Run(fmt.Sprintf("%s/levels=%d/keys=%d/group=%d/gt=%v", f.Name, levels, keys, gi, gt), func(t *testing.T) {
+							want := newGenState(r, keys, levels)
+							got := want.clone()
+							rows := GenRows{Alphas: got.alphas, Cws: got.cws, Keys: keys, Levels: levels}
+							for i := range levels {
+								modelDcfGenLevel(t, k4, want, keys, levels, i, gt, &g)
+								f.DcfGenLevel(got.u0, got.u1, got.s, got.vs, got.betas, &rows, i, gt, &g, (*[4]RoundKeys)(k4.rounds))
+								require.Equal(t, want.u0, got.u0, "level %d: party 0's nodes", i)
+								require.Equal(t, want.u1, got.u1, "level %d: party 1's nodes", i)
+								require.Equal(t, want.vs, got.vs, "level %d: values", i)
+								require.Equal(t, want.cws, got.cws, "level %d: correction words", i)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// Buffers that do not fit the tile are refused before the routine runs.
+func TestFusedDcfGenLevelChecksLengths(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, f := range runnableEvals(t) {
+		st := newGenState(r, 5, 3)
+		rows := GenRows{Alphas: st.alphas, Cws: st.cws, Keys: 5, Levels: 3}
+		require.PanicsWithValue(t, "simd: FusedEval.DcfGenLevel: bad lengths", func() {
+			f.DcfGenLevel(st.u0, st.u1, st.s, st.vs[:4], st.betas, &rows, 0, false, &testAriths[0], &[4]RoundKeys{})
+		}, f.Name)
+		require.PanicsWithValue(t, "simd: Gen: bad lengths", func() {
+			f.DcfGenLevel(st.u0[:4], st.u1, st.s, st.vs, st.betas, &rows, 0, false, &testAriths[0], &[4]RoundKeys{})
+		}, f.Name)
+		require.PanicsWithValue(t, "simd: Gen: bad level or correction words", func() {
+			f.DcfGenLevel(st.u0, st.u1, st.s, st.vs, st.betas, &rows, 3, false, &testAriths[0], &[4]RoundKeys{})
+		}, f.Name)
+	}
+}
+
+func gsub(g *Arith, x, y Block) Block {
+	diff := Block{x.Lo - y.Lo, x.Hi - y.Hi}
+	return xor(diff, and(xor(diff, xor(x, y)), g.Xor))
+}
+
+func modelDcfGenLevel(t *testing.T, k4 testKeys, st genState, keys, levels, i int, gt bool, g *Arith) {
+	p := len(st.u0)
+	out := k4.prg(t, append(append([]Block{}, st.u0...), st.u1...)) // SL, VL, SR, VR per seed
+	for j := range p {
+		a := alphaBit(st, j, levels, i)
+		o0, o1 := out[4*j:4*j+4], out[4*(p+j):4*(p+j)+4]
+		// The values on the side away from alpha must cancel, with beta where the
+		// predicate holds there; those on alpha's side feed V.
+		lose0, lose1, keep0, keep1 := and(o0[3], g.From), and(o1[3], g.From), and(o0[1], g.From), and(o1[1], g.From)
+		if a == 1 {
+			lose0, lose1, keep0, keep1 = keep0, keep1, lose0, lose1
+		}
+		var beta Block
+		if (a == 1) != gt {
+			beta = st.betas[j]
+		}
+		raw := gadd(g, gsub(g, gsub(g, lose1, lose0), st.vs[j]), beta)
+		st.vs[j] = gadd(g, gadd(g, gsub(g, st.vs[j], keep1), keep0), raw)
+		vcw := raw
+		if ctl(st.u1[j]) == 1 {
+			vcw = xor(vcw, g.Neg)
+			vcw = Block{vcw.Lo - g.Neg.Lo, vcw.Hi - g.Neg.Hi}
+		}
+		scw, tl, tr := modelGenSeeds(st, j, a, o0[0], o0[2], o1[0], o1[2])
+		if j < keys {
+			row := 2 * (j*(levels+1) + i)
+			v := and(vcw, g.Mask)
+			st.cws[row], st.cws[row+1] = Block{scw.Lo, scw.Hi | tl<<32}, Block{v.Lo, v.Hi | tr<<32}
 		}
 	}
 }

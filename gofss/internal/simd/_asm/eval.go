@@ -101,7 +101,8 @@ func main() {
 		dpfLevelRoutine(w, true)
 		dcfLevelRoutine(w, false)
 		dcfLevelRoutine(w, true)
-		dpfGenRoutine(w)
+		genRoutine(w, false)
+		genRoutine(w, true)
 	}
 	copyNT()
 	Generate()

@@ -8,44 +8,64 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// DPF Gen's level routine with AES-128 MMO run in place (dpfGenLevel's job with
-// keys, gen_amd64.s): for each key of a tile, both parties' nodes expand into their
-// left (L) and right (R) children, the level's correction word comes from the side
-// away from alpha, and both parties move to the child on alpha's side.
+// The Gen level routines with AES-128 MMO run in place (dpfGenLevel's and
+// dcfGenLevel's jobs with keys, gen_amd64.s): for each key of a tile, both parties'
+// nodes expand into their left (L) and right (R) children (DCF: each child a seed
+// and a value output: SL, VL, SR, VR), the level's correction word comes from the
+// side away from alpha, and both parties move to the child on alpha's side.
 //
-// With 256-bit vectors a key's L outputs of both parties share a vector (party 0 in
-// the low lane) and so do its R outputs, so the parties' XOR is one lane swap away
-// and a choice by alpha's bit a blend; their round keys, the same in both lanes,
-// come from a table the prologue builds. With 128-bit vectors each output has its
-// own. A group is 8 vectors: 4 keys or 2. Registers after the rounds, per key: the
+// With 256-bit vectors a key's output o of both parties shares a vector (party 0 in
+// the low lane), so the parties' XOR is one lane swap away and a choice by alpha's
+// bit a blend; their round keys, the same in both lanes, come from a table the
+// prologue builds. With 128-bit vectors each output has its own. A group is 8
+// vectors: DPF 4 keys or 2, DCF 2 or 1. Registers after the rounds, per key: the
 // alpha mask (10), the parties' L XOR R outputs (11, 12), the seed correction (13),
-// scratch (14, 15); the control-bit mask (8), the shift counts (9).
+// scratch (14, 15); the control-bit mask (8), the shift counts (9). DCF works out
+// the value correction first, with 11-15 as scratch, into the register of VL.
 
-// dpfGenRoutine generates dpfGenLevel<W>.
-func dpfGenRoutine(w width) {
-	name := "dpfGenLevel" + w.name
-	TEXT(name, 0, "func(u0, u1, s, ch, alphas, rows *byte, stride, keys, padded int, cnt *[2]uint64, rk *[2][11][16]byte)")
+// genRoutine generates dpfGenLevel<W>, or with dcf dcfGenLevel<W>.
+func genRoutine(w width, dcf bool) {
+	name, outs, extra := "dpfGenLevel"+w.name, 2, ""
+	if dcf {
+		name, outs, extra = "dcfGenLevel"+w.name, 4, "vs, betas *byte, gt bool, ar *[8]uint64, "
+	}
+	TEXT(name, 0, fmt.Sprintf("func(u0, u1, s, ch, alphas, rows *byte, stride, keys, padded int, cnt *[2]uint64, %srk *[%d][11][16]byte)", extra, outs))
 	Pragma("noescape")
-	perKey := 4 / w.blocks // vectors a key
-	group := 8 / perKey    // keys a group
-	Doc(name + " is dpfGenLevel with AES keys, in groups of " + fmt.Sprint(group) + " keys.")
+	perKey := 2 * outs / w.blocks // vectors a key
+	group := 8 / perKey           // keys a group
+	Doc(name + " is " + name[:11] + " with AES keys, in groups of " + fmt.Sprint(group) + " keys.")
 	parked := AllocLocal(group * 2 * 16)
 	one := AllocLocal(w.size()) // qwords of 1
 	lsbv, cnt := w.vec(8), w.vec(9)
-	var key func(side, r int) Mem
+	var key func(o, r int) Mem
 	if w.blocks == 2 {
-		table := AllocLocal(2 * rounds * 32) // [side][round]: the key in both lanes
+		table := AllocLocal(outs * rounds * 32) // [output][round]: the key in both lanes
 		Load(Param("rk"), RAX)
-		for side := range 2 {
+		for o := range outs {
 			for r := range rounds {
-				VBROADCASTI128(Mem{Base: RAX, Disp: side*keyBytes + 16*r}, w.vec(10))
-				VMOVDQU(w.vec(10), table.Offset(32*(side*rounds+r)))
+				VBROADCASTI128(Mem{Base: RAX, Disp: o*keyBytes + 16*r}, w.vec(10))
+				VMOVDQU(w.vec(10), table.Offset(32*(o*rounds+r)))
 			}
 		}
-		key = func(side, r int) Mem { return table.Offset(32 * (side*rounds + r)) }
+		key = func(o, r int) Mem { return table.Offset(32 * (o*rounds + r)) }
 	} else {
 		Load(Param("rk"), RDX)
-		key = func(side, r int) Mem { return Mem{Base: RDX, Disp: side*keyBytes + 16*r} }
+		key = func(o, r int) Mem { return Mem{Base: RDX, Disp: o*keyBytes + 16*r} }
+	}
+	arith := &walk{w: w, name: name} // DCF's group arithmetic
+	var gtv Mem                      // DCF: all ones for x > alpha
+	if dcf {
+		arith.consts = AllocLocal(consts * w.size())
+		Load(Param("ar"), RAX)
+		arith.loadArith()
+		gtv = AllocLocal(w.size())
+		Load(Param("gt"), RAX)
+		NEGQ(RAX)
+		MOVQ(RAX, X10)
+		VPBROADCASTQ(X10, w.vec(10))
+		VMOVDQU(w.vec(10), gtv)
+		Load(Param("vs"), R8)
+		Load(Param("betas"), R9)
 	}
 	MOVQ(U32(1), RAX)
 	MOVQ(RAX, X10)
@@ -62,13 +82,15 @@ func dpfGenRoutine(w width) {
 	Load(Param("keys"), R14)
 	Load(Param("padded"), RCX)
 
-	// state is the vector of key k's side outputs of party p (256-bit: both parties).
-	state := func(k, side, p int) VecPhysical {
+	// state is the vector of key k's output o of party p (256-bit: both parties);
+	// seed is that of the seed output of a side.
+	state := func(k, o, p int) VecPhysical {
 		if w.blocks == 2 {
-			return w.vec(2*k + side)
+			return w.vec(outs*k + o)
 		}
-		return w.vec(4*k + 2*p + side)
+		return w.vec(2*outs*k + outs*p + o)
 	}
+	seed := func(k, side, p int) VecPhysical { return state(k, side*outs/2, p) }
 	Label(name + "_group")
 	for k := range group {
 		for p := 0; p < 2/w.blocks; p++ {
@@ -81,15 +103,17 @@ func dpfGenRoutine(w width) {
 			}
 			VPANDN(x, lsbv, x)
 			VMOVDQU(x, parked.Offset((2*k+p)*16))
-			VPXOR(key(1, 0), x, state(k, 1, p))
+			for o := outs - 1; o > 0; o-- {
+				VPXOR(key(o, 0), x, state(k, o, p))
+			}
 			VPXOR(key(0, 0), x, x)
 		}
 	}
 	for r := 1; r < rounds; r++ {
 		for k := range group {
 			for p := 0; p < 2/w.blocks; p++ {
-				for side := range 2 {
-					aes(r, key(side, r), state(k, side, p))
+				for o := range outs {
+					aes(r, key(o, r), state(k, o, p))
 				}
 			}
 		}
@@ -97,8 +121,8 @@ func dpfGenRoutine(w width) {
 	amask, dl, dr, scw, t, u := w.vec(10), w.vec(11), w.vec(12), w.vec(13), w.vec(14), w.vec(15)
 	for k := range group {
 		for p := 0; p < 2/w.blocks; p++ {
-			for side := range 2 {
-				VPXOR(parked.Offset((2*k+p)*16), state(k, side, p), state(k, side, p))
+			for o := range outs {
+				VPXOR(parked.Offset((2*k+p)*16), state(k, o, p), state(k, o, p))
 			}
 		}
 		// a: alpha's bit at the level, as a mask.
@@ -109,15 +133,19 @@ func dpfGenRoutine(w width) {
 		VPAND(one, amask, amask)
 		VPXOR(t, t, t)
 		VPSUBQ(amask, t, amask)
+		var vcw VecPhysical
+		if dcf {
+			vcw = dcfGenValues(arith, k, amask, gtv, func(side, p int) VecPhysical { return state(k, 2*side+1, p) })
+		}
 		// The parties' XOR of each side's outputs.
 		if w.blocks == 2 {
-			VPERM2I128(U8(0x01), state(k, 0, 0), state(k, 0, 0), dl)
-			VPXOR(state(k, 0, 0), dl, dl)
-			VPERM2I128(U8(0x01), state(k, 1, 0), state(k, 1, 0), dr)
-			VPXOR(state(k, 1, 0), dr, dr)
+			VPERM2I128(U8(0x01), seed(k, 0, 0), seed(k, 0, 0), dl)
+			VPXOR(seed(k, 0, 0), dl, dl)
+			VPERM2I128(U8(0x01), seed(k, 1, 0), seed(k, 1, 0), dr)
+			VPXOR(seed(k, 1, 0), dr, dr)
 		} else {
-			VPXOR(state(k, 0, 0), state(k, 0, 1), dl)
-			VPXOR(state(k, 1, 0), state(k, 1, 1), dr)
+			VPXOR(seed(k, 0, 0), seed(k, 0, 1), dl)
+			VPXOR(seed(k, 1, 0), seed(k, 1, 1), dr)
 		}
 		// The seed correction: the side away from alpha, clamped.
 		VPXOR(dl, dr, scw)
@@ -133,18 +161,23 @@ func dpfGenRoutine(w width) {
 		VPXOR(lsbv, dl, dl)
 		// Each party's child on alpha's side.
 		for p := 0; p < 2/w.blocks; p++ {
-			l, r := state(k, 0, p), state(k, 1, p)
+			l, r := seed(k, 0, p), seed(k, 1, p)
 			VPXOR(l, r, r)
 			VPAND(amask, r, r)
 			VPXOR(r, l, l)
 		}
-		// The row, unless the key is padding: seed correction with tl, then tr alone.
+		// The row, unless the key is padding: seed correction with tl, then tr alone
+		// (DPF) or with the value correction (DCF).
 		skip := fmt.Sprintf("%s_pad%d", name, k)
 		CMPQ(R14, U8(k))
 		JLE(LabelRef(skip))
 		VPOR(dl, scw, t)
 		VMOVDQU(t.AsX(), Mem{Base: R11})
-		VPSHUFD(U8(0x03), dr, t)
+		if dcf {
+			VPOR(dr, vcw, t)
+		} else {
+			VPSHUFD(U8(0x03), dr, t)
+		}
 		VMOVDQU(t.AsX(), Mem{Base: R11, Disp: 16})
 		Label(skip)
 		ADDQ(R13, R11)
@@ -154,7 +187,7 @@ func dpfGenRoutine(w width) {
 		VPXOR(dl, t, t)
 		VPOR(t, scw, scw)
 		for p := 0; p < 2/w.blocks; p++ {
-			kept := state(k, 0, p)
+			kept := seed(k, 0, p)
 			if w.blocks == 2 {
 				VMOVDQU(Mem{Base: RDI, Disp: 16 * k}, u.AsX())
 				VINSERTI128(U8(1), Mem{Base: RSI, Disp: 16 * k}, u, u)
@@ -175,11 +208,72 @@ func dpfGenRoutine(w width) {
 	ADDQ(U32(16*group), RDI)
 	ADDQ(U32(16*group), RSI)
 	ADDQ(U32(16*group), R12)
+	if dcf {
+		ADDQ(U32(16*group), R8)
+		ADDQ(U32(16*group), R9)
+	}
 	SUBQ(U32(group), R14)
 	SUBQ(U32(group), RCX)
 	JNZ(LabelRef(name + "_group"))
 	VZEROUPPER()
 	RET()
+}
+
+// dcfGenValues works out key k's value correction (before its seeds change), in
+// lane 0, from the value outputs value(side, p) (with 256-bit vectors both parties
+// in one, p 0) and the alpha mask; it moves the key's running value V at R8 to the
+// next level's and returns the register of the correction, masked (that of VL).
+// With lose and keep the sides away from and on alpha's (from() applied), the
+// correction is raw = lose1 - lose0 - V + beta (beta at R9 where the predicate holds
+// on the lose side: the left for lt with a = 1, the right for gt with a = 0),
+// negated where party 1's parent has its control bit set; V becomes V - keep1 +
+// keep0 + raw = lose1 - lose0 + beta + keep0 - keep1 (the signs of the correction
+// and of its use in V cancel).
+func dcfGenValues(g *walk, k int, amask VecPhysical, gtv Mem, value func(side, p int) VecPhysical) VecPhysical {
+	w := g.w
+	x, y, t, v := w.vec(11), w.vec(12), w.vec(13), w.vec(14)
+	for p := 0; p < 2/w.blocks; p++ {
+		l, r := value(0, p), value(1, p)
+		VPAND(g.c(cFrom), l, l)
+		VPAND(g.c(cFrom), r, r)
+		VPXOR(l, r, x)
+		VPAND(amask, x, x)
+		VPXOR(x, l, l) // keep
+		VPXOR(x, r, r) // lose
+	}
+	keep0, lose0 := value(0, 0), value(1, 0)
+	keep1, lose1 := value(0, 1), value(1, 1)
+	if w.blocks == 2 { // party 1's lanes down
+		VPERM2I128(U8(0x01), lose0, lose0, x)
+		VPERM2I128(U8(0x01), keep0, keep0, y)
+		lose1, keep1 = x, y
+	}
+	g.gsub(lose0, lose1, t) // lose1 - lose0
+	g.gsub(keep1, keep0, t) // keep0 - keep1
+	w.spread(Mem{Base: R9, Disp: 16 * k}, y)
+	VPXOR(gtv, amask, t)
+	VPAND(t, y, y)
+	g.gadd(y, lose1, t) // + beta
+	w.spread(Mem{Base: R8, Disp: 16 * k}, v)
+	g.gadd(lose1, keep0, t)
+	VMOVDQU(keep0.AsX(), Mem{Base: R8, Disp: 16 * k})
+	g.gsub(v, lose1, t) // raw
+	w.spread(Mem{Base: RSI, Disp: 16 * k}, y)
+	tmask(y, y)
+	VPAND(g.c(cNeg), y, y)
+	VPXOR(y, lose1, lose1)
+	VPSUBQ(y, lose1, lose1)
+	VPAND(g.c(cMask), lose1, keep0)
+	return keep0
+}
+
+// gsub sets x -= y in the group (t is clobbered), as gadd adds.
+func (k *walk) gsub(y, x, t VecPhysical) {
+	VPXOR(y, x, t)
+	VPSUBQ(y, x, x)
+	VPXOR(x, t, t)
+	VPAND(k.c(cXor), t, t)
+	VPXOR(t, x, x)
 }
 
 // copyNT generates copyNTAVX2, copyNT (copy_amd64.s) on 256-bit vectors.
