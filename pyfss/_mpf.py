@@ -175,10 +175,7 @@ class Dmpf(_Base):
         step = 4 * x.words * m  # bytes of a key's points in the tensor form
         for i in range(k):
             args = (
-                _address(pi) + i * PROOF_BLOCKS * 16 if proof else 0,
-                party,
-                s0.data_ptr() + i * self.buckets * 16,
-                cws.data_ptr() + i * self._cws_tail[0] * 32,
+                *self._key_args(i, pi, party, s0, cws),
                 x.ptr + i * step if x.ptr else 0,
                 x.words,
                 x.lo,
@@ -202,14 +199,16 @@ class Dmpf(_Base):
         y = s0.new_empty(*batch, 1 << n, 4)
         pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
         for i in range(k):
-            args = (
-                _address(pi) + i * PROOF_BLOCKS * 16 if proof else 0,
-                party,
-                s0.data_ptr() + i * self.buckets * 16,
-                cws.data_ptr() + i * self._cws_tail[0] * 32,
-            )
+            args = self._key_args(i, pi, party, s0, cws)
             self._call(lib.MpfEvalAll, v.CPU, y.view(k, -1)[i], args, work=3 << n)
         return y, pi
+
+    def _key_args(self, i: int, pi, party: int, s0: torch.Tensor, cws: torch.Tensor) -> tuple:
+        """The leading arguments of key i's call into the core: the address of its
+        proof (0 without one), the party, and the addresses of its seeds and key."""
+        proof = _address(pi) + i * PROOF_BLOCKS * 16 if pi is not None else 0
+        seeds = s0.data_ptr() + i * self.buckets * 16
+        return proof, party, seeds, cws.data_ptr() + i * self._cws_tail[0] * 32
 
     def _eval_cuda(
         self, device, party, s0, cws, x: v.Inputs, *, proof: bool
