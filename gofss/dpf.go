@@ -195,11 +195,15 @@ func (d *Dpf) checkCws(cws []Cw) error {
 	return d.checkLastRows(cws)
 }
 
+// isDpfLastRow tells whether c can be a DPF key's output correction word: a clamped
+// block, then zeros.
+func isDpfLastRow(c *Cw) bool { return c[0].Lsb() == 0 && c[1].IsZero() }
+
 // checkLastRows is the part of checkCws about the output correction words.
 func (d *Dpf) checkLastRows(cws []Cw) error {
 	n, rows := d.params.InBits, d.params.CwRows()
 	for k := n; k < len(cws); k += rows {
-		if last := cws[k]; last[0].Lsb() != 0 || !last[1].IsZero() {
+		if !isDpfLastRow(&cws[k]) {
 			return ArgErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/rows)
 		}
 	}

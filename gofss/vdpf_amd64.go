@@ -104,7 +104,7 @@ func (w *vdpfFused) walkEvalProof(stp callControl, dst, pieces []Block, party in
 		s, t, base := st.s[:k], st.next[:k], st.off[:k]
 		for j, u := range st.u[:k] {
 			s[j], t[j], base[j] = u.Clamp(), u.Lsb(), base[j]/cwSize
-			if last := &cws[base[j]+n]; last[0].Lsb() != 0 || !last[1].IsZero() {
+			if !isDpfLastRow(&cws[base[j]+n]) {
 				bad.Store(true)
 			}
 		}
