@@ -45,15 +45,11 @@ func MpfParams(t *testing.T, kind gofss.Kind, f *kat.MpfFile, c kat.MpfCase) gof
 func MpfKeyWords(kind gofss.Kind, c kat.MpfCase) []uint32 {
 	w := append(appendBlock(nil, c.Sigma), uint32(c.MRt), 0, 0, 0)
 	for _, b := range c.Buckets {
-		for _, row := range b.Cws {
-			w = append(w, rowWords(row[:])...)
-		}
-		w = append(appendBlock(w, b.Ocw), 0, 0, 0, 0)
+		var cs *[4]kat.Block
 		if kind == gofss.KindVdmpf {
-			for _, blk := range b.Cs {
-				w = appendBlock(w, blk)
-			}
+			cs = &b.Cs
 		}
+		w = appendTreeKey(w, b.Cws, b.Ocw, cs)
 	}
 	return w
 }

@@ -46,13 +46,20 @@ func VdpfParams(t *testing.T, f *kat.VdpfFile, inBits int, group string) gofss.P
 // n level rows, then (ocw, 0), (cs_0, cs_1) and (cs_2, cs_3).
 func VdpfKeyWords(t *testing.T, c kat.VdpfCase) []uint32 {
 	require.Len(t, c.Cws, c.InBits, c.ID)
-	var w []uint32
-	for _, row := range c.Cws {
+	return appendTreeKey(nil, c.Cws, c.Ocw, &c.Cs)
+}
+
+// appendTreeKey appends a DPF key in our layout, its level rows and then (ocw, 0),
+// and with cs (VDPF) the rows (cs_0, cs_1) and (cs_2, cs_3).
+func appendTreeKey(w []uint32, cws [][8]int32, ocw kat.Block, cs *[4]kat.Block) []uint32 {
+	for _, row := range cws {
 		w = append(w, rowWords(row[:])...)
 	}
-	w = append(appendBlock(w, c.Ocw), 0, 0, 0, 0)
-	for _, b := range c.Cs {
-		w = appendBlock(w, b)
+	w = append(appendBlock(w, ocw), 0, 0, 0, 0)
+	if cs != nil {
+		for _, b := range cs {
+			w = appendBlock(w, b)
+		}
 	}
 	return w
 }
