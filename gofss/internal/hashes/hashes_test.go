@@ -273,6 +273,15 @@ func randBytes(rng *rand.Rand, b []byte) {
 	}
 }
 
+// randKeyed returns a hash of the kind under a random key, and the key.
+func randKeyed(t *testing.T, rng *rand.Rand, kind Kind) (*Keyed, []byte) {
+	key := make([]byte, kind.KeyBytes())
+	randBytes(rng, key)
+	k, err := New(kind, key)
+	require.NoError(t, err)
+	return k, key
+}
+
 // forEachPath runs check with each hash kind through each of its paths on this
 // CPU: SHA-256 with and without the SHA extensions, BLAKE3 with and without the
 // eight-lane routine.
@@ -295,10 +304,7 @@ func TestXorHashMany(t *testing.T) {
 	forEachPath(t, func(t *testing.T, kind Kind) {
 		rng := rand.New(rand.NewPCG(7, uint64(kind)))
 		for n := range 18 {
-			key := make([]byte, kind.KeyBytes())
-			randBytes(rng, key)
-			k, err := New(kind, key)
-			require.NoError(t, err)
+			k, key := randKeyed(t, rng, kind)
 			h := k.Get()
 			as, ss := make([][16]byte, n), make([][16]byte, n)
 			want := make([][64]byte, n)
@@ -321,10 +327,7 @@ func TestHMany(t *testing.T) {
 	forEachPath(t, func(t *testing.T, kind Kind) {
 		rng := rand.New(rand.NewPCG(9, uint64(kind)))
 		for n := range 18 {
-			key := make([]byte, kind.KeyBytes())
-			randBytes(rng, key)
-			k, err := New(kind, key)
-			require.NoError(t, err)
+			k, key := randKeyed(t, rng, kind)
 			h := k.Get()
 			ms, want := make([][64]byte, n), make([][32]byte, n)
 			for i := range ms {
@@ -345,13 +348,8 @@ func TestChain(t *testing.T) {
 	forEachPath(t, func(t *testing.T, kind Kind) {
 		rng := rand.New(rand.NewPCG(8, uint64(kind)))
 		for n := range 18 {
-			xkey, hkey := make([]byte, kind.KeyBytes()), make([]byte, kind.KeyBytes())
-			randBytes(rng, xkey)
-			randBytes(rng, hkey)
-			xk, err := New(kind, xkey)
-			require.NoError(t, err)
-			hk, err := New(kind, hkey)
-			require.NoError(t, err)
+			xk, xkey := randKeyed(t, rng, kind)
+			hk, hkey := randKeyed(t, rng, kind)
 			as, ss, ts := make([][16]byte, n), make([][16]byte, n), make([]uint8, n)
 			var pi, cs [64]byte
 			randBytes(rng, pi[:])
