@@ -83,9 +83,7 @@ func TestVdpfImplsMatchPortable(t *testing.T) {
 			p := DefaultParams(KindVdpf, n, g, PrgAesMmo)
 			p.Hash = DefaultVdpfHash(hash)
 			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) {
-				s, err := New(p, WithImpl(PortableImpl))
-				require.NoError(t, err)
-				port := s.(*Vdpf)
+				port := portableVdpf(t, p)
 				forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
 					for _, b := range batches {
 						seeds, cws, xs := vdpfRandKeys(t, r, port, b.keys, b.m)
@@ -119,9 +117,7 @@ func TestVdpfImplsEvalAll(t *testing.T) {
 			p := DefaultParams(KindVdpf, n, g, PrgAesMmo)
 			p.Hash = DefaultVdpfHash(hash)
 			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) {
-				s, err := New(p, WithImpl(PortableImpl))
-				require.NoError(t, err)
-				port := s.(*Vdpf)
+				port := portableVdpf(t, p)
 				keys := 3
 				if n == 14 {
 					keys = 1
@@ -154,9 +150,7 @@ func TestVdpfImplsRefuseBadCws(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 36))
 	p := DefaultParams(KindVdpf, n, Uint64, PrgAesMmo)
 	p.Hash = DefaultVdpfHash(HashBlake3)
-	s, err := New(p, WithImpl(PortableImpl))
-	require.NoError(t, err)
-	seeds, cws, xs := vdpfRandKeys(t, r, s.(*Vdpf), keys, 1)
+	seeds, cws, xs := vdpfRandKeys(t, r, portableVdpf(t, p), keys, 1)
 	rows := p.CwRows()
 	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
 		for _, bad := range badDpfRows(n, keys) {
@@ -191,9 +185,7 @@ func TestVdpfImplsControl(t *testing.T) {
 	const keys = 300
 	r := rand.New(rand.NewPCG(37, 38))
 	p := DefaultParams(KindVdpf, 16, Uint32, PrgAesMmo)
-	s, err := New(p, WithImpl(PortableImpl))
-	require.NoError(t, err)
-	seeds, cws, xs := vdpfRandKeys(t, r, s.(*Vdpf), keys, 1)
+	seeds, cws, xs := vdpfRandKeys(t, r, portableVdpf(t, p), keys, 1)
 	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
 		var c Control
 		vc := v.WithControl(&c).(*Vdpf)
@@ -212,9 +204,7 @@ func TestVdpfImplsLargeBatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(39, 40))
 	p := DefaultParams(KindVdpf, 20, Uint64, PrgAesMmo)
 	p.Hash = DefaultVdpfHash(HashBlake3)
-	s, err := New(p, WithImpl(PortableImpl))
-	require.NoError(t, err)
-	port := s.(*Vdpf)
+	port := portableVdpf(t, p)
 	seeds, cws, xs := vdpfRandKeys(t, r, port, keys, m)
 	ps := vdpfPartySeeds(seeds, 0)
 	want, wantP := make([]Block, len(xs)), make([]Block, ProofBlocks*len(xs))
@@ -225,4 +215,11 @@ func TestVdpfImplsLargeBatch(t *testing.T) {
 		requireSameBlocks(t, want, got, "shares")
 		requireSameBlocks(t, wantP, gotP, "pieces")
 	})
+}
+
+// portableVdpf is the VDPF of p on the portable walks, the reference of the tests.
+func portableVdpf(t *testing.T, p Params) *Vdpf {
+	s, err := New(p, WithImpl(PortableImpl))
+	require.NoError(t, err)
+	return s.(*Vdpf)
 }
