@@ -3,6 +3,7 @@ package gofss
 import (
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/pyfss/pyfss/gofss/internal/mt19937"
 )
@@ -53,6 +54,10 @@ type cuckooHash struct {
 	dom     prpDomain
 	size    uint64   // the bucket size where 3·2^in_bits fits in 64 bits, else 0
 	sizeBig *big.Int // the bucket size
+	// recip is ceil(2^64 / size) where D·size <= 2^64 and size > 1, else 0: then
+	// y / size is the high word of y·recip for every y < D (the error of the
+	// rounding up, below y / 2^64, stays under 1/size).
+	recip uint64
 }
 
 func newCuckooHash(sigma Block, inBits, buckets int) *cuckooHash {
@@ -61,13 +66,26 @@ func newCuckooHash(sigma Block, inBits, buckets int) *cuckooHash {
 	c.sizeBig = ceilDiv(d, big.NewInt(int64(buckets)))
 	if c.dom.small != 0 {
 		c.size = c.sizeBig.Uint64()
+		if hi, lo := bits.Mul64(c.dom.small, c.size); c.size > 1 && (hi == 0 || hi == 1 && lo == 0) {
+			c.recip = ^uint64(0)/c.size + 1
+		}
 	}
 	return c
 }
 
+// bucketOf returns y / size for y below the domain.
+func (c *cuckooHash) bucketOf(y uint64) uint64 {
+	if c.recip == 0 {
+		return y / c.size
+	}
+	q, _ := bits.Mul64(y, c.recip)
+	return q
+}
+
 // locate writes Locate(x, k) for every x of xs and k = 0, 1, 2 to bkts[3i+k] and
-// idxs[3i+k]. With tables (nil for none) it permutes through them.
-func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prpTables) {
+// idxs[3i+k]. With tables (nil for none) it permutes through them. vs is scratch
+// of len(bkts) values, or nil.
+func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prpTables, vs []uint64) {
 	if c.size == 0 {
 		for i, x := range xs {
 			for k := range cuckooHashes {
@@ -79,7 +97,9 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 		}
 		return
 	}
-	vs := make([]uint64, len(bkts))
+	if vs == nil {
+		vs = make([]uint64, len(bkts))
+	}
 	for i, x := range xs {
 		for k := range cuckooHashes {
 			vs[3*i+k] = x.Lo + uint64(k)<<c.inBits
@@ -93,7 +113,8 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 		c.prp.permute64(vs, &c.dom)
 	}
 	for i, y := range vs {
-		bkts[i], idxs[i] = int32(y/c.size), Uint128{Lo: y % c.size}
+		b := c.bucketOf(y)
+		bkts[i], idxs[i] = int32(b), Uint128{Lo: y - b*c.size}
 	}
 }
 
@@ -147,21 +168,28 @@ func cuckooPlace(bkts []int32, buckets int) ([]cuckooEntry, bool) {
 }
 
 // bucketLists orders the 3n (bucket, index) pairs of n inputs (from locate) by
-// bucket, each bucket's pairs in input order: pairs start[b] .. start[b+1]-1 of
-// order are bucket b's, order[p] being the position (3·input + k) of a pair.
-func bucketLists(bkts []int32, buckets int) (order []int32, start []int) {
-	start = make([]int, buckets+1)
+// bucket, each bucket's pairs in input order, into order (len(bkts) long): pairs
+// start[b] .. start[b+1]-1 of order are bucket b's, order[p] being the position
+// (3·input + k) of a pair.
+func bucketLists(bkts []int32, buckets int, order []int32) (start []int) {
+	start = bucketStarts(bkts, buckets)
+	next := append([]int(nil), start[:buckets]...)
+	for p, b := range bkts {
+		order[next[b]] = int32(p)
+		next[b]++
+	}
+	return start
+}
+
+// bucketStarts returns where each bucket's pairs start in bucketLists' order, and
+// at start[buckets] the number of pairs.
+func bucketStarts(bkts []int32, buckets int) []int {
+	start := make([]int, buckets+1)
 	for _, b := range bkts {
 		start[b+1]++
 	}
 	for b := range buckets {
 		start[b+1] += start[b]
 	}
-	next := append([]int(nil), start[:buckets]...)
-	order = make([]int32, len(bkts))
-	for p, b := range bkts {
-		order[next[b]] = int32(p)
-		next[b]++
-	}
-	return order, start
+	return start
 }

@@ -47,7 +47,7 @@ func TestCuckooVectors(t *testing.T) {
 			alphas := katUints(c.Alphas)
 			for _, tab := range []*prpTables{nil, h.prp.tables(&h.dom)} {
 				bkts, idxs := make([]int32, 3*len(alphas)), make([]Uint128, 3*len(alphas))
-				h.locate(alphas, bkts, idxs, tab)
+				h.locate(alphas, bkts, idxs, tab, nil)
 				for j, loc := range c.Locate {
 					for k, want := range loc {
 						require.Equal(t, fmt.Sprint(want), fmt.Sprint([2]uint64{uint64(bkts[3*j+k]), idxs[3*j+k].Lo}), "alpha %d, hash %d", j, k)
@@ -66,7 +66,8 @@ func TestCuckooVectors(t *testing.T) {
 
 // TestBucketLists checks the order of BatchEval's pairs: by bucket, then by position.
 func TestBucketLists(t *testing.T) {
-	order, start := bucketLists([]int32{2, 0, 2, 1, 0, 0}, 4)
+	order := make([]int32, 6)
+	start := bucketLists([]int32{2, 0, 2, 1, 0, 0}, 4, order)
 	require.Equal(t, []int{0, 3, 4, 6, 6}, start)
 	require.Equal(t, []int32{1, 4, 5, 3, 0, 2}, order)
 }
@@ -105,7 +106,7 @@ func TestCuckooFailureRate(t *testing.T) {
 			mRt := chBuckets(points)
 			h := newCuckooHash(Block{rng.Uint64(), rng.Uint64()}, inBits, mRt)
 			bkts, idxs := make([]int32, 3*points), make([]Uint128, 3*points)
-			h.locate(alphas, bkts, idxs, h.tablesFor(points))
+			h.locate(alphas, bkts, idxs, h.tablesFor(points), nil)
 			if _, ok := cuckooPlace(bkts, mRt); !ok {
 				failures++
 			}
@@ -113,4 +114,32 @@ func TestCuckooFailureRate(t *testing.T) {
 		}
 		t.Logf("t=%d: %d failures in %d placements", points, failures, runs)
 	}
+}
+
+// TestBucketOf checks Locate's division by the bucket size through a reciprocal
+// against the division itself, at the values next to every kind of edge: 0, the
+// multiples of the size and the values before them, the domain's last.
+func TestBucketOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	reciprocals := 0
+	for _, inBits := range []int{1, 2, 10, 20, 32, 40, 60, 62} {
+		for _, buckets := range []int{1, 2, 3, 7, 1000, 1825, 1 << 20} {
+			c := newCuckooHash(Block{}, inBits, buckets)
+			if c.recip != 0 {
+				reciprocals++
+			}
+			d := c.dom.small
+			ys := []uint64{0, d - 1, d / 2}
+			for range 200 {
+				q := rng.Uint64N((d-1)/c.size + 1)
+				ys = append(ys, q*c.size, q*c.size-1, q*c.size+1, rng.Uint64N(d))
+			}
+			for _, y := range ys {
+				if y < d {
+					require.Equal(t, y/c.size, c.bucketOf(y), "in_bits %d, %d buckets, y %d", inBits, buckets, y)
+				}
+			}
+		}
+	}
+	require.NotZero(t, reciprocals)
 }

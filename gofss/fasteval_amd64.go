@@ -24,6 +24,9 @@ type pointBatch struct {
 	cws   []Cw
 	xs    []Uint128
 	m, n  int
+	// keyOf, where not nil, is each point's key, in non-decreasing order (the
+	// multi-point schemes' buckets): point j is under key keyOf[j], and m is unused.
+	keyOf []int32
 }
 
 // keyBytes is the size of one key's correction words: n+1 rows for DPF and DCF,
@@ -86,11 +89,16 @@ func (st *fastEvalState) start(b *pointBatch, j0, j1, half, step int, into []Blo
 		t.u = into[j0 : j0+p]
 	}
 	stride, lsb := b.keyBytes(), uint8(b.party)
-	if b.m == 1 { // one point per key, the common case: no key counter to keep
+	switch {
+	case b.keyOf != nil:
+		for j, k := range b.keyOf[j0 : j0+w] {
+			t.u[j], t.off[j] = b.s0s[k].WithLsb(lsb), int(k)*stride
+		}
+	case b.m == 1: // one point per key, the common case: no key counter to keep
 		for j, s0 := range b.s0s[j0 : j0+w] {
 			t.u[j], t.off[j] = s0.WithLsb(lsb), (j0+j)*stride
 		}
-	} else {
+	default:
 		k, r := j0/b.m, j0%b.m
 		for j := range w {
 			t.u[j], t.off[j] = b.s0s[k].WithLsb(lsb), k*stride
@@ -120,7 +128,11 @@ func (st *fastEvalState) prefetch(size, j0 int, b *pointBatch) []int {
 	for g := range len(pf) / 2 {
 		lo, hi := j0+size*(g+1), min(total, j0+size*(g+2))
 		pf[2*g], pf[2*g+1] = 0, 0
-		if lo < hi {
+		switch {
+		case lo >= hi:
+		case b.keyOf != nil:
+			pf[2*g], pf[2*g+1] = int(b.keyOf[lo])*stride, int(b.keyOf[hi-1]+1)*stride
+		default:
 			pf[2*g], pf[2*g+1] = lo/b.m*stride, ((hi-1)/b.m+1)*stride
 		}
 	}
@@ -173,7 +185,7 @@ func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 		}
 		return f.Dpf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits}
+	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits, nil}
 	if f.aes == nil {
 		if err := f.checkCws(cws); err != nil {
 			return err
@@ -182,6 +194,20 @@ func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 		return nil
 	}
 	return f.evalAes(stp, b)
+}
+
+// walkEvalKeyed is keyedWalks': the routines take points of several keys in one
+// batch as they take one key's.
+func (f *fastDpf) walkEvalKeyed(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, keyOf []int32) (bool, error) {
+	if len(xs) < minFastPoints {
+		return false, nil
+	}
+	b := &pointBatch{dst, party, s0s, cws, xs, 0, f.params.InBits, keyOf}
+	if f.aes == nil {
+		f.evalLevels(stp, b)
+		return true, nil
+	}
+	return true, f.evalAes(stp, b)
 }
 
 // evalAes is the DPF Eval whose routine (f.eval's) walks all levels and runs AES
@@ -248,7 +274,7 @@ func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 	case len(xs) < minFastPoints || !f.kaOK:
 		return f.Dcf.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits}
+	b := &pointBatch{dst, party, s0s, cws, xs, m, f.params.InBits, nil}
 	if f.aes != nil {
 		return f.evalAes(stp, b)
 	}

@@ -65,7 +65,14 @@ func (w *fusedEvalDpf) walkEval(st callControl, dst []Block, party int, s0s []Bl
 	if len(xs) < minFastPoints || !aes128.HasWalk() {
 		return w.oneKeyDpf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
-	return w.fast.evalAes(st, &pointBatch{dst, party, s0s, cws, xs, m, w.params.InBits})
+	return w.fast.evalAes(st, &pointBatch{dst, party, s0s, cws, xs, m, w.params.InBits, nil})
+}
+
+func (w *fusedEvalDpf) walkEvalKeyed(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, keyOf []int32) (bool, error) {
+	if !aes128.HasWalk() {
+		return false, nil
+	}
+	return w.fast.walkEvalKeyed(st, dst, party, s0s, cws, xs, keyOf)
 }
 
 // walkEval is fusedEvalDpf's for DCF, whose walk needs the group's lane masks
@@ -74,7 +81,7 @@ func (w *fusedEvalDcf) walkEval(st callControl, dst []Block, party int, s0s []Bl
 	if len(xs) < minFastPoints || !w.fast.kaOK || !aes128.HasWalk() {
 		return w.oneKeyDcf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
-	return w.fast.evalAes(st, &pointBatch{dst, party, s0s, cws, xs, m, w.params.InBits})
+	return w.fast.evalAes(st, &pointBatch{dst, party, s0s, cws, xs, m, w.params.InBits, nil})
 }
 
 func (w *fusedEvalDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {

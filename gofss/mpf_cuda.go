@@ -30,7 +30,8 @@ func (d *Mpf) FoldProof(pi *[ProofBlocks]Block, cws []Cw, bkts []int32, pieces [
 			return ArgErrorf("bkts: bucket %d is outside the key's %d buckets in use", b, mRt)
 		}
 	}
-	order, start := bucketLists(bkts, mRt)
+	order := make([]int32, len(bkts))
+	start := bucketLists(bkts, mRt, order)
 	h := d.proofs.hp.Get()
 	defer h.Put()
 	*pi = [ProofBlocks]Block{}

@@ -14,7 +14,7 @@ func gpuPairs(t *testing.T, d *Mpf, party int, s0s []Block, cws []Cw, xs []Uint1
 	require.NoError(t, err)
 	h := newCuckooHash(sigma, d.params.InBits, mRt)
 	bkts, idxs := make([]int32, cuckooHashes*len(xs)), make([]Uint128, cuckooHashes*len(xs))
-	h.locate(xs, bkts, idxs, nil)
+	h.locate(xs, bkts, idxs, nil, nil)
 	pieces := make([]Block, ProofBlocks*len(bkts))
 	for p, b := range bkts {
 		y := make([]Block, 1)
@@ -33,10 +33,7 @@ func TestMpfFoldProof(t *testing.T) {
 		xs[i] = Uint128{Lo: rng.Uint64N(1 << 10)}
 	}
 	for party := range 2 {
-		seeds := make([]Block, p.Buckets())
-		for b := range seeds {
-			seeds[b] = s0s[2*b+party]
-		}
+		seeds := everyOther(s0s, party)
 		var want, got [ProofBlocks]Block
 		require.NoError(t, d.EvalProof(make([]Block, len(xs)), &want, party, seeds, cws, xs))
 		bkts, pieces := gpuPairs(t, d, party, seeds, cws, xs)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -168,14 +169,21 @@ func genRandomMpf(t testing.TB, rng *rand.Rand, p Params, points int) (*Mpf, []C
 	return d, cws, s0s, alphas, betas
 }
 
+// everyOther returns party's seeds of s0s, which holds two per key (party 0's, then
+// party 1's).
+func everyOther(s0s []Block, party int) []Block {
+	mine := make([]Block, len(s0s)/2)
+	for i := range mine {
+		mine[i] = s0s[2*i+party]
+	}
+	return mine
+}
+
 // reconstruct adds up both parties' shares at xs, or everywhere (EvalAll) for nil xs.
 func reconstruct(t testing.TB, d *Mpf, cws []Cw, s0s []Block, xs []Uint128) []Block {
 	var shares [2][]Block
 	for party := range 2 {
-		mine := make([]Block, d.Params().Buckets())
-		for i := range mine {
-			mine[i] = s0s[2*i+party]
-		}
+		mine := everyOther(s0s, party)
 		if xs == nil {
 			shares[party] = make([]Block, 1<<d.Params().InBits)
 			require.NoError(t, d.EvalAll(shares[party], party, mine, cws))
@@ -229,6 +237,27 @@ func TestDmpfReconstruct(t *testing.T) {
 				}
 				require.Equal(t, want, y, "in_bits %d, %v: EvalAll at %d", tc.inBits, g, x)
 			}
+		}
+	}
+}
+
+// TestDmpfEvalChunks checks a BatchEval of more inputs than several chunks (of
+// either size) against EvalAll at the same inputs, for each party.
+func TestDmpfEvalChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	p := DefaultParams(KindDmpf, 16, Uint64, PrgAesMmo).WithMaxPoints(300)
+	d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 257)
+	xs := make([]Uint128, 2*keyedEvalChunk+777)
+	for i := range xs {
+		xs[i] = Uint128{Lo: rng.Uint64N(1 << 16)}
+	}
+	for party := range 2 {
+		mine := everyOther(s0s, party)
+		all, got := make([]Block, 1<<16), make([]Block, len(xs))
+		require.NoError(t, d.EvalAll(all, party, mine, cws))
+		require.NoError(t, d.Eval(got, party, mine, cws, xs))
+		for i, x := range xs {
+			require.Equal(t, all[x.Lo], got[i], "party %d, input %d (x=%d)", party, i, x.Lo)
 		}
 	}
 }
@@ -360,13 +389,7 @@ func TestVdmpfTampered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	p := DefaultParams(KindVdmpf, 8, Uint32, PrgAesMmo).WithMaxPoints(12)
 	d, cws, s0s, alphas, _ := genRandomMpf(t, rng, p, 10)
-	seeds := func(party int) []Block {
-		mine := make([]Block, p.Buckets())
-		for i := range mine {
-			mine[i] = s0s[2*i+party]
-		}
-		return mine
-	}
+	seeds := func(party int) []Block { return everyOther(s0s, party) }
 	xs := append(slices.Clone(alphas), Uint128{Lo: 7}, Uint128{Lo: 200})
 	proof := func(party int, s0s []Block, cws []Cw) [ProofBlocks]Block {
 		var pi [ProofBlocks]Block
@@ -379,7 +402,7 @@ func TestVdmpfTampered(t *testing.T) {
 	// A bucket that holds a point, so that the points evaluated walk its tree.
 	h := newCuckooHash(cws[0][0], p.InBits, int(cws[0][1].Lo))
 	bkts, idxs := make([]int32, 3), make([]Uint128, 3)
-	h.locate(alphas[:1], bkts, idxs, nil)
+	h.locate(alphas[:1], bkts, idxs, nil, nil)
 	// Rows of level 0: party 1 always applies them (its root's control bit is 1).
 	used := 1 + int(bkts[0])*rows
 	for name, bad := range map[string][]Cw{
@@ -444,10 +467,7 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 			xs[x] = Uint128{Lo: uint64(x)}
 		}
 		for party := range 2 {
-			mine := make([]Block, p.Buckets())
-			for i := range mine {
-				mine[i] = s0s[2*i+party]
-			}
+			mine := everyOther(s0s, party)
 			want, got := make([]Block, len(xs)), make([]Block, len(xs))
 			require.NoError(t, d.Eval(want, party, mine, cws, xs))
 			// 1000: the queues flushed along the way, after every bucket or few; 2
@@ -481,10 +501,7 @@ func TestDmpfEvalAllEveryWidth(t *testing.T) {
 		d, cws, s0s, alphas, betas := genRandomMpf(t, rng, p, points)
 		var shares [2][]Block
 		for party := range 2 {
-			mine := make([]Block, p.Buckets())
-			for i := range mine {
-				mine[i] = s0s[2*i+party]
-			}
+			mine := everyOther(s0s, party)
 			shares[party] = make([]Block, 1<<n)
 			require.NoError(t, d.EvalAll(shares[party], party, mine, cws))
 			var xs []Uint128
@@ -536,12 +553,9 @@ func checkProofChains(t *testing.T, p Params) {
 	}
 	m, mRt := p.Buckets(), int(cws[0][1].Lo)
 	bkts, idxs := make([]int32, 3*len(xs)), make([]Uint128, 3*len(xs))
-	newCuckooHash(cws[0][0], p.InBits, mRt).locate(xs, bkts, idxs, nil)
+	newCuckooHash(cws[0][0], p.InBits, mRt).locate(xs, bkts, idxs, nil, nil)
 	for party := range 2 {
-		mine := make([]Block, m)
-		for i := range mine {
-			mine[i] = s0s[2*i+party]
-		}
+		mine := everyOther(s0s, party)
 		pibs := make([][ProofBlocks]Block, m)
 		for b := range pibs {
 			pibs[b] = keyCs(d.bucket(cws, b), p.BucketBits)
@@ -558,5 +572,68 @@ func checkProofChains(t *testing.T, p Params) {
 		var got [ProofBlocks]Block
 		require.NoError(t, d.EvalProof(make([]Block, len(xs)), &got, party, mine, cws, xs))
 		require.Equal(t, want, got, "party %d", party)
+	}
+}
+
+// TestDpfEvalKeyed checks the walks that evaluate points of several keys in one
+// batch (DMPF's buckets in one call) against one Eval per key, on every
+// implementation that has them: keys with no points, one and many, every group, and
+// batches on both sides of the walks' shortest.
+func TestDpfEvalKeyed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	keyed := 0 // batches that the walks took whole
+	for _, impl := range Impls() {
+		for _, g := range []Group{Bytes, Uint32, Uint64, Uint127} {
+			s, err := New(DefaultParams(KindDpf, 23, g, PrgAesMmo), WithImpl(impl))
+			if err != nil {
+				continue // not served on this CPU
+			}
+			d := s.(*Dpf)
+			for _, counts := range [][]int{{3, 2}, {0, 40, 1, 0, 17}, {200}, {1, 1, 1, 1, 1, 1, 1, 1, 1}} {
+				k, rows := len(counts), d.Params().CwRows()
+				seeds, alphas, betas := make([]Block, 2*k), make([]Uint128, k), make([]Block, k)
+				for i := range k {
+					seeds[2*i], seeds[2*i+1] = Block{rng.Uint64(), rng.Uint64()}, Block{rng.Uint64(), rng.Uint64()}
+					alphas[i], betas[i] = Uint128{Lo: rng.Uint64() >> 41}, Block{rng.Uint64(), rng.Uint64()}.Clamp()
+				}
+				cws := make([]Cw, k*rows)
+				require.NoError(t, d.Gen(cws, seeds, alphas, betas))
+				var xs []Uint128
+				var keyOf []int32
+				for key, c := range counts {
+					for range c {
+						x := Uint128{Lo: rng.Uint64() >> 41}
+						if rng.IntN(4) == 0 {
+							x = alphas[key]
+						}
+						xs, keyOf = append(xs, x), append(keyOf, int32(key))
+					}
+				}
+				for party := range 2 {
+					mine := everyOther(seeds, party)
+					got := make([]Block, len(xs))
+					served, err := d.evalKeyed(got, party, mine, cws, xs, keyOf)
+					require.NoError(t, err)
+					if !served { // a batch too short for the routines
+						continue
+					}
+					keyed++
+					at := 0
+					for key, c := range counts {
+						want := make([]Block, c)
+						require.NoError(t, d.Eval(want, party, mine[key:key+1], cws[key*rows:(key+1)*rows], xs[at:at+c]))
+						require.Equal(t, want, got[at:at+c], "%s %v counts %v: key %d", impl, g, counts, key)
+						at += c
+					}
+				}
+			}
+		}
+	}
+	// The AVX2 and AVX-512 walks all have them: where one is the default, the
+	// longer batches must have taken them.
+	def, err := New(DefaultParams(KindDpf, 23, Uint64, PrgAesMmo))
+	require.NoError(t, err)
+	if strings.HasPrefix(def.Impl(), "avx") {
+		require.NotZero(t, keyed, "no implementation walks points of several keys here (default %s)", def.Impl())
 	}
 }

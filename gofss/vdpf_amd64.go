@@ -90,7 +90,7 @@ func (w *vdpfFused) walkEvalProof(stp callControl, dst, pieces []Block, party in
 		return w.vdpfOneKey.walkEvalProof(stp, dst, pieces, party, s0s, cws, xs, m)
 	}
 	f, n := w.fast, w.params.InBits
-	b := &pointBatch{dst, party, s0s, cws, xs, m, n}
+	b := &pointBatch{dst, party, s0s, cws, xs, m, n, nil}
 	keys, walk, size := f.aes.two(), f.eval, f.eval.DpfGroup
 	var bad atomic.Bool
 	forFastTiles(stp, b, 1, func(j0, j1 int, buf *fastEvalState) {

@@ -57,6 +57,18 @@ func MMOSelect(keys []*Key, dst, src []byte, sel []byte) {
 	opsFor(len(src)).mmoSelect(keys, dst, src, sel)
 }
 
+// FeistelPass replaces every v of vs by one pass of a four-round balanced Feistel
+// network over two h-bit halves (v < 2^2h, h <= 32): round r maps (L, R) = (v >> h,
+// v mod 2^h) to (R, L XOR F_r(R)), F_r(R) the low h bits of AES(keys[r], R) with R
+// zero-extended to a block (little-endian), and the result is L << h | R. The
+// multi-point schemes' PRP (its cycle walk around this) passes whole tiles here.
+func FeistelPass(keys *[4]*Key, vs []uint64, h uint) {
+	if h > 32 {
+		panic("aes128: FeistelPass takes halves of at most 32 bits")
+	}
+	impls.Ops().feistel(keys, vs, h)
+}
+
 // smallBatch is the size in bytes up to which smallBatchOps, one block at a time,
 // is faster than the wide routines, which set up their round keys per call.
 const smallBatch = 2 * BlockSize

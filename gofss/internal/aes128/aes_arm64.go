@@ -16,7 +16,7 @@ func (a *archKey) init(raw *[16]byte) { a.enc = RoundKeys(*raw) }
 // AESMC instructions.
 const ARMv8 = "armv8-aes"
 
-var armv8 = &backend{Name: ARMv8, Available: cpu.ARM64.HasAES, Ops: ops{mmoARMv8, mmoSelectARMv8}}
+var armv8 = &backend{Name: ARMv8, Available: cpu.ARM64.HasAES, Ops: ops{mmoARMv8, mmoSelectARMv8, feistelVia(mmoARMv8)}}
 
 func archBackends() []*backend { return []*backend{armv8} }
 

@@ -6,6 +6,7 @@ import "github.com/pyfss/pyfss/gofss/internal/cpupath"
 type ops struct {
 	mmo       func(keys []*Key, dst, src []byte)
 	mmoSelect func(keys []*Key, dst, src []byte, sel []byte)
+	feistel   func(keys *[4]*Key, vs []uint64, h uint)
 }
 
 type backend = cpupath.Impl[ops]
@@ -13,7 +14,7 @@ type backend = cpupath.Impl[ops]
 // Generic names the portable backend, which every CPU runs.
 const Generic = "generic"
 
-var portable = &backend{Name: Generic, Available: true, Ops: ops{mmoGeneric, mmoSelectGeneric}}
+var portable = &backend{Name: Generic, Available: true, Ops: ops{mmoGeneric, mmoSelectGeneric, feistelVia(mmoGeneric)}}
 
 // impls holds every implementation, fastest first, the portable one last.
 var impls = cpupath.New("aes128", append(archBackends(), portable)...)

@@ -17,7 +17,7 @@ var (
 	vaes256Ops = vectorWidth(2).ops()
 )
 
-func (v vectorWidth) ops() ops { return ops{v.runMMO, v.runMMOSelect} }
+func (v vectorWidth) ops() ops { return ops{v.runMMO, v.runMMOSelect, v.feistel} }
 
 // The routines are called directly, not through func values, so that lanes stays on
 // the stack (go:noescape holds only for direct calls).
@@ -95,4 +95,31 @@ func (v vectorWidth) runMMOSelect(keys []*Key, dst, src, sel []byte) {
 		bad = mmoSelectVAES256H2(&lanes, d, s, c, nd)
 	}
 	checkSel(bad)
+}
+
+// feistel is FeistelPass: the routine takes whole vectors of values (2 per block of
+// a vector), and a last part vector goes through a copy.
+func (v vectorWidth) feistel(keys *[4]*Key, vs []uint64, h uint) {
+	var enc [4]*[11][16]byte
+	for r, k := range keys {
+		enc[r] = &k.arch.enc
+	}
+	per := 2 * int(v)
+	whole, mask := len(vs)-len(vs)%per, uint64(1)<<h-1
+	run := func(vs *uint64, n int) {
+		if v == 1 {
+			feistelAESNI(&enc, vs, n, uint64(h), mask)
+		} else {
+			feistelVAES256(&enc, vs, n, uint64(h), mask)
+		}
+	}
+	if whole > 0 {
+		run(&vs[0], whole)
+	}
+	if tail := vs[whole:]; len(tail) > 0 {
+		var part [4]uint64
+		copy(part[:], tail)
+		run(&part[0], per)
+		copy(tail, part[:len(tail)])
+	}
 }

@@ -1903,6 +1903,818 @@ mmoSelectAESNIH2_bad:
 	MOVB AL, bad+40(FP)
 	RET
 
+// func feistelAESNI(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
+// Requires: AES, SSE2
+TEXT ·feistelAESNI(SB), NOSPLIT, $0-40
+	MOVQ       keys+0(FP), AX
+	MOVQ       (AX), CX
+	MOVQ       8(AX), DX
+	MOVQ       16(AX), BX
+	MOVQ       24(AX), AX
+	MOVQ       vs+8(FP), SI
+	MOVQ       n+16(FP), DI
+	MOVQ       h+24(FP), R8
+	MOVQ       R8, X0
+	MOVQ       mask+32(FP), R8
+	MOVQ       R8, X1
+	PUNPCKLQDQ X1, X1
+
+feistelAESNI_by4:
+	CMPQ       DI, $0x08
+	JB         feistelAESNI_after4
+	MOVOU      (SI), X2
+	MOVOU      16(SI), X3
+	MOVOU      32(SI), X4
+	MOVOU      48(SI), X5
+	MOVOU      X2, X7
+	PAND       X1, X7
+	MOVQ       X7, X6
+	PSRLDQ     $0x08, X7
+	MOVOU      X3, X9
+	PAND       X1, X9
+	MOVQ       X9, X8
+	PSRLDQ     $0x08, X9
+	MOVOU      X4, X11
+	PAND       X1, X11
+	MOVQ       X11, X10
+	PSRLDQ     $0x08, X11
+	MOVOU      X5, X13
+	PAND       X1, X13
+	MOVQ       X13, X12
+	PSRLDQ     $0x08, X13
+	MOVOU      (CX), X14
+	PXOR       X14, X6
+	PXOR       X14, X7
+	PXOR       X14, X8
+	PXOR       X14, X9
+	PXOR       X14, X10
+	PXOR       X14, X11
+	PXOR       X14, X12
+	PXOR       X14, X13
+	MOVOU      16(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      32(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      48(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      64(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      80(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      96(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      112(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      128(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      144(CX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      160(CX), X14
+	AESENCLAST X14, X6
+	AESENCLAST X14, X7
+	AESENCLAST X14, X8
+	AESENCLAST X14, X9
+	AESENCLAST X14, X10
+	AESENCLAST X14, X11
+	AESENCLAST X14, X12
+	AESENCLAST X14, X13
+	PUNPCKLQDQ X7, X6
+	PAND       X1, X6
+	MOVOU      X2, X7
+	PSRLQ      X0, X7
+	PXOR       X7, X6
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X6, X2
+	PUNPCKLQDQ X9, X8
+	PAND       X1, X8
+	MOVOU      X3, X9
+	PSRLQ      X0, X9
+	PXOR       X9, X8
+	PAND       X1, X3
+	PSLLQ      X0, X3
+	POR        X8, X3
+	PUNPCKLQDQ X11, X10
+	PAND       X1, X10
+	MOVOU      X4, X11
+	PSRLQ      X0, X11
+	PXOR       X11, X10
+	PAND       X1, X4
+	PSLLQ      X0, X4
+	POR        X10, X4
+	PUNPCKLQDQ X13, X12
+	PAND       X1, X12
+	MOVOU      X5, X13
+	PSRLQ      X0, X13
+	PXOR       X13, X12
+	PAND       X1, X5
+	PSLLQ      X0, X5
+	POR        X12, X5
+	MOVOU      X2, X7
+	PAND       X1, X7
+	MOVQ       X7, X6
+	PSRLDQ     $0x08, X7
+	MOVOU      X3, X9
+	PAND       X1, X9
+	MOVQ       X9, X8
+	PSRLDQ     $0x08, X9
+	MOVOU      X4, X11
+	PAND       X1, X11
+	MOVQ       X11, X10
+	PSRLDQ     $0x08, X11
+	MOVOU      X5, X13
+	PAND       X1, X13
+	MOVQ       X13, X12
+	PSRLDQ     $0x08, X13
+	MOVOU      (DX), X14
+	PXOR       X14, X6
+	PXOR       X14, X7
+	PXOR       X14, X8
+	PXOR       X14, X9
+	PXOR       X14, X10
+	PXOR       X14, X11
+	PXOR       X14, X12
+	PXOR       X14, X13
+	MOVOU      16(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      32(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      48(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      64(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      80(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      96(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      112(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      128(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      144(DX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      160(DX), X14
+	AESENCLAST X14, X6
+	AESENCLAST X14, X7
+	AESENCLAST X14, X8
+	AESENCLAST X14, X9
+	AESENCLAST X14, X10
+	AESENCLAST X14, X11
+	AESENCLAST X14, X12
+	AESENCLAST X14, X13
+	PUNPCKLQDQ X7, X6
+	PAND       X1, X6
+	MOVOU      X2, X7
+	PSRLQ      X0, X7
+	PXOR       X7, X6
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X6, X2
+	PUNPCKLQDQ X9, X8
+	PAND       X1, X8
+	MOVOU      X3, X9
+	PSRLQ      X0, X9
+	PXOR       X9, X8
+	PAND       X1, X3
+	PSLLQ      X0, X3
+	POR        X8, X3
+	PUNPCKLQDQ X11, X10
+	PAND       X1, X10
+	MOVOU      X4, X11
+	PSRLQ      X0, X11
+	PXOR       X11, X10
+	PAND       X1, X4
+	PSLLQ      X0, X4
+	POR        X10, X4
+	PUNPCKLQDQ X13, X12
+	PAND       X1, X12
+	MOVOU      X5, X13
+	PSRLQ      X0, X13
+	PXOR       X13, X12
+	PAND       X1, X5
+	PSLLQ      X0, X5
+	POR        X12, X5
+	MOVOU      X2, X7
+	PAND       X1, X7
+	MOVQ       X7, X6
+	PSRLDQ     $0x08, X7
+	MOVOU      X3, X9
+	PAND       X1, X9
+	MOVQ       X9, X8
+	PSRLDQ     $0x08, X9
+	MOVOU      X4, X11
+	PAND       X1, X11
+	MOVQ       X11, X10
+	PSRLDQ     $0x08, X11
+	MOVOU      X5, X13
+	PAND       X1, X13
+	MOVQ       X13, X12
+	PSRLDQ     $0x08, X13
+	MOVOU      (BX), X14
+	PXOR       X14, X6
+	PXOR       X14, X7
+	PXOR       X14, X8
+	PXOR       X14, X9
+	PXOR       X14, X10
+	PXOR       X14, X11
+	PXOR       X14, X12
+	PXOR       X14, X13
+	MOVOU      16(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      32(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      48(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      64(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      80(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      96(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      112(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      128(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      144(BX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      160(BX), X14
+	AESENCLAST X14, X6
+	AESENCLAST X14, X7
+	AESENCLAST X14, X8
+	AESENCLAST X14, X9
+	AESENCLAST X14, X10
+	AESENCLAST X14, X11
+	AESENCLAST X14, X12
+	AESENCLAST X14, X13
+	PUNPCKLQDQ X7, X6
+	PAND       X1, X6
+	MOVOU      X2, X7
+	PSRLQ      X0, X7
+	PXOR       X7, X6
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X6, X2
+	PUNPCKLQDQ X9, X8
+	PAND       X1, X8
+	MOVOU      X3, X9
+	PSRLQ      X0, X9
+	PXOR       X9, X8
+	PAND       X1, X3
+	PSLLQ      X0, X3
+	POR        X8, X3
+	PUNPCKLQDQ X11, X10
+	PAND       X1, X10
+	MOVOU      X4, X11
+	PSRLQ      X0, X11
+	PXOR       X11, X10
+	PAND       X1, X4
+	PSLLQ      X0, X4
+	POR        X10, X4
+	PUNPCKLQDQ X13, X12
+	PAND       X1, X12
+	MOVOU      X5, X13
+	PSRLQ      X0, X13
+	PXOR       X13, X12
+	PAND       X1, X5
+	PSLLQ      X0, X5
+	POR        X12, X5
+	MOVOU      X2, X7
+	PAND       X1, X7
+	MOVQ       X7, X6
+	PSRLDQ     $0x08, X7
+	MOVOU      X3, X9
+	PAND       X1, X9
+	MOVQ       X9, X8
+	PSRLDQ     $0x08, X9
+	MOVOU      X4, X11
+	PAND       X1, X11
+	MOVQ       X11, X10
+	PSRLDQ     $0x08, X11
+	MOVOU      X5, X13
+	PAND       X1, X13
+	MOVQ       X13, X12
+	PSRLDQ     $0x08, X13
+	MOVOU      (AX), X14
+	PXOR       X14, X6
+	PXOR       X14, X7
+	PXOR       X14, X8
+	PXOR       X14, X9
+	PXOR       X14, X10
+	PXOR       X14, X11
+	PXOR       X14, X12
+	PXOR       X14, X13
+	MOVOU      16(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      32(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      48(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      64(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      80(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      96(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      112(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      128(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      144(AX), X14
+	AESENC     X14, X6
+	AESENC     X14, X7
+	AESENC     X14, X8
+	AESENC     X14, X9
+	AESENC     X14, X10
+	AESENC     X14, X11
+	AESENC     X14, X12
+	AESENC     X14, X13
+	MOVOU      160(AX), X14
+	AESENCLAST X14, X6
+	AESENCLAST X14, X7
+	AESENCLAST X14, X8
+	AESENCLAST X14, X9
+	AESENCLAST X14, X10
+	AESENCLAST X14, X11
+	AESENCLAST X14, X12
+	AESENCLAST X14, X13
+	PUNPCKLQDQ X7, X6
+	PAND       X1, X6
+	MOVOU      X2, X7
+	PSRLQ      X0, X7
+	PXOR       X7, X6
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X6, X2
+	PUNPCKLQDQ X9, X8
+	PAND       X1, X8
+	MOVOU      X3, X9
+	PSRLQ      X0, X9
+	PXOR       X9, X8
+	PAND       X1, X3
+	PSLLQ      X0, X3
+	POR        X8, X3
+	PUNPCKLQDQ X11, X10
+	PAND       X1, X10
+	MOVOU      X4, X11
+	PSRLQ      X0, X11
+	PXOR       X11, X10
+	PAND       X1, X4
+	PSLLQ      X0, X4
+	POR        X10, X4
+	PUNPCKLQDQ X13, X12
+	PAND       X1, X12
+	MOVOU      X5, X13
+	PSRLQ      X0, X13
+	PXOR       X13, X12
+	PAND       X1, X5
+	PSLLQ      X0, X5
+	POR        X12, X5
+	MOVOU      X2, (SI)
+	MOVOU      X3, 16(SI)
+	MOVOU      X4, 32(SI)
+	MOVOU      X5, 48(SI)
+	ADDQ       $0x00000040, SI
+	SUBQ       $0x08, DI
+	JMP        feistelAESNI_by4
+
+feistelAESNI_after4:
+feistelAESNI_by1:
+	CMPQ       DI, $0x02
+	JB         feistelAESNI_after1
+	MOVOU      (SI), X2
+	MOVOU      X2, X4
+	PAND       X1, X4
+	MOVQ       X4, X3
+	PSRLDQ     $0x08, X4
+	MOVOU      (CX), X5
+	PXOR       X5, X3
+	PXOR       X5, X4
+	MOVOU      16(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      32(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      48(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      64(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      80(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      96(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      112(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      128(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      144(CX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      160(CX), X5
+	AESENCLAST X5, X3
+	AESENCLAST X5, X4
+	PUNPCKLQDQ X4, X3
+	PAND       X1, X3
+	MOVOU      X2, X4
+	PSRLQ      X0, X4
+	PXOR       X4, X3
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X3, X2
+	MOVOU      X2, X4
+	PAND       X1, X4
+	MOVQ       X4, X3
+	PSRLDQ     $0x08, X4
+	MOVOU      (DX), X5
+	PXOR       X5, X3
+	PXOR       X5, X4
+	MOVOU      16(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      32(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      48(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      64(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      80(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      96(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      112(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      128(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      144(DX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      160(DX), X5
+	AESENCLAST X5, X3
+	AESENCLAST X5, X4
+	PUNPCKLQDQ X4, X3
+	PAND       X1, X3
+	MOVOU      X2, X4
+	PSRLQ      X0, X4
+	PXOR       X4, X3
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X3, X2
+	MOVOU      X2, X4
+	PAND       X1, X4
+	MOVQ       X4, X3
+	PSRLDQ     $0x08, X4
+	MOVOU      (BX), X5
+	PXOR       X5, X3
+	PXOR       X5, X4
+	MOVOU      16(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      32(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      48(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      64(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      80(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      96(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      112(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      128(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      144(BX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      160(BX), X5
+	AESENCLAST X5, X3
+	AESENCLAST X5, X4
+	PUNPCKLQDQ X4, X3
+	PAND       X1, X3
+	MOVOU      X2, X4
+	PSRLQ      X0, X4
+	PXOR       X4, X3
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X3, X2
+	MOVOU      X2, X4
+	PAND       X1, X4
+	MOVQ       X4, X3
+	PSRLDQ     $0x08, X4
+	MOVOU      (AX), X5
+	PXOR       X5, X3
+	PXOR       X5, X4
+	MOVOU      16(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      32(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      48(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      64(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      80(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      96(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      112(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      128(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      144(AX), X5
+	AESENC     X5, X3
+	AESENC     X5, X4
+	MOVOU      160(AX), X5
+	AESENCLAST X5, X3
+	AESENCLAST X5, X4
+	PUNPCKLQDQ X4, X3
+	PAND       X1, X3
+	MOVOU      X2, X4
+	PSRLQ      X0, X4
+	PXOR       X4, X3
+	PAND       X1, X2
+	PSLLQ      X0, X2
+	POR        X3, X2
+	MOVOU      X2, (SI)
+	ADDQ       $0x00000010, SI
+	SUBQ       $0x02, DI
+	JMP        feistelAESNI_by1
+
+feistelAESNI_after1:
+	RET
+
 // func mmoVAES256M1(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
 // Requires: AES, AVX, AVX2, VAES
 TEXT ·mmoVAES256M1(SB), NOSPLIT, $0-32
@@ -3905,6 +4717,799 @@ mmoSelectVAES256H2_after1:
 mmoSelectVAES256H2_bad:
 	MOVB $0x01, AL
 	MOVB AL, bad+40(FP)
+	VZEROUPPER
+	RET
+
+// func feistelVAES256(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
+// Requires: AVX, AVX2, SSE2, VAES
+TEXT ·feistelVAES256(SB), NOSPLIT, $0-40
+	MOVQ         keys+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), AX
+	MOVQ         vs+8(FP), SI
+	MOVQ         n+16(FP), DI
+	MOVQ         h+24(FP), R8
+	MOVQ         R8, X0
+	MOVQ         mask+32(FP), R8
+	MOVQ         R8, X1
+	VPBROADCASTQ X1, Y1
+
+feistelVAES256_by4:
+	CMPQ           DI, $0x10
+	JB             feistelVAES256_after4
+	VMOVDQU        (SI), Y2
+	VMOVDQU        32(SI), Y3
+	VMOVDQU        64(SI), Y4
+	VMOVDQU        96(SI), Y5
+	VPAND          Y1, Y2, Y6
+	VPSRLDQ        $0x08, Y6, Y7
+	VPSLLDQ        $0x08, Y6, Y6
+	VPSRLDQ        $0x08, Y6, Y6
+	VPAND          Y1, Y3, Y8
+	VPSRLDQ        $0x08, Y8, Y9
+	VPSLLDQ        $0x08, Y8, Y8
+	VPSRLDQ        $0x08, Y8, Y8
+	VPAND          Y1, Y4, Y10
+	VPSRLDQ        $0x08, Y10, Y11
+	VPSLLDQ        $0x08, Y10, Y10
+	VPSRLDQ        $0x08, Y10, Y10
+	VPAND          Y1, Y5, Y12
+	VPSRLDQ        $0x08, Y12, Y13
+	VPSLLDQ        $0x08, Y12, Y12
+	VPSRLDQ        $0x08, Y12, Y12
+	VBROADCASTI128 (CX), Y14
+	VPXOR          Y14, Y6, Y6
+	VPXOR          Y14, Y7, Y7
+	VPXOR          Y14, Y8, Y8
+	VPXOR          Y14, Y9, Y9
+	VPXOR          Y14, Y10, Y10
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y14, Y12, Y12
+	VPXOR          Y14, Y13, Y13
+	VBROADCASTI128 16(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 32(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 48(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 64(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 80(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 96(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 112(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 128(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 144(CX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 160(CX), Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VAESENCLAST    Y14, Y7, Y7
+	VAESENCLAST    Y14, Y8, Y8
+	VAESENCLAST    Y14, Y9, Y9
+	VAESENCLAST    Y14, Y10, Y10
+	VAESENCLAST    Y14, Y11, Y11
+	VAESENCLAST    Y14, Y12, Y12
+	VAESENCLAST    Y14, Y13, Y13
+	VPUNPCKLQDQ    Y7, Y6, Y6
+	VPAND          Y1, Y6, Y6
+	VPSRLQ         X0, Y2, Y7
+	VPXOR          Y7, Y6, Y6
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y6, Y2, Y2
+	VPUNPCKLQDQ    Y9, Y8, Y8
+	VPAND          Y1, Y8, Y8
+	VPSRLQ         X0, Y3, Y9
+	VPXOR          Y9, Y8, Y8
+	VPAND          Y1, Y3, Y3
+	VPSLLQ         X0, Y3, Y3
+	VPOR           Y8, Y3, Y3
+	VPUNPCKLQDQ    Y11, Y10, Y10
+	VPAND          Y1, Y10, Y10
+	VPSRLQ         X0, Y4, Y11
+	VPXOR          Y11, Y10, Y10
+	VPAND          Y1, Y4, Y4
+	VPSLLQ         X0, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPUNPCKLQDQ    Y13, Y12, Y12
+	VPAND          Y1, Y12, Y12
+	VPSRLQ         X0, Y5, Y13
+	VPXOR          Y13, Y12, Y12
+	VPAND          Y1, Y5, Y5
+	VPSLLQ         X0, Y5, Y5
+	VPOR           Y12, Y5, Y5
+	VPAND          Y1, Y2, Y6
+	VPSRLDQ        $0x08, Y6, Y7
+	VPSLLDQ        $0x08, Y6, Y6
+	VPSRLDQ        $0x08, Y6, Y6
+	VPAND          Y1, Y3, Y8
+	VPSRLDQ        $0x08, Y8, Y9
+	VPSLLDQ        $0x08, Y8, Y8
+	VPSRLDQ        $0x08, Y8, Y8
+	VPAND          Y1, Y4, Y10
+	VPSRLDQ        $0x08, Y10, Y11
+	VPSLLDQ        $0x08, Y10, Y10
+	VPSRLDQ        $0x08, Y10, Y10
+	VPAND          Y1, Y5, Y12
+	VPSRLDQ        $0x08, Y12, Y13
+	VPSLLDQ        $0x08, Y12, Y12
+	VPSRLDQ        $0x08, Y12, Y12
+	VBROADCASTI128 (DX), Y14
+	VPXOR          Y14, Y6, Y6
+	VPXOR          Y14, Y7, Y7
+	VPXOR          Y14, Y8, Y8
+	VPXOR          Y14, Y9, Y9
+	VPXOR          Y14, Y10, Y10
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y14, Y12, Y12
+	VPXOR          Y14, Y13, Y13
+	VBROADCASTI128 16(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 32(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 48(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 64(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 80(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 96(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 112(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 128(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 144(DX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 160(DX), Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VAESENCLAST    Y14, Y7, Y7
+	VAESENCLAST    Y14, Y8, Y8
+	VAESENCLAST    Y14, Y9, Y9
+	VAESENCLAST    Y14, Y10, Y10
+	VAESENCLAST    Y14, Y11, Y11
+	VAESENCLAST    Y14, Y12, Y12
+	VAESENCLAST    Y14, Y13, Y13
+	VPUNPCKLQDQ    Y7, Y6, Y6
+	VPAND          Y1, Y6, Y6
+	VPSRLQ         X0, Y2, Y7
+	VPXOR          Y7, Y6, Y6
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y6, Y2, Y2
+	VPUNPCKLQDQ    Y9, Y8, Y8
+	VPAND          Y1, Y8, Y8
+	VPSRLQ         X0, Y3, Y9
+	VPXOR          Y9, Y8, Y8
+	VPAND          Y1, Y3, Y3
+	VPSLLQ         X0, Y3, Y3
+	VPOR           Y8, Y3, Y3
+	VPUNPCKLQDQ    Y11, Y10, Y10
+	VPAND          Y1, Y10, Y10
+	VPSRLQ         X0, Y4, Y11
+	VPXOR          Y11, Y10, Y10
+	VPAND          Y1, Y4, Y4
+	VPSLLQ         X0, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPUNPCKLQDQ    Y13, Y12, Y12
+	VPAND          Y1, Y12, Y12
+	VPSRLQ         X0, Y5, Y13
+	VPXOR          Y13, Y12, Y12
+	VPAND          Y1, Y5, Y5
+	VPSLLQ         X0, Y5, Y5
+	VPOR           Y12, Y5, Y5
+	VPAND          Y1, Y2, Y6
+	VPSRLDQ        $0x08, Y6, Y7
+	VPSLLDQ        $0x08, Y6, Y6
+	VPSRLDQ        $0x08, Y6, Y6
+	VPAND          Y1, Y3, Y8
+	VPSRLDQ        $0x08, Y8, Y9
+	VPSLLDQ        $0x08, Y8, Y8
+	VPSRLDQ        $0x08, Y8, Y8
+	VPAND          Y1, Y4, Y10
+	VPSRLDQ        $0x08, Y10, Y11
+	VPSLLDQ        $0x08, Y10, Y10
+	VPSRLDQ        $0x08, Y10, Y10
+	VPAND          Y1, Y5, Y12
+	VPSRLDQ        $0x08, Y12, Y13
+	VPSLLDQ        $0x08, Y12, Y12
+	VPSRLDQ        $0x08, Y12, Y12
+	VBROADCASTI128 (BX), Y14
+	VPXOR          Y14, Y6, Y6
+	VPXOR          Y14, Y7, Y7
+	VPXOR          Y14, Y8, Y8
+	VPXOR          Y14, Y9, Y9
+	VPXOR          Y14, Y10, Y10
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y14, Y12, Y12
+	VPXOR          Y14, Y13, Y13
+	VBROADCASTI128 16(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 32(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 48(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 64(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 80(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 96(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 112(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 128(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 144(BX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 160(BX), Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VAESENCLAST    Y14, Y7, Y7
+	VAESENCLAST    Y14, Y8, Y8
+	VAESENCLAST    Y14, Y9, Y9
+	VAESENCLAST    Y14, Y10, Y10
+	VAESENCLAST    Y14, Y11, Y11
+	VAESENCLAST    Y14, Y12, Y12
+	VAESENCLAST    Y14, Y13, Y13
+	VPUNPCKLQDQ    Y7, Y6, Y6
+	VPAND          Y1, Y6, Y6
+	VPSRLQ         X0, Y2, Y7
+	VPXOR          Y7, Y6, Y6
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y6, Y2, Y2
+	VPUNPCKLQDQ    Y9, Y8, Y8
+	VPAND          Y1, Y8, Y8
+	VPSRLQ         X0, Y3, Y9
+	VPXOR          Y9, Y8, Y8
+	VPAND          Y1, Y3, Y3
+	VPSLLQ         X0, Y3, Y3
+	VPOR           Y8, Y3, Y3
+	VPUNPCKLQDQ    Y11, Y10, Y10
+	VPAND          Y1, Y10, Y10
+	VPSRLQ         X0, Y4, Y11
+	VPXOR          Y11, Y10, Y10
+	VPAND          Y1, Y4, Y4
+	VPSLLQ         X0, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPUNPCKLQDQ    Y13, Y12, Y12
+	VPAND          Y1, Y12, Y12
+	VPSRLQ         X0, Y5, Y13
+	VPXOR          Y13, Y12, Y12
+	VPAND          Y1, Y5, Y5
+	VPSLLQ         X0, Y5, Y5
+	VPOR           Y12, Y5, Y5
+	VPAND          Y1, Y2, Y6
+	VPSRLDQ        $0x08, Y6, Y7
+	VPSLLDQ        $0x08, Y6, Y6
+	VPSRLDQ        $0x08, Y6, Y6
+	VPAND          Y1, Y3, Y8
+	VPSRLDQ        $0x08, Y8, Y9
+	VPSLLDQ        $0x08, Y8, Y8
+	VPSRLDQ        $0x08, Y8, Y8
+	VPAND          Y1, Y4, Y10
+	VPSRLDQ        $0x08, Y10, Y11
+	VPSLLDQ        $0x08, Y10, Y10
+	VPSRLDQ        $0x08, Y10, Y10
+	VPAND          Y1, Y5, Y12
+	VPSRLDQ        $0x08, Y12, Y13
+	VPSLLDQ        $0x08, Y12, Y12
+	VPSRLDQ        $0x08, Y12, Y12
+	VBROADCASTI128 (AX), Y14
+	VPXOR          Y14, Y6, Y6
+	VPXOR          Y14, Y7, Y7
+	VPXOR          Y14, Y8, Y8
+	VPXOR          Y14, Y9, Y9
+	VPXOR          Y14, Y10, Y10
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y14, Y12, Y12
+	VPXOR          Y14, Y13, Y13
+	VBROADCASTI128 16(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 32(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 48(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 64(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 80(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 96(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 112(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 128(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 144(AX), Y14
+	VAESENC        Y14, Y6, Y6
+	VAESENC        Y14, Y7, Y7
+	VAESENC        Y14, Y8, Y8
+	VAESENC        Y14, Y9, Y9
+	VAESENC        Y14, Y10, Y10
+	VAESENC        Y14, Y11, Y11
+	VAESENC        Y14, Y12, Y12
+	VAESENC        Y14, Y13, Y13
+	VBROADCASTI128 160(AX), Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VAESENCLAST    Y14, Y7, Y7
+	VAESENCLAST    Y14, Y8, Y8
+	VAESENCLAST    Y14, Y9, Y9
+	VAESENCLAST    Y14, Y10, Y10
+	VAESENCLAST    Y14, Y11, Y11
+	VAESENCLAST    Y14, Y12, Y12
+	VAESENCLAST    Y14, Y13, Y13
+	VPUNPCKLQDQ    Y7, Y6, Y6
+	VPAND          Y1, Y6, Y6
+	VPSRLQ         X0, Y2, Y7
+	VPXOR          Y7, Y6, Y6
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y6, Y2, Y2
+	VPUNPCKLQDQ    Y9, Y8, Y8
+	VPAND          Y1, Y8, Y8
+	VPSRLQ         X0, Y3, Y9
+	VPXOR          Y9, Y8, Y8
+	VPAND          Y1, Y3, Y3
+	VPSLLQ         X0, Y3, Y3
+	VPOR           Y8, Y3, Y3
+	VPUNPCKLQDQ    Y11, Y10, Y10
+	VPAND          Y1, Y10, Y10
+	VPSRLQ         X0, Y4, Y11
+	VPXOR          Y11, Y10, Y10
+	VPAND          Y1, Y4, Y4
+	VPSLLQ         X0, Y4, Y4
+	VPOR           Y10, Y4, Y4
+	VPUNPCKLQDQ    Y13, Y12, Y12
+	VPAND          Y1, Y12, Y12
+	VPSRLQ         X0, Y5, Y13
+	VPXOR          Y13, Y12, Y12
+	VPAND          Y1, Y5, Y5
+	VPSLLQ         X0, Y5, Y5
+	VPOR           Y12, Y5, Y5
+	VMOVDQU        Y2, (SI)
+	VMOVDQU        Y3, 32(SI)
+	VMOVDQU        Y4, 64(SI)
+	VMOVDQU        Y5, 96(SI)
+	ADDQ           $0x00000080, SI
+	SUBQ           $0x10, DI
+	JMP            feistelVAES256_by4
+
+feistelVAES256_after4:
+feistelVAES256_by1:
+	CMPQ           DI, $0x04
+	JB             feistelVAES256_after1
+	VMOVDQU        (SI), Y2
+	VPAND          Y1, Y2, Y3
+	VPSRLDQ        $0x08, Y3, Y4
+	VPSLLDQ        $0x08, Y3, Y3
+	VPSRLDQ        $0x08, Y3, Y3
+	VBROADCASTI128 (CX), Y5
+	VPXOR          Y5, Y3, Y3
+	VPXOR          Y5, Y4, Y4
+	VBROADCASTI128 16(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 32(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 48(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 64(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 80(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 96(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 112(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 128(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 144(CX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 160(CX), Y5
+	VAESENCLAST    Y5, Y3, Y3
+	VAESENCLAST    Y5, Y4, Y4
+	VPUNPCKLQDQ    Y4, Y3, Y3
+	VPAND          Y1, Y3, Y3
+	VPSRLQ         X0, Y2, Y4
+	VPXOR          Y4, Y3, Y3
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y3, Y2, Y2
+	VPAND          Y1, Y2, Y3
+	VPSRLDQ        $0x08, Y3, Y4
+	VPSLLDQ        $0x08, Y3, Y3
+	VPSRLDQ        $0x08, Y3, Y3
+	VBROADCASTI128 (DX), Y5
+	VPXOR          Y5, Y3, Y3
+	VPXOR          Y5, Y4, Y4
+	VBROADCASTI128 16(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 32(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 48(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 64(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 80(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 96(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 112(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 128(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 144(DX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 160(DX), Y5
+	VAESENCLAST    Y5, Y3, Y3
+	VAESENCLAST    Y5, Y4, Y4
+	VPUNPCKLQDQ    Y4, Y3, Y3
+	VPAND          Y1, Y3, Y3
+	VPSRLQ         X0, Y2, Y4
+	VPXOR          Y4, Y3, Y3
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y3, Y2, Y2
+	VPAND          Y1, Y2, Y3
+	VPSRLDQ        $0x08, Y3, Y4
+	VPSLLDQ        $0x08, Y3, Y3
+	VPSRLDQ        $0x08, Y3, Y3
+	VBROADCASTI128 (BX), Y5
+	VPXOR          Y5, Y3, Y3
+	VPXOR          Y5, Y4, Y4
+	VBROADCASTI128 16(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 32(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 48(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 64(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 80(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 96(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 112(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 128(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 144(BX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 160(BX), Y5
+	VAESENCLAST    Y5, Y3, Y3
+	VAESENCLAST    Y5, Y4, Y4
+	VPUNPCKLQDQ    Y4, Y3, Y3
+	VPAND          Y1, Y3, Y3
+	VPSRLQ         X0, Y2, Y4
+	VPXOR          Y4, Y3, Y3
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y3, Y2, Y2
+	VPAND          Y1, Y2, Y3
+	VPSRLDQ        $0x08, Y3, Y4
+	VPSLLDQ        $0x08, Y3, Y3
+	VPSRLDQ        $0x08, Y3, Y3
+	VBROADCASTI128 (AX), Y5
+	VPXOR          Y5, Y3, Y3
+	VPXOR          Y5, Y4, Y4
+	VBROADCASTI128 16(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 32(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 48(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 64(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 80(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 96(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 112(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 128(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 144(AX), Y5
+	VAESENC        Y5, Y3, Y3
+	VAESENC        Y5, Y4, Y4
+	VBROADCASTI128 160(AX), Y5
+	VAESENCLAST    Y5, Y3, Y3
+	VAESENCLAST    Y5, Y4, Y4
+	VPUNPCKLQDQ    Y4, Y3, Y3
+	VPAND          Y1, Y3, Y3
+	VPSRLQ         X0, Y2, Y4
+	VPXOR          Y4, Y3, Y3
+	VPAND          Y1, Y2, Y2
+	VPSLLQ         X0, Y2, Y2
+	VPOR           Y3, Y2, Y2
+	VMOVDQU        Y2, (SI)
+	ADDQ           $0x00000020, SI
+	SUBQ           $0x04, DI
+	JMP            feistelVAES256_by1
+
+feistelVAES256_after1:
 	VZEROUPPER
 	RET
 

@@ -29,6 +29,11 @@ func mmoSelectAESNIH1(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, 
 //go:noescape
 func mmoSelectAESNIH2(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
 
+// feistelAESNI runs the four Feistel rounds of FeistelPass over n values at vs, n a multiple of 2.
+//
+//go:noescape
+func feistelAESNI(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
+
 // mmoVAES256M1 writes nd dst blocks of MMO with 1 key(s) per source block.
 //
 //go:noescape
@@ -53,6 +58,11 @@ func mmoSelectVAES256H1(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte
 //
 //go:noescape
 func mmoSelectVAES256H2(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
+
+// feistelVAES256 runs the four Feistel rounds of FeistelPass over n values at vs, n a multiple of 4.
+//
+//go:noescape
+func feistelVAES256(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
 
 // hasVAES reports whether the CPU has VAES (CPUID leaf 7, ECX bit 9).
 func hasVAES() bool

@@ -1,7 +1,8 @@
 // Command _asm generates the amd64 batch routines of package aes128 (run `go generate`
 // in the package): AES-128 MMO and MMOSelect in two vector widths from one
 // description, AES-NI on 128-bit vectors (SSE encodings, for every CPU with AES-NI)
-// and VAES on 256-bit vectors with AVX2 (Zen 3, Alder Lake: VAES without AVX-512).
+// and VAES on 256-bit vectors with AVX2 (Zen 3, Alder Lake: VAES without AVX-512);
+// and in both widths the four-round AES Feistel pass of FeistelPass.
 //
 // A vector holds w blocks (w = 1 or 2) and vector v holds dst blocks w*v to w*v+w-1.
 // With m keys per source block (m = len(keys) for MMO, h = len(keys)/2 for
@@ -57,6 +58,7 @@ func main() {
 		for _, h := range []int{1, 2} {
 			mmoSelect(w, h)
 		}
+		feistel(w)
 	}
 	hasVAES()
 	Generate()
@@ -479,4 +481,122 @@ func mmoSelect(w width, h int) {
 		}
 		RET()
 	}
+}
+
+// feistel generates feistel<W>(keys, vs, n, h, mask): FeistelPass over the n values
+// at vs, n a multiple of a vector's 2w values (64-bit lanes), in place. A vector of
+// values V splits into two of AES blocks, A = its even values and B = its odd ones,
+// each zero-extended to a block; after round r's 11 AES rounds on both, the low
+// words of A and B interleave back into V's order as F, and
+// V = (V & mask) << h | (V >> h ^ F & mask). Four vectors of values (eight of
+// blocks) are in flight.
+func feistel(w width) {
+	name := "feistel" + w.name
+	TEXT(name, NOSPLIT, "func(keys *[4]*[11][16]byte, vs *uint64, n int, h, mask uint64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s runs the four Feistel rounds of FeistelPass over n values at vs, n a multiple of %d.", name, 2*w.blocks))
+	kp := Load(Param("keys"), GP64())
+	keys := make([]Mem, 4)
+	for r := range keys {
+		k := GP64()
+		MOVQ(Mem{Base: kp, Disp: 8 * r}, k)
+		keys[r] = Mem{Base: k}
+	}
+	vs := Mem{Base: Load(Param("vs"), GP64())}
+	n := Load(Param("n"), GP64())
+	count, mask := XMM(), w.reg()
+	MOVQ(Load(Param("h"), GP64()), count)
+	if w.blocks == 1 {
+		MOVQ(Load(Param("mask"), GP64()), mask)
+		PUNPCKLQDQ(mask, mask)
+	} else {
+		m := XMM()
+		MOVQ(Load(Param("mask"), GP64()), m)
+		VPBROADCASTQ(m, mask)
+	}
+	perVector := 2 * w.blocks // values
+
+	group := func(k int) {
+		v := make([]VecVirtual, k)
+		for i := range v {
+			v[i] = w.reg()
+			w.load(vs.Offset(16*w.blocks*i), v[i])
+		}
+		for fr := range keys {
+			a, b := make([]VecVirtual, k), make([]VecVirtual, k)
+			for i := range v {
+				a[i], b[i] = w.reg(), w.reg()
+				w.evenOdd(v[i], mask, a[i], b[i])
+			}
+			key := w.reg()
+			for r := 0; r < rounds; r++ {
+				w.spread(keys[fr].Offset(16*r), key)
+				for i := range v {
+					w.round(r, key, a[i])
+					w.round(r, key, b[i])
+				}
+			}
+			for i := range v {
+				w.feistelStep(v[i], a[i], b[i], mask, count)
+			}
+		}
+		for i := range v {
+			w.store(v[i], vs.Offset(16*w.blocks*i))
+		}
+	}
+	for _, k := range []int{4, 1} {
+		loop, next := fmt.Sprintf("%s_by%d", name, k), fmt.Sprintf("%s_after%d", name, k)
+		Label(loop)
+		CMPQ(n, U8(k*perVector))
+		JB(LabelRef(next))
+		group(k)
+		ADDQ(U32(16*w.blocks*k), vs.Base)
+		SUBQ(U8(k*perVector), n)
+		JMP(LabelRef(loop))
+		Label(next)
+	}
+	if w.blocks > 1 {
+		VZEROUPPER()
+	}
+	RET()
+}
+
+// evenOdd sets a and b to the AES blocks of v's even and odd values' low halves
+// (v & mask, each zero-extended to 128 bits).
+func (w width) evenOdd(v, mask, a, b VecVirtual) {
+	if w.blocks == 1 {
+		MOVOU(v, b)
+		PAND(mask, b)
+		MOVQ(b, a) // and clears a's high word
+		PSRLDQ(U8(8), b)
+		return
+	}
+	VPAND(mask, v, a)
+	VPSRLDQ(U8(8), a, b)
+	VPSLLDQ(U8(8), a, a)
+	VPSRLDQ(U8(8), a, a)
+}
+
+// feistelStep finishes a Feistel round on v from its encrypted halves a (even
+// values) and b (odd): v = (v & mask) << count | (v >> count ^ f & mask), f the
+// low words of a and b interleaved. b is clobbered.
+func (w width) feistelStep(v, a, b, mask VecVirtual, count VecVirtual) {
+	if w.blocks == 1 {
+		PUNPCKLQDQ(b, a)
+		PAND(mask, a)
+		MOVOU(v, b)
+		PSRLQ(count, b)
+		PXOR(b, a)
+		PAND(mask, v)
+		PSLLQ(count, v)
+		POR(a, v)
+		return
+	}
+	VPUNPCKLQDQ(b, a, a)
+	VPAND(mask, a, a)
+	VPSRLQ(count, v, b)
+	VPXOR(b, a, a)
+	VPAND(mask, v, v)
+	VPSLLQ(count, v, v)
+	VPOR(a, v, v)
 }
