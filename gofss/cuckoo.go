@@ -83,9 +83,8 @@ func (c *cuckooHash) bucketOf(y uint64) uint64 {
 }
 
 // locate writes Locate(x, k) for every x of xs and k = 0, 1, 2 to bkts[3i+k] and
-// idxs[3i+k]. With tables (nil for none) it permutes through them. vs is scratch
-// of len(bkts) values, or nil.
-func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prpTables, vs []uint64) {
+// idxs[3i+k]. With tables (nil for none) it permutes through them.
+func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prpTables) {
 	if c.size == 0 {
 		for i, x := range xs {
 			for k := range cuckooHashes {
@@ -97,24 +96,30 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 		}
 		return
 	}
-	if vs == nil {
-		vs = make([]uint64, len(bkts))
-	}
-	for i, x := range xs {
-		for k := range cuckooHashes {
-			vs[3*i+k] = x.Lo + uint64(k)<<c.inBits
+	// A tile of inputs at a time, its values staying in cache from one step to the
+	// next.
+	const tile = prpTile / cuckooHashes
+	var vs [cuckooHashes * tile]uint64
+	for lo := 0; lo < len(xs); lo += tile {
+		part := xs[lo:min(len(xs), lo+tile)]
+		vs := vs[:cuckooHashes*len(part)]
+		for i, x := range part {
+			for k := range cuckooHashes {
+				vs[3*i+k] = x.Lo + uint64(k)<<c.inBits
+			}
 		}
-	}
-	if tab != nil {
-		for i, v := range vs {
-			vs[i] = tab.permute(v, c.dom.small)
+		if tab != nil {
+			for i, v := range vs {
+				vs[i] = tab.permute(v, c.dom.small)
+			}
+		} else {
+			c.prp.permute64(vs, &c.dom)
 		}
-	} else {
-		c.prp.permute64(vs, &c.dom)
-	}
-	for i, y := range vs {
-		b := c.bucketOf(y)
-		bkts[i], idxs[i] = int32(b), Uint128{Lo: y - b*c.size}
+		bkts, idxs := bkts[cuckooHashes*lo:], idxs[cuckooHashes*lo:]
+		for i, y := range vs {
+			b := c.bucketOf(y)
+			bkts[i], idxs[i] = int32(b), Uint128{Lo: y - b*c.size}
+		}
 	}
 }
 

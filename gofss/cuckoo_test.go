@@ -47,7 +47,7 @@ func TestCuckooVectors(t *testing.T) {
 			alphas := katUints(c.Alphas)
 			for _, tab := range []*prpTables{nil, h.prp.tables(&h.dom)} {
 				bkts, idxs := make([]int32, 3*len(alphas)), make([]Uint128, 3*len(alphas))
-				h.locate(alphas, bkts, idxs, tab, nil)
+				h.locate(alphas, bkts, idxs, tab)
 				for j, loc := range c.Locate {
 					for k, want := range loc {
 						require.Equal(t, fmt.Sprint(want), fmt.Sprint([2]uint64{uint64(bkts[3*j+k]), idxs[3*j+k].Lo}), "alpha %d, hash %d", j, k)
@@ -106,7 +106,7 @@ func TestCuckooFailureRate(t *testing.T) {
 			mRt := chBuckets(points)
 			h := newCuckooHash(Block{rng.Uint64(), rng.Uint64()}, inBits, mRt)
 			bkts, idxs := make([]int32, 3*points), make([]Uint128, 3*points)
-			h.locate(alphas, bkts, idxs, h.tablesFor(points), nil)
+			h.locate(alphas, bkts, idxs, h.tablesFor(points))
 			if _, ok := cuckooPlace(bkts, mRt); !ok {
 				failures++
 			}

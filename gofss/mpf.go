@@ -131,7 +131,7 @@ func (d *Mpf) Gen(cws []Cw, s0s []Block, sigma Block, alphas []Uint128, betas []
 	bkts, idxs := make([]int32, cuckooHashes*t), make([]Uint128, cuckooHashes*t)
 	for attempt := 1; ; attempt++ {
 		h := newCuckooHash(sigma, p.InBits, mRt)
-		h.locate(alphas, bkts, idxs, h.tablesFor(t), nil)
+		h.locate(alphas, bkts, idxs, h.tablesFor(t))
 		if table, ok := d.place(bkts, mRt); ok {
 			cws[0] = Cw{sigma, Block{Lo: uint64(mRt)}}
 			return attempt, d.genBuckets(cws[1:], s0s, table, idxs, betas)
@@ -319,7 +319,7 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 	defer evalScratchPool.Put(sc)
 	pairs := cuckooHashes * len(xs)
 	bkts, idxs := grow(&sc.bkts, pairs), grow(&sc.idxs, pairs)
-	h.locate(xs, bkts, idxs, tab, grow(&sc.vs, pairs))
+	h.locate(xs, bkts, idxs, tab)
 	// The pairs in bucketLists' order: where[3j+k] is the position in sortedIdxs
 	// (and shares) of input j's pair under hash k.
 	start := bucketStarts(bkts, mRt)
@@ -410,7 +410,6 @@ func (d *Dpf) evalKeyed(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint
 // MiB would fault a page every 4 KiB. Every element is written before it is read.
 type evalScratch struct {
 	bkts, where, keyOf []int32
-	vs                 []uint64
 	idxs, sortedIdxs   []Uint128
 	shares, pieces     []Block
 }

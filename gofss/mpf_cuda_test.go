@@ -14,7 +14,7 @@ func gpuPairs(t *testing.T, d *Mpf, party int, s0s []Block, cws []Cw, xs []Uint1
 	require.NoError(t, err)
 	h := newCuckooHash(sigma, d.params.InBits, mRt)
 	bkts, idxs := make([]int32, cuckooHashes*len(xs)), make([]Uint128, cuckooHashes*len(xs))
-	h.locate(xs, bkts, idxs, nil, nil)
+	h.locate(xs, bkts, idxs, nil)
 	pieces := make([]Block, ProofBlocks*len(bkts))
 	for p, b := range bkts {
 		y := make([]Block, 1)

@@ -402,7 +402,7 @@ func TestVdmpfTampered(t *testing.T) {
 	// A bucket that holds a point, so that the points evaluated walk its tree.
 	h := newCuckooHash(cws[0][0], p.InBits, int(cws[0][1].Lo))
 	bkts, idxs := make([]int32, 3), make([]Uint128, 3)
-	h.locate(alphas[:1], bkts, idxs, nil, nil)
+	h.locate(alphas[:1], bkts, idxs, nil)
 	// Rows of level 0: party 1 always applies them (its root's control bit is 1).
 	used := 1 + int(bkts[0])*rows
 	for name, bad := range map[string][]Cw{
@@ -553,7 +553,7 @@ func checkProofChains(t *testing.T, p Params) {
 	}
 	m, mRt := p.Buckets(), int(cws[0][1].Lo)
 	bkts, idxs := make([]int32, 3*len(xs)), make([]Uint128, 3*len(xs))
-	newCuckooHash(cws[0][0], p.InBits, mRt).locate(xs, bkts, idxs, nil, nil)
+	newCuckooHash(cws[0][0], p.InBits, mRt).locate(xs, bkts, idxs, nil)
 	for party := range 2 {
 		mine := everyOther(s0s, party)
 		pibs := make([][ProofBlocks]Block, m)

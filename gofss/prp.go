@@ -63,7 +63,8 @@ const prpTile = 4096
 // bits) by PRP(v): a tile at a time, one pass of the rounds over all of its
 // values, then further passes over those outside the domain, gathered.
 func (p *feistelPrp) permute64(vs []uint64, dom *prpDomain) {
-	walking, at := make([]uint64, min(len(vs), prpTile)), make([]int32, min(len(vs), prpTile))
+	var walking [prpTile]uint64
+	var at [prpTile]int32
 	for lo := 0; lo < len(vs); lo += prpTile {
 		tile := vs[lo:min(len(vs), lo+prpTile)]
 		aes128.FeistelPass(&p.keys, tile, dom.h)
