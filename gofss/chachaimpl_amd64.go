@@ -192,15 +192,20 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
 	n, lanes, rows := b.n, len(ch.w.Offs), b.n+1
 	ch.points = points
 	k0 := j0 / b.m
+	var xs [len(chachaChunk{}.key)]Uint128
 	for j := range lanes {
 		p := j0 + min(j, points-1)
 		k := p / b.m
 		ch.key[j] = k
 		ch.nodes[j] = b.s0s[k].WithLsb(uint8(b.party))
 		ch.offs[j] = int32((k - k0) * rows * cwSize)
-		x := b.xs[p]
-		for i := range n {
-			ch.w.Sides[i*lanes+j] = x.Bit(n, i)
+		xs[j] = b.xs[p]
+	}
+	// Level by level, so that the sides' bytes are stored in order.
+	for i := range n {
+		row := ch.w.Sides[i*lanes : (i+1)*lanes]
+		for j := range row {
+			row[j] = xs[j].Bit(n, i)
 		}
 	}
 	kEnd := ch.key[lanes-1] + 1
