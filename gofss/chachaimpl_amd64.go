@@ -3,6 +3,7 @@
 package gofss
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/chacha"
@@ -84,23 +85,22 @@ func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 	if !chachaWalksServe(len(xs)) {
 		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	if err := c.d.checkCws(cws); err != nil {
-		return err
-	}
 	if len(xs) == 1 {
+		if err := c.d.checkCws(cws); err != nil {
+			return err
+		}
 		dpfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
 		stp.advance(1)
 		return nil
 	}
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()
-	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
-	b.walk(2, dpfTrByte, nil, func(j0 int, ch *chachaChunk) {
+	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m, c.d.checkCws}
+	return b.walk(2, dpfTrByte, nil, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node, last := ch.nodes[j], &cws[ch.key[j]*(n+1)+n]
 			dst[j0+j] = dpfLeaf(ar, node.Clamp(), node.Lsb(), ar.from(last[0]), party)
 		}
 	})
-	return nil
 }
 
 // walkEval is chachaDpf's for DCF: the routine sums each point's value shares in
@@ -110,10 +110,10 @@ func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 	if !chachaWalksServe(len(xs)) {
 		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
 	}
-	if err := c.d.checkCws(cws); err != nil {
-		return err
-	}
 	if len(xs) == 1 {
+		if err := c.d.checkCws(cws); err != nil {
+			return err
+		}
 		dcfOnePoints(c.prg, c.d.params, dst, party, s0s, cws, xs, m)
 		stp.advance(1)
 		return nil
@@ -124,14 +124,13 @@ func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 	}
 	arith := chachaArith(lm)
 	n, ar := c.d.params.InBits, c.d.params.Group.arith()
-	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m}
-	b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
+	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m, c.d.checkCws}
+	return b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node := ch.nodes[j]
 			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*(n+1)+n], party)
 		}
 	})
-	return nil
 }
 
 // chachaArith is a group's lane masks as the routines take them.
@@ -149,6 +148,7 @@ type chachaBatch struct {
 	cws   []Cw
 	xs    []Uint128
 	m     int
+	check func(cws []Cw) error // the scheme's check of whole keys' correction words
 }
 
 // chachaChunk is one chunk of points of a batch as the routine walks it.
@@ -164,10 +164,15 @@ type chachaChunk struct {
 // walk runs the batch's points a chunk at a time, spread over goroutines, with mul
 // PRG outputs per seed, the right child's control-bit correction at trByte and, for
 // DCF, the group's arith, and hands each walked chunk, starting at point j0, to
-// leaves.
-func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 int, ch *chachaChunk)) {
-	lanes, n := chacha.PointLanes(), b.n
+// leaves. The routine reads only the rows' seed words and control bits, so any
+// row values are safe to walk: each chunk's keys are checked right after its walk,
+// their rows still in cache (checking all keys first read them from memory once
+// more). Once a chunk's are refused the walk stops and returns the check of all
+// keys, which names the first bad one, with dst partly written.
+func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 int, ch *chachaChunk)) error {
+	lanes, n, rows := chacha.PointLanes(), b.n, b.n+1
 	chunks := (len(b.xs) + lanes - 1) / lanes
+	var bad atomic.Bool
 	forChunks(chunks, float64(lanes)*evalCostNs(n, mul/2), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -177,14 +182,23 @@ func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 
 			ch.sums = sc.block(lanes)
 			ch.w.Sums, ch.w.Arith = blockBytes(ch.sums), arith
 		}
-		for c := lo; c < hi && !b.stp.stopped(); c++ {
+		for c := lo; c < hi && !b.stp.stopped() && !bad.Load(); c++ {
 			j0 := c * lanes
-			b.load(ch, j0, min(lanes, len(b.xs)-j0))
+			points := min(lanes, len(b.xs)-j0)
+			b.load(ch, j0, points)
 			chacha.WalkPoints(&ch.w, b.prg.Nonce())
+			if b.check(b.cws[j0/b.m*rows:((j0+points-1)/b.m+1)*rows]) != nil {
+				bad.Store(true)
+				return
+			}
 			leaves(j0, ch)
 			b.stp.advance(ch.points)
 		}
 	})
+	if bad.Load() {
+		return b.check(b.cws)
+	}
+	return nil
 }
 
 // load sets ch up for the points j0 .. j0+points-1: each lane's root, path and rows.

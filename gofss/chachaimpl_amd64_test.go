@@ -113,8 +113,9 @@ func TestChachaImplMatchesPortable(t *testing.T) {
 	}
 }
 
-// Correction words that Gen cannot have made are refused on both paths, before
-// anything is walked.
+// Correction words that Gen cannot have made are refused on both paths: one point
+// alone (checked before its walk) and a batch (each chunk's keys checked after its
+// walk).
 func TestChachaImplRefusesBadCws(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, c := range testCases(t, []int{20}) {
@@ -141,6 +142,22 @@ func TestChachaImplRefusesBadCws(t *testing.T) {
 				require.ErrorAs(t, err, &argErr)
 			}
 		})
+	}
+}
+
+// A batch's bad row in any key, first, middle or last, inner or last row, is refused
+// with the error of the check of all keys, which names the first bad key.
+func TestChachaImplNamesBadKey(t *testing.T) {
+	for _, kind := range []Kind{KindDpf, KindDcfLt} {
+		s, err := New(DefaultParams(kind, 12, Bytes, PrgChaCha), WithImpl(ChachaImpl))
+		if err != nil {
+			t.Skipf("chacha walks not served here: %v", err)
+		}
+		if kind == KindDpf {
+			testDpfRefusesBadCws(t, s)
+		} else {
+			testDcfRefusesBadCws(t, s)
+		}
 	}
 }
 
