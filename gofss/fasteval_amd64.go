@@ -180,7 +180,9 @@ func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]
 // written when they are refused.
 func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if len(xs) < minFastPoints {
-		if f.chacha != nil {
+		// One ChaCha point walks alone, in one routine call; a few go level by level,
+		// whose PRG calls run up to four seeds in the latency of one.
+		if f.chacha != nil && len(xs) == 1 {
 			return f.evalOnePoints(stp, dst, party, s0s, cws, xs, m)
 		}
 		return f.Dpf.walkEval(stp, dst, party, s0s, cws, xs, m)
@@ -269,7 +271,7 @@ func (f *fastDpf) leaves(dst []Block, st *fastEvalState, b *pointBatch) {
 // words as it reads them.
 func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	switch {
-	case len(xs) < minFastPoints && f.chacha != nil:
+	case len(xs) == 1 && f.chacha != nil:
 		return f.evalOnePoints(stp, dst, party, s0s, cws, xs, m)
 	case len(xs) < minFastPoints || !f.kaOK:
 		return f.Dcf.walkEval(stp, dst, party, s0s, cws, xs, m)
