@@ -242,7 +242,9 @@ func TestDmpfReconstruct(t *testing.T) {
 }
 
 // TestDmpfEvalChunks checks a BatchEval of more inputs than several chunks (of
-// either size) against EvalAll at the same inputs, for each party.
+// either size) against EvalAll at the same inputs, for each party; through a
+// Control, whose Done counts the buckets' points (three an input) and whose Stop
+// ends the call.
 func TestDmpfEvalChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	p := DefaultParams(KindDmpf, 16, Uint64, PrgAesMmo).WithMaxPoints(300)
@@ -255,10 +257,14 @@ func TestDmpfEvalChunks(t *testing.T) {
 		mine := everyOther(s0s, party)
 		all, got := make([]Block, 1<<16), make([]Block, len(xs))
 		require.NoError(t, d.EvalAll(all, party, mine, cws))
-		require.NoError(t, d.Eval(got, party, mine, cws, xs))
+		var c Control
+		require.NoError(t, d.WithControl(&c).Eval(got, party, mine, cws, xs))
 		for i, x := range xs {
 			require.Equal(t, all[x.Lo], got[i], "party %d, input %d (x=%d)", party, i, x.Lo)
 		}
+		require.Equal(t, int64(cuckooHashes*len(xs)), c.Done.Load())
+		c.Stop.Store(1)
+		require.ErrorIs(t, d.WithControl(&c).Eval(got, party, mine, cws, xs), ErrStopped)
 	}
 }
 

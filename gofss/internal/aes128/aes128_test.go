@@ -253,6 +253,8 @@ func TestFeistelPass(t *testing.T) {
 				require.Equal(t, want, vs, "h %d, n %d", h, n)
 			}
 		}
+		_, keyList := randomKeys(rng, 4)
+		assert.Panics(t, func() { FeistelPass((*[4]*Key)(keyList), make([]uint64, 4), 33) }, "halves over 32 bits")
 	})
 }
 
