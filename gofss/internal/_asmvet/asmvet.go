@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -43,3 +44,22 @@ func NoEVEX(file string, fns ...string) {
 		}
 	}
 }
+
+// NoEVEXExcept is NoEVEX over every function of the file but those named, which are
+// for AVX-512 CPUs.
+func NoEVEXExcept(file string, avx512 ...string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var fns []string
+	for _, m := range textName.FindAllStringSubmatch(string(b), -1) {
+		if !slices.Contains(avx512, m[1]) {
+			fns = append(fns, m[1])
+		}
+	}
+	NoEVEX(file, fns...)
+}
+
+// textName matches a function's TEXT line and captures its name.
+var textName = regexp.MustCompile(`(?m)^TEXT ·(\w+)\(`)

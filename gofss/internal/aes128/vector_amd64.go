@@ -98,7 +98,8 @@ func (v vectorWidth) runMMOSelect(keys []*Key, dst, src, sel []byte) {
 }
 
 // feistel is FeistelPass: the routine takes whole vectors of values (2 per block of
-// a vector), and a last part vector goes through a copy.
+// a vector), and a last part vector goes through a copy. Width 4 is VAES on 512-bit
+// vectors, the vaes-avx512 backend's.
 func (v vectorWidth) feistel(keys *[4]*Key, vs []uint64, h uint) {
 	var enc [4]*[11][16]byte
 	for r, k := range keys {
@@ -107,17 +108,20 @@ func (v vectorWidth) feistel(keys *[4]*Key, vs []uint64, h uint) {
 	per := 2 * int(v)
 	whole, mask := len(vs)-len(vs)%per, uint64(1)<<h-1
 	run := func(vs *uint64, n int) {
-		if v == 1 {
+		switch v {
+		case 1:
 			feistelAESNI(&enc, vs, n, uint64(h), mask)
-		} else {
+		case 2:
 			feistelVAES256(&enc, vs, n, uint64(h), mask)
+		default:
+			feistelVAES512(&enc, vs, n, uint64(h), mask)
 		}
 	}
 	if whole > 0 {
 		run(&vs[0], whole)
 	}
 	if tail := vs[whole:]; len(tail) > 0 {
-		var part [4]uint64
+		var part [8]uint64
 		copy(part[:], tail)
 		run(&part[0], per)
 		copy(tail, part[:len(tail)])

@@ -64,5 +64,10 @@ func mmoSelectVAES256H2(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte
 //go:noescape
 func feistelVAES256(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
 
+// feistelVAES512 runs the four Feistel rounds of FeistelPass over n values at vs, n a multiple of 8.
+//
+//go:noescape
+func feistelVAES512(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
+
 // hasVAES reports whether the CPU has VAES (CPUID leaf 7, ECX bit 9).
 func hasVAES() bool
