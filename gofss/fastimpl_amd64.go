@@ -20,8 +20,8 @@ func archImpls() []impl {
 	return []impl{
 		{
 			name: "avx512-vaes",
-			dpf:  func(d *Dpf) walks { return newFastDpf(d, true) },
-			dcf:  func(d *Dcf) walks { return newFastDcf(d, true) },
+			dpf:  func(d *Dpf) walks { return withOneKeyDpf(d, newFastDpf(d, true)) },
+			dcf:  func(d *Dcf) walks { return withOneKeyDcf(d, newFastDcf(d, true)) },
 		},
 		{
 			name: "avx512",
@@ -103,6 +103,28 @@ func newFastDcf(d *Dcf, fused bool) walks {
 		return nil
 	}
 	return &fastDcf{s, d}
+}
+
+// withOneKeyDpf puts the one-key walks in front of the fused AVX-512 walks f for short
+// batches, as the AVX2 fused implementations have them (fusedEvalDpf): without, a
+// single key went through the portable walk (Eval) or a padded tile of the Gen
+// routine. f is returned as it is where the one-key walks do not serve the PRG.
+func withOneKeyDpf(d *Dpf, f walks) walks {
+	fast, ok := f.(*fastDpf)
+	keys := oneKeyKeys(d.prg)
+	if !ok || keys == nil {
+		return f
+	}
+	return &fusedEvalDpf{oneKeyDpf{d, keys}, fast, avx512DpfShort}
+}
+
+func withOneKeyDcf(d *Dcf, f walks) walks {
+	fast, ok := f.(*fastDcf)
+	keys := oneKeyKeys(d.prg)
+	if !ok || keys == nil {
+		return f
+	}
+	return &fusedEvalDcf{oneKeyDcf{d, keys}, fast, avx512DcfShort}
 }
 
 // simdAriths gives the group's masks for the routines, for party 0 and party 1
