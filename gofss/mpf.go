@@ -320,24 +320,32 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 	pairs := cuckooHashes * len(xs)
 	bkts, idxs := grow(&sc.bkts, pairs), grow(&sc.idxs, pairs)
 	h.locate(xs, bkts, idxs, tab)
-	// The pairs in bucketLists' order: where[3j+k] is the position in sortedIdxs
-	// (and shares) of input j's pair under hash k.
+	// The pairs in bucketLists' order: inputOf[i] is the input of the pair at i in
+	// sortedIdxs (and shares).
 	start := bucketStarts(bkts, mRt)
-	sortedIdxs, shares, where := grow(&sc.sortedIdxs, pairs), grow(&sc.shares, pairs), grow(&sc.where, pairs)
+	sortedIdxs, shares, inputOf := grow(&sc.sortedIdxs, pairs), grow(&sc.shares, pairs), grow(&sc.inputOf, pairs)
 	next := append([]int(nil), start[:mRt]...)
-	for p, b := range bkts {
-		i := next[b]
-		sortedIdxs[i], where[p] = idxs[p], int32(i)
-		next[b]++
+	for j := range xs {
+		for p := cuckooHashes * j; p < cuckooHashes*(j+1); p++ {
+			i := next[bkts[p]]
+			sortedIdxs[i], inputOf[i] = idxs[p], int32(j)
+			next[bkts[p]]++
+		}
 	}
 	if err := d.evalBuckets(shares, pibs, party, s0s, cws, sortedIdxs, start, sc); err != nil {
 		return err
 	}
+	// Each share added into its input's sum, in the shares' order: the reads in
+	// order and the adds into the chunk's sums, which stay in cache (gathering each
+	// input's three shares instead took twice the time).
 	ar := d.params.Group.arith()
-	for j := range dst {
-		y := ar.from(shares[where[3*j]])
-		y = ar.add(y, ar.from(shares[where[3*j+1]]))
-		dst[j] = ar.into(ar.add(y, ar.from(shares[where[3*j+2]])))
+	sums := grow(&sc.sums, len(xs))
+	clear(sums)
+	for i, j := range inputOf {
+		sums[j] = ar.add(sums[j], ar.from(shares[i]))
+	}
+	for j, y := range sums {
+		dst[j] = ar.into(y)
 	}
 	return nil
 }
@@ -409,9 +417,9 @@ func (d *Dpf) evalKeyed(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint
 // evalScratch is evalChunk's scratch, kept for the next call: fresh, its tens of
 // MiB would fault a page every 4 KiB. Every element is written before it is read.
 type evalScratch struct {
-	bkts, where, keyOf []int32
-	idxs, sortedIdxs   []Uint128
-	shares, pieces     []Block
+	bkts, inputOf, keyOf []int32
+	idxs, sortedIdxs     []Uint128
+	shares, pieces, sums []Block
 }
 
 var evalScratchPool sync.Pool
