@@ -153,7 +153,10 @@ func generateOne(g *gen, iv, flags Mem) {
 	cv := Load(Param("cv"), GP64())
 	block := Load(Param("block"), GP64())
 	blen := Load(Param("blen"), GP32())
-	lo, hi := compressRows(g, iv, cv, Mem{Base: block}, func(d VecVirtual) {
+	gathered := func(_ int, x, y [4]int) (VecVirtual, VecVirtual) {
+		return gather(Mem{Base: block}, x), gather(Mem{Base: block}, y)
+	}
+	lo, hi := compressRows(g, iv, cv, gathered, func(d VecVirtual) {
 		// Row d: counter 0 (two words), blen, the flags.
 		VPXOR(d, d, d)
 		VPINSRD(U8(2), blen, d, d)
@@ -177,23 +180,37 @@ func generateOne(g *gen, iv, flags Mem) {
 	n := Load(Param("n"), GP64())
 	cv = Load(Param("cv"), GP64())
 	msg := AllocLocal(64)
-	p0, p1, x := XMM(), XMM(), XMM()
+	p0, p1 := XMM(), XMM()
 	VMOVDQU(Mem{Base: pi}, p0)
 	VMOVDQU(Mem{Base: pi, Disp: 16}, p1)
 	Label("chain_step")
 	CMPQ(n, Imm(0))
 	JE(LabelRef("chain_done"))
-	Comment("The message pi ^ piece, on the stack for the rounds' gathers.")
-	VPXOR(Mem{Base: pieces}, p0, x)
-	VMOVDQU(x, msg)
-	VPXOR(Mem{Base: pieces, Disp: 16}, p1, x)
-	VMOVDQU(x, msg.Offset(16))
-	for off := 32; off < 64; off += 16 {
-		VMOVDQU(Mem{Base: pi, Disp: off}, x)
-		VPXOR(Mem{Base: pieces, Disp: off}, x, x)
-		VMOVDQU(x, msg.Offset(off))
+	// The message's rows: words 0-7 wait on the step before, 8-15 (pi's last 32
+	// bytes, which the chain leaves alone, ^ the piece) do not. The first round
+	// takes its words from these rows by shuffles; the later ones, which have time,
+	// gather them from a copy on the stack.
+	var rows [4]VecVirtual
+	for i := range rows {
+		rows[i] = XMM()
+		switch i {
+		case 0:
+			VPXOR(Mem{Base: pieces}, p0, rows[i])
+		case 1:
+			VPXOR(Mem{Base: pieces, Disp: 16}, p1, rows[i])
+		default:
+			VMOVDQU(Mem{Base: pi, Disp: 16 * i}, rows[i])
+			VPXOR(Mem{Base: pieces, Disp: 16 * i}, rows[i], rows[i])
+		}
+		VMOVDQU(rows[i], msg.Offset(16*i))
 	}
-	lo, hi = compressRows(g, iv, cv, msg, func(d VecVirtual) { VMOVDQU(row64, d) })
+	fromRows := func(r int, x, y [4]int) (VecVirtual, VecVirtual) {
+		if r > 0 {
+			return gather(msg, x), gather(msg, y)
+		}
+		return shuffled(rows, x), shuffled(rows, y)
+	}
+	lo, hi = compressRows(g, iv, cv, fromRows, func(d VecVirtual) { VMOVDQU(row64, d) })
 	VPXOR(lo, p0, p0)
 	VPXOR(hi, p1, p1)
 	ADDQ(U8(64), pieces)
@@ -205,32 +222,60 @@ func generateOne(g *gen, iv, flags Mem) {
 	RET()
 }
 
-// compressRows emits the keyed one-block compression of the 16 message words at
-// block under the key at cv, row d set by setD, and returns the two vectors of the
-// output's first 32 bytes. The state is four vectors, one per row of four words,
-// so a step's four G functions run side by side in one vector and the diagonal
-// step only rotates rows b, c and d by one, two and three words. Each step's
-// message vectors are gathered from memory word by word; they do not wait on the
-// state, so they are ready when the step needs them.
-func compressRows(g *gen, iv Mem, cv Register, block Mem, setD func(d VecVirtual)) (VecVirtual, VecVirtual) {
+// gather loads message words w[0..3] of block into the lanes of a vector.
+func gather(block Mem, w [4]int) VecVirtual {
+	x := XMM()
+	VMOVD(block.Offset(4*w[0]), x)
+	for i, w := range w[1:] {
+		VPINSRD(U8(i+1), block.Offset(4*w), x, x)
+	}
+	return x
+}
+
+// shuffled builds the vector of message words w[0..3] from the message's rows
+// (four words each) in registers, for the first round's two steps, whose words
+// come in these orders: the even or odd words of two rows, rotated by a lane for
+// the diagonal step.
+func shuffled(rows [4]VecVirtual, w [4]int) VecVirtual {
+	base := min(w[0], w[1])
+	straight := [4]int{base, base + 2, base + 4, base + 6}
+	turned := [4]int{base + 6, base, base + 2, base + 4}
+	if base%8 > 1 || w != straight && w != turned {
+		panic("shuffled: not a first-round word order")
+	}
+	x, lo := XMM(), base/8*2
+	VSHUFPS(U8(0x88|uint8(base&1)*0x55), rows[lo+1], rows[lo], x) // words 0, 2 of each row (1, 3)
+	if w == turned {
+		VPSHUFD(U8(0x93), x, x) // lane i takes lane i-1
+	}
+	return x
+}
+
+// compressRows emits the keyed one-block compression under the key at cv, row d
+// set by setD, and returns the two vectors of the output's first 32 bytes. The
+// state is four vectors, one per row of four words, so a step's four G functions
+// run side by side in one vector. For the diagonal step rows a, c and d turn by
+// three, one and two words and lane i runs diagonal i-1 (message words in that
+// order); row b stays, since it is the last one each step computes and a turn
+// would wait on it. message gives round r's two message vectors for the words
+// x and y of a step's G functions, lane by lane.
+func compressRows(g *gen, iv Mem, cv Register, message func(r int, x, y [4]int) (VecVirtual, VecVirtual), setD func(d VecVirtual)) (VecVirtual, VecVirtual) {
 	a, b, c, d := XMM(), XMM(), XMM(), XMM()
 	VMOVDQU(Mem{Base: cv}, a)
 	VMOVDQU(Mem{Base: cv, Disp: 16}, b)
 	VMOVDQU(iv, c)
 	setD(d)
 
-	gather := func(words []int) VecVirtual {
-		x := XMM()
-		VMOVD(block.Offset(4*words[0]), x)
-		for i, w := range words[1:] {
-			VPINSRD(U8(i+1), block.Offset(4*w), x, x)
-		}
-		return x
-	}
 	tmp := XMM()
-	half := func(mw VecVirtual, rotD Mem, rotB uint64) {
-		VPADDD(mw, a, a)
-		VPADDD(b, a, a)
+	half := func(mw VecVirtual, first bool, rotD Mem, rotB uint64) {
+		if first {
+			// a and b are the key's; the message may come last (the chain's).
+			VPADDD(b, a, a)
+			VPADDD(mw, a, a)
+		} else {
+			VPADDD(mw, a, a)
+			VPADDD(b, a, a)
+		}
 		VPXOR(a, d, d)
 		VPSHUFB(rotD, d, d)
 		VPADDD(d, c, c)
@@ -241,14 +286,17 @@ func compressRows(g *gen, iv Mem, cv Register, block Mem, setD func(d VecVirtual
 	}
 	for r, s := range schedule {
 		Commentf("Round %d.", r)
-		for k, rot := range [2][3]uint8{{0x39, 0x4e, 0x93}, {0x93, 0x4e, 0x39}} {
+		for k, rot := range [2][3]uint8{{0x93, 0x39, 0x4e}, {0x39, 0x93, 0x4e}} {
 			w := s[8*k : 8*k+8]
-			mx := gather([]int{w[0], w[2], w[4], w[6]})
-			my := gather([]int{w[1], w[3], w[5], w[7]})
-			half(mx, g.rot16, 12)
-			half(my, g.rot8, 7)
-			// Rows b, c, d to the diagonals and, after them, back.
-			VPSHUFD(U8(rot[0]), b, b)
+			x, y := [4]int{w[0], w[2], w[4], w[6]}, [4]int{w[1], w[3], w[5], w[7]}
+			if k == 1 {
+				x, y = [4]int{w[6], w[0], w[2], w[4]}, [4]int{w[7], w[1], w[3], w[5]}
+			}
+			mx, my := message(r, x, y)
+			half(mx, r == 0 && k == 0, g.rot16, 12)
+			half(my, false, g.rot8, 7)
+			// Rows a, c, d to the diagonals and, after them, back.
+			VPSHUFD(U8(rot[0]), a, a)
 			VPSHUFD(U8(rot[1]), c, c)
 			VPSHUFD(U8(rot[2]), d, d)
 		}
