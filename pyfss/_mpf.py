@@ -12,6 +12,7 @@ call into the core through _Base._call.
 from __future__ import annotations
 
 import math
+import operator
 
 import torch
 
@@ -281,19 +282,39 @@ class Dmpf(_Base):
             raise TypeError(f"{name} must be a {what or shape} int32 tensor, got {got}")
         return v.dense(t)
 
+    def _ints(self, name: str, values) -> list[int]:
+        """A sequence of Python ints, each checked: torch.tensor alone would cut 1.5
+        to 1 and take True as 1, and refuse ints past 2^63 with a message that names
+        neither the argument nor the domain."""
+        kind = type(values).__name__
+        if isinstance(values, (str, bytes, bytearray)):
+            raise TypeError(f"{name} must be a tensor of points or a sequence of ints, got {kind}")
+        try:
+            ints = list(values)
+        except TypeError:
+            raise TypeError(
+                f"{name} must be a tensor of points or a sequence of ints, got {kind}"
+            ) from None
+        for i, x in enumerate(ints):
+            if type(x) is not int:
+                try:
+                    if isinstance(x, bool):
+                        raise TypeError
+                    ints[i] = x = operator.index(x)
+                except TypeError:
+                    raise TypeError(
+                        f"{name} must be a sequence of ints: entry {i} is a {type(x).__name__}"
+                    ) from None
+            if not 0 <= x < 1 << self.in_bits:
+                raise ValueError(f"{name} must be in [0, 2^{self.in_bits}): entry {i} is {x}")
+        return ints
+
     def _point_list(self, name: str, values, batch: tuple) -> v.Inputs:
         """Lists of points: a tensor batch + (t,) of inputs (or batch + (t, 4) words),
         or Python ints (one list for every key)."""
         if not isinstance(values, torch.Tensor):
-            try:
-                ints = list(values)
-                values = (
-                    torch.tensor(ints, dtype=torch.int64) if self.in_bits <= 63 else to_words(ints)
-                )
-            except (TypeError, RuntimeError, OverflowError):
-                raise TypeError(
-                    f"{name} must be a tensor of points or a sequence of ints, got {type(values).__name__}"
-                ) from None
+            ints = self._ints(name, values)
+            values = torch.tensor(ints, dtype=torch.int64) if self.in_bits <= 63 else to_words(ints)
             if batch:
                 values = values.expand(*batch, *values.shape).contiguous()
         a = v.inputs(name, values, self.in_bits)

@@ -202,6 +202,30 @@ def test_bad_inputs():
         s.gen(seeds, [], pyfss.from_int([], "uint32"))
     with pytest.raises(ValueError, match="alpha"):
         s.gen(seeds, [256], one)
+    # A list of points: each entry an int in the domain (torch.tensor would cut 2.5
+    # to 2, take True as 1, and refuse 2^64 without naming alphas).
+    two = pyfss.from_int([1, 2], "uint32")
+    for bad, error, what in (
+        ([3, 2.5], TypeError, "entry 1 is a float"),
+        ([True, 3], TypeError, "entry 0 is a bool"),
+        ([3, "4"], TypeError, "entry 1 is a str"),
+        ([3, 2**64], ValueError, r"alphas must be in \[0, 2\^8\): entry 1 is 18446744073709551616"),
+        ([-1, 3], ValueError, "entry 0 is -1"),
+        ("34", TypeError, "got str"),
+        (3, TypeError, "got int"),
+    ):
+        with pytest.raises(error, match=what):
+            s.gen(seeds, bad, two[: len(bad) if isinstance(bad, list) else 1])
+    wide = pyfss.Dmpf(100, 4, "uint32")
+    wide_seeds = torch.randint(-(2**31), 2**31, (wide.buckets, 2, 4), dtype=torch.int32)
+    with pytest.raises(ValueError, match=r"entry 1 is 1267650600228229401496703205376"):
+        wide.gen(wide_seeds, [3, 2**100], two)
+    with pytest.raises(TypeError, match="entry 0 is a float"):
+        wide.gen(wide_seeds, [3.0, 4], two)
+    np = pytest.importorskip("numpy")
+    sigma = torch.tensor([5, 6, 7, 8], dtype=torch.int32)
+    as_numpy = s.gen(seeds, [np.int64(7), np.uint8(9)], two, sigma=sigma)  # not Python ints
+    assert torch.equal(as_numpy, s.gen(seeds, [7, 9], two, sigma=sigma))
     with pytest.raises(TypeError, match="betas"):
         s.gen(seeds, [1, 2], one)
     with pytest.raises(TypeError, match="s0s"):
