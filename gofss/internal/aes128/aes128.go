@@ -15,9 +15,9 @@ const BlockSize = 16
 
 // Key is one expanded AES-128 key.
 type Key struct {
+	arch   archKey // what the assembly paths read, filled once here; first, so that a *Key points at its round keys
 	raw    [16]byte
 	cipher cipher.Block // the portable path
-	arch   archKey      // what the assembly paths read, filled once here
 }
 
 // NewKey expands a 16-byte AES-128 key.

@@ -64,7 +64,7 @@ func (k *WalkKeys) Eval(w *EvalWalk, seed [16]byte, t uint8) ([16]byte, uint8) {
 		}
 		values, bits = &w.Values[0], &w.Bits[0]
 	}
-	t = evalWalkAESNI(k, &w.Rows[0], &w.Sides[0], values, bits, n, w.TrByte, &seed, t)
+	t = evalWalkAESNI((*[4]*[11][16]byte)(k), &w.Rows[0], &w.Sides[0], values, bits, n, w.TrByte, &seed, t)
 	return seed, t
 }
 
@@ -99,14 +99,5 @@ func (k *WalkKeys) Gen(w *GenWalk, seeds *[2][16]byte) uint8 {
 		}
 		values, bits = &w.Values[0], &w.Bits[0]
 	}
-	return genWalkAESNI(k, &w.Rows[0], &w.Sides[0], values, bits, n, seeds)
+	return genWalkAESNI((*[4]*[11][16]byte)(k), &w.Rows[0], &w.Sides[0], values, bits, n, seeds)
 }
-
-// evalWalkAESNI and genWalkAESNI are Eval's and Gen's routines; values nil: DPF.
-// Only bit 0 of a side byte counts.
-//
-//go:noescape
-func evalWalkAESNI(keys *WalkKeys, rows, sides, values, bits *byte, n, trByte int, seed *[16]byte, t uint8) uint8
-
-//go:noescape
-func genWalkAESNI(keys *WalkKeys, rows, sides, values, bits *byte, n int, seeds *[2][16]byte) uint8

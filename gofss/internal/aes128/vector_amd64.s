@@ -6842,6 +6842,537 @@ feistelVAES512_after1:
 	VZEROUPPER
 	RET
 
+// func mmoOneAESNI(keys []*[11][16]byte, dst *byte, src *byte)
+// Requires: AES, SSE2
+TEXT ·mmoOneAESNI(SB), NOSPLIT, $0-40
+	MOVQ  keys_base+0(FP), AX
+	MOVQ  keys_len+8(FP), CX
+	MOVQ  dst+24(FP), DX
+	MOVQ  src+32(FP), BX
+	MOVOU (BX), X0
+	TESTQ CX, CX
+	JZ    one_done
+
+one_key:
+	MOVQ       (AX), BX
+	MOVOU      X0, X1
+	MOVOU      160(BX), X3
+	PXOR       X0, X3
+	MOVOU      (BX), X2
+	PXOR       X2, X1
+	MOVOU      16(BX), X2
+	AESENC     X2, X1
+	MOVOU      32(BX), X2
+	AESENC     X2, X1
+	MOVOU      48(BX), X2
+	AESENC     X2, X1
+	MOVOU      64(BX), X2
+	AESENC     X2, X1
+	MOVOU      80(BX), X2
+	AESENC     X2, X1
+	MOVOU      96(BX), X2
+	AESENC     X2, X1
+	MOVOU      112(BX), X2
+	AESENC     X2, X1
+	MOVOU      128(BX), X2
+	AESENC     X2, X1
+	MOVOU      144(BX), X2
+	AESENC     X2, X1
+	AESENCLAST X3, X1
+	MOVOU      X1, (DX)
+	ADDQ       $0x10, DX
+	ADDQ       $0x08, AX
+	DECQ       CX
+	JNZ        one_key
+
+one_done:
+	RET
+
+// func evalWalkAESNI(keys *[4]*[11][16]byte, rows *byte, sides *byte, values *byte, bits *byte, n int, trByte int, seed *[16]byte, t uint8) uint8
+// Requires: AES, CMOV, SSE, SSE2, SSE4.1
+TEXT ·evalWalkAESNI(SB), NOSPLIT, $0-73
+	MOVQ    keys+0(FP), AX
+	MOVQ    rows+8(FP), CX
+	MOVQ    sides+16(FP), DX
+	MOVQ    values+24(FP), BX
+	MOVQ    bits+32(FP), SI
+	MOVQ    n+40(FP), DI
+	MOVQ    trByte+48(FP), R8
+	MOVQ    seed+56(FP), R9
+	MOVOU   (R9), X0
+	MOVBQZX t+64(FP), R9
+	NEGQ    R9
+	MOVQ    R9, X1
+	PSHUFD  $0x44, X1, X1
+	PCMPEQL X2, X2
+	MOVQ    $0xfffffffeffffffff, R9
+	PINSRQ  $0x01, R9, X2
+	TESTQ   BX, BX
+	JNZ     dcf_level
+
+dpf_level:
+	MOVBQZX    (DX), BX
+	ANDQ       $0x01, BX
+	MOVQ       (AX)(BX*8), SI
+	MOVBQZX    12(CX), R9
+	MOVBQZX    (CX)(R8*1), R10
+	TESTQ      BX, BX
+	CMOVQNE    R10, R9
+	ANDQ       $0x01, R9
+	MOVOU      (CX), X3
+	PAND       X2, X3
+	MOVQ       R9, X4
+	PSLLO      $0x0c, X4
+	POR        X4, X3
+	PAND       X1, X3
+	PXOR       X0, X3
+	MOVOU      160(SI), X1
+	PXOR       X3, X1
+	MOVOU      (SI), X3
+	PXOR       X3, X0
+	MOVOU      16(SI), X3
+	AESENC     X3, X0
+	MOVOU      32(SI), X3
+	AESENC     X3, X0
+	MOVOU      48(SI), X3
+	AESENC     X3, X0
+	MOVOU      64(SI), X3
+	AESENC     X3, X0
+	MOVOU      80(SI), X3
+	AESENC     X3, X0
+	MOVOU      96(SI), X3
+	AESENC     X3, X0
+	MOVOU      112(SI), X3
+	AESENC     X3, X0
+	MOVOU      128(SI), X3
+	AESENC     X3, X0
+	MOVOU      144(SI), X3
+	AESENC     X3, X0
+	AESENCLAST X1, X0
+	PSHUFD     $0xff, X0, X1
+	PSLLL      $0x1f, X1
+	PSRAL      $0x1f, X1
+	PAND       X2, X0
+	ADDQ       $0x20, CX
+	INCQ       DX
+	DECQ       DI
+	JNZ        dpf_level
+	JMP        done
+
+dcf_level:
+	MOVBQZX    (DX), R9
+	ANDQ       $0x01, R9
+	MOVQ       (AX)(R9*8), R10
+	MOVBQZX    12(CX), R11
+	MOVBQZX    (CX)(R8*1), R12
+	TESTQ      R9, R9
+	CMOVQNE    R12, R11
+	ANDQ       $0x01, R11
+	MOVOU      (CX), X3
+	PAND       X2, X3
+	MOVQ       R11, X4
+	PSLLO      $0x0c, X4
+	POR        X4, X3
+	PAND       X1, X3
+	PXOR       X0, X3
+	MOVQ       16(AX)(R9*8), R9
+	MOVMSKPS   X1, R11
+	ANDL       $0x01, R11
+	MOVB       R11, (SI)
+	MOVOU      X0, X4
+	MOVOU      160(R9), X5
+	PXOR       X0, X5
+	MOVOU      (R9), X1
+	PXOR       X1, X4
+	MOVOU      16(R9), X1
+	AESENC     X1, X4
+	MOVOU      32(R9), X1
+	AESENC     X1, X4
+	MOVOU      48(R9), X1
+	AESENC     X1, X4
+	MOVOU      64(R9), X1
+	AESENC     X1, X4
+	MOVOU      80(R9), X1
+	AESENC     X1, X4
+	MOVOU      96(R9), X1
+	AESENC     X1, X4
+	MOVOU      112(R9), X1
+	AESENC     X1, X4
+	MOVOU      128(R9), X1
+	AESENC     X1, X4
+	MOVOU      144(R9), X1
+	AESENC     X1, X4
+	AESENCLAST X5, X4
+	MOVOU      X4, (BX)
+	ADDQ       $0x10, BX
+	INCQ       SI
+	MOVOU      160(R10), X4
+	PXOR       X3, X4
+	MOVOU      (R10), X1
+	PXOR       X1, X0
+	MOVOU      16(R10), X1
+	AESENC     X1, X0
+	MOVOU      32(R10), X1
+	AESENC     X1, X0
+	MOVOU      48(R10), X1
+	AESENC     X1, X0
+	MOVOU      64(R10), X1
+	AESENC     X1, X0
+	MOVOU      80(R10), X1
+	AESENC     X1, X0
+	MOVOU      96(R10), X1
+	AESENC     X1, X0
+	MOVOU      112(R10), X1
+	AESENC     X1, X0
+	MOVOU      128(R10), X1
+	AESENC     X1, X0
+	MOVOU      144(R10), X1
+	AESENC     X1, X0
+	AESENCLAST X4, X0
+	PSHUFD     $0xff, X0, X1
+	PSLLL      $0x1f, X1
+	PSRAL      $0x1f, X1
+	PAND       X2, X0
+	ADDQ       $0x20, CX
+	INCQ       DX
+	DECQ       DI
+	JNZ        dcf_level
+
+done:
+	MOVQ     seed+56(FP), AX
+	MOVOU    X0, (AX)
+	MOVMSKPS X1, AX
+	ANDL     $0x01, AX
+	MOVB     AL, ret+72(FP)
+	RET
+
+// func genWalkAESNI(keys *[4]*[11][16]byte, rows *byte, sides *byte, values *byte, bits *byte, n int, seeds *[2][16]byte) uint8
+// Requires: AES, SSE, SSE2, SSE4.1
+TEXT ·genWalkAESNI(SB), NOSPLIT, $0-57
+	MOVQ    keys+0(FP), AX
+	MOVQ    rows+8(FP), CX
+	MOVQ    sides+16(FP), DX
+	MOVQ    values+24(FP), BX
+	MOVQ    bits+32(FP), SI
+	MOVQ    n+40(FP), DI
+	MOVQ    seeds+48(FP), R8
+	MOVOU   (R8), X0
+	MOVOU   16(R8), X1
+	PXOR    X2, X2
+	PCMPEQL X3, X3
+	PCMPEQL X4, X4
+	MOVQ    $0xfffffffeffffffff, R9
+	PINSRQ  $0x01, R9, X4
+	MOVQ    (AX), R9
+	MOVQ    8(AX), R10
+	MOVQ    16(AX), R11
+	MOVQ    24(AX), AX
+
+gen_level:
+	MOVBQZX    (DX), R12
+	ANDQ       $0x01, R12
+	TESTQ      BX, BX
+	JZ         gen_seeds_only
+	MOVOU      X0, X5
+	MOVOU      X1, X7
+	MOVOU      X0, X6
+	MOVOU      X1, X8
+	MOVOU      X0, X9
+	MOVOU      X1, X11
+	MOVOU      X0, X10
+	MOVOU      X1, X12
+	MOVOU      (R9), X13
+	PXOR       X13, X5
+	PXOR       X13, X7
+	MOVOU      (R10), X13
+	PXOR       X13, X6
+	PXOR       X13, X8
+	MOVOU      (R11), X13
+	PXOR       X13, X9
+	PXOR       X13, X11
+	MOVOU      (AX), X13
+	PXOR       X13, X10
+	PXOR       X13, X12
+	MOVOU      16(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      16(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      16(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      16(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      32(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      32(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      32(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      32(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      48(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      48(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      48(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      48(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      64(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      64(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      64(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      64(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      80(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      80(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      80(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      80(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      96(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      96(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      96(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      96(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      112(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      112(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      112(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      112(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      128(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      128(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      128(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      128(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      144(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      144(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      144(R11), X13
+	AESENC     X13, X9
+	AESENC     X13, X11
+	MOVOU      144(AX), X13
+	AESENC     X13, X10
+	AESENC     X13, X12
+	MOVOU      160(R9), X13
+	AESENCLAST X13, X5
+	AESENCLAST X13, X7
+	MOVOU      160(R10), X13
+	AESENCLAST X13, X6
+	AESENCLAST X13, X8
+	MOVOU      160(R11), X13
+	AESENCLAST X13, X9
+	AESENCLAST X13, X11
+	MOVOU      160(AX), X13
+	AESENCLAST X13, X10
+	AESENCLAST X13, X12
+	PXOR       X0, X9
+	MOVOU      X9, (BX)
+	PXOR       X0, X10
+	MOVOU      X10, 16(BX)
+	PXOR       X1, X11
+	MOVOU      X11, 32(BX)
+	PXOR       X1, X12
+	MOVOU      X12, 48(BX)
+	ADDQ       $0x40, BX
+	MOVMSKPS   X3, R13
+	ANDL       $0x01, R13
+	MOVB       R13, (SI)
+	INCQ       SI
+	JMP        gen_fold
+
+gen_seeds_only:
+	MOVOU      X0, X5
+	MOVOU      X1, X7
+	MOVOU      X0, X6
+	MOVOU      X1, X8
+	MOVOU      (R9), X13
+	PXOR       X13, X5
+	PXOR       X13, X7
+	MOVOU      (R10), X13
+	PXOR       X13, X6
+	PXOR       X13, X8
+	MOVOU      16(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      16(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      32(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      32(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      48(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      48(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      64(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      64(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      80(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      80(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      96(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      96(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      112(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      112(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      128(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      128(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      144(R9), X13
+	AESENC     X13, X5
+	AESENC     X13, X7
+	MOVOU      144(R10), X13
+	AESENC     X13, X6
+	AESENC     X13, X8
+	MOVOU      160(R9), X13
+	AESENCLAST X13, X5
+	AESENCLAST X13, X7
+	MOVOU      160(R10), X13
+	AESENCLAST X13, X6
+	AESENCLAST X13, X8
+
+gen_fold:
+	PXOR     X0, X5
+	PXOR     X0, X6
+	PXOR     X1, X7
+	PXOR     X1, X8
+	MOVOU    X5, X0
+	PXOR     X7, X0
+	MOVOU    X6, X1
+	PXOR     X8, X1
+	PEXTRD   $0x03, X0, R13
+	ANDL     $0x01, R13
+	XORL     R12, R13
+	XORL     $0x01, R13
+	PEXTRD   $0x03, X1, R14
+	ANDL     $0x01, R14
+	XORL     R12, R14
+	MOVQ     R12, X9
+	PXOR     X10, X10
+	PSUBQ    X9, X10
+	PSHUFD   $0x44, X10, X9
+	MOVOU    X0, X10
+	PXOR     X1, X10
+	PAND     X9, X10
+	MOVOU    X0, X0
+	PXOR     X10, X0
+	PXOR     X1, X10
+	PAND     X4, X10
+	MOVQ     R13, X1
+	PSLLO    $0x0c, X1
+	POR      X10, X1
+	MOVOU    X1, (CX)
+	MOVQ     R14, 16(CX)
+	MOVQ     $0x00000000, 24(CX)
+	MOVOU    X5, X1
+	PXOR     X6, X1
+	PAND     X9, X1
+	PXOR     X1, X5
+	MOVOU    X7, X1
+	PXOR     X8, X1
+	PAND     X9, X1
+	PXOR     X1, X7
+	PEXTRD   $0x03, X0, R12
+	NOTL     R12
+	ANDL     $0x01, R12
+	MOVQ     R12, X0
+	PSLLO    $0x0c, X0
+	POR      X10, X0
+	MOVOU    X0, X1
+	PAND     X2, X1
+	PXOR     X1, X5
+	PAND     X3, X0
+	PXOR     X0, X7
+	PSHUFD   $0xff, X5, X2
+	PSLLL    $0x1f, X2
+	PSRAL    $0x1f, X2
+	MOVOU    X5, X0
+	PAND     X4, X0
+	PSHUFD   $0xff, X7, X3
+	PSLLL    $0x1f, X3
+	PSRAL    $0x1f, X3
+	MOVOU    X7, X1
+	PAND     X4, X1
+	ADDQ     $0x20, CX
+	INCQ     DX
+	DECQ     DI
+	JNZ      gen_level
+	MOVOU    X0, (R8)
+	MOVOU    X1, 16(R8)
+	MOVMSKPS X3, AX
+	ANDL     $0x01, AX
+	MOVB     AL, ret+56(FP)
+	RET
+
 // func hasVAES() bool
 // Requires: CPUID
 TEXT ·hasVAES(SB), NOSPLIT, $0-1

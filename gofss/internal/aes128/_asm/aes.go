@@ -2,7 +2,8 @@
 // in the package): AES-128 MMO and MMOSelect in two vector widths from one
 // description, AES-NI on 128-bit vectors (SSE encodings, for every CPU with AES-NI)
 // and VAES on 256-bit vectors with AVX2 (Zen 3, Alder Lake: VAES without AVX-512);
-// and in both widths the four-round AES Feistel pass of FeistelPass.
+// and in both widths the four-round AES Feistel pass of FeistelPass; and the AES-NI
+// latency routines on single blocks (walk.go).
 //
 // A vector holds w blocks (w = 1 or 2) and vector v holds dst blocks w*v to w*v+w-1.
 // With m keys per source block (m = len(keys) for MMO, h = len(keys)/2 for
@@ -62,6 +63,9 @@ func main() {
 		feistel(w)
 	}
 	feistel(zmm)
+	mmoOne()
+	evalWalk()
+	genWalk()
 	hasVAES()
 	Generate()
 	asmvet.NoEVEXExcept(flag.Lookup("out").Value.String(), "feistel"+zmm.name)
