@@ -194,6 +194,9 @@ func genWalk() {
 	PXOR(t0, t0)
 	PCMPEQL(t1, t1)
 	clamp := clampMask()
+	one := GP64()
+	MOVQ(U32(1), one)
+	ctl := ctlBit(one) // the control bit alone
 	// Round keys: the seed outputs' L and R, the value outputs' L and R (DCF).
 	var k [4]Mem
 	for i := range k {
@@ -300,11 +303,9 @@ func genWalk() {
 		PAND(am, d)
 		PXOR(d, p[0])
 	}
-	tk := GP32()
-	PEXTRD(U8(3), kept, tk)
-	NOTL(tk)
-	ANDL(U8(1), tk)
-	corr := ctlBit(tk.As64())
+	corr := XMM()
+	MOVOU(kept, corr)
+	PANDN(ctl, corr) // in vectors: the bit's trip through a GP register took 8 cycles of a level's chain
 	POR(lost, corr)
 	c0 := XMM()
 	MOVOU(corr, c0)
