@@ -124,11 +124,14 @@ func (d *Dcf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 // form), what beta adds on the lose side (zero or from(beta)) and party 1's control
 // bit t1.
 func dcfValueCw(ar *arith, v, lose0, lose1, keep0, keep1, betaAdd Block, t1 uint8) (Block, Block) {
-	vCw := ar.add(ar.sub(ar.sub(lose1, lose0), v), betaAdd)
-	// The word is negated where t1 is set, and V moves by minus the word there: by
-	// vCw as computed here either way. Selected without a branch: t1 is a coin flip.
-	next := ar.add(ar.add(ar.sub(v, keep1), keep0), vCw)
-	return pick(t1, vCw, ar.neg(vCw)), next
+	// With d = lose1 - lose0 + betaAdd the word is d - V. The word is negated where
+	// t1 is set, and V moves by minus the word there: by d - V as computed here
+	// either way, so the next V is V - keep1 + keep0 + (d - V) = d + keep0 - keep1.
+	// V cancels: the next V does not wait on this one, and a walk's levels overlap.
+	d := ar.add(ar.sub(lose1, lose0), betaAdd)
+	vCw := ar.sub(d, v)
+	next := ar.add(d, ar.sub(keep0, keep1))
+	return pick(t1, vCw, ar.neg(vCw)), next // without a branch: t1 is a coin flip
 }
 
 // dcfLastCw is the value of the last correction word from the parties' seeds s0, s1
