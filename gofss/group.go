@@ -116,4 +116,9 @@ func (a *arith) neg(x Block) Block {
 	return Block{x.Lo&a.xorLo | lo&a.addLo, x.Hi&a.xorHi | hi&a.addHi}
 }
 
-func (a *arith) sub(x, y Block) Block { return a.add(x, a.neg(y)) }
+// sub is add(x, neg(y)) in one step (it inlines where that would not).
+func (a *arith) sub(x, y Block) Block {
+	lo, b := bits.Sub64(x.Lo, y.Lo, 0)
+	hi := x.Hi - y.Hi - b
+	return Block{(x.Lo^y.Lo)&a.xorLo | lo&a.addLo, (x.Hi^y.Hi)&a.xorHi | hi&a.addHi}
+}
