@@ -221,13 +221,20 @@ func (h *Hasher) XorHashMany(out [][64]byte, as, ss [][16]byte) {
 		h.blocks = make([][64]byte, 2*len(out)) // zero beyond the 32 bytes written
 	}
 	blocks := h.blocks[:2*len(out)]
+	// The messages in 64-bit words (byte copies of the arrays went through memmove):
+	// the clamped bit, bit 0 of byte 12, is bit 32 of a's second word.
+	le := binary.LittleEndian
 	for i := range out {
-		m0, m1 := &blocks[2*i], &blocks[2*i+1]
-		*(*[16]byte)(m0[:]) = as[i]
-		*(*[16]byte)(m0[16:]) = ss[i]
-		m0[12] &^= 1
-		*(*[32]byte)(m1[:]) = *(*[32]byte)(m0[:])
-		m1[12] |= 1
+		a, s := &as[i], &ss[i]
+		aLo, aHi := le.Uint64(a[:8]), le.Uint64(a[8:])&^(1<<32)
+		sLo, sHi := le.Uint64(s[:8]), le.Uint64(s[8:])
+		for m, hi := range [2]uint64{aHi, aHi | 1<<32} {
+			b := &blocks[2*i+m]
+			le.PutUint64(b[0:], aLo)
+			le.PutUint64(b[8:], hi)
+			le.PutUint64(b[16:], sLo)
+			le.PutUint64(b[24:], sHi)
+		}
 	}
 	// Output i is the two 32-byte hashes of its messages, one after the other.
 	blake3Many(unsafe.Slice((*[32]byte)(unsafe.Pointer(&out[0])), 2*len(out)), &h.cv, blocks, 32)
