@@ -20,9 +20,11 @@ func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
 	blake3OneAVX(out, cv, block, blen)
 }
 
-// blake3Chain folds pieces into pi: pi[0:32] ^= H'(pi ^ piece), piece by piece.
-func blake3Chain(pi *[64]byte, pieces [][64]byte, cv *[8]uint32) {
-	if len(pieces) > 0 {
-		blake3ChainAVX(pi, &pieces[0], len(pieces), cv)
+// blake3Chain folds the pieces xhs[i] ^ (cs where bit 0 of ts[i] is 1) into pi, in
+// order: pi[0:32] ^= H'(pi ^ piece). ts has as many bytes as xhs has pieces.
+func blake3Chain(pi *[64]byte, xhs [][64]byte, ts []uint8, cs *[64]byte, cv *[8]uint32) {
+	if len(xhs) > 0 {
+		_ = ts[len(xhs)-1]
+		blake3ChainAVX(pi, &xhs[0], &ts[0], cs, len(xhs), cv)
 	}
 }

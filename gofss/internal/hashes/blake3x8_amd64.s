@@ -1742,80 +1742,93 @@ DATA blake3_row_d64<>+8(SB)/4, $0x00000040
 DATA blake3_row_d64<>+12(SB)/4, $0x0000001b
 GLOBL blake3_row_d64<>(SB), RODATA|NOPTR, $16
 
-// func blake3ChainAVX(pi *[64]byte, pieces *[64]byte, n int, cv *[8]uint32)
+// func blake3ChainAVX(pi *[64]byte, xhs *[64]byte, ts *uint8, cs *[64]byte, n int, cv *[8]uint32)
 // Requires: AVX
-TEXT ·blake3ChainAVX(SB), NOSPLIT, $64-32
+TEXT ·blake3ChainAVX(SB), NOSPLIT, $64-48
 	MOVQ    pi+0(FP), AX
-	MOVQ    pieces+8(FP), CX
-	MOVQ    n+16(FP), DX
-	MOVQ    cv+24(FP), BX
+	MOVQ    xhs+8(FP), CX
+	MOVQ    ts+16(FP), DX
+	MOVQ    cs+24(FP), BX
+	MOVQ    n+32(FP), SI
+	MOVQ    cv+40(FP), DI
 	VMOVDQU (AX), X0
 	VMOVDQU 16(AX), X1
 
 chain_step:
-	CMPQ    DX, $0x00
+	CMPQ    SI, $0x00
 	JE      chain_done
-	VPXOR   (CX), X0, X2
-	VMOVDQU X2, (SP)
-	VPXOR   16(CX), X1, X3
-	VMOVDQU X3, 16(SP)
-	VMOVDQU 32(AX), X4
-	VPXOR   32(CX), X4, X4
-	VMOVDQU X4, 32(SP)
-	VMOVDQU 48(AX), X5
-	VPXOR   48(CX), X5, X5
-	VMOVDQU X5, 48(SP)
-	VMOVDQU (BX), X6
-	VMOVDQU 16(BX), X7
+	MOVBLZX (DX), R8
+	ANDL    $0x01, R8
+	NEGL    R8
+	VMOVD   R8, X2
+	VPSHUFD $0x00, X2, X2
+	VPAND   (BX), X2, X3
+	VPXOR   (CX), X3, X3
+	VPXOR   X0, X3, X3
+	VMOVDQU X3, (SP)
+	VPAND   16(BX), X2, X4
+	VPXOR   16(CX), X4, X4
+	VPXOR   X1, X4, X4
+	VMOVDQU X4, 16(SP)
+	VPAND   32(BX), X2, X5
+	VPXOR   32(CX), X5, X5
+	VPXOR   32(AX), X5, X5
+	VMOVDQU X5, 32(SP)
+	VPAND   48(BX), X2, X2
+	VPXOR   48(CX), X2, X2
+	VPXOR   48(AX), X2, X2
+	VMOVDQU X2, 48(SP)
+	VMOVDQU (DI), X6
+	VMOVDQU 16(DI), X7
 	VMOVDQU blake3_iv<>+0(SB), X8
 	VMOVDQU blake3_row_d64<>+0(SB), X9
 
 	// Round 0.
-	VSHUFPS $0x88, X3, X2, X10
-	VSHUFPS $0xdd, X3, X2, X2
+	VSHUFPS $0x88, X4, X3, X10
+	VSHUFPS $0xdd, X4, X3, X3
 	VPADDD  X7, X6, X6
 	VPADDD  X10, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
-	VPADDD  X2, X6, X6
+	VPOR    X4, X7, X7
+	VPADDD  X3, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
-	VSHUFPS $0x88, X5, X4, X2
+	VSHUFPS $0x88, X2, X5, X3
+	VPSHUFD $0x93, X3, X3
+	VSHUFPS $0xdd, X2, X5, X2
 	VPSHUFD $0x93, X2, X2
-	VSHUFPS $0xdd, X5, X4, X4
-	VPSHUFD $0x93, X4, X4
-	VPADDD  X2, X6, X6
+	VPADDD  X3, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
-	VPADDD  X4, X6, X6
+	VPOR    X4, X7, X7
+	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -1835,18 +1848,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -1864,18 +1877,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -1895,18 +1908,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -1924,18 +1937,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -1955,18 +1968,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -1984,18 +1997,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2015,18 +2028,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2044,18 +2057,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2075,18 +2088,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2104,18 +2117,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2135,18 +2148,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x93, X6, X6
 	VPSHUFD $0x39, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2164,18 +2177,18 @@ chain_step:
 	VPSHUFB blake3_rot16<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x0c, X7, X3
+	VPSRLD  $0x0c, X7, X4
 	VPSLLD  $0x14, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPADDD  X2, X6, X6
 	VPADDD  X7, X6, X6
 	VPXOR   X6, X9, X9
 	VPSHUFB blake3_rot8<>+0(SB), X9, X9
 	VPADDD  X9, X8, X8
 	VPXOR   X8, X7, X7
-	VPSRLD  $0x07, X7, X3
+	VPSRLD  $0x07, X7, X4
 	VPSLLD  $0x19, X7, X7
-	VPOR    X3, X7, X7
+	VPOR    X4, X7, X7
 	VPSHUFD $0x39, X6, X6
 	VPSHUFD $0x93, X8, X8
 	VPSHUFD $0x4e, X9, X9
@@ -2184,7 +2197,8 @@ chain_step:
 	VPXOR   X6, X0, X0
 	VPXOR   X7, X1, X1
 	ADDQ    $0x40, CX
-	DECQ    DX
+	INCQ    DX
+	DECQ    SI
 	JMP     chain_step
 
 chain_done:

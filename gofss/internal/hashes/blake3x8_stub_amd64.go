@@ -16,9 +16,10 @@ func blake3x8AVX2(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, bl
 //go:noescape
 func blake3OneAVX(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)
 
-// blake3ChainAVX folds n pieces of 64 bytes into the proof pi, in order: each
-// step hashes the 64-byte message pi ^ piece with the keyed one-block BLAKE3
-// under cv and XORs the output's first 32 bytes into pi's.
+// blake3ChainAVX folds n pieces into the proof pi, in order: piece i is xhs[i],
+// XORed with cs where bit 0 of ts[i] is 1; each step hashes the 64-byte
+// message pi ^ piece with the keyed one-block BLAKE3 under cv and XORs the
+// output's first 32 bytes into pi's.
 //
 //go:noescape
-func blake3ChainAVX(pi *[64]byte, pieces *[64]byte, n int, cv *[8]uint32)
+func blake3ChainAVX(pi *[64]byte, xhs *[64]byte, ts *uint8, cs *[64]byte, n int, cv *[8]uint32)

@@ -271,11 +271,8 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		xhs := h.xhs[:n]
 		x.XorHashMany(xhs, as, ss)
 		if h.b3 != nil && haveBlake3AVX2 {
-			// The pieces, then the chain in one routine call.
-			for i := range xhs {
-				xorMasked(&xhs[i], cs, ts[i])
-			}
-			blake3Chain(pi, xhs, &h.cv)
+			// The chain in one routine call, which masks cs into the pieces.
+			blake3Chain(pi, xhs, ts, cs, &h.cv)
 			return
 		}
 		for i := range xhs {

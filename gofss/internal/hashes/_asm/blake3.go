@@ -170,13 +170,16 @@ func generateOne(g *gen, iv, flags Mem) {
 	for i, w := range []uint32{0, 0, 64, 1 | 2 | 8 | 16} {
 		DATA(4*i, U32(w))
 	}
-	TEXT("blake3ChainAVX", NOSPLIT, "func(pi *[64]byte, pieces *[64]byte, n int, cv *[8]uint32)")
+	TEXT("blake3ChainAVX", NOSPLIT, "func(pi *[64]byte, xhs *[64]byte, ts *uint8, cs *[64]byte, n int, cv *[8]uint32)")
 	Pragma("noescape")
-	Doc("blake3ChainAVX folds n pieces of 64 bytes into the proof pi, in order: each",
-		"step hashes the 64-byte message pi ^ piece with the keyed one-block BLAKE3",
-		"under cv and XORs the output's first 32 bytes into pi's.")
+	Doc("blake3ChainAVX folds n pieces into the proof pi, in order: piece i is xhs[i],",
+		"XORed with cs where bit 0 of ts[i] is 1; each step hashes the 64-byte",
+		"message pi ^ piece with the keyed one-block BLAKE3 under cv and XORs the",
+		"output's first 32 bytes into pi's.")
 	pi := Load(Param("pi"), GP64())
-	pieces := Load(Param("pieces"), GP64())
+	pieces := Load(Param("xhs"), GP64())
+	ts := Load(Param("ts"), GP64())
+	cs := Load(Param("cs"), GP64())
 	n := Load(Param("n"), GP64())
 	cv = Load(Param("cv"), GP64())
 	msg := AllocLocal(64)
@@ -190,17 +193,25 @@ func generateOne(g *gen, iv, flags Mem) {
 	// bytes, which the chain leaves alone, ^ the piece) do not. The first round
 	// takes its words from these rows by shuffles; the later ones, which have time,
 	// gather them from a copy on the stack.
+	// The piece's rows, cs masked in by t: none of it waits on the chain.
+	t, tMask := GP32(), XMM()
+	MOVBLZX(Mem{Base: ts}, t)
+	ANDL(U8(1), t)
+	NEGL(t)
+	VMOVD(t, tMask)
+	VPSHUFD(U8(0), tMask, tMask)
 	var rows [4]VecVirtual
 	for i := range rows {
 		rows[i] = XMM()
+		VPAND(Mem{Base: cs, Disp: 16 * i}, tMask, rows[i])
+		VPXOR(Mem{Base: pieces, Disp: 16 * i}, rows[i], rows[i])
 		switch i {
 		case 0:
-			VPXOR(Mem{Base: pieces}, p0, rows[i])
+			VPXOR(p0, rows[i], rows[i])
 		case 1:
-			VPXOR(Mem{Base: pieces, Disp: 16}, p1, rows[i])
+			VPXOR(p1, rows[i], rows[i])
 		default:
-			VMOVDQU(Mem{Base: pi, Disp: 16 * i}, rows[i])
-			VPXOR(Mem{Base: pieces, Disp: 16 * i}, rows[i], rows[i])
+			VPXOR(Mem{Base: pi, Disp: 16 * i}, rows[i], rows[i])
 		}
 		VMOVDQU(rows[i], msg.Offset(16*i))
 	}
@@ -214,6 +225,7 @@ func generateOne(g *gen, iv, flags Mem) {
 	VPXOR(lo, p0, p0)
 	VPXOR(hi, p1, p1)
 	ADDQ(U8(64), pieces)
+	INCQ(ts)
 	DECQ(n)
 	JMP(LabelRef("chain_step"))
 	Label("chain_done")
