@@ -4,7 +4,8 @@ import "golang.org/x/sys/cpu"
 
 //go:generate sh -c "cd _asm && go run . -out ../blake3x8_amd64.s -stubs ../blake3x8_stub_amd64.go -pkg hashes"
 
-// haveBlake3AVX2 tells whether the CPU runs blake3x8AVX2 and blake3OneAVX.
+// haveBlake3AVX2 tells whether the CPU runs the routines: blake3x8AVX2, blake3OneAVX
+// and blake3ChainXHAVX2.
 var haveBlake3AVX2 = cpu.X86.HasAVX2
 
 // blake3x8 hashes the blocks of len(blocks)/8 whole groups of eight into out.
@@ -20,11 +21,14 @@ func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
 	blake3OneAVX(out, cv, block, blen)
 }
 
-// blake3Chain folds the pieces xhs[i] ^ (cs where bit 0 of ts[i] is 1) into pi, in
-// order: pi[0:32] ^= H'(pi ^ piece). ts has as many bytes as xhs has pieces.
-func blake3Chain(pi *[64]byte, xhs [][64]byte, ts []uint8, cs *[64]byte, cv *[8]uint32) {
-	if len(xhs) > 0 {
-		_ = ts[len(xhs)-1]
-		blake3ChainAVX(pi, &xhs[0], &ts[0], cs, len(xhs), cv)
+// blake3ChainXH folds n = len(xh0) leaves into pi (blake3ChainXHAVX2): leaf i's
+// piece is XH(as[i], ss[i]) ^ (cs where bit 0 of ts[i] is 1), whose first half is
+// xh0[i] and, for leaf 0, second half xh1; hcv keys H', xcv XH.
+func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byte, ts []uint8, cs *[64]byte, hcv, xcv *[8]uint32) {
+	n := len(xh0)
+	if n == 0 {
+		return
 	}
+	_, _, _ = as[n-1], ss[n-1], ts[n-1]
+	blake3ChainXHAVX2(pi, &xh0[0], xh1, &as[0], &ss[0], &ts[0], cs, n, hcv, xcv)
 }

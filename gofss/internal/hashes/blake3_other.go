@@ -13,6 +13,6 @@ func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
 	panic("hashes: no one-message BLAKE3 routine here")
 }
 
-func blake3Chain(pi *[64]byte, xhs [][64]byte, ts []uint8, cs *[64]byte, cv *[8]uint32) {
+func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byte, ts []uint8, cs *[64]byte, hcv, xcv *[8]uint32) {
 	panic("hashes: no BLAKE3 chain routine here")
 }

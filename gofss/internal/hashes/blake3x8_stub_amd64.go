@@ -16,10 +16,12 @@ func blake3x8AVX2(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, bl
 //go:noescape
 func blake3OneAVX(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)
 
-// blake3ChainAVX folds n pieces into the proof pi, in order: piece i is xhs[i],
-// XORed with cs where bit 0 of ts[i] is 1; each step hashes the 64-byte
-// message pi ^ piece with the keyed one-block BLAKE3 under cv and XORs the
-// output's first 32 bytes into pi's.
+// blake3ChainXHAVX2 folds n leaves' pieces into the proof pi, in order. Leaf i's
+// piece is XH(as[i], ss[i]), XORed with cs where bit 0 of ts[i] is 1: its first
+// half is xh0[i], its second the hash of XH's second message, xh1 for leaf 0, and
+// for the others compressed here beside the step before. Each step hashes the
+// 64-byte message pi ^ piece with the keyed one-block BLAKE3 under hcv (XH is
+// keyed by xcv) and XORs the output's first 32 bytes into pi's.
 //
 //go:noescape
-func blake3ChainAVX(pi *[64]byte, xhs *[64]byte, ts *uint8, cs *[64]byte, n int, cv *[8]uint32)
+func blake3ChainXHAVX2(pi *[64]byte, xh0 *[32]byte, xh1 *[32]byte, as *[16]byte, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv *[8]uint32, xcv *[8]uint32)

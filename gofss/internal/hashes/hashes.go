@@ -102,9 +102,11 @@ type Hasher struct {
 	buf  [128]byte
 	buf2 [128]byte   // the same, for HMany's second message of a pair
 	pair [2][64]byte // XH's two SHA-256 messages, padded
-	// BLAKE3's XH messages of XorHashMany (zero beyond 32 bytes), and Chain's XH
-	// outputs.
+	// BLAKE3's XH messages of XorHashMany and Chain (zero beyond 32 bytes), Chain's
+	// hashes of its first messages (and leaf 0's second), and Chain's XH outputs
+	// where the hashes have no routines.
 	blocks [][64]byte
+	halves [][32]byte
 	xhs    [][64]byte
 }
 
@@ -221,23 +223,23 @@ func (h *Hasher) XorHashMany(out [][64]byte, as, ss [][16]byte) {
 		h.blocks = make([][64]byte, 2*len(out)) // zero beyond the 32 bytes written
 	}
 	blocks := h.blocks[:2*len(out)]
-	// The messages in 64-bit words (byte copies of the arrays went through memmove):
-	// the clamped bit, bit 0 of byte 12, is bit 32 of a's second word.
-	le := binary.LittleEndian
 	for i := range out {
-		a, s := &as[i], &ss[i]
-		aLo, aHi := le.Uint64(a[:8]), le.Uint64(a[8:])&^(1<<32)
-		sLo, sHi := le.Uint64(s[:8]), le.Uint64(s[8:])
-		for m, hi := range [2]uint64{aHi, aHi | 1<<32} {
-			b := &blocks[2*i+m]
-			le.PutUint64(b[0:], aLo)
-			le.PutUint64(b[8:], hi)
-			le.PutUint64(b[16:], sLo)
-			le.PutUint64(b[24:], sHi)
-		}
+		putXHMessage(&blocks[2*i], &as[i], &ss[i], 0)
+		putXHMessage(&blocks[2*i+1], &as[i], &ss[i], 1)
 	}
 	// Output i is the two 32-byte hashes of its messages, one after the other.
 	blake3Many(unsafe.Slice((*[32]byte)(unsafe.Pointer(&out[0])), 2*len(out)), &h.cv, blocks, 32)
+}
+
+// putXHMessage writes the first 32 bytes of XH(a, s)'s BLAKE3 message m (0 or 1):
+// a with its clamped bit set to m, then s. In 64-bit words (byte copies of the
+// arrays went through memmove): the bit, bit 0 of byte 12, is bit 32 of a's second.
+func putXHMessage(b *[64]byte, a, s *[16]byte, m uint64) {
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], le.Uint64(a[:8]))
+	le.PutUint64(b[8:], le.Uint64(a[8:])&^(1<<32)|m<<32)
+	le.PutUint64(b[16:], le.Uint64(s[:8]))
+	le.PutUint64(b[24:], le.Uint64(s[8:]))
 }
 
 // Chain runs VDPF's proof chain (docs/spec.md section 15) over n leaves, in order:
@@ -245,9 +247,11 @@ func (h *Hasher) XorHashMany(out [][64]byte, as, ss [][16]byte) {
 // by x, and the proof takes pi[0:32] ^= H'(pi ^ p), hashed by h. With the SHA
 // extensions each of the two compressions of H' runs side by side with one of the
 // next leaf's XH (the chain waits on the latency of its compressions; XH of the
-// next leaf does not wait on the chain); else XH of all leaves comes first, in
-// one XorHashMany, and with BLAKE3 on AVX2 the chain then runs in one routine
-// call.
+// next leaf does not wait on the chain). With BLAKE3 on AVX2 the first of XH's
+// two messages of every leaf go through eight-lane passes first, and one routine
+// call runs the chain, compressing the next leaf's second message in the upper
+// half of its vectors at each step. Else XH of all leaves comes first, in one
+// XorHashMany.
 func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, cs *[64]byte) {
 	n := len(as)
 	if len(ss) != n || len(ts) != n {
@@ -264,17 +268,28 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		h.H(&o, &m)
 		xor32(pi, &o)
 	}
+	if h.b3 != nil && x.b3 != nil && haveBlake3AVX2 {
+		// XH's first message of every leaf and its second of leaf 0 in eight-lane
+		// passes, then the chain in one routine call, which compresses the other
+		// second messages beside it.
+		if cap(h.blocks) < n+1 {
+			h.blocks, h.halves = make([][64]byte, n+1), make([][32]byte, n+1)
+		}
+		blocks, halves := h.blocks[:n+1], h.halves[:n+1]
+		for i := range n {
+			putXHMessage(&blocks[i], &as[i], &ss[i], 0)
+		}
+		putXHMessage(&blocks[n], &as[0], &ss[0], 1)
+		blake3Many(halves, &x.cv, blocks, 32)
+		blake3ChainXH(pi, halves[:n], &halves[n], as, ss, ts, cs, &h.cv, &x.cv)
+		return
+	}
 	if !h.shaNI() {
 		if cap(h.xhs) < n {
 			h.xhs = make([][64]byte, n)
 		}
 		xhs := h.xhs[:n]
 		x.XorHashMany(xhs, as, ss)
-		if h.b3 != nil && haveBlake3AVX2 {
-			// The chain in one routine call, which masks cs into the pieces.
-			blake3Chain(pi, xhs, ts, cs, &h.cv)
-			return
-		}
 		for i := range xhs {
 			step(&xhs[i], ts[i])
 		}

@@ -36,6 +36,10 @@ var (
 	diagonals = [4][4]int{{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
 )
 
+// keyedFlags are the flags of every compression here: CHUNK_START | CHUNK_END |
+// ROOT | KEYED_HASH.
+const keyedFlags = 1 | 2 | 8 | 16
+
 // spilled is the state word that lives on the stack between its uses.
 const spilled = 8
 
@@ -52,7 +56,7 @@ func main() {
 		DATA(4*i, U32(w))
 	}
 	flags := GLOBL("blake3_flags", RODATA|NOPTR)
-	DATA(0, U32(1|2|8|16)) // CHUNK_START | CHUNK_END | ROOT | KEYED_HASH
+	DATA(0, U32(keyedFlags))
 	g := &gen{
 		v:     [16]VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15},
 		rot16: byteRotation("blake3_rot16", 2),
@@ -136,13 +140,15 @@ func main() {
 	generateOne(g, iv, flags)
 
 	Generate()
-	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainAVX")
+	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2")
 }
 
 // generateOne writes blake3OneAVX, the compression of a single message, for a
-// chain of hashes each waiting on the one before, and blake3ChainAVX, which runs
-// VDPF's proof chain over many pieces in one call (the proof stays in registers
-// from one step to the next).
+// chain of hashes each waiting on the one before, and blake3ChainXHAVX2, which runs
+// VDPF's proof chain over many leaves in one call: the proof stays in registers from
+// one step to the next, and the upper half of the chain's vectors compresses the
+// next leaf's second XH message meanwhile (the chain waits on the latency of its
+// compressions, and leaves most of the vector units idle).
 func generateOne(g *gen, iv, flags Mem) {
 	TEXT("blake3OneAVX", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)")
 	Pragma("noescape")
@@ -156,44 +162,104 @@ func generateOne(g *gen, iv, flags Mem) {
 	gathered := func(_ int, x, y [4]int) (VecVirtual, VecVirtual) {
 		return gather(Mem{Base: block}, x), gather(Mem{Base: block}, y)
 	}
-	lo, hi := compressRows(g, iv, cv, gathered, func(d VecVirtual) {
+	lo, hi := compressRows(g, xmm, func(a, b, c, d VecVirtual) {
+		VMOVDQU(Mem{Base: cv}, a)
+		VMOVDQU(Mem{Base: cv, Disp: 16}, b)
+		VMOVDQU(iv, c)
 		// Row d: counter 0 (two words), blen, the flags.
 		VPXOR(d, d, d)
 		VPINSRD(U8(2), blen, d, d)
 		VPINSRD(U8(3), flags, d, d)
-	})
+	}, gathered)
 	VMOVDQU(lo, Mem{Base: out})
 	VMOVDQU(hi, Mem{Base: out, Disp: 16})
 	RET()
 
-	row64 := GLOBL("blake3_row_d64", RODATA|NOPTR) // row d of a 64-byte message
-	for i, w := range []uint32{0, 0, 64, 1 | 2 | 8 | 16} {
+	generateChain(g, iv)
+}
+
+func xmm() VecVirtual { return XMM() }
+func ymm() VecVirtual { return YMM() }
+
+// generateChain writes blake3ChainXHAVX2.
+func generateChain(g *gen, iv Mem) {
+	rowD := GLOBL("blake3_rows_d", RODATA|NOPTR) // row d of H' (64 bytes), then of XH (32)
+	for i, w := range []uint32{0, 0, 64, keyedFlags, 0, 0, 32, keyedFlags} {
 		DATA(4*i, U32(w))
 	}
-	TEXT("blake3ChainAVX", NOSPLIT, "func(pi *[64]byte, xhs *[64]byte, ts *uint8, cs *[64]byte, n int, cv *[8]uint32)")
+	setBit := GLOBL("blake3_xh_bit", RODATA|NOPTR) // what XH's second message sets in a
+	DATA(0, U64(0))
+	DATA(8, U64(1<<32))
+	// For each later round's message vector, the XH lane's words: VPERMD indexes into
+	// the message's eight nonzero words (32 bytes), then a mask keeping those below
+	// word 8 (16 bytes).
+	perm := GLOBL("blake3_xh_perm", RODATA|NOPTR)
+	permAt := map[[4]int]int{}
+	for r := 1; r < len(schedule); r++ {
+		for k := 0; k < 2; k++ {
+			x, y := stepWords(r, k)
+			for _, w := range [][4]int{x, y} {
+				if _, ok := permAt[w]; ok {
+					continue
+				}
+				at := 48 * len(permAt)
+				permAt[w] = at
+				var words [12]uint32 // in offset order, as the assembler wants them
+				for j, word := range w {
+					words[j] = uint32(word % 8)
+					if word < 8 {
+						words[8+j] = ^uint32(0)
+					}
+				}
+				for j, v := range words {
+					DATA(at+4*j, U32(v))
+				}
+			}
+		}
+	}
+
+	TEXT("blake3ChainXHAVX2", NOSPLIT, "func(pi *[64]byte, xh0, xh1 *[32]byte, as, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv, xcv *[8]uint32)")
 	Pragma("noescape")
-	Doc("blake3ChainAVX folds n pieces into the proof pi, in order: piece i is xhs[i],",
-		"XORed with cs where bit 0 of ts[i] is 1; each step hashes the 64-byte",
-		"message pi ^ piece with the keyed one-block BLAKE3 under cv and XORs the",
-		"output's first 32 bytes into pi's.")
+	Doc("blake3ChainXHAVX2 folds n leaves' pieces into the proof pi, in order. Leaf i's",
+		"piece is XH(as[i], ss[i]), XORed with cs where bit 0 of ts[i] is 1: its first",
+		"half is xh0[i], its second the hash of XH's second message, xh1 for leaf 0, and",
+		"for the others compressed here beside the step before. Each step hashes the",
+		"64-byte message pi ^ piece with the keyed one-block BLAKE3 under hcv (XH is",
+		"keyed by xcv) and XORs the output's first 32 bytes into pi's.")
 	pi := Load(Param("pi"), GP64())
-	pieces := Load(Param("xhs"), GP64())
+	xh0 := Load(Param("xh0"), GP64())
+	xh1 := Load(Param("xh1"), GP64())
+	nextA := Load(Param("as"), GP64())
+	nextS := Load(Param("ss"), GP64())
 	ts := Load(Param("ts"), GP64())
 	cs := Load(Param("cs"), GP64())
 	n := Load(Param("n"), GP64())
-	cv = Load(Param("cv"), GP64())
+	// The two keys side by side: rows a and b of both lanes.
+	keys := AllocLocal(64)
+	for half, cv := range []Register{Load(Param("hcv"), GP64()), Load(Param("xcv"), GP64())} {
+		for row := 0; row < 2; row++ {
+			x := XMM()
+			VMOVDQU(Mem{Base: cv, Disp: 16 * row}, x)
+			VMOVDQU(x, keys.Offset(32*row+16*half))
+		}
+	}
 	msg := AllocLocal(64)
-	p0, p1 := XMM(), XMM()
+	p0, p1, e0, e1 := XMM(), XMM(), XMM(), XMM()
 	VMOVDQU(Mem{Base: pi}, p0)
 	VMOVDQU(Mem{Base: pi, Disp: 16}, p1)
+	VMOVDQU(Mem{Base: xh1}, e0) // the second half of leaf 0's XH
+	VMOVDQU(Mem{Base: xh1, Disp: 16}, e1)
+	ADDQ(U8(16), nextA)
+	ADDQ(U8(16), nextS)
+
 	Label("chain_step")
 	CMPQ(n, Imm(0))
 	JE(LabelRef("chain_done"))
-	// The message's rows: words 0-7 wait on the step before, 8-15 (pi's last 32
-	// bytes, which the chain leaves alone, ^ the piece) do not. The first round
-	// takes its words from these rows by shuffles; the later ones, which have time,
-	// gather them from a copy on the stack.
-	// The piece's rows, cs masked in by t: none of it waits on the chain.
+	// The message's rows: the piece with cs masked in by t, then the proof. Words
+	// 0-7 wait on the step before, 8-15 (pi's last 32 bytes, which the chain leaves
+	// alone) on the XH lane of the step before. The first round takes its words from
+	// these rows by shuffles; the later ones, which have time, gather them from a
+	// copy on the stack.
 	t, tMask := GP32(), XMM()
 	MOVBLZX(Mem{Base: ts}, t)
 	ANDL(U8(1), t)
@@ -204,33 +270,79 @@ func generateOne(g *gen, iv, flags Mem) {
 	for i := range rows {
 		rows[i] = XMM()
 		VPAND(Mem{Base: cs, Disp: 16 * i}, tMask, rows[i])
-		VPXOR(Mem{Base: pieces, Disp: 16 * i}, rows[i], rows[i])
 		switch i {
 		case 0:
+			VPXOR(Mem{Base: xh0}, rows[i], rows[i])
 			VPXOR(p0, rows[i], rows[i])
 		case 1:
+			VPXOR(Mem{Base: xh0, Disp: 16}, rows[i], rows[i])
 			VPXOR(p1, rows[i], rows[i])
-		default:
-			VPXOR(Mem{Base: pi, Disp: 16 * i}, rows[i], rows[i])
+		case 2:
+			VPXOR(e0, rows[i], rows[i])
+			VPXOR(Mem{Base: pi, Disp: 32}, rows[i], rows[i])
+		case 3:
+			VPXOR(e1, rows[i], rows[i])
+			VPXOR(Mem{Base: pi, Disp: 48}, rows[i], rows[i])
 		}
 		VMOVDQU(rows[i], msg.Offset(16*i))
 	}
-	fromRows := func(r int, x, y [4]int) (VecVirtual, VecVirtual) {
-		if r > 0 {
-			return gather(msg, x), gather(msg, y)
-		}
-		return shuffled(rows, x), shuffled(rows, y)
+	// XH's second message of the next leaf (at the last step this leaf's again, its
+	// output unused, so that nothing past the inputs is read): a with its clamped bit
+	// set, s, zeros. Its eight words in xw for the later rounds' permutes.
+	pa, ps, back := GP64(), GP64(), GP64()
+	MOVQ(nextA, pa)
+	MOVQ(nextS, ps)
+	CMPQ(n, Imm(1))
+	LEAQ(Mem{Base: nextA, Disp: -16}, back)
+	CMOVQEQ(back, pa)
+	LEAQ(Mem{Base: nextS, Disp: -16}, back)
+	CMOVQEQ(back, ps)
+	xm0, xm1, xw := XMM(), XMM(), YMM()
+	VMOVDQU(Mem{Base: pa}, xm0)
+	VPOR(setBit, xm0, xm0)
+	VMOVDQU(Mem{Base: ps}, xm1)
+	VINSERTI128(U8(1), xm1, xm0.AsY(), xw)
+	// The first round's rows in both lanes (rows 2 and 3 of XH's message are zero,
+	// as the VEX forms above left the upper halves).
+	r0, r1 := YMM(), YMM()
+	VINSERTI128(U8(1), xm0, rows[0].AsY(), r0)
+	VINSERTI128(U8(1), xm1, rows[1].AsY(), r1)
+	first := [4]VecVirtual{r0, r1, rows[2].AsY().(VecVirtual), rows[3].AsY().(VecVirtual)}
+	twoLanes := func(w [4]int) VecVirtual {
+		low, ix, p, m := gather(msg, w), YMM(), YMM(), YMM()
+		at := permAt[w]
+		VMOVDQU(perm.Offset(at), ix)
+		VPERMD(xw, ix, p)
+		VPAND(perm.Offset(at+32), p.AsX(), p.AsX())
+		VINSERTI128(U8(1), p.AsX(), low.AsY(), m)
+		return m
 	}
-	lo, hi = compressRows(g, iv, cv, fromRows, func(d VecVirtual) { VMOVDQU(row64, d) })
-	VPXOR(lo, p0, p0)
-	VPXOR(hi, p1, p1)
-	ADDQ(U8(64), pieces)
+	message := func(r int, x, y [4]int) (VecVirtual, VecVirtual) {
+		if r == 0 {
+			return shuffled(ymm, first, x), shuffled(ymm, first, y)
+		}
+		return twoLanes(x), twoLanes(y)
+	}
+	lo, hi := compressRows(g, ymm, func(a, b, c, d VecVirtual) {
+		VMOVDQU(keys, a)
+		VMOVDQU(keys.Offset(32), b)
+		VBROADCASTI128(iv, c)
+		VMOVDQU(rowD, d)
+	}, message)
+	VPXOR(lo.AsX(), p0, p0)
+	VPXOR(hi.AsX(), p1, p1)
+	VEXTRACTI128(U8(1), lo, e0)
+	VEXTRACTI128(U8(1), hi, e1)
+	ADDQ(U8(32), xh0)
+	ADDQ(U8(16), nextA)
+	ADDQ(U8(16), nextS)
 	INCQ(ts)
 	DECQ(n)
 	JMP(LabelRef("chain_step"))
 	Label("chain_done")
 	VMOVDQU(p0, Mem{Base: pi})
 	VMOVDQU(p1, Mem{Base: pi, Disp: 16})
+	VZEROUPPER()
 	RET()
 }
 
@@ -248,14 +360,14 @@ func gather(block Mem, w [4]int) VecVirtual {
 // (four words each) in registers, for the first round's two steps, whose words
 // come in these orders: the even or odd words of two rows, rotated by a lane for
 // the diagonal step.
-func shuffled(rows [4]VecVirtual, w [4]int) VecVirtual {
+func shuffled(reg func() VecVirtual, rows [4]VecVirtual, w [4]int) VecVirtual {
 	base := min(w[0], w[1])
 	straight := [4]int{base, base + 2, base + 4, base + 6}
 	turned := [4]int{base + 6, base, base + 2, base + 4}
 	if base%8 > 1 || w != straight && w != turned {
 		panic("shuffled: not a first-round word order")
 	}
-	x, lo := XMM(), base/8*2
+	x, lo := reg(), base/8*2
 	VSHUFPS(U8(0x88|uint8(base&1)*0x55), rows[lo+1], rows[lo], x) // words 0, 2 of each row (1, 3)
 	if w == turned {
 		VPSHUFD(U8(0x93), x, x) // lane i takes lane i-1
@@ -263,22 +375,20 @@ func shuffled(rows [4]VecVirtual, w [4]int) VecVirtual {
 	return x
 }
 
-// compressRows emits the keyed one-block compression under the key at cv, row d
-// set by setD, and returns the two vectors of the output's first 32 bytes. The
-// state is four vectors, one per row of four words, so a step's four G functions
-// run side by side in one vector. For the diagonal step rows a, c and d turn by
-// three, one and two words and lane i runs diagonal i-1 (message words in that
-// order); row b stays, since it is the last one each step computes and a turn
-// would wait on it. message gives round r's two message vectors for the words
-// x and y of a step's G functions, lane by lane.
-func compressRows(g *gen, iv Mem, cv Register, message func(r int, x, y [4]int) (VecVirtual, VecVirtual), setD func(d VecVirtual)) (VecVirtual, VecVirtual) {
-	a, b, c, d := XMM(), XMM(), XMM(), XMM()
-	VMOVDQU(Mem{Base: cv}, a)
-	VMOVDQU(Mem{Base: cv, Disp: 16}, b)
-	VMOVDQU(iv, c)
-	setD(d)
+// compressRows emits the keyed one-block compression with the state rows set by
+// init, and returns the rows of the output's first 32 bytes (a ^ c, b ^ d). The
+// state is four vectors (reg makes them: xmm for one message, ymm for two, one per
+// 128-bit lane), one per row of four words, so a step's four G functions run side by
+// side in one vector. For the diagonal step rows a, c and d turn by three, one and
+// two words and lane i runs diagonal i-1 (message words in that order); row b stays,
+// since it is the last one each step computes and a turn would wait on it. message
+// gives round r's two message vectors for the words x and y of a step's G
+// functions, lane by lane.
+func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual), message func(r int, x, y [4]int) (VecVirtual, VecVirtual)) (VecVirtual, VecVirtual) {
+	a, b, c, d := reg(), reg(), reg(), reg()
+	init(a, b, c, d)
 
-	tmp := XMM()
+	tmp := reg()
 	half := func(mw VecVirtual, first bool, rotD Mem, rotB uint64) {
 		if first {
 			// a and b are the key's; the message may come last (the chain's).
@@ -296,14 +406,10 @@ func compressRows(g *gen, iv Mem, cv Register, message func(r int, x, y [4]int) 
 		VPSLLD(U8(32-rotB), b, b)
 		VPOR(tmp, b, b)
 	}
-	for r, s := range schedule {
+	for r := range schedule {
 		Commentf("Round %d.", r)
 		for k, rot := range [2][3]uint8{{0x93, 0x39, 0x4e}, {0x39, 0x93, 0x4e}} {
-			w := s[8*k : 8*k+8]
-			x, y := [4]int{w[0], w[2], w[4], w[6]}, [4]int{w[1], w[3], w[5], w[7]}
-			if k == 1 {
-				x, y = [4]int{w[6], w[0], w[2], w[4]}, [4]int{w[7], w[1], w[3], w[5]}
-			}
+			x, y := stepWords(r, k)
 			mx, my := message(r, x, y)
 			half(mx, r == 0 && k == 0, g.rot16, 12)
 			half(my, false, g.rot8, 7)
@@ -316,6 +422,17 @@ func compressRows(g *gen, iv Mem, cv Register, message func(r int, x, y [4]int) 
 	VPXOR(c, a, a)
 	VPXOR(d, b, b)
 	return a, b
+}
+
+// stepWords are the message words of step k (0: columns, 1: diagonals) of round
+// r, lane by lane, for the G functions' first (x) and second (y) message inputs;
+// lane i of the diagonal step runs diagonal i-1.
+func stepWords(r, k int) (x, y [4]int) {
+	w := schedule[r][8*k : 8*k+8]
+	if k == 1 {
+		return [4]int{w[6], w[0], w[2], w[4]}, [4]int{w[7], w[1], w[3], w[5]}
+	}
+	return [4]int{w[0], w[2], w[4], w[6]}, [4]int{w[1], w[3], w[5], w[7]}
 }
 
 // step runs four G functions side by side on the words of quads, with message
