@@ -273,7 +273,10 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		// passes, then the chain in one routine call, which compresses the other
 		// second messages beside it.
 		if cap(h.blocks) < n+1 {
-			h.blocks, h.halves = make([][64]byte, n+1), make([][32]byte, n+1)
+			h.blocks = make([][64]byte, n+1) // zero beyond the 32 bytes written
+		}
+		if cap(h.halves) < n+1 {
+			h.halves = make([][32]byte, n+1)
 		}
 		blocks, halves := h.blocks[:n+1], h.halves[:n+1]
 		for i := range n {
