@@ -233,6 +233,21 @@ func testDcfRefusesBadCws(t *testing.T, d Scheme) {
 // counts around the one-key walks' batches, the routines' groups and the tiles.
 func TestFusedGenMatchesPortable(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
+	forEachFusedAgainstPortable(t, func(t *testing.T, n int, port, fast Scheme) {
+		for _, keys := range []int{0, 1, 16, 17, 33, 255, 256, 257} {
+			seeds, alphas, betas := randKeys(r, n, keys)
+			got, want := make([]Cw, keys*(n+1)), make([]Cw, keys*(n+1))
+			require.NoError(t, fast.Gen(got, seeds, alphas, betas))
+			require.NoError(t, port.Gen(want, seeds, alphas, betas))
+			require.Equal(t, want, got, "%d keys", keys)
+		}
+	})
+}
+
+// forEachFusedAgainstPortable runs check on every kind, group and input width at
+// the edges (1, 2, 64 and 128 bits, either side of 64) with each implementation that
+// has fused AES walks, forced by name, and the portable one.
+func forEachFusedAgainstPortable(t *testing.T, check func(t *testing.T, n int, port, fast Scheme)) {
 	for _, n := range []int{1, 2, 20, 63, 64, 128} {
 		for _, g := range allGroups {
 			for _, kind := range []Kind{KindDpf, KindDcfLt, KindDcfGt} {
@@ -240,15 +255,7 @@ func TestFusedGenMatchesPortable(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/n=%d", kind, g, n), func(t *testing.T) {
 					port, err := New(p, WithImpl(PortableImpl))
 					require.NoError(t, err)
-					forEachFusedEval(t, p, func(t *testing.T, fast Scheme) {
-						for _, keys := range []int{0, 1, 16, 17, 33, 255, 256, 257} {
-							seeds, alphas, betas := randKeys(r, n, keys)
-							got, want := make([]Cw, keys*(n+1)), make([]Cw, keys*(n+1))
-							require.NoError(t, fast.Gen(got, seeds, alphas, betas))
-							require.NoError(t, port.Gen(want, seeds, alphas, betas))
-							require.Equal(t, want, got, "%d keys", keys)
-						}
-					})
+					forEachFusedEval(t, p, func(t *testing.T, fast Scheme) { check(t, n, port, fast) })
 				})
 			}
 		}
@@ -264,39 +271,28 @@ func TestFusedEvalMatchesPortable(t *testing.T) {
 		{0, 1}, {1, 1}, {3, 1}, {1, 8}, {9, 1}, {3, 3},
 		{evalTilePoints - 1, 1}, {evalTilePoints, 1}, {evalTilePoints + 1, 1}, {86, 3},
 	}
-	for _, n := range []int{1, 2, 20, 63, 64, 128} {
-		for _, g := range allGroups {
-			for _, kind := range []Kind{KindDpf, KindDcfLt, KindDcfGt} {
-				p := DefaultParams(kind, n, g, PrgAesMmo)
-				t.Run(fmt.Sprintf("%s/%s/n=%d", kind, g, n), func(t *testing.T) {
-					port, err := New(p, WithImpl(PortableImpl))
-					require.NoError(t, err)
-					forEachFusedEval(t, p, func(t *testing.T, fast Scheme) {
-						for _, b := range batches {
-							seeds, alphas, betas := randKeys(r, n, b.keys)
-							cws := make([]Cw, b.keys*(n+1))
-							require.NoError(t, port.Gen(cws, seeds, alphas, betas))
-							xs := make([]Uint128, b.keys*b.m)
-							for i := range xs {
-								xs[i] = randInput(r, n)
-								if i%2 == 0 {
-									xs[i] = alphas[i/b.m]
-								}
-							}
-							for party := range 2 {
-								ps := make([]Block, b.keys)
-								for k := range ps {
-									ps[k] = seeds[2*k+party]
-								}
-								got, want := make([]Block, len(xs)), make([]Block, len(xs))
-								errFast, errPort := fast.Eval(got, party, ps, cws, xs), port.Eval(want, party, ps, cws, xs)
-								require.Equal(t, errPort, errFast, "%d keys x %d points", b.keys, b.m)
-								require.Equal(t, want, got, "%d keys x %d points, party %d", b.keys, b.m, party)
-							}
-						}
-					})
-				})
+	forEachFusedAgainstPortable(t, func(t *testing.T, n int, port, fast Scheme) {
+		for _, b := range batches {
+			seeds, alphas, betas := randKeys(r, n, b.keys)
+			cws := make([]Cw, b.keys*(n+1))
+			require.NoError(t, port.Gen(cws, seeds, alphas, betas))
+			xs := make([]Uint128, b.keys*b.m)
+			for i := range xs {
+				xs[i] = randInput(r, n)
+				if i%2 == 0 {
+					xs[i] = alphas[i/b.m]
+				}
+			}
+			for party := range 2 {
+				ps := make([]Block, b.keys)
+				for k := range ps {
+					ps[k] = seeds[2*k+party]
+				}
+				got, want := make([]Block, len(xs)), make([]Block, len(xs))
+				errFast, errPort := fast.Eval(got, party, ps, cws, xs), port.Eval(want, party, ps, cws, xs)
+				require.Equal(t, errPort, errFast, "%d keys x %d points", b.keys, b.m)
+				require.Equal(t, want, got, "%d keys x %d points, party %d", b.keys, b.m, party)
 			}
 		}
-	}
+	})
 }
