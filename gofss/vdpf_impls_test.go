@@ -77,31 +77,37 @@ func TestVdpfImplsMatchPortable(t *testing.T) {
 		{0, 1}, {1, 1}, {7, 1}, {8, 1}, {9, 1}, {5, 3}, {16, 1}, {17, 1},
 		{85, 3}, {256, 1}, {257, 1}, {4, 64}, {evalTilePoints + 1, 1},
 	}
-	for _, n := range []int{1, 2, 20, 63, 64, 128} {
+	forEachVdpfCase(t, []int{1, 2, 20, 63, 64, 128}, [2]HashKind{HashSha256, HashBlake3}, func(t *testing.T, n int, p Params, port *Vdpf) {
+		forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+			for _, b := range batches {
+				seeds, cws, xs := vdpfRandKeys(t, r, port, b.keys, b.m)
+				for party := range 2 {
+					ps := vdpfPartySeeds(seeds, party)
+					got, want := make([]Block, len(xs)), make([]Block, len(xs))
+					gotP, wantP := make([]Block, ProofBlocks*len(xs)), make([]Block, ProofBlocks*len(xs))
+					require.NoError(t, port.EvalProof(want, wantP, party, ps, cws, xs))
+					require.NoError(t, v.EvalProof(got, gotP, party, ps, cws, xs))
+					require.Equal(t, want, got, "shares, %d keys x %d points, party %d", b.keys, b.m, party)
+					require.Equal(t, wantP, gotP, "pieces, %d keys x %d points, party %d", b.keys, b.m, party)
+					shares := make([]Block, len(xs))
+					require.NoError(t, v.Eval(shares, party, ps, cws, xs))
+					require.Equal(t, want, shares, "Eval, %d keys x %d points, party %d", b.keys, b.m, party)
+				}
+			}
+		})
+	})
+}
+
+// forEachVdpfCase runs check on VDPF parameters of each input width in widths and
+// every group, the hash alternating between hashes' two kinds group by group, with
+// the portable VDPF of those parameters.
+func forEachVdpfCase(t *testing.T, widths []int, hashes [2]HashKind, check func(t *testing.T, n int, p Params, port *Vdpf)) {
+	for _, n := range widths {
 		for gi, g := range allGroups {
-			hash := []HashKind{HashSha256, HashBlake3}[gi%2]
+			hash := hashes[gi%2]
 			p := DefaultParams(KindVdpf, n, g, PrgAesMmo)
 			p.Hash = DefaultVdpfHash(hash)
-			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) {
-				port := portableVdpf(t, p)
-				forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
-					for _, b := range batches {
-						seeds, cws, xs := vdpfRandKeys(t, r, port, b.keys, b.m)
-						for party := range 2 {
-							ps := vdpfPartySeeds(seeds, party)
-							got, want := make([]Block, len(xs)), make([]Block, len(xs))
-							gotP, wantP := make([]Block, ProofBlocks*len(xs)), make([]Block, ProofBlocks*len(xs))
-							require.NoError(t, port.EvalProof(want, wantP, party, ps, cws, xs))
-							require.NoError(t, v.EvalProof(got, gotP, party, ps, cws, xs))
-							require.Equal(t, want, got, "shares, %d keys x %d points, party %d", b.keys, b.m, party)
-							require.Equal(t, wantP, gotP, "pieces, %d keys x %d points, party %d", b.keys, b.m, party)
-							shares := make([]Block, len(xs))
-							require.NoError(t, v.Eval(shares, party, ps, cws, xs))
-							require.Equal(t, want, shares, "Eval, %d keys x %d points, party %d", b.keys, b.m, party)
-						}
-					}
-				})
-			})
+			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) { check(t, n, p, portableVdpf(t, p)) })
 		}
 	}
 }
@@ -111,35 +117,27 @@ func TestVdpfImplsMatchPortable(t *testing.T) {
 // whose fast EvalAll is the portable tree.
 func TestVdpfImplsEvalAll(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
-	for _, n := range []int{1, 2, 5, 14} {
-		for gi, g := range allGroups {
-			hash := []HashKind{HashBlake3, HashSha256}[gi%2]
-			p := DefaultParams(KindVdpf, n, g, PrgAesMmo)
-			p.Hash = DefaultVdpfHash(hash)
-			t.Run(fmt.Sprintf("%s/%s/n=%d", g, hash, n), func(t *testing.T) {
-				port := portableVdpf(t, p)
-				keys := 3
-				if n == 14 {
-					keys = 1
-				}
-				seeds, cws, _ := vdpfRandKeys(t, r, port, keys, 1)
-				forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
-					for party := range 2 {
-						ps := vdpfPartySeeds(seeds, party)
-						got, want := make([]Block, keys<<n), make([]Block, keys<<n)
-						gotPi, wantPi := make([]Block, ProofBlocks*keys), make([]Block, ProofBlocks*keys)
-						require.NoError(t, port.EvalAllProof(want, wantPi, party, ps, cws))
-						require.NoError(t, v.EvalAllProof(got, gotPi, party, ps, cws))
-						requireSameBlocks(t, want, got, "EvalAllProof outputs, party %d", party)
-						require.Equal(t, wantPi, gotPi, "EvalAllProof proofs, party %d", party)
-						plain := make([]Block, keys<<n)
-						require.NoError(t, v.EvalAll(plain, party, ps, cws))
-						requireSameBlocks(t, want, plain, "EvalAll, party %d", party)
-					}
-				})
-			})
+	forEachVdpfCase(t, []int{1, 2, 5, 14}, [2]HashKind{HashBlake3, HashSha256}, func(t *testing.T, n int, p Params, port *Vdpf) {
+		keys := 3
+		if n == 14 {
+			keys = 1
 		}
-	}
+		seeds, cws, _ := vdpfRandKeys(t, r, port, keys, 1)
+		forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+			for party := range 2 {
+				ps := vdpfPartySeeds(seeds, party)
+				got, want := make([]Block, keys<<n), make([]Block, keys<<n)
+				gotPi, wantPi := make([]Block, ProofBlocks*keys), make([]Block, ProofBlocks*keys)
+				require.NoError(t, port.EvalAllProof(want, wantPi, party, ps, cws))
+				require.NoError(t, v.EvalAllProof(got, gotPi, party, ps, cws))
+				requireSameBlocks(t, want, got, "EvalAllProof outputs, party %d", party)
+				require.Equal(t, wantPi, gotPi, "EvalAllProof proofs, party %d", party)
+				plain := make([]Block, keys<<n)
+				require.NoError(t, v.EvalAll(plain, party, ps, cws))
+				requireSameBlocks(t, want, plain, "EvalAll, party %d", party)
+			}
+		})
+	})
 }
 
 // TestVdpfImplsRefuseBadCws: every implementation refuses a correction word that
