@@ -124,7 +124,7 @@ func withOneKeyDcf(d *Dcf, f walks) walks {
 	if !ok || keys == nil {
 		return f
 	}
-	return &fusedEvalDcf{oneKeyDcf{d, keys}, fast, avx512DcfShort}
+	return &fusedEvalDcf{newOneKeyDcfWalks(d, keys), fast, avx512DcfShort}
 }
 
 // simdAriths gives the group's masks for the routines, for party 0 and party 1

@@ -30,7 +30,7 @@ func fusedEvalImpl(name string, eval *simd.FusedEval) impl {
 			if !ok {
 				return nil
 			}
-			return &fusedEvalDcf{oneKeyDcf{d, k}, &fastDcf{s, d}, avx2Short}
+			return &fusedEvalDcf{newOneKeyDcfWalks(d, k), &fastDcf{s, d}, avx2Short}
 		},
 	}
 }

@@ -2,7 +2,11 @@
 
 package gofss
 
-import "github.com/pyfss/pyfss/gofss/internal/aes128"
+import (
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss/internal/aes128"
+)
 
 // The "aesni" implementation: DPF and DCF with aes128_mmo on a CPU with AES-NI,
 // where the AVX-512 walks do not run. Short Evals and Gens go a key at a time, each
@@ -23,7 +27,8 @@ const (
 )
 
 // oneKeyDpf and oneKeyDcf embed the scheme, whose own (portable) walks serve the
-// longer batches and EvalAll.
+// longer batches and EvalAll, and for DCF uint127, whose values the routine's lane
+// arithmetic does not add (lanes nil).
 type oneKeyDpf struct {
 	*Dpf
 	keys *aes128.WalkKeys
@@ -31,7 +36,16 @@ type oneKeyDpf struct {
 
 type oneKeyDcf struct {
 	*Dcf
-	keys *aes128.WalkKeys
+	keys  *aes128.WalkKeys
+	lanes *aes128.Lanes
+}
+
+func newOneKeyDcfWalks(d *Dcf, keys *aes128.WalkKeys) oneKeyDcf {
+	w := oneKeyDcf{Dcf: d, keys: keys}
+	if m, ok := d.params.Group.laneMasks(); ok {
+		w.lanes = &aes128.Lanes{From: m.from.Bytes(), Xor: m.xor.Bytes(), Add: m.add.Bytes()}
+	}
+	return w
 }
 
 // oneKeyKeys returns the walk keys of prg, or nil where the one-key walks do not
@@ -57,18 +71,23 @@ func newOneKeyDcf(d *Dcf) walks {
 	if k == nil {
 		return nil
 	}
-	return &oneKeyDcf{d, k}
+	w := newOneKeyDcfWalks(d, k)
+	return &w
 }
 
-// oneKeyPath is one point's walk: its sides (x's bits, first level first) and its
-// key's level rows as the routines read them.
-func oneKeyPath(sides *[MaxInBits]uint8, rows []Cw, x Uint128) ([]byte, []byte) {
-	n := len(rows)
-	for i := range n {
-		sides[i] = x.Bit(n, i)
-	}
-	return blockBytes(cwBlocks(rows)), sides[:n]
+// oneKeyPath is a walk's path to x (n bits): x shifted left by 128-n.
+func oneKeyPath(x Uint128, n int) aes128.Path {
+	s := uint(128 - n)
+	return aes128.Path{Lo: x.Lo << s, Hi: x.Hi<<s | x.Lo>>(64-s) | x.Lo<<(s-64)}
 }
+
+// seedImage and seedPairImage are seeds as the routines take them (which clear
+// the control bits): copied as arrays, in 16-byte moves; a Block's Bytes is two
+// 8-byte stores, which a routine's 16-byte load would wait on until they reach the
+// cache (about 5 ns a call).
+func seedImage(s *Block) [16]byte { return *(*[16]byte)(unsafe.Pointer(s)) }
+
+func seedPairImage(s *[2]Block) [2][16]byte { return *(*[2][16]byte)(unsafe.Pointer(s)) }
 
 // oneKeyServes tells whether a batch of items goes a key at a time: at most max,
 // and the routine runs now (a test may have selected the portable AES backend since
@@ -83,12 +102,10 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 		return err
 	}
 	n, rows, ar := k.params.InBits, k.params.CwRows(), k.params.Group.arith() // rows: n+1, or VDPF's n+3
-	var sides [MaxInBits]uint8
 	for j, x := range xs {
 		key := cws[j/m*rows:][:n+1]
-		w := aes128.EvalWalk{TrByte: dpfTrByte}
-		w.Rows, w.Sides = oneKeyPath(&sides, key[:n], x)
-		leaf, t := k.keys.Eval(&w, s0s[j/m].Clamp().Bytes(), uint8(party))
+		w := aes128.EvalWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(x, n), TrByte: dpfTrByte}
+		leaf, t := k.keys.Eval(&w, seedImage(&s0s[j/m]), uint8(party))
 		dst[j] = dpfLeaf(ar, BlockFromBytes(leaf), t, ar.from(key[n][0]), party)
 	}
 	st.advance(len(xs))
@@ -96,25 +113,18 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 }
 
 func (k *oneKeyDcf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
-	if !oneKeyServes(len(xs), oneKeyMaxDcfPoints) {
+	if !oneKeyServes(len(xs), oneKeyMaxDcfPoints) || k.lanes == nil {
 		return k.Dcf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
 	if err := k.checkCws(cws); err != nil {
 		return err
 	}
 	n, ar := k.params.InBits, k.params.Group.arith()
-	var sides, bits [MaxInBits]uint8
-	var values [MaxInBits]Block
 	for j, x := range xs {
 		key := cws[j/m*(n+1):][:n+1]
-		w := aes128.EvalWalk{TrByte: dcfTrByte, Values: blockBytes(values[:n]), Bits: bits[:n]}
-		w.Rows, w.Sides = oneKeyPath(&sides, key[:n], x)
-		leaf, t := k.keys.Eval(&w, s0s[j/m].Clamp().Bytes(), uint8(party))
-		var v Block
-		for i := range n {
-			v = dcfValue(ar, v, values[i], &key[i], bits[i])
-		}
-		dst[j] = dcfLeaf(ar, BlockFromBytes(leaf), t, v, &key[n], party)
+		w := aes128.EvalWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(x, n), TrByte: dcfTrByte, Lanes: k.lanes}
+		leaf, t := k.keys.Eval(&w, seedImage(&s0s[j/m]), uint8(party))
+		dst[j] = dcfLeaf(ar, BlockFromBytes(leaf), t, BlockFromBytes(w.Sum), &key[n], party)
 	}
 	st.advance(len(xs))
 	return nil
@@ -126,55 +136,39 @@ func (k *oneKeyDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint
 		return
 	}
 	n, rows := k.params.InBits, k.params.CwRows()
-	var sides [MaxInBits]uint8
 	for i, alpha := range alphas {
 		if st.stopped() {
 			return
 		}
 		key := cws[i*rows:][:rows]
-		w := aes128.GenWalk{}
-		w.Rows, w.Sides = oneKeyPath(&sides, key[:n], alpha)
-		seeds := [2][16]byte{s0s[2*i].Clamp().Bytes(), s0s[2*i+1].Clamp().Bytes()}
+		w := aes128.GenWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(alpha, n)}
+		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)
 		k.lastRow(key[n:], alpha, betas[i], BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1]), t1)
 		st.advance(1)
 	}
 }
 
-// walkGen is oneKeyDpf's for DCF: the routine hands back each level's value outputs
-// and party 1's control bit, from which the value corrections, a chain of group
-// operations, are computed here; the routine left tr in the row's value word.
+// walkGen is oneKeyDpf's for DCF: the routine also writes the rows' value words
+// and hands back the running value at alpha's leaf, from which the last row's
+// word comes.
 func (k *oneKeyDcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	if !oneKeyServes(len(alphas), oneKeyMaxKeys) {
+	if !oneKeyServes(len(alphas), oneKeyMaxKeys) || k.lanes == nil {
 		k.Dcf.walkGen(st, cws, s0s, alphas, betas)
 		return
 	}
 	n, ar := k.params.InBits, k.params.Group.arith()
-	betaIf := [2]uint8{uint8(k.Pred()), 1 - uint8(k.Pred())} // as in Dcf.genTile
-	var sides, bits [MaxInBits]uint8
-	sc := getScratch() // not a stack array: zeroing 4*MaxInBits blocks costs a tenth of a key
-	defer sc.release()
-	values := sc.block(4 * n)
 	for i, alpha := range alphas {
 		if st.stopped() {
 			return
 		}
 		key := cws[i*(n+1):][:n+1]
-		w := aes128.GenWalk{Values: blockBytes(values), Bits: bits[:n]}
-		w.Rows, w.Sides = oneKeyPath(&sides, key[:n], alpha)
-		seeds := [2][16]byte{s0s[2*i].Clamp().Bytes(), s0s[2*i+1].Clamp().Bytes()}
+		w := aes128.GenWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(alpha, n), Lanes: k.lanes}
+		// beta enters where alpha's bit is 0 for gt, 1 for lt (betaIf of Dcf.genTile).
+		w.Beta[1-uint8(k.Pred())] = ar.from(betas[i]).Bytes()
+		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)
-		beta := ar.from(betas[i])
-		var v Block
-		for l, a := range w.Sides {
-			vs := values[4*l:][:4] // VL0, VR0, VL1, VR1
-			lose0, lose1 := ar.from(vs[1-a]), ar.from(vs[3-a])
-			keep0, keep1 := ar.from(vs[a]), ar.from(vs[2+a])
-			var vCw Block
-			vCw, v = dcfValueCw(ar, v, lose0, lose1, keep0, keep1, mask(beta, betaIf[a]), bits[l])
-			key[l][1] = ar.into(vCw).WithLsb(uint8(key[l][1].Lo))
-		}
-		key[n] = Cw{Block{}, dcfLastCw(ar, BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1]), t1, v)}
+		key[n] = Cw{Block{}, dcfLastCw(ar, BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1]), t1, BlockFromBytes(w.Sum))}
 		st.advance(1)
 	}
 }

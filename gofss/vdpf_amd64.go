@@ -67,12 +67,10 @@ func (w *vdpfOneKey) walkEvalProof(st callControl, dst, pieces []Block, party in
 	var s [oneKeyMaxDpfPoints]Block
 	var t [oneKeyMaxDpfPoints]uint8
 	var base [oneKeyMaxDpfPoints]int
-	var sides [MaxInBits]uint8
 	for j, x := range xs {
 		base[j] = j / m * rows
-		ew := aes128.EvalWalk{TrByte: dpfTrByte}
-		ew.Rows, ew.Sides = oneKeyPath(&sides, cws[base[j]:][:n], x)
-		leaf, tj := w.keys.Eval(&ew, s0s[j/m].Clamp().Bytes(), uint8(party))
+		ew := aes128.EvalWalk{Rows: blockBytes(cwBlocks(cws[base[j]:][:n])), Path: oneKeyPath(x, n), TrByte: dpfTrByte}
+		leaf, tj := w.keys.Eval(&ew, seedImage(&s0s[j/m]), uint8(party))
 		s[j], t[j] = BlockFromBytes(leaf), tj
 	}
 	k := len(xs)

@@ -6888,65 +6888,68 @@ one_key:
 one_done:
 	RET
 
-// func evalWalkAESNI(keys *[4]*[11][16]byte, rows *byte, sides *byte, values *byte, bits *byte, n int, trByte int, seed *[16]byte, t uint8) uint8
+// func evalWalkAESNI(keys *[4]*[11][16]byte, rows *byte, lo uint64, hi uint64, n int, trByte int, seed *[16]byte, t uint8, lanes *[3][16]byte, sum *[16]byte) uint8
 // Requires: AES, CMOV, SSE, SSE2, SSE4.1
-TEXT ·evalWalkAESNI(SB), NOSPLIT, $0-73
+TEXT ·evalWalkAESNI(SB), NOSPLIT, $0-81
 	MOVQ    keys+0(FP), AX
 	MOVQ    rows+8(FP), CX
-	MOVQ    sides+16(FP), DX
-	MOVQ    values+24(FP), BX
-	MOVQ    bits+32(FP), SI
-	MOVQ    n+40(FP), DI
-	MOVQ    trByte+48(FP), R8
-	MOVQ    seed+56(FP), R9
-	MOVOU   (R9), X0
-	MOVBQZX t+64(FP), R9
-	NEGQ    R9
-	MOVQ    R9, X1
+	MOVQ    lo+16(FP), DX
+	MOVQ    hi+24(FP), BX
+	MOVQ    n+32(FP), SI
+	MOVQ    trByte+40(FP), DI
+	MOVQ    seed+48(FP), R8
+	MOVOU   (R8), X0
+	MOVBQZX t+56(FP), R8
+	NEGQ    R8
+	MOVQ    R8, X1
 	PSHUFD  $0x44, X1, X1
 	PCMPEQL X2, X2
-	MOVQ    $0xfffffffeffffffff, R9
-	PINSRQ  $0x01, R9, X2
-	TESTQ   BX, BX
-	JNZ     dcf_level
+	MOVQ    $0xfffffffeffffffff, R8
+	PINSRQ  $0x01, R8, X2
+	PAND    X2, X0
+	MOVQ    lanes+64(FP), R8
+	TESTQ   R8, R8
+	JNZ     dcf
 
 dpf_level:
-	MOVBQZX    (DX), BX
-	ANDQ       $0x01, BX
-	MOVQ       (AX)(BX*8), SI
-	MOVBQZX    12(CX), R9
-	MOVBQZX    (CX)(R8*1), R10
-	TESTQ      BX, BX
-	CMOVQNE    R10, R9
-	ANDQ       $0x01, R9
+	ADDQ       DX, DX
+	ADCQ       BX, BX
+	SETCS      R8
+	MOVBQZX    R8, R8
+	MOVQ       (AX)(R8*8), R9
+	MOVBQZX    12(CX), R10
+	MOVBQZX    (CX)(DI*1), R11
+	TESTQ      R8, R8
+	CMOVQNE    R11, R10
+	ANDQ       $0x01, R10
 	MOVOU      (CX), X3
 	PAND       X2, X3
-	MOVQ       R9, X4
+	MOVQ       R10, X4
 	PSLLO      $0x0c, X4
 	POR        X4, X3
 	PAND       X1, X3
 	PXOR       X0, X3
-	MOVOU      160(SI), X1
+	MOVOU      160(R9), X1
 	PXOR       X3, X1
-	MOVOU      (SI), X3
+	MOVOU      (R9), X3
 	PXOR       X3, X0
-	MOVOU      16(SI), X3
+	MOVOU      16(R9), X3
 	AESENC     X3, X0
-	MOVOU      32(SI), X3
+	MOVOU      32(R9), X3
 	AESENC     X3, X0
-	MOVOU      48(SI), X3
+	MOVOU      48(R9), X3
 	AESENC     X3, X0
-	MOVOU      64(SI), X3
+	MOVOU      64(R9), X3
 	AESENC     X3, X0
-	MOVOU      80(SI), X3
+	MOVOU      80(R9), X3
 	AESENC     X3, X0
-	MOVOU      96(SI), X3
+	MOVOU      96(R9), X3
 	AESENC     X3, X0
-	MOVOU      112(SI), X3
+	MOVOU      112(R9), X3
 	AESENC     X3, X0
-	MOVOU      128(SI), X3
+	MOVOU      128(R9), X3
 	AESENC     X3, X0
-	MOVOU      144(SI), X3
+	MOVOU      144(R9), X3
 	AESENC     X3, X0
 	AESENCLAST X1, X0
 	PSHUFD     $0xff, X0, X1
@@ -6954,423 +6957,575 @@ dpf_level:
 	PSRAL      $0x1f, X1
 	PAND       X2, X0
 	ADDQ       $0x20, CX
-	INCQ       DX
-	DECQ       DI
+	DECQ       SI
 	JNZ        dpf_level
 	JMP        done
 
+dcf:
+	MOVOU (R8), X3
+	MOVOU 16(R8), X4
+	MOVOU 32(R8), X5
+	PXOR  X6, X6
+
 dcf_level:
-	MOVBQZX    (DX), R9
-	ANDQ       $0x01, R9
-	MOVQ       (AX)(R9*8), R10
-	MOVBQZX    12(CX), R11
-	MOVBQZX    (CX)(R8*1), R12
-	TESTQ      R9, R9
-	CMOVQNE    R12, R11
-	ANDQ       $0x01, R11
-	MOVOU      (CX), X3
-	PAND       X2, X3
-	MOVQ       R11, X4
-	PSLLO      $0x0c, X4
-	POR        X4, X3
-	PAND       X1, X3
-	PXOR       X0, X3
-	MOVQ       16(AX)(R9*8), R9
-	MOVMSKPS   X1, R11
-	ANDL       $0x01, R11
-	MOVB       R11, (SI)
-	MOVOU      X0, X4
-	MOVOU      160(R9), X5
-	PXOR       X0, X5
-	MOVOU      (R9), X1
-	PXOR       X1, X4
-	MOVOU      16(R9), X1
-	AESENC     X1, X4
-	MOVOU      32(R9), X1
-	AESENC     X1, X4
-	MOVOU      48(R9), X1
-	AESENC     X1, X4
-	MOVOU      64(R9), X1
-	AESENC     X1, X4
-	MOVOU      80(R9), X1
-	AESENC     X1, X4
-	MOVOU      96(R9), X1
-	AESENC     X1, X4
-	MOVOU      112(R9), X1
-	AESENC     X1, X4
-	MOVOU      128(R9), X1
-	AESENC     X1, X4
-	MOVOU      144(R9), X1
-	AESENC     X1, X4
-	AESENCLAST X5, X4
-	MOVOU      X4, (BX)
-	ADDQ       $0x10, BX
-	INCQ       SI
-	MOVOU      160(R10), X4
-	PXOR       X3, X4
-	MOVOU      (R10), X1
-	PXOR       X1, X0
-	MOVOU      16(R10), X1
-	AESENC     X1, X0
-	MOVOU      32(R10), X1
-	AESENC     X1, X0
-	MOVOU      48(R10), X1
-	AESENC     X1, X0
-	MOVOU      64(R10), X1
-	AESENC     X1, X0
-	MOVOU      80(R10), X1
-	AESENC     X1, X0
-	MOVOU      96(R10), X1
-	AESENC     X1, X0
-	MOVOU      112(R10), X1
-	AESENC     X1, X0
-	MOVOU      128(R10), X1
-	AESENC     X1, X0
-	MOVOU      144(R10), X1
-	AESENC     X1, X0
-	AESENCLAST X4, X0
+	ADDQ       DX, DX
+	ADCQ       BX, BX
+	SETCS      R8
+	MOVBQZX    R8, R8
+	MOVQ       (AX)(R8*8), R9
+	MOVBQZX    12(CX), R10
+	MOVBQZX    (CX)(DI*1), R11
+	TESTQ      R8, R8
+	CMOVQNE    R11, R10
+	ANDQ       $0x01, R10
+	MOVOU      (CX), X7
+	PAND       X2, X7
+	MOVQ       R10, X8
+	PSLLO      $0x0c, X8
+	POR        X8, X7
+	PAND       X1, X7
+	PXOR       X0, X7
+	MOVQ       16(AX)(R8*8), R8
+	MOVOU      X0, X9
+	MOVOU      160(R8), X10
+	PXOR       X0, X10
+	MOVOU      (R8), X8
+	PXOR       X8, X9
+	MOVOU      16(R8), X8
+	AESENC     X8, X9
+	MOVOU      32(R8), X8
+	AESENC     X8, X9
+	MOVOU      48(R8), X8
+	AESENC     X8, X9
+	MOVOU      64(R8), X8
+	AESENC     X8, X9
+	MOVOU      80(R8), X8
+	AESENC     X8, X9
+	MOVOU      96(R8), X8
+	AESENC     X8, X9
+	MOVOU      112(R8), X8
+	AESENC     X8, X9
+	MOVOU      128(R8), X8
+	AESENC     X8, X9
+	MOVOU      144(R8), X8
+	AESENC     X8, X9
+	AESENCLAST X10, X9
+	PAND       X3, X9
+	MOVOU      16(CX), X8
+	PAND       X3, X8
+	PAND       X1, X8
+	MOVOU      X9, X1
+	PXOR       X8, X1
+	PADDQ      X8, X9
+	PAND       X4, X1
+	PAND       X5, X9
+	POR        X1, X9
+	MOVOU      X6, X1
+	PXOR       X9, X1
+	PADDQ      X9, X6
+	PAND       X4, X1
+	PAND       X5, X6
+	POR        X1, X6
+	MOVOU      160(R9), X1
+	PXOR       X7, X1
+	MOVOU      (R9), X8
+	PXOR       X8, X0
+	MOVOU      16(R9), X8
+	AESENC     X8, X0
+	MOVOU      32(R9), X8
+	AESENC     X8, X0
+	MOVOU      48(R9), X8
+	AESENC     X8, X0
+	MOVOU      64(R9), X8
+	AESENC     X8, X0
+	MOVOU      80(R9), X8
+	AESENC     X8, X0
+	MOVOU      96(R9), X8
+	AESENC     X8, X0
+	MOVOU      112(R9), X8
+	AESENC     X8, X0
+	MOVOU      128(R9), X8
+	AESENC     X8, X0
+	MOVOU      144(R9), X8
+	AESENC     X8, X0
+	AESENCLAST X1, X0
 	PSHUFD     $0xff, X0, X1
 	PSLLL      $0x1f, X1
 	PSRAL      $0x1f, X1
 	PAND       X2, X0
 	ADDQ       $0x20, CX
-	INCQ       DX
-	DECQ       DI
+	DECQ       SI
 	JNZ        dcf_level
+	MOVQ       sum+72(FP), AX
+	MOVOU      X6, (AX)
 
 done:
-	MOVQ     seed+56(FP), AX
+	MOVQ     seed+48(FP), AX
 	MOVOU    X0, (AX)
 	MOVMSKPS X1, AX
 	ANDL     $0x01, AX
-	MOVB     AL, ret+72(FP)
+	MOVB     AL, ret+80(FP)
 	RET
 
-// func genWalkAESNI(keys *[4]*[11][16]byte, rows *byte, sides *byte, values *byte, bits *byte, n int, seeds *[2][16]byte) uint8
+// func genWalkAESNI(keys *[4]*[11][16]byte, rows *byte, lo uint64, hi uint64, n int, seeds *[2][16]byte, lanes *[3][16]byte, beta *[2][16]byte, sum *[16]byte) uint8
 // Requires: AES, SSE, SSE2, SSE4.1
-TEXT ·genWalkAESNI(SB), NOSPLIT, $0-57
+TEXT ·genWalkAESNI(SB), NOSPLIT, $96-73
 	MOVQ    keys+0(FP), AX
 	MOVQ    rows+8(FP), CX
-	MOVQ    sides+16(FP), DX
-	MOVQ    values+24(FP), BX
-	MOVQ    bits+32(FP), SI
-	MOVQ    n+40(FP), DI
-	MOVQ    seeds+48(FP), R8
-	MOVOU   (R8), X0
-	MOVOU   16(R8), X1
+	MOVQ    lo+16(FP), DX
+	MOVQ    hi+24(FP), BX
+	MOVQ    n+32(FP), SI
+	MOVQ    seeds+40(FP), DI
+	MOVOU   (DI), X0
+	MOVOU   16(DI), X1
 	PXOR    X2, X2
 	PCMPEQL X3, X3
 	PCMPEQL X4, X4
-	MOVQ    $0xfffffffeffffffff, R9
-	PINSRQ  $0x01, R9, X4
-	MOVQ    $0x00000001, R9
-	MOVQ    R9, X5
+	MOVQ    $0xfffffffeffffffff, R8
+	PINSRQ  $0x01, R8, X4
+	PAND    X4, X0
+	PAND    X4, X1
+	MOVQ    $0x00000001, R8
+	MOVQ    R8, X5
 	PSLLO   $0x0c, X5
-	MOVQ    (AX), R9
-	MOVQ    8(AX), R10
-	MOVQ    16(AX), R11
+	MOVQ    (AX), R8
+	MOVQ    8(AX), R9
+	MOVQ    16(AX), R10
 	MOVQ    24(AX), AX
+	MOVQ    lanes+48(FP), R11
+	TESTQ   R11, R11
+	JNZ     dcf
 
-gen_level:
-	MOVBQZX    (DX), R12
-	ANDQ       $0x01, R12
-	TESTQ      BX, BX
-	JZ         gen_seeds_only
+dpf_level:
+	ADDQ       DX, DX
+	ADCQ       BX, BX
+	SETCS      AL
+	MOVBQZX    AL, AX
 	MOVOU      X0, X6
 	MOVOU      X1, X8
 	MOVOU      X0, X7
 	MOVOU      X1, X9
-	MOVOU      X0, X10
-	MOVOU      X1, X12
+	MOVOU      (R8), X10
+	PXOR       X10, X6
+	PXOR       X10, X8
+	MOVOU      (R9), X10
+	PXOR       X10, X7
+	PXOR       X10, X9
+	MOVOU      16(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      16(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      32(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      32(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      48(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      48(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      64(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      64(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      80(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      80(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      96(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      96(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      112(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      112(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      128(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      128(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      144(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      144(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      160(R8), X10
+	AESENCLAST X10, X6
+	AESENCLAST X10, X8
+	MOVOU      160(R9), X10
+	AESENCLAST X10, X7
+	AESENCLAST X10, X9
+	PXOR       X0, X6
+	PXOR       X0, X7
+	PXOR       X1, X8
+	PXOR       X1, X9
+	MOVOU      X6, X0
+	PXOR       X8, X0
+	MOVOU      X7, X1
+	PXOR       X9, X1
+	PEXTRD     $0x03, X0, R10
+	ANDL       $0x01, R10
+	XORL       AX, R10
+	XORL       $0x01, R10
+	PEXTRD     $0x03, X1, R11
+	ANDL       $0x01, R11
+	XORL       AX, R11
+	MOVQ       AX, X10
+	PXOR       X11, X11
+	PSUBQ      X10, X11
+	PSHUFD     $0x44, X11, X10
 	MOVOU      X0, X11
-	MOVOU      X1, X13
-	MOVOU      (R9), X14
-	PXOR       X14, X6
-	PXOR       X14, X8
-	MOVOU      (R10), X14
-	PXOR       X14, X7
-	PXOR       X14, X9
-	MOVOU      (R11), X14
-	PXOR       X14, X10
-	PXOR       X14, X12
-	MOVOU      (AX), X14
-	PXOR       X14, X11
-	PXOR       X14, X13
-	MOVOU      16(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      16(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      16(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      16(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      32(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      32(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      32(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      32(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      48(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      48(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      48(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      48(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      64(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      64(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      64(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      64(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      80(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      80(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      80(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      80(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      96(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      96(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      96(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      96(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      112(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      112(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      112(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      112(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      128(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      128(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      128(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      128(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      144(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      144(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      144(R11), X14
-	AESENC     X14, X10
-	AESENC     X14, X12
-	MOVOU      144(AX), X14
-	AESENC     X14, X11
-	AESENC     X14, X13
-	MOVOU      160(R9), X14
-	AESENCLAST X14, X6
-	AESENCLAST X14, X8
-	MOVOU      160(R10), X14
-	AESENCLAST X14, X7
-	AESENCLAST X14, X9
-	MOVOU      160(R11), X14
-	AESENCLAST X14, X10
-	AESENCLAST X14, X12
-	MOVOU      160(AX), X14
-	AESENCLAST X14, X11
-	AESENCLAST X14, X13
-	PXOR       X0, X10
-	MOVOU      X10, (BX)
-	PXOR       X0, X11
-	MOVOU      X11, 16(BX)
-	PXOR       X1, X12
-	MOVOU      X12, 32(BX)
-	PXOR       X1, X13
-	MOVOU      X13, 48(BX)
-	ADDQ       $0x40, BX
-	MOVMSKPS   X3, R13
-	ANDL       $0x01, R13
-	MOVB       R13, (SI)
-	INCQ       SI
-	JMP        gen_fold
+	PXOR       X1, X11
+	PAND       X10, X11
+	MOVOU      X0, X0
+	PXOR       X11, X0
+	PXOR       X1, X11
+	PAND       X4, X11
+	MOVQ       R10, X1
+	PSLLO      $0x0c, X1
+	POR        X11, X1
+	MOVOU      X1, (CX)
+	MOVQ       R11, 16(CX)
+	MOVQ       $0x00000000, 24(CX)
+	MOVOU      X6, X1
+	PXOR       X7, X1
+	PAND       X10, X1
+	PXOR       X1, X6
+	MOVOU      X8, X1
+	PXOR       X9, X1
+	PAND       X10, X1
+	PXOR       X1, X8
+	MOVOU      X0, X0
+	PANDN      X5, X0
+	POR        X11, X0
+	MOVOU      X0, X1
+	PAND       X2, X1
+	PXOR       X1, X6
+	PAND       X3, X0
+	PXOR       X0, X8
+	PSHUFD     $0xff, X6, X2
+	PSLLL      $0x1f, X2
+	PSRAL      $0x1f, X2
+	MOVOU      X6, X0
+	PAND       X4, X0
+	PSHUFD     $0xff, X8, X3
+	PSLLL      $0x1f, X3
+	PSRAL      $0x1f, X3
+	MOVOU      X8, X1
+	PAND       X4, X1
+	ADDQ       $0x20, CX
+	DECQ       SI
+	JNZ        dpf_level
+	JMP        done
 
-gen_seeds_only:
+dcf:
+	PXOR  X6, X6
+	MOVOU X6, 80(SP)
+	MOVQ  beta+56(FP), R12
+
+dcf_level:
+	ADDQ       DX, DX
+	ADCQ       BX, BX
+	SETCS      R13
+	MOVBQZX    R13, R13
 	MOVOU      X0, X6
 	MOVOU      X1, X8
 	MOVOU      X0, X7
 	MOVOU      X1, X9
-	MOVOU      (R9), X14
-	PXOR       X14, X6
-	PXOR       X14, X8
-	MOVOU      (R10), X14
-	PXOR       X14, X7
-	PXOR       X14, X9
-	MOVOU      16(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      16(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      32(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      32(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      48(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      48(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      64(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      64(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      80(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      80(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      96(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      96(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      112(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      112(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      128(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      128(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      144(R9), X14
-	AESENC     X14, X6
-	AESENC     X14, X8
-	MOVOU      144(R10), X14
-	AESENC     X14, X7
-	AESENC     X14, X9
-	MOVOU      160(R9), X14
-	AESENCLAST X14, X6
-	AESENCLAST X14, X8
-	MOVOU      160(R10), X14
-	AESENCLAST X14, X7
-	AESENCLAST X14, X9
+	MOVOU      X0, X11
+	MOVOU      X1, X12
+	MOVOU      X0, X13
+	MOVOU      X1, X14
+	MOVOU      (R8), X10
+	PXOR       X10, X6
+	PXOR       X10, X8
+	MOVOU      (R9), X10
+	PXOR       X10, X7
+	PXOR       X10, X9
+	MOVOU      (R10), X10
+	PXOR       X10, X11
+	PXOR       X10, X12
+	MOVOU      (AX), X10
+	PXOR       X10, X13
+	PXOR       X10, X14
+	MOVOU      16(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      16(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      16(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      16(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      32(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      32(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      32(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      32(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      48(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      48(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      48(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      48(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      64(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      64(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      64(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      64(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      80(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      80(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      80(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      80(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      96(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      96(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      96(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      96(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      112(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      112(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      112(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      112(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      128(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      128(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      128(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      128(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      144(R8), X10
+	AESENC     X10, X6
+	AESENC     X10, X8
+	MOVOU      144(R9), X10
+	AESENC     X10, X7
+	AESENC     X10, X9
+	MOVOU      144(R10), X10
+	AESENC     X10, X11
+	AESENC     X10, X12
+	MOVOU      144(AX), X10
+	AESENC     X10, X13
+	AESENC     X10, X14
+	MOVOU      160(R8), X10
+	AESENCLAST X10, X6
+	AESENCLAST X10, X8
+	MOVOU      160(R9), X10
+	AESENCLAST X10, X7
+	AESENCLAST X10, X9
+	MOVOU      160(R10), X10
+	AESENCLAST X10, X11
+	AESENCLAST X10, X12
+	MOVOU      160(AX), X10
+	AESENCLAST X10, X13
+	AESENCLAST X10, X14
+	MOVOU      (R11), X10
+	PXOR       X0, X11
+	PAND       X10, X11
+	MOVOU      X11, (SP)
+	PXOR       X0, X13
+	PAND       X10, X13
+	MOVOU      X13, 16(SP)
+	PXOR       X1, X12
+	PAND       X10, X12
+	MOVOU      X12, 32(SP)
+	PXOR       X1, X14
+	PAND       X10, X14
+	MOVOU      X14, 48(SP)
+	MOVOU      X3, 64(SP)
+	PXOR       X0, X6
+	PXOR       X0, X7
+	PXOR       X1, X8
+	PXOR       X1, X9
+	MOVOU      X6, X0
+	PXOR       X8, X0
+	MOVOU      X7, X1
+	PXOR       X9, X1
+	PEXTRD     $0x03, X0, R14
+	ANDL       $0x01, R14
+	XORL       R13, R14
+	XORL       $0x01, R14
+	PEXTRD     $0x03, X1, R15
+	ANDL       $0x01, R15
+	XORL       R13, R15
+	MOVQ       R13, X10
+	PXOR       X11, X11
+	PSUBQ      X10, X11
+	PSHUFD     $0x44, X11, X10
+	MOVOU      X0, X11
+	PXOR       X1, X11
+	PAND       X10, X11
+	MOVOU      X0, X0
+	PXOR       X11, X0
+	PXOR       X1, X11
+	PAND       X4, X11
+	MOVQ       R14, X1
+	PSLLO      $0x0c, X1
+	POR        X11, X1
+	MOVOU      X1, (CX)
+	MOVOU      X6, X1
+	PXOR       X7, X1
+	PAND       X10, X1
+	PXOR       X1, X6
+	MOVOU      X8, X1
+	PXOR       X9, X1
+	PAND       X10, X1
+	PXOR       X1, X8
+	MOVOU      X0, X0
+	PANDN      X5, X0
+	POR        X11, X0
+	MOVOU      X0, X1
+	PAND       X2, X1
+	PXOR       X1, X6
+	PAND       X3, X0
+	PXOR       X0, X8
+	PSHUFD     $0xff, X6, X2
+	PSLLL      $0x1f, X2
+	PSRAL      $0x1f, X2
+	MOVOU      X6, X0
+	PAND       X4, X0
+	PSHUFD     $0xff, X8, X3
+	PSLLL      $0x1f, X3
+	PSRAL      $0x1f, X3
+	MOVOU      X8, X1
+	PAND       X4, X1
+	MOVOU      (R11), X6
+	MOVOU      16(R11), X6
+	MOVOU      32(R11), X7
+	SHLQ       $0x04, R13
+	MOVQ       R13, R14
+	XORQ       $0x10, R14
+	MOVOU      32(SP)(R14*1), X8
+	MOVOU      (SP)(R14*1), X9
+	MOVOU      X8, X10
+	PXOR       X9, X10
+	PSUBQ      X9, X8
+	PAND       X6, X10
+	PAND       X7, X8
+	POR        X10, X8
+	MOVOU      (R12)(R13*1), X9
+	MOVOU      X8, X10
+	PXOR       X9, X10
+	PADDQ      X9, X8
+	PAND       X6, X10
+	PAND       X7, X8
+	POR        X10, X8
+	MOVOU      80(SP), X9
+	MOVOU      X8, X10
+	MOVOU      X10, X11
+	PXOR       X9, X11
+	PSUBQ      X9, X10
+	PAND       X6, X11
+	PAND       X7, X10
+	POR        X11, X10
+	MOVOU      (SP)(R13*1), X9
+	MOVOU      32(SP)(R13*1), X11
+	MOVOU      X9, X12
+	PXOR       X11, X12
+	PSUBQ      X11, X9
+	PAND       X6, X12
+	PAND       X7, X9
+	POR        X12, X9
+	MOVOU      X8, X11
+	PXOR       X9, X11
+	PADDQ      X9, X8
+	PAND       X6, X11
+	PAND       X7, X8
+	POR        X11, X8
+	MOVOU      X8, 80(SP)
+	PXOR       X11, X11
+	MOVOU      X11, X8
+	PXOR       X10, X8
+	PSUBQ      X10, X11
+	PAND       X6, X8
+	PAND       X7, X11
+	POR        X8, X11
+	PXOR       X10, X11
+	MOVOU      64(SP), X9
+	PAND       X9, X11
+	PXOR       X11, X10
+	MOVQ       R15, X6
+	PSLLO      $0x0c, X6
+	POR        X6, X10
+	MOVOU      X10, 16(CX)
+	ADDQ       $0x20, CX
+	DECQ       SI
+	JNZ        dcf_level
+	MOVOU      80(SP), X6
+	MOVQ       sum+64(FP), AX
+	MOVOU      X6, (AX)
 
-gen_fold:
-	PXOR     X0, X6
-	PXOR     X0, X7
-	PXOR     X1, X8
-	PXOR     X1, X9
-	MOVOU    X6, X0
-	PXOR     X8, X0
-	MOVOU    X7, X1
-	PXOR     X9, X1
-	PEXTRD   $0x03, X0, R13
-	ANDL     $0x01, R13
-	XORL     R12, R13
-	XORL     $0x01, R13
-	PEXTRD   $0x03, X1, R14
-	ANDL     $0x01, R14
-	XORL     R12, R14
-	MOVQ     R12, X10
-	PXOR     X11, X11
-	PSUBQ    X10, X11
-	PSHUFD   $0x44, X11, X10
-	MOVOU    X0, X11
-	PXOR     X1, X11
-	PAND     X10, X11
-	MOVOU    X0, X0
-	PXOR     X11, X0
-	PXOR     X1, X11
-	PAND     X4, X11
-	MOVQ     R13, X1
-	PSLLO    $0x0c, X1
-	POR      X11, X1
-	MOVOU    X1, (CX)
-	MOVQ     R14, 16(CX)
-	MOVQ     $0x00000000, 24(CX)
-	MOVOU    X6, X1
-	PXOR     X7, X1
-	PAND     X10, X1
-	PXOR     X1, X6
-	MOVOU    X8, X1
-	PXOR     X9, X1
-	PAND     X10, X1
-	PXOR     X1, X8
-	MOVOU    X0, X0
-	PANDN    X5, X0
-	POR      X11, X0
-	MOVOU    X0, X1
-	PAND     X2, X1
-	PXOR     X1, X6
-	PAND     X3, X0
-	PXOR     X0, X8
-	PSHUFD   $0xff, X6, X2
-	PSLLL    $0x1f, X2
-	PSRAL    $0x1f, X2
-	MOVOU    X6, X0
-	PAND     X4, X0
-	PSHUFD   $0xff, X8, X3
-	PSLLL    $0x1f, X3
-	PSRAL    $0x1f, X3
-	MOVOU    X8, X1
-	PAND     X4, X1
-	ADDQ     $0x20, CX
-	INCQ     DX
-	DECQ     DI
-	JNZ      gen_level
-	MOVOU    X0, (R8)
-	MOVOU    X1, 16(R8)
+done:
+	MOVOU    X0, (DI)
+	MOVOU    X1, 16(DI)
 	MOVMSKPS X3, AX
 	ANDL     $0x01, AX
-	MOVB     AL, ret+56(FP)
+	MOVB     AL, ret+72(FP)
 	RET
 
 // func hasVAES() bool

@@ -76,17 +76,15 @@ func feistelVAES512(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask ui
 //go:noescape
 func mmoOneAESNI(keys []*[11][16]byte, dst *byte, src *byte)
 
-// evalWalkAESNI is WalkKeys.Eval's routine; values nil: DPF. Only bit 0 of a
-// side byte counts; n >= 1.
+// evalWalkAESNI is WalkKeys.Eval's routine; lanes nil: DPF; n >= 1.
 //
 //go:noescape
-func evalWalkAESNI(keys *[4]*[11][16]byte, rows *byte, sides *byte, values *byte, bits *byte, n int, trByte int, seed *[16]byte, t uint8) uint8
+func evalWalkAESNI(keys *[4]*[11][16]byte, rows *byte, lo uint64, hi uint64, n int, trByte int, seed *[16]byte, t uint8, lanes *[3][16]byte, sum *[16]byte) uint8
 
-// genWalkAESNI is WalkKeys.Gen's routine; values nil: DPF. Only bit 0 of a
-// side byte counts; n >= 1.
+// genWalkAESNI is WalkKeys.Gen's routine; lanes nil: DPF; n >= 1.
 //
 //go:noescape
-func genWalkAESNI(keys *[4]*[11][16]byte, rows *byte, sides *byte, values *byte, bits *byte, n int, seeds *[2][16]byte) uint8
+func genWalkAESNI(keys *[4]*[11][16]byte, rows *byte, lo uint64, hi uint64, n int, seeds *[2][16]byte, lanes *[3][16]byte, beta *[2][16]byte, sum *[16]byte) uint8
 
 // hasVAES reports whether the CPU has VAES (CPUID leaf 7, ECX bit 9).
 func hasVAES() bool

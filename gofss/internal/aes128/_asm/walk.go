@@ -94,13 +94,51 @@ func maskBit(m VecVirtual) GPVirtual {
 	return r
 }
 
+// pathSide shifts a walk's path (hi, lo), a 128-bit integer, left by one and
+// returns the bit shifted out, the level's side, 0 or 1 in a 64-bit register.
+func pathSide(lo, hi GPVirtual) GPVirtual {
+	ADDQ(lo, lo)
+	ADCQ(hi, hi)
+	s := GP64()
+	SETCS(s.As8())
+	MOVBQZX(s.As8(), s)
+	return s
+}
+
+// lanes is a group's addition in registers (the routines' lanes argument, Lanes in
+// Go): a value is a block ANDed with from, x + y is (x ^ y) & xor | (x + y in each
+// 64-bit half) & add.
+type lanes struct{ from, xor, addMask VecVirtual }
+
+func loadLanes(at Mem) lanes {
+	g := lanes{XMM(), XMM(), XMM()}
+	for i, r := range []VecVirtual{g.from, g.xor, g.addMask} {
+		MOVOU(at.Offset(16*i), r)
+	}
+	return g
+}
+
+// add sets x to x + y; sub to x - y.
+func (g lanes) add(x, y VecVirtual) { g.op(x, y, PADDQ) }
+func (g lanes) sub(x, y VecVirtual) { g.op(x, y, PSUBQ) }
+
+func (g lanes) op(x, y VecVirtual, arith func(mx, x Op)) {
+	u := XMM()
+	MOVOU(x, u)
+	PXOR(y, u)
+	arith(y, x)
+	PAND(g.xor, u)
+	PAND(g.addMask, x)
+	POR(u, x)
+}
+
 // walkArgs loads the arguments both walks start with: the walk keys, where the
-// rows, side bytes, DCF values and bits are, and the levels.
-func walkArgs() (keys, rows, sides, values, bits, n GPVirtual) {
+// rows are, the path and the levels.
+func walkArgs() (keys, rows, lo, hi, n GPVirtual) {
 	for _, a := range []struct {
 		name string
 		r    *GPVirtual
-	}{{"keys", &keys}, {"rows", &rows}, {"sides", &sides}, {"values", &values}, {"bits", &bits}, {"n", &n}} {
+	}{{"keys", &keys}, {"rows", &rows}, {"lo", &lo}, {"hi", &hi}, {"n", &n}} {
 		*a.r = GP64()
 		Load(Param(a.name), *a.r)
 	}
@@ -108,11 +146,10 @@ func walkArgs() (keys, rows, sides, values, bits, n GPVirtual) {
 }
 
 func evalWalk() {
-	TEXT("evalWalkAESNI", NOSPLIT, "func(keys "+walkKeysType+", rows, sides, values, bits *byte, n, trByte int, seed *[16]byte, t uint8) uint8")
+	TEXT("evalWalkAESNI", NOSPLIT, "func(keys "+walkKeysType+", rows *byte, lo, hi uint64, n, trByte int, seed *[16]byte, t uint8, lanes *[3][16]byte, sum *[16]byte) uint8")
 	Pragma("noescape")
-	Doc("evalWalkAESNI is WalkKeys.Eval's routine; values nil: DPF. Only bit 0 of a",
-		"side byte counts; n >= 1.")
-	keys, rows, sides, values, bits, n := walkArgs()
+	Doc("evalWalkAESNI is WalkKeys.Eval's routine; lanes nil: DPF; n >= 1.")
+	keys, rows, lo, hi, n := walkArgs()
 	trByte := Load(Param("trByte"), GP64())
 	seed := XMM()
 	MOVOU(Mem{Base: Load(Param("seed"), GP64())}, seed)
@@ -124,15 +161,13 @@ func evalWalk() {
 	MOVQ(t, tMask)
 	PSHUFD(U8(0x44), tMask, tMask)
 	clamp := clampMask()
-	TESTQ(values, values)
-	JNZ(LabelRef("dcf_level"))
+	PAND(clamp, seed)
+	lanesAt := Load(Param("lanes"), GP64())
 
-	// level emits one level's step; dcf adds the value output.
-	level := func(name string, dcf bool) {
+	// level emits one level's step; with g (DCF) it adds the level's value to sum.
+	level := func(name string, g *lanes, sum VecVirtual) {
 		Label(name)
-		side := GP64()
-		MOVBQZX(Mem{Base: sides}, side)
-		ANDQ(U8(1), side)
+		side := pathSide(lo, hi)
 		seedKeys := GP64()
 		MOVQ(Mem{Base: keys, Index: side, Scale: 8}, seedKeys)
 		// The side's correction: tl (row byte 12) or tr (row byte trByte), applied
@@ -151,28 +186,39 @@ func evalWalk() {
 		PAND(tMask, corr)
 		PXOR(seed, corr)
 		tmp := XMM()
-		if dcf {
+		if g != nil {
+			// The side's value output and, where the parent's control bit is 1,
+			// the row's value word: off the seeds' chain, in the AES latency.
 			valueKeys := GP64()
 			MOVQ(Mem{Base: keys, Index: side, Scale: 8, Disp: 16}, valueKeys)
-			MOVB(maskBit(tMask).As8(), Mem{Base: bits})
-			v := XMM()
+			v, w := XMM(), XMM()
 			MOVOU(seed, v)
 			rounds1(Mem{Base: valueKeys}, v, tmp, lastKey(Mem{Base: valueKeys}, seed))
-			MOVOU(v, Mem{Base: values})
-			ADDQ(U8(16), values)
-			INCQ(bits)
+			PAND(g.from, v)
+			MOVOU(Mem{Base: rows, Disp: 16}, w)
+			PAND(g.from, w)
+			PAND(tMask, w)
+			g.add(v, w)
+			g.add(sum, v)
 		}
 		rounds1(Mem{Base: seedKeys}, seed, tmp, lastKey(Mem{Base: seedKeys}, corr))
 		lsbMask(seed, tMask)
 		PAND(clamp, seed)
 		ADDQ(U8(32), rows)
-		INCQ(sides)
 		DECQ(n)
 		JNZ(LabelRef(name))
 	}
-	level("dpf_level", false)
+	TESTQ(lanesAt, lanesAt)
+	JNZ(LabelRef("dcf"))
+	level("dpf_level", nil, nil)
 	JMP(LabelRef("done"))
-	level("dcf_level", true)
+
+	Label("dcf")
+	g := loadLanes(Mem{Base: lanesAt})
+	sum := XMM()
+	PXOR(sum, sum)
+	level("dcf_level", &g, sum)
+	MOVOU(sum, Mem{Base: Load(Param("sum"), GP64())})
 
 	Label("done")
 	MOVOU(seed, Mem{Base: Load(Param("seed"), GP64())})
@@ -181,11 +227,10 @@ func evalWalk() {
 }
 
 func genWalk() {
-	TEXT("genWalkAESNI", NOSPLIT, "func(keys "+walkKeysType+", rows, sides, values, bits *byte, n int, seeds *[2][16]byte) uint8")
+	TEXT("genWalkAESNI", NOSPLIT, "func(keys "+walkKeysType+", rows *byte, lo, hi uint64, n int, seeds *[2][16]byte, lanes *[3][16]byte, beta *[2][16]byte, sum *[16]byte) uint8")
 	Pragma("noescape")
-	Doc("genWalkAESNI is WalkKeys.Gen's routine; values nil: DPF. Only bit 0 of a",
-		"side byte counts; n >= 1.")
-	keys, rows, sides, values, bits, n := walkArgs()
+	Doc("genWalkAESNI is WalkKeys.Gen's routine; lanes nil: DPF; n >= 1.")
+	keys, rows, lo, hi, n := walkArgs()
 	seedsAt := Mem{Base: Load(Param("seeds"), GP64())}
 	// The parties' seeds (clamped) and control-bit masks: party 0's bit is 0, party 1's 1.
 	s0, s1, t0, t1 := XMM(), XMM(), XMM(), XMM()
@@ -194,6 +239,8 @@ func genWalk() {
 	PXOR(t0, t0)
 	PCMPEQL(t1, t1)
 	clamp := clampMask()
+	PAND(clamp, s0)
+	PAND(clamp, s1)
 	one := GP64()
 	MOVQ(U32(1), one)
 	ctl := ctlBit(one) // the control bit alone
@@ -204,22 +251,25 @@ func genWalk() {
 		MOVQ(Mem{Base: keys, Disp: 8 * i}, r)
 		k[i] = Mem{Base: r}
 	}
+	lanesAt := Load(Param("lanes"), GP64())
+	// DCF: the level's values (VL0, VR0, VL1, VR1), party 1's parent control-bit
+	// mask and the running value, on the stack: the eight blocks in flight leave
+	// no registers for them.
+	local := AllocLocal(6 * 16)
 
-	Label("gen_level")
-	a := GP64() // alpha's bit
-	MOVBQZX(Mem{Base: sides}, a)
-	ANDQ(U8(1), a)
-	// Each party's two children (L, R), and for DCF the two value outputs; the
-	// AES rounds of all of them side by side.
-	l0, r0, l1, r1 := XMM(), XMM(), XMM(), XMM()
-	vl0, vr0, vl1, vr1 := XMM(), XMM(), XMM(), XMM()
-	tmp := XMM()
-	// children runs each round on the seed outputs (keys k[0], k[1]) and, with dcf,
-	// on the value outputs (k[2], k[3]): up to eight blocks in flight.
-	children := func(dcf bool) {
+	// level emits one level's step; with betaAt (DCF) also the row's value word and
+	// the next running value, from the value outputs and beta.
+	level := func(name string, betaAt GPVirtual) {
+		dcf := betaAt != nil
+		Label(name)
+		a := pathSide(lo, hi) // alpha's bit
+		// Each party's two children (L, R), and for DCF the two value outputs; the
+		// AES rounds of all of them side by side: up to eight blocks in flight.
+		l0, r0, l1, r1 := XMM(), XMM(), XMM(), XMM()
+		tmp := XMM()
 		outs := [][2][2]VecVirtual{{{l0, l1}, {r0, r1}}}
 		if dcf {
-			outs = append(outs, [2][2]VecVirtual{{vl0, vl1}, {vr0, vr1}})
+			outs = append(outs, [2][2]VecVirtual{{XMM(), XMM()}, {XMM(), XMM()}})
 		}
 		for _, o := range outs {
 			for _, side := range o {
@@ -236,96 +286,149 @@ func genWalk() {
 				}
 			}
 		}
-	}
-	TESTQ(values, values)
-	JZ(LabelRef("gen_seeds_only"))
-	children(true)
-	for i, x := range []VecVirtual{vl0, vr0, vl1, vr1} {
-		s := s0
-		if i >= 2 {
-			s = s1
+		if dcf {
+			v, from := outs[1], tmp
+			MOVOU(Mem{Base: lanesAt}, from)
+			for i, x := range []VecVirtual{v[0][0], v[1][0], v[0][1], v[1][1]} {
+				PXOR([]VecVirtual{s0, s1}[i/2], x)
+				PAND(from, x)
+				MOVOU(x, local.Offset(16*i))
+			}
+			MOVOU(t1, local.Offset(64))
 		}
-		PXOR(s, x)
-		MOVOU(x, Mem{Base: values, Disp: 16 * i})
+		PXOR(s0, l0)
+		PXOR(s0, r0)
+		PXOR(s1, l1)
+		PXOR(s1, r1)
+		// The parties' XORs on each side; tl and tr from their control bits.
+		lx, rx := XMM(), XMM()
+		MOVOU(l0, lx)
+		PXOR(l1, lx)
+		MOVOU(r0, rx)
+		PXOR(r1, rx)
+		tl, tr := GP32(), GP32()
+		PEXTRD(U8(3), lx, tl)
+		ANDL(U8(1), tl)
+		XORL(a.As32(), tl)
+		XORL(U8(1), tl)
+		PEXTRD(U8(3), rx, tr)
+		ANDL(U8(1), tr)
+		XORL(a.As32(), tr)
+		// am: alpha's bit as a mask; kept: the XOR on side a, lost: on the other side.
+		am, zero := XMM(), XMM()
+		MOVQ(a, am)
+		PXOR(zero, zero)
+		PSUBQ(am, zero)
+		PSHUFD(U8(0x44), zero, am)
+		lost, kept := XMM(), XMM()
+		MOVOU(lx, lost)
+		PXOR(rx, lost)
+		PAND(am, lost)
+		MOVOU(lx, kept)
+		PXOR(lost, kept)
+		PXOR(rx, lost)
+		PAND(clamp, lost) // the seed correction
+		// The row: the seed correction with tl, then the right side's correction
+		// (DCF: with the value word, below).
+		row := ctlBit(tl.As64())
+		POR(lost, row)
+		MOVOU(row, Mem{Base: rows})
+		if !dcf {
+			MOVQ(tr.As64(), Mem{Base: rows, Disp: 16})
+			MOVQ(U32(0), Mem{Base: rows, Disp: 24})
+		}
+		// Each party keeps its side-a child, XORed where its control bit is 1 with the
+		// seed correction carrying the kept side's control-bit correction, lsb(kept) ^ 1.
+		for _, p := range [2][2]VecVirtual{{l0, r0}, {l1, r1}} {
+			d := XMM()
+			MOVOU(p[0], d)
+			PXOR(p[1], d)
+			PAND(am, d)
+			PXOR(d, p[0])
+		}
+		corr := XMM()
+		MOVOU(kept, corr)
+		PANDN(ctl, corr) // in vectors: the bit's trip through a GP register took 8 cycles of a level's chain
+		POR(lost, corr)
+		c0 := XMM()
+		MOVOU(corr, c0)
+		PAND(t0, c0)
+		PXOR(c0, l0)
+		PAND(t1, corr)
+		PXOR(corr, l1)
+		lsbMask(l0, t0)
+		MOVOU(l0, s0)
+		PAND(clamp, s0)
+		lsbMask(l1, t1)
+		MOVOU(l1, s1)
+		PAND(clamp, s1)
+		if dcf {
+			valueWord(loadLanes(Mem{Base: lanesAt}), local, a, betaAt, tr, Mem{Base: rows, Disp: 16})
+		}
+		ADDQ(U8(32), rows)
+		DECQ(n)
+		JNZ(LabelRef(name))
 	}
-	ADDQ(U8(64), values)
-	MOVB(maskBit(t1).As8(), Mem{Base: bits})
-	INCQ(bits)
-	JMP(LabelRef("gen_fold"))
-	Label("gen_seeds_only")
-	children(false)
+	TESTQ(lanesAt, lanesAt)
+	JNZ(LabelRef("dcf"))
+	level("dpf_level", nil)
+	JMP(LabelRef("done"))
 
-	Label("gen_fold")
-	PXOR(s0, l0)
-	PXOR(s0, r0)
-	PXOR(s1, l1)
-	PXOR(s1, r1)
-	// The parties' XORs on each side; tl and tr from their control bits.
-	lx, rx := XMM(), XMM()
-	MOVOU(l0, lx)
-	PXOR(l1, lx)
-	MOVOU(r0, rx)
-	PXOR(r1, rx)
-	tl, tr := GP32(), GP32()
-	PEXTRD(U8(3), lx, tl)
-	ANDL(U8(1), tl)
-	XORL(a.As32(), tl)
-	XORL(U8(1), tl)
-	PEXTRD(U8(3), rx, tr)
-	ANDL(U8(1), tr)
-	XORL(a.As32(), tr)
-	// am: alpha's bit as a mask; kept: the XOR on side a, lost: on the other side.
-	am, zero := XMM(), XMM()
-	MOVQ(a, am)
-	PXOR(zero, zero)
-	PSUBQ(am, zero)
-	PSHUFD(U8(0x44), zero, am)
-	lost, kept := XMM(), XMM()
-	MOVOU(lx, lost)
-	PXOR(rx, lost)
-	PAND(am, lost)
-	MOVOU(lx, kept)
-	PXOR(lost, kept)
-	PXOR(rx, lost)
-	PAND(clamp, lost) // the seed correction
-	// The row: the seed correction with tl, then tr, then zeros.
-	row := ctlBit(tl.As64())
-	POR(lost, row)
-	MOVOU(row, Mem{Base: rows})
-	MOVQ(tr.As64(), Mem{Base: rows, Disp: 16})
-	MOVQ(U32(0), Mem{Base: rows, Disp: 24})
-	// Each party keeps its side-a child, XORed where its control bit is 1 with the
-	// seed correction carrying the kept side's control-bit correction, lsb(kept) ^ 1.
-	for _, p := range [2][2]VecVirtual{{l0, r0}, {l1, r1}} {
-		d := XMM()
-		MOVOU(p[0], d)
-		PXOR(p[1], d)
-		PAND(am, d)
-		PXOR(d, p[0])
-	}
-	corr := XMM()
-	MOVOU(kept, corr)
-	PANDN(ctl, corr) // in vectors: the bit's trip through a GP register took 8 cycles of a level's chain
-	POR(lost, corr)
-	c0 := XMM()
-	MOVOU(corr, c0)
-	PAND(t0, c0)
-	PXOR(c0, l0)
-	PAND(t1, corr)
-	PXOR(corr, l1)
-	lsbMask(l0, t0)
-	MOVOU(l0, s0)
-	PAND(clamp, s0)
-	lsbMask(l1, t1)
-	MOVOU(l1, s1)
-	PAND(clamp, s1)
-	ADDQ(U8(32), rows)
-	INCQ(sides)
-	DECQ(n)
-	JNZ(LabelRef("gen_level"))
+	Label("dcf")
+	sum := XMM()
+	PXOR(sum, sum)
+	MOVOU(sum, local.Offset(80))
+	betaAt := GP64()
+	Load(Param("beta"), betaAt)
+	level("dcf_level", betaAt)
+	MOVOU(local.Offset(80), sum)
+	MOVOU(sum, Mem{Base: Load(Param("sum"), GP64())})
 
+	Label("done")
 	MOVOU(s0, seedsAt)
 	MOVOU(s1, seedsAt.Offset(16))
 	Store(maskBit(t1).As8(), ReturnIndex(0))
 	RET()
+}
+
+// valueWord writes a DCF Gen level's value word with tr in its control bit to row,
+// and moves the running value sum on: from the level's blocks at local (VL0, VR0,
+// VL1, VR1 as values, party 1's parent control-bit mask, sum), alpha's bit a and
+// beta's two blocks at betaAt. With lose and keep the sides 1-a and a, d = lose1 - lose0 +
+// beta[a]; the word is d - sum, negated where party 1's parent bit is 1, and the
+// next sum d + keep0 - keep1 (the word moves sum by minus itself where the bit is
+// set; the running value cancels, so the next one does not wait on this one).
+func valueWord(g lanes, local Mem, a, betaAt GPVirtual, tr GPVirtual, row Mem) {
+	keep := GP64()
+	MOVQ(a, keep)
+	SHLQ(U8(4), keep)
+	lose := GP64()
+	MOVQ(keep, lose)
+	XORQ(U8(16), lose)
+	at := func(side GPVirtual, party int) Mem { return local.Idx(side, 1).Offset(32 * party) }
+	d, y := XMM(), XMM()
+	MOVOU(at(lose, 1), d)
+	MOVOU(at(lose, 0), y)
+	g.sub(d, y)
+	MOVOU(Mem{Base: betaAt, Index: keep, Scale: 1}, y)
+	g.add(d, y)
+	w, sum := XMM(), XMM()
+	MOVOU(local.Offset(80), sum)
+	MOVOU(d, w)
+	g.sub(w, sum)
+	z := XMM()
+	MOVOU(at(keep, 0), y)
+	MOVOU(at(keep, 1), z)
+	g.sub(y, z)
+	g.add(d, y)
+	MOVOU(d, local.Offset(80))
+	// w ^ -w where party 1's parent bit is set, XORed into w.
+	PXOR(z, z)
+	g.sub(z, w)
+	PXOR(w, z)
+	MOVOU(local.Offset(64), y)
+	PAND(y, z)
+	PXOR(z, w)
+	POR(ctlBit(tr.As64()), w)
+	MOVOU(w, row)
 }
