@@ -30,14 +30,14 @@ func checkParty(party int) error {
 }
 
 // checkCwsLen checks that cws holds keys keys of the scheme p describes.
-func checkCwsLen(p Params, keys, cws int) error {
+func checkCwsLen(p *Params, keys, cws int) error {
 	if rows := p.CwRows(); cws != keys*rows {
 		return ArgErrorf("cws must hold %d correction words (%d keys x %d rows), not %d", keys*rows, keys, rows, cws)
 	}
 	return nil
 }
 
-func checkGenArgs(p Params, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
+func checkGenArgs(p *Params, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
 	k := len(alphas)
 	if len(betas) != k {
 		return ArgErrorf("betas must hold one block per key (%d), not %d", k, len(betas))
@@ -47,7 +47,7 @@ func checkGenArgs(p Params, cws []Cw, s0s []Block, alphas []Uint128, betas []Blo
 
 // checkKeyArgs checks the arguments of a Gen that every scheme takes: the correction
 // words to write and the seeds and points of the keys.
-func checkKeyArgs(p Params, cws []Cw, s0s []Block, alphas []Uint128) error {
+func checkKeyArgs(p *Params, cws []Cw, s0s []Block, alphas []Uint128) error {
 	k := len(alphas)
 	if len(s0s) != 2*k {
 		return ArgErrorf("s0s must hold 2 seeds per key (%d), not %d", 2*k, len(s0s))
@@ -74,7 +74,7 @@ func checkSeedPairs(s0s []Block) error {
 }
 
 // checkEvalArgs checks an Eval's arguments and returns the points per key.
-func checkEvalArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) (int, error) {
+func checkEvalArgs(p *Params, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) (int, error) {
 	if err := checkParty(party); err != nil {
 		return 0, err
 	}
@@ -111,7 +111,7 @@ func checkEvalAllArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw) e
 	if err := checkDomainLen(p.InBits, len(dst), len(s0s), "blocks"); err != nil {
 		return err
 	}
-	return checkCwsLen(p, len(s0s), len(cws))
+	return checkCwsLen(&p, len(s0s), len(cws))
 }
 
 // checkDomainLen checks that a full-domain output of dst items (what) holds 2^inBits

@@ -47,7 +47,7 @@ func (g *GrottoDcf) WithControl(c *Control) *GrottoDcf {
 // seeds s0s[2k] (party 0) and s0s[2k+1] (party 1) and point alphas[k]; its in_bits+1
 // correction words go to cws[k*(n+1):].
 func (g *GrottoDcf) Gen(cws []Cw, s0s []Block, alphas []Uint128) error {
-	if err := checkKeyArgs(g.params, cws, s0s, alphas); err != nil {
+	if err := checkKeyArgs(&g.params, cws, s0s, alphas); err != nil {
 		return err
 	}
 	return g.dpf.WithControl(g.ctl.c).Gen(cws, s0s, alphas, make([]Block, len(alphas)))
@@ -68,7 +68,7 @@ func (g *GrottoDcf) Preprocess(pre []uint64, party int, s0s []Block, cws []Cw) e
 	if w := g.ParityWords(); len(pre) != len(s0s)*w {
 		return ArgErrorf("pre must hold %d words per key (%d keys), not %d", w, len(s0s), len(pre))
 	}
-	if err := checkCwsLen(g.params, len(s0s), len(cws)); err != nil {
+	if err := checkCwsLen(&g.params, len(s0s), len(cws)); err != nil {
 		return err
 	}
 	if err := g.dpf.checkCws(cws); err != nil {

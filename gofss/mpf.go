@@ -118,7 +118,7 @@ func (d *Mpf) Gen(cws []Cw, s0s []Block, sigma Block, alphas []Uint128, betas []
 	if len(s0s) != 2*m {
 		return 0, ArgErrorf("s0s must hold 2 seeds per bucket (%d buckets), not %d", m, len(s0s))
 	}
-	if err := checkCwsLen(p, 1, len(cws)); err != nil {
+	if err := checkCwsLen(&p, 1, len(cws)); err != nil {
 		return 0, err
 	}
 	if err := checkInputs("alpha", p.InBits, alphas); err != nil {
@@ -199,7 +199,7 @@ func (d *Mpf) checkKey(party int, s0s []Block, cws []Cw) (Block, int, error) {
 	if m := d.params.Buckets(); len(s0s) != m {
 		return Block{}, 0, ArgErrorf("s0s must hold one seed per bucket (%d), not %d", m, len(s0s))
 	}
-	if err := checkCwsLen(d.params, 1, len(cws)); err != nil {
+	if err := checkCwsLen(&d.params, 1, len(cws)); err != nil {
 		return Block{}, 0, err
 	}
 	if err := d.inner.checkCws(cws[1:]); err != nil {

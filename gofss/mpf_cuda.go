@@ -14,7 +14,7 @@ func (d *Mpf) FoldProof(pi *[ProofBlocks]Block, cws []Cw, bkts []int32, pieces [
 	if d.proofs == nil {
 		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
 	}
-	if err := checkCwsLen(d.params, 1, len(cws)); err != nil {
+	if err := checkCwsLen(&d.params, 1, len(cws)); err != nil {
 		return err
 	}
 	_, mRt, err := d.header(cws)

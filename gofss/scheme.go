@@ -106,7 +106,7 @@ func (s *treeScheme) WithControl(c *Control) Scheme {
 // control bit set; Gen clears it. Where cws spans whole 2 MiB pages, Gen asks the OS to back them with huge pages,
 // which a batched Eval reads faster (see HugePageMode).
 func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block) error {
-	if err := checkGenArgs(s.params, cws, s0s, alphas, betas); err != nil {
+	if err := checkGenArgs(&s.params, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
 	adviseHugePages(cws)
@@ -119,7 +119,7 @@ func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
 // refuses correction words that Gen cannot have made, dst may be partly written: the
 // fast walks check them as they read them rather than in a pass of their own.
 func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	m, err := checkEvalArgs(s.params, dst, party, s0s, cws, xs)
+	m, err := checkEvalArgs(&s.params, dst, party, s0s, cws, xs)
 	if err != nil {
 		return err
 	}

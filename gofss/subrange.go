@@ -165,5 +165,5 @@ func checkRangeArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw, sta
 	if hi, lo := bits.Mul64(width, keys); hi != 0 || lo != uint64(len(dst)) {
 		return ArgErrorf("dst must hold stop-start = %d blocks per key (%d keys), not %d", width, keys, len(dst))
 	}
-	return checkCwsLen(p, len(s0s), len(cws))
+	return checkCwsLen(&p, len(s0s), len(cws))
 }

@@ -315,7 +315,7 @@ func proofImages(p []Block) [][16 * ProofBlocks]byte {
 // EvalProof is Eval that also writes each point's proof piece: ProofBlocks blocks
 // per point, point j's at pieces[ProofBlocks*j:].
 func (v *Vdpf) EvalProof(dst, pieces []Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
-	m, err := checkEvalArgs(v.params, dst, party, s0s, cws, xs)
+	m, err := checkEvalArgs(&v.params, dst, party, s0s, cws, xs)
 	if err != nil {
 		return err
 	}

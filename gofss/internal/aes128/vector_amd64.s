@@ -7069,7 +7069,7 @@ done:
 
 // func genWalkAESNI(keys *[4]*[11][16]byte, rows *byte, lo uint64, hi uint64, n int, seeds *[2][16]byte, lanes *[3][16]byte, beta *[2][16]byte, sum *[16]byte) uint8
 // Requires: AES, SSE, SSE2, SSE4.1
-TEXT ·genWalkAESNI(SB), NOSPLIT, $96-73
+TEXT ·genWalkAESNI(SB), NOSPLIT, $128-73
 	MOVQ    keys+0(FP), AX
 	MOVQ    rows+8(FP), CX
 	MOVQ    lo+16(FP), DX
@@ -7083,168 +7083,177 @@ TEXT ·genWalkAESNI(SB), NOSPLIT, $96-73
 	PCMPEQL X4, X4
 	MOVQ    $0xfffffffeffffffff, R8
 	PINSRQ  $0x01, R8, X4
+	PXOR    X5, X5
+	MOVOU   X4, X6
 	PAND    X4, X0
 	PAND    X4, X1
-	MOVQ    $0x00000001, R8
-	MOVQ    R8, X5
-	PSLLO   $0x0c, X5
-	MOVQ    (AX), R8
-	MOVQ    8(AX), R9
-	MOVQ    16(AX), R10
-	MOVQ    24(AX), AX
-	MOVQ    lanes+48(FP), R11
-	TESTQ   R11, R11
+	MOVQ    lanes+48(FP), R8
+	MOVOU   X4, 96(SP)
+	MOVQ    $0x00000001, R9
+	MOVQ    R9, X4
+	PSLLO   $0x0c, X4
+	MOVOU   X4, 112(SP)
+	TESTQ   R8, R8
 	JNZ     dcf
 
 dpf_level:
 	ADDQ       DX, DX
 	ADCQ       BX, BX
-	SETCS      AL
-	MOVBQZX    AL, AX
-	MOVOU      X0, X6
+	SETCS      R8
+	MOVBQZX    R8, R8
+	MOVQ       R8, R9
+	XORQ       $0x01, R9
+	MOVQ       (AX)(R8*8), R10
+	MOVQ       (AX)(R9*8), R9
+	MOVOU      X0, X4
 	MOVOU      X1, X8
 	MOVOU      X0, X7
 	MOVOU      X1, X9
-	MOVOU      (R8), X10
-	PXOR       X10, X6
-	PXOR       X10, X8
-	MOVOU      (R9), X10
-	PXOR       X10, X7
-	PXOR       X10, X9
-	MOVOU      16(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      16(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      32(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      32(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      48(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      48(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      64(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      64(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      80(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      80(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      96(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      96(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      112(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      112(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      128(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      128(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      144(R8), X10
-	AESENC     X10, X6
-	AESENC     X10, X8
-	MOVOU      144(R9), X10
-	AESENC     X10, X7
-	AESENC     X10, X9
-	MOVOU      160(R8), X10
-	AESENCLAST X10, X6
-	AESENCLAST X10, X8
-	MOVOU      160(R9), X10
-	AESENCLAST X10, X7
-	AESENCLAST X10, X9
-	PXOR       X0, X6
-	PXOR       X0, X7
+	MOVOU      160(R10), X10
+	PXOR       X0, X10
+	MOVOU      160(R10), X11
+	PXOR       X1, X11
+	MOVOU      160(R9), X12
+	PXOR       X0, X12
+	MOVOU      160(R9), X0
+	PXOR       X1, X0
+	MOVOU      (R10), X1
+	PXOR       X1, X4
 	PXOR       X1, X8
+	MOVOU      (R9), X1
+	PXOR       X1, X7
 	PXOR       X1, X9
-	MOVOU      X6, X0
-	PXOR       X8, X0
+	MOVOU      16(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      16(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      32(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      32(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      48(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      48(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      64(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      64(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      80(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      80(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      96(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      96(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      112(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      112(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      128(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      128(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	MOVOU      144(R10), X1
+	AESENC     X1, X4
+	AESENC     X1, X8
+	MOVOU      144(R9), X1
+	AESENC     X1, X7
+	AESENC     X1, X9
+	AESENCLAST X10, X4
+	AESENCLAST X11, X8
+	AESENCLAST X12, X7
+	AESENCLAST X0, X9
+	MOVOU      96(SP), X10
+	MOVOU      X7, X7
+	PXOR       X9, X7
+	MOVOU      X4, X9
+	PXOR       X8, X9
+	MOVOU      X9, X11
+	MOVOU      112(SP), X0
+	PANDN      X0, X11
 	MOVOU      X7, X1
-	PXOR       X9, X1
-	PEXTRD     $0x03, X0, R10
-	ANDL       $0x01, R10
-	XORL       AX, R10
-	XORL       $0x01, R10
-	PEXTRD     $0x03, X1, R11
-	ANDL       $0x01, R11
-	XORL       AX, R11
-	MOVQ       AX, X10
-	PXOR       X11, X11
-	PSUBQ      X10, X11
-	PSHUFD     $0x44, X11, X10
-	MOVOU      X0, X11
-	PXOR       X1, X11
-	PAND       X10, X11
-	MOVOU      X0, X0
-	PXOR       X11, X0
-	PXOR       X1, X11
-	PAND       X4, X11
-	MOVQ       R10, X1
-	PSLLO      $0x0c, X1
-	POR        X11, X1
-	MOVOU      X1, (CX)
-	MOVQ       R11, 16(CX)
-	MOVQ       $0x00000000, 24(CX)
-	MOVOU      X6, X1
-	PXOR       X7, X1
-	PAND       X10, X1
-	PXOR       X1, X6
-	MOVOU      X8, X1
-	PXOR       X9, X1
-	PAND       X10, X1
-	PXOR       X1, X8
-	MOVOU      X0, X0
-	PANDN      X5, X0
-	POR        X11, X0
-	MOVOU      X0, X1
+	PAND       X5, X1
+	MOVOU      X4, X0
+	PAND       X10, X0
+	PXOR       X1, X0
+	MOVOU      X11, X1
 	PAND       X2, X1
-	PXOR       X1, X6
-	PAND       X3, X0
-	PXOR       X0, X8
-	PSHUFD     $0xff, X6, X2
+	PXOR       X4, X1
+	PSHUFD     $0xff, X1, X2
 	PSLLL      $0x1f, X2
 	PSRAL      $0x1f, X2
-	MOVOU      X6, X0
-	PAND       X4, X0
-	PSHUFD     $0xff, X8, X3
+	MOVOU      X2, X5
+	PAND       X10, X5
+	MOVOU      X7, X4
+	PAND       X6, X4
+	MOVOU      X8, X1
+	PAND       X10, X1
+	PXOR       X4, X1
+	MOVOU      X11, X4
+	PAND       X3, X4
+	PXOR       X8, X4
+	PSHUFD     $0xff, X4, X3
 	PSLLL      $0x1f, X3
 	PSRAL      $0x1f, X3
-	MOVOU      X8, X1
-	PAND       X4, X1
+	MOVOU      X3, X6
+	PAND       X10, X6
+	PEXTRD     $0x03, X9, R9
+	NOTL       R9
+	ANDL       $0x01, R9
+	PEXTRD     $0x03, X7, R10
+	ANDL       $0x01, R10
+	MOVL       R9, R11
+	XORL       R10, R11
+	ANDL       R8, R11
+	XORL       R11, R9
+	XORL       R11, R10
+	PAND       X10, X7
+	MOVQ       R9, X4
+	PSLLO      $0x0c, X4
+	POR        X7, X4
+	MOVOU      X4, (CX)
+	MOVQ       R10, 16(CX)
+	MOVQ       $0x00000000, 24(CX)
 	ADDQ       $0x20, CX
 	DECQ       SI
 	JNZ        dpf_level
 	JMP        done
 
 dcf:
-	PXOR  X6, X6
-	MOVOU X6, 80(SP)
-	MOVQ  beta+56(FP), R12
+	PXOR  X4, X4
+	MOVOU X4, 80(SP)
+	MOVQ  beta+56(FP), R9
 
 dcf_level:
 	ADDQ       DX, DX
 	ADCQ       BX, BX
-	SETCS      R13
-	MOVBQZX    R13, R13
-	MOVOU      X0, X6
+	SETCS      R10
+	MOVBQZX    R10, R10
+	MOVQ       R10, R11
+	XORQ       $0x01, R11
+	MOVQ       (AX)(R10*8), R12
+	MOVQ       (AX)(R11*8), R13
+	MOVQ       16(AX)(R10*8), R14
+	MOVQ       16(AX)(R11*8), R11
+	MOVOU      X0, X4
 	MOVOU      X1, X8
 	MOVOU      X0, X7
 	MOVOU      X1, X9
@@ -7252,139 +7261,139 @@ dcf_level:
 	MOVOU      X1, X12
 	MOVOU      X0, X13
 	MOVOU      X1, X14
-	MOVOU      (R8), X10
-	PXOR       X10, X6
+	MOVOU      (R12), X10
+	PXOR       X10, X4
 	PXOR       X10, X8
-	MOVOU      (R9), X10
+	MOVOU      (R13), X10
 	PXOR       X10, X7
 	PXOR       X10, X9
-	MOVOU      (R10), X10
+	MOVOU      (R14), X10
 	PXOR       X10, X11
 	PXOR       X10, X12
-	MOVOU      (AX), X10
+	MOVOU      (R11), X10
 	PXOR       X10, X13
 	PXOR       X10, X14
-	MOVOU      16(R8), X10
-	AESENC     X10, X6
+	MOVOU      16(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      16(R9), X10
+	MOVOU      16(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      16(R10), X10
+	MOVOU      16(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      16(AX), X10
+	MOVOU      16(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      32(R8), X10
-	AESENC     X10, X6
+	MOVOU      32(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      32(R9), X10
+	MOVOU      32(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      32(R10), X10
+	MOVOU      32(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      32(AX), X10
+	MOVOU      32(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      48(R8), X10
-	AESENC     X10, X6
+	MOVOU      48(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      48(R9), X10
+	MOVOU      48(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      48(R10), X10
+	MOVOU      48(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      48(AX), X10
+	MOVOU      48(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      64(R8), X10
-	AESENC     X10, X6
+	MOVOU      64(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      64(R9), X10
+	MOVOU      64(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      64(R10), X10
+	MOVOU      64(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      64(AX), X10
+	MOVOU      64(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      80(R8), X10
-	AESENC     X10, X6
+	MOVOU      80(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      80(R9), X10
+	MOVOU      80(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      80(R10), X10
+	MOVOU      80(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      80(AX), X10
+	MOVOU      80(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      96(R8), X10
-	AESENC     X10, X6
+	MOVOU      96(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      96(R9), X10
+	MOVOU      96(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      96(R10), X10
+	MOVOU      96(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      96(AX), X10
+	MOVOU      96(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      112(R8), X10
-	AESENC     X10, X6
+	MOVOU      112(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      112(R9), X10
+	MOVOU      112(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      112(R10), X10
+	MOVOU      112(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      112(AX), X10
+	MOVOU      112(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      128(R8), X10
-	AESENC     X10, X6
+	MOVOU      128(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      128(R9), X10
+	MOVOU      128(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      128(R10), X10
+	MOVOU      128(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      128(AX), X10
+	MOVOU      128(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      144(R8), X10
-	AESENC     X10, X6
+	MOVOU      144(R12), X10
+	AESENC     X10, X4
 	AESENC     X10, X8
-	MOVOU      144(R9), X10
+	MOVOU      144(R13), X10
 	AESENC     X10, X7
 	AESENC     X10, X9
-	MOVOU      144(R10), X10
+	MOVOU      144(R14), X10
 	AESENC     X10, X11
 	AESENC     X10, X12
-	MOVOU      144(AX), X10
+	MOVOU      144(R11), X10
 	AESENC     X10, X13
 	AESENC     X10, X14
-	MOVOU      160(R8), X10
-	AESENCLAST X10, X6
+	MOVOU      160(R12), X10
+	AESENCLAST X10, X4
 	AESENCLAST X10, X8
-	MOVOU      160(R9), X10
+	MOVOU      160(R13), X10
 	AESENCLAST X10, X7
 	AESENCLAST X10, X9
-	MOVOU      160(R10), X10
+	MOVOU      160(R14), X10
 	AESENCLAST X10, X11
 	AESENCLAST X10, X12
-	MOVOU      160(AX), X10
+	MOVOU      160(R11), X10
 	AESENCLAST X10, X13
 	AESENCLAST X10, X14
-	MOVOU      (R11), X10
+	MOVOU      (R8), X10
 	PXOR       X0, X11
 	PAND       X10, X11
 	MOVOU      X11, (SP)
@@ -7398,81 +7407,76 @@ dcf_level:
 	PAND       X10, X14
 	MOVOU      X14, 48(SP)
 	MOVOU      X3, 64(SP)
-	PXOR       X0, X6
+	PXOR       X0, X4
 	PXOR       X0, X7
 	PXOR       X1, X8
 	PXOR       X1, X9
-	MOVOU      X6, X0
-	PXOR       X8, X0
+	MOVOU      96(SP), X10
+	MOVOU      X7, X7
+	PXOR       X9, X7
+	MOVOU      X4, X9
+	PXOR       X8, X9
+	MOVOU      X9, X11
+	MOVOU      112(SP), X0
+	PANDN      X0, X11
 	MOVOU      X7, X1
-	PXOR       X9, X1
-	PEXTRD     $0x03, X0, R14
-	ANDL       $0x01, R14
-	XORL       R13, R14
-	XORL       $0x01, R14
-	PEXTRD     $0x03, X1, R15
-	ANDL       $0x01, R15
-	XORL       R13, R15
-	MOVQ       R13, X10
-	PXOR       X11, X11
-	PSUBQ      X10, X11
-	PSHUFD     $0x44, X11, X10
-	MOVOU      X0, X11
-	PXOR       X1, X11
-	PAND       X10, X11
-	MOVOU      X0, X0
-	PXOR       X11, X0
-	PXOR       X1, X11
-	PAND       X4, X11
-	MOVQ       R14, X1
-	PSLLO      $0x0c, X1
-	POR        X11, X1
-	MOVOU      X1, (CX)
-	MOVOU      X6, X1
-	PXOR       X7, X1
-	PAND       X10, X1
-	PXOR       X1, X6
-	MOVOU      X8, X1
-	PXOR       X9, X1
-	PAND       X10, X1
-	PXOR       X1, X8
-	MOVOU      X0, X0
-	PANDN      X5, X0
-	POR        X11, X0
-	MOVOU      X0, X1
+	PAND       X5, X1
+	MOVOU      X4, X0
+	PAND       X10, X0
+	PXOR       X1, X0
+	MOVOU      X11, X1
 	PAND       X2, X1
-	PXOR       X1, X6
-	PAND       X3, X0
-	PXOR       X0, X8
-	PSHUFD     $0xff, X6, X2
+	PXOR       X4, X1
+	PSHUFD     $0xff, X1, X2
 	PSLLL      $0x1f, X2
 	PSRAL      $0x1f, X2
-	MOVOU      X6, X0
-	PAND       X4, X0
-	PSHUFD     $0xff, X8, X3
+	MOVOU      X2, X5
+	PAND       X10, X5
+	MOVOU      X7, X4
+	PAND       X6, X4
+	MOVOU      X8, X1
+	PAND       X10, X1
+	PXOR       X4, X1
+	MOVOU      X11, X4
+	PAND       X3, X4
+	PXOR       X8, X4
+	PSHUFD     $0xff, X4, X3
 	PSLLL      $0x1f, X3
 	PSRAL      $0x1f, X3
-	MOVOU      X8, X1
-	PAND       X4, X1
-	MOVOU      (R11), X6
-	MOVOU      16(R11), X6
-	MOVOU      32(R11), X7
-	SHLQ       $0x04, R13
-	MOVQ       R13, R14
-	XORQ       $0x10, R14
-	MOVOU      32(SP)(R14*1), X8
-	MOVOU      (SP)(R14*1), X9
+	MOVOU      X3, X6
+	PAND       X10, X6
+	PEXTRD     $0x03, X9, R11
+	NOTL       R11
+	ANDL       $0x01, R11
+	PEXTRD     $0x03, X7, R12
+	ANDL       $0x01, R12
+	MOVL       R11, R13
+	XORL       R12, R13
+	ANDL       R10, R13
+	XORL       R13, R11
+	XORL       R13, R12
+	PAND       X10, X7
+	MOVQ       R11, X4
+	PSLLO      $0x0c, X4
+	POR        X7, X4
+	MOVOU      X4, (CX)
+	MOVOU      (R8), X4
+	MOVOU      16(R8), X4
+	MOVOU      32(R8), X7
+	MOVOU      48(SP), X8
+	MOVOU      16(SP), X9
 	MOVOU      X8, X10
 	PXOR       X9, X10
 	PSUBQ      X9, X8
-	PAND       X6, X10
+	PAND       X4, X10
 	PAND       X7, X8
 	POR        X10, X8
-	MOVOU      (R12)(R13*1), X9
+	SHLQ       $0x04, R10
+	MOVOU      (R9)(R10*1), X9
 	MOVOU      X8, X10
 	PXOR       X9, X10
 	PADDQ      X9, X8
-	PAND       X6, X10
+	PAND       X4, X10
 	PAND       X7, X8
 	POR        X10, X8
 	MOVOU      80(SP), X9
@@ -7480,21 +7484,21 @@ dcf_level:
 	MOVOU      X10, X11
 	PXOR       X9, X11
 	PSUBQ      X9, X10
-	PAND       X6, X11
+	PAND       X4, X11
 	PAND       X7, X10
 	POR        X11, X10
-	MOVOU      (SP)(R13*1), X9
-	MOVOU      32(SP)(R13*1), X11
+	MOVOU      (SP), X9
+	MOVOU      32(SP), X11
 	MOVOU      X9, X12
 	PXOR       X11, X12
 	PSUBQ      X11, X9
-	PAND       X6, X12
+	PAND       X4, X12
 	PAND       X7, X9
 	POR        X12, X9
 	MOVOU      X8, X11
 	PXOR       X9, X11
 	PADDQ      X9, X8
-	PAND       X6, X11
+	PAND       X4, X11
 	PAND       X7, X8
 	POR        X11, X8
 	MOVOU      X8, 80(SP)
@@ -7502,23 +7506,23 @@ dcf_level:
 	MOVOU      X11, X8
 	PXOR       X10, X8
 	PSUBQ      X10, X11
-	PAND       X6, X8
+	PAND       X4, X8
 	PAND       X7, X11
 	POR        X8, X11
 	PXOR       X10, X11
 	MOVOU      64(SP), X9
 	PAND       X9, X11
 	PXOR       X11, X10
-	MOVQ       R15, X6
-	PSLLO      $0x0c, X6
-	POR        X6, X10
+	MOVQ       R12, X4
+	PSLLO      $0x0c, X4
+	POR        X4, X10
 	MOVOU      X10, 16(CX)
 	ADDQ       $0x20, CX
 	DECQ       SI
 	JNZ        dcf_level
-	MOVOU      80(SP), X6
+	MOVOU      80(SP), X4
 	MOVQ       sum+64(FP), AX
-	MOVOU      X6, (AX)
+	MOVOU      X4, (AX)
 
 done:
 	MOVOU    X0, (DI)

@@ -239,35 +239,43 @@ func genWalk() {
 	PXOR(t0, t0)
 	PCMPEQL(t1, t1)
 	clamp := clampMask()
+	tc0, tc1 := XMM(), XMM() // the masks without the control bit
+	PXOR(tc0, tc0)
+	MOVOU(clamp, tc1)
 	PAND(clamp, s0)
 	PAND(clamp, s1)
+	lanesAt := Load(Param("lanes"), GP64())
+	// DCF: the level's values (kept and lost side of party 0, then of party 1),
+	// party 1's parent control-bit mask and the running value; then the clamp mask
+	// and the control bit alone: on the stack, as the blocks in flight leave no
+	// registers for them (the levels' folds load the masks).
+	local := AllocLocal(8 * 16)
+	MOVOU(clamp, local.Offset(96))
 	one := GP64()
 	MOVQ(U32(1), one)
-	ctl := ctlBit(one) // the control bit alone
-	// Round keys: the seed outputs' L and R, the value outputs' L and R (DCF).
-	var k [4]Mem
-	for i := range k {
-		r := GP64()
-		MOVQ(Mem{Base: keys, Disp: 8 * i}, r)
-		k[i] = Mem{Base: r}
-	}
-	lanesAt := Load(Param("lanes"), GP64())
-	// DCF: the level's values (VL0, VR0, VL1, VR1), party 1's parent control-bit
-	// mask and the running value, on the stack: the eight blocks in flight leave
-	// no registers for them.
-	local := AllocLocal(6 * 16)
+	MOVOU(ctlBit(one), local.Offset(112))
 
 	// level emits one level's step; with betaAt (DCF) also the row's value word and
 	// the next running value, from the value outputs and beta.
 	level := func(name string, betaAt GPVirtual) {
 		dcf := betaAt != nil
 		Label(name)
-		a := pathSide(lo, hi) // alpha's bit
-		// Each party's two children (L, R), and for DCF the two value outputs; the
-		// AES rounds of all of them side by side: up to eight blocks in flight.
-		l0, r0, l1, r1 := XMM(), XMM(), XMM(), XMM()
+		// With alpha's bit a known before the AES rounds, the children come out as
+		// kept (side a) and lost (side 1-a) under those sides' keys, so no select
+		// waits on them; the seed correction is the lost children's XOR.
+		a := pathSide(lo, hi)
+		b := GP64()
+		MOVQ(a, b)
+		XORQ(U8(1), b)
+		var k [4]Mem // the kept and the lost side's keys: seed outputs, then value outputs (DCF)
+		for i := range len(k) / map[bool]int{false: 2, true: 1}[dcf] {
+			r := GP64()
+			MOVQ(Mem{Base: keys, Index: []GPVirtual{a, b}[i%2], Scale: 8, Disp: 16 * (i / 2)}, r)
+			k[i] = Mem{Base: r}
+		}
+		k0, o0, k1, o1 := XMM(), XMM(), XMM(), XMM()
 		tmp := XMM()
-		outs := [][2][2]VecVirtual{{{l0, l1}, {r0, r1}}}
+		outs := [][2][2]VecVirtual{{{k0, k1}, {o0, o1}}}
 		if dcf {
 			outs = append(outs, [2][2]VecVirtual{{XMM(), XMM()}, {XMM(), XMM()}})
 		}
@@ -277,9 +285,24 @@ func genWalk() {
 				MOVOU(s1, side[1])
 			}
 		}
+		// DPF: the seed outputs' feed-forward XOR goes into their last round keys,
+		// off the chain (DCF's value outputs take the registers that would need).
+		var last [2][2]VecVirtual
+		if !dcf {
+			for i := range last {
+				for p, s := range []VecVirtual{s0, s1} {
+					last[i][p] = lastKey(k[i], s)
+				}
+			}
+		}
 		for r := 0; r < rounds; r++ {
 			for j, o := range outs {
 				for i, side := range o {
+					if r == rounds-1 && !dcf {
+						xmm.round(r, last[i][0], side[0])
+						xmm.round(r, last[i][1], side[1])
+						continue
+					}
 					MOVOU(k[2*j+i].Offset(16*r), tmp)
 					xmm.round(r, tmp, side[0])
 					xmm.round(r, tmp, side[1])
@@ -296,74 +319,67 @@ func genWalk() {
 			}
 			MOVOU(t1, local.Offset(64))
 		}
-		PXOR(s0, l0)
-		PXOR(s0, r0)
-		PXOR(s1, l1)
-		PXOR(s1, r1)
-		// The parties' XORs on each side; tl and tr from their control bits.
-		lx, rx := XMM(), XMM()
-		MOVOU(l0, lx)
-		PXOR(l1, lx)
-		MOVOU(r0, rx)
-		PXOR(r1, rx)
-		tl, tr := GP32(), GP32()
-		PEXTRD(U8(3), lx, tl)
-		ANDL(U8(1), tl)
-		XORL(a.As32(), tl)
-		XORL(U8(1), tl)
-		PEXTRD(U8(3), rx, tr)
-		ANDL(U8(1), tr)
-		XORL(a.As32(), tr)
-		// am: alpha's bit as a mask; kept: the XOR on side a, lost: on the other side.
-		am, zero := XMM(), XMM()
-		MOVQ(a, am)
-		PXOR(zero, zero)
-		PSUBQ(am, zero)
-		PSHUFD(U8(0x44), zero, am)
+		if dcf {
+			PXOR(s0, k0)
+			PXOR(s0, o0)
+			PXOR(s1, k1)
+			PXOR(s1, o1)
+		}
+		clamp := XMM()
+		MOVOU(local.Offset(96), clamp)
 		lost, kept := XMM(), XMM()
-		MOVOU(lx, lost)
-		PXOR(rx, lost)
-		PAND(am, lost)
-		MOVOU(lx, kept)
-		PXOR(lost, kept)
-		PXOR(rx, lost)
-		PAND(clamp, lost) // the seed correction
-		// The row: the seed correction with tl, then the right side's correction
-		// (DCF: with the value word, below).
-		row := ctlBit(tl.As64())
+		MOVOU(o0, lost)
+		PXOR(o1, lost)
+		MOVOU(k0, kept)
+		PXOR(k1, kept)
+		// Each party's next seed: its kept child, XORed where its control bit is 1
+		// with the seed correction, clamped; its control bit XORed there with the
+		// kept side's control-bit correction, lsb(kept) ^ 1, which the clamp
+		// leaves out of the seed (so the seeds do not wait on it): the bit is
+		// lsb(child) ^ t·(lsb(kept) ^ 1).
+		keepCorr, ctl := XMM(), XMM()
+		MOVOU(kept, keepCorr)
+		MOVOU(local.Offset(112), ctl) // SSE memory operands must be aligned: not the stack's
+		PANDN(ctl, keepCorr)
+		for _, p := range [][4]VecVirtual{{k0, t0, tc0, s0}, {k1, t1, tc1, s1}} {
+			child, t, tc, seed := p[0], p[1], p[2], p[3]
+			u := XMM()
+			MOVOU(lost, u)
+			PAND(tc, u)
+			MOVOU(child, seed)
+			PAND(clamp, seed)
+			PXOR(u, seed)
+			MOVOU(keepCorr, u)
+			PAND(t, u)
+			PXOR(child, u)
+			lsbMask(u, t)
+			MOVOU(t, tc)
+			PAND(clamp, tc)
+		}
+		// The row: the seed correction with tl, then tr (DCF: with the value word,
+		// below). On the kept side the bit is lsb(kept) ^ 1, on the lost side
+		// lsb(lost); tl is the left side's, tr the right side's.
+		tKeep, tLose := GP32(), GP32()
+		PEXTRD(U8(3), kept, tKeep)
+		NOTL(tKeep)
+		ANDL(U8(1), tKeep)
+		PEXTRD(U8(3), lost, tLose)
+		ANDL(U8(1), tLose)
+		swap := GP32()
+		MOVL(tKeep, swap)
+		XORL(tLose, swap)
+		ANDL(a.As32(), swap)
+		XORL(swap, tKeep) // tl
+		XORL(swap, tLose) // tr
+		PAND(clamp, lost)
+		row := ctlBit(tKeep.As64())
 		POR(lost, row)
 		MOVOU(row, Mem{Base: rows})
-		if !dcf {
-			MOVQ(tr.As64(), Mem{Base: rows, Disp: 16})
-			MOVQ(U32(0), Mem{Base: rows, Disp: 24})
-		}
-		// Each party keeps its side-a child, XORed where its control bit is 1 with the
-		// seed correction carrying the kept side's control-bit correction, lsb(kept) ^ 1.
-		for _, p := range [2][2]VecVirtual{{l0, r0}, {l1, r1}} {
-			d := XMM()
-			MOVOU(p[0], d)
-			PXOR(p[1], d)
-			PAND(am, d)
-			PXOR(d, p[0])
-		}
-		corr := XMM()
-		MOVOU(kept, corr)
-		PANDN(ctl, corr) // in vectors: the bit's trip through a GP register took 8 cycles of a level's chain
-		POR(lost, corr)
-		c0 := XMM()
-		MOVOU(corr, c0)
-		PAND(t0, c0)
-		PXOR(c0, l0)
-		PAND(t1, corr)
-		PXOR(corr, l1)
-		lsbMask(l0, t0)
-		MOVOU(l0, s0)
-		PAND(clamp, s0)
-		lsbMask(l1, t1)
-		MOVOU(l1, s1)
-		PAND(clamp, s1)
 		if dcf {
-			valueWord(loadLanes(Mem{Base: lanesAt}), local, a, betaAt, tr, Mem{Base: rows, Disp: 16})
+			valueWord(loadLanes(Mem{Base: lanesAt}), local, a, betaAt, tLose, Mem{Base: rows, Disp: 16})
+		} else {
+			MOVQ(tLose.As64(), Mem{Base: rows, Disp: 16})
+			MOVQ(U32(0), Mem{Base: rows, Disp: 24})
 		}
 		ADDQ(U8(32), rows)
 		DECQ(n)
@@ -392,33 +408,31 @@ func genWalk() {
 }
 
 // valueWord writes a DCF Gen level's value word with tr in its control bit to row,
-// and moves the running value sum on: from the level's blocks at local (VL0, VR0,
-// VL1, VR1 as values, party 1's parent control-bit mask, sum), alpha's bit a and
-// beta's two blocks at betaAt. With lose and keep the sides 1-a and a, d = lose1 - lose0 +
-// beta[a]; the word is d - sum, negated where party 1's parent bit is 1, and the
+// and moves the running value sum on: from the level's blocks at local (the kept
+// and lost values of party 0, then of party 1, party 1's parent control-bit mask,
+// sum), alpha's bit a and beta's two blocks at betaAt. With d = lose1 - lose0 +
+// beta[a], the word is d - sum, negated where party 1's parent bit is 1, and the
 // next sum d + keep0 - keep1 (the word moves sum by minus itself where the bit is
 // set; the running value cancels, so the next one does not wait on this one).
 func valueWord(g lanes, local Mem, a, betaAt GPVirtual, tr GPVirtual, row Mem) {
-	keep := GP64()
-	MOVQ(a, keep)
-	SHLQ(U8(4), keep)
-	lose := GP64()
-	MOVQ(keep, lose)
-	XORQ(U8(16), lose)
-	at := func(side GPVirtual, party int) Mem { return local.Idx(side, 1).Offset(32 * party) }
+	keep := func(party int) Mem { return local.Offset(32 * party) }
+	lose := func(party int) Mem { return local.Offset(32*party + 16) }
 	d, y := XMM(), XMM()
-	MOVOU(at(lose, 1), d)
-	MOVOU(at(lose, 0), y)
+	MOVOU(lose(1), d)
+	MOVOU(lose(0), y)
 	g.sub(d, y)
-	MOVOU(Mem{Base: betaAt, Index: keep, Scale: 1}, y)
+	betaOff := GP64()
+	MOVQ(a, betaOff)
+	SHLQ(U8(4), betaOff)
+	MOVOU(Mem{Base: betaAt, Index: betaOff, Scale: 1}, y)
 	g.add(d, y)
 	w, sum := XMM(), XMM()
 	MOVOU(local.Offset(80), sum)
 	MOVOU(d, w)
 	g.sub(w, sum)
 	z := XMM()
-	MOVOU(at(keep, 0), y)
-	MOVOU(at(keep, 1), z)
+	MOVOU(keep(0), y)
+	MOVOU(keep(1), z)
 	g.sub(y, z)
 	g.add(d, y)
 	MOVOU(d, local.Offset(80))
