@@ -41,7 +41,7 @@ func TestOneKeyMatchesPortable(t *testing.T) {
 					require.NoError(t, one.Gen(cws, seeds, alphas, betas))
 					require.NoError(t, port.Gen(want, seeds, alphas, betas))
 					require.Equal(t, want, cws, "Gen, %d keys", keys)
-					for _, points := range []int{1, 3, oneKeyMaxDpfPoints + 1, oneKeyMaxDcfPoints + 1} {
+					for _, points := range []int{1, 3, oneKeyMaxDpfPoints + 1, 17} {
 						xs := make([]Uint128, keys*points)
 						for i := range xs {
 							xs[i] = randInput(r, c.n)
@@ -62,6 +62,45 @@ func TestOneKeyMatchesPortable(t *testing.T) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// Batches long enough to spread over goroutines (Gen, DCF Eval) match the portable
+// walks, count their items in a Control and stop on it.
+func TestOneKeyLongBatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, c := range testCases(t, []int{20}) {
+		if c.scheme.Params().Prg != PrgAesMmo || c.scheme.Params().Kind == KindHalfTreeDpf {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			var ctl Control
+			one := oneKey(t, c.scheme).WithControl(&ctl)
+			port := rebuild(t, c.scheme, WithImpl(PortableImpl))
+			const keys = 1500
+			seeds, alphas, betas := randKeys(r, c.n, keys)
+			cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
+			require.NoError(t, one.Gen(cws, seeds, alphas, betas))
+			require.EqualValues(t, keys, ctl.Done.Swap(0), "keys generated")
+			require.NoError(t, port.Gen(want, seeds, alphas, betas))
+			require.Equal(t, want, cws, "Gen")
+			xs := make([]Uint128, 2*keys)
+			for i := range xs {
+				xs[i] = randInput(r, c.n)
+			}
+			ps := make([]Block, keys)
+			for k := range ps {
+				ps[k] = seeds[2*k+1]
+			}
+			got, exp := make([]Block, len(xs)), make([]Block, len(xs))
+			require.NoError(t, one.Eval(got, 1, ps, cws, xs))
+			require.EqualValues(t, len(xs), ctl.Done.Swap(0), "points evaluated")
+			require.NoError(t, port.Eval(exp, 1, ps, cws, xs))
+			require.Equal(t, exp, got, "Eval")
+			ctl.Stop.Store(1)
+			require.ErrorIs(t, one.Gen(cws, seeds, alphas, betas), ErrStopped)
+			require.ErrorIs(t, one.Eval(got, 1, ps, cws, xs), ErrStopped)
 		})
 	}
 }
