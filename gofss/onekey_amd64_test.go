@@ -105,6 +105,48 @@ func TestOneKeyLongBatches(t *testing.T) {
 	}
 }
 
+// Correction words that no Gen made but that Eval accepts (random rows, a last row
+// of the accepted form) give the one-key walks' outputs the portable ones give: the
+// routines read each row's bytes as the portable walks do, whatever they hold.
+func TestOneKeyCraftedKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, c := range testCases(t, []int{1, 20, 64, 65, 128}) {
+		if c.scheme.Params().Prg != PrgAesMmo || c.scheme.Params().Kind == KindHalfTreeDpf {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			one := oneKey(t, c.scheme)
+			port := rebuild(t, c.scheme, WithImpl(PortableImpl))
+			const keys = 3 // 6 points: DPF's one-key walks take up to 7
+			cws := make([]Cw, keys*(c.n+1))
+			for i := range cws {
+				cws[i] = Cw{randBlock(r), randBlock(r)}
+				switch {
+				case i%(c.n+1) == c.n && c.scheme.Params().Kind == KindDpf:
+					cws[i] = Cw{cws[i][0].Clamp(), {}}
+				case i%(c.n+1) == c.n:
+					cws[i] = Cw{{}, cws[i][1].Clamp()}
+				case c.scheme.Params().Kind == KindDpf:
+					cws[i][1] = Block{Lo: uint64(r.IntN(2))}
+				}
+			}
+			xs, ps := make([]Uint128, 2*keys), make([]Block, keys)
+			for i := range xs {
+				xs[i] = randInput(r, c.n)
+			}
+			for k := range ps {
+				ps[k] = randBlock(r)
+			}
+			for p := range 2 {
+				got, exp := make([]Block, len(xs)), make([]Block, len(xs))
+				require.NoError(t, port.Eval(exp, p, ps, cws, xs))
+				require.NoError(t, one.Eval(got, p, ps, cws, xs))
+				require.Equal(t, exp, got, "party %d", p)
+			}
+		})
+	}
+}
+
 // A one-key Eval refuses the correction words that the portable one refuses.
 func TestOneKeyRefusesBadCws(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
