@@ -4721,7 +4721,7 @@ mmoSelectVAES256H2_bad:
 	RET
 
 // func feistelVAES256(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
-// Requires: AVX, AVX2, SSE2, VAES
+// Requires: AVX, AVX2, VAES
 TEXT ·feistelVAES256(SB), NOSPLIT, $0-40
 	MOVQ         keys+0(FP), AX
 	MOVQ         (AX), CX
@@ -4731,9 +4731,9 @@ TEXT ·feistelVAES256(SB), NOSPLIT, $0-40
 	MOVQ         vs+8(FP), SI
 	MOVQ         n+16(FP), DI
 	MOVQ         h+24(FP), R8
-	MOVQ         R8, X0
+	VMOVQ        R8, X0
 	MOVQ         mask+32(FP), R8
-	MOVQ         R8, X1
+	VMOVQ        R8, X1
 	VPBROADCASTQ X1, Y1
 
 feistelVAES256_by4:
@@ -5514,7 +5514,7 @@ feistelVAES256_after1:
 	RET
 
 // func feistelVAES512(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
-// Requires: AVX, AVX512BW, AVX512F, SSE2, VAES
+// Requires: AVX, AVX512BW, AVX512F, VAES
 TEXT ·feistelVAES512(SB), NOSPLIT, $0-40
 	MOVQ         keys+0(FP), AX
 	MOVQ         (AX), CX
@@ -5524,9 +5524,9 @@ TEXT ·feistelVAES512(SB), NOSPLIT, $0-40
 	MOVQ         vs+8(FP), SI
 	MOVQ         n+16(FP), DI
 	MOVQ         h+24(FP), R8
-	MOVQ         R8, X0
+	VMOVQ        R8, X0
 	MOVQ         mask+32(FP), R8
-	MOVQ         R8, X1
+	VMOVQ        R8, X1
 	VPBROADCASTQ X1, Z1
 
 feistelVAES512_by8:

@@ -49,6 +49,7 @@ func main() {
 	// must not need more than AVX512VL.
 	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blocksAVX2", "rowsAVX2", "rowsAVX512",
 		"walkAVX2", "walkAVX512", "pointsAVX2", "childrenAVX2", "dcfChildrenAVX2")
+	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
 type constants struct {

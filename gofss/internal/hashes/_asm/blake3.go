@@ -141,6 +141,7 @@ func main() {
 
 	Generate()
 	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2")
+	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
 // generateOne writes blake3OneAVX, the compression of a single message, for a

@@ -107,6 +107,7 @@ func main() {
 	copyNT()
 	Generate()
 	asmvet.NoEVEX(flag.Lookup("out").Value.String())
+	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
 // Offsets of the constants a walk keeps on its stack, each broadcast to a vector:
