@@ -139,15 +139,19 @@ func genRoutine(w width, dcf bool) {
 			IMUL3Q(U32(tableStride), base[k], base[k])
 		}
 	}
+	// nodes loads key k's node of party p (256-bit vectors: of both) into x.
+	nodes := func(k, p int, x VecPhysical) {
+		if w.blocks == 2 {
+			VMOVDQU(Mem{Base: RDI, Disp: 16 * k}, x.AsX())
+			VINSERTI128(U8(1), Mem{Base: RSI, Disp: 16 * k}, x, x)
+		} else {
+			VMOVDQU(Mem{Base: []GPPhysical{RDI, RSI}[p], Disp: 16 * k}, x)
+		}
+	}
 	for k := range group {
 		for p := 0; p < 2/w.blocks; p++ {
 			x := state(k, 0, p)
-			if w.blocks == 2 {
-				VMOVDQU(Mem{Base: RDI, Disp: 16 * k}, x.AsX())
-				VINSERTI128(U8(1), Mem{Base: RSI, Disp: 16 * k}, x, x)
-			} else {
-				VMOVDQU(Mem{Base: []GPPhysical{RDI, RSI}[p], Disp: 16 * k}, x)
-			}
+			nodes(k, p, x)
 			VPANDN(x, lsbv, x)
 			VMOVDQU(x, parked.Offset((2*k+p)*16))
 			for o := outs - 1; o > 0; o-- {
@@ -189,12 +193,7 @@ func genRoutine(w width, dcf bool) {
 	nextSeeds := func(k int, corr VecPhysical) {
 		for p := 0; p < 2/w.blocks; p++ {
 			kept := seed(k, 0, p)
-			if w.blocks == 2 {
-				VMOVDQU(Mem{Base: RDI, Disp: 16 * k}, u.AsX())
-				VINSERTI128(U8(1), Mem{Base: RSI, Disp: 16 * k}, u, u)
-			} else {
-				VMOVDQU(Mem{Base: []GPPhysical{RDI, RSI}[p], Disp: 16 * k}, u)
-			}
+			nodes(k, p, u)
 			tmask(u, u)
 			VPAND(corr, u, u)
 			VPXOR(u, kept, kept)
