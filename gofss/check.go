@@ -104,14 +104,14 @@ func checkPoints(keys, dst int, what string, xs []Uint128) (int, error) {
 	return len(xs) / keys, nil
 }
 
-func checkEvalAllArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw) error {
+func checkEvalAllArgs(p *Params, dst []Block, party int, s0s []Block, cws []Cw) error {
 	if err := checkParty(party); err != nil {
 		return err
 	}
 	if err := checkDomainLen(p.InBits, len(dst), len(s0s), "blocks"); err != nil {
 		return err
 	}
-	return checkCwsLen(&p, len(s0s), len(cws))
+	return checkCwsLen(p, len(s0s), len(cws))
 }
 
 // checkDomainLen checks that a full-domain output of dst items (what) holds 2^inBits

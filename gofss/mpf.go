@@ -107,7 +107,7 @@ func (d *Mpf) bucket(cws []Cw, b int) []Cw {
 // tried; should the points find no Cuckoo placement under it, Gen draws new ones
 // (crypto/rand). It returns the number of keys tried.
 func (d *Mpf) Gen(cws []Cw, s0s []Block, sigma Block, alphas []Uint128, betas []Block) (int, error) {
-	p, m := d.params, d.params.Buckets()
+	p, m := &d.params, d.params.Buckets()
 	t := len(alphas)
 	if t < 1 || t > p.MaxPoints {
 		return 0, ArgErrorf("alphas must hold between 1 and max_points (%d) points, not %d", p.MaxPoints, t)
@@ -118,7 +118,7 @@ func (d *Mpf) Gen(cws []Cw, s0s []Block, sigma Block, alphas []Uint128, betas []
 	if len(s0s) != 2*m {
 		return 0, ArgErrorf("s0s must hold 2 seeds per bucket (%d buckets), not %d", m, len(s0s))
 	}
-	if err := checkCwsLen(&p, 1, len(cws)); err != nil {
+	if err := checkCwsLen(p, 1, len(cws)); err != nil {
 		return 0, err
 	}
 	if err := checkInputs("alpha", p.InBits, alphas); err != nil {
@@ -181,7 +181,7 @@ func checkDistinct(xs []Uint128) error {
 // header reads a key's header row: the PRP key and the number of buckets in use,
 // refusing a count that the parameters cannot have given.
 func (d *Mpf) header(cws []Cw) (Block, int, error) {
-	p, m := d.params, d.params.Buckets()
+	p, m := &d.params, d.params.Buckets()
 	hdr := cws[0][1]
 	least := minBuckets(p.InBits, p.BucketBits)
 	if hdr.Hi != 0 || hdr.Lo < uint64(least) || hdr.Lo > uint64(m) {

@@ -134,7 +134,7 @@ func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Ui
 // into dst[k<<n + x]. It costs one PRG expansion (for Half-Tree, one hash) per tree
 // node.
 func (s *treeScheme) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(s.params, dst, party, s0s, cws); err != nil {
+	if err := checkEvalAllArgs(&s.params, dst, party, s0s, cws); err != nil {
 		return err
 	}
 	if err := s.walks.checkCws(cws); err != nil {

@@ -27,7 +27,7 @@ type RangeScheme interface {
 // at most about that of the aligned ones around it. The Control counts outputs, as
 // for EvalAll.
 func (s *treeScheme) EvalAllRange(dst []Block, party int, s0s []Block, cws []Cw, start, stop uint64) error {
-	if err := checkRangeArgs(s.params, dst, party, s0s, cws, start, stop); err != nil {
+	if err := checkRangeArgs(&s.params, dst, party, s0s, cws, start, stop); err != nil {
 		return err
 	}
 	if err := s.walks.checkCws(cws); err != nil {
@@ -147,7 +147,7 @@ func (nd nodes) set(i int, src nodes, j int) {
 }
 
 // checkRangeArgs checks EvalAllRange's arguments.
-func checkRangeArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw, start, stop uint64) error {
+func checkRangeArgs(p *Params, dst []Block, party int, s0s []Block, cws []Cw, start, stop uint64) error {
 	if err := checkParty(party); err != nil {
 		return err
 	}
@@ -165,5 +165,5 @@ func checkRangeArgs(p Params, dst []Block, party int, s0s []Block, cws []Cw, sta
 	if hi, lo := bits.Mul64(width, keys); hi != 0 || lo != uint64(len(dst)) {
 		return ArgErrorf("dst must hold stop-start = %d blocks per key (%d keys), not %d", width, keys, len(dst))
 	}
-	return checkCwsLen(&p, len(s0s), len(cws))
+	return checkCwsLen(p, len(s0s), len(cws))
 }

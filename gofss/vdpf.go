@@ -469,7 +469,7 @@ func (v *Vdpf) EvalPoint(party int, seed Block, key []Cw, x Uint128) (Block, [Pr
 // x = 0 .. 2^n - 1 in order, at pis[ProofBlocks*k:]. The proof chain of a key is
 // sequential, so keys, not parts of one domain, spread over goroutines.
 func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) error {
-	if err := checkEvalAllArgs(v.params, dst, party, s0s, cws); err != nil {
+	if err := checkEvalAllArgs(&v.params, dst, party, s0s, cws); err != nil {
 		return err
 	}
 	if len(pis) != ProofBlocks*len(s0s) {

@@ -219,16 +219,22 @@ func (h *Hasher) XorHashMany(out [][64]byte, as, ss [][16]byte) {
 	if len(out) == 0 {
 		return
 	}
-	if cap(h.blocks) < 2*len(out) {
-		h.blocks = make([][64]byte, 2*len(out)) // zero beyond the 32 bytes written
-	}
-	blocks := h.blocks[:2*len(out)]
+	blocks := grown(&h.blocks, 2*len(out))
 	for i := range out {
 		putXHMessage(&blocks[2*i], &as[i], &ss[i], 0)
 		putXHMessage(&blocks[2*i+1], &as[i], &ss[i], 1)
 	}
 	// Output i is the two 32-byte hashes of its messages, one after the other.
 	blake3Many(unsafe.Slice((*[32]byte)(unsafe.Pointer(&out[0])), 2*len(out)), &h.cv, blocks, 32)
+}
+
+// grown returns (*buf)[:n], replacing *buf by a fresh zeroed slice where it is
+// shorter. The message buffers stay zero beyond the 32 bytes ever written there.
+func grown[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	return (*buf)[:n]
 }
 
 // putXHMessage writes the first 32 bytes of XH(a, s)'s BLAKE3 message m (0 or 1):
@@ -272,13 +278,7 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		// XH's first message of every leaf and its second of leaf 0 in eight-lane
 		// passes, then the chain in one routine call, which compresses the other
 		// second messages beside it.
-		if cap(h.blocks) < n+1 {
-			h.blocks = make([][64]byte, n+1) // zero beyond the 32 bytes written
-		}
-		if cap(h.halves) < n+1 {
-			h.halves = make([][32]byte, n+1)
-		}
-		blocks, halves := h.blocks[:n+1], h.halves[:n+1]
+		blocks, halves := grown(&h.blocks, n+1), grown(&h.halves, n+1)
 		for i := range n {
 			putXHMessage(&blocks[i], &as[i], &ss[i], 0)
 		}
@@ -288,10 +288,7 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		return
 	}
 	if !h.shaNI() {
-		if cap(h.xhs) < n {
-			h.xhs = make([][64]byte, n)
-		}
-		xhs := h.xhs[:n]
+		xhs := grown(&h.xhs, n)
 		x.XorHashMany(xhs, as, ss)
 		for i := range xhs {
 			step(&xhs[i], ts[i])

@@ -267,8 +267,12 @@ func genWalk() {
 		b := GP64()
 		MOVQ(a, b)
 		XORQ(U8(1), b)
-		var k [4]Mem // the kept and the lost side's keys: seed outputs, then value outputs (DCF)
-		for i := range len(k) / map[bool]int{false: 2, true: 1}[dcf] {
+		keyCount := 2 // the kept and the lost side's keys: seed outputs, then value outputs (DCF)
+		if dcf {
+			keyCount = 4
+		}
+		var k [4]Mem
+		for i := range keyCount {
 			r := GP64()
 			MOVQ(Mem{Base: keys, Index: []GPVirtual{a, b}[i%2], Scale: 8, Disp: 16 * (i / 2)}, r)
 			k[i] = Mem{Base: r}
@@ -318,8 +322,6 @@ func genWalk() {
 				MOVOU(x, local.Offset(16*i))
 			}
 			MOVOU(t1, local.Offset(64))
-		}
-		if dcf {
 			PXOR(s0, k0)
 			PXOR(s0, o0)
 			PXOR(s1, k1)

@@ -206,9 +206,11 @@ func genRoutine(w width, dcf bool) {
 		}
 	}
 	// keyedFold is the fold of key k in the keyed layout (seed side 0 kept, 1
-	// lost; b holds a · tableStride).
-	keyedFold := func(k int, b GPPhysical, amask, kx, lx, scw, t, u VecPhysical) {
-		MOVQ(b, RAX)
+	// lost; base[k] holds a · tableStride), the parties' XORs of the kept and the
+	// lost outputs in dl and dr.
+	keyedFold := func(k int) {
+		kx, lx := dl, dr
+		MOVQ(base[k], RAX)
 		NEGQ(RAX)
 		SARQ(U8(63), RAX)
 		VMOVQ(RAX, amask.AsX())
@@ -242,7 +244,7 @@ func genRoutine(w width, dcf bool) {
 			}
 		}
 		if keyed {
-			keyedFold(k, base[k], amask, dl, dr, scw, t, u)
+			keyedFold(k)
 			continue
 		}
 		// a: alpha's bit at the level, as a mask.
