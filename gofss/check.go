@@ -31,7 +31,7 @@ func checkParty(party int) error {
 
 // checkCwsLen checks that cws holds keys keys of the scheme p describes.
 func checkCwsLen(p *Params, keys, cws int) error {
-	if rows := p.CwRows(); cws != keys*rows {
+	if rows := p.cwRows(); cws != keys*rows {
 		return ArgErrorf("cws must hold %d correction words (%d keys x %d rows), not %d", keys*rows, keys, rows, cws)
 	}
 	return nil

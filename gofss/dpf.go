@@ -38,7 +38,7 @@ type keyEnd func(rows []Cw, alpha Uint128, beta Block, s0, s1 Block, t1 uint8)
 // more for a scheme built on DPF's tree (VDPF).
 func (d *Dpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, end keyEnd) {
 	const tile = 128 // keys whose level state (s, t, children) stays in L1
-	n, rows := d.params.InBits, d.params.CwRows()
+	n, rows := d.params.InBits, d.params.cwRows()
 	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -52,7 +52,7 @@ func (d *Dpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, b
 }
 
 func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState, end keyEnd) {
-	n, m, rows := d.params.InBits, len(alphas), d.params.CwRows()
+	n, m, rows := d.params.InBits, len(alphas), d.params.cwRows()
 	s, t, ch := st.init(s0s)
 	for i := range n {
 		d.prg.Expand(ch, s)
@@ -113,7 +113,7 @@ func (d *Dpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint1
 // start.
 func (d *Dpf) descend(w, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) ([]Block, []uint8, []int) {
 	n := d.params.InBits
-	s, t, base := st.start(w, s0s, party, j0, m, d.params.CwRows())
+	s, t, base := st.start(w, s0s, party, j0, m, d.params.cwRows())
 	sides, ch := st.sides[:len(s)], st.ch[:len(s)]
 	for i := range n {
 		for j := range sides {
@@ -146,7 +146,7 @@ func dpfChildCw(cw *Cw, side uint8) Block {
 
 // walkEvalAll is the tree of EvalAll.
 func (d *Dpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
-	n, rows, ar := d.params.InBits, d.params.CwRows(), d.params.Group.arith()
+	n, rows, ar := d.params.InBits, d.params.cwRows(), d.params.Group.arith()
 	return tree{
 		n:      n,
 		shape:  rowShape{t: true},
@@ -184,8 +184,18 @@ func dpfChildCws(cw *Cw) (Block, Block) { return dpfChildCw(cw, 0), dpfChildCw(c
 // checkCws refuses correction words that Gen cannot have made: a tr word other than
 // 0 or 1, nonzero padding, or a set control bit in the output correction word.
 func (d *Dpf) checkCws(cws []Cw) error {
-	n, rows := d.params.InBits, d.params.CwRows()
+	n, rows := d.params.InBits, d.params.cwRows()
 	for k := 0; k < len(cws); k += rows {
+		// Any bit besides tr's, in any row, shows in the OR of them all; which row
+		// is looked for only then (a one-key Eval checks its 20 rows in a few ns).
+		var others uint64
+		key := cws[k:][:n]
+		for i := range key { // by index: a range value would copy each row
+			others |= key[i][1].Lo&^1 | key[i][1].Hi
+		}
+		if others == 0 {
+			continue
+		}
 		for i := range n {
 			if !isBit(cws[k+i][1]) {
 				return ArgErrorf("cws: key %d, row %d: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key", k/rows, i)
@@ -201,7 +211,7 @@ func isDpfLastRow(c *Cw) bool { return c[0].Lsb() == 0 && c[1].IsZero() }
 
 // checkLastRows is the part of checkCws about the output correction words.
 func (d *Dpf) checkLastRows(cws []Cw) error {
-	n, rows := d.params.InBits, d.params.CwRows()
+	n, rows := d.params.InBits, d.params.cwRows()
 	for k := n; k < len(cws); k += rows {
 		if !isDpfLastRow(&cws[k]) {
 			return ArgErrorf("cws: key %d, last row: not a DPF output correction word (clamped block, then zeros)", k/rows)

@@ -13,7 +13,7 @@ func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) t
 		return f.Dpf.walkEvalAll(place, party, s0s, cws)
 	}
 	n, ar, prg, ka := f.params.InBits, f.params.Group.arith(), f.prg, &f.ka[party]
-	rows, lanes := f.params.CwRows(), f.aes.laneKeys() // rows: n+1, or VDPF's n+3
+	rows, lanes := f.params.cwRows(), f.aes.laneKeys() // rows: n+1, or VDPF's n+3
 	cwPair := func(k, i int) [2]simd.Block {
 		l, r := dpfChildCws(&cws[k*rows+i])
 		return [2]simd.Block{kblock(l), kblock(r)}

@@ -71,14 +71,14 @@ func htLeafCw(hcw, ocw Block, side uint8) Block {
 
 // keyBlocks returns the n+1 blocks of key k of a batch.
 func (h *HalfTreeDpf) keyBlocks(cws []Cw, k int) []Block {
-	rows := h.params.CwRows()
+	rows := h.params.cwRows()
 	return cwBlocks(cws[k*rows : (k+1)*rows])[:h.params.InBits+1]
 }
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.
 func (h *HalfTreeDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
 	const tile = 128
-	rows := h.params.CwRows()
+	rows := h.params.cwRows()
 	forChunks(len(alphas), genCostNs(h.params.InBits, 1), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
@@ -95,7 +95,7 @@ func (h *HalfTreeDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Ui
 // key k's blocks start at keys[k*stride].
 func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState) {
 	n, m := h.params.InBits, len(alphas)
-	keys, stride := cwBlocks(cws), 2*h.params.CwRows()
+	keys, stride := cwBlocks(cws), 2*h.params.cwRows()
 	hk := h.params.HashKey
 	nd, t, buf := st.init(s0s)
 	for i := range nd {
@@ -141,7 +141,7 @@ func (h *HalfTreeDpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []B
 // its control bit aside, is not a group element in block form (into(v) leaves some
 // words zero in the narrow groups), or a nonzero padding block.
 func (h *HalfTreeDpf) checkCws(cws []Cw) error {
-	n, g, rows := h.params.InBits, h.params.Group, h.params.CwRows()
+	n, g, rows := h.params.InBits, h.params.Group, h.params.cwRows()
 	for k := range len(cws) / rows {
 		if ocw := h.keyBlocks(cws, k)[n].Clamp(); g.Canon(ocw) != ocw {
 			return ArgErrorf("cws: key %d, block %d: not a Half-Tree output correction word (a %s element in block form and a control bit)", k, n, g)

@@ -17,7 +17,7 @@ func (h *HalfTreeDpf) walkEval(st callControl, dst []Block, party int, s0s []Blo
 // tile's hashes and last PRG inputs take the two halves of st.ch.
 func (h *HalfTreeDpf) evalTile(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, j0 int, st *evalState) {
 	n, w, hk := h.params.InBits, len(dst), h.params.HashKey
-	nd, t, base := st.start(w, s0s, party, j0, m, h.params.CwRows())
+	nd, t, base := st.start(w, s0s, party, j0, m, h.params.cwRows())
 	hs, in := st.ch[:w], st.ch[w:2*w]
 	blocks := cwBlocks(cws)
 	for j := range nd {

@@ -57,8 +57,8 @@ func (h *HalfTreeDpf) checkRefLens(rows, key int) error {
 	if rows != h.params.InBits {
 		return ArgErrorf("rows must hold in_bits = %d rows, not %d", h.params.InBits, rows)
 	}
-	if key != h.params.CwRows() {
-		return ArgErrorf("key must hold %d rows, not %d", h.params.CwRows(), key)
+	if key != h.params.cwRows() {
+		return ArgErrorf("key must hold %d rows, not %d", h.params.cwRows(), key)
 	}
 	return nil
 }

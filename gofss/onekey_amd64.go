@@ -99,7 +99,7 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 	if err := k.checkCws(cws); err != nil {
 		return err
 	}
-	n, rows, ar := k.params.InBits, k.params.CwRows(), k.params.Group.arith() // rows: n+1, or VDPF's n+3
+	n, rows, ar := k.params.InBits, k.params.cwRows(), k.params.Group.arith() // rows: n+1, or VDPF's n+3
 	for j, x := range xs {
 		key := cws[j/m*rows:][:n+1]
 		w := aes128.EvalWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(x, n), TrByte: dpfTrByte}
@@ -180,7 +180,7 @@ func (k *oneKeyDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint
 
 // genRange makes keys lo .. hi-1.
 func (k *oneKeyDpf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, lo, hi int) {
-	n, rows := k.params.InBits, k.params.CwRows()
+	n, rows := k.params.InBits, k.params.cwRows()
 	for i := lo; i < hi; i++ {
 		key := cws[i*rows:][:rows]
 		w := aes128.GenWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(alphas[i], n)}

@@ -136,14 +136,16 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 // for the DPF, DCF and Grotto layouts, and for Half-Tree DPF the in_bits + 1 blocks
 // of its key two to a row, the last row padded with a zero block when in_bits is
 // even (docs/spec.md section 11).
-func (p Params) CwRows() int {
+func (p Params) CwRows() int { return p.cwRows() }
+
+// cwRows is CwRows without a copy of p (a Params is about 120 bytes), for the
+// calls that every Gen and Eval makes.
+func (p *Params) cwRows() int {
 	switch p.Kind {
 	case KindHalfTreeDpf:
 		return (p.InBits + 2) / 2
 	case KindVdpf:
 		return p.InBits + vdpfExtraRows
-	}
-	switch p.Kind {
 	case KindDmpf:
 		return 1 + p.Buckets()*(p.BucketBits+1)
 	case KindVdmpf:

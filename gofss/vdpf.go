@@ -374,7 +374,7 @@ func (w vdpfPoints) leaves(dst []Block, party int, cws []Cw, xs []Uint128, j0 in
 // proof, at pis[ProofBlocks*k:], starts as its cs and takes ProofStep with each of
 // its pieces in turn.
 func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
-	rows := v.params.CwRows()
+	rows := v.params.cwRows()
 	if len(cws)%rows != 0 {
 		return ArgErrorf("cws must hold whole keys of %d rows, not %d rows", rows, len(cws))
 	}
@@ -478,7 +478,7 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 	if err := v.checkCws(cws); err != nil {
 		return err
 	}
-	n, rows, ar := v.params.InBits, v.params.CwRows(), v.params.Group.arith()
+	n, rows, ar := v.params.InBits, v.params.cwRows(), v.params.Group.arith()
 	for k := range s0s {
 		*(*[ProofBlocks]Block)(pis[ProofBlocks*k:]) = keyCs(cws[k*rows:], n)
 	}

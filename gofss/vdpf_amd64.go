@@ -63,7 +63,7 @@ func (w *vdpfOneKey) walkEvalProof(st callControl, dst, pieces []Block, party in
 	if err := w.checkCws(cws); err != nil {
 		return err
 	}
-	n, rows := w.params.InBits, w.params.CwRows()
+	n, rows := w.params.InBits, w.params.cwRows()
 	var s [oneKeyMaxDpfPoints]Block
 	var t [oneKeyMaxDpfPoints]uint8
 	var base [oneKeyMaxDpfPoints]int
