@@ -7856,3 +7856,47 @@ copyNTAVX2_fence:
 	SFENCE
 	VZEROUPPER
 	RET
+
+// func copyNT(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·copyNT(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+copyNT_head:
+	TESTQ   CX, CX
+	JZ      copyNT_fence
+	TESTQ   $0x0000003f, DI
+	JZ      copyNT_body
+	VMOVDQU (SI), X0
+	VMOVDQU X0, (DI)
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	DECQ    CX
+	JMP     copyNT_head
+
+copyNT_body:
+	CMPQ      CX, $0x04
+	JB        copyNT_tail
+	VMOVDQU64 (SI), Z0
+	VMOVNTDQ  Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	SUBQ      $0x04, CX
+	JMP       copyNT_body
+
+copyNT_tail:
+	TESTQ   CX, CX
+	JZ      copyNT_fence
+	VMOVDQU (SI), X0
+	VMOVDQU X0, (DI)
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	DECQ    CX
+	JMP     copyNT_tail
+
+copyNT_fence:
+	SFENCE
+	VZEROUPPER
+	RET

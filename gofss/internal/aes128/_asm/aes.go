@@ -48,11 +48,23 @@ type width struct {
 var (
 	xmm = width{"AESNI", 1}
 	ymm = width{"VAES256", 2}
-	zmm = width{"VAES512", 4} // the Feistel pass only: the MMO routines of 512-bit VAES are vaes_amd64.s
+	zmm = width{"VAES512", 4} // the Feistel pass only: the MMO routines of 512-bit VAES are vaes512.go's
 )
 
+// vaes512 selects the 512-bit VAES routines (vaes512.go), which go to a file of
+// their own.
+var vaes512 = flag.Bool("vaes512", false, "generate the 512-bit VAES MMO routines alone")
+
 func main() {
+	flag.Parse()
 	ConstraintExpr("!purego")
+	if *vaes512 {
+		mmoVAES512()
+		mmoSelectVAES512()
+		Generate()
+		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
+		return
+	}
 	for _, w := range []width{xmm, ymm} {
 		for _, m := range []int{1, 2, 4} {
 			mmo(w, m)

@@ -368,42 +368,59 @@ func (k *walk) gsub(y, x, t VecPhysical) {
 	VPXOR(t, x, x)
 }
 
-// copyNT generates copyNTAVX2, copyNT (copy_amd64.s) on 256-bit vectors.
-func copyNT() {
-	TEXT("copyNTAVX2", NOSPLIT, "func(dst, src *byte, n int)")
+// ntCopy is one of the copies that store whole vectors non-temporally: its name, its
+// vector register and the move that loads it.
+type ntCopy struct {
+	name string
+	v    VecPhysical
+	load func(ops ...Op)
+}
+
+var (
+	copyNTAVX2   = ntCopy{"copyNTAVX2", Y0, func(ops ...Op) { VMOVDQU(ops[0], ops[1]) }}
+	copyNTAVX512 = ntCopy{"copyNT", Z0, VMOVDQU64} // for AVX-512 CPUs
+)
+
+// copyNT generates c: blocks up to dst's first vector-aligned address and after
+// its last go by 16-byte VEX stores (no legacy SSE next to the wide registers), the
+// whole vectors between by non-temporal ones.
+func copyNT(c ntCopy) {
+	bytes := c.v.Size()
+	TEXT(c.name, NOSPLIT, "func(dst, src *byte, n int)")
 	Pragma("noescape")
-	Doc("copyNTAVX2 is copyNT with 256-bit stores.")
+	Doc(fmt.Sprintf("%s copies n blocks from src to dst, the whole %d-byte lines of dst by non-temporal stores.", c.name, bytes))
 	Load(Param("dst"), RDI)
 	Load(Param("src"), RSI)
 	Load(Param("n"), RCX)
-	one := func(label string) {
+	label := func(part string) string { return c.name + "_" + part }
+	one := func(next string) {
 		VMOVDQU(Mem{Base: RSI}, X0)
 		VMOVDQU(X0, Mem{Base: RDI})
 		ADDQ(U8(16), RSI)
 		ADDQ(U8(16), RDI)
 		DECQ(RCX)
-		JMP(LabelRef(label))
+		JMP(LabelRef(label(next)))
 	}
-	Label("copyNTAVX2_head")
+	Label(label("head"))
 	TESTQ(RCX, RCX)
-	JZ(LabelRef("copyNTAVX2_fence"))
-	TESTQ(U32(31), RDI)
-	JZ(LabelRef("copyNTAVX2_body"))
-	one("copyNTAVX2_head")
-	Label("copyNTAVX2_body")
-	CMPQ(RCX, U8(2))
-	JB(LabelRef("copyNTAVX2_tail"))
-	VMOVDQU(Mem{Base: RSI}, Y0)
-	VMOVNTDQ(Y0, Mem{Base: RDI})
-	ADDQ(U8(32), RSI)
-	ADDQ(U8(32), RDI)
-	SUBQ(U8(2), RCX)
-	JMP(LabelRef("copyNTAVX2_body"))
-	Label("copyNTAVX2_tail")
+	JZ(LabelRef(label("fence")))
+	TESTQ(U32(bytes-1), RDI)
+	JZ(LabelRef(label("body")))
+	one("head")
+	Label(label("body"))
+	CMPQ(RCX, U8(bytes/16))
+	JB(LabelRef(label("tail")))
+	c.load(Mem{Base: RSI}, c.v)
+	VMOVNTDQ(c.v, Mem{Base: RDI})
+	ADDQ(U8(bytes), RSI)
+	ADDQ(U8(bytes), RDI)
+	SUBQ(U8(bytes/16), RCX)
+	JMP(LabelRef(label("body")))
+	Label(label("tail"))
 	TESTQ(RCX, RCX)
-	JZ(LabelRef("copyNTAVX2_fence"))
-	one("copyNTAVX2_tail")
-	Label("copyNTAVX2_fence")
+	JZ(LabelRef(label("fence")))
+	one("tail")
+	Label(label("fence"))
 	SFENCE()
 	VZEROUPPER()
 	RET()
