@@ -86,8 +86,19 @@ func aes(r int, key Mem, x VecPhysical) {
 
 var lsb, notTr Mem
 
+// avx512 selects the AVX-512 walk routines (avx512.go), which go to a file of their
+// own.
+var avx512 = flag.Bool("avx512", false, "generate the AVX-512 walk routines alone")
+
 func main() {
+	flag.Parse()
 	ConstraintExpr("!purego")
+	if *avx512 {
+		avx512Walks()
+		Generate()
+		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
+		return
+	}
 	lsb = GLOBL("evalLsb", RODATA|NOPTR) // a node's control bit
 	DATA(0, U64(0))
 	DATA(8, U64(1<<32))
