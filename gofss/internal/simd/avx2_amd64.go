@@ -3,7 +3,7 @@
 package simd
 
 //go:generate sh -c "cd _asm && go run . -out ../evalavx2_amd64.s -pkg simd"
-//go:generate sh -c "cd _asm && go run . -avx512 -out ../walks_amd64.s -pkg simd"
+//go:generate sh -c "cd _asm && go run . -avx512 -out ../avx512_amd64.s -pkg simd"
 
 import (
 	"slices"

@@ -562,3 +562,404 @@ func dcfEvalLevel512() {
 	VZEROUPPER()
 	RET()
 }
+
+// gsub512 sets t to x - y in the group, as gadd512 adds.
+func gsub512(y, x, t VecPhysical) {
+	VPXORQ(y, x, t)
+	VPSUBQ(y, x, x)
+	VPTERNLOGQ(U8(0xe2), x, Z28, t)
+}
+
+// The Gen routines run one level for 4 keys per vector, one key per lane: Z31 holds
+// the control-bit mask, Z30 the shift counts of the level's bit of alpha, Z24
+// qwords of 1, Z22/Z23 the VPERMT2Q indices that pair 4 keys' two correction-word
+// blocks. The parties' seeds are in two halves of s (the PRG's input), so each half
+// of the PRG output holds one party's children.
+
+// genPair: blocks 0-1 of row j from cw0 (indices 0-7) and cw1 (8-15), for keys 0,
+// 1 and 2, 3.
+var genPair Mem
+
+func genPairTable() {
+	genPair = GLOBL("genpair", RODATA|NOPTR)
+	for i, v := range []uint64{0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15} {
+		DATA(8*i, U64(v))
+	}
+}
+
+func avx512Gens() {
+	genPairTable()
+	dpfGenLevel512()
+	dcfGenLevel512()
+}
+
+func genSetup() {
+	VBROADCASTI32X4(lsbMask512, Z31)
+	Load(Param("cnt"), RAX)
+	VBROADCASTI32X4(Mem{Base: RAX}, Z30)
+	MOVL(U32(1), EAX)
+	VPBROADCASTQ(RAX, Z24)
+	VMOVDQU64(genPair, Z22)
+	VMOVDQU64(genPair.Offset(64), Z23)
+}
+
+// genArgs loads the arguments the Gen routines share: DI, SI the parties' nodes,
+// R8, R10 their seeds, DX, BX their PRG output (2^shift bytes per key), R12 the
+// alphas, R11 the rows, R13 their stride, R14 the keys left, CX the vectors.
+func genArgs(shift int) {
+	for _, a := range []struct {
+		name string
+		r    GPPhysical
+	}{{"u0", RDI}, {"u1", RSI}, {"s", R8}, {"ch", RDX}, {"alphas", R12}, {"rows", R11}, {"stride", R13}, {"keys", R14}, {"padded", RCX}} {
+		Load(Param(a.name), a.r)
+	}
+	MOVQ(RCX, R10)
+	SHLQ(U8(4), R10)
+	ADDQ(R8, R10)
+	MOVQ(RCX, RBX)
+	SHLQ(U8(shift), RBX)
+	ADDQ(RDX, RBX)
+	SHRQ(U8(2), RCX)
+}
+
+// sides sets K1 to the lanes (both qwords) whose key's alpha has the level's bit
+// set, K2 to the others; alphas at R12.
+func sides() {
+	VMOVDQU64(Mem{Base: R12}, Z16)
+	VPSRLVQ(Z30, Z16, Z16)
+	laneTest(Z24, Z16, K1, R9L)
+	ANDL(U8(0x55), EAX)
+	LEAL(Mem{Base: RAX, Index: RAX, Scale: 2}, EAX)
+	KMOVW(EAX, K1)
+	KNOTW(K1, K2)
+}
+
+// seeds does the seed half of a level, with l0, r0, l1, r1 the parties' left and
+// right children (control bits in the lsb), p0 and p1 their parents (clobbered),
+// and K1/K2 the lanes whose alpha bit a is 1/0. With XL = L0^L1 and XR = R0^R1, the
+// seed correction is the lose side's XOR S (XL where a is 1); tl_cw = lsb(XL)^a^1
+// goes into its lsb as the row's first block (Z10), and tr_cw = lsb(XR)^a is left
+// in the lsb of Z11. Each party keeps its keep-side child, XORed with S (lsb: the
+// keep side's t correction, lsb(XK)^1) where its parent's control bit is set; the
+// children go to DI and SI, and stay in Z12 and Z13 for seedStore.
+func seeds(l0, r0, l1, r1, p0, p1 VecPhysical) {
+	VPXORQ(l1, l0, Z6)
+	VPXORQ(r1, r0, Z7)
+	VPBLENDMQ(Z6, Z7, K1, Z8)
+	VPBLENDMQ(Z7, Z6, K1, Z9)
+	VMOVDQA64(Z8, Z10)
+	VPTERNLOGQ(U8(0xb8), Z6, Z31, Z10)
+	VPXORQ(Z31, Z10, K2, Z10)
+	VPANDQ(Z31, Z7, Z11)
+	VPXORQ(Z31, Z11, K1, Z11)
+	VPTERNLOGQ(U8(0x74), Z9, Z31, Z8)
+	VPBLENDMQ(r0, l0, K1, Z12)
+	VPBLENDMQ(r1, l1, K1, Z13)
+	tmask(p0, p0)
+	tmask(p1, p1)
+	VPTERNLOGQ(U8(0x78), Z8, p0, Z12)
+	VPTERNLOGQ(U8(0x78), Z8, p1, Z13)
+	VMOVDQU64(Z12, Mem{Base: RDI})
+	VMOVDQU64(Z13, Mem{Base: RSI})
+}
+
+// seedStore writes the clamped seeds of the children seeds left in Z12 and Z13 to
+// R8 and R10, as the next level's PRG input; the routines that run AES clamp the
+// children themselves instead.
+func seedStore() {
+	VPANDNQ(Z12, Z31, Z12)
+	VPANDNQ(Z13, Z31, Z13)
+	VMOVDQU64(Z12, Mem{Base: R8})
+	VMOVDQU64(Z13, Mem{Base: R10})
+}
+
+// rowStore writes the rows of the 4 keys (first blocks Z10, second Z11) at R11,
+// R11+R13, ...; only those of the R14 keys left.
+func rowStore(done string) {
+	VMOVDQA64(Z10, Z16)
+	VPERMT2Q(Z11, Z22, Z16)
+	VPERMT2Q(Z11, Z23, Z10)
+	VMOVDQU64(Y16, Mem{Base: R11})
+	CMPQ(R14, U8(2))
+	JB(LabelRef(done))
+	VEXTRACTI64X4(U8(1), Z16, Mem{Base: R11, Index: R13, Scale: 1})
+	CMPQ(R14, U8(3))
+	JB(LabelRef(done))
+	LEAQ(Mem{Base: R11, Index: R13, Scale: 2}, RAX)
+	VMOVDQU64(Y10, Mem{Base: RAX})
+	CMPQ(R14, U8(4))
+	JB(LabelRef(done))
+	VEXTRACTI64X4(U8(1), Z10, Mem{Base: RAX, Index: R13, Scale: 1})
+	Label(done)
+}
+
+// transpose turns the PRG output of 4 seeds at p (SL, VL, SR, VR each) into
+// vectors of 4: SL into a, VL into b, SR into c, VR into d.
+func transpose(p GPPhysical, a, b, c, d VecPhysical) {
+	for i, z := range []VecPhysical{Z16, Z17, Z18, Z19} {
+		VMOVDQU64(Mem{Base: p, Disp: 64 * i}, z)
+	}
+	VSHUFI64X2(U8(0x88), Z17, Z16, Z20)
+	VSHUFI64X2(U8(0xdd), Z17, Z16, Z21)
+	VSHUFI64X2(U8(0x88), Z19, Z18, Z16)
+	VSHUFI64X2(U8(0xdd), Z19, Z18, Z17)
+	VSHUFI64X2(U8(0x88), Z16, Z20, a)
+	VSHUFI64X2(U8(0xdd), Z16, Z20, c)
+	VSHUFI64X2(U8(0x88), Z17, Z21, b)
+	VSHUFI64X2(U8(0xdd), Z17, Z21, d)
+}
+
+// With AES keys the Gen routines run AES-128 MMO themselves: the prologue writes
+// each round key, broadcast to the 4 lanes, to a 64-byte aligned table on the stack
+// (key k's round r at 704k+64r); BX (party 1's PRG output otherwise) is 0 and DX
+// points at the table. The routines are bound by the AES unit and by 512-bit loads
+// (one a cycle), so each round loads each key once for all the states that use it,
+// and the PRG input is the parents' nodes, clamped in registers, not a separate
+// array.
+const laneTableBytes = 4 * keyBytes // a key's 11 round keys, each broadcast to 4 lanes
+
+// aesTable writes the table for the n expanded keys at AX to the 64-byte aligned
+// address at or above at, its size rounded up.
+func aesTable(at Mem, n int) {
+	LEAQ(at.Offset(63), RDX)
+	ANDQ(I8(^63), RDX)
+	MOVQ(RDX, R9)
+	MOVL(U32(rounds*n), EBX)
+	Label("aestable_loop")
+	VBROADCASTI32X4(Mem{Base: RAX}, Z0)
+	VMOVDQA64(Z0, Mem{Base: R9})
+	ADDQ(U8(16), RAX)
+	ADDQ(U8(64), R9)
+	DECL(EBX)
+	JNZ(LabelRef("aestable_loop"))
+}
+
+// aesRounds runs rounds 1-10 on states, state i under key i % len(keys) of the
+// table at DX, loading each round's keys (into tmps) once for all the states.
+func aesRounds(states, tmps []VecPhysical) {
+	for r := 1; r < rounds; r++ {
+		for k, t := range tmps {
+			VMOVDQA64(Mem{Base: RDX, Disp: 64*r + k*laneTableBytes}, t)
+		}
+		for i, s := range states {
+			zaes(r, tmps[i%len(tmps)], s)
+		}
+	}
+}
+
+// dpfMMO runs the PRG for the 4 keys whose parents' nodes are at off(DI) (party 0)
+// and off(SI) (party 1): the nodes into pa and pb, their left and right children
+// into l0, r0 and l1, r1 (Z0, Z1, Z17, Z29: scratch).
+func dpfMMO(off int, pa, pb, l0, r0, l1, r1 VecPhysical) {
+	VMOVDQU64(Mem{Base: RDI, Disp: off}, pa)
+	VMOVDQU64(Mem{Base: RSI, Disp: off}, pb)
+	VPANDNQ(pa, Z31, Z17)
+	VPANDNQ(pb, Z31, Z29)
+	VMOVDQA64(Mem{Base: RDX}, Z0)
+	VMOVDQA64(Mem{Base: RDX, Disp: laneTableBytes}, Z1)
+	VPXORQ(Z0, Z17, l0)
+	VPXORQ(Z1, Z17, r0)
+	VPXORQ(Z0, Z29, l1)
+	VPXORQ(Z1, Z29, r1)
+	aesRounds([]VecPhysical{l0, r0, l1, r1}, []VecPhysical{Z0, Z1})
+	VPXORQ(Z17, l0, l0)
+	VPXORQ(Z17, r0, r0)
+	VPXORQ(Z29, l1, l1)
+	VPXORQ(Z29, r1, r1)
+}
+
+// dcfMMO is dpfMMO for DCF, for the vector at DI and SI: the parents' nodes into
+// Z18 and Z19, party 0's SL, VL, SR, VR into Z0-Z3 and party 1's into Z4, Z5, Z16,
+// Z17, the value outputs with from() applied (Z29: From; Z6-Z9, Z20, Z21: scratch).
+func dcfMMO() {
+	VMOVDQU64(Mem{Base: RDI}, Z18)
+	VMOVDQU64(Mem{Base: RSI}, Z19)
+	VPANDNQ(Z18, Z31, Z20)
+	VPANDNQ(Z19, Z31, Z21)
+	keys := []VecPhysical{Z6, Z7, Z8, Z9}
+	for k, t := range keys {
+		VMOVDQA64(Mem{Base: RDX, Disp: k * laneTableBytes}, t)
+	}
+	states := []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z16, Z17}
+	for i, s := range states {
+		VPXORQ(keys[i%4], []VecPhysical{Z20, Z21}[i/4], s)
+	}
+	aesRounds(states, keys)
+	for i, s := range states {
+		seed := []VecPhysical{Z20, Z21}[i/4]
+		if i%2 == 0 {
+			VPXORQ(seed, s, s)
+		} else {
+			VPTERNLOGQ(U8(0x28), Z29, seed, s)
+		}
+	}
+}
+
+// genNext moves the Gen routines' pointers to the next vector's keys.
+func genNext() {
+	for _, r := range []GPPhysical{RDI, RSI, R8, R10, R12} {
+		ADDQ(U8(64), r)
+	}
+}
+
+func dpfGenLevel512() {
+	TEXT("dpfGenLevel", 0, "func(u0, u1, s, ch, alphas, rows *byte, stride, keys, padded int, cnt, rk *byte)")
+	Pragma("noescape")
+	table := AllocLocal(2*laneTableBytes + 64) // the AES table, with rk
+	genArgs(5)
+	Load(Param("rk"), RAX)
+	TESTQ(RAX, RAX)
+	JZ(LabelRef("dpfgen_setup"))
+	aesTable(table, 2)
+
+	Label("dpfgen_setup")
+	genSetup()
+	TESTQ(RBX, RBX)
+	JNZ(LabelRef("dpfgen_loop"))
+	// Software-pipelined: each step runs the next vector's AES (into Z25-Z28) before
+	// the current one's level logic, so the two overlap.
+	dpfMMO(0, Z20, Z21, Z25, Z26, Z27, Z28)
+
+	Label("dpfgen_loop")
+	TESTQ(RCX, RCX)
+	JZ(LabelRef("dpfgen_done"))
+	sides()
+	TESTQ(RBX, RBX)
+	JZ(LabelRef("dpfgen_aes"))
+	for i, p := range []GPPhysical{RDX, RBX} {
+		VMOVDQU64(Mem{Base: p}, Z0)
+		VMOVDQU64(Mem{Base: p, Disp: 64}, Z1)
+		VSHUFI64X2(U8(0x88), Z1, Z0, []VecPhysical{Z2, Z4}[i])
+		VSHUFI64X2(U8(0xdd), Z1, Z0, []VecPhysical{Z3, Z5}[i])
+	}
+	ADDQ(U32(128), RDX)
+	ADDQ(U32(128), RBX)
+	VMOVDQU64(Mem{Base: RDI}, Z18)
+	VMOVDQU64(Mem{Base: RSI}, Z19)
+	seeds(Z2, Z3, Z4, Z5, Z18, Z19)
+	seedStore()
+	JMP(LabelRef("dpfgen_rowstore"))
+
+	Label("dpfgen_aes")
+	for _, m := range [][2]VecPhysical{{Z20, Z18}, {Z21, Z19}, {Z25, Z2}, {Z26, Z3}, {Z27, Z4}, {Z28, Z5}} {
+		VMOVDQA64(m[0], m[1])
+	}
+	CMPQ(RCX, U8(1))
+	JE(LabelRef("dpfgen_seeds"))
+	dpfMMO(64, Z20, Z21, Z25, Z26, Z27, Z28)
+	Label("dpfgen_seeds")
+	seeds(Z2, Z3, Z4, Z5, Z18, Z19)
+
+	Label("dpfgen_rowstore")
+	VPSRLDQ(U8(12), Z11, Z11) // DPF's second block is (tr_cw, 0, 0, 0)
+	rowStore("dpfgen_rows")
+	genNext()
+	LEAQ(Mem{Base: R11, Index: R13, Scale: 4}, R11)
+	SUBQ(U8(4), R14)
+	DECQ(RCX)
+	JMP(LabelRef("dpfgen_loop"))
+
+	Label("dpfgen_done")
+	VZEROUPPER()
+	RET()
+}
+
+// dcfGenLevel512 generates dcfGenLevel; its stack: 0(SP) vectors left, 8(SP) the
+// betas (values) of the vector's keys, then the AES table, with rk.
+func dcfGenLevel512() {
+	TEXT("dcfGenLevel", 0, "func(u0, u1, s, ch, alphas, rows *byte, stride, keys, padded int, cnt, vs, betas *byte, gt bool, ar, rk *byte)")
+	Pragma("noescape")
+	left := AllocLocal(16 + 4*laneTableBytes + 64)
+	betas := left.Offset(8)
+	genArgs(6)
+	MOVQ(RCX, left)
+	Load(Param("betas"), RAX)
+	MOVQ(RAX, betas)
+	Load(Param("rk"), RAX)
+	TESTQ(RAX, RAX)
+	JZ(LabelRef("dcfgen_setup"))
+	LEAQ(left.Offset(16), R9)
+	aesTable(Mem{Base: R9}, 4)
+
+	Label("dcfgen_setup")
+	Load(Param("vs"), RCX)
+	genSetup()
+	Load(Param("ar"), RAX)
+	loadArith512(RAX)
+	gt, err := Param("gt").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	MOVBLZX(gt.Addr, EAX)
+	NEGL(EAX)
+	KMOVW(EAX, K4) // beta goes with the lose side: left (a = 1) for lt, right for gt
+
+	Label("dcfgen_loop")
+	CMPQ(left, U8(0))
+	JE(LabelRef("dcfgen_done"))
+	sides()
+	KXORW(K4, K1, K3)
+	TESTQ(RBX, RBX)
+	JZ(LabelRef("dcfgen_aes"))
+	transpose(RDX, Z0, Z1, Z2, Z3)
+	transpose(RBX, Z4, Z5, Z16, Z17)
+	for _, z := range []VecPhysical{Z1, Z3, Z5, Z17} {
+		VPANDQ(Z29, z, z)
+	}
+	ADDQ(U32(256), RDX)
+	ADDQ(U32(256), RBX)
+	VMOVDQU64(Mem{Base: RDI}, Z18)
+	VMOVDQU64(Mem{Base: RSI}, Z19)
+	seeds(Z0, Z2, Z4, Z16, Z18, Z19)
+	seedStore()
+	JMP(LabelRef("dcfgen_values"))
+
+	Label("dcfgen_aes")
+	dcfMMO()
+	seeds(Z0, Z2, Z4, Z16, Z18, Z19)
+
+	Label("dcfgen_values")
+	values(Z1, Z3, Z5, Z17, betas)
+	rowStore("dcfgen_rows")
+	genNext()
+	ADDQ(U8(64), RCX)
+	ADDQ(U8(64), betas)
+	LEAQ(Mem{Base: R11, Index: R13, Scale: 4}, R11)
+	SUBQ(U8(4), R14)
+	DECQ(left)
+	JMP(LabelRef("dcfgen_loop"))
+
+	Label("dcfgen_done")
+	VZEROUPPER()
+	RET()
+}
+
+// values does the value half of a DCF level for vectors of vl0, vr0, vl1, vr1
+// (from() applied), after seeds (K1: alpha's bit, Z19: party 1's control bits, Z11:
+// tr_cw in the lsb). With V the running value at CX and the lose and keep sides'
+// values, the value correction is raw = lose1 - lose0 - V + beta (beta, at the
+// pointer at betas, where the predicate holds on the lose side: K3), negated where
+// party 1's control bit is set; and V becomes V - keep1 + keep0 + raw (the sign of
+// the correction and of its use in V cancel). The row's second block (into Z11) is
+// the correction with tr_cw in its lsb.
+func values(vl0, vr0, vl1, vr1 VecPhysical, betas Mem) {
+	VPBLENDMQ(vl0, vr0, K1, Z0)
+	VPBLENDMQ(vr0, vl0, K1, Z2)
+	VPBLENDMQ(vl1, vr1, K1, Z4)
+	VPBLENDMQ(vr1, vl1, K1, Z16)
+	VMOVDQU64(Mem{Base: RCX}, Z6)
+	gsub512(Z0, Z4, Z7)
+	gsub512(Z6, Z7, Z9)
+	MOVQ(betas, RAX)
+	VMOVDQU64_Z(Mem{Base: RAX}, K3, Z12)
+	gadd512(Z12, Z9, Z13)
+	VPANDQ(Z26, Z19, Z14)
+	VPXORQ(Z14, Z13, Z18)
+	VPSUBQ(Z14, Z18, Z18)
+	VPTERNLOGQ(U8(0xea), Z11, Z27, Z18)
+	VMOVDQA64(Z18, Z11)
+	gadd512(Z13, Z6, Z19)
+	gadd512(Z2, Z19, Z20)
+	gsub512(Z16, Z20, Z21)
+	VMOVDQU64(Z21, Mem{Base: RCX})
+}

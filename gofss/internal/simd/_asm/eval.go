@@ -95,6 +95,7 @@ func main() {
 	ConstraintExpr("!purego")
 	if *avx512 {
 		avx512Walks()
+		avx512Gens()
 		Generate()
 		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 		return

@@ -9,7 +9,7 @@ import (
 )
 
 // The Gen level routines with AES-128 MMO run in place (dpfGenLevel's and
-// dcfGenLevel's jobs with keys, gen_amd64.s): for each key of a tile, both parties'
+// dcfGenLevel's jobs with keys, avx512.go): for each key of a tile, both parties'
 // nodes expand into their left (L) and right (R) children (DCF: each child a seed
 // and a value output: SL, VL, SR, VR), the level's correction word comes from the
 // side away from alpha, and both parties move to the child on alpha's side.

@@ -9,7 +9,7 @@ import (
 )
 
 // The EvalAll level routines of DPF with AES-128 MMO: dpfLevel's and dpfLeaves's
-// jobs with keys (walks_amd64.s), a row of parents expanded into their children with
+// jobs with keys (avx512.go), a row of parents expanded into their children with
 // the AES run in place. A vector holds w children: with 256-bit vectors a parent's
 // two (lanes L, R), with 128-bit ones one. A group is 8 vectors, the rest of a row
 // goes a parent at a time. Registers: the AES states (0-7), the control-bit mask (8),
