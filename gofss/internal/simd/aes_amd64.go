@@ -50,9 +50,9 @@ type FusedEval struct {
 	dcfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, vs, betas *Block, gt bool, ar *Arith, rk *[4]RoundKeys)
 }
 
-// The fused walks, fastest first: AVX-512 with VAES (evalaes_amd64.s), and for CPUs
+// The fused walks, fastest first: AVX-512 with VAES (avx512_amd64.s), and for CPUs
 // without AVX-512 VAES on 256-bit vectors or AES-NI on 128-bit ones, both with AVX2
-// (avx2_amd64.go).
+// (avx2_amd64.go); _asm generates both.
 var (
 	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalAes, dcfEvalAes,
 		func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys) {

@@ -1994,3 +1994,1600 @@ dcfgen_rows:
 dcfgen_done:
 	VZEROUPPER
 	RET
+
+DATA evalnottr<>+0(SB)/8, $0xfffffffffffffffe
+DATA evalnottr<>+8(SB)/8, $0xffffffffffffffff
+GLOBL evalnottr<>(SB), RODATA|NOPTR, $16
+
+// func dpfEvalAes(u *byte, xs *byte, off *byte, rows *byte, groups int, levels int, keys *byte, ar *byte, pf *byte) (bad bool)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+, VAES
+TEXT ·dpfEvalAes(SB), $13504-73
+	LEAQ            1215(SP), R13
+	ANDQ            $-64, R13
+	MOVQ            R13, 24(SP)
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
+	MOVQ            keys+48(FP), AX
+	VBROADCASTI32X4 (AX), Z0
+	VBROADCASTI32X4 16(AX), Z1
+	VBROADCASTI32X4 32(AX), Z2
+	VBROADCASTI32X4 48(AX), Z3
+	VBROADCASTI32X4 64(AX), Z4
+	VBROADCASTI32X4 80(AX), Z5
+	VBROADCASTI32X4 96(AX), Z6
+	VBROADCASTI32X4 112(AX), Z7
+	VBROADCASTI32X4 128(AX), Z8
+	VBROADCASTI32X4 144(AX), Z9
+	VBROADCASTI32X4 160(AX), Z10
+	VBROADCASTI32X4 176(AX), Z11
+	VBROADCASTI32X4 192(AX), Z12
+	VBROADCASTI32X4 208(AX), Z13
+	VBROADCASTI32X4 224(AX), Z14
+	VBROADCASTI32X4 240(AX), Z15
+	VBROADCASTI32X4 256(AX), Z16
+	VBROADCASTI32X4 272(AX), Z17
+	VBROADCASTI32X4 288(AX), Z18
+	VBROADCASTI32X4 304(AX), Z19
+	VBROADCASTI32X4 320(AX), Z20
+	VBROADCASTI32X4 336(AX), Z21
+	MOVQ            R13, R10
+	XORL            CX, CX
+
+table:
+	MOVL            CX, AX
+	PDEPL           ·laneBits+0(SB), AX, AX
+	LEAL            (AX)(AX*2), AX
+	KMOVW           AX, K1
+	VPBLENDMQ       Z11, Z0, K1, Z22
+	VMOVDQA64       Z22, (R10)
+	VPBLENDMQ       Z12, Z1, K1, Z22
+	VMOVDQA64       Z22, 64(R10)
+	VPBLENDMQ       Z13, Z2, K1, Z22
+	VMOVDQA64       Z22, 128(R10)
+	VPBLENDMQ       Z14, Z3, K1, Z22
+	VMOVDQA64       Z22, 192(R10)
+	VPBLENDMQ       Z15, Z4, K1, Z22
+	VMOVDQA64       Z22, 256(R10)
+	VPBLENDMQ       Z16, Z5, K1, Z22
+	VMOVDQA64       Z22, 320(R10)
+	VPBLENDMQ       Z17, Z6, K1, Z22
+	VMOVDQA64       Z22, 384(R10)
+	VPBLENDMQ       Z18, Z7, K1, Z22
+	VMOVDQA64       Z22, 448(R10)
+	VPBLENDMQ       Z19, Z8, K1, Z22
+	VMOVDQA64       Z22, 512(R10)
+	VPBLENDMQ       Z20, Z9, K1, Z22
+	VMOVDQA64       Z22, 576(R10)
+	VPBLENDMQ       Z21, Z10, K1, Z22
+	VMOVDQA64       Z22, 640(R10)
+	VMOVDQA64.Z     Z31, K1, Z22
+	VMOVDQA64       Z22, 704(R10)
+	ADDQ            $0x00000300, R10
+	INCL            CX
+	CMPL            CX, $0x10
+	JB              table
+	MOVL            $0x0000001f, AX
+	VPBROADCASTD    AX, Z29
+	VPXORQ          Z21, Z21, Z21
+	VBROADCASTI32X4 evalnottr<>+0(SB), Z22
+	MOVQ            u+0(FP), AX
+	MOVQ            AX, (SP)
+	MOVQ            groups+32(FP), AX
+	MOVQ            AX, 8(SP)
+	MOVQ            xs+8(FP), AX
+	MOVQ            AX, 64(SP)
+	MOVQ            off+16(FP), R14
+	MOVQ            pf+64(FP), AX
+	MOVQ            AX, 56(SP)
+
+group:
+	MOVQ   56(SP), R9
+	MOVQ   rows+24(FP), AX
+	MOVQ   8(R9), R11
+	ADDQ   AX, R11
+	MOVQ   R11, 40(SP)
+	ADDQ   (R9), AX
+	MOVQ   AX, 32(SP)
+	SUBQ   AX, R11
+	SHRQ   $0x06, R11
+	MOVQ   levels+40(FP), AX
+	IMUL3Q $0x0a, AX, AX
+	ADDQ   AX, R11
+	XORL   DX, DX
+	XCHGQ  AX, R11
+	DIVQ   R11
+	MOVQ   AX, 48(SP)
+	ADDQ   $0x10, 56(SP)
+	MOVQ   64(SP), DI
+	LEAQ   128(SP), SI
+	MOVQ   levels+40(FP), R10
+	ADDQ   $0x07, R10
+	SHRQ   $0x03, R10
+	MOVQ   $0x0101010101010101, BX
+	MOVQ   $0x0202020202020202, CX
+	MOVQ   $0x0404040404040404, DX
+	MOVQ   $0x0808080808080808, R8
+
+sides:
+	MOVBLZX   (DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   16(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   32(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   48(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, (SI)
+	MOVBLZX   64(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   80(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   96(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   112(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 128(SI)
+	MOVBLZX   128(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   144(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   160(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   176(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 256(SI)
+	MOVBLZX   192(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   208(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   224(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   240(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 384(SI)
+	MOVBLZX   256(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   272(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   288(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   304(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 512(SI)
+	MOVBLZX   320(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   336(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   352(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   368(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 640(SI)
+	MOVBLZX   384(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   400(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   416(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   432(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 768(SI)
+	MOVBLZX   448(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   464(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   480(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   496(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 896(SI)
+	INCQ      DI
+	ADDQ      $0x08, SI
+	DECQ      R10
+	JNZ       sides
+	LEAQ      127(SP), R12
+	ADDQ      levels+40(FP), R12
+	MOVQ      (SP), AX
+	VMOVDQU64 (AX), Z0
+	VMOVDQU64 64(AX), Z1
+	VMOVDQU64 128(AX), Z2
+	VMOVDQU64 192(AX), Z3
+	VMOVDQU64 256(AX), Z4
+	VMOVDQU64 320(AX), Z5
+	VMOVDQU64 384(AX), Z6
+	VMOVDQU64 448(AX), Z7
+	MOVQ      rows+24(FP), R11
+	MOVQ      levels+40(FP), AX
+	MOVQ      AX, 16(SP)
+
+level:
+	MOVBLZX      (R12), BX
+	IMUL3Q       $0x00000300, BX, BX
+	ADDQ         24(SP), BX
+	MOVQ         (R14), AX
+	MOVQ         8(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         16(R14), AX
+	MOVQ         24(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(BX), Z19, Z18
+	VPSHUFD      $0xff, Z0, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z0, Z31, Z0
+	VPXORQ       (BX), Z0, Z8
+	VPTERNLOGQ   $0x78, Z20, Z18, Z0
+	MOVBLZX      128(R12), CX
+	IMUL3Q       $0x00000300, CX, CX
+	ADDQ         24(SP), CX
+	MOVQ         32(R14), AX
+	MOVQ         40(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         48(R14), AX
+	MOVQ         56(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(CX), Z19, Z18
+	VPSHUFD      $0xff, Z1, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z1, Z31, Z1
+	VPXORQ       (CX), Z1, Z9
+	VPTERNLOGQ   $0x78, Z20, Z18, Z1
+	MOVBLZX      256(R12), DX
+	IMUL3Q       $0x00000300, DX, DX
+	ADDQ         24(SP), DX
+	MOVQ         64(R14), AX
+	MOVQ         72(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         80(R14), AX
+	MOVQ         88(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(DX), Z19, Z18
+	VPSHUFD      $0xff, Z2, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z2, Z31, Z2
+	VPXORQ       (DX), Z2, Z10
+	VPTERNLOGQ   $0x78, Z20, Z18, Z2
+	MOVBLZX      384(R12), SI
+	IMUL3Q       $0x00000300, SI, SI
+	ADDQ         24(SP), SI
+	MOVQ         96(R14), AX
+	MOVQ         104(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         112(R14), AX
+	MOVQ         120(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(SI), Z19, Z18
+	VPSHUFD      $0xff, Z3, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z3, Z31, Z3
+	VPXORQ       (SI), Z3, Z11
+	VPTERNLOGQ   $0x78, Z20, Z18, Z3
+	MOVBLZX      512(R12), DI
+	IMUL3Q       $0x00000300, DI, DI
+	ADDQ         24(SP), DI
+	MOVQ         128(R14), AX
+	MOVQ         136(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         144(R14), AX
+	MOVQ         152(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(DI), Z19, Z18
+	VPSHUFD      $0xff, Z4, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z4, Z31, Z4
+	VPXORQ       (DI), Z4, Z12
+	VPTERNLOGQ   $0x78, Z20, Z18, Z4
+	MOVBLZX      640(R12), R8
+	IMUL3Q       $0x00000300, R8, R8
+	ADDQ         24(SP), R8
+	MOVQ         160(R14), AX
+	MOVQ         168(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         176(R14), AX
+	MOVQ         184(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(R8), Z19, Z18
+	VPSHUFD      $0xff, Z5, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z5, Z31, Z5
+	VPXORQ       (R8), Z5, Z13
+	VPTERNLOGQ   $0x78, Z20, Z18, Z5
+	MOVBLZX      768(R12), R10
+	IMUL3Q       $0x00000300, R10, R10
+	ADDQ         24(SP), R10
+	MOVQ         192(R14), AX
+	MOVQ         200(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         208(R14), AX
+	MOVQ         216(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(R10), Z19, Z18
+	VPSHUFD      $0xff, Z6, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z6, Z31, Z6
+	VPXORQ       (R10), Z6, Z14
+	VPTERNLOGQ   $0x78, Z20, Z18, Z6
+	MOVBLZX      896(R12), R13
+	IMUL3Q       $0x00000300, R13, R13
+	ADDQ         24(SP), R13
+	MOVQ         224(R14), AX
+	MOVQ         232(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         240(R14), AX
+	MOVQ         248(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xf8, Z22, Z19, Z21
+	VPSHUFD      $0x00, Z19, Z19
+	VPTERNLOGQ   $0xd8, 704(R13), Z19, Z18
+	VPSHUFD      $0xff, Z7, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPANDNQ      Z7, Z31, Z7
+	VPXORQ       (R13), Z7, Z15
+	VPTERNLOGQ   $0x78, Z20, Z18, Z7
+	VAESENC      64(BX), Z8, Z8
+	VAESENC      64(CX), Z9, Z9
+	VAESENC      64(DX), Z10, Z10
+	VAESENC      64(SI), Z11, Z11
+	VAESENC      64(DI), Z12, Z12
+	VAESENC      64(R8), Z13, Z13
+	VAESENC      64(R10), Z14, Z14
+	VAESENC      64(R13), Z15, Z15
+	MOVQ         32(SP), AX
+	MOVQ         48(SP), R9
+
+pf1:
+	CMPQ       AX, 40(SP)
+	JAE        pf1_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf1
+
+pf1_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 128(BX), Z8, Z8
+	VAESENC 128(CX), Z9, Z9
+	VAESENC 128(DX), Z10, Z10
+	VAESENC 128(SI), Z11, Z11
+	VAESENC 128(DI), Z12, Z12
+	VAESENC 128(R8), Z13, Z13
+	VAESENC 128(R10), Z14, Z14
+	VAESENC 128(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf2:
+	CMPQ       AX, 40(SP)
+	JAE        pf2_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf2
+
+pf2_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 192(BX), Z8, Z8
+	VAESENC 192(CX), Z9, Z9
+	VAESENC 192(DX), Z10, Z10
+	VAESENC 192(SI), Z11, Z11
+	VAESENC 192(DI), Z12, Z12
+	VAESENC 192(R8), Z13, Z13
+	VAESENC 192(R10), Z14, Z14
+	VAESENC 192(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf3:
+	CMPQ       AX, 40(SP)
+	JAE        pf3_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf3
+
+pf3_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 256(BX), Z8, Z8
+	VAESENC 256(CX), Z9, Z9
+	VAESENC 256(DX), Z10, Z10
+	VAESENC 256(SI), Z11, Z11
+	VAESENC 256(DI), Z12, Z12
+	VAESENC 256(R8), Z13, Z13
+	VAESENC 256(R10), Z14, Z14
+	VAESENC 256(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf4:
+	CMPQ       AX, 40(SP)
+	JAE        pf4_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf4
+
+pf4_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 320(BX), Z8, Z8
+	VAESENC 320(CX), Z9, Z9
+	VAESENC 320(DX), Z10, Z10
+	VAESENC 320(SI), Z11, Z11
+	VAESENC 320(DI), Z12, Z12
+	VAESENC 320(R8), Z13, Z13
+	VAESENC 320(R10), Z14, Z14
+	VAESENC 320(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf5:
+	CMPQ       AX, 40(SP)
+	JAE        pf5_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf5
+
+pf5_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 384(BX), Z8, Z8
+	VAESENC 384(CX), Z9, Z9
+	VAESENC 384(DX), Z10, Z10
+	VAESENC 384(SI), Z11, Z11
+	VAESENC 384(DI), Z12, Z12
+	VAESENC 384(R8), Z13, Z13
+	VAESENC 384(R10), Z14, Z14
+	VAESENC 384(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf6:
+	CMPQ       AX, 40(SP)
+	JAE        pf6_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf6
+
+pf6_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 448(BX), Z8, Z8
+	VAESENC 448(CX), Z9, Z9
+	VAESENC 448(DX), Z10, Z10
+	VAESENC 448(SI), Z11, Z11
+	VAESENC 448(DI), Z12, Z12
+	VAESENC 448(R8), Z13, Z13
+	VAESENC 448(R10), Z14, Z14
+	VAESENC 448(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf7:
+	CMPQ       AX, 40(SP)
+	JAE        pf7_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf7
+
+pf7_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 512(BX), Z8, Z8
+	VAESENC 512(CX), Z9, Z9
+	VAESENC 512(DX), Z10, Z10
+	VAESENC 512(SI), Z11, Z11
+	VAESENC 512(DI), Z12, Z12
+	VAESENC 512(R8), Z13, Z13
+	VAESENC 512(R10), Z14, Z14
+	VAESENC 512(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf8:
+	CMPQ       AX, 40(SP)
+	JAE        pf8_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf8
+
+pf8_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 576(BX), Z8, Z8
+	VAESENC 576(CX), Z9, Z9
+	VAESENC 576(DX), Z10, Z10
+	VAESENC 576(SI), Z11, Z11
+	VAESENC 576(DI), Z12, Z12
+	VAESENC 576(R8), Z13, Z13
+	VAESENC 576(R10), Z14, Z14
+	VAESENC 576(R13), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+pf9:
+	CMPQ       AX, 40(SP)
+	JAE        pf9_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf9
+
+pf9_done:
+	MOVQ        AX, 32(SP)
+	VAESENCLAST 640(BX), Z8, Z8
+	VAESENCLAST 640(CX), Z9, Z9
+	VAESENCLAST 640(DX), Z10, Z10
+	VAESENCLAST 640(SI), Z11, Z11
+	VAESENCLAST 640(DI), Z12, Z12
+	VAESENCLAST 640(R8), Z13, Z13
+	VAESENCLAST 640(R10), Z14, Z14
+	VAESENCLAST 640(R13), Z15, Z15
+	MOVQ        32(SP), AX
+	MOVQ        48(SP), R9
+
+pf10:
+	CMPQ       AX, 40(SP)
+	JAE        pf10_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        pf10
+
+pf10_done:
+	MOVQ            AX, 32(SP)
+	VPXORQ          Z8, Z0, Z0
+	VPXORQ          Z9, Z1, Z1
+	VPXORQ          Z10, Z2, Z2
+	VPXORQ          Z11, Z3, Z3
+	VPXORQ          Z12, Z4, Z4
+	VPXORQ          Z13, Z5, Z5
+	VPXORQ          Z14, Z6, Z6
+	VPXORQ          Z15, Z7, Z7
+	DECQ            R12
+	ADDQ            $0x20, R11
+	DECQ            16(SP)
+	JNZ             level
+	MOVQ            ar+56(FP), AX
+	TESTQ           AX, AX
+	JZ              nodes
+	VBROADCASTI32X4 (AX), Z24
+	VBROADCASTI32X4 16(AX), Z28
+	VBROADCASTI32X4 32(AX), Z27
+	VBROADCASTI32X4 48(AX), Z26
+	MOVQ            (R14), AX
+	MOVQ            8(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            16(R14), AX
+	MOVQ            24(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z0, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z0, Z0
+	VPXORQ          Z18, Z0, Z20
+	VPADDQ          Z18, Z0, Z0
+	VPTERNLOGQ      $0xe2, Z0, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, (AX)
+	MOVQ            32(R14), AX
+	MOVQ            40(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            48(R14), AX
+	MOVQ            56(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z1, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z1, Z1
+	VPXORQ          Z18, Z1, Z20
+	VPADDQ          Z18, Z1, Z1
+	VPTERNLOGQ      $0xe2, Z1, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 64(AX)
+	MOVQ            64(R14), AX
+	MOVQ            72(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            80(R14), AX
+	MOVQ            88(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z2, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z2, Z2
+	VPXORQ          Z18, Z2, Z20
+	VPADDQ          Z18, Z2, Z2
+	VPTERNLOGQ      $0xe2, Z2, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 128(AX)
+	MOVQ            96(R14), AX
+	MOVQ            104(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            112(R14), AX
+	MOVQ            120(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z3, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z3, Z3
+	VPXORQ          Z18, Z3, Z20
+	VPADDQ          Z18, Z3, Z3
+	VPTERNLOGQ      $0xe2, Z3, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 192(AX)
+	MOVQ            128(R14), AX
+	MOVQ            136(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            144(R14), AX
+	MOVQ            152(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z4, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z4, Z4
+	VPXORQ          Z18, Z4, Z20
+	VPADDQ          Z18, Z4, Z4
+	VPTERNLOGQ      $0xe2, Z4, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 256(AX)
+	MOVQ            160(R14), AX
+	MOVQ            168(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            176(R14), AX
+	MOVQ            184(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z5, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z5, Z5
+	VPXORQ          Z18, Z5, Z20
+	VPADDQ          Z18, Z5, Z5
+	VPTERNLOGQ      $0xe2, Z5, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 320(AX)
+	MOVQ            192(R14), AX
+	MOVQ            200(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            208(R14), AX
+	MOVQ            216(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z6, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z6, Z6
+	VPXORQ          Z18, Z6, Z20
+	VPADDQ          Z18, Z6, Z6
+	VPTERNLOGQ      $0xe2, Z6, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 384(AX)
+	MOVQ            224(R14), AX
+	MOVQ            232(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            240(R14), AX
+	MOVQ            248(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z18, Z19
+	VPORQ           Z19, Z21, Z21
+	VPTESTMQ        Z31, Z7, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z24, Z18, K2, Z18
+	VPANDQ          Z24, Z7, Z7
+	VPXORQ          Z18, Z7, Z20
+	VPADDQ          Z18, Z7, Z7
+	VPTERNLOGQ      $0xe2, Z7, Z28, Z20
+	VPXORQ          Z26, Z20, Z20
+	VPSUBQ          Z26, Z20, Z20
+	VPANDQ          Z27, Z20, Z20
+	MOVQ            (SP), AX
+	VMOVDQU64       Z20, 448(AX)
+	JMP             next
+
+nodes:
+	MOVQ      (SP), AX
+	VMOVDQU64 Z0, (AX)
+	VMOVDQU64 Z1, 64(AX)
+	VMOVDQU64 Z2, 128(AX)
+	VMOVDQU64 Z3, 192(AX)
+	VMOVDQU64 Z4, 256(AX)
+	VMOVDQU64 Z5, 320(AX)
+	VMOVDQU64 Z6, 384(AX)
+	VMOVDQU64 Z7, 448(AX)
+
+next:
+	ADDQ     $0x00000200, (SP)
+	ADDQ     $0x00000200, 64(SP)
+	ADDQ     $0x00000100, R14
+	DECQ     8(SP)
+	JNZ      group
+	VPTESTMQ Z21, Z21, K1
+	KMOVW    K1, AX
+	TESTL    AX, AX
+	SETNE    bad+72(FP)
+	VZEROUPPER
+	RET
+
+// func dcfEvalAes(u *byte, xs *byte, off *byte, rows *byte, groups int, levels int, keys *byte, ar *byte, pf *byte) (bad bool)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+, VAES
+TEXT ·dcfEvalAes(SB), $25280-73
+	MOVQ            $0x00000000, 72(SP)
+	LEAQ            703(SP), R13
+	ANDQ            $-64, R13
+	MOVQ            R13, 24(SP)
+	MOVQ            R13, R10
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
+	MOVQ            keys+48(FP), AX
+	VBROADCASTI32X4 (AX), Z0
+	VBROADCASTI32X4 16(AX), Z1
+	VBROADCASTI32X4 32(AX), Z2
+	VBROADCASTI32X4 48(AX), Z3
+	VBROADCASTI32X4 64(AX), Z4
+	VBROADCASTI32X4 80(AX), Z5
+	VBROADCASTI32X4 96(AX), Z6
+	VBROADCASTI32X4 112(AX), Z7
+	VBROADCASTI32X4 128(AX), Z8
+	VBROADCASTI32X4 144(AX), Z9
+	VBROADCASTI32X4 160(AX), Z10
+	VBROADCASTI32X4 352(AX), Z11
+	VBROADCASTI32X4 368(AX), Z12
+	VBROADCASTI32X4 384(AX), Z13
+	VBROADCASTI32X4 400(AX), Z14
+	VBROADCASTI32X4 416(AX), Z15
+	VBROADCASTI32X4 432(AX), Z16
+	VBROADCASTI32X4 448(AX), Z17
+	VBROADCASTI32X4 464(AX), Z18
+	VBROADCASTI32X4 480(AX), Z19
+	VBROADCASTI32X4 496(AX), Z20
+	VBROADCASTI32X4 512(AX), Z21
+	XORL            CX, CX
+
+dtable_s:
+	MOVL            CX, R9
+	PDEPL           ·laneBits+0(SB), R9, R9
+	LEAL            (R9)(R9*2), R9
+	KMOVW           R9, K1
+	VPBLENDMQ       Z11, Z0, K1, Z22
+	VMOVDQA64       Z22, (R10)
+	VPBLENDMQ       Z12, Z1, K1, Z22
+	VMOVDQA64       Z22, 64(R10)
+	VPBLENDMQ       Z13, Z2, K1, Z22
+	VMOVDQA64       Z22, 128(R10)
+	VPBLENDMQ       Z14, Z3, K1, Z22
+	VMOVDQA64       Z22, 192(R10)
+	VPBLENDMQ       Z15, Z4, K1, Z22
+	VMOVDQA64       Z22, 256(R10)
+	VPBLENDMQ       Z16, Z5, K1, Z22
+	VMOVDQA64       Z22, 320(R10)
+	VPBLENDMQ       Z17, Z6, K1, Z22
+	VMOVDQA64       Z22, 384(R10)
+	VPBLENDMQ       Z18, Z7, K1, Z22
+	VMOVDQA64       Z22, 448(R10)
+	VPBLENDMQ       Z19, Z8, K1, Z22
+	VMOVDQA64       Z22, 512(R10)
+	VPBLENDMQ       Z20, Z9, K1, Z22
+	VMOVDQA64       Z22, 576(R10)
+	VPBLENDMQ       Z21, Z10, K1, Z22
+	VMOVDQA64       Z22, 640(R10)
+	VMOVDQA64.Z     Z31, K1, Z22
+	VMOVDQA64       Z22, 704(R10)
+	ADDQ            $0x00000300, R10
+	INCL            CX
+	CMPL            CX, $0x10
+	JB              dtable_s
+	VBROADCASTI32X4 176(AX), Z0
+	VBROADCASTI32X4 192(AX), Z1
+	VBROADCASTI32X4 208(AX), Z2
+	VBROADCASTI32X4 224(AX), Z3
+	VBROADCASTI32X4 240(AX), Z4
+	VBROADCASTI32X4 256(AX), Z5
+	VBROADCASTI32X4 272(AX), Z6
+	VBROADCASTI32X4 288(AX), Z7
+	VBROADCASTI32X4 304(AX), Z8
+	VBROADCASTI32X4 320(AX), Z9
+	VBROADCASTI32X4 336(AX), Z10
+	VBROADCASTI32X4 528(AX), Z11
+	VBROADCASTI32X4 544(AX), Z12
+	VBROADCASTI32X4 560(AX), Z13
+	VBROADCASTI32X4 576(AX), Z14
+	VBROADCASTI32X4 592(AX), Z15
+	VBROADCASTI32X4 608(AX), Z16
+	VBROADCASTI32X4 624(AX), Z17
+	VBROADCASTI32X4 640(AX), Z18
+	VBROADCASTI32X4 656(AX), Z19
+	VBROADCASTI32X4 672(AX), Z20
+	VBROADCASTI32X4 688(AX), Z21
+	XORL            CX, CX
+
+dtable_v:
+	MOVL            CX, R9
+	PDEPL           ·laneBits+0(SB), R9, R9
+	LEAL            (R9)(R9*2), R9
+	KMOVW           R9, K1
+	VPBLENDMQ       Z11, Z0, K1, Z22
+	VMOVDQA64       Z22, (R10)
+	VPBLENDMQ       Z12, Z1, K1, Z22
+	VMOVDQA64       Z22, 64(R10)
+	VPBLENDMQ       Z13, Z2, K1, Z22
+	VMOVDQA64       Z22, 128(R10)
+	VPBLENDMQ       Z14, Z3, K1, Z22
+	VMOVDQA64       Z22, 192(R10)
+	VPBLENDMQ       Z15, Z4, K1, Z22
+	VMOVDQA64       Z22, 256(R10)
+	VPBLENDMQ       Z16, Z5, K1, Z22
+	VMOVDQA64       Z22, 320(R10)
+	VPBLENDMQ       Z17, Z6, K1, Z22
+	VMOVDQA64       Z22, 384(R10)
+	VPBLENDMQ       Z18, Z7, K1, Z22
+	VMOVDQA64       Z22, 448(R10)
+	VPBLENDMQ       Z19, Z8, K1, Z22
+	VMOVDQA64       Z22, 512(R10)
+	VPBLENDMQ       Z20, Z9, K1, Z22
+	VMOVDQA64       Z22, 576(R10)
+	VPBLENDMQ       Z21, Z10, K1, Z22
+	VMOVDQA64       Z22, 640(R10)
+	ADDQ            $0x00000300, R10
+	INCL            CX
+	CMPL            CX, $0x10
+	JB              dtable_v
+	MOVL            $0x0000001f, AX
+	VPBROADCASTD    AX, Z29
+	MOVQ            ar+56(FP), AX
+	VBROADCASTI32X4 (AX), Z26
+	VBROADCASTI32X4 16(AX), Z25
+	MOVQ            u+0(FP), AX
+	MOVQ            AX, (SP)
+	MOVQ            groups+32(FP), AX
+	MOVQ            AX, 8(SP)
+	MOVQ            xs+8(FP), AX
+	MOVQ            AX, 64(SP)
+	MOVQ            off+16(FP), R14
+	MOVQ            pf+64(FP), AX
+	MOVQ            AX, 56(SP)
+
+dgroup:
+	MOVQ   56(SP), R9
+	MOVQ   rows+24(FP), AX
+	MOVQ   8(R9), R11
+	ADDQ   AX, R11
+	MOVQ   R11, 40(SP)
+	ADDQ   (R9), AX
+	MOVQ   AX, 32(SP)
+	SUBQ   AX, R11
+	SHRQ   $0x06, R11
+	MOVQ   levels+40(FP), AX
+	IMUL3Q $0x0a, AX, AX
+	ADDQ   AX, R11
+	XORL   DX, DX
+	XCHGQ  AX, R11
+	DIVQ   R11
+	MOVQ   AX, 48(SP)
+	ADDQ   $0x10, 56(SP)
+	MOVQ   64(SP), DI
+	LEAQ   128(SP), SI
+	MOVQ   levels+40(FP), R10
+	ADDQ   $0x07, R10
+	SHRQ   $0x03, R10
+	MOVQ   $0x0101010101010101, BX
+	MOVQ   $0x0202020202020202, CX
+	MOVQ   $0x0404040404040404, DX
+	MOVQ   $0x0808080808080808, R8
+
+dsides:
+	MOVBLZX   (DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   16(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   32(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   48(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, (SI)
+	MOVBLZX   64(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   80(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   96(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   112(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 128(SI)
+	MOVBLZX   128(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   144(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   160(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   176(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 256(SI)
+	MOVBLZX   192(DI), AX
+	PDEPQ     BX, AX, R9
+	MOVBLZX   208(DI), AX
+	PDEPQ     CX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   224(DI), AX
+	PDEPQ     DX, AX, AX
+	ORQ       AX, R9
+	MOVBLZX   240(DI), AX
+	PDEPQ     R8, AX, AX
+	ORQ       AX, R9
+	MOVQ      R9, 384(SI)
+	INCQ      DI
+	ADDQ      $0x08, SI
+	DECQ      R10
+	JNZ       dsides
+	LEAQ      127(SP), R12
+	ADDQ      levels+40(FP), R12
+	MOVQ      (SP), AX
+	VMOVDQU64 (AX), Z0
+	VMOVDQU64 64(AX), Z1
+	VMOVDQU64 128(AX), Z2
+	VMOVDQU64 192(AX), Z3
+	VPXORQ    Z21, Z21, Z21
+	VPXORQ    Z22, Z22, Z22
+	VPXORQ    Z23, Z23, Z23
+	VPXORQ    Z24, Z24, Z24
+	MOVQ      rows+24(FP), R11
+	MOVQ      levels+40(FP), AX
+	MOVQ      AX, 16(SP)
+
+dlevel:
+	MOVBLZX      (R12), BX
+	IMUL3Q       $0x00000300, BX, BX
+	ADDQ         24(SP), BX
+	MOVQ         (R14), AX
+	MOVQ         8(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         16(R14), AX
+	MOVQ         24(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xd8, 704(BX), Z19, Z18
+	VPSHUFD      $0xff, Z0, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPTERNLOGQ   $0x80, Z20, Z26, Z19
+	VPXORQ       Z19, Z21, Z16
+	VPADDQ       Z19, Z21, Z21
+	VPTERNLOGQ   $0xb8, Z16, Z25, Z21
+	VPANDNQ      Z0, Z31, Z4
+	VPXORQ       (BX), Z4, Z8
+	VPXORQ       12288(BX), Z4, Z12
+	VPANDQ       Z20, Z18, Z18
+	VPXORQ       Z18, Z4, Z0
+	MOVBLZX      128(R12), CX
+	IMUL3Q       $0x00000300, CX, CX
+	ADDQ         24(SP), CX
+	MOVQ         32(R14), AX
+	MOVQ         40(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         48(R14), AX
+	MOVQ         56(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xd8, 704(CX), Z19, Z18
+	VPSHUFD      $0xff, Z1, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPTERNLOGQ   $0x80, Z20, Z26, Z19
+	VPXORQ       Z19, Z22, Z16
+	VPADDQ       Z19, Z22, Z22
+	VPTERNLOGQ   $0xb8, Z16, Z25, Z22
+	VPANDNQ      Z1, Z31, Z5
+	VPXORQ       (CX), Z5, Z9
+	VPXORQ       12288(CX), Z5, Z13
+	VPANDQ       Z20, Z18, Z18
+	VPXORQ       Z18, Z5, Z1
+	MOVBLZX      256(R12), DX
+	IMUL3Q       $0x00000300, DX, DX
+	ADDQ         24(SP), DX
+	MOVQ         64(R14), AX
+	MOVQ         72(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         80(R14), AX
+	MOVQ         88(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xd8, 704(DX), Z19, Z18
+	VPSHUFD      $0xff, Z2, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPTERNLOGQ   $0x80, Z20, Z26, Z19
+	VPXORQ       Z19, Z23, Z16
+	VPADDQ       Z19, Z23, Z23
+	VPTERNLOGQ   $0xb8, Z16, Z25, Z23
+	VPANDNQ      Z2, Z31, Z6
+	VPXORQ       (DX), Z6, Z10
+	VPXORQ       12288(DX), Z6, Z14
+	VPANDQ       Z20, Z18, Z18
+	VPXORQ       Z18, Z6, Z2
+	MOVBLZX      384(R12), SI
+	IMUL3Q       $0x00000300, SI, SI
+	ADDQ         24(SP), SI
+	MOVQ         96(R14), AX
+	MOVQ         104(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y16
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ         112(R14), AX
+	MOVQ         120(R14), R9
+	VMOVDQU64    (R11)(AX*1), Y17
+	VINSERTI64X4 $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2   $0x88, Z17, Z16, Z18
+	VSHUFI64X2   $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ   $0xd8, 704(SI), Z19, Z18
+	VPSHUFD      $0xff, Z3, Z20
+	VPSLLVD      Z29, Z20, Z20
+	VPSRAVD      Z29, Z20, Z20
+	VPTERNLOGQ   $0x80, Z20, Z26, Z19
+	VPXORQ       Z19, Z24, Z16
+	VPADDQ       Z19, Z24, Z24
+	VPTERNLOGQ   $0xb8, Z16, Z25, Z24
+	VPANDNQ      Z3, Z31, Z7
+	VPXORQ       (SI), Z7, Z11
+	VPXORQ       12288(SI), Z7, Z15
+	VPANDQ       Z20, Z18, Z18
+	VPXORQ       Z18, Z7, Z3
+	VAESENC      64(BX), Z8, Z8
+	VAESENC      12352(BX), Z12, Z12
+	VAESENC      64(CX), Z9, Z9
+	VAESENC      12352(CX), Z13, Z13
+	VAESENC      64(DX), Z10, Z10
+	VAESENC      12352(DX), Z14, Z14
+	VAESENC      64(SI), Z11, Z11
+	VAESENC      12352(SI), Z15, Z15
+	MOVQ         32(SP), AX
+	MOVQ         48(SP), R9
+
+dcf_pf1:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf1_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf1
+
+dcf_pf1_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 128(BX), Z8, Z8
+	VAESENC 12416(BX), Z12, Z12
+	VAESENC 128(CX), Z9, Z9
+	VAESENC 12416(CX), Z13, Z13
+	VAESENC 128(DX), Z10, Z10
+	VAESENC 12416(DX), Z14, Z14
+	VAESENC 128(SI), Z11, Z11
+	VAESENC 12416(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf2:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf2_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf2
+
+dcf_pf2_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 192(BX), Z8, Z8
+	VAESENC 12480(BX), Z12, Z12
+	VAESENC 192(CX), Z9, Z9
+	VAESENC 12480(CX), Z13, Z13
+	VAESENC 192(DX), Z10, Z10
+	VAESENC 12480(DX), Z14, Z14
+	VAESENC 192(SI), Z11, Z11
+	VAESENC 12480(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf3:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf3_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf3
+
+dcf_pf3_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 256(BX), Z8, Z8
+	VAESENC 12544(BX), Z12, Z12
+	VAESENC 256(CX), Z9, Z9
+	VAESENC 12544(CX), Z13, Z13
+	VAESENC 256(DX), Z10, Z10
+	VAESENC 12544(DX), Z14, Z14
+	VAESENC 256(SI), Z11, Z11
+	VAESENC 12544(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf4:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf4_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf4
+
+dcf_pf4_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 320(BX), Z8, Z8
+	VAESENC 12608(BX), Z12, Z12
+	VAESENC 320(CX), Z9, Z9
+	VAESENC 12608(CX), Z13, Z13
+	VAESENC 320(DX), Z10, Z10
+	VAESENC 12608(DX), Z14, Z14
+	VAESENC 320(SI), Z11, Z11
+	VAESENC 12608(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf5:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf5_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf5
+
+dcf_pf5_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 384(BX), Z8, Z8
+	VAESENC 12672(BX), Z12, Z12
+	VAESENC 384(CX), Z9, Z9
+	VAESENC 12672(CX), Z13, Z13
+	VAESENC 384(DX), Z10, Z10
+	VAESENC 12672(DX), Z14, Z14
+	VAESENC 384(SI), Z11, Z11
+	VAESENC 12672(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf6:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf6_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf6
+
+dcf_pf6_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 448(BX), Z8, Z8
+	VAESENC 12736(BX), Z12, Z12
+	VAESENC 448(CX), Z9, Z9
+	VAESENC 12736(CX), Z13, Z13
+	VAESENC 448(DX), Z10, Z10
+	VAESENC 12736(DX), Z14, Z14
+	VAESENC 448(SI), Z11, Z11
+	VAESENC 12736(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf7:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf7_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf7
+
+dcf_pf7_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 512(BX), Z8, Z8
+	VAESENC 12800(BX), Z12, Z12
+	VAESENC 512(CX), Z9, Z9
+	VAESENC 12800(CX), Z13, Z13
+	VAESENC 512(DX), Z10, Z10
+	VAESENC 12800(DX), Z14, Z14
+	VAESENC 512(SI), Z11, Z11
+	VAESENC 12800(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf8:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf8_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf8
+
+dcf_pf8_done:
+	MOVQ    AX, 32(SP)
+	VAESENC 576(BX), Z8, Z8
+	VAESENC 12864(BX), Z12, Z12
+	VAESENC 576(CX), Z9, Z9
+	VAESENC 12864(CX), Z13, Z13
+	VAESENC 576(DX), Z10, Z10
+	VAESENC 12864(DX), Z14, Z14
+	VAESENC 576(SI), Z11, Z11
+	VAESENC 12864(SI), Z15, Z15
+	MOVQ    32(SP), AX
+	MOVQ    48(SP), R9
+
+dcf_pf9:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf9_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf9
+
+dcf_pf9_done:
+	MOVQ        AX, 32(SP)
+	VAESENCLAST 640(BX), Z8, Z8
+	VAESENCLAST 12928(BX), Z12, Z12
+	VAESENCLAST 640(CX), Z9, Z9
+	VAESENCLAST 12928(CX), Z13, Z13
+	VAESENCLAST 640(DX), Z10, Z10
+	VAESENCLAST 12928(DX), Z14, Z14
+	VAESENCLAST 640(SI), Z11, Z11
+	VAESENCLAST 12928(SI), Z15, Z15
+	MOVQ        32(SP), AX
+	MOVQ        48(SP), R9
+
+dcf_pf10:
+	CMPQ       AX, 40(SP)
+	JAE        dcf_pf10_done
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	DECQ       R9
+	JNZ        dcf_pf10
+
+dcf_pf10_done:
+	MOVQ            AX, 32(SP)
+	VPXORQ          Z8, Z0, Z0
+	VPTERNLOGQ      $0x28, Z26, Z4, Z12
+	VPXORQ          Z12, Z21, Z16
+	VPADDQ          Z12, Z21, Z21
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z21
+	VPXORQ          Z9, Z1, Z1
+	VPTERNLOGQ      $0x28, Z26, Z5, Z13
+	VPXORQ          Z13, Z22, Z16
+	VPADDQ          Z13, Z22, Z22
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z22
+	VPXORQ          Z10, Z2, Z2
+	VPTERNLOGQ      $0x28, Z26, Z6, Z14
+	VPXORQ          Z14, Z23, Z16
+	VPADDQ          Z14, Z23, Z23
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z23
+	VPXORQ          Z11, Z3, Z3
+	VPTERNLOGQ      $0x28, Z26, Z7, Z15
+	VPXORQ          Z15, Z24, Z16
+	VPADDQ          Z15, Z24, Z24
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z24
+	DECQ            R12
+	ADDQ            $0x20, R11
+	DECQ            16(SP)
+	JNZ             dlevel
+	MOVQ            ar+56(FP), AX
+	VBROADCASTI32X4 32(AX), Z27
+	VBROADCASTI32X4 48(AX), Z28
+	VPXORQ          Z4, Z4, Z4
+	MOVQ            (R14), AX
+	MOVQ            8(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            16(R14), AX
+	MOVQ            24(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z19, Z18
+	VPORQ           Z18, Z4, Z4
+	VPTESTMQ        Z31, Z0, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z26, Z19, K2, Z20
+	VPANDQ          Z26, Z0, Z0
+	VPXORQ          Z20, Z0, Z16
+	VPADDQ          Z20, Z0, Z0
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z0
+	VPXORQ          Z0, Z21, Z16
+	VPADDQ          Z0, Z21, Z21
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z21
+	VPXORQ          Z28, Z21, Z21
+	VPSUBQ          Z28, Z21, Z21
+	VPANDQ          Z27, Z21, Z21
+	MOVQ            (SP), AX
+	VMOVDQU64       Z21, (AX)
+	MOVQ            32(R14), AX
+	MOVQ            40(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            48(R14), AX
+	MOVQ            56(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z19, Z18
+	VPORQ           Z18, Z4, Z4
+	VPTESTMQ        Z31, Z1, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z26, Z19, K2, Z20
+	VPANDQ          Z26, Z1, Z1
+	VPXORQ          Z20, Z1, Z16
+	VPADDQ          Z20, Z1, Z1
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z1
+	VPXORQ          Z1, Z22, Z16
+	VPADDQ          Z1, Z22, Z22
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z22
+	VPXORQ          Z28, Z22, Z22
+	VPSUBQ          Z28, Z22, Z22
+	VPANDQ          Z27, Z22, Z22
+	MOVQ            (SP), AX
+	VMOVDQU64       Z22, 64(AX)
+	MOVQ            64(R14), AX
+	MOVQ            72(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            80(R14), AX
+	MOVQ            88(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z19, Z18
+	VPORQ           Z18, Z4, Z4
+	VPTESTMQ        Z31, Z2, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z26, Z19, K2, Z20
+	VPANDQ          Z26, Z2, Z2
+	VPXORQ          Z20, Z2, Z16
+	VPADDQ          Z20, Z2, Z2
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z2
+	VPXORQ          Z2, Z23, Z16
+	VPADDQ          Z2, Z23, Z23
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z23
+	VPXORQ          Z28, Z23, Z23
+	VPSUBQ          Z28, Z23, Z23
+	VPANDQ          Z27, Z23, Z23
+	MOVQ            (SP), AX
+	VMOVDQU64       Z23, 128(AX)
+	MOVQ            96(R14), AX
+	MOVQ            104(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y16
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z16, Z16
+	MOVQ            112(R14), AX
+	MOVQ            120(R14), R9
+	VMOVDQU64       (R11)(AX*1), Y17
+	VINSERTI64X4    $0x01, (R11)(R9*1), Z17, Z17
+	VSHUFI64X2      $0x88, Z17, Z16, Z18
+	VSHUFI64X2      $0xdd, Z17, Z16, Z19
+	VPTERNLOGQ      $0xf8, Z31, Z19, Z18
+	VPORQ           Z18, Z4, Z4
+	VPTESTMQ        Z31, Z3, K2
+	KMOVW           K2, AX
+	MOVL            AX, R9
+	SHRL            $0x01, R9
+	ORL             R9, AX
+	KMOVW           AX, K2
+	VPANDQ.Z        Z26, Z19, K2, Z20
+	VPANDQ          Z26, Z3, Z3
+	VPXORQ          Z20, Z3, Z16
+	VPADDQ          Z20, Z3, Z3
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z3
+	VPXORQ          Z3, Z24, Z16
+	VPADDQ          Z3, Z24, Z24
+	VPTERNLOGQ      $0xb8, Z16, Z25, Z24
+	VPXORQ          Z28, Z24, Z24
+	VPSUBQ          Z28, Z24, Z24
+	VPANDQ          Z27, Z24, Z24
+	MOVQ            (SP), AX
+	VMOVDQU64       Z24, 192(AX)
+	VPTESTMQ        Z4, Z4, K1
+	KMOVW           K1, AX
+	ORQ             AX, 72(SP)
+	ADDQ            $0x00000100, (SP)
+	ADDQ            $0x00000100, 64(SP)
+	ADDQ            $0x00000080, R14
+	DECQ            8(SP)
+	JNZ             dgroup
+	CMPQ            72(SP), $0x00
+	SETNE           bad+72(FP)
+	VZEROUPPER
+	RET

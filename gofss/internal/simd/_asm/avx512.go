@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -99,7 +102,7 @@ func laneSetup() {
 
 // zaes runs AES round r (1 to 10) on x with key; avo 0.5 knows the VAES
 // instructions only in their 128-bit forms.
-func zaes(r int, key, x VecPhysical) {
+func zaes(r int, key Op, x VecPhysical) {
 	op := "VAESENC"
 	if r == rounds-1 {
 		op = "VAESENCLAST"
@@ -472,17 +475,18 @@ func sideMask() {
 	KMOVW(EAX, K1)
 }
 
-// rows loads the level's correction words of 4 points: their first blocks into c0
-// and their second into c1.
-func rows(c0, c1 VecPhysical) {
-	for i, z := range []VecPhysical{Z2, Z3} {
-		MOVQ(Mem{Base: R8, Disp: 16 * i}, RAX)
-		MOVQ(Mem{Base: R8, Disp: 16*i + 8}, R12)
+// rows loads the level's correction words of 4 points, at offsets o(offs) ..
+// o+24(offs) from R11: their first blocks into c0 and their second into c1, through
+// t0 and t1 (AX and idx: scratch).
+func rows(offs GPPhysical, o int, idx GPPhysical, t0, t1, c0, c1 VecPhysical) {
+	for i, z := range []VecPhysical{t0, t1} {
+		MOVQ(Mem{Base: offs, Disp: o + 16*i}, RAX)
+		MOVQ(Mem{Base: offs, Disp: o + 16*i + 8}, idx)
 		VMOVDQU64(Mem{Base: R11, Index: RAX, Scale: 1}, z.AsY())
-		VINSERTI64X4(U8(1), Mem{Base: R11, Index: R12, Scale: 1}, z, z)
+		VINSERTI64X4(U8(1), Mem{Base: R11, Index: idx, Scale: 1}, z, z)
 	}
-	VSHUFI64X2(U8(0x88), Z3, Z2, c0)
-	VSHUFI64X2(U8(0xdd), Z3, Z2, c1)
+	VSHUFI64X2(U8(0x88), t1, t0, c0)
+	VSHUFI64X2(U8(0xdd), t1, t0, c1)
 }
 
 // nextSides writes the next level's side bytes of 4 points.
@@ -514,7 +518,7 @@ func dpfEvalLevel512() {
 	TESTQ(RCX, RCX)
 	JZ(LabelRef("dpfeval_done"))
 	sideMask()
-	rows(Z4, Z5)
+	rows(R8, 0, R12, Z2, Z3, Z4, Z5)
 	VPSHUFD(U8(0), Z5, Z5)                // tr, in every dword
 	VPTERNLOGQ(U8(0xb8), Z5, Z31, K1, Z4) // right children: tr in the lsb
 	VMOVDQU64(Mem{Base: RDI}, Z6)
@@ -538,7 +542,7 @@ func dcfEvalLevel512() {
 	TESTQ(RCX, RCX)
 	JZ(LabelRef("dcfeval_done"))
 	sideMask()
-	rows(Z4, Z5)
+	rows(R8, 0, R12, Z2, Z3, Z4, Z5)
 	VPTERNLOGQ(U8(0xb8), Z5, Z31, K1, Z4) // right children: tr (lsb of the value block)
 	VMOVDQU64(Mem{Base: RDI}, Z6)
 	tmask(Z6, Z6)
@@ -886,11 +890,7 @@ func dcfGenLevel512() {
 	genSetup()
 	Load(Param("ar"), RAX)
 	loadArith512(RAX)
-	gt, err := Param("gt").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	MOVBLZX(gt.Addr, EAX)
+	MOVBLZX(addr(Param("gt")), EAX)
 	NEGL(EAX)
 	KMOVW(EAX, K4) // beta goes with the lose side: left (a = 1) for lt, right for gt
 
@@ -962,4 +962,461 @@ func values(vl0, vr0, vl1, vr1 VecPhysical, betas Mem) {
 	gadd512(Z2, Z19, Z20)
 	gsub512(Z16, Z20, Z21)
 	VMOVDQU64(Z21, Mem{Base: RCX})
+}
+
+// The fused Eval walks take 32 points (DCF: 16) down all levels of their trees,
+// 8 vectors of 4 (DCF: 4) with the nodes in Z0-Z7 (seed with the control bit in the
+// lsb). Each level first readies all vectors, then runs the AES rounds interleaved
+// over them, so that 8 independent chains keep the AES unit busy. Every lane picks
+// its AES key by its side, so a vector's round keys depend on its 4 side bits: the
+// prologue builds, on the stack, the round keys of all 16 patterns, and the rounds
+// read them as memory operands instead of blending two keys per round.
+//
+// Registers: Z8-Z15 the AES states, Z29 dwords of 31, Z31 the control-bit mask; R12
+// points at the level's side patterns, R14 at the group's correction-word offsets,
+// R11 at the level's correction word of key 0, and BX, CX, DX, SI, DI, R8, R10, R13
+// at the round keys of the vectors' patterns.
+//
+// A group starts by turning its inputs into side patterns, one byte per vector and
+// level (patternBytes), so that a level reads a vector's pattern with one load
+// instead of testing the input bits in vector registers and moving masks to and fro.
+//
+// Stack: 0(SP) the group's nodes, 8(SP) groups left, 16(SP) levels left, 24(SP) the
+// pattern table (16 x patternSize bytes, 64-byte aligned, after the side patterns),
+// 32(SP)-48(SP) the prefetch state, 56(SP) the next group's prefetch range (pf: two
+// byte offsets from rows per group), 64(SP) the group's inputs, DCF's 72(SP) the
+// lanes with bad last correction words so far, and from sideArea(SP) the side
+// patterns of the group's vectors.
+const (
+	patternSize = 768   // bytes per pattern: round keys (11 rounds x 4 lanes), side mask
+	sideMaskAt  = 704   // the pattern's control-bit mask in the lanes whose side is 1
+	sideArea    = 128   // where the side patterns start on the stack
+	valueTable  = 12288 // DCF: the value outputs' pattern table, after the first (16 patterns)
+	prefetches  = 10    // per level: one after each round
+)
+
+// evalStack is the fused Eval walks' frame.
+type evalStack struct{ frame Mem }
+
+func (f evalStack) at(off int) Mem { return f.frame.Offset(off) }
+
+var (
+	patternKeys = []GPPhysical{RBX, RCX, RDX, RSI, RDI, R8, R10, R13} // of vector v
+	evalNotTr   Mem
+)
+
+func avx512Evals() {
+	evalNotTr = GLOBL("evalnottr", RODATA|NOPTR) // all but tr in a DPF key's second block
+	DATA(0, U64(0xfffffffffffffffe))
+	DATA(8, U64(0xffffffffffffffff))
+	dpfEvalAes512()
+	dcfEvalAes512()
+}
+
+// addr is where the argument or result c is.
+func addr(c gotypes.Component) Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+// loadKeys broadcasts the round keys of the expanded keys at left(AX) and
+// right(AX) into Z0-Z10 and Z11-Z21.
+func loadKeys(left, right int) {
+	for r := range rounds {
+		VBROADCASTI32X4(Mem{Base: RAX, Disp: left + 16*r}, VecPhysical(zregs[r]))
+	}
+	for r := range rounds {
+		VBROADCASTI32X4(Mem{Base: RAX, Disp: right + 16*r}, VecPhysical(zregs[rounds+r]))
+	}
+}
+
+var zregs = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
+	Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
+
+// patternTable writes at R10 on the 16 patterns (CX counts them, r the pattern's
+// lane bits) the round keys of each: the left key's (Z0-Z10) in lanes whose bit is
+// 0, the right key's (Z11-Z21) in the others; with sides, the control-bit mask in
+// the lanes whose bit is 1 at sideMaskAt.
+func patternTable(loop string, r GPPhysical, sides bool) {
+	XORL(ECX, ECX)
+	Label(loop)
+	MOVL(ECX, r.As32())
+	PDEPL(laneBits, r.As32(), r.As32())
+	LEAL(Mem{Base: r, Index: r, Scale: 2}, r.As32())
+	KMOVW(r.As32(), K1)
+	for k := range rounds {
+		VPBLENDMQ(zregs[rounds+k], zregs[k], K1, Z22)
+		VMOVDQA64(Z22, Mem{Base: R10, Disp: 64 * k})
+	}
+	if sides {
+		VMOVDQA64_Z(Z31, K1, Z22)
+		VMOVDQA64(Z22, Mem{Base: R10, Disp: sideMaskAt})
+	}
+	ADDQ(U32(patternSize), R10)
+	INCL(ECX)
+	CMPL(ECX, U8(16))
+	JB(LabelRef(loop))
+}
+
+// tLanes sets every bit of each lane of t to the control bit of that lane of u. The
+// shifts are the variable ones, by the dwords of 31 in Z29: those leave the AES
+// unit free, the immediate ones do not.
+func tLanes(u, t VecPhysical) {
+	VPSHUFD(U8(0xff), u, t)
+	VPSLLVD(Z29, t, t)
+	VPSRAVD(Z29, t, t)
+}
+
+// tBits sets K2 to the lanes of u whose control bit is set.
+func tBits(u VecPhysical) {
+	laneTest(Z31, u, K2, R9L)
+	KMOVW(EAX, K2)
+}
+
+// walkArgs puts the arguments the fused walks share where the walks keep them.
+func (f evalStack) walkArgs() {
+	for _, a := range []struct {
+		name string
+		off  int
+	}{{"u", 0}, {"groups", 8}, {"xs", 64}} {
+		Load(Param(a.name), RAX)
+		MOVQ(RAX, f.at(a.off))
+	}
+	Load(Param("off"), R14)
+	Load(Param("pf"), RAX)
+	MOVQ(RAX, f.at(56))
+}
+
+// prefetchRange starts a group's prefetch state from its range at 56(SP): the next
+// address at 32(SP), the end at 40(SP), and at 48(SP) the lines per prefetch, so
+// that the range is spread over the group's levels, prefetches times a level.
+func (f evalStack) prefetchRange() {
+	MOVQ(f.at(56), R9)
+	Load(Param("rows"), RAX)
+	MOVQ(Mem{Base: R9, Disp: 8}, R11)
+	ADDQ(RAX, R11)
+	MOVQ(R11, f.at(40))
+	ADDQ(Mem{Base: R9}, RAX)
+	MOVQ(RAX, f.at(32))
+	SUBQ(RAX, R11)
+	SHRQ(U8(6), R11)
+	Load(Param("levels"), RAX)
+	IMUL3Q(U8(prefetches), RAX, RAX)
+	ADDQ(RAX, R11)
+	XORL(EDX, EDX)
+	XCHGQ(RAX, R11)
+	DIVQ(R11)
+	MOVQ(RAX, f.at(48))
+	ADDQ(U8(16), f.at(56))
+}
+
+// prefetch issues a share of the prefetches for the next group (loop: its label):
+// its keys' correction words are far apart and each level is short, so neither the
+// hardware prefetcher nor prefetching a few levels ahead hides the misses; into L2,
+// where more misses can be in flight than into L1 (3x faster from DRAM). The walks
+// prefetch after each AES round, a few lines at a time: issued once a level, the
+// misses fill the core's miss buffers in a burst and stall its loads (DPF eval of
+// 2^16 keys, best of 6: 42.6 against 38.0 ns/key).
+func (f evalStack) prefetch(loop string) {
+	MOVQ(f.at(32), RAX)
+	MOVQ(f.at(48), R9)
+	Label(loop)
+	CMPQ(RAX, f.at(40))
+	JAE(LabelRef(loop + "_done"))
+	PREFETCHT1(Mem{Base: RAX})
+	ADDQ(U8(64), RAX)
+	DECQ(R9)
+	JNZ(LabelRef(loop))
+	Label(loop + "_done")
+	MOVQ(RAX, f.at(32))
+}
+
+// sideSetup turns the group's inputs into its vectors' side patterns: sideBytes*v
+// from sideArea(SP) for vector v, byte b for input bit b, with lane j's bit in its
+// bit j; BX, CX, DX and R8 hold bit 0, 1, 2 and 3 of every byte. It ends with R12
+// at the side patterns of level 0, that of input bit levels-1; each level moves it
+// one byte down.
+func (f evalStack) sideSetup(loop string, vectors int) {
+	MOVQ(f.at(64), RDI)
+	LEAQ(f.at(sideArea), RSI)
+	Load(Param("levels"), R10)
+	ADDQ(U8(7), R10)
+	SHRQ(U8(3), R10)
+	for i, r := range []GPPhysical{RBX, RCX, RDX, R8} {
+		MOVQ(U64(0x0101010101010101<<i), r)
+	}
+	Label(loop)
+	for v := range vectors {
+		for i, r := range []GPPhysical{RBX, RCX, RDX, R8} {
+			MOVBLZX(Mem{Base: RDI, Disp: 64*v + 16*i}, EAX)
+			if i == 0 {
+				PDEPQ(r, RAX, R9)
+				continue
+			}
+			PDEPQ(r, RAX, RAX)
+			ORQ(RAX, R9)
+		}
+		MOVQ(R9, Mem{Base: RSI, Disp: sideBytes * v})
+	}
+	INCQ(RDI)
+	ADDQ(U8(8), RSI)
+	DECQ(R10)
+	JNZ(LabelRef(loop))
+	LEAQ(f.at(sideArea-1), R12)
+	ADDQ(addr(Param("levels")), R12)
+}
+
+// sidePattern points p at the round keys of vector v's side pattern at this level.
+func (f evalStack) sidePattern(v int, p GPPhysical) {
+	MOVBLZX(Mem{Base: R12, Disp: sideBytes * v}, p.As32())
+	IMUL3Q(U32(patternSize), p, p)
+	ADDQ(f.at(24), p)
+}
+
+// groupNodes loads the group's nodes into the first vectors registers and starts
+// its levels.
+func (f evalStack) groupNodes(vectors int) {
+	MOVQ(f.at(0), RAX)
+	for v := range vectors {
+		VMOVDQU64(Mem{Base: RAX, Disp: 64 * v}, zregs[v])
+	}
+}
+
+func (f evalStack) levelsStart() {
+	Load(Param("rows"), R11)
+	Load(Param("levels"), RAX)
+	MOVQ(RAX, f.at(16))
+}
+
+// levelEnd moves to the next level, looping to loop while one is left.
+func (f evalStack) levelEnd(loop string) {
+	DECQ(R12)
+	ADDQ(U8(32), R11)
+	DECQ(f.at(16))
+	JNZ(LabelRef(loop))
+}
+
+// tableStart points R13 and R10 at the 64-byte aligned pattern table, after the
+// side patterns of the vectors, and 24(SP) at it.
+func (f evalStack) tableStart(vectors int) {
+	LEAQ(f.at(sideArea+vectors*sideBytes+63), R13)
+	ANDQ(I8(^63), R13)
+	MOVQ(R13, f.at(24))
+}
+
+// groupEnd moves to the next group (of the given vectors), looping to loop while
+// one is left.
+func (f evalStack) groupEnd(loop string, vectors int) {
+	ADDQ(U32(64*vectors), f.at(0))
+	ADDQ(U32(64*vectors), f.at(64))
+	ADDQ(U32(32*vectors), R14)
+	DECQ(f.at(8))
+	JNZ(LabelRef(loop))
+}
+
+func dpfEvalAes512() {
+	TEXT("dpfEvalAes", 0, "func(u, xs, off, rows *byte, groups, levels int, keys, ar, pf *byte) (bad bool)")
+	Pragma("noescape")
+	f := evalStack{AllocLocal(sideArea + 8*sideBytes + 64 + 16*patternSize)}
+	f.tableStart(8)
+	VBROADCASTI32X4(lsbMask512, Z31)
+	Load(Param("keys"), RAX)
+	loadKeys(0, keyBytes)
+	MOVQ(R13, R10)
+	patternTable("table", RAX, true)
+	MOVL(U32(31), EAX)
+	VPBROADCASTD(EAX, Z29)
+	VPXORQ(Z21, Z21, Z21)
+	VBROADCASTI32X4(evalNotTr, Z22)
+	f.walkArgs()
+
+	Label("group")
+	f.prefetchRange()
+	f.sideSetup("sides", 8)
+	f.groupNodes(8)
+	f.levelsStart()
+
+	// Each vector v's node U (Zv) and AES state S (Z8+v) for the level. Z21 collects
+	// the bits of the correction words' second blocks that must be zero in a DPF key
+	// (all but tr). The side bits give the vector's pattern (P: its round keys and
+	// side mask); where the side is 1 the correction takes tr for its lsb. S becomes
+	// clamp(U) after round 0, and U becomes clamp(U) XOR t*correction. The level
+	// ends with U ^= S.
+	Label("level")
+	for v, p := range patternKeys {
+		u, st := zregs[v], zregs[8+v]
+		f.sidePattern(v, p)
+		rows(R14, 32*v, R9, Z16, Z17, Z18, Z19)
+		VPTERNLOGQ(U8(0xf8), Z22, Z19, Z21)
+		VPSHUFD(U8(0), Z19, Z19)
+		VPTERNLOGQ(U8(0xd8), Mem{Base: p, Disp: sideMaskAt}, Z19, Z18)
+		tLanes(u, Z20)
+		VPANDNQ(u, Z31, u)
+		VPXORQ(Mem{Base: p}, u, st)
+		VPTERNLOGQ(U8(0x78), Z20, Z18, u)
+	}
+	for r := 1; r < rounds; r++ {
+		for v, p := range patternKeys {
+			zaes(r, Mem{Base: p, Disp: 64 * r}, zregs[8+v])
+		}
+		f.prefetch(fmt.Sprintf("pf%d", r))
+	}
+	for v := range 8 {
+		VPXORQ(zregs[8+v], zregs[v], zregs[v])
+	}
+	f.levelEnd("level")
+
+	// The leaves' outputs (ar nil: the nodes): from(clamp(U)) + t*from(v_cw),
+	// negated under Neg, with the Arith masks in Z24 (From), Z28 (Xor), Z27 (Mask),
+	// Z26 (Neg). Into Z21 go the bits that must be zero in an output correction
+	// word: its control bit, its second block.
+	Load(Param("ar"), RAX)
+	TESTQ(RAX, RAX)
+	JZ(LabelRef("nodes"))
+	for i, z := range []VecPhysical{Z24, Z28, Z27, Z26} {
+		VBROADCASTI32X4(Mem{Base: RAX, Disp: 16 * i}, z)
+	}
+	for v := range 8 {
+		u := zregs[v]
+		rows(R14, 32*v, R9, Z16, Z17, Z18, Z19)
+		VPTERNLOGQ(U8(0xf8), Z31, Z18, Z19)
+		VPORQ(Z19, Z21, Z21)
+		tBits(u)
+		VPANDQ_Z(Z24, Z18, K2, Z18)
+		VPANDQ(Z24, u, u)
+		gadd512(Z18, u, Z20)
+		sign(Z20)
+		MOVQ(f.at(0), RAX)
+		VMOVDQU64(Z20, Mem{Base: RAX, Disp: 64 * v})
+	}
+	JMP(LabelRef("next"))
+
+	Label("nodes")
+	MOVQ(f.at(0), RAX)
+	for v := range 8 {
+		VMOVDQU64(zregs[v], Mem{Base: RAX, Disp: 64 * v})
+	}
+
+	Label("next")
+	f.groupEnd("group", 8)
+
+	VPTESTMQ(Z21, Z21, K1)
+	KMOVW(K1, EAX)
+	TESTL(EAX, EAX)
+	SETNE(addr(Return("bad")))
+	VZEROUPPER()
+	RET()
+}
+
+// gaddTo adds y to x in the group (t: scratch), with the Xor mask in Z25.
+func gaddTo(y, x, t VecPhysical) {
+	VPXORQ(y, x, t)
+	VPADDQ(y, x, x)
+	VPTERNLOGQ(U8(0xb8), t, Z25, x)
+}
+
+// dcfEvalAes512 generates dcfEvalAes: as dpfEvalAes, with groups of 16 points (4
+// vectors), and two pattern tables, the second (of the value outputs' keys) without
+// side masks, at valueTable after the first. Per vector it keeps the nodes U
+// (Z0-Z3), their clamped seeds P (Z4-Z7), the AES states of the seed and value
+// outputs S (Z8-Z11) and SV (Z12-Z15), and the values V (Z21-Z24) accumulated along
+// the paths; Z25 and Z26 hold the Arith's Xor and From masks.
+func dcfEvalAes512() {
+	TEXT("dcfEvalAes", 0, "func(u, xs, off, rows *byte, groups, levels int, keys, ar, pf *byte) (bad bool)")
+	Pragma("noescape")
+	f := evalStack{AllocLocal(sideArea + 4*sideBytes + 64 + 32*patternSize)}
+	MOVQ(U32(0), f.at(72))
+	f.tableStart(4)
+	MOVQ(R13, R10)
+
+	// Seed outputs: keys 0 (left) and 2 (right); value outputs: keys 1 and 3.
+	VBROADCASTI32X4(lsbMask512, Z31)
+	Load(Param("keys"), RAX)
+	loadKeys(0, 2*keyBytes)
+	patternTable("dtable_s", R9, true)
+	loadKeys(keyBytes, 3*keyBytes)
+	patternTable("dtable_v", R9, false)
+	MOVL(U32(31), EAX)
+	VPBROADCASTD(EAX, Z29)
+	Load(Param("ar"), RAX)
+	VBROADCASTI32X4(Mem{Base: RAX}, Z26)
+	VBROADCASTI32X4(Mem{Base: RAX, Disp: 16}, Z25)
+	f.walkArgs()
+
+	Label("dgroup")
+	f.prefetchRange()
+	f.sideSetup("dsides", 4)
+	f.groupNodes(4)
+	for _, v := range []VecPhysical{Z21, Z22, Z23, Z24} {
+		VPXORQ(v, v, v)
+	}
+	f.levelsStart()
+
+	// As dpfEvalAes's level, and t*from(v_cw) added to V.
+	Label("dlevel")
+	for v, pr := range patternKeys[:4] {
+		u, p, s, sv, val := zregs[v], zregs[4+v], zregs[8+v], zregs[12+v], zregs[21+v]
+		f.sidePattern(v, pr)
+		rows(R14, 32*v, R9, Z16, Z17, Z18, Z19)
+		VPTERNLOGQ(U8(0xd8), Mem{Base: pr, Disp: sideMaskAt}, Z19, Z18)
+		tLanes(u, Z20)
+		VPTERNLOGQ(U8(0x80), Z20, Z26, Z19)
+		gaddTo(Z19, val, Z16)
+		VPANDNQ(u, Z31, p)
+		VPXORQ(Mem{Base: pr}, p, s)
+		VPXORQ(Mem{Base: pr, Disp: valueTable}, p, sv)
+		VPANDQ(Z20, Z18, Z18)
+		VPXORQ(Z18, p, u)
+	}
+	for r := 1; r < rounds; r++ {
+		for v, pr := range patternKeys[:4] {
+			zaes(r, Mem{Base: pr, Disp: 64 * r}, zregs[8+v])
+			zaes(r, Mem{Base: pr, Disp: valueTable + 64*r}, zregs[12+v])
+		}
+		f.prefetch(fmt.Sprintf("dcf_pf%d", r))
+	}
+	// The child U (MMO output XOR the correction) and V += from(the value output).
+	for v := range 4 {
+		u, p, s, sv, val := zregs[v], zregs[4+v], zregs[8+v], zregs[12+v], zregs[21+v]
+		VPXORQ(s, u, u)
+		VPTERNLOGQ(U8(0x28), Z26, p, sv)
+		gaddTo(sv, val, Z16)
+	}
+	f.levelEnd("dlevel")
+
+	// The leaves' outputs: V + from(clamp(U)) + t*from(v_cw_n), negated under Neg
+	// (Z28) and kept to Mask (Z27). Into Z4 go the bits that must be zero in a last
+	// correction word: its first block, the second's control bit.
+	Load(Param("ar"), RAX)
+	VBROADCASTI32X4(Mem{Base: RAX, Disp: 32}, Z27)
+	VBROADCASTI32X4(Mem{Base: RAX, Disp: 48}, Z28)
+	VPXORQ(Z4, Z4, Z4)
+	for v := range 4 {
+		u, val := zregs[v], zregs[21+v]
+		rows(R14, 32*v, R9, Z16, Z17, Z18, Z19)
+		VPTERNLOGQ(U8(0xf8), Z31, Z19, Z18)
+		VPORQ(Z18, Z4, Z4)
+		tBits(u)
+		VPANDQ_Z(Z26, Z19, K2, Z20)
+		VPANDQ(Z26, u, u)
+		gaddTo(Z20, u, Z16)
+		gaddTo(u, val, Z16)
+		VPXORQ(Z28, val, val)
+		VPSUBQ(Z28, val, val)
+		VPANDQ(Z27, val, val)
+		MOVQ(f.at(0), RAX)
+		VMOVDQU64(val, Mem{Base: RAX, Disp: 64 * v})
+	}
+	VPTESTMQ(Z4, Z4, K1)
+	KMOVW(K1, EAX)
+	ORQ(RAX, f.at(72))
+	f.groupEnd("dgroup", 4)
+
+	CMPQ(f.at(72), U8(0))
+	SETNE(addr(Return("bad")))
+	VZEROUPPER()
+	RET()
 }

@@ -4,7 +4,11 @@
 // two vector widths from one description, VAES on 256-bit vectors (2 blocks a vector:
 // Zen 3, Alder Lake) and AES-NI on 128-bit vectors (1 block, VEX encodings: every CPU
 // with AES-NI and AVX2). They do the job of the AVX-512 walks dpfEvalAes and
-// dcfEvalAes (evalaes_amd64.s) with the same arguments, in smaller groups.
+// dcfEvalAes (avx512.go) with the same arguments, in smaller groups. With -avx512
+// it writes those AVX-512 routines instead, into a file of their own: the fused Eval
+// walks, the EvalAll and Eval level routines and the Gen levels, with named
+// registers (they were written by hand first and measured on AVX-512 CPUs; the
+// generated ones assemble to the same machine code).
 //
 // A group of points walks down all levels with its nodes in registers. Only 16
 // vector registers exist, so each vector's node and AES state share one: a level
@@ -96,6 +100,7 @@ func main() {
 	if *avx512 {
 		avx512Walks()
 		avx512Gens()
+		avx512Evals()
 		Generate()
 		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 		return
