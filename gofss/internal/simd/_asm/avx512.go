@@ -258,33 +258,16 @@ func dpfLevel512(leaves bool) {
 		}
 	}
 
-	Label(label("loop8"))
-	TESTQ(RDX, RDX)
-	JNZ(LabelRef(label("loop")))
-	CMPQ(RCX, U8(8))
-	JB(LabelRef(label("loop")))
-	prg4(32, dpfSeeds)
-	for _, x := range []VecPhysical{Z19, Z20, Z21, Z22} {
-		pair(x)
-	}
-	SUBQ(U8(8), RCX)
-	JMP(LabelRef(label("loop8")))
-
-	Label(label("loop"))
-	CMPQ(RCX, U8(2))
-	JB(LabelRef(label("tail")))
-	raw(label("aes"), label("child"), []VecPhysical{Z0}, func() {
+	levelLoops(label, 8, func() {
+		prg4(32, dpfSeeds)
+		for _, x := range []VecPhysical{Z19, Z20, Z21, Z22} {
+			pair(x)
+		}
+	}, []VecPhysical{Z0}, func() {
 		dpfSeeds(0, Z19)
 		VPANDNQ(Z19, Z31, Z19)
 		mmo512(Z19, Z0)
-	})
-	pair(Z0)
-	SUBQ(U8(2), RCX)
-	JMP(LabelRef(label("loop")))
-
-	Label(label("tail"))
-	TESTQ(RCX, RCX)
-	JZ(LabelRef(label("done")))
+	}, func() { pair(Z0) })
 	VMOVDQU64_Z(Mem{Base: RBX}, K1, Z1)
 	TESTQ(RDX, RDX)
 	JZ(LabelRef(label("tailaes")))
@@ -304,6 +287,35 @@ func dpfLevel512(leaves bool) {
 	Label(label("done"))
 	VZEROUPPER()
 	RET()
+}
+
+// levelLoops emits a level routine's loops over its m parents (CX), up to its
+// tail: groups of the given parents (group: their PRG, run here, and their
+// children) while the routine runs the AES itself (DX, raw, is 0), then pairs of
+// parents (pair), whose PRG output raw reads into outs or prg runs, and then, with
+// one parent left, what follows, up to label("done").
+func levelLoops(label func(string) string, parents int, group func(), outs []VecPhysical, prg, pair func()) {
+	big := label(fmt.Sprintf("loop%d", parents))
+	Label(big)
+	TESTQ(RDX, RDX)
+	JNZ(LabelRef(label("loop")))
+	CMPQ(RCX, U8(parents))
+	JB(LabelRef(label("loop")))
+	group()
+	SUBQ(U8(parents), RCX)
+	JMP(LabelRef(big))
+
+	Label(label("loop"))
+	CMPQ(RCX, U8(2))
+	JB(LabelRef(label("tail")))
+	raw(label("aes"), label("child"), outs, prg)
+	pair()
+	SUBQ(U8(2), RCX)
+	JMP(LabelRef(label("loop")))
+
+	Label(label("tail"))
+	TESTQ(RCX, RCX)
+	JZ(LabelRef(label("done")))
 }
 
 // dcfChild splits the PRG output r0, r1 of two parents into their children's
@@ -388,33 +400,16 @@ func dcfLevel512(leaves bool) {
 		}
 	}
 
-	Label(label("loop4"))
-	TESTQ(RDX, RDX)
-	JNZ(LabelRef(label("loop")))
-	CMPQ(RCX, U8(4))
-	JB(LabelRef(label("loop")))
-	prg4(16, broadcastBlock)
-	pair(Z19, Z20)
-	pair(Z21, Z22)
-	SUBQ(U8(4), RCX)
-	JMP(LabelRef(label("loop4")))
-
-	Label(label("loop"))
-	CMPQ(RCX, U8(2))
-	JB(LabelRef(label("tail")))
-	raw(label("aes"), label("child"), []VecPhysical{Z0, Z1}, func() {
+	levelLoops(label, 4, func() {
+		prg4(16, broadcastBlock)
+		pair(Z19, Z20)
+		pair(Z21, Z22)
+	}, []VecPhysical{Z0, Z1}, func() {
 		prg1(0, Z0)
 		prg1(16, Z1)
-	})
-	pair(Z0, Z1)
-	SUBQ(U8(2), RCX)
-	JMP(LabelRef(label("loop")))
-
+	}, func() { pair(Z0, Z1) })
 	// The one parent left (Z1 is left as is: it feeds only lanes that are not
 	// stored).
-	Label(label("tail"))
-	TESTQ(RCX, RCX)
-	JZ(LabelRef(label("done")))
 	VMOVDQU64_Z(Mem{Base: RBX}, K1, Z4)
 	VMOVDQU64_Z(Mem{Base: R9}, K1, Z6)
 	TESTQ(RDX, RDX)
