@@ -98,7 +98,8 @@ def tests(session):
 
 @nox.session
 def lint(session):
-    """gofmt, go vet, ruff, and mypy on pyfss/ (against torch's annotations)."""
+    """gofmt, go vet, the generated assembly up to date, ruff, and mypy on pyfss/
+    (against torch's annotations)."""
     need_go(session)
     goroot = session.run("go", "env", "GOROOT", external=True, silent=True).strip()
     gofmt = str(Path(goroot, "bin", "gofmt"))
@@ -106,6 +107,19 @@ def lint(session):
     if unformatted.strip():
         session.error(f"gofmt would change:\n{unformatted}")
     session.run("go", "vet", "./...", external=True)
+
+    # The x86 assembly comes from the avo generators under each package's _asm: the
+    # files must be what the generators write now (the tree's state, edits included,
+    # the same before and after go generate).
+    def tree_state() -> str:
+        return session.run("git", "diff", "--", "gofss", external=True, silent=True) + session.run(
+            "git", "status", "--porcelain", "--", "gofss", external=True, silent=True
+        )
+
+    before = tree_state() if Path(".git").exists() else None
+    session.run("go", "generate", "./gofss/...", external=True)
+    if before is not None and tree_state() != before:
+        session.error("go generate changed the generated files: commit what it writes")
     session.install(RUFF, MYPY, "torch", "numpy")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
