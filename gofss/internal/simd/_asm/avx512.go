@@ -5,7 +5,6 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
-	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -100,21 +99,11 @@ func laneSetup() {
 	tailMasks()
 }
 
-// zaes runs AES round r (1 to 10) on x with key; avo 0.5 knows the VAES
-// instructions only in their 128-bit forms.
-func zaes(r int, key Op, x VecPhysical) {
-	op := "VAESENC"
-	if r == rounds-1 {
-		op = "VAESENCLAST"
-	}
-	Instruction(&ir.Instruction{Opcode: op, Operands: []Op{key, x, x}, Inputs: []Op{key, x}, Outputs: []Op{x}, ISA: []string{"VAES", "AVX512F"}})
-}
-
 // mmo512 sets x to AES(s) ^ s for the lanes' keys, s holding clamped seeds.
 func mmo512(s, x VecPhysical) {
 	VPXORQ(Z8, s, x)
 	for r := 1; r < rounds; r++ {
-		zaes(r, zRoundKeys[r], x)
+		aes(r, zRoundKeys[r], x)
 	}
 	VPXORQ(s, x, x)
 }
@@ -138,7 +127,7 @@ func dpfSeeds(off int, x VecPhysical) {
 func laneRounds() {
 	for r := 1; r < rounds; r++ {
 		for _, x := range []VecPhysical{Z19, Z20, Z21, Z22} {
-			zaes(r, zRoundKeys[r], x)
+			aes(r, zRoundKeys[r], x)
 		}
 	}
 }
@@ -741,7 +730,7 @@ func aesRounds(states, tmps []VecPhysical) {
 			VMOVDQA64(Mem{Base: RDX, Disp: 64*r + k*laneTableBytes}, t)
 		}
 		for i, s := range states {
-			zaes(r, tmps[i%len(tmps)], s)
+			aes(r, tmps[i%len(tmps)], s)
 		}
 	}
 }
@@ -1255,7 +1244,7 @@ func dpfEvalAes512() {
 	}
 	for r := 1; r < rounds; r++ {
 		for v, p := range patternKeys {
-			zaes(r, Mem{Base: p, Disp: 64 * r}, zregs[8+v])
+			aes(r, Mem{Base: p, Disp: 64 * r}, zregs[8+v])
 		}
 		f.prefetch(fmt.Sprintf("pf%d", r))
 	}
@@ -1368,8 +1357,8 @@ func dcfEvalAes512() {
 	}
 	for r := 1; r < rounds; r++ {
 		for v, pr := range patternKeys[:4] {
-			zaes(r, Mem{Base: pr, Disp: 64 * r}, zregs[8+v])
-			zaes(r, Mem{Base: pr, Disp: valueTable + 64*r}, zregs[12+v])
+			aes(r, Mem{Base: pr, Disp: 64 * r}, zregs[8+v])
+			aes(r, Mem{Base: pr, Disp: valueTable + 64*r}, zregs[12+v])
 		}
 		f.prefetch(fmt.Sprintf("dcf_pf%d", r))
 	}

@@ -78,9 +78,10 @@ func (w width) spread(m Mem, x VecPhysical) {
 	VBROADCASTI128(m, x)
 }
 
-// aes runs AES round r (1 to 10) on x with the round key at key; avo 0.5 knows the
-// VAES instructions only in their 128-bit forms, so they go in as they are.
-func aes(r int, key Mem, x VecPhysical) {
+// aes runs AES round r (1 to 10) on x with the round key key (memory, or for the
+// AVX-512 routines a register too); avo 0.5 knows the VAES instructions only in
+// their 128-bit forms, so they go in as they are.
+func aes(r int, key Op, x VecPhysical) {
 	op := "VAESENC"
 	if r == rounds-1 {
 		op = "VAESENCLAST"
