@@ -3,7 +3,8 @@
 // description, AES-NI on 128-bit vectors (SSE encodings, for every CPU with AES-NI)
 // and VAES on 256-bit vectors with AVX2 (Zen 3, Alder Lake: VAES without AVX-512);
 // and in both widths the four-round AES Feistel pass of FeistelPass; and the AES-NI
-// latency routines on single blocks (walk.go).
+// latency routines on single blocks (walk.go). With -vaes512 it writes the 512-bit
+// VAES MMO routines instead (vaes512.go), into a file of their own.
 //
 // A vector holds w blocks (w = 1 or 2) and vector v holds dst blocks w*v to w*v+w-1.
 // With m keys per source block (m = len(keys) for MMO, h = len(keys)/2 for
