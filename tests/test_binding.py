@@ -98,6 +98,41 @@ def test_params_are_the_complete_record():
     assert s.params()["in_bits"] == 70
 
 
+def _scribble(record):
+    """Changes every dict and list inside record (and record itself)."""
+    at = record.items() if isinstance(record, dict) else enumerate(record)
+    for _, v in list(at):
+        if isinstance(v, (dict, list)):
+            _scribble(v)
+    if isinstance(record, dict):
+        record["scribbled"] = True
+    else:
+        record.append("scribbled")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pyfss.Dpf(20, "bytes", "aes128_mmo"),
+        lambda: pyfss.Dcf(20),  # chacha: a nonce list
+        lambda: pyfss.Vdpf(12, hash="blake3"),  # a hash record holding key lists
+        lambda: pyfss.HalfTreeDpf(10),
+        lambda: pyfss.Vdmpf(16, 4),
+    ],
+)
+def test_params_copies_share_no_container(make):
+    # Each params() and each key owns every dict and list of its record: changing
+    # one, however deep, leaves the scheme's and the other keys' as they were.
+    s = make()
+    want = json.loads(json.dumps(s.params()))  # shares nothing with s
+    _scribble(s.params())
+    assert s.params() == want
+    if isinstance(s, (pyfss.Dpf, pyfss.Dcf)):
+        k0, k1 = s.keygen(3, torch.tensor([1, 2, 3, 4], dtype=torch.int32))
+        _scribble(k0.params)
+        assert k1.params == want and s.params() == want
+
+
 def test_impl_is_chosen_and_shown():
     assert "portable" in pyfss.IMPLS
     assert pyfss.Dpf(8, impl="portable").impl == "portable"
