@@ -17,15 +17,33 @@ const minParallelNs = 100_000
 // back-to-back calls, the common case, find it still looking.
 const helperSpin = 300 * time.Microsecond
 
+// maxWorkers bounds the goroutines a call spreads its work over; 0: GOMAXPROCS.
+var maxWorkers atomic.Int64
+
+// SetMaxWorkers bounds the goroutines that one call spreads its work over to n
+// (n <= 0: GOMAXPROCS, the default) and returns the bound before. Calls run
+// inline with n = 1.
+func SetMaxWorkers(n int) int { return int(maxWorkers.Swap(int64(max(n, 0)))) }
+
+// Workers is the goroutines a call may spread its work over: GOMAXPROCS, at most
+// the bound SetMaxWorkers set.
+func Workers() int {
+	w := runtime.GOMAXPROCS(0)
+	if m := int(maxWorkers.Load()); m > 0 {
+		w = min(w, m)
+	}
+	return w
+}
+
 // forChunks calls fn on consecutive chunks [lo, hi) that cover [0, n). Work of about
-// costNs nanoseconds per item runs on up to GOMAXPROCS goroutines when it is large
+// costNs nanoseconds per item runs on up to Workers() goroutines when it is large
 // enough to pay for them, inline otherwise: the caller and the helpers that are
 // idle claim chunks in turn.
 func forChunks(n int, costNs float64, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	workers := runtime.GOMAXPROCS(0)
+	workers := Workers()
 	minItems := int(minParallelNs/costNs) + 1
 	if workers == 1 || n < 2*minItems {
 		fn(0, n)

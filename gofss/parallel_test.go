@@ -123,3 +123,23 @@ func TestForChunksConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// SetMaxWorkers bounds the goroutines below GOMAXPROCS: with a bound of 1 a call
+// runs inline, its items in one chunk; with none, GOMAXPROCS again.
+func TestSetMaxWorkers(t *testing.T) {
+	prevProcs := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prevProcs)
+	prev := SetMaxWorkers(1)
+	defer SetMaxWorkers(prev)
+	require.Equal(t, 1, Workers())
+	var chunks atomic.Int32
+	forChunks(1000, 1e6, func(lo, hi int) {
+		chunks.Add(1)
+		assert.Equal(t, [2]int{0, 1000}, [2]int{lo, hi})
+	})
+	require.EqualValues(t, 1, chunks.Load())
+	require.Equal(t, 1, SetMaxWorkers(3))
+	require.Equal(t, 3, Workers())
+	SetMaxWorkers(0)
+	require.Equal(t, 4, Workers())
+}

@@ -55,6 +55,7 @@ __all__ = [
 def backend_info() -> dict:
     """Describes the compiled core: version, Go release and platform, the AES and
     ChaCha implementations in use (and those this CPU could run), when the OS gives
-    huge pages (gen asks for them for its correction words), and CUDA: whether
+    huge pages (gen asks for them for its correction words), Go's processors and the
+    threads a call spreads its work over (gomaxprocs, workers), and CUDA: whether
     kernels were compiled in, for which GPUs, and whether a GPU is usable."""
     return json.loads(call(lib.BackendInfo))
