@@ -193,7 +193,7 @@ def arm64(session):
 @nox.session
 def avx512(session):
     """The AVX-512 paths' tests on an emulated AVX-512 CPU: Bochs (Debian's packages,
-    installed when missing) boots Linux with the test binaries in its initramfs. Linux
-    x86_64 with apt; see build_support/avx512emu.py."""
+    installed when missing) boots Linux with the test binaries in its initramfs. Debian
+    on x86_64; see build_support/avx512emu.py."""
     need_go(session)
     session.run("python", "build_support/avx512emu.py", *session.posargs)

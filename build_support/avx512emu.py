@@ -191,32 +191,43 @@ def install_packages() -> None:
     if shutil.which("apt-get") is None:
         sys.exit(f"avx512emu: missing {' '.join(missing)} and no apt-get to install them")
     subprocess.run([*sudo(), "apt-get", "update", "-qq"], check=False)
-    subprocess.run([*sudo(), "apt-get", "install", "-y", "-qq", *missing], check=True)
+    install = [*sudo(), "apt-get", "install", "-y", "-qq", *missing]
+    if subprocess.run(install, check=False).returncode != 0:
+        sys.exit(f"avx512emu: could not install {' '.join(missing)}: run `{' '.join(install)}`")
 
 
 def apt_sources(suite: str) -> str:
-    """The machine's Debian apt sources (deb822 files), moved to another suite: the
-    same mirror, components and keyring, for downloads that leave the machine's own
-    package lists alone."""
+    """The machine's Debian apt sources (one-line or deb822 files), moved to another
+    suite: the same mirrors, components and keyrings, as a sources.list for downloads
+    that leave the machine's own package lists alone."""
     out = []
-    for path in sorted(Path("/etc/apt/sources.list.d").glob("*.sources")):
+    etc = Path("/etc/apt")
+    for path in [etc / "sources.list", *sorted((etc / "sources.list.d").glob("*.list"))]:
+        for line in path.read_text().splitlines() if path.exists() else []:
+            m = re.match(r"^deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+(.+)$", line.strip())
+            if m and not m.group(3).endswith("-security"):
+                out.append(f"deb {m.group(1) or ''}{m.group(2)} {suite} {m.group(4)}")
+    for path in sorted((etc / "sources.list.d").glob("*.sources")):
         for stanza in path.read_text().split("\n\n"):
-            fields = dict(
-                line.split(":", 1)
-                for line in stanza.splitlines()
-                if re.match(r"^[A-Za-z-]+:", line)
-            )
+            fields = {
+                k.strip(): v.strip()
+                for k, v in (
+                    line.split(":", 1)
+                    for line in stanza.splitlines()
+                    if re.match(r"^[A-Za-z-]+:", line)
+                )
+            }
             suites = fields.get("Suites", "").split()
             if "deb" not in fields.get("Types", "").split() or not suites:
                 continue
             if any(s.endswith("-security") for s in suites):
                 continue
-            fields = {k: v.strip() for k, v in fields.items()}
-            fields["Types"], fields["Suites"] = "deb", suite
-            out.append("\n".join(f"{k}: {v}" for k, v in fields.items()))
+            keys = f"[signed-by={fields['Signed-By']}] " if "Signed-By" in fields else ""
+            for uri in fields.get("URIs", "").split():
+                out.append(f"deb {keys}{uri} {suite} {fields.get('Components', 'main')}")
     if not out:
-        sys.exit("avx512emu: no Debian apt sources (deb822) found to fetch the kernel from")
-    return "\n\n".join(dict.fromkeys(out)) + "\n"
+        sys.exit("avx512emu: no Debian apt sources found to fetch the kernel from")
+    return "\n".join(dict.fromkeys(out)) + "\n"
 
 
 def fetch_kernel(work: Path) -> Path:
@@ -228,15 +239,14 @@ def fetch_kernel(work: Path) -> Path:
     apt = work / "apt"
     for d in ("lists/partial", "cache/archives/partial", "parts"):
         (apt / d).mkdir(parents=True, exist_ok=True)
-    (apt / "sources.sources").write_text(apt_sources(KERNEL_SUITE))
+    (apt / "sources.list").write_text(apt_sources(KERNEL_SUITE))
     opts = [
-        f"-oDir::Etc::SourceList={apt}/none.list",
+        f"-oDir::Etc::SourceList={apt}/sources.list",
         f"-oDir::Etc::SourceParts={apt}/parts",
         f"-oDir::State::Lists={apt}/lists",
         f"-oDir::Cache={apt}/cache",
         "-oAPT::Sandbox::User=root",
     ]
-    shutil.copy(apt / "sources.sources", apt / "parts" / "kernel.sources")
     subprocess.run(["apt-get", *opts, "update", "-qq"], check=True)
     deps = subprocess.run(
         ["apt-cache", *opts, "depends", KERNEL_PACKAGE], capture_output=True, text=True, check=True
