@@ -11,9 +11,9 @@ features would skip them and pass).
 
 What it needs, installed with apt-get when missing (as root, or with sudo without a
 password): Debian's ``bochs``, ``bochsbios``, ``vgabios``, ``bochs-term``,
-``busybox-static``, ``isolinux``, ``syslinux-common`` and ``xorriso``, and a cloud
-kernel image from the Debian release after the machine's (see KERNEL_SUITE), fetched
-with the machine's own apt sources into the work folder.
+``busybox-static``, ``isolinux``, ``syslinux-common`` and ``xorriso``, and Debian 13's
+cloud kernel image (KERNEL_SUITE), fetched with the machine's own apt sources, moved
+to that release, into the work folder.
 
 Usage: ``python build_support/avx512emu.py [--work DIR] [--timeout S]``; nox runs it
 as ``nox -s avx512``. Standard library only.
@@ -22,13 +22,18 @@ as ``nox -s avx512``. Standard library only.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import gzip
 import os
+import pty
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -351,19 +356,25 @@ def make_iso(guest: Path, vmlinuz: Path, initrd: bytes) -> Path:
 def boot(guest: Path, iso: Path, timeout: float) -> str:
     """Boots iso in Bochs and returns what the guest wrote to its serial port, once it
     says it is done or timeout seconds have passed. Debian's Bochs has its debugger
-    built in: the rc file tells it to run at once. Its text display wants a terminal,
-    which script(1) gives it."""
+    built in: the rc file tells it to run at once. Its text display draws on a
+    terminal: a pseudo-terminal whose output a thread reads and drops (unread, it
+    fills and the emulator stops in a write, as it did under script(1))."""
     serial, rc, debugger = guest / "serial.out", guest / "bochsrc", guest / "debugger.rc"
     serial.unlink(missing_ok=True)
     rc.write_text(BOCHSRC.format(iso=iso, serial=serial, log=guest / "bochs.log"))
     debugger.write_text("continue\nquit\n")
+    screen, tty = pty.openpty()
+    fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 25, 80, 0, 0))
     bochs = subprocess.Popen(
-        ["script", "-qfec", f"bochs-bin -q -f {rc} -rc {debugger}", "/dev/null"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        ["bochs-bin", "-q", "-f", rc, "-rc", debugger],
+        stdin=tty,
+        stdout=tty,
+        stderr=tty,
+        env=dict(os.environ, TERM="vt100"),
         start_new_session=True,
     )
+    os.close(tty)
+    threading.Thread(target=drain, args=(screen,), daemon=True).start()
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline and bochs.poll() is None:
@@ -375,6 +386,17 @@ def boot(guest: Path, iso: Path, timeout: float) -> str:
             os.killpg(bochs.pid, signal.SIGTERM)
             bochs.wait()
     return serial.read_text(errors="replace") if serial.exists() else ""
+
+
+def drain(fd: int) -> None:
+    """Reads fd until it closes, dropping what it reads."""
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except OSError:  # the terminal's other side closed
+        pass
+    finally:
+        os.close(fd)
 
 
 def check(output: str, runs: tuple[tuple[str, str, str], ...]) -> list[str]:
