@@ -382,8 +382,8 @@ def boot(guest: Path, iso: Path, timeout: float) -> str:
             if serial.exists() and "=== GUEST DONE" in serial.read_text(errors="replace"):
                 break
     finally:
-        if bochs.poll() is None:
-            os.killpg(bochs.pid, signal.SIGTERM)
+        if bochs.poll() is None:  # its text display catches SIGTERM and goes on
+            os.killpg(bochs.pid, signal.SIGKILL)
             bochs.wait()
     return serial.read_text(errors="replace") if serial.exists() else ""
 
