@@ -171,6 +171,7 @@ echo "=== CPU $(grep -o -w -E 'avx512f|avx512bw|avx512vl|vaes|vpclmulqdq' /proc/
 export GOMAXPROCS=1 HOME=/tmp
 {runs}
 echo "=== GUEST DONE"
+sleep 3  # the serial port's queue out, which poweroff -f would drop
 poweroff -f
 """
 RUN = """\
@@ -379,7 +380,8 @@ def boot(guest: Path, iso: Path, timeout: float) -> str:
     try:
         while time.monotonic() < deadline and bochs.poll() is None:
             time.sleep(2)
-            if serial.exists() and "=== GUEST DONE" in serial.read_text(errors="replace"):
+            text = serial.read_text(errors="replace") if serial.exists() else ""
+            if "=== GUEST DONE" in text or "reboot: " in text:  # done, or halted early
                 break
     finally:
         if bochs.poll() is None:  # its text display catches SIGTERM and goes on
