@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/pyfss/pyfss/gofss/internal/hashes"
+	"github.com/pyfss/pyfss/gofss/internal/scatter"
 )
 
 // Mpf is a distributed multi-point function scheme, dmpf or its verifiable form
@@ -584,13 +585,12 @@ type regionAdds struct {
 	shift uint // region of input x: x >> shift
 	// The queues, region g's at [g*per, (g+1)*per) of three parallel lists: a share's
 	// offset in its region, its value's low word and (wide groups) high word. A
-	// uint64 share takes 12 bytes there. fill[g] is where region g's next add goes.
-	per    int32
-	fill   []int32
-	safe   int // shares that can be queued before a queue may be full
-	offs   []uint32
-	lo, hi []uint64
-	acc    []uint64 // a region's low words while flush adds to them (2^regionBits at most)
+	// uint64 share takes 12 bytes there. q.Fill[g] is where region g's next add goes.
+	per  int32
+	q    scatter.Lists
+	safe int      // shares that can be queued before a queue may be full
+	acc  []uint64 // a region's low words while flush adds to them (2^regionBits at most)
+	hi   []uint64 // q.Hi's memory, kept (for later wide groups) where q.Hi is nil
 }
 
 // newRegionAdds prepares the adds of `count` shares (about count / regions per
@@ -612,14 +612,15 @@ func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
 	// Lists of an earlier call, whose pages are mapped already: fresh ones cost a
 	// page fault every 4 KiB.
 	if old, ok := queuePool.Get().(*regionAdds); ok {
-		r.offs, r.lo, r.hi, r.acc = old.offs, old.lo, old.hi, old.acc
+		r.q.Offs, r.q.Lo, r.hi, r.acc = old.q.Offs, old.q.Lo, old.hi, old.acc
 	}
-	r.offs = slices.Grow(r.offs[:0], total)[:total]
-	r.lo = slices.Grow(r.lo[:0], total)[:total]
+	r.q.Offs = slices.Grow(r.q.Offs[:0], total)[:total]
+	r.q.Lo = slices.Grow(r.q.Lo[:0], total)[:total]
 	if r.wide {
 		r.hi = slices.Grow(r.hi[:0], total)[:total]
+		r.q.Hi = r.hi
 	}
-	r.fill = make([]int32, regions)
+	r.q.Fill = make([]int32, regions)
 	r.empty()
 	return r
 }
@@ -634,15 +635,15 @@ var maxQueuedAdds = 1 << 22
 
 // release gives the queues back for the next call (without the caller's output).
 func (r *regionAdds) release() {
-	if r.fill != nil {
-		queuePool.Put(&regionAdds{offs: r.offs, lo: r.lo, hi: r.hi, acc: r.acc})
+	if r.q.Fill != nil {
+		queuePool.Put(&regionAdds{q: scatter.Lists{Offs: r.q.Offs, Lo: r.q.Lo}, hi: r.hi, acc: r.acc})
 	}
 }
 
 // add adds shares[i] into dst[xs[i] & mask] for every i (or queues it).
 func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 	ar := r.ar
-	if r.fill == nil {
+	if r.q.Fill == nil {
 		// The inputs were all computed first: a loop of adds alone keeps several of
 		// its cache misses in flight at once.
 		for i, x := range xs {
@@ -660,7 +661,7 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 			}
 		}
 		k := min(len(xs), r.safe)
-		r.queue(xs[:k], shares[:k], mask)
+		r.q.Append(xs[:k], blockHalves(shares[:k]), mask, r.shift)
 		r.safe -= k
 		xs, shares = xs[k:], shares[k:]
 	}
@@ -670,46 +671,21 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 // queued without a check.
 func (r *regionAdds) room() int {
 	least := int(r.per)
-	for g, p := range r.fill {
+	for g, p := range r.q.Fill {
 		least = min(least, int(int32(g+1)*r.per-p))
 	}
 	return least
 }
 
-// queue appends shares[i] and the offset of xs[i] & mask to its region's queue for
-// every i, which room allows. The loop calls nothing, so that its values stay in
-// registers.
-func (r *regionAdds) queue(xs []uint64, shares []Block, mask uint64) {
-	low, shift := uint64(1)<<r.shift-1, r.shift
-	fill, offs, lo := r.fill, r.offs, r.lo
-	shares = shares[:len(xs)]
-	if r.wide {
-		hi := r.hi
-		for i, x := range xs {
-			x &= mask
-			p := fill[x>>shift]
-			offs[p], lo[p], hi[p] = uint32(x&low), shares[i].Lo, shares[i].Hi
-			fill[x>>shift] = p + 1
-		}
-		return
-	}
-	for i, x := range xs {
-		x &= mask
-		p := fill[x>>shift]
-		offs[p], lo[p] = uint32(x&low), shares[i].Lo
-		fill[x>>shift] = p + 1
-	}
-}
-
 // flush makes the queued adds, one region at a time, and empties the queues.
 func (r *regionAdds) flush() {
 	ar := r.ar
-	for g := range r.fill {
+	for g := range r.q.Fill {
 		region := r.dst[g<<r.shift:][:1<<r.shift]
-		from, to := int32(g)*r.per, r.fill[g]
-		offs, lo := r.offs[from:to], r.lo[from:to]
+		from, to := int32(g)*r.per, r.q.Fill[g]
+		offs, lo := r.q.Offs[from:to], r.q.Lo[from:to]
 		if r.wide {
-			hi := r.hi[from:to]
+			hi := r.q.Hi[from:to]
 			for i, off := range offs {
 				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
 			}
@@ -741,7 +717,7 @@ func (r *regionAdds) flush() {
 // empty empties the queues.
 func (r *regionAdds) empty() {
 	r.safe = 0
-	for g := range r.fill {
-		r.fill[g] = int32(g) * r.per
+	for g := range r.q.Fill {
+		r.q.Fill[g] = int32(g) * r.per
 	}
 }

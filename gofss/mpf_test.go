@@ -496,7 +496,7 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 // the definition (the two parties' shares add up to betas[j] at alphas[j], zero
 // elsewhere, at every input) and each party's shares against its Eval (at every
 // input up to in_bits 14, at 4096 random ones above), for t = 1, 2 and 1000 points
-// in turn (as many as the domain holds).
+// in turn (as many as the domain holds), each into a dst full of junk.
 func TestDmpfEvalAllEveryWidth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for n := 1; n <= 20; n++ {
@@ -508,7 +508,11 @@ func TestDmpfEvalAllEveryWidth(t *testing.T) {
 		var shares [2][]Block
 		for party := range 2 {
 			mine := everyOther(s0s, party)
+			// Whatever dst held is overwritten, not added to.
 			shares[party] = make([]Block, 1<<n)
+			for x := range shares[party] {
+				shares[party][x] = Block{Lo: rng.Uint64(), Hi: rng.Uint64()}
+			}
 			require.NoError(t, d.EvalAll(shares[party], party, mine, cws))
 			var xs []Uint128
 			for x := range min(1<<n, 1<<14) {

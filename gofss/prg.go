@@ -120,6 +120,14 @@ func blockBytes(b []Block) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)*int(unsafe.Sizeof(Block{})))
 }
 
+// blockHalves views blocks as their words, each block's Lo then its Hi.
+func blockHalves(b []Block) []uint64 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&b[0].Lo, 2*len(b))
+}
+
 // PrgBackendInfo tells, per PRG, the implementation in use ("active"), those this
 // CPU can run ("available", fastest first), and the walk implementation that a new
 // DPF with the PRG gets ("walks", one of Impls()), so callers can see which fast

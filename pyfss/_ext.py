@@ -22,7 +22,7 @@ except ImportError as e:
         "fails: run from another directory."
     ) from e
 
-# A PYFSS_<PKG>_BACKEND variable that names a PRG backend this CPU cannot run: a test
+# A PYFSS_<PKG>_BACKEND variable that names a backend this CPU cannot run: a test
 # or benchmark that asked for a path must not silently measure another.
 if _refused := lib.BackendEnvError():
     raise ImportError(f"pyfss: {_refused}")

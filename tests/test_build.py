@@ -1,6 +1,7 @@
 """The installed package: one extension object that loads and describes itself."""
 
 import importlib.metadata
+import os
 import platform
 import subprocess
 import sys
@@ -30,6 +31,37 @@ def test_backend_info_describes_the_build():
     assert info["huge_pages"] in {"always", "madvise", "never", "unsupported"}
     if platform.system() != "Linux":
         assert info["huge_pages"] == "unsupported"
+
+
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags as Linux lists them (empty elsewhere)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {
+        f
+        for line in text.splitlines()
+        if line.startswith("flags")
+        for f in line.split(":", 1)[1].split()
+    }
+
+
+def test_backend_info_says_which_scatter_runs():
+    """The multi-point schemes' full-domain appends: the amd64 routine wherever it
+    can run (it needs BMI2), unless the environment asked for another."""
+    info = pyfss.backend_info()
+    scatter = info["scatter"]
+    # A build without assembly (-tags purego) has only the portable paths.
+    assembly = info["prg"]["aes128_mmo"]["available"] != ["generic"]
+    assert scatter["active"] in scatter["available"]
+    assert scatter["available"][-1] == "generic"
+    if os.environ.get("PYFSS_SCATTER_BACKEND"):
+        assert scatter["active"] == os.environ["PYFSS_SCATTER_BACKEND"]
+    elif not assembly or platform.machine() not in {"x86_64", "AMD64"}:
+        assert scatter["active"] == "generic"
+    elif platform.system() == "Linux":
+        assert scatter["active"] == ("prefetch" if "bmi2" in cpu_flags() else "generic")
 
 
 def test_go_core_matches_package_version():

@@ -20,6 +20,7 @@ import (
 	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda"
 	"github.com/pyfss/pyfss/gofss/internal/cpupath"
+	"github.com/pyfss/pyfss/gofss/internal/scatter"
 )
 
 // One processor (GOMAXPROCS 1, as Go sets it for a process allowed one CPU) slows
@@ -56,8 +57,9 @@ func BackendEnvError() string {
 
 // BackendInfo describes the compiled core as a JSON object, so that the Python
 // side can add fields without changing this function's signature: the build, the
-// PRG implementations in use and available, and CUDA (kernels compiled in, for
-// which architectures, driver, devices, and why CUDA cannot be used if it cannot).
+// PRG and scatter implementations in use and available, and CUDA (kernels compiled
+// in, for which architectures, driver, devices, and why CUDA cannot be used if it
+// cannot).
 func BackendInfo() (info string, err error) {
 	defer guard(&err)
 	c := cuda.GetInfo()
@@ -70,6 +72,8 @@ func BackendInfo() (info string, err error) {
 		"workers":    gofss.Workers(),
 		"prg":        gofss.PrgBackendInfo(),
 		"huge_pages": gofss.HugePageMode(),
+		// The appends of the multi-point schemes' full-domain evaluation.
+		"scatter": map[string]any{"active": scatter.Backend(), "available": scatter.Backends()},
 		"cuda": map[string]any{
 			"kernels_compiled": c.KernelsCompiled,
 			"archs":            c.Archs,
