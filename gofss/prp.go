@@ -143,13 +143,20 @@ func uint128FromBig(v *big.Int) Uint128 {
 }
 
 // prpTables hold the four round functions of a PRP over a domain of half width
-// h <= maxPrpTableBits, one uint32 per half value: once built (4·2^h AES
+// h <= maxPrpTableBits, one word per half value: once built (4·2^h AES
 // encryptions), a permutation or its inverse costs four lookups per walk, which
-// pays off for full-domain evaluation and large batches.
+// pays off for full-domain evaluation and large batches. The words are 16-bit
+// where h <= 16 (narrow), half the cache of 32-bit ones (wide): at in_bits 20
+// (h = 11) the four take 16 KiB instead of 32, which fills a Zen 3 core's L1 data
+// cache (docs/spec.md section 16.5).
 type prpTables struct {
-	h uint
-	f [4][]uint32
+	h      uint
+	narrow *[4][]uint16
+	wide   *[4][]uint32
 }
+
+// prpWord is a table word.
+type prpWord interface{ uint16 | uint32 }
 
 // maxPrpTableBits is the widest half that gets tables (4 x 2^22 words: 64 MiB),
 // enough for full-domain evaluation up to 2^40 inputs.
@@ -157,10 +164,20 @@ const maxPrpTableBits = 22
 
 func (p *feistelPrp) tables(dom *prpDomain) *prpTables {
 	tab := &prpTables{h: dom.h}
-	size := 1 << dom.h
+	if dom.h <= 16 {
+		tab.narrow = buildPrpTables[uint16](p, dom.h)
+	} else {
+		tab.wide = buildPrpTables[uint32](p, dom.h)
+	}
+	return tab
+}
+
+func buildPrpTables[T prpWord](p *feistelPrp, h uint) *[4][]T {
+	var f [4][]T
+	size := 1 << h
 	var src, dst [prpTile * aes128.BlockSize]byte
 	for r := range p.keys {
-		f := make([]uint32, size)
+		f[r] = make([]T, size)
 		for lo := 0; lo < size; lo += prpTile {
 			n := min(prpTile, size-lo)
 			for j := range n {
@@ -169,41 +186,32 @@ func (p *feistelPrp) tables(dom *prpDomain) *prpTables {
 			}
 			aes128.MMO(p.keys[r:r+1], dst[:16*n], src[:16*n])
 			for j := range n {
-				f[lo+j] = (binary.LittleEndian.Uint32(dst[16*j:]) ^ uint32(lo+j)) & uint32(size-1)
+				f[r][lo+j] = T((binary.LittleEndian.Uint32(dst[16*j:]) ^ uint32(lo+j)) & uint32(size-1))
 			}
 		}
-		tab.f[r] = f
 	}
-	return tab
+	return &f
 }
 
 // permute returns PRP(v) for v below d.
 func (tab *prpTables) permute(v, d uint64) uint64 {
-	h, mask := tab.h, uint64(1)<<tab.h-1
+	if tab.narrow != nil {
+		return permuteThrough(tab.narrow, tab.h, v, d)
+	}
+	return permuteThrough(tab.wide, tab.h, v, d)
+}
+
+func permuteThrough[T prpWord](f *[4][]T, h uint, v, d uint64) uint64 {
+	mask := uint64(1)<<h - 1
 	for {
 		l, r := v>>h, v&mask
-		for k := range tab.f {
-			l, r = r, l^uint64(tab.f[k][r])
+		for k := range f {
+			l, r = r, l^uint64(f[k][r])
 		}
 		if v = l<<h | r; v < d {
 			return v
 		}
 	}
-}
-
-// invertPass is one pass of the rounds backwards, over 0 .. 2^2h - 1.
-func (tab *prpTables) invertPass(y uint64) uint64 {
-	h, mask := tab.h, uint64(1)<<tab.h-1
-	l4 := y >> h
-	return tab.invertFrom(l4, y&mask^uint64(tab.f[3][l4]))
-}
-
-// invertFrom is invertPass from its first round's result: rounds 2 .. 0 backwards
-// from (l3, r3 = l4).
-func (tab *prpTables) invertFrom(l4, l3 uint64) uint64 {
-	l2 := l4 ^ uint64(tab.f[2][l3])
-	l1 := l3 ^ uint64(tab.f[1][l2])
-	return (l2^uint64(tab.f[0][l1]))<<tab.h | l1
 }
 
 // invertRange writes PRP^-1(first + i) to xs[i] for every i; first + len(xs) must
@@ -212,35 +220,88 @@ func (tab *prpTables) invertFrom(l4, l3 uint64) uint64 {
 // pass is a chain of four dependent lookups); the positions of those values are
 // kept in walking, which it returns for the next call to reuse. In the first pass
 // the last round's lookup is shared by each run of values with the same high half.
+// Each loop is a function of its own, not inlined: in one function the compiler
+// kept the loops' counters and slices on the stack, and with the narrow tables the
+// inverses took 1.2 times as long.
 func (tab *prpTables) invertRange(xs []uint64, first, d uint64, walking []int32) []int32 {
-	h, mask := tab.h, uint64(1)<<tab.h-1
+	if tab.narrow != nil {
+		return invertRangeThrough(tab.narrow, tab.h, xs, first, d, walking)
+	}
+	return invertRangeThrough(tab.wide, tab.h, xs, first, d, walking)
+}
+
+func invertRangeThrough[T prpWord](f *[4][]T, h uint, xs []uint64, first, d uint64, walking []int32) []int32 {
+	mask := uint64(1)<<h - 1
 	for i := 0; i < len(xs); {
 		y := first + uint64(i)
 		l4 := y >> h
 		run := xs[i:min(len(xs), i+int(mask+1-y&mask))]
-		f := uint64(tab.f[3][l4])
-		for j := range run {
-			run[j] = tab.invertFrom(l4, (y+uint64(j))&mask^f)
-		}
+		invertRun(f, h, run, y&mask, l4)
 		i += len(run)
 	}
 	walking = slices.Grow(walking[:0], len(xs))[:len(xs)]
-	left := 0
-	for i, x := range xs {
-		walking[left] = int32(i)
-		left += int(bool2uint(x >= d))
-	}
-	for left > 0 {
-		next := 0
-		for _, i := range walking[:left] {
-			x := tab.invertPass(xs[i])
-			xs[i] = x
-			walking[next] = i
-			next += int(bool2uint(x >= d))
-		}
-		left = next
+	walking = walking[:listOutside(walking, xs, d)]
+	for len(walking) > 0 {
+		invertListed(f, h, xs, walking)
+		walking = walking[:keepOutside(walking, xs, d)]
 	}
 	return walking
+}
+
+// invertRun is the first pass over a run of values y = l4·2^h + lo + j.
+//
+//go:noinline
+func invertRun[T prpWord](f *[4][]T, h uint, run []uint64, lo, l4 uint64) {
+	f3 := uint64(f[3][l4])
+	for j := range run {
+		run[j] = invertFrom(f, h, l4, (lo+uint64(j))^f3)
+	}
+}
+
+// invertListed is a further pass over the values at the positions listed.
+//
+//go:noinline
+func invertListed[T prpWord](f *[4][]T, h uint, xs []uint64, walking []int32) {
+	mask := uint64(1)<<h - 1
+	for _, i := range walking {
+		y := xs[i]
+		xs[i] = invertFrom(f, h, y>>h, y&mask^uint64(f[3][y>>h]))
+	}
+}
+
+// listOutside lists the positions of the values of xs outside the domain 0 .. d-1
+// in walking and returns how many.
+//
+//go:noinline
+func listOutside(walking []int32, xs []uint64, d uint64) int {
+	n := 0
+	walking = walking[:len(xs)]
+	for i, x := range xs {
+		walking[n] = int32(i)
+		n += int(bool2uint(x >= d))
+	}
+	return n
+}
+
+// keepOutside keeps those listed whose value is still outside, and returns how
+// many.
+//
+//go:noinline
+func keepOutside(walking []int32, xs []uint64, d uint64) int {
+	n := 0
+	for _, i := range walking {
+		walking[n] = i
+		n += int(bool2uint(xs[i] >= d))
+	}
+	return n
+}
+
+// invertFrom is a pass of the rounds backwards (over 0 .. 2^2h - 1) from its
+// first round's result: rounds 2 .. 0 from (l3, r3 = l4).
+func invertFrom[T prpWord](f *[4][]T, h uint, l4, l3 uint64) uint64 {
+	l2 := l4 ^ uint64(f[2][l3])
+	l1 := l3 ^ uint64(f[1][l2])
+	return (l2^uint64(f[0][l1]))<<h | l1
 }
 
 // bool2uint is 1 for true, 0 for false, without a branch.

@@ -69,7 +69,8 @@ func TestPrpPermutes(t *testing.T) {
 func TestPrpTables(t *testing.T) {
 	p := newFeistelPrp(Block{Lo: 3, Hi: 1 << 40})
 	var walking []int32
-	for _, d := range []uint64{2, 7, 3 << 10, 3 << 21, 1 << 30} {
+	// Half widths 1, 2, 6, 12, 15, 16 (the widest narrow tables) and 17 (wide).
+	for _, d := range []uint64{2, 7, 3 << 10, 3 << 21, 1 << 30, 1 << 32, 3 << 31} {
 		dom := newPrpDomain(new(big.Int).SetUint64(d))
 		tab := p.tables(&dom)
 		vs := []uint64{0, 1, d / 3, d / 2, d - 1}
