@@ -6,8 +6,9 @@ Python against the same work in Go, and throughput against in_bits.
 Run from the repository with pyfss installed (`nox -s bench` does both). It runs the
 Go benchmark program gofss/cmd/fssbench (JSON lines) and times the Python calls in
 the same run, prints Markdown tables, and writes them with a plot (matplotlib) to
---out. Figures are best-of-N timings, taken in turns spread over the run (a shared
-host has slow spells); ratios compare figures of this run only.
+--out. Each figure is the median (and p90) of its timings, taken in turns spread over
+the run (a shared host has slow spells), each timing the mean of a loop of calls;
+ratios compare figures of this run only.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def go_bench(bits, threads, min_s: float, **flags) -> list[dict]:
         capture_output=True,
         text=True,
     ).stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
+    records = [json.loads(line) for line in out.splitlines() if line.strip()]
+    for r in records:
+        del r["ns_per_item"]  # the median of this pass alone; the turns' samples decide
+    return records
 
 
 # Half-Tree DPF and Grotto DCF against DPF: the Go benchmarks of gofss/bench_test.go
@@ -167,16 +171,28 @@ def new_scheme_section(records: list[dict]) -> str:
     )
 
 
-def best_ns(fn, items: int, min_s: float, reps: int = 3) -> float:
-    fn()
-    best = float("inf")
+def sample_ns(fn, items: int, min_s: float, reps: int = 3, warm: bool = True) -> list[float]:
+    """ns per item of fn in each of reps timings, each a loop of at least min_s, after
+    one untimed call unless warm is false."""
+    if warm:
+        fn()
+    samples = []
     for _ in range(reps):
         n, start = 0, time.perf_counter()
         while n == 0 or time.perf_counter() - start < min_s:
             fn()
             n += 1
-        best = min(best, (time.perf_counter() - start) / n)
-    return best * 1e9 / items
+        samples.append((time.perf_counter() - start) / n * 1e9 / items)
+    return samples
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def cell(xs: list[float], digits: int = 2) -> str:
+    """A figure as the bench prints it: median (p90) of its samples."""
+    return f"{med(xs):.{digits}f} ({quantile(xs, 0.9):.{digits}f})"
 
 
 def make(scheme: str, prg: str, group: str, bits: int):
@@ -191,7 +207,7 @@ def python_bench(min_s: float) -> tuple[list[dict], list[dict]]:
         for prg in ("aes128_mmo", "chacha"):
             b, us = python_cell(make(scheme, prg, "uint64", BITS), g, min_s)
             batched += [{"scheme": scheme, "prg": prg, **r} for r in b]
-            single.append({"scheme": scheme, "prg": prg, "us": us})
+            single.append({"scheme": scheme, "prg": prg, "us": [us]})
     return batched, single
 
 
@@ -225,8 +241,8 @@ def python_cell(s, g: torch.Generator, min_s: float) -> tuple[list[dict], float]
     batched = [
         {
             "op": op,
-            "fresh": best_ns(fresh, items, min_s),
-            "ns_per_item": best_ns(reused, items, min_s),
+            "fresh": sample_ns(fresh, items, min_s),
+            "samples": sample_ns(reused, items, min_s),
         }
         for op, (fresh, reused, items) in calls.items()
     ]
@@ -258,8 +274,8 @@ def vdpf_bench(min_s: float) -> list[dict]:
     dpf = pyfss.Dpf(BITS, "uint64", "aes128_mmo")
     dcws = dpf.gen(seeds, alphas, betas)
     base = {
-        "eval": best_ns(lambda: dpf.eval(0, s0, dcws, alphas), keys, min_s),
-        "eval_all": best_ns(lambda: dpf.eval_all(0, s0[0], dcws[0]), 1 << BITS, min_s, reps=1),
+        "eval": sample_ns(lambda: dpf.eval(0, s0, dcws, alphas), keys, min_s),
+        "eval_all": sample_ns(lambda: dpf.eval_all(0, s0[0], dcws[0]), 1 << BITS, min_s),
     }
     rows = []
     for hash in ("sha256", "blake3"):
@@ -270,12 +286,13 @@ def vdpf_bench(min_s: float) -> list[dict]:
 
 
 def vdpf_figures(s, s0, cws, xs, min_s: float) -> dict:
-    """One Vdpf's ns per point (eval), per piece (prove) and per output (eval_all)."""
+    """One Vdpf's ns per point (eval), per piece (prove) and per output (eval_all):
+    the samples of each."""
     _, pieces = s.eval(0, s0, cws, xs)
     return {
-        "eval": best_ns(lambda: s.eval(0, s0, cws, xs), len(xs), min_s),
-        "prove": best_ns(lambda: s.prove(pieces, cws), len(xs), min_s),
-        "eval_all": best_ns(lambda: s.eval_all(0, s0[0], cws[0]), 1 << BITS, min_s, reps=1),
+        "eval": sample_ns(lambda: s.eval(0, s0, cws, xs), len(xs), min_s),
+        "prove": sample_ns(lambda: s.prove(pieces, cws), len(xs), min_s),
+        "eval_all": sample_ns(lambda: s.eval_all(0, s0[0], cws[0]), 1 << BITS, min_s),
     }
 
 
@@ -297,7 +314,15 @@ def mpf_section(min_s: float) -> str:
         for op, bits in (("eval", 32), ("eval_all", BITS), ("gen", 32))
         if not (op == "eval_all" and multi_cls is pyfss.Vdmpf)
     ]
-    header = ["op", "scheme", "in_bits", "ns/item", "baseline", "baseline ns/item", "ratio"]
+    header = [
+        "op",
+        "scheme",
+        "in_bits",
+        "ns/item (p90)",
+        "baseline",
+        "baseline ns/item (p90)",
+        "ratio, per turn (p90)",
+    ]
     return (
         f"### Multi-point schemes from Python ({MPF_POINTS} points; eval: {KEYS} inputs; "
         "all cores, aes128_mmo, uint64)\n\n" + table([*header, "target"], rows)
@@ -345,15 +370,22 @@ def mpf_row(multi_cls, single_cls, op: str, bits: int, min_s: float) -> list:
         ),
     }
     multi_fn, single_fn, items = calls[op]
-    m_ns, s_ns = best_ns(multi_fn, items, min_s), best_ns(single_fn, items, min_s)
+    # The two in turns, each turn a pair whose ratio the row summarizes.
+    multi_fn(), single_fn()
+    m_ns: list[float] = []
+    s_ns: list[float] = []
+    for _ in range(5):
+        m_ns += sample_ns(multi_fn, items, min_s, reps=1, warm=False)
+        s_ns += sample_ns(single_fn, items, min_s, reps=1, warm=False)
+    ratios = [m / s for m, s in zip(m_ns, s_ns)]
     return [
         op,
         multi._scheme,
         bits,
-        f"{m_ns:.1f}",
+        cell(m_ns, 1),
         single._scheme,
-        f"{s_ns:.1f}",
-        f"{m_ns / s_ns:.2f}x",
+        cell(s_ns, 1),
+        f"{med(ratios):.2f}x ({quantile(ratios, 0.9):.2f}x)",
         f"<= {MPF_TARGETS[op]}x",
     ]
 
@@ -379,10 +411,11 @@ def baselines() -> dict:
     }
 
 
-def keep_best(best: list[dict] | None, new: list[dict], *fields: str) -> list[dict]:
-    """Merges a new pass into the best so far: each record of best whose other fields
-    match a record of new keeps the lower of the two values of each of fields."""
-    if best is None:
+def gather(acc: list[dict] | None, new: list[dict], *fields: str) -> list[dict]:
+    """Merges a turn's records into the earlier turns': each record of acc whose
+    other fields match a record of new gets that record's samples (lists) in each of
+    fields added to its own."""
+    if acc is None:
         return new
 
     def ident(r: dict) -> tuple:
@@ -390,8 +423,7 @@ def keep_best(best: list[dict] | None, new: list[dict], *fields: str) -> list[di
 
     latest = {ident(r): r for r in new}
     return [
-        {**b, **{f: min(b[f], n[f]) for f in fields}} if (n := latest.get(ident(b))) else b
-        for b in best
+        {**a, **{f: a[f] + n[f] for f in fields}} if (n := latest.get(ident(a))) else a for a in acc
     ]
 
 
@@ -424,7 +456,7 @@ def main() -> None:
     # runs in turns, as in sections 2 and 3; the portable one, 10-20x slower, once.
     core = go_bench(BITS, 1, min_s)
     for _ in range(turns - 1):
-        core = keep_best(core, go_bench(BITS, 1, min_s, backends="fastest"), "ns_per_item")
+        core = gather(core, go_bench(BITS, 1, min_s, backends="fastest"), "samples")
     rows = []
     for op in ("eval_all", "eval", "gen"):
         for scheme in ("dpf", "dcf"):
@@ -445,9 +477,9 @@ def main() -> None:
                             prg,
                             group,
                             fast["backend"],
-                            f"{fast['ns_per_item']:.2f}",
-                            f"{slow['ns_per_item']:.1f}",
-                            f"{slow['ns_per_item'] / fast['ns_per_item']:.1f}x",
+                            cell(fast["samples"]),
+                            f"{med(slow['samples']):.1f}",
+                            f"{med(slow['samples']) / med(fast['samples']):.1f}x",
                             f"<= {target}"
                             if target and group == "bytes" or target and op != "eval_all"
                             else "",
@@ -463,7 +495,7 @@ def main() -> None:
                 "prg",
                 "group",
                 "fast path",
-                "fast",
+                "fast (p90)",
                 "portable",
                 "portable/fast",
                 "target",
@@ -479,7 +511,7 @@ def main() -> None:
         # figure more than the one-core one, so one pass understates the scaling.
         multi = None
         for _ in range(turns):
-            multi = keep_best(
+            multi = gather(
                 multi,
                 go_bench(
                     BITS,
@@ -489,16 +521,16 @@ def main() -> None:
                     backends="fastest",
                     groups="uint64",
                 ),
-                "ns_per_item",
+                "samples",
             )
         rows = []
         for op in ("eval_all", "eval"):
             for scheme in ("dpf", "dcf"):
                 for prg in ("aes128_mmo", "chacha"):
-                    one = find(multi, op=op, scheme=scheme, prg=prg, threads=1)["ns_per_item"]
-                    many = find(multi, op=op, scheme=scheme, prg=prg, threads=threads)[
-                        "ns_per_item"
-                    ]
+                    one = med(find(multi, op=op, scheme=scheme, prg=prg, threads=1)["samples"])
+                    many = med(
+                        find(multi, op=op, scheme=scheme, prg=prg, threads=threads)["samples"]
+                    )
                     rows.append(
                         [op, scheme, prg, f"{one:.2f}", f"{many:.2f}", f"{one / many:.2f}x"]
                     )
@@ -511,26 +543,26 @@ def main() -> None:
     # figure's best, so that a slow spell of a shared machine does not land on one side.
     gopar, batched, single = None, None, None
     for _ in range(turns):
-        gopar = keep_best(
+        gopar = gather(
             gopar,
             go_bench(BITS, threads, min_s, backends="fastest", groups="uint64"),
-            "ns_per_item",
+            "samples",
         )
         b, sg = python_bench(min_s)
-        batched = keep_best(batched, b, "ns_per_item", "fresh")
-        single = keep_best(single, sg, "us")
+        batched = gather(batched, b, "samples", "fresh")
+        single = gather(single, sg, "us")
     rows = []
     for r in batched:
-        go = find(gopar, op=r["op"], scheme=r["scheme"], prg=r["prg"])["ns_per_item"]
+        go = med(find(gopar, op=r["op"], scheme=r["scheme"], prg=r["prg"])["samples"])
         rows.append(
             [
                 r["op"],
                 r["scheme"],
                 r["prg"],
-                f"{r['ns_per_item']:.2f}",
+                cell(r["samples"]),
                 f"{go:.2f}",
-                f"{r['ns_per_item'] / go:.2f}x",
-                f"{r['fresh']:.2f}",
+                f"{med(r['samples']) / go:.2f}x",
+                cell(r["fresh"]),
             ]
         )
     sections.append(
@@ -543,10 +575,10 @@ def main() -> None:
                 "op",
                 "scheme",
                 "prg",
-                "Python ns/item (out=)",
+                "Python ns/item (out=; p90)",
                 "Go ns/item",
                 "Python/Go",
-                "fresh outputs",
+                "fresh outputs (p90)",
             ],
             rows,
         )
@@ -557,8 +589,8 @@ def main() -> None:
         f"Same run, for scale: a bound Go call doing nothing {base['noop']:.2f} us, "
         f"torch.empty(4) {base['empty']:.2f} us.\n\n"
         + table(
-            ["scheme", "prg", "median us"],
-            [[r["scheme"], r["prg"], f"{r['us']:.2f}"] for r in single],
+            ["scheme", "prg", "median us (p90 over turns)"],
+            [[r["scheme"], r["prg"], cell(r["us"])] for r in single],
         )
     )
 
@@ -567,8 +599,8 @@ def main() -> None:
         [
             r["op"],
             r["hash"],
-            f"{r['ns']:.0f}",
-            "" if r["dpf"] is None else f"{r['ns'] / r['dpf']:.1f}x",
+            cell(r["ns"], 0),
+            "" if r["dpf"] is None else f"{med(r['ns']) / med(r['dpf']):.1f}x",
             VDPF_TARGETS.get((r["op"], r["hash"]), ""),
         ]
         for r in vdpf_bench(min_s)
@@ -576,7 +608,9 @@ def main() -> None:
     sections.append(
         f"### Vdpf from Python ({threads} cores, aes128_mmo, uint64, in_bits {BITS}; "
         "targets are for one core)\n\n"
-        + table(["op", "hash", "ns/point or output", "vs Dpf's same call", "target ns"], vrows)
+        + table(
+            ["op", "hash", "ns/point or output (p90)", "vs Dpf's same call", "target ns"], vrows
+        )
     )
 
     # Half-Tree DPF and Grotto DCF against DPF, one core.
@@ -624,7 +658,7 @@ def plot_sweep(records: list[dict], path: Path):
         for scheme in ("dpf", "dcf"):
             for prg in ("aes128_mmo", "chacha"):
                 pts = sorted(
-                    (r["in_bits"], 1e9 / r["ns_per_item"])
+                    (r["in_bits"], 1e9 / med(r["samples"]))
                     for r in records
                     if (r["op"], r["scheme"], r["prg"]) == (op, scheme, prg)
                 )

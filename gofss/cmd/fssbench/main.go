@@ -1,10 +1,11 @@
 // Command fssbench measures the tree walks of package gofss and prints one JSON object
 // per line: {"op","scheme","prg","backend","impl","group","in_bits","threads",
-// "ns_per_item","items"}. Ops are eval_all (one key, items = 2^in_bits outputs), eval (-keys keys,
+// "ns_per_item","samples","items"}. Ops are eval_all (one key, items = 2^in_bits outputs), eval (-keys keys,
 // one point each) and gen (-keys keys). Backends are the fastest this CPU runs and the
 // portable one ("generic"), chosen with the PRG packages' SetBackend; the schemes are
-// made after it, so their tree walks ("impl") follow the PRG's choice. Each figure is the best of -reps timings, each a loop of at
-// least -min.
+// made after it, so their tree walks ("impl") follow the PRG's choice. Each figure
+// (ns_per_item) is the median of -reps timings (samples, ns per item each), each a
+// loop of at least -min.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,16 +26,17 @@ import (
 )
 
 type record struct {
-	Op        string  `json:"op"`
-	Scheme    string  `json:"scheme"`
-	Prg       string  `json:"prg"`
-	Backend   string  `json:"backend"`
-	Impl      string  `json:"impl"`
-	Group     string  `json:"group"`
-	InBits    int     `json:"in_bits"`
-	Threads   int     `json:"threads"`
-	NsPerItem float64 `json:"ns_per_item"`
-	Items     int     `json:"items"`
+	Op        string    `json:"op"`
+	Scheme    string    `json:"scheme"`
+	Prg       string    `json:"prg"`
+	Backend   string    `json:"backend"`
+	Impl      string    `json:"impl"`
+	Group     string    `json:"group"`
+	InBits    int       `json:"in_bits"`
+	Threads   int       `json:"threads"`
+	NsPerItem float64   `json:"ns_per_item"`
+	Samples   []float64 `json:"samples"`
+	Items     int       `json:"items"`
 }
 
 var (
@@ -46,7 +49,7 @@ var (
 	backendsFlag = flag.String("backends", "fastest,generic", "backends to measure")
 	groupsFlag   = flag.String("groups", "bytes,uint64", "output groups to measure")
 	minFlag      = flag.Duration("min", 200*time.Millisecond, "least duration of one timing")
-	repsFlag     = flag.Int("reps", 3, "timings per figure; the best is reported")
+	repsFlag     = flag.Int("reps", 3, "timings per figure; their median is reported")
 )
 
 func main() {
@@ -62,8 +65,8 @@ func main() {
 						for _, g := range list(*groupsFlag) {
 							s := newScheme(sch, prgName, g, bits)
 							for _, op := range list(*opsFlag) {
-								ns, items := measure(s, op, bits)
-								check(enc.Encode(record{op, sch, prgName, backend, s.Impl(), g, bits, threads, ns, items}))
+								samples, items := measure(s, op, bits)
+								check(enc.Encode(record{op, sch, prgName, backend, s.Impl(), g, bits, threads, median(samples), samples, items}))
 							}
 						}
 					}
@@ -114,8 +117,9 @@ func newScheme(kind, prgName, group string, bits int) gofss.Scheme {
 	return d
 }
 
-// measure times op and returns nanoseconds per item and the items per call.
-func measure(s gofss.Scheme, op string, bits int) (float64, int) {
+// measure times op -reps times and returns the nanoseconds per item of each timing
+// and the items per call.
+func measure(s gofss.Scheme, op string, bits int) ([]float64, int) {
 	keys := *keysFlag
 	if op == "eval_all" {
 		keys = 1
@@ -155,16 +159,22 @@ func measure(s gofss.Scheme, op string, bits int) (float64, int) {
 		check(fmt.Errorf("unknown op %q", op))
 	}
 	check(call()) // untimed: the first call also faults in the output's pages
-	best := time.Duration(1 << 62)
+	var samples []float64
 	for range *repsFlag {
 		n, start := 0, time.Now()
 		for n == 0 || time.Since(start) < *minFlag {
 			check(call())
 			n++
 		}
-		best = min(best, time.Since(start)/time.Duration(n))
+		samples = append(samples, float64(time.Since(start).Nanoseconds())/float64(n)/float64(items))
 	}
-	return float64(best.Nanoseconds()) / float64(items), items
+	return samples, items
+}
+
+// median is the middle of xs (the mean of the middle two for an even count).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }
 
 func list(s string) []string { return strings.Split(s, ",") }
