@@ -18,6 +18,9 @@ import (
 // tensor) is memory no one has touched, and each 4 KiB page of it faults when the walk
 // first writes it. On a virtual machine a fault costs about 2 us, 8 ns per output at
 // 4 KiB per 256 outputs: more than the walk itself. A huge page faults once per 2 MiB.
+// The multi-point schemes' full-domain evaluations ask the same for their output and
+// for the per-region lists of their adds (tens of MiB, fresh when their pool lost
+// them to a garbage collection).
 
 const hugePage = 2 << 20
 

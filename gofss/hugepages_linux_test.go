@@ -3,12 +3,16 @@ package gofss
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pyfss/pyfss/gofss/internal/scatter"
 )
 
 // vmFlags returns the VmFlags of the mapping that holds addr, from /proc/self/smaps.
@@ -98,4 +102,56 @@ func TestEvalAdvisesOutputHugePages(t *testing.T) {
 			require.Equal(t, otherFlags, vmFlags(t, uintptr(unsafe.Pointer(&hugeRange(other)[0]))))
 		})
 	}
+}
+
+// The multi-point schemes' full-domain evaluations mark their output for huge
+// pages too, and EvalAll the per-region lists it queues its adds in (tens of MiB,
+// fresh after each garbage collection empties their pool).
+func TestMpfEvalAllAdvisesHugePages(t *testing.T) {
+	if HugePageMode() == "unsupported" {
+		t.Skip("no transparent huge pages here")
+	}
+	const inBits = 18 // 4 MiB of output: a whole huge page at least
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, kind := range []Kind{KindDmpf, KindVdmpf} {
+		t.Run(kind.String(), func(t *testing.T) {
+			d, cws, s0s, _, _ := genRandomMpf(t, rng, DefaultParams(kind, inBits, Uint127, PrgAesMmo).WithMaxPoints(8), 8)
+			mine := everyOther(s0s, 0)
+			other, dst := make([]Block, 1<<inBits), make([]Block, 1<<inBits)
+			otherFlags := vmFlags(t, uintptr(unsafe.Pointer(&hugeRange(other)[0])))
+			if kind == KindDmpf {
+				require.NoError(t, d.EvalAll(dst, 0, mine, cws))
+			} else {
+				var pi [ProofBlocks]Block
+				require.NoError(t, d.EvalAllProof(dst, &pi, 0, mine, cws))
+			}
+			inside := hugeRange(dst)
+			require.NotNil(t, inside)
+			require.Contains(t, vmFlags(t, uintptr(unsafe.Pointer(&inside[0]))), "hg")
+			require.Equal(t, otherFlags, vmFlags(t, uintptr(unsafe.Pointer(&hugeRange(other)[0]))))
+		})
+	}
+	t.Run("lists", func(t *testing.T) {
+		// Lists from the pool, marked "no huge pages" (as memory that was never
+		// advised could be), come out of newRegionAdds advised: a list made fresh
+		// could sit in memory that an earlier call advised, which would hide a
+		// missing advice.
+		const n, count = 22, 1 << 22
+		total := 1 << 8 * int(count>>8+count>>11+64) // newRegionAdds's, for 2^8 regions
+		offs, lo, hi := make([]uint32, total), make([]uint64, total), make([]uint64, total)
+		lists := map[string][]byte{"offs": hugeRange(offs), "lo": hugeRange(lo), "hi": hugeRange(hi)}
+		for name, b := range lists {
+			require.NoError(t, syscall.Madvise(b, syscall.MADV_NOHUGEPAGE), name)
+			require.Contains(t, vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), "nh", name)
+		}
+		queuePool.Put(&regionAdds{q: scatter.Lists{Offs: offs, Lo: lo}, hi: hi})
+		r := newRegionAdds(n, count, Uint127, make([]Block, 1<<n))
+		defer r.release()
+		if &r.q.Lo[0] != &lo[0] || &r.q.Offs[0] != &offs[0] || &r.q.Hi[0] != &hi[0] {
+			t.Skip("the pool dropped the lists (a garbage collection in between)")
+		}
+		for name, b := range lists {
+			require.Contains(t, vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), "hg", name)
+		}
+	})
 }
