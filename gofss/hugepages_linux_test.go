@@ -144,10 +144,11 @@ func TestMpfEvalAllAdvisesHugePages(t *testing.T) {
 			require.NoError(t, syscall.Madvise(b, syscall.MADV_NOHUGEPAGE), name)
 			require.Contains(t, vmFlags(t, uintptr(unsafe.Pointer(&b[0]))), "nh", name)
 		}
-		queuePool.Put(&regionAdds{q: scatter.Lists{Offs: offs, Lo: lo}, hi: hi})
-		r := newRegionAdds(n, count, Uint127, make([]Block, 1<<n))
+		queuePool.Put(&[]*queueSet{{q: scatter.Lists{Offs: offs, Lo: lo}, hi: hi}})
+		r := newRegionAdds(n, count, Uint127, make([]Block, 1<<n), 1)
 		defer r.release()
-		if &r.q.Lo[0] != &lo[0] || &r.q.Offs[0] != &offs[0] || &r.q.Hi[0] != &hi[0] {
+		q := r.sets[0].q
+		if &q.Lo[0] != &lo[0] || &q.Offs[0] != &offs[0] || &q.Hi[0] != &hi[0] {
 			t.Skip("the pool dropped the lists (a garbage collection in between)")
 		}
 		for name, b := range lists {

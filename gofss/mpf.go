@@ -486,7 +486,8 @@ func chainBuckets(hp *hashes.Hasher, pibs [][ProofBlocks]Block, pieces []Block, 
 // each index in a bucket to the input that index stands for, found through the
 // PRP's inverse. Those inputs are random: where dst outgrows the caches, the shares
 // first go to per-region lists (appends in order), and each region's adds then stay
-// in cache (docs/spec.md section 16.5).
+// in cache (docs/spec.md section 16.5). The walks, the inverses and appends of a
+// group's buckets, and the regions' adds spread over the workers.
 func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	sigma, mRt, err := d.checkKey(party, s0s, cws)
 	if err != nil {
@@ -499,9 +500,15 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 	adviseHugePages(dst) // a fresh dst faults once per huge page, not per 4 KiB
 	clear(dst)
 	p := planEvalAll(sigma, n, mRt)
-	leaves, xs := make([]Block, p.group*int(p.walked)), make([]uint64, p.size)
-	var walking []int32
-	adds := newRegionAdds(n, p.domain, d.params.Group, dst)
+	leaves := make([]Block, p.group*int(p.walked))
+	adds := newRegionAdds(n, p.domain, d.params.Group, dst, Workers())
+	defer adds.release()
+	// A bucket's inverses and adds, by the worker holding set s.
+	bucket := func(s *queueSet, b, b0 int) {
+		var inputs []uint64
+		inputs, s.walking = p.invertBucket(grow(&s.xs, int(p.size)), b, s.walking)
+		adds.add(s, inputs, leaves[(b-b0)*int(p.walked):], 1<<n-1)
+	}
 	for b0 := 0; b0 < p.used; b0 += p.group {
 		b1 := min(p.used, b0+p.group)
 		// The rows were checked above: the walk runs without DPF's checks.
@@ -511,16 +518,29 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 		if d.ctl.stopped() {
 			return ErrStopped
 		}
-		for b := b0; b < b1; b++ {
-			var inputs []uint64
-			inputs, walking = p.invertBucket(xs, b, walking)
-			adds.add(inputs, leaves[(b-b0)*int(p.walked):], 1<<n-1)
+		if adds.direct() {
+			s := adds.take()
+			for b := b0; b < b1; b++ {
+				bucket(s, b, b0)
+			}
+			adds.give(s)
+			continue
 		}
+		forChunks(b1-b0, float64(p.size)*bucketNsPerValue, func(lo, hi int) {
+			s := adds.take()
+			defer adds.give(s)
+			for b := b0 + lo; b < b0+hi; b++ {
+				bucket(s, b, b0)
+			}
+		})
 	}
 	adds.flush()
-	adds.release()
 	return nil
 }
+
+// bucketNsPerValue is about what EvalAll's inverse and adds cost per value of a
+// bucket.
+const bucketNsPerValue = 12
 
 // evalAllPlan is EvalAll's layout for a key: the PRP's tables, the hashed domain
 // D, the bucket size, the buckets in use (those from ceil(D / size) on hold no
@@ -578,58 +598,83 @@ const regionBits = 14
 var maxRegionsLog = 8
 
 // regionAdds adds shares into dst at random inputs. With one region (dst in cache)
-// it adds at once; with several, add appends each share and its input's offset to
-// its region's queue, and flush adds them region by region.
+// it adds at once, one caller at a time; with several, each worker (a goroutine of
+// EvalAll's) appends its shares and their inputs' offsets to its own queues, and
+// flush adds them all region by region, the regions spread over the workers.
 type regionAdds struct {
 	dst   []Block
 	ar    *arith
 	wide  bool // the group's values have high words or XOR (else only Lo, added, is queued)
 	shift uint // region of input x: x >> shift
-	// The queues, region g's at [g*per, (g+1)*per) of three parallel lists: a share's
-	// offset in its region, its value's low word and (wide groups) high word. A
-	// uint64 share takes 12 bytes there. q.Fill[g] is where region g's next add goes.
-	per  int32
-	q    scatter.Lists
-	safe int      // shares that can be queued before a queue may be full
-	acc  []uint64 // a region's low words while flush adds to them (2^regionBits at most)
-	hi   []uint64 // q.Hi's memory, kept (for later wide groups) where q.Hi is nil
+	per   int32
+	sets  []*queueSet
+	free  chan *queueSet // the sets no worker holds
+	mu    sync.Mutex     // a set that fills flushes alone: one flush at a time adds into dst
+	acc   []uint64       // a region's low words while flushSet adds to them (2^regionBits at most)
+}
+
+// queueSet is one worker's queues: region g's at [g*per, (g+1)*per) of three
+// parallel lists, a share's offset in its region, its value's low word and (wide
+// groups) high word (a uint64 share takes 12 bytes there); q.Fill[g] is where
+// region g's next add goes. It carries the worker's scratch for EvalAll too.
+type queueSet struct {
+	q       scatter.Lists
+	safe    int      // shares that can be queued before a queue may be full
+	hi      []uint64 // q.Hi's memory, kept (for later wide groups) where q.Hi is nil
+	acc     []uint64 // a region's low words while flush adds to them
+	xs      []uint64 // EvalAll's inputs of a bucket
+	walking []int32  // and the scratch of their inverses
 }
 
 // newRegionAdds prepares the adds of `count` shares (about count / regions per
-// region) of group g into dst, which holds 2^n blocks.
-func newRegionAdds(n int, count uint64, g Group, dst []Block) *regionAdds {
+// region) of group g into dst, which holds 2^n blocks, by up to `workers` workers.
+func newRegionAdds(n int, count uint64, g Group, dst []Block, workers int) *regionAdds {
 	ar := g.arith()
 	r := &regionAdds{dst: dst, ar: ar, wide: ar.fromHi|ar.fromShifted|ar.xorLo|ar.addHi != 0}
 	log := max(0, min(n-regionBits, maxRegionsLog))
-	if log == 0 {
-		return r
-	}
-	regions := 1 << log
 	r.shift = uint(n - log)
-	// The queues hold at most maxQueuedAdds between flushes; a region whose queue
-	// is full flushes them all early.
-	count = min(count, uint64(maxQueuedAdds))
-	r.per = int32(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
-	total := regions * int(r.per)
 	// Lists of an earlier call, whose pages are mapped already. Fresh ones (the
 	// pool drops its lists in some garbage collections) fault in every 4 KiB as
 	// they are written, unless the OS gives them huge pages, which they ask for: at
 	// in_bits 20, 11,000 faults took a call from Python from 48 to 78-115 ns per
 	// output on the development VM (which gave no huge pages).
-	if old, ok := queuePool.Get().(*regionAdds); ok {
-		r.q.Offs, r.q.Lo, r.hi, r.acc = old.q.Offs, old.q.Lo, old.hi, old.acc
+	if old, ok := queuePool.Get().(*[]*queueSet); ok {
+		r.sets = *old
 	}
-	r.q.Offs = slices.Grow(r.q.Offs[:0], total)[:total]
-	r.q.Lo = slices.Grow(r.q.Lo[:0], total)[:total]
-	adviseHugePages(r.q.Offs)
-	adviseHugePages(r.q.Lo)
-	if r.wide {
-		r.hi = slices.Grow(r.hi[:0], total)[:total]
-		r.q.Hi = r.hi
-		adviseHugePages(r.hi)
+	if log == 0 {
+		workers = 1 // one set, its scratch alone
 	}
-	r.q.Fill = make([]int32, regions)
-	r.empty()
+	for len(r.sets) < workers {
+		r.sets = append(r.sets, &queueSet{})
+	}
+	r.sets = r.sets[:workers]
+	r.free = make(chan *queueSet, workers)
+	for _, s := range r.sets {
+		r.free <- s
+	}
+	if log == 0 {
+		return r
+	}
+	regions := 1 << log
+	// The queues hold at most maxQueuedAdds between flushes, split between the
+	// workers; a set whose queue is full flushes early.
+	count = min(count, uint64(maxQueuedAdds)) / uint64(workers)
+	r.per = int32(count/uint64(regions) + count/uint64(8*regions) + 64) // the mean, and slack
+	total := regions * int(r.per)
+	for _, s := range r.sets {
+		s.q.Offs = slices.Grow(s.q.Offs[:0], total)[:total]
+		s.q.Lo = slices.Grow(s.q.Lo[:0], total)[:total]
+		adviseHugePages(s.q.Offs)
+		adviseHugePages(s.q.Lo)
+		s.q.Hi = nil
+		if r.wide {
+			s.hi = slices.Grow(s.hi[:0], total)[:total]
+			s.q.Hi = s.hi
+			adviseHugePages(s.hi)
+		}
+		s.q.Fill = make([]int32, regions)
+		r.empty(s)
+	}
 	return r
 }
 
@@ -641,17 +686,23 @@ var queuePool sync.Pool
 // variable for the tests.
 var maxQueuedAdds = 1 << 22
 
+// direct says whether the adds go straight into dst (one region): add is then for
+// one caller at a time.
+func (r *regionAdds) direct() bool { return r.per == 0 }
+
+// take hands a worker a set of its own, which it gives back with give.
+func (r *regionAdds) take() *queueSet  { return <-r.free }
+func (r *regionAdds) give(s *queueSet) { r.free <- s }
+
 // release gives the queues back for the next call (without the caller's output).
 func (r *regionAdds) release() {
-	if r.q.Fill != nil {
-		queuePool.Put(&regionAdds{q: scatter.Lists{Offs: r.q.Offs, Lo: r.q.Lo}, hi: r.hi, acc: r.acc})
-	}
+	queuePool.Put(&r.sets)
 }
 
-// add adds shares[i] into dst[xs[i] & mask] for every i (or queues it).
-func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
+// add adds shares[i] into dst[xs[i] & mask] for every i (or queues it in s).
+func (r *regionAdds) add(s *queueSet, xs []uint64, shares []Block, mask uint64) {
 	ar := r.ar
-	if r.q.Fill == nil {
+	if r.direct() {
 		// The inputs were all computed first: a loop of adds alone keeps several of
 		// its cache misses in flight at once.
 		for i, x := range xs {
@@ -662,70 +713,105 @@ func (r *regionAdds) add(xs []uint64, shares []Block, mask uint64) {
 	}
 	shares = shares[:len(xs)]
 	for len(xs) > 0 {
-		if r.safe == 0 {
-			if r.safe = r.room(); r.safe == 0 {
-				r.flush()
-				r.safe = r.room()
+		if s.safe == 0 {
+			if s.safe = r.room(s); s.safe == 0 {
+				r.mu.Lock()
+				for g := range s.q.Fill {
+					r.flushRegion(g, &r.acc, s)
+				}
+				r.mu.Unlock()
+				r.empty(s)
+				s.safe = r.room(s)
 			}
 		}
-		k := min(len(xs), r.safe)
-		r.q.Append(xs[:k], blockHalves(shares[:k]), mask, r.shift)
-		r.safe -= k
+		k := min(len(xs), s.safe)
+		s.q.Append(xs[:k], blockHalves(shares[:k]), mask, r.shift)
+		s.safe -= k
 		xs, shares = xs[k:], shares[k:]
 	}
 }
 
-// room is the fewest free places of any region's queue: that many shares can be
-// queued without a check.
-func (r *regionAdds) room() int {
+// room is the fewest free places of any region's queue of s: that many shares can
+// be queued without a check.
+func (r *regionAdds) room(s *queueSet) int {
 	least := int(r.per)
-	for g, p := range r.q.Fill {
+	for g, p := range s.q.Fill {
 		least = min(least, int(int32(g+1)*r.per-p))
 	}
 	return least
 }
 
-// flush makes the queued adds, one region at a time, and empties the queues.
+// flush makes the queued adds of every set and empties the queues: each region's
+// from all sets at once, the regions spread over the workers.
 func (r *regionAdds) flush() {
+	if r.direct() {
+		return
+	}
+	regions := len(r.sets[0].q.Fill)
+	forChunks(regions, float64(int(1)<<r.shift)*flushNsPerOutput, func(lo, hi int) {
+		s := r.take()
+		defer r.give(s)
+		for g := lo; g < hi; g++ {
+			r.flushRegion(g, &s.acc, r.sets...)
+		}
+	})
+	for _, s := range r.sets {
+		r.empty(s)
+	}
+}
+
+// flushNsPerOutput is about what flush costs per output (3 shares each).
+const flushNsPerOutput = 6
+
+// flushRegion makes the adds queued for region g in sets; acc is its scratch.
+func (r *regionAdds) flushRegion(g int, acc *[]uint64, sets ...*queueSet) {
 	ar := r.ar
-	for g := range r.q.Fill {
-		region := r.dst[g<<r.shift:][:1<<r.shift]
-		from, to := int32(g)*r.per, r.q.Fill[g]
-		offs, lo := r.q.Offs[from:to], r.q.Lo[from:to]
-		if r.wide {
-			hi := r.q.Hi[from:to]
+	region := r.dst[g<<r.shift:][:1<<r.shift]
+	from := int32(g) * r.per
+	switch {
+	case r.wide:
+		for _, s := range sets {
+			to := s.q.Fill[g]
+			offs, lo, hi := s.q.Offs[from:to], s.q.Lo[from:to], s.q.Hi[from:to]
 			for i, off := range offs {
 				region[off] = ar.into(ar.add(ar.from(region[off]), ar.from(Block{lo[i], hi[i]})))
 			}
-		} else if len(region) <= 1<<regionBits {
-			// Values of the low word alone, added modulo 2^32 or 2^64, into a compact
-			// copy of the region's low words: half the cache of its blocks.
-			acc := grow(&r.acc, len(region))
-			for i := range acc {
-				acc[i] = region[i].Lo
-			}
+		}
+	case len(region) <= 1<<regionBits:
+		// Values of the low word alone, added modulo 2^32 or 2^64, into a compact
+		// copy of the region's low words: half the cache of its blocks.
+		a := grow(acc, len(region))
+		for i := range a {
+			a[i] = region[i].Lo
+		}
+		for _, s := range sets {
+			to := s.q.Fill[g]
+			offs, lo := s.q.Offs[from:to], s.q.Lo[from:to]
 			lo = lo[:len(offs)]
 			for i, off := range offs {
-				acc[off] += lo[i]
+				a[off] += lo[i]
 			}
-			for i := range acc {
-				region[i].Lo = acc[i] & ar.addLo
-			}
-		} else {
-			// The same in place, where regions are larger (beyond 2^22 outputs).
+		}
+		for i := range a {
+			region[i].Lo = a[i] & ar.addLo
+		}
+	default:
+		// The same in place, where regions are larger (beyond 2^22 outputs).
+		for _, s := range sets {
+			to := s.q.Fill[g]
+			offs, lo := s.q.Offs[from:to], s.q.Lo[from:to]
 			lo = lo[:len(offs)]
 			for i, off := range offs {
 				region[off].Lo = (region[off].Lo + lo[i]) & ar.addLo
 			}
 		}
 	}
-	r.empty()
 }
 
-// empty empties the queues.
-func (r *regionAdds) empty() {
-	r.safe = 0
-	for g := range r.q.Fill {
-		r.q.Fill[g] = int32(g) * r.per
+// empty empties the queues of s.
+func (r *regionAdds) empty(s *queueSet) {
+	s.safe = 0
+	for g := range s.q.Fill {
+		s.q.Fill[g] = int32(g) * r.per
 	}
 }

@@ -160,10 +160,12 @@ func benchEvalAllParts(b *testing.B, d *Mpf, dst, seeds []Block, key []Cw) {
 	clear(leaves)
 	b.Run("dmpf/adds", func(b *testing.B) {
 		perItem(b, len(dst), "output", func() {
-			adds := newRegionAdds(n, p.domain, d.params.Group, dst)
+			adds := newRegionAdds(n, p.domain, d.params.Group, dst, 1)
+			s := adds.take()
 			for _, xs := range inputs {
-				adds.add(xs, leaves, 1<<n-1)
+				adds.add(s, xs, leaves, 1<<n-1)
 			}
+			adds.give(s)
 			adds.flush()
 			adds.release()
 		})
