@@ -610,7 +610,7 @@ type regionAdds struct {
 	sets  []*queueSet
 	free  chan *queueSet // the sets no worker holds
 	mu    sync.Mutex     // a set that fills flushes alone: one flush at a time adds into dst
-	acc   []uint64       // a region's low words while flushSet adds to them (2^regionBits at most)
+	acc   []uint64       // a region's low words while such a flush adds to them (2^regionBits at most)
 }
 
 // queueSet is one worker's queues: region g's at [g*per, (g+1)*per) of three
