@@ -71,3 +71,54 @@ def test_env_refuses_unknown_or_unsupported(value: str) -> None:
     assert f"ImportError: pyfss: PYFSS_AES128_BACKEND={value}: aes128:" in got.stderr
     assert "goroutine" not in got.stderr
     assert "this CPU runs: " + ", ".join(available) in got.stderr
+
+
+# Prints backend_info()'s scatter part and a digest of a Dmpf's full-domain shares:
+# in_bits 16 has four regions, so the shares go through the queues' appends.
+SCATTER_CHILD = textwrap.dedent(
+    """
+    import hashlib, json, torch, pyfss
+    m = pyfss.Dmpf(16, 20, "uint64", "aes128_mmo")
+    alphas = torch.arange(20, dtype=torch.int32) * 3271
+    betas = pyfss.from_int(list(range(1, 21)), "uint64")
+    seeds = torch.arange(m.buckets * 8, dtype=torch.int32).reshape(m.buckets, 2, 4)
+    cws = m.gen(seeds, alphas, betas, sigma=torch.tensor([5, 6, 7, 8], dtype=torch.int32))
+    out = m.eval_all(0, seeds[:, 0].contiguous(), cws)
+    digest = hashlib.sha256(out.numpy().tobytes()).hexdigest()
+    print(json.dumps({"scatter": pyfss.backend_info()["scatter"], "out": digest}))
+    """
+)
+
+
+def run_scatter_child(value: str | None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_BACKEND")}
+    if value is not None:
+        env["PYFSS_SCATTER_BACKEND"] = value
+    return subprocess.run(
+        [sys.executable, "-c", SCATTER_CHILD],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_env_selects_scatter_backend() -> None:
+    """PYFSS_SCATTER_BACKEND picks the appends of Dmpf's eval_all (the amd64 routine
+    or the portable loop), and both give the same shares."""
+    default = run_scatter_child(None)
+    assert default.returncode == 0, default.stderr
+    want = json.loads(default.stdout)
+    available = pyfss.backend_info()["scatter"]["available"]
+    assert want["scatter"]["active"] == available[0]
+    for name in available:
+        got = run_scatter_child(name)
+        assert got.returncode == 0, got.stderr
+        child = json.loads(got.stdout)
+        assert child["scatter"]["active"] == name
+        assert child["out"] == want["out"], name
+    refused = run_scatter_child("no-such-backend")
+    assert refused.returncode != 0
+    assert "ImportError: pyfss: PYFSS_SCATTER_BACKEND=no-such-backend: scatter:" in refused.stderr
