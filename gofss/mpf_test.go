@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -488,6 +489,31 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 			var c Control
 			c.Stop.Store(1)
 			require.ErrorIs(t, d.WithControl(&c).EvalAll(got, party, mine, cws), ErrStopped)
+		}
+	}
+}
+
+// TestDmpfEvalAllConcurrent runs EvalAll calls of one key side by side, each
+// spreading its work over the workers and taking queues from the same pool: every
+// call's shares are the ones a call alone makes.
+func TestDmpfEvalAllConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, g := range []Group{Uint64, Uint127} {
+		d, cws, s0s, _, _ := genRandomMpf(t, rng, DefaultParams(KindDmpf, 17, g, PrgAesMmo).WithMaxPoints(50), 50)
+		mine := everyOther(s0s, 1)
+		want := make([]Block, 1<<17)
+		require.NoError(t, d.EvalAll(want, 1, mine, cws))
+		var wg sync.WaitGroup
+		got := make([][]Block, 4)
+		errs := make([]error, len(got))
+		for i := range got {
+			got[i] = make([]Block, 1<<17)
+			wg.Go(func() { errs[i] = d.EvalAll(got[i], 1, mine, cws) })
+		}
+		wg.Wait()
+		for i := range got {
+			require.NoError(t, errs[i])
+			require.Equal(t, want, got[i], "%v, call %d", g, i)
 		}
 	}
 }
