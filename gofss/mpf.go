@@ -610,7 +610,6 @@ type regionAdds struct {
 	sets  []*queueSet
 	free  chan *queueSet // the sets no worker holds
 	mu    sync.Mutex     // a set that fills flushes alone: one flush at a time adds into dst
-	acc   []uint64       // a region's low words while such a flush adds to them (2^regionBits at most)
 }
 
 // queueSet is one worker's queues: region g's at [g*per, (g+1)*per) of three
@@ -621,7 +620,7 @@ type queueSet struct {
 	q       scatter.Lists
 	safe    int      // shares that can be queued before a queue may be full
 	hi      []uint64 // q.Hi's memory, kept (for later wide groups) where q.Hi is nil
-	acc     []uint64 // a region's low words while flush adds to them
+	acc     []uint64 // a region's low words while a flush by this worker adds to them
 	xs      []uint64 // EvalAll's inputs of a bucket
 	walking []int32  // and the scratch of their inverses
 }
@@ -717,7 +716,7 @@ func (r *regionAdds) add(s *queueSet, xs []uint64, shares []Block, mask uint64) 
 			if s.safe = r.room(s); s.safe == 0 {
 				r.mu.Lock()
 				for g := range s.q.Fill {
-					r.flushRegion(g, &r.acc, s)
+					r.flushRegion(g, &s.acc, s)
 				}
 				r.mu.Unlock()
 				r.empty(s)
