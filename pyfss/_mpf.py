@@ -22,7 +22,7 @@ from ._ext import call, lib
 from ._groups import to_words
 from ._keys import Key
 from ._params import MAX_EVAL_ALL_BITS
-from ._schemes import _address, _Base, _random_int32
+from ._schemes import _address, _Base, _into, _random_int32
 
 #: The blocks of a Vdmpf proof: (PROOF_BLOCKS, 4) int32.
 PROOF_BLOCKS = 4
@@ -117,18 +117,30 @@ class Dmpf(_Base):
             self._call(lib.MpfGen, v.CPU, cws.view(k, -1)[i], args, work=t * self.in_bits)
         return cws
 
-    def eval(self, party: int, s0: torch.Tensor, cws: torch.Tensor, xs) -> torch.Tensor:
+    def eval(
+        self,
+        party: int,
+        s0: torch.Tensor,
+        cws: torch.Tensor,
+        xs,
+        *,
+        out: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Party's shares at xs: s0 (buckets, 4) its seeds, cws (cw_rows, 8) the key
         (a batch: (..., buckets, 4) and (..., cw_rows, 8)), xs a Python int (every
         key at that point) or a tensor of points (forms of Dpf.eval's x) whose shape
         starts with the keys' batch shape. Returns xs.shape + (4,) int32 (or batch +
-        (4,) for an int)."""
-        return self._eval(party, s0, cws, xs, proof=False)[0]
+        (4,) for an int), written into out if given (as Dpf.eval's: contiguous, on
+        the keys' device, sharing no memory with the arguments)."""
+        return self._eval(party, s0, cws, xs, out, proof=False)[0]
 
-    def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor) -> torch.Tensor:
+    def eval_all(
+        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Party's shares at every x in [0, 2^in_bits), in order: (2^in_bits, 4) int32
-        (batch + (2^in_bits, 4) for a batch of keys)."""
-        return self._eval_all(party, s0, cws, proof=False)[0]
+        (batch + (2^in_bits, 4) for a batch of keys), written into out if given (as
+        for eval)."""
+        return self._eval_all(party, s0, cws, out, proof=False)[0]
 
     def keygen(self, alphas, betas: torch.Tensor) -> tuple[Key, Key]:
         """A key pair (a batch of pairs: betas' leading dimensions) with seeds and PRP
@@ -151,7 +163,10 @@ class Dmpf(_Base):
 
     # -- the calls, one per key of a batch -----------------------------------------
 
-    def _eval(self, party, s0, cws, xs, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def _eval(
+        self, party, s0, cws, xs, out, *, proof: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        given = {"s0": s0, "cws": cws, "xs": xs}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key(s0, cws)
         x = v.inputs("x", xs, self.in_bits)
@@ -167,12 +182,13 @@ class Dmpf(_Base):
                     f"{self._kind}: eval on CUDA tensors takes one key (s0 ({self.buckets}, 4)), "
                     f"not a batch of shape {batch}: evaluate the keys one at a time"
                 )
-            return self._eval_cuda(device, party, s0, cws, x, proof=proof)
+            y, dst = v.output(out, s0, (*x.shape, 4), given)
+            return self._eval_cuda(device, y, dst, party, s0, cws, x, proof=proof)
         shape = (*batch, *x.shape[len(batch) :]) if x.tensor is not None else batch
-        y = s0.new_empty(*shape, 4)
+        y, dst = v.output(out, s0, (*shape, 4), given)
         pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
         k = math.prod(batch)
-        m = y.numel() // 4 // k if k else 0
+        m = dst.numel() // 4 // k if k else 0
         step = 4 * x.words * m  # bytes of a key's points in the tensor form
         for i in range(k):
             args = (
@@ -183,10 +199,15 @@ class Dmpf(_Base):
                 x.hi,
                 m,
             )
-            self._call(lib.MpfEval, v.CPU, y.view(k, m * 4)[i], args, work=m * self.bucket_bits * 3)
-        return y, pi
+            self._call(
+                lib.MpfEval, v.CPU, dst.view(k, m * 4)[i], args, work=m * self.bucket_bits * 3
+            )
+        return _into(y, dst), pi
 
-    def _eval_all(self, party, s0, cws, *, proof: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def _eval_all(
+        self, party, s0, cws, out, *, proof: bool
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
         s0, cws, batch = self._key(s0, cws)
         self._cpu_only("eval_all", s0, cws)
@@ -196,13 +217,14 @@ class Dmpf(_Base):
                 f"in_bits {n} is too large for full-domain evaluation (at most {MAX_EVAL_ALL_BITS})"
             )
         k = math.prod(batch)
-        v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", v.CPU)
-        y = s0.new_empty(*batch, 1 << n, 4)
+        if out is None:
+            v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", v.CPU)
+        y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
         pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
         for i in range(k):
             args = self._key_args(i, pi, party, s0, cws)
-            self._call(lib.MpfEvalAll, v.CPU, y.view(k, -1)[i], args, work=3 << n)
-        return y, pi
+            self._call(lib.MpfEvalAll, v.CPU, dst.view(k, -1)[i], args, work=3 << n)
+        return _into(y, dst), pi
 
     def _key_args(self, i: int, pi, party: int, s0: torch.Tensor, cws: torch.Tensor) -> tuple:
         """The leading arguments of key i's call into the core: the address of its
@@ -212,13 +234,13 @@ class Dmpf(_Base):
         return proof, party, seeds, cws.data_ptr() + i * self._cws_tail[0] * 32
 
     def _eval_cuda(
-        self, device, party, s0, cws, x: v.Inputs, *, proof: bool
+        self, device, y, dst, party, s0, cws, x: v.Inputs, *, proof: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """_eval on CUDA tensors: the kernels write the shares and, for Vdmpf, each
-        input's three buckets and proof pieces, which the core then folds into the
-        proof on the CPU (a chain of hashes in input order; docs/spec.md section 16)."""
-        y = s0.new_empty(*x.shape, 4)
-        m = y.numel() // 4
+        """_eval on CUDA tensors: the kernels write the shares into dst (y, or an
+        aligned temporary for it) and, for Vdmpf, each input's three buckets and
+        proof pieces, which the core then folds into the proof on the CPU (a chain
+        of hashes in input order; docs/spec.md section 16)."""
+        m = dst.numel() // 4
         xs = x.on_device(device, x.shape)
         self._check_contents(cws, xs)
         bkts = pieces = None
@@ -227,7 +249,8 @@ class Dmpf(_Base):
         scratch = _cuda.scratch(self._handle, "mpf_eval", 1, m, device)
         args: tuple = (_address(bkts), _address(pieces), party, s0.data_ptr(), cws.data_ptr())
         args += (xs.ptr, xs.words, m, scratch.data_ptr())
-        self._call(lib.MpfEvalCuda, device, y, args, work=m * self.bucket_bits * 3)
+        self._call(lib.MpfEvalCuda, device, dst, args, work=m * self.bucket_bits * 3)
+        y = _into(y, dst)
         if bkts is None or pieces is None:
             return y, None
         pi = torch.empty(PROOF_BLOCKS, 4, dtype=torch.int32)
@@ -367,15 +390,25 @@ class Vdmpf(Dmpf):
     def _repr_extra(self) -> str:
         return super()._repr_extra() + f", hash={self.hash!r}"
 
-    def eval(self, party: int, s0: torch.Tensor, cws: torch.Tensor, xs):  # type: ignore[override]
-        """Party's shares at xs (as Dmpf.eval) and its proof over them, in order:
-        returns (y, pi), pi (4, 4) int32."""
-        return self._eval(party, s0, cws, xs, proof=True)
+    def eval(  # type: ignore[override]
+        self,
+        party: int,
+        s0: torch.Tensor,
+        cws: torch.Tensor,
+        xs,
+        *,
+        out: torch.Tensor | None = None,
+    ):
+        """Party's shares at xs (as Dmpf.eval, into out if given) and its proof over
+        them, in order: returns (y, pi), pi (4, 4) int32."""
+        return self._eval(party, s0, cws, xs, out, proof=True)
 
-    def eval_all(self, party: int, s0: torch.Tensor, cws: torch.Tensor):  # type: ignore[override]
-        """Party's shares at every input (as Dmpf.eval_all) and its proof over 0 ..
-        2^in_bits - 1 in order: returns (y, pi)."""
-        return self._eval_all(party, s0, cws, proof=True)
+    def eval_all(  # type: ignore[override]
+        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
+    ):
+        """Party's shares at every input (as Dmpf.eval_all, into out if given) and its
+        proof over 0 .. 2^in_bits - 1 in order: returns (y, pi)."""
+        return self._eval_all(party, s0, cws, out, proof=True)
 
     @staticmethod
     def verify(pi0: torch.Tensor, pi1: torch.Tensor) -> bool:

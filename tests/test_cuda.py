@@ -482,10 +482,14 @@ def test_mpf_gpu_equals_cpu(s):
             want = s.eval_key(key, x)
             on = x.to(CUDA) if isinstance(x, torch.Tensor) else x
             got = s.eval(key.party, key.s0.to(CUDA), key.cws.to(CUDA), on)
+            shape = (*x.shape, 4) if isinstance(x, torch.Tensor) else (4,)
+            out = torch.full(shape, -1, dtype=torch.int32, device=CUDA)
+            into = s.eval(key.party, key.s0.to(CUDA), key.cws.to(CUDA), on, out=out)
             if isinstance(s, pyfss.Vdmpf):
-                (want, want_pi), (got, pi) = want, got
+                (want, want_pi), (got, pi), (into, _) = want, got, into
                 assert torch.equal(pi.cpu(), want_pi)
             assert torch.equal(got.cpu(), want)
+            assert into is out and torch.equal(out.cpu(), want)
 
 
 def test_mpf_refuses_what_the_cpu_refuses():

@@ -389,3 +389,85 @@ def test_batched_keys_int32_inputs():
     (y0, p0), (y1, p1) = (s.eval(p, seeds[..., p, :], cws, xs) for p in (0, 1))
     assert [values("uint32", y0[i], y1[i]) for i in range(3)] == [[6, 0, 5], [8, 0, 7], [10, 9, 0]]
     assert all(s.verify(p0[i], p1[i]) for i in range(3))
+
+
+def junk_unaligned(shape: tuple) -> torch.Tensor:
+    """A contiguous int32 tensor of shape full of junk that starts 4 bytes past an
+    8-byte boundary, where the core cannot write directly."""
+    n = torch.Size(shape).numel()
+    buf = torch.full((n + 2,), -0x21524111, dtype=torch.int32)
+    start = 1 if buf.data_ptr() % 8 == 0 else 2
+    view = buf[start : start + n].view(shape)
+    assert view.data_ptr() % 8 == 4
+    return view
+
+
+@pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
+def test_out(kind):
+    """out= for eval and eval_all: written over (junk, aligned or not), returned, and
+    the same shares and proofs as without it; refused when it is the wrong tensor or
+    shares memory with an argument."""
+    s = pyfss.Dmpf(9, 6, "uint64") if kind == "dmpf" else pyfss.Vdmpf(9, 6, "uint64")
+    rng = torch.Generator().manual_seed(11)
+    batch, t = (2,), 5
+    seeds = torch.randint(
+        -(2**31), 2**31, (*batch, s.buckets, 2, 4), generator=rng, dtype=torch.int32
+    )
+    alphas = torch.stack([torch.randperm(512, generator=rng)[:t] for _ in range(2)])
+    betas = pyfss.from_int(torch.randint(1, 10**6, (*batch, t), generator=rng), "uint64")
+    cws = s.gen(seeds, alphas, betas)
+    s0 = seeds[..., 1, :].contiguous()
+    xs = torch.randint(0, 512, (*batch, 33), generator=rng)
+
+    def split(r):
+        return r if kind == "vdmpf" else (r, None)
+
+    for call, shape in (
+        (lambda **kw: s.eval(1, s0, cws, xs, **kw), (*batch, 33, 4)),
+        (lambda **kw: s.eval(1, s0[0], cws[0], 77, **kw), (4,)),
+        (lambda **kw: s.eval_all(1, s0, cws, **kw), (*batch, 512, 4)),
+    ):
+        want, want_pi = split(call())
+        for out in (torch.full(shape, -1, dtype=torch.int32), junk_unaligned(shape)):
+            got, pi = split(call(out=out))
+            assert got is out and torch.equal(out, want)
+            assert pi is None or torch.equal(pi, want_pi)
+        with pytest.raises(TypeError, match="out must be a"):
+            call(out=torch.empty(shape, dtype=torch.int64))
+        with pytest.raises(TypeError, match="out must be a"):
+            call(out=torch.empty(*shape[:-1], 5, dtype=torch.int32))
+        with pytest.raises(TypeError, match="out must be contiguous"):
+            call(out=torch.empty(*shape[:-1], 8, dtype=torch.int32)[..., ::2])
+
+    # The shares still reconstruct the points when written through out=.
+    other = torch.zeros(*batch, 512, 4, dtype=torch.int32)
+    split(s.eval_all(0, seeds[..., 0, :].contiguous(), cws, out=other))
+    mine = split(s.eval_all(1, s0, cws))[0]
+    for i in range(2):
+        want = [0] * 512
+        for a, b in zip(alphas[i].tolist(), pyfss.to_int(betas[i], "uint64").tolist()):
+            want[a] = b
+        assert values("uint64", other[i], mine[i]) == want
+
+    # out sharing memory with an argument: refused, as torch refuses it.
+    overlap = "refer to a single memory location: out overlaps"
+    buf = torch.zeros(1 << 14, dtype=torch.int32)
+    out = buf[: 2 * 33 * 4].view(*batch, 33, 4)
+    for name, offset, t in (("s0", 8, s0), ("cws", 64, cws), ("xs", out.numel() - 1, xs.int())):
+        placed = buf[offset : offset + t.numel()].view(t.shape)
+        placed.copy_(t)
+        args = {"s0": s0, "cws": cws, "xs": xs} | {name: placed}
+        with pytest.raises(RuntimeError, match=f"{overlap} {name}"):
+            s.eval(1, args["s0"], args["cws"], args["xs"], out=out)
+    out = buf[: 2 * 512 * 4].view(*batch, 512, 4)
+    for name, t in (("s0", s0), ("cws", cws)):
+        placed = buf[100 : 100 + t.numel()].view(t.shape)
+        placed.copy_(t)
+        args = {"s0": s0, "cws": cws} | {name: placed}
+        with pytest.raises(RuntimeError, match=f"{overlap} {name}"):
+            s.eval_all(1, args["s0"], args["cws"], out=out)
+
+    # An empty batch writes nothing and returns out.
+    none = torch.empty(0, 512, 4, dtype=torch.int32)
+    got = split(s.eval_all(1, s0[:0], cws[:0], out=none))[0]
+    assert got is none
