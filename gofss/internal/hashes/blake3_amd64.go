@@ -32,3 +32,23 @@ func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byt
 	_, _, _ = as[n-1], ss[n-1], ts[n-1]
 	blake3ChainXHAVX2(pi, &xh0[0], xh1, &as[0], &ss[0], &ts[0], cs, n, hcv, xcv)
 }
+
+// blake3ChainLanes steps eight proof chains over the leaves of as
+// (blake3ChainLanesAVX2): pis and cs transposed, lane i's seeds at ss[soff[i]:]
+// and control bits at ts[toff[i]:], len(as) of each.
+func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, soff *[8]int, ts []uint8, toff *[8]int, hcv, xcv *[8]uint32) {
+	n := len(as)
+	if n == 0 {
+		return
+	}
+	for i := range soff {
+		if soff[i] < 0 || soff[i]+n > len(ss) || toff[i] < 0 || toff[i]+n > len(ts) {
+			panic("hashes: a lane's seeds or control bits past the buffers")
+		}
+	}
+	bytes := [8]int{}
+	for i, o := range soff {
+		bytes[i] = 16 * o
+	}
+	blake3ChainLanesAVX2(pis, cs, &as[0], &ss[0], &bytes, &ts[0], toff, n, hcv, xcv)
+}

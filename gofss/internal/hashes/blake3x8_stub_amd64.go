@@ -25,3 +25,15 @@ func blake3OneAVX(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)
 //
 //go:noescape
 func blake3ChainXHAVX2(pi *[64]byte, xh0 *[32]byte, xh1 *[32]byte, as *[16]byte, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv *[8]uint32, xcv *[8]uint32)
+
+// blake3ChainLanesAVX2 steps eight proof chains, one per lane, over n leaves. The
+// proofs pis and corrections cs are transposed: word w of lane i at [w][i]. Leaf
+// j's input is as[j] for every lane; lane i's seed of leaf j is the 16 bytes at
+// ss + soff[i] + 16j and its control bit bit 0 of the byte at ts + toff[i] + j.
+// Each step hashes the lane's piece XH(a, s) ^ (cs where t is 1) XORed with its
+// proof, keyed by hcv (XH by xcv), and XORs the output's first 32 bytes into the
+// proof's. It reads the n inputs, the n seeds and bits at each lane's offsets, and
+// nothing else.
+//
+//go:noescape
+func blake3ChainLanesAVX2(pis *[16][8]uint32, cs *[16][8]uint32, as *[16]byte, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv *[8]uint32, xcv *[8]uint32)

@@ -2,8 +2,10 @@ package hashes
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"github.com/zeebo/blake3"
@@ -287,7 +289,7 @@ func randBytes(rng *rand.Rand, b []byte) {
 }
 
 // randKeyed returns a hash of the kind under a random key, and the key.
-func randKeyed(t *testing.T, rng *rand.Rand, kind Kind) (*Keyed, []byte) {
+func randKeyed(t testing.TB, rng *rand.Rand, kind Kind) (*Keyed, []byte) {
 	key := make([]byte, kind.KeyBytes())
 	randBytes(rng, key)
 	k, err := New(kind, key)
@@ -432,6 +434,96 @@ func TestBatchLengths(t *testing.T) {
 		require.Panics(t, func() { h.HMany(make([][32]byte, 1), make([][64]byte, 2)) })
 		var pi, cs [64]byte
 		require.Panics(t, func() { h.Chain(&pi, h, make([][16]byte, 2), make([][16]byte, 2), make([]uint8, 1), &cs) })
+		// Two chains over 3 inputs at a stride of 4: 7 seeds and bits at least.
+		pis, css := []*[64]byte{&pi, &pi}, []*[64]byte{&cs, &cs}
+		require.Panics(t, func() { h.ChainLanes(pis, h, make([][16]byte, 3), make([][16]byte, 6), make([]uint8, 7), 4, css) })
+		require.Panics(t, func() { h.ChainLanes(pis, h, make([][16]byte, 3), make([][16]byte, 7), make([]uint8, 6), 4, css) })
+		require.Panics(t, func() { h.ChainLanes(pis, h, make([][16]byte, 3), make([][16]byte, 7), make([]uint8, 7), 2, css) })
+		require.Panics(t, func() { h.ChainLanes(pis, h, make([][16]byte, 3), make([][16]byte, 7), make([]uint8, 7), 4, css[:1]) })
+		require.NotPanics(t, func() { h.ChainLanes(pis, h, make([][16]byte, 3), make([][16]byte, 7), make([]uint8, 7), 4, css) })
 		h.Put()
+	}
+}
+
+// TestChainLanes checks ChainLanes, 0 to 17 chains (whole groups of eight lanes
+// and short ones) over 0 to 70 inputs, against Chain run for each; the seeds and
+// bits of chain i start stride = n + 3 entries after chain i-1's.
+func TestChainLanes(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kind Kind) {
+		rng := rand.New(rand.NewPCG(9, uint64(kind)))
+		xk, _ := randKeyed(t, rng, kind)
+		hk, hkey := randKeyed(t, rng, kind)
+		for _, k := range []int{0, 1, 2, 3, 7, 8, 9, 17} {
+			for _, n := range []int{0, 1, 5, 70} {
+				stride := n + 3
+				as, ss, ts := make([][16]byte, n), make([][16]byte, k*stride), make([]uint8, k*stride)
+				for j := range as {
+					randBytes(rng, as[j][:])
+				}
+				for j := range ss {
+					randBytes(rng, ss[j][:])
+					ts[j] = uint8(rng.Uint32() & 1)
+				}
+				pis, want, css := make([]*[64]byte, k), make([][64]byte, k), make([]*[64]byte, k)
+				h, x := hk.Get(), xk.Get()
+				for i := range k {
+					pis[i], css[i] = new([64]byte), new([64]byte)
+					randBytes(rng, pis[i][:])
+					randBytes(rng, css[i][:])
+					want[i] = *pis[i]
+					h.Chain(&want[i], x, as, ss[i*stride:i*stride+n], ts[i*stride:i*stride+n], css[i])
+				}
+				h.ChainLanes(pis, x, as, ss, ts, stride, css)
+				for i := range k {
+					require.Equal(t, want[i], *pis[i], "chain %d of %d, %d inputs", i, k, n)
+				}
+				// XH through the chains' hasher after ChainLanes: its messages must
+				// still be zero past 32 bytes.
+				var a, xh [64]byte
+				randBytes(rng, a[:32])
+				h.XorHashMany(unsafe.Slice(&xh, 1), unsafe.Slice((*[16]byte)(a[:16]), 1), unsafe.Slice((*[16]byte)(a[16:32]), 1))
+				require.Equal(t, refXorHash(kind, hkey, [16]byte(a[:16]), [16]byte(a[16:32])), xh)
+				h.Put()
+				x.Put()
+			}
+		}
+	})
+}
+
+// BenchmarkChainLanes compares k BLAKE3 proof chains over 2048 inputs stepped side
+// by side (ChainLanes) with one Chain after another, in ns per input and chain.
+func BenchmarkChainLanes(b *testing.B) {
+	const n = 2048
+	rng := rand.New(rand.NewPCG(1, 2))
+	xk, _ := randKeyed(b, rng, Blake3)
+	hk, _ := randKeyed(b, rng, Blake3)
+	as := make([][16]byte, n)
+	for _, k := range []int{2, 3, 4, 8} {
+		pis, css := make([]*[64]byte, k), make([]*[64]byte, k)
+		ss, ts := make([][16]byte, k*n), make([]uint8, k*n)
+		for i := range k {
+			pis[i], css[i] = new([64]byte), new([64]byte)
+		}
+		for j := range ss {
+			randBytes(rng, ss[j][:])
+		}
+		h, x := hk.Get(), xk.Get()
+		per := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*k), "ns/leaf")
+		}
+		b.Run(fmt.Sprintf("lanes/%d", k), func(b *testing.B) {
+			for b.Loop() {
+				h.ChainLanes(pis, x, as, ss, ts, n, css)
+			}
+			per(b)
+		})
+		b.Run(fmt.Sprintf("each/%d", k), func(b *testing.B) {
+			for b.Loop() {
+				for i := range k {
+					h.Chain(pis[i], x, as, ss[i*n:(i+1)*n], ts[i*n:(i+1)*n], css[i])
+				}
+			}
+			per(b)
+		})
 	}
 }

@@ -48,6 +48,7 @@ type gen struct {
 	msg         [16]Mem
 	slot        Mem // state word 8
 	rot16, rot8 Mem // VPSHUFB masks of the right rotations by 16 and 8
+	iv, flags   Mem // BLAKE3's IV words 0-3 and the compressions' flags
 }
 
 func main() {
@@ -61,6 +62,8 @@ func main() {
 		v:     [16]VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15},
 		rot16: byteRotation("blake3_rot16", 2),
 		rot8:  byteRotation("blake3_rot8", 1),
+		iv:    iv,
+		flags: flags,
 	}
 
 	TEXT("blake3x8AVX2", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
@@ -99,30 +102,9 @@ func main() {
 		}
 	}
 
-	Comment("The state: the key, BLAKE3's IV, counter 0, blen and the flags.")
-	for i := 0; i < 8; i++ {
-		VPBROADCASTD(Mem{Base: cv, Disp: 4 * i}, g.v[i])
-	}
-	for i := 0; i < 4; i++ {
-		VPBROADCASTD(iv.Offset(4*i), g.v[8+i])
-	}
-	VMOVDQU(g.v[spilled], g.slot)
-	VPXOR(g.v[12], g.v[12], g.v[12])
-	VPXOR(g.v[13], g.v[13], g.v[13])
-	VMOVDQU(blenSlot, g.v[14])
-	VPBROADCASTD(flags, g.v[15])
+	g.compress8(cv, blenSlot)
 
-	for r := range schedule {
-		Commentf("Round %d.", r)
-		g.step(columns, schedule[r][:8])
-		g.step(diagonals, schedule[r][8:])
-	}
-
-	Comment("The output words v[i] ^ v[i+8], transposed back to one row per block.")
-	VMOVDQU(g.slot, g.v[spilled])
-	for i := 0; i < 8; i++ {
-		VPXOR(g.v[i+8], g.v[i], g.v[i])
-	}
+	Comment("The output words, transposed back to one row per block.")
 	rows := transpose(g.v[:8], g.v[8:])
 	for l, r := range rows {
 		VMOVDQU(r, Mem{Base: out, Disp: 32 * l})
@@ -138,9 +120,10 @@ func main() {
 	RET()
 
 	generateOne(g, iv, flags)
+	generateLanes(g)
 
 	Generate()
-	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2")
+	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2", "blake3ChainLanesAVX2")
 	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
@@ -434,6 +417,188 @@ func stepWords(r, k int) (x, y [4]int) {
 		return [4]int{w[6], w[0], w[2], w[4]}, [4]int{w[7], w[1], w[3], w[5]}
 	}
 	return [4]int{w[0], w[2], w[4], w[6]}, [4]int{w[1], w[3], w[5], w[7]}
+}
+
+// compress8 runs the keyed one-block compression of eight messages, one per lane:
+// message word w in g.msg[w], the key broadcast from cv, the message lengths
+// from the vector at blen. It leaves output word i (v[i] ^ v[i+8]) in g.v[i], i
+// < 8, and uses every vector register.
+func (g *gen) compress8(cv Register, blen Mem) {
+	Comment("The state: the key, BLAKE3's IV, counter 0, blen and the flags.")
+	for i := 0; i < 8; i++ {
+		VPBROADCASTD(Mem{Base: cv, Disp: 4 * i}, g.v[i])
+	}
+	for i := 0; i < 4; i++ {
+		VPBROADCASTD(g.iv.Offset(4*i), g.v[8+i])
+	}
+	VMOVDQU(g.v[spilled], g.slot)
+	VPXOR(g.v[12], g.v[12], g.v[12])
+	VPXOR(g.v[13], g.v[13], g.v[13])
+	VMOVDQU(blen, g.v[14])
+	VPBROADCASTD(g.flags, g.v[15])
+
+	for r := range schedule {
+		Commentf("Round %d.", r)
+		g.step(columns, schedule[r][:8])
+		g.step(diagonals, schedule[r][8:])
+	}
+
+	Comment("The output words v[i] ^ v[i+8].")
+	VMOVDQU(g.slot, g.v[spilled])
+	for i := 0; i < 8; i++ {
+		VPXOR(g.v[i+8], g.v[i], g.v[i])
+	}
+}
+
+// generateLanes writes blake3ChainLanesAVX2: eight proof chains over the same
+// leaves' inputs, one per lane, each leaf's two XH messages and the chains' H'
+// message compressed eight at a time. The proofs and the corrections stay
+// transposed (one vector per word) from leaf to leaf; the seeds come in lane by
+// lane and are transposed per leaf.
+func generateLanes(g *gen) {
+	lens := GLOBL("blake3_lens", RODATA|NOPTR) // blen of XH's messages, then of H''s
+	DATA(0, U32(32))
+	DATA(4, U32(64))
+	bits := GLOBL("blake3_lane_bits", RODATA|NOPTR) // bit i in lane i
+	for i := 0; i < 8; i++ {
+		DATA(4*i, U32(1<<i))
+	}
+	clear := GLOBL("blake3_xh_clear", RODATA|NOPTR) // a's word 3 without its clamped bit
+	DATA(0, U32(^uint32(1)))
+	one := GLOBL("blake3_one", RODATA|NOPTR)
+	DATA(0, U32(1))
+
+	TEXT("blake3ChainLanesAVX2", 0, "func(pis, cs *[16][8]uint32, as, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv, xcv *[8]uint32)")
+	Pragma("noescape")
+	Doc("blake3ChainLanesAVX2 steps eight proof chains, one per lane, over n leaves. The",
+		"proofs pis and corrections cs are transposed: word w of lane i at [w][i]. Leaf",
+		"j's input is as[j] for every lane; lane i's seed of leaf j is the 16 bytes at",
+		"ss + soff[i] + 16j and its control bit bit 0 of the byte at ts + toff[i] + j.",
+		"Each step hashes the lane's piece XH(a, s) ^ (cs where t is 1) XORed with its",
+		"proof, keyed by hcv (XH by xcv), and XORs the output's first 32 bytes into the",
+		"proof's. It reads the n inputs, the n seeds and bits at each lane's offsets, and",
+		"nothing else.")
+	pis := Load(Param("pis"), GP64())
+	cs := Load(Param("cs"), GP64())
+	as := Load(Param("as"), GP64())
+	ss := Load(Param("ss"), GP64())
+	soff := Load(Param("soff"), GP64())
+	ts := Load(Param("ts"), GP64())
+	toff := Load(Param("toff"), GP64())
+	n := Load(Param("n"), GP64())
+
+	// The frame (896 bytes: over NOSPLIT's limit, so the routine checks the
+	// stack): XH's message words 0-7 (a, then s), a zero vector (its words
+	// 8-15), H''s message, state word 8, and the two message lengths.
+	frame := AllocLocal(28 * 32)
+	var xhMsg, chainMsg [16]Mem
+	zero := frame.Offset(8 * 32)
+	for w := range xhMsg {
+		xhMsg[w] = zero
+		if w < 8 {
+			xhMsg[w] = frame.Offset(32 * w)
+		}
+		chainMsg[w] = frame.Offset(32 * (9 + w))
+	}
+	g.slot = frame.Offset(25 * 32)
+	xhLen, chainLen := frame.Offset(26*32), frame.Offset(27*32)
+	VPXOR(Y0, Y0, Y0)
+	VMOVDQU(Y0, zero)
+	VPBROADCASTD(lens, Y0)
+	VMOVDQU(Y0, xhLen)
+	VPBROADCASTD(lens.Offset(4), Y0)
+	VMOVDQU(Y0, chainLen)
+
+	Label("lanes_leaf")
+	CMPQ(n, Imm(0))
+	JE(LabelRef("lanes_done"))
+
+	Comment("XH's first message: a in every lane (its clamped bit clear), each lane's s.")
+	for w := 0; w < 4; w++ {
+		VPBROADCASTD(Mem{Base: as, Disp: 4 * w}, Y0)
+		if w == 3 {
+			VPBROADCASTD(clear, Y1)
+			VPAND(Y1, Y0, Y0)
+		}
+		VMOVDQU(Y0, xhMsg[w])
+	}
+	off := GP64()
+	for i := 0; i < 8; i++ {
+		MOVQ(Mem{Base: soff, Disp: 8 * i}, off)
+		VMOVDQU(Mem{Base: ss, Index: off, Scale: 1}, g.v[i].AsX())
+	}
+	// Y0-Y3: lanes p and p+4 in the halves; then four words of eight lanes.
+	for p := 0; p < 4; p++ {
+		VINSERTI128(U8(1), g.v[p+4].AsX(), g.v[p], g.v[p])
+	}
+	VPUNPCKLDQ(Y1, Y0, Y4)
+	VPUNPCKHDQ(Y1, Y0, Y5)
+	VPUNPCKLDQ(Y3, Y2, Y6)
+	VPUNPCKHDQ(Y3, Y2, Y7)
+	VPUNPCKLQDQ(Y6, Y4, Y0)
+	VPUNPCKHQDQ(Y6, Y4, Y1)
+	VPUNPCKLQDQ(Y7, Y5, Y2)
+	VPUNPCKHQDQ(Y7, Y5, Y3)
+	for w := 0; w < 4; w++ {
+		VMOVDQU(g.v[w], xhMsg[4+w])
+	}
+
+	xcv := Load(Param("xcv"), GP64())
+	g.msg = xhMsg
+	g.compress8(xcv, xhLen)
+	for w := 0; w < 8; w++ {
+		VMOVDQU(g.v[w], chainMsg[w])
+	}
+	Comment("XH's second message: the clamped bit set.")
+	VPBROADCASTD(one, Y1)
+	VPOR(xhMsg[3], Y1, Y0)
+	VMOVDQU(Y0, xhMsg[3])
+	xcv = Load(Param("xcv"), GP64())
+	g.compress8(xcv, xhLen)
+	for w := 0; w < 8; w++ {
+		VMOVDQU(g.v[w], chainMsg[8+w])
+	}
+
+	Comment("H''s message: the proof ^ XH ^ (cs where the lane's t is 1).")
+	t, tb := GP32(), GP32()
+	XORL(tb, tb)
+	for i := 0; i < 8; i++ {
+		MOVQ(Mem{Base: toff, Disp: 8 * i}, off)
+		MOVBLZX(Mem{Base: ts, Index: off, Scale: 1}, t)
+		ANDL(U8(1), t)
+		if i > 0 {
+			SHLL(U8(i), t)
+		}
+		ORL(t, tb)
+	}
+	VMOVD(tb, X15)
+	VPBROADCASTD(X15, Y15)
+	VMOVDQU(bits, Y14)
+	VPAND(Y14, Y15, Y15)
+	VPCMPEQD(Y14, Y15, Y15)
+	for w := 0; w < 16; w++ {
+		r := g.v[w%8]
+		VPAND(Mem{Base: cs, Disp: 32 * w}, Y15, r)
+		VPXOR(Mem{Base: pis, Disp: 32 * w}, r, r)
+		VPXOR(chainMsg[w], r, r)
+		VMOVDQU(r, chainMsg[w])
+	}
+	hcv := Load(Param("hcv"), GP64())
+	g.msg = chainMsg
+	g.compress8(hcv, chainLen)
+	for w := 0; w < 8; w++ {
+		VPXOR(Mem{Base: pis, Disp: 32 * w}, g.v[w], g.v[w])
+		VMOVDQU(g.v[w], Mem{Base: pis, Disp: 32 * w})
+	}
+
+	ADDQ(U8(16), as)
+	ADDQ(U8(16), ss)
+	INCQ(ts)
+	DECQ(n)
+	JMP(LabelRef("lanes_leaf"))
+	Label("lanes_done")
+	VZEROUPPER()
+	RET()
 }
 
 // step runs four G functions side by side on the words of quads, with message
