@@ -122,6 +122,41 @@ func (tr *tree) runInOrder(st callControl, keys int) {
 	})
 }
 
+// runGroups walks the trees of keys keys in groups of up to size keys, spread over
+// goroutines a group at a time, the keys of a group tile by tile in step: once the
+// tile of inputs x0 .. of each key k0+i has grown to the level above its leaves
+// (lasts[i]), fold(k0, x0, lasts, raw) expands them. So the caller sees the leaves
+// of a group's keys side by side, in input order. newFold makes each goroutine's
+// fold, its buffers carved from sc, for tiles of up to leaves leaves.
+func (tr *tree) runGroups(st callControl, keys, size int, newFold func(sc *scratch, leaves int) func(k0, x0 int, lasts []nodes, raw []Block)) {
+	d, f, tileRows := tr.split()
+	groups := (keys + size - 1) / size
+	forChunks(groups, tr.costNs*float64(size)*float64(uint64(1)<<tr.n), func(lo, hi int) {
+		sc := getScratch()
+		defer sc.release()
+		fold := newFold(sc, 2*tileRows)
+		tops, tiles := make([]rows, size), make([]rows, size)
+		fronts, lasts := make([]nodes, size), make([]nodes, size)
+		for i := range size {
+			tops[i], tiles[i] = tr.rows(sc, 1<<f, 1<<f/2), tr.rows(sc, tileRows, tileRows)
+		}
+		for g := lo; g < hi && !st.stopped(); g++ {
+			k0, k1 := g*size, min(keys, (g+1)*size)
+			for i := range k1 - k0 {
+				fronts[i] = tr.frontier(sc, k0+i, f, tops[i])
+			}
+			for j0 := 0; j0 < 1<<f && !st.stopped(); j0 += 1 << tileRootBits {
+				j1 := min(1<<f, j0+1<<tileRootBits)
+				for i := range k1 - k0 {
+					lasts[i] = tr.grow(k0+i, tr.n-d, d-1, fronts[i].slice(j0, j1), tiles[i])
+				}
+				fold(k0, j0<<d, lasts[:k1-k0], tiles[0].raw)
+				st.advance((k1 - k0) * (j1 - j0) << d)
+			}
+		}
+	})
+}
+
 // split returns the levels d of a tile (n - d frontier levels above them, f) and the
 // parents of a tile's leaves.
 func (tr *tree) split() (d, f, tileRows int) {

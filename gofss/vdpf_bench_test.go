@@ -92,15 +92,18 @@ func BenchmarkVdpfEvalAll(b *testing.B) {
 		})
 	})
 	for _, h := range []HashKind{HashSha256, HashBlake3} {
+		// vdpf-keys8: a batch of eight keys, whose proof chains step side by side
+		// where the hash has lanes (ns per output of one key).
 		for _, row := range []struct {
 			name string
+			keys int
 			opts []Option
-		}{{"vdpf", nil}, {"vdpf-portable", []Option{WithImpl(PortableImpl)}}} {
+		}{{"vdpf", 1, nil}, {"vdpf-keys8", 8, nil}, {"vdpf-portable", 1, []Option{WithImpl(PortableImpl)}}} {
 			b.Run(row.name+"/"+h.String(), func(b *testing.B) {
-				s, s0s, cws, _ := benchVdpfKeys(b, KindVdpf, h, 1, row.opts...)
+				s, s0s, cws, _ := benchVdpfKeys(b, KindVdpf, h, row.keys, row.opts...)
 				v := s.(*Vdpf)
-				dst, pis := make([]Block, n), make([]Block, ProofBlocks)
-				perItem(b, n, "output", func() {
+				dst, pis := make([]Block, row.keys*n), make([]Block, ProofBlocks*row.keys)
+				perItem(b, row.keys*n, "output", func() {
 					if err := v.EvalAllProof(dst, pis, 0, s0s, cws); err != nil {
 						b.Fatal(err)
 					}

@@ -140,6 +140,56 @@ func TestVdpfImplsEvalAll(t *testing.T) {
 	})
 }
 
+// TestVdpfEvalAllProofGroups: EvalAllProof of a batch, whose keys' proof chains
+// step side by side in groups (where the hash has lanes), equals EvalAllProof of
+// each key alone, for batches that fill groups, leave a short last group or are
+// too small for one, spread over one to three workers, on every implementation,
+// for a single tile (n <= 11) and several (n = 12, 14).
+func TestVdpfEvalAllProofGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	defer SetMaxWorkers(SetMaxWorkers(0))
+	for _, n := range []int{1, 3, 11, 12, 14} {
+		for _, hash := range []HashKind{HashBlake3, HashSha256} {
+			p := DefaultParams(KindVdpf, n, Uint64, PrgAesMmo)
+			p.Hash = DefaultVdpfHash(hash)
+			port := portableVdpf(t, p)
+			const most = 19
+			seeds, cws, _ := vdpfRandKeys(t, r, port, most, 1)
+			rows := p.CwRows()
+			forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+				ps := vdpfPartySeeds(seeds, 1)
+				want, wantPi := make([]Block, most<<n), make([]Block, ProofBlocks*most)
+				for k := range most {
+					require.NoError(t, v.EvalAllProof(want[k<<n:(k+1)<<n], wantPi[ProofBlocks*k:ProofBlocks*(k+1)], 1, ps[k:k+1], cws[k*rows:(k+1)*rows]))
+				}
+				for _, keys := range []int{2, 3, 5, 8, 9, most} {
+					for _, workers := range []int{1, 2, 3} {
+						if n == 14 && (keys > 9 || workers == 3) {
+							continue // the cases above cover the shapes; keep the test short
+						}
+						SetMaxWorkers(workers)
+						if hash == HashBlake3 && haveBlake3Lanes(v) && (keys+workers-1)/workers >= minChainGroup {
+							require.Greater(t, v.chainGroup(keys), 1, "%d keys, %d workers: the chains in groups", keys, workers)
+						}
+						got, gotPi := make([]Block, keys<<n), make([]Block, ProofBlocks*keys)
+						require.NoError(t, v.EvalAllProof(got, gotPi, 1, ps[:keys], cws[:keys*rows]))
+						requireSameBlocks(t, want[:keys<<n], got, "%s, n=%d, %d keys, %d workers: outputs", hash, n, keys, workers)
+						require.Equal(t, wantPi[:ProofBlocks*keys], gotPi, "%s, n=%d, %d keys, %d workers: proofs", hash, n, keys, workers)
+					}
+				}
+				SetMaxWorkers(0)
+			})
+		}
+	}
+}
+
+// haveBlake3Lanes tells whether v's H' steps chains side by side on this CPU.
+func haveBlake3Lanes(v *Vdpf) bool {
+	h := v.hp.Get()
+	defer h.Put()
+	return h.LanesPay()
+}
+
 // TestVdpfImplsRefuseBadCws: every implementation refuses a correction word that
 // VDPF's Gen cannot make, in an inner row (which the fused walk checks as it reads)
 // or a last row (which its tiles check), anywhere in a batch, short or long.
