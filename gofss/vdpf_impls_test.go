@@ -177,6 +177,15 @@ func TestVdpfEvalAllProofGroups(t *testing.T) {
 						require.Equal(t, wantPi[:ProofBlocks*keys], gotPi, "%s, n=%d, %d keys, %d workers: proofs", hash, n, keys, workers)
 					}
 				}
+				// A Control counts the groups' outputs, and its Stop ends the call.
+				SetMaxWorkers(2)
+				var ctl Control
+				c := v.WithControl(&ctl).(*Vdpf)
+				got, gotPi := make([]Block, most<<n), make([]Block, ProofBlocks*most)
+				require.NoError(t, c.EvalAllProof(got, gotPi, 1, ps, cws))
+				require.EqualValues(t, most<<n, ctl.Done.Load(), "outputs counted")
+				ctl.Stop.Store(1)
+				require.ErrorIs(t, c.EvalAllProof(got, gotPi, 1, ps, cws), ErrStopped)
 				SetMaxWorkers(0)
 			})
 		}
