@@ -487,27 +487,21 @@ func generateLanes(g *gen) {
 	toff := Load(Param("toff"), GP64())
 	n := Load(Param("n"), GP64())
 
-	// The frame (896 bytes: over NOSPLIT's limit, so the routine checks the
-	// stack): XH's message words 0-7 (a, then s), a zero vector (its words
-	// 8-15), H''s message, state word 8, and the two message lengths.
-	frame := AllocLocal(28 * 32)
-	var xhMsg, chainMsg [16]Mem
-	zero := frame.Offset(8 * 32)
-	for w := range xhMsg {
-		xhMsg[w] = zero
-		if w < 8 {
-			xhMsg[w] = frame.Offset(32 * w)
-		}
-		chainMsg[w] = frame.Offset(32 * (9 + w))
-	}
-	g.slot = frame.Offset(25 * 32)
-	xhLen, chainLen := frame.Offset(26*32), frame.Offset(27*32)
+	// The frame (over NOSPLIT's limit, so the routine checks the stack): two
+	// blocks of 17 vectors, XH's message (words 0-7: a, then s; 8-15 zero) and H''s,
+	// each followed by its message length in every lane; then state word 8. The
+	// routine's one compression reads the block at msg.
+	frame := AllocLocal(35 * 32)
+	xhBlock, chainBlock := frame, frame.Offset(17*32)
+	g.slot = frame.Offset(34 * 32)
 	VPXOR(Y0, Y0, Y0)
-	VMOVDQU(Y0, zero)
+	for w := 8; w < 16; w++ {
+		VMOVDQU(Y0, xhBlock.Offset(32*w))
+	}
 	VPBROADCASTD(lens, Y0)
-	VMOVDQU(Y0, xhLen)
+	VMOVDQU(Y0, xhBlock.Offset(32*16))
 	VPBROADCASTD(lens.Offset(4), Y0)
-	VMOVDQU(Y0, chainLen)
+	VMOVDQU(Y0, chainBlock.Offset(32*16))
 
 	Label("lanes_leaf")
 	CMPQ(n, Imm(0))
@@ -520,7 +514,7 @@ func generateLanes(g *gen) {
 			VPBROADCASTD(clear, Y1)
 			VPAND(Y1, Y0, Y0)
 		}
-		VMOVDQU(Y0, xhMsg[w])
+		VMOVDQU(Y0, xhBlock.Offset(32*w))
 	}
 	off := GP64()
 	for i := 0; i < 8; i++ {
@@ -540,25 +534,35 @@ func generateLanes(g *gen) {
 	VPUNPCKLQDQ(Y7, Y5, Y2)
 	VPUNPCKHQDQ(Y7, Y5, Y3)
 	for w := 0; w < 4; w++ {
-		VMOVDQU(g.v[w], xhMsg[4+w])
+		VMOVDQU(g.v[w], xhBlock.Offset(32*(4+w)))
 	}
 
-	xcv := Load(Param("xcv"), GP64())
-	g.msg = xhMsg
-	g.compress8(xcv, xhLen)
-	for w := 0; w < 8; w++ {
-		VMOVDQU(g.v[w], chainMsg[w])
+	// Three compressions a leaf, through one copy of the code: phase 0 and 1 are
+	// XH's two messages (key xcv), phase 2 H''s (key hcv).
+	msg, key, phase := GP64(), GP64(), GP64()
+	LEAQ(xhBlock, msg)
+	Load(Param("xcv"), key)
+	XORQ(phase, phase)
+	Label("lanes_compress")
+	for w := range g.msg {
+		g.msg[w] = Mem{Base: msg, Disp: 32 * w}
 	}
-	Comment("XH's second message: the clamped bit set.")
+	g.compress8(key, Mem{Base: msg, Disp: 32 * 16})
+	CMPQ(phase, Imm(1))
+	JE(LabelRef("lanes_xh_second"))
+	JA(LabelRef("lanes_chain"))
+
+	Comment("XH's first half; then its second message, the clamped bit set.")
+	for w := 0; w < 8; w++ {
+		VMOVDQU(g.v[w], chainBlock.Offset(32*w))
+	}
 	VPBROADCASTD(one, Y1)
-	VPOR(xhMsg[3], Y1, Y0)
-	VMOVDQU(Y0, xhMsg[3])
-	xcv = Load(Param("xcv"), GP64())
-	g.compress8(xcv, xhLen)
-	for w := 0; w < 8; w++ {
-		VMOVDQU(g.v[w], chainMsg[8+w])
-	}
+	VPOR(xhBlock.Offset(32*3), Y1, Y0)
+	VMOVDQU(Y0, xhBlock.Offset(32*3))
+	INCQ(phase)
+	JMP(LabelRef("lanes_compress"))
 
+	Label("lanes_xh_second")
 	Comment("H''s message: the proof ^ XH ^ (cs where the lane's t is 1).")
 	t, tb := GP32(), GP32()
 	XORL(tb, tb)
@@ -576,21 +580,29 @@ func generateLanes(g *gen) {
 	VMOVDQU(bits, Y14)
 	VPAND(Y14, Y15, Y15)
 	VPCMPEQD(Y14, Y15, Y15)
+	// Words 8-15 from XH's second half, still in Y0-Y7; 0-7 from its first,
+	// stored above.
 	for w := 0; w < 16; w++ {
-		r := g.v[w%8]
+		r := g.v[8+w%6]
 		VPAND(Mem{Base: cs, Disp: 32 * w}, Y15, r)
 		VPXOR(Mem{Base: pis, Disp: 32 * w}, r, r)
-		VPXOR(chainMsg[w], r, r)
-		VMOVDQU(r, chainMsg[w])
+		if w < 8 {
+			VPXOR(chainBlock.Offset(32*w), r, r)
+		} else {
+			VPXOR(g.v[w-8], r, r)
+		}
+		VMOVDQU(r, chainBlock.Offset(32*w))
 	}
-	hcv := Load(Param("hcv"), GP64())
-	g.msg = chainMsg
-	g.compress8(hcv, chainLen)
+	LEAQ(chainBlock, msg)
+	Load(Param("hcv"), key)
+	INCQ(phase)
+	JMP(LabelRef("lanes_compress"))
+
+	Label("lanes_chain")
 	for w := 0; w < 8; w++ {
 		VPXOR(Mem{Base: pis, Disp: 32 * w}, g.v[w], g.v[w])
 		VMOVDQU(g.v[w], Mem{Base: pis, Disp: 32 * w})
 	}
-
 	ADDQ(U8(16), as)
 	ADDQ(U8(16), ss)
 	INCQ(ts)
