@@ -394,25 +394,15 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 		defer h.Put()
 		// The chains of up to proveLanes keys step together: their H' run side by
 		// side (BLAKE3 eight at once, SHA-256 two).
-		var ms [proveLanes][16 * ProofBlocks]byte
-		var hs [proveLanes][2]Block // H' of each message: two blocks
+		var proofs [proveLanes]*[16 * ProofBlocks]byte
 		for g := lo; g < hi && !v.ctl.stopped(); g += proveLanes {
 			keys := min(proveLanes, hi-g)
-			for i := g; i < g+keys; i++ {
-				*(*[ProofBlocks]Block)(pis[ProofBlocks*i:]) = keyCs(cws[i*rows:], v.params.InBits)
+			for i := range keys {
+				pi := (*[ProofBlocks]Block)(pis[ProofBlocks*(g+i):])
+				*pi = keyCs(cws[(g+i)*rows:], v.params.InBits)
+				proofs[i] = proofImage(pi)
 			}
-			for j := 0; j < per; j += ProofBlocks {
-				for i := range keys {
-					pi, p := pis[ProofBlocks*(g+i):], pieces[(g+i)*per+j:]
-					m := [ProofBlocks]Block{pi[0].Xor(p[0]), pi[1].Xor(p[1]), pi[2].Xor(p[2]), pi[3].Xor(p[3])}
-					ms[i] = *proofImage(&m)
-				}
-				h.HMany(unsafe.Slice((*[32]byte)(unsafe.Pointer(&hs[0])), keys), ms[:keys])
-				for i, o := range hs[:keys] {
-					pi := pis[ProofBlocks*(g+i):]
-					pi[0], pi[1] = pi[0].Xor(o[0]), pi[1].Xor(o[1])
-				}
-			}
+			h.StepChains(proofs[:keys], proofImages(pieces[g*per:(g+keys)*per]), per/ProofBlocks, per/ProofBlocks)
 			v.ctl.advance(keys)
 		}
 	})

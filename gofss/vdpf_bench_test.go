@@ -116,18 +116,26 @@ func BenchmarkVdpfEvalAll(b *testing.B) {
 // BenchmarkVdpfChain is Prove of one key over 2^16 pieces: one H' per piece, each
 // waiting on the one before, so ns per piece is the latency bound of EvalAllProof's
 // proof chain (one output, one H').
+// The keys8 rows are Prove of eight keys over 2^13 pieces each, whose chains step
+// side by side.
 func BenchmarkVdpfChain(b *testing.B) {
 	const pieces = 1 << 16
 	for _, h := range []HashKind{HashSha256, HashBlake3} {
-		b.Run(h.String(), func(b *testing.B) {
-			s, _, cws, _ := benchVdpfKeys(b, KindVdpf, h, 1)
-			v := s.(*Vdpf)
-			ps, pi := randBlocks(rand.New(rand.NewPCG(7, 8)), ProofBlocks*pieces), make([]Block, ProofBlocks)
-			perItem(b, pieces, "piece", func() {
-				if err := v.Prove(pi, ps, cws); err != nil {
-					b.Fatal(err)
-				}
+		for _, keys := range []int{1, 8} {
+			name := h.String()
+			if keys > 1 {
+				name = "keys8/" + name
+			}
+			b.Run(name, func(b *testing.B) {
+				s, _, cws, _ := benchVdpfKeys(b, KindVdpf, h, keys)
+				v := s.(*Vdpf)
+				ps, pi := randBlocks(rand.New(rand.NewPCG(7, 8)), ProofBlocks*pieces), make([]Block, ProofBlocks*keys)
+				perItem(b, pieces, "piece", func() {
+					if err := v.Prove(pi, ps, cws); err != nil {
+						b.Fatal(err)
+					}
+				})
 			})
-		})
+		}
 	}
 }

@@ -52,3 +52,19 @@ func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, soff *[8]int, t
 	}
 	blake3ChainLanesAVX2(pis, cs, &as[0], &ss[0], &bytes, &ts[0], toff, n, hcv, xcv)
 }
+
+// blake3StepLanes steps eight proof chains (blake3StepLanesAVX2): pis transposed,
+// lane i's n pieces at pieces[poff[i]:].
+func blake3StepLanes(pis *[16][8]uint32, pieces [][64]byte, poff *[8]int, n int, hcv *[8]uint32) {
+	if n == 0 {
+		return
+	}
+	var bytes [8]int
+	for i, o := range poff {
+		if o < 0 || o+n > len(pieces) {
+			panic("hashes: a lane's pieces past the buffer")
+		}
+		bytes[i] = 64 * o
+	}
+	blake3StepLanesAVX2(pis, &pieces[0], &bytes, n, hcv)
+}

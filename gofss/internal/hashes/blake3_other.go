@@ -20,3 +20,7 @@ func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byt
 func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, soff *[8]int, ts []uint8, toff *[8]int, hcv, xcv *[8]uint32) {
 	panic("hashes: no BLAKE3 lanes routine here")
 }
+
+func blake3StepLanes(pis *[16][8]uint32, pieces [][64]byte, poff *[8]int, n int, hcv *[8]uint32) {
+	panic("hashes: no BLAKE3 lanes routine here")
+}

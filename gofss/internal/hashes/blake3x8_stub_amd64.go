@@ -37,3 +37,12 @@ func blake3ChainXHAVX2(pi *[64]byte, xh0 *[32]byte, xh1 *[32]byte, as *[16]byte,
 //
 //go:noescape
 func blake3ChainLanesAVX2(pis *[16][8]uint32, cs *[16][8]uint32, as *[16]byte, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv *[8]uint32, xcv *[8]uint32)
+
+// blake3StepLanesAVX2 steps eight proof chains, one per lane, n pieces each: the
+// proofs pis are transposed (word w of lane i at [w][i]); lane i's piece j is
+// the 64 bytes at pieces + poff[i] + 64j. Each step hashes the proof ^ the piece
+// with the keyed one-block BLAKE3 under hcv and XORs the output's first 32 bytes
+// into the proof's. It reads the n pieces at each lane's offset and nothing else.
+//
+//go:noescape
+func blake3StepLanesAVX2(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n int, hcv *[8]uint32)

@@ -121,9 +121,10 @@ func main() {
 
 	generateOne(g, iv, flags)
 	generateLanes(g)
+	generateSteps(g)
 
 	Generate()
-	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2", "blake3ChainLanesAVX2")
+	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2", "blake3ChainLanesAVX2", "blake3StepLanesAVX2")
 	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
@@ -609,6 +610,62 @@ func generateLanes(g *gen) {
 	DECQ(n)
 	JMP(LabelRef("lanes_leaf"))
 	Label("lanes_done")
+	VZEROUPPER()
+	RET()
+}
+
+// generateSteps writes blake3StepLanesAVX2: eight proof chains, one per lane,
+// each taking its own run of pieces (Prove's case: the pieces are given, XH done).
+func generateSteps(g *gen) {
+	TEXT("blake3StepLanesAVX2", NOSPLIT, "func(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n int, hcv *[8]uint32)")
+	Pragma("noescape")
+	Doc("blake3StepLanesAVX2 steps eight proof chains, one per lane, n pieces each: the",
+		"proofs pis are transposed (word w of lane i at [w][i]); lane i's piece j is",
+		"the 64 bytes at pieces + poff[i] + 64j. Each step hashes the proof ^ the piece",
+		"with the keyed one-block BLAKE3 under hcv and XORs the output's first 32 bytes",
+		"into the proof's. It reads the n pieces at each lane's offset and nothing else.")
+	pis := Load(Param("pis"), GP64())
+	pieces := Load(Param("pieces"), GP64())
+	poff := Load(Param("poff"), GP64())
+	n := Load(Param("n"), GP64())
+	hcv := Load(Param("hcv"), GP64())
+
+	frame := AllocLocal(18 * 32) // the message's words, state word 8, the length
+	for w := range g.msg {
+		g.msg[w] = frame.Offset(32 * w)
+	}
+	g.slot = frame.Offset(16 * 32)
+	blen := frame.Offset(17 * 32)
+	blenWord := GP32()
+	MOVL(U32(64), blenWord)
+	VMOVD(blenWord, X0)
+	VPBROADCASTD(X0, Y0)
+	VMOVDQU(Y0, blen)
+
+	Label("steps_piece")
+	CMPQ(n, Imm(0))
+	JE(LabelRef("steps_done"))
+	Comment("The message words, proof ^ piece, one vector per word, one lane per chain.")
+	off := GP64()
+	for half := 0; half < 2; half++ {
+		for l := 0; l < 8; l++ {
+			MOVQ(Mem{Base: poff, Disp: 8 * l}, off)
+			VMOVDQU(Mem{Base: pieces, Index: off, Scale: 1, Disp: 32 * half}, g.v[l])
+		}
+		for w, r := range transpose(g.v[:8], g.v[8:]) {
+			VPXOR(Mem{Base: pis, Disp: 32 * (8*half + w)}, r, r)
+			VMOVDQU(r, g.msg[8*half+w])
+		}
+	}
+	g.compress8(hcv, blen)
+	for w := 0; w < 8; w++ {
+		VPXOR(Mem{Base: pis, Disp: 32 * w}, g.v[w], g.v[w])
+		VMOVDQU(g.v[w], Mem{Base: pis, Disp: 32 * w})
+	}
+	ADDQ(U8(64), pieces)
+	DECQ(n)
+	JMP(LabelRef("steps_piece"))
+	Label("steps_done")
 	VZEROUPPER()
 	RET()
 }
