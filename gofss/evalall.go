@@ -137,8 +137,14 @@ func (tr *tree) runGroups(st callControl, keys, size int, newFold func(sc *scrat
 		fold := newFold(sc, 2*tileRows)
 		tops, tiles := make([]rows, size), make([]rows, size)
 		fronts, lasts := make([]nodes, size), make([]nodes, size)
+		// A frontier's last level goes to row (f-1)%2 of its rows, each key's own;
+		// the levels above it alternate with a row the group's keys share.
+		shared := tr.rows(sc, 1<<f, 1<<f/2)
 		for i := range size {
-			tops[i], tiles[i] = tr.rows(sc, 1<<f, 1<<f/2), tr.rows(sc, tileRows, tileRows)
+			tops[i], tiles[i] = shared, tr.rows(sc, tileRows, tileRows)
+			if f > 0 {
+				tops[i].row[(f-1)%2] = newNodes(sc, 1<<f, tr.shape)
+			}
 		}
 		for g := lo; g < hi && !st.stopped(); g++ {
 			k0, k1 := g*size, min(keys, (g+1)*size)
