@@ -3,6 +3,7 @@ package gofss
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -189,6 +190,34 @@ func TestVdpfEvalAllProofGroups(t *testing.T) {
 				SetMaxWorkers(0)
 			})
 		}
+	}
+}
+
+// TestVdpfEvalAllProofConcurrent runs EvalAllProof calls of one batch side by side,
+// each walking its keys in groups over the workers, their hashers and scratch from
+// the same pools: every call's outputs and proofs are the ones a call alone makes.
+func TestVdpfEvalAllProofConcurrent(t *testing.T) {
+	const n, keys = 12, 9
+	r := rand.New(rand.NewPCG(43, 44))
+	p := DefaultParams(KindVdpf, n, Uint64, PrgAesMmo)
+	p.Hash = DefaultVdpfHash(HashBlake3)
+	seeds, cws, _ := vdpfRandKeys(t, r, portableVdpf(t, p), keys, 1)
+	s, err := New(p)
+	require.NoError(t, err)
+	v, ps := s.(*Vdpf), vdpfPartySeeds(seeds, 0)
+	want, wantPi := make([]Block, keys<<n), make([]Block, ProofBlocks*keys)
+	require.NoError(t, v.EvalAllProof(want, wantPi, 0, ps, cws))
+	var wg sync.WaitGroup
+	got, gotPi, errs := make([][]Block, 4), make([][]Block, 4), make([]error, 4)
+	for i := range got {
+		got[i], gotPi[i] = make([]Block, keys<<n), make([]Block, ProofBlocks*keys)
+		wg.Go(func() { errs[i] = v.EvalAllProof(got[i], gotPi[i], 0, ps, cws) })
+	}
+	wg.Wait()
+	for i := range got {
+		require.NoError(t, errs[i])
+		requireSameBlocks(t, want, got[i], "call %d: outputs", i)
+		require.Equal(t, wantPi, gotPi[i], "call %d: proofs", i)
 	}
 }
 
