@@ -34,23 +34,21 @@ func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byt
 }
 
 // blake3ChainLanes steps eight proof chains over the leaves of as
-// (blake3ChainLanesAVX2): pis and cs transposed, lane i's seeds at ss[soff[i]:]
-// and control bits at ts[toff[i]:], len(as) of each.
-func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, soff *[8]int, ts []uint8, toff *[8]int, hcv, xcv *[8]uint32) {
+// (blake3ChainLanesAVX2): pis and cs transposed, lane i's seeds at ss[off[i]:] and
+// control bits at ts[off[i]:], len(as) of each.
+func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, ts []uint8, off *[8]int, hcv, xcv *[8]uint32) {
 	n := len(as)
 	if n == 0 {
 		return
 	}
-	for i := range soff {
-		if soff[i] < 0 || soff[i]+n > len(ss) || toff[i] < 0 || toff[i]+n > len(ts) {
+	var bytes [8]int
+	for i, o := range off {
+		if o < 0 || o+n > len(ss) || o+n > len(ts) {
 			panic("hashes: a lane's seeds or control bits past the buffers")
 		}
-	}
-	bytes := [8]int{}
-	for i, o := range soff {
 		bytes[i] = 16 * o
 	}
-	blake3ChainLanesAVX2(pis, cs, &as[0], &ss[0], &bytes, &ts[0], toff, n, hcv, xcv)
+	blake3ChainLanesAVX2(pis, cs, &as[0], &ss[0], &bytes, &ts[0], off, n, hcv, xcv)
 }
 
 // blake3StepLanes steps eight proof chains (blake3StepLanesAVX2): pis transposed,

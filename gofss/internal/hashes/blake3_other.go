@@ -17,7 +17,7 @@ func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byt
 	panic("hashes: no BLAKE3 chain routine here")
 }
 
-func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, soff *[8]int, ts []uint8, toff *[8]int, hcv, xcv *[8]uint32) {
+func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, ts []uint8, off *[8]int, hcv, xcv *[8]uint32) {
 	panic("hashes: no BLAKE3 lanes routine here")
 }
 

@@ -337,20 +337,15 @@ func (h *Hasher) ChainLanes(pis []*[64]byte, x *Hasher, as, ss [][16]byte, ts []
 		}
 		return
 	}
-	var proofs, cs [16][8]uint32
-	var soff, toff [8]int
-	for g := 0; g < k; g += 8 {
-		for lane := range 8 {
-			i := g + min(lane, k-g-1)
-			transposeIn(&proofs, lane, pis[i])
+	var cs [16][8]uint32
+	var off [8]int
+	inLanes(pis, func(proofs *[16][8]uint32, chains *[8]int) {
+		for lane, i := range chains {
 			transposeIn(&cs, lane, css[i])
-			soff[lane], toff[lane] = i*stride, i*stride
+			off[lane] = i * stride
 		}
-		blake3ChainLanes(&proofs, &cs, as, ss, &soff, ts, &toff, &h.cv, &x.cv)
-		for lane := range min(8, k-g) {
-			transposeOut(pis[g+lane], &proofs, lane)
-		}
-	}
+		blake3ChainLanes(proofs, &cs, as, ss, ts, &off, &h.cv, &x.cv)
+	})
 }
 
 // StepChains takes n pieces into each of len(pis) proofs, in order: chain i's
@@ -366,19 +361,13 @@ func (h *Hasher) StepChains(pis []*[64]byte, pieces [][64]byte, n, stride int) {
 		panic("hashes: StepChains needs n pieces for every chain")
 	}
 	if h.LanesPay() && k >= minLaneChains && n >= minLaneSteps {
-		var proofs [16][8]uint32
 		var off [8]int
-		for g := 0; g < k; g += 8 {
-			for lane := range 8 {
-				i := g + min(lane, k-g-1)
-				transposeIn(&proofs, lane, pis[i])
+		inLanes(pis, func(proofs *[16][8]uint32, chains *[8]int) {
+			for lane, i := range chains {
 				off[lane] = i * stride
 			}
-			blake3StepLanes(&proofs, pieces, &off, n, &h.cv)
-			for lane := range min(8, k-g) {
-				transposeOut(pis[g+lane], &proofs, lane)
-			}
-		}
+			blake3StepLanes(proofs, pieces, &off, n, &h.cv)
+		})
 		return
 	}
 	ms, outs := grown(&h.xhs, k), grown(&h.halves, k)
@@ -403,6 +392,26 @@ const (
 	minLaneChains = 3
 	minLaneSteps  = 2
 )
+
+// inLanes runs step once per group of eight of the proofs pis, with the group's
+// proofs transposed into lanes and chains[lane] the index in pis of each lane's
+// (lanes past the group's last proof hold it again); the group's proofs are read
+// back from the lanes after.
+func inLanes(pis []*[64]byte, step func(proofs *[16][8]uint32, chains *[8]int)) {
+	var proofs [16][8]uint32
+	var chains [8]int
+	k := len(pis)
+	for g := 0; g < k; g += 8 {
+		for lane := range chains {
+			chains[lane] = g + min(lane, k-g-1)
+			transposeIn(&proofs, lane, pis[chains[lane]])
+		}
+		step(&proofs, &chains)
+		for lane := range min(8, k-g) {
+			transposeOut(pis[g+lane], &proofs, lane)
+		}
+	}
+}
 
 // transposeIn writes the 16 words of p into lane lane of t, one word per row;
 // transposeOut reads them back.
