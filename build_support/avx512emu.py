@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # The AVX-512 paths' names, as the tests name their subtests: the AES backend, the
-# ChaCha backend and simd routine set, the walk implementations.
-AES, CHACHA, WALKS = "vaes-avx512", "avx512", "avx512-vaes|avx512"
+# ChaCha backend and simd routine set, the walk implementations, BLAKE3's routines.
+AES, CHACHA, WALKS, BLAKE3 = "vaes-avx512", "avx512", "avx512-vaes|avx512", "avx512"
 
 
 def only(paths: str, level: int, tests: str = "") -> str:
@@ -88,6 +88,22 @@ GUESTS = (
             ),
         ),
         ("gofss", "gofss", "^TestOneKeyLongBatches$"),
+        # VDPF's BLAKE3 routines for AVX512VL, against the libraries and the portable
+        # compression (subtests hash/backend, or backend alone).
+        (
+            "hashes",
+            "gofss/internal/hashes",
+            only(
+                BLAKE3,
+                3,
+                "TestVectors|TestXorHashMany|TestHMany|TestChain|TestChainLanes|TestStepChains",
+            ),
+        ),
+        (
+            "hashes",
+            "gofss/internal/hashes",
+            only(BLAKE3, 2, "TestBlake3Many|TestBlake3FastAgainstPortable"),
+        ),
     ),
     (
         (

@@ -1,7 +1,9 @@
 """PYFSS_AES128_BACKEND and PYFSS_CHACHA_BACKEND force a PRG backend for the whole
 process (tests and benchmarks comparing paths); backend_info() reports it, every
 backend gives the same answers, and a name the CPU cannot run stops the import with
-an error that says so, rather than measuring another path."""
+an error that says so, rather than measuring another path. PYFSS_SCATTER_BACKEND,
+PYFSS_BLAKE3_BACKEND and PYFSS_SHA256_BACKEND do the same for the multi-point
+schemes' appends and VDPF's hashes."""
 
 import json
 import os
@@ -122,3 +124,61 @@ def test_env_selects_scatter_backend() -> None:
     refused = run_scatter_child("no-such-backend")
     assert refused.returncode != 0
     assert "ImportError: pyfss: PYFSS_SCATTER_BACKEND=no-such-backend: scatter:" in refused.stderr
+
+
+# Prints backend_info()'s hashes part and digests of a Vdpf batch's full-domain
+# proofs and of prove over its pieces at every input, for each hash: eight keys, so
+# that the proof chains step side by side where BLAKE3 has lanes, and one.
+HASH_CHILD = textwrap.dedent(
+    """
+    import hashlib, json, torch, pyfss
+    digests = {}
+    for hash in ("sha256", "blake3"):
+        v = pyfss.Vdpf(9, "uint64", "aes128_mmo", hash)
+        s0s = torch.arange(8 * 8, dtype=torch.int32).reshape(8, 2, 4)
+        cws = v.gen(s0s, torch.arange(8, dtype=torch.int32) * 61, pyfss.from_int(list(range(1, 9)), "uint64"))
+        h = hashlib.sha256()
+        for keys in (slice(0, 8), slice(3, 4)):
+            y, pi = v.eval_all(1, s0s[keys, 1].contiguous(), cws[keys].contiguous())
+            _, pieces = v.eval(1, s0s[keys, 1].contiguous(), cws[keys].contiguous(), torch.arange(512, dtype=torch.int32).expand(y.shape[0], 512).contiguous())
+            for t in (y, pi, v.prove(pieces, cws[keys].contiguous())):
+                h.update(t.numpy().tobytes())
+        digests[hash] = h.hexdigest()
+    print(json.dumps({"hashes": pyfss.backend_info()["hashes"], "out": digests}))
+    """
+)
+
+
+def run_hash_child(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_BACKEND")}
+    return subprocess.run(
+        [sys.executable, "-c", HASH_CHILD],
+        env={**base, **env},
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("hash", ["blake3", "sha256"])
+def test_env_selects_hash_backend(hash: str) -> None:
+    """PYFSS_BLAKE3_BACKEND and PYFSS_SHA256_BACKEND pick VDPF's hash routines, and
+    every one this CPU runs gives the same shares and proofs; an unknown name stops the
+    import."""
+    var = f"PYFSS_{hash.upper()}_BACKEND"
+    default = run_hash_child({})
+    assert default.returncode == 0, default.stderr
+    want = json.loads(default.stdout)
+    available = pyfss.backend_info()["hashes"][hash]["available"]
+    assert want["hashes"][hash]["active"] == available[0]
+    for name in available:
+        got = run_hash_child({var: name})
+        assert got.returncode == 0, got.stderr
+        child = json.loads(got.stdout)
+        assert child["hashes"][hash]["active"] == name
+        assert child["out"] == want["out"], name
+    refused = run_hash_child({var: "no-such-backend"})
+    assert refused.returncode != 0
+    assert f"ImportError: pyfss: {var}=no-such-backend: {hash}:" in refused.stderr

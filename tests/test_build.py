@@ -64,6 +64,34 @@ def test_backend_info_says_which_scatter_runs():
         assert scatter["active"] == ("prefetch" if "bmi2" in cpu_flags() else "generic")
 
 
+def test_backend_info_says_which_hashes_run():
+    """VDPF's hashes: BLAKE3's AVX-512 routines where the CPU has AVX512VL, else its
+    AVX2 ones, else Go; SHA-256 with the SHA extensions where the CPU has them, else
+    crypto/sha256; unless the environment asked for another."""
+    info = pyfss.backend_info()
+    assembly = info["prg"]["aes128_mmo"]["available"] != ["generic"]
+    flags = cpu_flags()
+    expected = {
+        "blake3": "avx512"
+        if {"avx512f", "avx512vl"} <= flags
+        else "avx2"
+        if "avx2" in flags
+        else "generic",
+        "sha256": "sha-ni" if {"sha_ni", "ssse3", "sse4_1"} <= flags else "generic",
+    }
+    for hash_name, want in expected.items():
+        got = info["hashes"][hash_name]
+        assert got["active"] in got["available"]
+        assert got["available"][-1] == "generic"
+        forced = os.environ.get(f"PYFSS_{hash_name.upper()}_BACKEND")
+        if forced:
+            assert got["active"] == forced
+        elif not assembly or platform.machine() not in {"x86_64", "AMD64"}:
+            assert got["active"] == "generic"
+        elif platform.system() == "Linux":
+            assert got["active"] == want, hash_name
+
+
 def test_go_core_matches_package_version():
     assert pyfss.lib.Version() == pyfss.__version__
     assert pyfss.backend_info()["version"] == pyfss.__version__

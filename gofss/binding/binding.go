@@ -20,6 +20,7 @@ import (
 	"github.com/pyfss/pyfss/gofss"
 	"github.com/pyfss/pyfss/gofss/cuda"
 	"github.com/pyfss/pyfss/gofss/internal/cpupath"
+	"github.com/pyfss/pyfss/gofss/internal/hashes"
 	"github.com/pyfss/pyfss/gofss/internal/scatter"
 )
 
@@ -74,6 +75,8 @@ func BackendInfo() (info string, err error) {
 		"huge_pages": gofss.HugePageMode(),
 		// The appends of the multi-point schemes' full-domain evaluation.
 		"scatter": map[string]any{"active": scatter.Backend(), "available": scatter.Backends()},
+		// VDPF's and VDMPF's hashes.
+		"hashes": hashes.BackendInfo(),
 		"cuda": map[string]any{
 			"kernels_compiled": c.KernelsCompiled,
 			"archs":            c.Archs,

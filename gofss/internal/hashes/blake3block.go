@@ -85,7 +85,7 @@ func blake3G(a, b, c, d, x, y uint32) (uint32, uint32, uint32, uint32) {
 // a time where the CPU has AVX2.
 func blake3Many(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
 	i := 0
-	if haveBlake3AVX2 {
+	if haveBlake3Lanes() {
 		blake3x8(out, cv, blocks, blen)
 		i = len(blocks) &^ 7
 		if rest := len(blocks) - i; rest > 2 {
@@ -101,7 +101,7 @@ func blake3Many(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
 		}
 	}
 	for ; i < len(blocks); i++ {
-		if haveBlake3AVX2 {
+		if haveBlake3Lanes() {
 			blake3One(&out[i], cv, &blocks[i], blen)
 		} else {
 			blake3Compress(&out[i], cv, &blocks[i], blen)

@@ -130,11 +130,11 @@ func (h *Hasher) sum(out *[32]byte, n int) {
 // shaNI tells whether h hashes with SHA-256 through the SHA extensions: then buf
 // and pair hold the key and the padding already, and a call writes the message
 // alone.
-func (h *Hasher) shaNI() bool { return h.b3 == nil && haveSHANI }
+func (h *Hasher) shaNI() bool { return h.b3 == nil && haveSHANI() }
 
 // H hashes four blocks to two: H'(m).
 func (h *Hasher) H(out *[32]byte, m *[64]byte) {
-	if h.b3 != nil && haveBlake3AVX2 {
+	if h.b3 != nil && haveBlake3Lanes() {
 		blake3One(out, &h.cv, m, 64)
 		return
 	}
@@ -155,7 +155,7 @@ func (h *Hasher) HMany(out [][32]byte, ms [][64]byte) {
 	}
 	i := 0
 	switch {
-	case h.b3 != nil && haveBlake3AVX2:
+	case h.b3 != nil && haveBlake3Lanes():
 		blake3Many(out, &h.cv, ms, 64)
 		return
 	case h.shaNI():
@@ -181,7 +181,7 @@ func (h *Hasher) XorHash(out *[64]byte, a, s *[16]byte) {
 		h.XorHashMany(unsafe.Slice(out, 1), unsafe.Slice(a, 1), unsafe.Slice(s, 1))
 		return
 	}
-	if haveSHANI {
+	if haveSHANI() {
 		// Two one-block messages that differ in one bit, compressed side by side.
 		h.setPair(a, s)
 		sumPair(out, &h.pair[0], &h.pair[1])
@@ -275,7 +275,7 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		h.H(&o, &m)
 		xor32(pi, &o)
 	}
-	if h.b3 != nil && x.b3 != nil && haveBlake3AVX2 {
+	if h.b3 != nil && x.b3 != nil && haveBlake3Lanes() {
 		// XH's first message of every leaf and its second of leaf 0 in eight-lane
 		// passes, then the chain in one routine call, which compresses the other
 		// second messages beside it.
@@ -319,7 +319,7 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 // with AVX2: a leaf's three compressions for eight chains at once, each pass of
 // eight costing about 1.6 of one message alone); else it runs Chain for each and
 // gains nothing over the caller doing so.
-func (h *Hasher) LanesPay() bool { return h.b3 != nil && haveBlake3AVX2 }
+func (h *Hasher) LanesPay() bool { return h.b3 != nil && haveBlake3Lanes() }
 
 // ChainLanes runs len(pis) proof chains over the same n = len(as) inputs: chain i
 // takes the leaves as[j], ss[i*stride+j], ts[i*stride+j] into pis[i] with
@@ -446,13 +446,4 @@ func xorMasked(dst, cs *[64]byte, t uint8) {
 	for i := 0; i < 64; i += 8 {
 		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])^binary.LittleEndian.Uint64(cs[i:])&mask)
 	}
-}
-
-// ForcePortable makes every hasher skip the CPU-specific routines (SHA extensions,
-// AVX2) until restore is called: for tests of the callers' results on both paths.
-// Not safe while hashes run.
-func ForcePortable() (restore func()) {
-	sha, b3 := haveSHANI, haveBlake3AVX2
-	haveSHANI, haveBlake3AVX2 = false, false
-	return func() { haveSHANI, haveBlake3AVX2 = sha, b3 }
 }

@@ -23,21 +23,15 @@ func blocksBytes(bs ...kat.Block) []byte {
 }
 
 // TestVectors checks H' and XH of both hashes under both of their keys against
-// primitives.json, SHA-256 through the SHA extensions (where the CPU has them) and
-// through crypto/sha256.
+// primitives.json, through each implementation of each hash that this CPU runs.
 func TestVectors(t *testing.T) {
-	t.Run("default", checkVectors)
-	if haveSHANI {
-		haveSHANI = false
-		defer func() { haveSHANI = true }()
-		t.Run("crypto/sha256", checkVectors)
-	}
+	forEachPath(t, func(t *testing.T, _ Kind) { checkVectors(t) })
 }
 
 // TestSumBlocks checks the one-compression-at-a-time SHA-256 against crypto/sha256
 // on random messages of 0 to 300 bytes.
 func TestSumBlocks(t *testing.T) {
-	if !haveSHANI {
+	if !haveSHANI() {
 		t.Skip("no SHA extensions on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -58,7 +52,7 @@ func TestSumBlocks(t *testing.T) {
 // TestSumPair checks the two interleaved compressions against crypto/sha256 on
 // pairs of random messages of 0 to 55 bytes (one block each).
 func TestSumPair(t *testing.T) {
-	if !haveSHANI {
+	if !haveSHANI() {
 		t.Skip("no SHA extensions on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -159,12 +153,7 @@ func BenchmarkHash(b *testing.B) {
 // length of one block, for every number of messages from 0 to 17 (partly filled
 // groups of eight included).
 func TestBlake3Many(t *testing.T) {
-	t.Run("default", checkBlake3Many)
-	if haveBlake3AVX2 {
-		haveBlake3AVX2 = false
-		defer func() { haveBlake3AVX2 = true }()
-		t.Run("portable", checkBlake3Many)
-	}
+	forEachBackend(t, Blake3, checkBlake3Many)
 }
 
 func checkBlake3Many(t *testing.T) {
@@ -191,7 +180,7 @@ func checkBlake3Many(t *testing.T) {
 			cv := blake3Key(key)
 			blake3Many(got, &cv, blocks, uint32(blen))
 			require.Equal(t, want, got, "%d messages of %d bytes", n, blen)
-			if haveBlake3AVX2 {
+			if haveBlake3Lanes() {
 				for i := range blocks {
 					blake3One(&got[i], &cv, &blocks[i], uint32(blen))
 				}
@@ -209,35 +198,37 @@ func checkBlake3Many(t *testing.T) {
 func BenchmarkBlake3(b *testing.B) {
 	key := make([]byte, 32)
 	cv := blake3Key(key)
-	if haveBlake3AVX2 {
-		b.Run("x8", func(b *testing.B) {
-			blocks, out := make([][64]byte, 256), make([][32]byte, 256)
-			for b.Loop() {
-				blake3x8(out, &cv, blocks, 32)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(blocks)), "ns/msg")
-		})
-	}
 	var block [64]byte
 	var out [32]byte
-	if haveBlake3AVX2 {
-		b.Run("one", func(b *testing.B) {
-			for b.Loop() {
-				blake3One(&out, &cv, &block, 64)
-				copy(block[:], out[:])
-			}
-		})
-	}
-	if haveBlake3AVX2 {
-		b.Run("chain", func(b *testing.B) {
-			var pi, cs [64]byte
-			var xh1 [32]byte
-			xh0, ts := make([][32]byte, 256), make([]uint8, 256)
-			as, ss := make([][16]byte, 256), make([][16]byte, 256)
-			for b.Loop() {
-				blake3ChainXH(&pi, xh0, &xh1, as, ss, ts, &cs, &cv, &cv)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xh0)), "ns/msg")
+	for _, name := range Backends(Blake3) {
+		if name == Generic {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			defer withBackend(Blake3, name)()
+			b.Run("x8", func(b *testing.B) {
+				blocks, out := make([][64]byte, 256), make([][32]byte, 256)
+				for b.Loop() {
+					blake3x8(out, &cv, blocks, 32)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(blocks)), "ns/msg")
+			})
+			b.Run("one", func(b *testing.B) {
+				for b.Loop() {
+					blake3One(&out, &cv, &block, 64)
+					copy(block[:], out[:])
+				}
+			})
+			b.Run("chain", func(b *testing.B) {
+				var pi, cs [64]byte
+				var xh1 [32]byte
+				xh0, ts := make([][32]byte, 256), make([]uint8, 256)
+				as, ss := make([][16]byte, 256), make([][16]byte, 256)
+				for b.Loop() {
+					blake3ChainXH(&pi, xh0, &xh1, as, ss, ts, &cs, &cv, &cv)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xh0)), "ns/msg")
+			})
 		})
 	}
 	b.Run("portable", func(b *testing.B) {
@@ -297,20 +288,35 @@ func randKeyed(t testing.TB, rng *rand.Rand, kind Kind) (*Keyed, []byte) {
 	return k, key
 }
 
-// forEachPath runs check with each hash kind through each of its paths on this
-// CPU: SHA-256 with and without the SHA extensions, BLAKE3 with and without the
-// eight-lane routine.
+// forEachPath runs check with each hash kind through each of its implementations
+// on this CPU, as subtests kind/implementation: SHA-256 with and without the SHA
+// extensions, BLAKE3 through the AVX-512 routines, the AVX2 ones and Go.
 func forEachPath(t *testing.T, check func(t *testing.T, kind Kind)) {
 	for _, kind := range []Kind{Sha256, Blake3} {
-		name := []string{"sha256", "blake3"}[kind]
-		t.Run(name, func(t *testing.T) { check(t, kind) })
-		fast := map[Kind]*bool{Sha256: &haveSHANI, Blake3: &haveBlake3AVX2}[kind]
-		if *fast {
-			*fast = false
-			t.Run(name+"/portable", func(t *testing.T) { check(t, kind) })
-			*fast = true
-		}
+		t.Run([]string{"sha256", "blake3"}[kind], func(t *testing.T) {
+			forEachBackend(t, kind, func(t *testing.T) { check(t, kind) })
+		})
 	}
+}
+
+// forEachBackend runs check under each implementation of kind's hash that this CPU
+// runs, as subtests named after them.
+func forEachBackend(t *testing.T, kind Kind, check func(t *testing.T)) {
+	for _, name := range Backends(kind) {
+		t.Run(name, func(t *testing.T) {
+			defer withBackend(kind, name)()
+			check(t)
+		})
+	}
+}
+
+// withBackend selects kind's implementation name until restore is called.
+func withBackend(kind Kind, name string) (restore func()) {
+	prev, err := SetBackend(kind, name)
+	if err != nil {
+		panic(err)
+	}
+	return func() { mustSet(kind, prev) }
 }
 
 // TestXorHashMany checks XH of 0 to 17 random pairs under random keys against the
@@ -396,31 +402,33 @@ func TestChain(t *testing.T) {
 	})
 }
 
-// TestBlake3FastAgainstPortable compares the AVX2 routines with the portable
-// compression on a long batch of random keys and messages of VDPF's two lengths
-// (32 bytes for XH, 64 for H'), one key per batch of 1003 messages.
+// TestBlake3FastAgainstPortable compares each set of lane routines with the
+// portable compression on a long batch of random keys and messages of VDPF's two
+// lengths (32 bytes for XH, 64 for H'), one key per batch of 1003 messages.
 func TestBlake3FastAgainstPortable(t *testing.T) {
-	if !haveBlake3AVX2 {
-		t.Skip("no AVX2 on this CPU")
-	}
-	rng := rand.New(rand.NewPCG(13, 14))
-	for _, blen := range []int{32, 64} {
-		var key [32]byte
-		randBytes(rng, key[:])
-		cv := blake3Key(key[:])
-		blocks := make([][64]byte, 1003)
-		for i := range blocks {
-			randBytes(rng, blocks[i][:blen])
+	forEachBackend(t, Blake3, func(t *testing.T) {
+		if !haveBlake3Lanes() {
+			t.Skip("the portable compression itself")
 		}
-		want, got, one := make([][32]byte, len(blocks)), make([][32]byte, len(blocks)), make([][32]byte, len(blocks))
-		for i := range blocks {
-			blake3Compress(&want[i], &cv, &blocks[i], uint32(blen))
-			blake3One(&one[i], &cv, &blocks[i], uint32(blen))
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, blen := range []int{32, 64} {
+			var key [32]byte
+			randBytes(rng, key[:])
+			cv := blake3Key(key[:])
+			blocks := make([][64]byte, 1003)
+			for i := range blocks {
+				randBytes(rng, blocks[i][:blen])
+			}
+			want, got, one := make([][32]byte, len(blocks)), make([][32]byte, len(blocks)), make([][32]byte, len(blocks))
+			for i := range blocks {
+				blake3Compress(&want[i], &cv, &blocks[i], uint32(blen))
+				blake3One(&one[i], &cv, &blocks[i], uint32(blen))
+			}
+			blake3Many(got, &cv, blocks, uint32(blen))
+			require.Equal(t, want, got, "eight lanes, %d bytes", blen)
+			require.Equal(t, want, one, "one message, %d bytes", blen)
 		}
-		blake3Many(got, &cv, blocks, uint32(blen))
-		require.Equal(t, want, got, "eight lanes, %d bytes", blen)
-		require.Equal(t, want, one, "one message, %d bytes", blen)
-	}
+	})
 }
 
 // TestBatchLengths checks that the batch calls refuse inputs of different lengths

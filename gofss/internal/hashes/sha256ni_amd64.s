@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // func blocksSHANI(h *[8]uint32, p []byte, k *[64]uint32, swap *[16]byte)

@@ -1,12 +1,8 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package hashes
 
-// haveSHANI is false: other architectures hash through crypto/sha256.
-var haveSHANI = false
+import "github.com/pyfss/pyfss/gofss/internal/cpupath"
 
-func compress(h *[8]uint32, p []byte) { panic("hashes: no SHA-256 compression here") }
-
-func compressPair(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32) {
-	panic("hashes: no SHA-256 compression here")
-}
+// sha256Routines is empty: other architectures hash through crypto/sha256.
+func sha256Routines() []*cpupath.Impl[sha256Ops] { return nil }

@@ -1,9 +1,12 @@
-// Command _asm generates the amd64 BLAKE3 routine of package hashes (run `go
-// generate` in the package): the keyed one-block compression of eight independent
-// messages at once with AVX2, one message per 32-bit lane. The 16 state words are
-// the 16 ymm registers, so state word 8 waits on the stack while its register is
-// the temporary of the rotations; the 16 message words, transposed once per group,
-// are read from the stack as operands.
+// Command _asm generates the amd64 BLAKE3 routines of package hashes (run `go
+// generate` in the package), twice from one description: for AVX2 and for AVX-512
+// CPUs (AVX512VL, still on 256-bit vectors). The core is the keyed one-block
+// compression of eight independent messages at once, one message per 32-bit lane.
+// The 16 state words are the 16 ymm registers; with AVX2, state word 8 waits on the
+// stack while its register is the temporary of the rotations by 12 and 7 (two
+// shifts and an OR), while AVX-512's VPRORD rotates in one instruction and needs no
+// temporary. The 16 message words, transposed once per group, are read from the
+// stack as operands.
 package main
 
 import (
@@ -40,15 +43,21 @@ var (
 // ROOT | KEYED_HASH.
 const keyedFlags = 1 | 2 | 8 | 16
 
-// spilled is the state word that lives on the stack between its uses.
+// spilled is the state word that lives on the stack between its uses (AVX2).
 const spilled = 8
 
 type gen struct {
+	// evex: the routines for AVX-512 CPUs (AVX512VL), whose VPRORD rotates a word in
+	// one instruction and needs no temporary, so no state word waits on the stack.
+	evex        bool
+	suffix      string // of the routines' names: AVX2 or AVX512
 	v           [16]VecPhysical
 	msg         [16]Mem
-	slot        Mem // state word 8
+	slot        Mem // state word 8 (AVX2 only)
 	rot16, rot8 Mem // VPSHUFB masks of the right rotations by 16 and 8
 	iv, flags   Mem // BLAKE3's IV words 0-3 and the compressions' flags
+	chain       chainData
+	lanes       lanesData
 }
 
 func main() {
@@ -58,17 +67,44 @@ func main() {
 	}
 	flags := GLOBL("blake3_flags", RODATA|NOPTR)
 	DATA(0, U32(keyedFlags))
-	g := &gen{
+	ConstraintExpr("!purego")
+	g := gen{
 		v:     [16]VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15},
 		rot16: byteRotation("blake3_rot16", 2),
 		rot8:  byteRotation("blake3_rot8", 1),
 		iv:    iv,
 		flags: flags,
+		chain: newChainData(),
+		lanes: newLanesData(),
+	}
+	var avx2 []string
+	for _, evex := range []bool{false, true} {
+		g.evex, g.suffix = evex, map[bool]string{false: "AVX2", true: "AVX512"}[evex]
+		g.generateMany()
+		generateOne(&g)
+		generateLanes(&g)
+		generateSteps(&g)
+		if !evex {
+			for _, base := range []string{"blake3x8", "blake3One", "blake3ChainXH", "blake3ChainLanes", "blake3StepLanes"} {
+				avx2 = append(avx2, base+"AVX2")
+			}
+		}
 	}
 
-	TEXT("blake3x8AVX2", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
+	Generate()
+	asmvet.NoEVEX(flag.Lookup("out").Value.String(), avx2...)
+	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
+}
+
+// name is the routine's name for g's CPUs.
+func (g *gen) name(base string) string { return base + g.suffix }
+
+// generateMany writes blake3x8: eight messages a pass, one per lane.
+func (g *gen) generateMany() {
+	name := g.name("blake3x8")
+	TEXT(name, NOSPLIT, "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
 	Pragma("noescape")
-	Doc("blake3x8AVX2 hashes groups*8 blocks of 64 bytes (messages of blen bytes,",
+	Doc(name+" hashes groups*8 blocks of 64 bytes (messages of blen bytes,",
 		"zero-padded) with BLAKE3's keyed one-block compression under the key cv, and",
 		"writes the first 32 bytes of each output to out, in the blocks' order.")
 	out := Load(Param("out"), GP64())
@@ -118,26 +154,36 @@ func main() {
 	Label("done")
 	VZEROUPPER()
 	RET()
-
-	generateOne(g, iv, flags)
-	generateLanes(g)
-	generateSteps(g)
-
-	Generate()
-	asmvet.NoEVEX(flag.Lookup("out").Value.String(), "blake3x8AVX2", "blake3OneAVX", "blake3ChainXHAVX2", "blake3ChainLanesAVX2", "blake3StepLanesAVX2")
-	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
-// generateOne writes blake3OneAVX, the compression of a single message, for a
-// chain of hashes each waiting on the one before, and blake3ChainXHAVX2, which runs
+// rotr rotates each word of x right by n: one VPRORD on AVX-512; else one VPSHUFB
+// for whole bytes, two shifts and an OR through tmp for the others.
+func (g *gen) rotr(n int, x, tmp Op) {
+	switch {
+	case g.evex:
+		VPRORD(U8(n), x, x)
+	case n == 16:
+		VPSHUFB(g.rot16, x, x)
+	case n == 8:
+		VPSHUFB(g.rot8, x, x)
+	default:
+		VPSRLD(U8(n), x, tmp)
+		VPSLLD(U8(32-n), x, x)
+		VPOR(tmp, x, x)
+	}
+}
+
+// generateOne writes blake3One, the compression of a single message, for a
+// chain of hashes each waiting on the one before, and blake3ChainXH, which runs
 // VDPF's proof chain over many leaves in one call: the proof stays in registers from
 // one step to the next, and the upper half of the chain's vectors compresses the
 // next leaf's second XH message meanwhile (the chain waits on the latency of its
 // compressions, and leaves most of the vector units idle).
-func generateOne(g *gen, iv, flags Mem) {
-	TEXT("blake3OneAVX", NOSPLIT, "func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)")
+func generateOne(g *gen) {
+	name := g.name("blake3One")
+	TEXT(name, NOSPLIT, "func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)")
 	Pragma("noescape")
-	Doc("blake3OneAVX hashes block (a message of blen bytes, zero-padded) with BLAKE3's",
+	Doc(name+" hashes block (a message of blen bytes, zero-padded) with BLAKE3's",
 		"keyed one-block compression under the key cv, and writes the first 32 bytes",
 		"of the output to out.")
 	out := Load(Param("out"), GP64())
@@ -150,34 +196,41 @@ func generateOne(g *gen, iv, flags Mem) {
 	lo, hi := compressRows(g, xmm, func(a, b, c, d VecVirtual) {
 		VMOVDQU(Mem{Base: cv}, a)
 		VMOVDQU(Mem{Base: cv, Disp: 16}, b)
-		VMOVDQU(iv, c)
+		VMOVDQU(g.iv, c)
 		// Row d: counter 0 (two words), blen, the flags.
 		VPXOR(d, d, d)
 		VPINSRD(U8(2), blen, d, d)
-		VPINSRD(U8(3), flags, d, d)
+		VPINSRD(U8(3), g.flags, d, d)
 	}, gathered)
 	VMOVDQU(lo, Mem{Base: out})
 	VMOVDQU(hi, Mem{Base: out, Disp: 16})
 	RET()
 
-	generateChain(g, iv)
+	generateChain(g)
 }
 
 func xmm() VecVirtual { return XMM() }
 func ymm() VecVirtual { return YMM() }
 
-// generateChain writes blake3ChainXHAVX2.
-func generateChain(g *gen, iv Mem) {
-	rowD := GLOBL("blake3_rows_d", RODATA|NOPTR) // row d of H' (64 bytes), then of XH (32)
+// chainData are blake3ChainXH's constants.
+type chainData struct {
+	rowD   Mem // row d of H' (64 bytes), then of XH (32)
+	setBit Mem // what XH's second message sets in a
+	// For each later round's message vector, the XH lane's words: VPERMD indexes
+	// into the message's eight nonzero words (32 bytes), then a mask keeping those
+	// below word 8 (16 bytes); permAt[w] is the offset of words w's.
+	perm   Mem
+	permAt map[[4]int]int
+}
+
+func newChainData() chainData {
+	rowD := GLOBL("blake3_rows_d", RODATA|NOPTR)
 	for i, w := range []uint32{0, 0, 64, keyedFlags, 0, 0, 32, keyedFlags} {
 		DATA(4*i, U32(w))
 	}
-	setBit := GLOBL("blake3_xh_bit", RODATA|NOPTR) // what XH's second message sets in a
+	setBit := GLOBL("blake3_xh_bit", RODATA|NOPTR)
 	DATA(0, U64(0))
 	DATA(8, U64(1<<32))
-	// For each later round's message vector, the XH lane's words: VPERMD indexes into
-	// the message's eight nonzero words (32 bytes), then a mask keeping those below
-	// word 8 (16 bytes).
 	perm := GLOBL("blake3_xh_perm", RODATA|NOPTR)
 	permAt := map[[4]int]int{}
 	for r := 1; r < len(schedule); r++ {
@@ -202,10 +255,16 @@ func generateChain(g *gen, iv Mem) {
 			}
 		}
 	}
+	return chainData{rowD, setBit, perm, permAt}
+}
 
-	TEXT("blake3ChainXHAVX2", NOSPLIT, "func(pi *[64]byte, xh0, xh1 *[32]byte, as, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv, xcv *[8]uint32)")
+// generateChain writes blake3ChainXH.
+func generateChain(g *gen) {
+	rowD, setBit, perm, permAt := g.chain.rowD, g.chain.setBit, g.chain.perm, g.chain.permAt
+	name := g.name("blake3ChainXH")
+	TEXT(name, NOSPLIT, "func(pi *[64]byte, xh0, xh1 *[32]byte, as, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv, xcv *[8]uint32)")
 	Pragma("noescape")
-	Doc("blake3ChainXHAVX2 folds n leaves' pieces into the proof pi, in order. Leaf i's",
+	Doc(name+" folds n leaves' pieces into the proof pi, in order. Leaf i's",
 		"piece is XH(as[i], ss[i]), XORed with cs where bit 0 of ts[i] is 1: its first",
 		"half is xh0[i], its second the hash of XH's second message, xh1 for leaf 0, and",
 		"for the others compressed here beside the step before. Each step hashes the",
@@ -311,7 +370,7 @@ func generateChain(g *gen, iv Mem) {
 	lo, hi := compressRows(g, ymm, func(a, b, c, d VecVirtual) {
 		VMOVDQU(keys, a)
 		VMOVDQU(keys.Offset(32), b)
-		VBROADCASTI128(iv, c)
+		VBROADCASTI128(g.iv, c)
 		VMOVDQU(rowD, d)
 	}, message)
 	VPXOR(lo.AsX(), p0, p0)
@@ -373,8 +432,11 @@ func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual
 	a, b, c, d := reg(), reg(), reg(), reg()
 	init(a, b, c, d)
 
-	tmp := reg()
-	half := func(mw VecVirtual, first bool, rotD Mem, rotB uint64) {
+	var tmp VecVirtual // the rotations' (AVX2 only)
+	if !g.evex {
+		tmp = reg()
+	}
+	half := func(mw VecVirtual, first bool, rotD, rotB int) {
 		if first {
 			// a and b are the key's; the message may come last (the chain's).
 			VPADDD(b, a, a)
@@ -384,20 +446,18 @@ func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual
 			VPADDD(b, a, a)
 		}
 		VPXOR(a, d, d)
-		VPSHUFB(rotD, d, d)
+		g.rotr(rotD, d, tmp)
 		VPADDD(d, c, c)
 		VPXOR(c, b, b)
-		VPSRLD(U8(rotB), b, tmp)
-		VPSLLD(U8(32-rotB), b, b)
-		VPOR(tmp, b, b)
+		g.rotr(rotB, b, tmp)
 	}
 	for r := range schedule {
 		Commentf("Round %d.", r)
 		for k, rot := range [2][3]uint8{{0x93, 0x39, 0x4e}, {0x39, 0x93, 0x4e}} {
 			x, y := stepWords(r, k)
 			mx, my := message(r, x, y)
-			half(mx, r == 0 && k == 0, g.rot16, 12)
-			half(my, false, g.rot8, 7)
+			half(mx, r == 0 && k == 0, 16, 12)
+			half(my, false, 8, 7)
 			// Rows a, c, d to the diagonals and, after them, back.
 			VPSHUFD(U8(rot[0]), a, a)
 			VPSHUFD(U8(rot[1]), c, c)
@@ -432,7 +492,9 @@ func (g *gen) compress8(cv Register, blen Mem) {
 	for i := 0; i < 4; i++ {
 		VPBROADCASTD(g.iv.Offset(4*i), g.v[8+i])
 	}
-	VMOVDQU(g.v[spilled], g.slot)
+	if !g.evex {
+		VMOVDQU(g.v[spilled], g.slot)
+	}
 	VPXOR(g.v[12], g.v[12], g.v[12])
 	VPXOR(g.v[13], g.v[13], g.v[13])
 	VMOVDQU(blen, g.v[14])
@@ -445,33 +507,48 @@ func (g *gen) compress8(cv Register, blen Mem) {
 	}
 
 	Comment("The output words v[i] ^ v[i+8].")
-	VMOVDQU(g.slot, g.v[spilled])
+	if !g.evex {
+		VMOVDQU(g.slot, g.v[spilled])
+	}
 	for i := 0; i < 8; i++ {
 		VPXOR(g.v[i+8], g.v[i], g.v[i])
 	}
 }
 
-// generateLanes writes blake3ChainLanesAVX2: eight proof chains over the same
+// lanesData are blake3ChainLanes's constants.
+type lanesData struct {
+	lens  Mem // blen of XH's messages, then of H''s
+	bits  Mem // bit i in lane i
+	clear Mem // a's word 3 without its clamped bit
+	one   Mem
+}
+
+func newLanesData() lanesData {
+	lens := GLOBL("blake3_lens", RODATA|NOPTR)
+	DATA(0, U32(32))
+	DATA(4, U32(64))
+	bits := GLOBL("blake3_lane_bits", RODATA|NOPTR)
+	for i := 0; i < 8; i++ {
+		DATA(4*i, U32(1<<i))
+	}
+	clear := GLOBL("blake3_xh_clear", RODATA|NOPTR)
+	DATA(0, U32(^uint32(1)))
+	one := GLOBL("blake3_one", RODATA|NOPTR)
+	DATA(0, U32(1))
+	return lanesData{lens, bits, clear, one}
+}
+
+// generateLanes writes blake3ChainLanes: eight proof chains over the same
 // leaves' inputs, one per lane, each leaf's two XH messages and the chains' H'
 // message compressed eight at a time. The proofs and the corrections stay
 // transposed (one vector per word) from leaf to leaf; the seeds come in lane by
 // lane and are transposed per leaf.
 func generateLanes(g *gen) {
-	lens := GLOBL("blake3_lens", RODATA|NOPTR) // blen of XH's messages, then of H''s
-	DATA(0, U32(32))
-	DATA(4, U32(64))
-	bits := GLOBL("blake3_lane_bits", RODATA|NOPTR) // bit i in lane i
-	for i := 0; i < 8; i++ {
-		DATA(4*i, U32(1<<i))
-	}
-	clear := GLOBL("blake3_xh_clear", RODATA|NOPTR) // a's word 3 without its clamped bit
-	DATA(0, U32(^uint32(1)))
-	one := GLOBL("blake3_one", RODATA|NOPTR)
-	DATA(0, U32(1))
-
-	TEXT("blake3ChainLanesAVX2", 0, "func(pis, cs *[16][8]uint32, as, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv, xcv *[8]uint32)")
+	lens, bits, clear, one := g.lanes.lens, g.lanes.bits, g.lanes.clear, g.lanes.one
+	name := g.name("blake3ChainLanes")
+	TEXT(name, 0, "func(pis, cs *[16][8]uint32, as, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv, xcv *[8]uint32)")
 	Pragma("noescape")
-	Doc("blake3ChainLanesAVX2 steps eight proof chains, one per lane, over n leaves. The",
+	Doc(name+" steps eight proof chains, one per lane, over n leaves. The",
 		"proofs pis and corrections cs are transposed: word w of lane i at [w][i]. Leaf",
 		"j's input is as[j] for every lane; lane i's seed of leaf j is the 16 bytes at",
 		"ss + soff[i] + 16j and its control bit bit 0 of the byte at ts + toff[i] + j.",
@@ -614,12 +691,13 @@ func generateLanes(g *gen) {
 	RET()
 }
 
-// generateSteps writes blake3StepLanesAVX2: eight proof chains, one per lane,
+// generateSteps writes blake3StepLanes: eight proof chains, one per lane,
 // each taking its own run of pieces (Prove's case: the pieces are given, XH done).
 func generateSteps(g *gen) {
-	TEXT("blake3StepLanesAVX2", NOSPLIT, "func(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n int, hcv *[8]uint32)")
+	name := g.name("blake3StepLanes")
+	TEXT(name, NOSPLIT, "func(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n int, hcv *[8]uint32)")
 	Pragma("noescape")
-	Doc("blake3StepLanesAVX2 steps eight proof chains, one per lane, n pieces each: the",
+	Doc(name+" steps eight proof chains, one per lane, n pieces each: the",
 		"proofs pis are transposed (word w of lane i at [w][i]); lane i's piece j is",
 		"the 64 bytes at pieces + poff[i] + 64j. Each step hashes the proof ^ the piece",
 		"with the keyed one-block BLAKE3 under hcv and XORs the output's first 32 bytes",
@@ -674,17 +752,17 @@ func generateSteps(g *gen) {
 // words m[2j] and m[2j+1] for the j-th. State word 8 enters and leaves on the stack.
 func (g *gen) step(quads [4][4]int, m []int) {
 	a, b, c, d := g.words(quads, 0), g.words(quads, 1), g.words(quads, 2), g.words(quads, 3)
-	half := func(x int, rotD Mem, rotB uint64) {
+	half := func(x, rotD, rotB int) {
 		for j := range a {
 			VPADDD(g.msg[m[2*j+x]], a[j], a[j])
 			VPADDD(b[j], a[j], a[j])
 		}
 		for j := range d {
 			VPXOR(a[j], d[j], d[j])
-			VPSHUFB(rotD, d[j], d[j])
+			g.rotr(rotD, d[j], nil)
 		}
 		for j := range c {
-			if quads[j][2] == spilled {
+			if quads[j][2] == spilled && !g.evex {
 				VPADDD(g.slot, d[j], c[j]) // the register held a temporary
 			} else {
 				VPADDD(d[j], c[j], c[j])
@@ -692,15 +770,15 @@ func (g *gen) step(quads [4][4]int, m []int) {
 			VPXOR(c[j], b[j], b[j])
 		}
 		tmp := g.v[spilled]
-		VMOVDQU(tmp, g.slot)
+		if !g.evex {
+			VMOVDQU(tmp, g.slot)
+		}
 		for j := range b {
-			VPSRLD(U8(rotB), b[j], tmp)
-			VPSLLD(U8(32-rotB), b[j], b[j])
-			VPOR(tmp, b[j], b[j])
+			g.rotr(rotB, b[j], tmp)
 		}
 	}
-	half(0, g.rot16, 12)
-	half(1, g.rot8, 7)
+	half(0, 16, 12)
+	half(1, 8, 7)
 }
 
 func (g *gen) words(quads [4][4]int, k int) (r [4]VecPhysical) {

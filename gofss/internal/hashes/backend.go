@@ -1,0 +1,154 @@
+package hashes
+
+import "github.com/pyfss/pyfss/gofss/internal/cpupath"
+
+// Each hash's implementations, fastest first, the one in use selectable by name
+// for tests and benchmarks (cpupath: PYFSS_BLAKE3_BACKEND, PYFSS_SHA256_BACKEND):
+// BLAKE3's routines for AVX-512 and for AVX2 (amd64, one description in _asm), and
+// SHA-256's with the SHA extensions; else Generic.
+
+// Generic names the portable implementations: BLAKE3's compression in Go (and
+// zeebo/blake3 for the one-message hashes), crypto/sha256.
+const Generic = "generic"
+
+// blake3Ops are a BLAKE3 implementation's routines (package doc of _asm); Generic
+// has none.
+type blake3Ops struct {
+	x8         func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)
+	one        func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)
+	chainXH    func(pi *[64]byte, xh0, xh1 *[32]byte, as, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv, xcv *[8]uint32)
+	chainLanes func(pis, cs *[16][8]uint32, as, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv, xcv *[8]uint32)
+	stepLanes  func(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n int, hcv *[8]uint32)
+}
+
+// sha256Ops are a SHA-256 implementation's compressions: each 64-byte block of p
+// into h; and two blocks side by side, p0 from the state iv[0] and p1 from iv[1],
+// into out (which may be iv). Generic has none.
+type sha256Ops struct {
+	blocks func(h *[8]uint32, p []byte)
+	pair   func(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32)
+}
+
+var (
+	blake3Impls = cpupath.New("blake3", append(blake3Routines(), &cpupath.Impl[blake3Ops]{Name: Generic, Available: true})...)
+	sha256Impls = cpupath.New("sha256", append(sha256Routines(), &cpupath.Impl[sha256Ops]{Name: Generic, Available: true})...)
+)
+
+// BackendInfo names, for each hash, the implementation in use and those this CPU
+// runs, fastest first.
+func BackendInfo() map[string]map[string]any {
+	return map[string]map[string]any{
+		"blake3": {"active": blake3Impls.Name(), "available": blake3Impls.Names()},
+		"sha256": {"active": sha256Impls.Name(), "available": sha256Impls.Names()},
+	}
+}
+
+// SetBackend selects the implementation of kind's hash by name and returns the
+// previous one's name. Not safe while hashes run.
+func SetBackend(kind Kind, name string) (string, error) {
+	if kind == Blake3 {
+		return blake3Impls.Set(name)
+	}
+	return sha256Impls.Set(name)
+}
+
+// Backends lists the implementations of kind's hash that this CPU runs, fastest
+// first.
+func Backends(kind Kind) []string {
+	if kind == Blake3 {
+		return blake3Impls.Names()
+	}
+	return sha256Impls.Names()
+}
+
+// ForcePortable makes every hasher take the Generic implementations until restore
+// is called: for tests of the callers' results on both paths. Not safe while
+// hashes run.
+func ForcePortable() (restore func()) {
+	b3, sha := blake3Impls.Name(), sha256Impls.Name()
+	mustSet(Blake3, Generic)
+	mustSet(Sha256, Generic)
+	return func() {
+		mustSet(Blake3, b3)
+		mustSet(Sha256, sha)
+	}
+}
+
+func mustSet(kind Kind, name string) {
+	if _, err := SetBackend(kind, name); err != nil {
+		panic(err) // unreachable: Generic and the names in use are available
+	}
+}
+
+// haveBlake3Lanes tells whether BLAKE3 goes through routines that compress eight
+// messages at once, one per 32-bit lane.
+func haveBlake3Lanes() bool { return blake3Impls.Ops().x8 != nil }
+
+// haveSHANI tells whether SHA-256 goes through the compressions with the SHA
+// extensions.
+func haveSHANI() bool { return sha256Impls.Ops().blocks != nil }
+
+func compress(h *[8]uint32, p []byte) { sha256Impls.Ops().blocks(h, p) }
+
+func compressPair(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32) {
+	sha256Impls.Ops().pair(out, p0, p1, iv)
+}
+
+// blake3x8 hashes the blocks of len(blocks)/8 whole groups of eight into out.
+func blake3x8(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
+	g := len(blocks) / 8
+	if g > 0 {
+		_ = out[8*g-1]
+		blake3Impls.Ops().x8(&out[0], cv, &blocks[0], g, blen)
+	}
+}
+
+func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
+	blake3Impls.Ops().one(out, cv, block, blen)
+}
+
+// blake3ChainXH folds n = len(xh0) leaves into pi (the chainXH routine): leaf i's
+// piece is XH(as[i], ss[i]) ^ (cs where bit 0 of ts[i] is 1), whose first half is
+// xh0[i] and, for leaf 0, second half xh1; hcv keys H', xcv XH.
+func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byte, ts []uint8, cs *[64]byte, hcv, xcv *[8]uint32) {
+	n := len(xh0)
+	if n == 0 {
+		return
+	}
+	_, _, _ = as[n-1], ss[n-1], ts[n-1]
+	blake3Impls.Ops().chainXH(pi, &xh0[0], xh1, &as[0], &ss[0], &ts[0], cs, n, hcv, xcv)
+}
+
+// blake3ChainLanes steps eight proof chains over the leaves of as (the chainLanes
+// routine): pis and cs transposed, lane i's seeds at ss[off[i]:] and control bits
+// at ts[off[i]:], len(as) of each.
+func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, ts []uint8, off *[8]int, hcv, xcv *[8]uint32) {
+	n := len(as)
+	if n == 0 {
+		return
+	}
+	var bytes [8]int
+	for i, o := range off {
+		if o < 0 || o+n > len(ss) || o+n > len(ts) {
+			panic("hashes: a lane's seeds or control bits past the buffers")
+		}
+		bytes[i] = 16 * o
+	}
+	blake3Impls.Ops().chainLanes(pis, cs, &as[0], &ss[0], &bytes, &ts[0], off, n, hcv, xcv)
+}
+
+// blake3StepLanes steps eight proof chains (the stepLanes routine): pis
+// transposed, lane i's n pieces at pieces[poff[i]:].
+func blake3StepLanes(pis *[16][8]uint32, pieces [][64]byte, poff *[8]int, n int, hcv *[8]uint32) {
+	if n == 0 {
+		return
+	}
+	var bytes [8]int
+	for i, o := range poff {
+		if o < 0 || o+n > len(pieces) {
+			panic("hashes: a lane's pieces past the buffer")
+		}
+		bytes[i] = 64 * o
+	}
+	blake3Impls.Ops().stepLanes(pis, &pieces[0], &bytes, n, hcv)
+}
