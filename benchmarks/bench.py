@@ -636,7 +636,8 @@ def main() -> None:
     head = (
         f"pyfss {pyfss.__version__}, {info['go_version']}, torch {torch.__version__}, "
         f"AES path {info['prg']['aes128_mmo']['active']}, ChaCha path {info['prg']['chacha']['active']}, "
-        f"{threads} cores"
+        f"BLAKE3 path {info['hashes']['blake3']['active']}, "
+        f"SHA-256 path {info['hashes']['sha256']['active']}, {threads} cores"
     )
     text = head + "\n\n" + "\n\n".join(sections) + "\n"
     (args.out / "bench.md").write_text(text)

@@ -39,7 +39,7 @@ func (g *GrottoDcf) Params() Params { return g.params }
 // Scheme.WithControl does.
 func (g *GrottoDcf) WithControl(c *Control) *GrottoDcf {
 	cp := *g
-	cp.ctl = callControl{c}
+	cp.ctl = callControl{c: c}
 	return &cp
 }
 

@@ -72,19 +72,23 @@ func NewMpf(p Params, opts ...Option) (*Mpf, error) {
 	return d, nil
 }
 
-// WithControl returns the scheme with calls that c watches and ends (Done counts
-// the buckets' points and outputs, not the calls' own).
+// WithControl returns the scheme with calls that c watches and ends. Done counts
+// the inputs finished, of Eval and EvalProof, or outputs of EvalAll and
+// EvalAllProof (those of EvalAll in proportion to the buckets walked and added,
+// the whole domain once its last adds are done); the buckets' own calls stop
+// with the call and count nothing.
 func (d *Mpf) WithControl(c *Control) *Mpf {
 	cp := *d
-	cp.ctl = callControl{c}
+	cp.ctl = callControl{c: c}
+	inner := callControl{c: c, uncounted: true}
 	switch in := d.inner.(type) {
 	case *Vdpf:
 		v := *in
-		v.ctl = cp.ctl
+		v.ctl = inner
 		cp.inner, cp.proofs = &v, &v
 	case *Dpf:
 		dp := *in
-		dp.ctl = cp.ctl
+		dp.ctl = inner
 		cp.inner = &dp
 	}
 	return &cp
@@ -297,6 +301,7 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 		if err := d.evalChunk(dst[lo:hi], pibs, party, s0s, cws, chunk[:hi-lo], h, tab, mRt); err != nil {
 			return err
 		}
+		d.ctl.advance(hi - lo)
 	}
 	if d.ctl.stopped() {
 		return ErrStopped
@@ -524,17 +529,21 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 				bucket(s, b, b0)
 			}
 			adds.give(s)
-			continue
+		} else {
+			forChunks(b1-b0, float64(p.size)*bucketNsPerValue, func(lo, hi int) {
+				s := adds.take()
+				defer adds.give(s)
+				for b := b0 + lo; b < b0+hi; b++ {
+					bucket(s, b, b0)
+				}
+			})
 		}
-		forChunks(b1-b0, float64(p.size)*bucketNsPerValue, func(lo, hi int) {
-			s := adds.take()
-			defer adds.give(s)
-			for b := b0 + lo; b < b0+hi; b++ {
-				bucket(s, b, b0)
-			}
-		})
+		// The outputs, counted in proportion to the buckets done; the last adds
+		// count as one bucket more.
+		d.ctl.advance(int(uint64(b1)<<n/uint64(p.used+1) - uint64(b0)<<n/uint64(p.used+1)))
 	}
 	adds.flush()
+	d.ctl.advance(int(uint64(1)<<n - uint64(p.used)<<n/uint64(p.used+1)))
 	return nil
 }
 

@@ -244,8 +244,8 @@ func TestDmpfReconstruct(t *testing.T) {
 
 // TestDmpfEvalChunks checks a BatchEval of more inputs than several chunks (of
 // either size) against EvalAll at the same inputs, for each party; through a
-// Control, whose Done counts the buckets' points (three an input) and whose Stop
-// ends the call.
+// Control, whose Done counts the inputs (not the buckets' points, three an input)
+// and whose Stop ends the call.
 func TestDmpfEvalChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	p := DefaultParams(KindDmpf, 16, Uint64, PrgAesMmo).WithMaxPoints(300)
@@ -263,7 +263,7 @@ func TestDmpfEvalChunks(t *testing.T) {
 		for i, x := range xs {
 			require.Equal(t, all[x.Lo], got[i], "party %d, input %d (x=%d)", party, i, x.Lo)
 		}
-		require.Equal(t, int64(cuckooHashes*len(xs)), c.Done.Load())
+		require.Equal(t, int64(len(xs)), c.Done.Load())
 		c.Stop.Store(1)
 		require.ErrorIs(t, d.WithControl(&c).Eval(got, party, mine, cws, xs), ErrStopped)
 	}
@@ -426,7 +426,9 @@ func TestVdmpfTampered(t *testing.T) {
 	wrongSeed[bkts[0]] = wrongSeed[bkts[0]].Xor(Block{Lo: 1})
 	require.NotEqual(t, pi0, proof(1, wrongSeed, cws), "seed")
 
-	// The whole domain: EvalAllProof is BatchEval over 0 .. 2^n - 1.
+	// The whole domain: EvalAllProof is BatchEval over 0 .. 2^n - 1. Through a
+	// Control, whose Done ends at the domain's outputs, as the proof's EvalProof's
+	// ends at its inputs.
 	all := make([]Uint128, 1<<p.InBits)
 	for x := range all {
 		all[x] = Uint128{Lo: uint64(x)}
@@ -434,11 +436,15 @@ func TestVdmpfTampered(t *testing.T) {
 	var pis [2][ProofBlocks]Block
 	for party := range 2 {
 		var want [ProofBlocks]Block
+		var c [3]Control
 		wantYs := make([]Block, len(all))
-		require.NoError(t, d.EvalProof(wantYs, &want, party, seeds(party), cws, all))
+		require.NoError(t, d.WithControl(&c[0]).EvalProof(wantYs, &want, party, seeds(party), cws, all))
 		ys, shares := make([]Block, len(all)), make([]Block, len(all))
-		require.NoError(t, d.EvalAllProof(ys, &pis[party], party, seeds(party), cws))
-		require.NoError(t, d.EvalAll(shares, party, seeds(party), cws))
+		require.NoError(t, d.WithControl(&c[1]).EvalAllProof(ys, &pis[party], party, seeds(party), cws))
+		require.NoError(t, d.WithControl(&c[2]).EvalAll(shares, party, seeds(party), cws))
+		for i := range c {
+			require.EqualValues(t, len(all), c[i].Done.Load(), "call %d", i)
+		}
 		require.Equal(t, want, pis[party])
 		require.Equal(t, wantYs, ys)
 		require.Equal(t, wantYs, shares)
@@ -459,7 +465,8 @@ func TestVdmpfTampered(t *testing.T) {
 // input where the adds go through the per-region queues (in_bits > 14: 2^(n-14)
 // regions), with the queues flushed at the end or along the way: shares at inputs
 // whose value is 0 cancel in a reconstruction, so only a party's own shares show an
-// add that went to the wrong input. A stopped call returns ErrStopped.
+// add that went to the wrong input. A Control counts the outputs, and a stopped
+// call returns ErrStopped.
 func TestDmpfEvalAllRegions(t *testing.T) {
 	defer func(was, regions int) { maxQueuedAdds, maxRegionsLog = was, regions }(maxQueuedAdds, maxRegionsLog)
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -482,8 +489,10 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 			// in_bits 25.
 			for _, q := range []struct{ limit, regionsLog int }{{1 << 22, 8}, {1000, 8}, {1 << 22, 1}} {
 				maxQueuedAdds, maxRegionsLog = q.limit, q.regionsLog
-				require.NoError(t, d.EvalAll(got, party, mine, cws))
+				var c Control
+				require.NoError(t, d.WithControl(&c).EvalAll(got, party, mine, cws))
 				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d, 2^%d regions", tc.inBits, party, q.limit, q.regionsLog)
+				require.EqualValues(t, len(xs), c.Done.Load(), "outputs counted")
 			}
 
 			var c Control

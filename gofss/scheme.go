@@ -96,7 +96,7 @@ func (s *treeScheme) Impl() string   { return s.impl }
 
 func (s *treeScheme) WithControl(c *Control) Scheme {
 	cp := *s
-	cp.ctl = callControl{c}
+	cp.ctl = callControl{c: c}
 	return &cp
 }
 
@@ -173,14 +173,18 @@ func paramsFor(kind Kind, inBits int, group Group, prg Prg, hash ...VdpfHash) (P
 }
 
 // callControl is a call's view of its Control; the zero value never stops and
-// counts nothing.
-type callControl struct{ c *Control }
+// counts nothing. A scheme run inside another's call (a multi-point scheme's
+// buckets) stops with it but leaves the counting to it: uncounted.
+type callControl struct {
+	c         *Control
+	uncounted bool
+}
 
 func (cc callControl) stopped() bool { return cc.c != nil && cc.c.Stop.Load() != 0 }
 
 // advance counts n more items finished.
 func (cc callControl) advance(n int) {
-	if cc.c != nil {
+	if cc.c != nil && !cc.uncounted {
 		cc.c.Done.Add(int64(n))
 	}
 }

@@ -234,7 +234,7 @@ func newVdpf(p Params, prg Prg, opts []Option) (*Vdpf, error) {
 // operations included.
 func (v *Vdpf) WithControl(c *Control) Scheme {
 	cp := *v
-	cp.ctl = callControl{c}
+	cp.ctl = callControl{c: c}
 	return &cp
 }
 

@@ -9,7 +9,7 @@ import json
 import os
 import threading
 
-from ._progress import Progress
+from ._progress import Reporter
 
 try:
     from ._gofss import _gofss as raw
@@ -122,7 +122,7 @@ class Control(ctypes.Structure):
     _fields_ = (("stop", ctypes.c_int32), ("_pad", ctypes.c_int32), ("done", ctypes.c_int64))
 
 
-def call_stoppable(fn, *args, progress: Progress | None = None):
+def call_stoppable(fn, *args, progress: Reporter | None = None):
     """call(fn, *args, control), for a long CPU operation whose last parameter is the
     address of a Control: run in a worker thread while the main thread waits, so that
     Ctrl-C (KeyboardInterrupt in the main thread) sets its stop flag, which ends the Go

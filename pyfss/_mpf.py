@@ -22,6 +22,7 @@ from ._ext import call, lib
 from ._groups import to_words
 from ._keys import Key
 from ._params import MAX_EVAL_ALL_BITS
+from ._progress import Progress
 from ._schemes import _address, _Base, _into, _random_int32
 
 #: The blocks of a Vdmpf proof: (PROOF_BLOCKS, 4) int32.
@@ -135,12 +136,19 @@ class Dmpf(_Base):
         return self._eval(party, s0, cws, xs, out, proof=False)[0]
 
     def eval_all(
-        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
+        self,
+        party: int,
+        s0: torch.Tensor,
+        cws: torch.Tensor,
+        *,
+        out: torch.Tensor | None = None,
+        progress: bool = False,
     ) -> torch.Tensor:
         """Party's shares at every x in [0, 2^in_bits), in order: (2^in_bits, 4) int32
         (batch + (2^in_bits, 4) for a batch of keys), written into out if given (as
-        for eval)."""
-        return self._eval_all(party, s0, cws, out, proof=False)[0]
+        for eval). With progress, shows the outputs finished as it runs (as
+        Dpf.eval_all)."""
+        return self._eval_all(party, s0, cws, out, proof=False, progress=progress)[0]
 
     def keygen(self, alphas, betas: torch.Tensor) -> tuple[Key, Key]:
         """A key pair (a batch of pairs: betas' leading dimensions) with seeds and PRP
@@ -205,7 +213,7 @@ class Dmpf(_Base):
         return _into(y, dst), pi
 
     def _eval_all(
-        self, party, s0, cws, out, *, proof: bool
+        self, party, s0, cws, out, *, proof: bool, progress: bool
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         given = {"s0": s0, "cws": cws}  # what out must not overlap
         party = v.party(party)
@@ -221,9 +229,17 @@ class Dmpf(_Base):
             v.memory_for(k * (16 << n), f"eval_all of {k} x 2^{n} outputs", v.CPU)
         y, dst = v.output(out, s0, (*batch, 1 << n, 4), given)
         pi = s0.new_zeros(*batch, PROOF_BLOCKS, 4) if proof else None
-        for i in range(k):
-            args = self._key_args(i, pi, party, s0, cws)
-            self._call(lib.MpfEvalAll, v.CPU, dst.view(k, -1)[i], args, work=3 << n)
+        shown = Progress(k << n, "outputs") if progress else None
+        try:
+            for i in range(k):
+                args = self._key_args(i, pi, party, s0, cws)
+                span = shown.span(i << n) if shown is not None else None
+                self._call(
+                    lib.MpfEvalAll, v.CPU, dst.view(k, -1)[i], args, work=3 << n, progress=span
+                )
+        finally:
+            if shown is not None:
+                shown.close(shown.done)
         return _into(y, dst), pi
 
     def _key_args(self, i: int, pi, party: int, s0: torch.Tensor, cws: torch.Tensor) -> tuple:
@@ -404,11 +420,17 @@ class Vdmpf(Dmpf):
         return self._eval(party, s0, cws, xs, out, proof=True)
 
     def eval_all(  # type: ignore[override]
-        self, party: int, s0: torch.Tensor, cws: torch.Tensor, *, out: torch.Tensor | None = None
+        self,
+        party: int,
+        s0: torch.Tensor,
+        cws: torch.Tensor,
+        *,
+        out: torch.Tensor | None = None,
+        progress: bool = False,
     ):
-        """Party's shares at every input (as Dmpf.eval_all, into out if given) and its
-        proof over 0 .. 2^in_bits - 1 in order: returns (y, pi)."""
-        return self._eval_all(party, s0, cws, out, proof=True)
+        """Party's shares at every input (as Dmpf.eval_all, into out and with progress
+        if given) and its proof over 0 .. 2^in_bits - 1 in order: returns (y, pi)."""
+        return self._eval_all(party, s0, cws, out, proof=True, progress=progress)
 
     @staticmethod
     def verify(pi0: torch.Tensor, pi1: torch.Tensor) -> bool:

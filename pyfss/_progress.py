@@ -6,6 +6,15 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Protocol
+
+
+class Reporter(Protocol):
+    """What a call reports its count of finished items to (call_stoppable)."""
+
+    def update(self, done: int) -> None: ...
+
+    def close(self, done: int) -> None: ...
 
 
 class Progress:
@@ -13,6 +22,7 @@ class Progress:
 
     def __init__(self, total: int, what: str):
         self.total, self.what = total, what
+        self.done = 0
         try:
             from tqdm import tqdm
         except ImportError:
@@ -22,6 +32,7 @@ class Progress:
             self._bar = tqdm(total=total, unit=f" {what}", unit_scale=True, leave=False)
 
     def update(self, done: int) -> None:
+        self.done = done
         if self._bar is not None:
             self._bar.update(done - self._bar.n)
             return
@@ -38,3 +49,21 @@ class Progress:
             self._bar.close()
         else:
             sys.stderr.write("\n")
+
+    def span(self, base: int) -> Span:
+        """One call's report into this Progress, where several calls in turn make up
+        the total: its items count from base, and its end leaves the bar open."""
+        return Span(self, base)
+
+
+class Span:
+    """A call's part of a Progress (Progress.span)."""
+
+    def __init__(self, progress: Progress, base: int):
+        self.progress, self.base = progress, base
+
+    def update(self, done: int) -> None:
+        self.progress.update(self.base + done)
+
+    def close(self, done: int) -> None:
+        self.update(done)

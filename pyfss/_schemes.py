@@ -20,7 +20,7 @@ from . import _validate as v
 from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, raw
 from ._keys import Key
 from ._params import MAX_EVAL_ALL_BITS, PRGS, Handle, record_fields
-from ._progress import Progress
+from ._progress import Progress, Reporter
 
 _Tensor = torch.Tensor
 _INT32 = torch.int32
@@ -141,7 +141,7 @@ class _Base:
         args: tuple,
         *,
         work: int,
-        progress: Progress | None = None,
+        progress: Reporter | None = None,
     ):
         """fn(handle, device, stream, dst, *args, control): the one call of an
         operation. On CUDA it only enqueues kernels; on the CPU it runs them,

@@ -210,6 +210,33 @@ def test_eval_all_progress_without_tqdm(monkeypatch, capsys):
     assert torch.equal(y, s.eval_all(1, SEEDS[1], cws))
 
 
+@pytest.mark.parametrize("scheme", ["Dmpf", "Vdmpf"])
+def test_mpf_eval_all_progress(monkeypatch, capsys, scheme):
+    """Dmpf and Vdmpf eval_all show progress too: a batch of two keys, one call each,
+    fills one bar with both keys' outputs (in_bits 16: the shares go through the
+    per-region queues); without tqdm, a line on stderr."""
+    s = getattr(pyfss, scheme)(16, 20, "uint64", "aes128_mmo")
+    seeds = torch.arange(2 * s.buckets * 8, dtype=torch.int32).reshape(2, s.buckets, 2, 4)
+    alphas = [3271 * i for i in range(20)]  # the same points for both keys
+    betas = pyfss.from_int(list(range(1, 41)), "uint64").reshape(2, 20, 4)
+    cws = s.gen(seeds, alphas, betas)
+    s0 = seeds[..., 1, :].contiguous()
+    want = s.eval_all(1, s0, cws)
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeTqdm))
+    FakeTqdm.bars.clear()
+    got = s.eval_all(1, s0, cws, progress=True)
+    (bar,) = FakeTqdm.bars
+    assert (bar.total, bar.n, bar.closed) == (2 << 16, 2 << 16, True)
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    plain = s.eval_all(1, s0, cws, progress=True)
+    assert "131072/131072 outputs (100%)" in capsys.readouterr().err
+    for y in (got, plain):
+        if scheme == "Vdmpf":
+            assert torch.equal(y[0], want[0]) and torch.equal(y[1], want[1])
+        else:
+            assert torch.equal(y, want)
+
+
 def test_long_calls_give_the_same_results_from_any_thread():
     """Above STOPPABLE_WORK, the main thread hands the call to a worker thread; other
     threads call directly."""
