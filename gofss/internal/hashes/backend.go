@@ -11,23 +11,14 @@ import "github.com/pyfss/pyfss/gofss/internal/cpupath"
 // zeebo/blake3 for the one-message hashes), crypto/sha256.
 const Generic = "generic"
 
-// blake3Ops are a BLAKE3 implementation's routines (package doc of _asm); Generic
-// has none.
-type blake3Ops struct {
-	x8         func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)
-	one        func(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32)
-	chainXH    func(pi *[64]byte, xh0, xh1 *[32]byte, as, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv, xcv *[8]uint32)
-	chainLanes func(pis, cs *[16][8]uint32, as, ss *[16]byte, soff *[8]int, ts *uint8, toff *[8]int, n int, hcv, xcv *[8]uint32)
-	stepLanes  func(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n int, hcv *[8]uint32)
-}
+// blake3Ops names a BLAKE3 implementation's set of routines (package doc of _asm);
+// Generic's is noBlake3Routines. The routines are called directly, not through
+// func values, whose calls would move every pointer argument to the heap.
+type blake3Ops struct{ set blake3Set }
 
-// sha256Ops are a SHA-256 implementation's compressions: each 64-byte block of p
-// into h; and two blocks side by side, p0 from the state iv[0] and p1 from iv[1],
-// into out (which may be iv). Generic has none.
-type sha256Ops struct {
-	blocks func(h *[8]uint32, p []byte)
-	pair   func(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32)
-}
+// sha256Ops says whether a SHA-256 implementation compresses with the SHA
+// extensions (compress, compressPair).
+type sha256Ops struct{ shaNI bool }
 
 var (
 	blake3Impls = cpupath.New("blake3", append(blake3Routines(), &cpupath.Impl[blake3Ops]{Name: Generic, Available: true})...)
@@ -82,29 +73,23 @@ func mustSet(kind Kind, name string) {
 
 // haveBlake3Lanes tells whether BLAKE3 goes through routines that compress eight
 // messages at once, one per 32-bit lane.
-func haveBlake3Lanes() bool { return blake3Impls.Ops().x8 != nil }
+func haveBlake3Lanes() bool { return blake3Impls.Ops().set != noBlake3Routines }
 
 // haveSHANI tells whether SHA-256 goes through the compressions with the SHA
 // extensions.
-func haveSHANI() bool { return sha256Impls.Ops().blocks != nil }
-
-func compress(h *[8]uint32, p []byte) { sha256Impls.Ops().blocks(h, p) }
-
-func compressPair(out *[2][8]uint32, p0, p1 *[64]byte, iv *[2][8]uint32) {
-	sha256Impls.Ops().pair(out, p0, p1, iv)
-}
+func haveSHANI() bool { return sha256Impls.Ops().shaNI }
 
 // blake3x8 hashes the blocks of len(blocks)/8 whole groups of eight into out.
 func blake3x8(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
 	g := len(blocks) / 8
 	if g > 0 {
 		_ = out[8*g-1]
-		blake3Impls.Ops().x8(&out[0], cv, &blocks[0], g, blen)
+		blake3Impls.Ops().set.x8(&out[0], cv, &blocks[0], g, blen)
 	}
 }
 
 func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
-	blake3Impls.Ops().one(out, cv, block, blen)
+	blake3Impls.Ops().set.one(out, cv, block, blen)
 }
 
 // blake3ChainXH folds n = len(xh0) leaves into pi (the chainXH routine): leaf i's
@@ -116,7 +101,7 @@ func blake3ChainXH(pi *[64]byte, xh0 [][32]byte, xh1 *[32]byte, as, ss [][16]byt
 		return
 	}
 	_, _, _ = as[n-1], ss[n-1], ts[n-1]
-	blake3Impls.Ops().chainXH(pi, &xh0[0], xh1, &as[0], &ss[0], &ts[0], cs, n, hcv, xcv)
+	blake3Impls.Ops().set.chainXH(pi, &xh0[0], xh1, &as[0], &ss[0], &ts[0], cs, n, hcv, xcv)
 }
 
 // blake3ChainLanes steps eight proof chains over the leaves of as (the chainLanes
@@ -134,7 +119,7 @@ func blake3ChainLanes(pis, cs *[16][8]uint32, as, ss [][16]byte, ts []uint8, off
 		}
 		bytes[i] = 16 * o
 	}
-	blake3Impls.Ops().chainLanes(pis, cs, &as[0], &ss[0], &bytes, &ts[0], off, n, hcv, xcv)
+	blake3Impls.Ops().set.chainLanes(pis, cs, &as[0], &ss[0], &bytes, &ts[0], off, n, hcv, xcv)
 }
 
 // blake3StepLanes steps eight proof chains (the stepLanes routine): pis
@@ -150,5 +135,5 @@ func blake3StepLanes(pis *[16][8]uint32, pieces [][64]byte, poff *[8]int, n int,
 		}
 		bytes[i] = 64 * o
 	}
-	blake3Impls.Ops().stepLanes(pis, &pieces[0], &bytes, n, hcv)
+	blake3Impls.Ops().set.stepLanes(pis, &pieces[0], &bytes, n, hcv)
 }

@@ -579,3 +579,30 @@ func BenchmarkChainLanes(b *testing.B) {
 		})
 	}
 }
+
+// TestHashesDoNotAllocate checks that the one-message hashes, a short HMany (a
+// partial group of eight lanes) and a short Chain allocate nothing on any path:
+// a routine called through a func value would move its callers' arrays to the heap.
+func TestHashesDoNotAllocate(t *testing.T) {
+	forEachPath(t, func(t *testing.T, kind Kind) {
+		rng := rand.New(rand.NewPCG(11, uint64(kind)))
+		hk, _ := randKeyed(t, rng, kind)
+		xk, _ := randKeyed(t, rng, kind)
+		h, x := hk.Get(), xk.Get()
+		defer h.Put()
+		defer x.Put()
+		var m, xh, pi, cs [64]byte
+		var out [32]byte
+		var a, s [16]byte
+		ms, outs := make([][64]byte, 3), make([][32]byte, 3)
+		as, ss, ts := make([][16]byte, 3), make([][16]byte, 3), make([]uint8, 3)
+		h.Chain(&pi, x, as, ss, ts, &cs) // grows the hashers' scratch once
+		allocs := testing.AllocsPerRun(20, func() {
+			h.H(&out, &m)
+			x.XorHash(&xh, &a, &s)
+			h.HMany(outs, ms)
+			h.Chain(&pi, x, as, ss, ts, &cs)
+		})
+		require.Zero(t, allocs)
+	})
+}
