@@ -309,7 +309,8 @@ MPF_POINTS = 1024
 def mpf_section(min_s: float) -> str:
     """Dmpf and Vdmpf from Python against Dpf (and Vdpf, where this build has it) in
     the same run: eval of 2^16 inputs at in_bits 32 with a key of 1024 points,
-    eval_all at in_bits 20, gen of 1024 points against 1024 single-point keys."""
+    eval_all at in_bits 20 (Vdmpf's and Vdpf's with their proofs; the issue sets no
+    target for it), gen of 1024 points against 1024 single-point keys."""
     pairs = [(pyfss.Dmpf, pyfss.Dpf)]
     if hasattr(pyfss, "Vdpf"):
         pairs.append((pyfss.Vdmpf, pyfss.Vdpf))
@@ -317,7 +318,6 @@ def mpf_section(min_s: float) -> str:
         mpf_row(multi_cls, single_cls, op, bits, min_s)
         for multi_cls, single_cls in pairs
         for op, bits in (("eval", 32), ("eval_all", BITS), ("gen", 32))
-        if not (op == "eval_all" and multi_cls is pyfss.Vdmpf)
     ]
     header = [
         "op",
@@ -391,7 +391,7 @@ def mpf_row(multi_cls, single_cls, op: str, bits: int, min_s: float) -> list:
         single._scheme,
         cell(s_ns, 1),
         f"{med(ratios):.2f}x ({quantile(ratios, 0.9):.2f}x)",
-        f"<= {MPF_TARGETS[op]}x",
+        "" if (op, multi._scheme) == ("eval_all", "vdmpf") else f"<= {MPF_TARGETS[op]}x",
     ]
 
 

@@ -228,20 +228,154 @@ func (d *Mpf) EvalProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 }
 
 // EvalAllProof is vdmpf's full-domain evaluation: EvalAll, and party's proof over
-// the inputs 0 .. 2^in_bits - 1 in order (BatchEval's over the whole domain).
+// the inputs 0 .. 2^in_bits - 1 in order (BatchEval's over the whole domain). Where
+// a bucket's pieces fit in maxBucketPieceBytes, the shares are EvalAll's and each
+// bucket's proof takes the pieces of its whole domain, walked once, in the order of
+// the inputs its indices stand for (found through the PRP's inverse); else it is
+// BatchEval over the domain.
 func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw) error {
 	if d.proofs == nil {
 		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
 	}
-	if err := checkDomainLen(d.params.InBits, len(dst), 1, "blocks"); err != nil {
+	n := d.params.InBits
+	if err := checkDomainLen(n, len(dst), 1, "blocks"); err != nil {
 		return err
 	}
 	adviseHugePages(dst) // a fresh dst faults once per huge page, not per 4 KiB
-	return d.batchEval(dst, pi, party, s0s, cws, nil, func(xs []Uint128, lo int) {
-		for i := range xs {
-			xs[i] = Uint128{Lo: uint64(lo + i)}
+	if uint64(16*ProofBlocks)<<d.params.BucketBits > uint64(maxBucketPieceBytes) {
+		return d.batchEval(dst, pi, party, s0s, cws, nil, func(xs []Uint128, lo int) {
+			for i := range xs {
+				xs[i] = Uint128{Lo: uint64(lo + i)}
+			}
+		})
+	}
+	// The shares count for a quarter of the outputs done, the buckets' proofs the
+	// rest.
+	all := uint64(1) << n
+	if err := d.evalAll(dst, party, s0s, cws, all/4); err != nil {
+		return err
+	}
+	sigma, mRt, err := d.checkKey(party, s0s, cws)
+	if err != nil {
+		return err
+	}
+	pibs := make([][ProofBlocks]Block, d.params.Buckets())
+	for b := range pibs {
+		pibs[b] = keyCs(d.bucket(cws, b), d.params.BucketBits)
+	}
+	if err := d.proveBuckets(pibs, planEvalAll(sigma, n, mRt), party, s0s, cws, all-all/4); err != nil {
+		return err
+	}
+	*pi = [ProofBlocks]Block{}
+	hp := d.proofs.hp.Get()
+	defer hp.Put()
+	for b := range pibs {
+		proofStep(hp, pi, &pibs[b])
+	}
+	return nil
+}
+
+// maxBucketPieceBytes bounds the proof pieces of a bucket's whole domain that
+// EvalAllProof holds (a bucket of 2^20 inputs at most); the walks of up to
+// proveLanes buckets go together where their pieces fit in it (a variable for
+// tests).
+var maxBucketPieceBytes = 64 << 20
+
+// proveBuckets takes into pibs[b], for each bucket b in use, the proof pieces of
+// its indices in the order of the inputs they stand for: index i of bucket b stands
+// for z = PRP^-1(b*size + i) = x + k*2^n, BatchEval's pair (x, k), and BatchEval
+// takes its inputs in order and each input's pairs in k's order. Up to proveLanes
+// buckets at a time: their whole domains walked in one call, their pieces put in
+// that order, their chains stepped side by side (Prove). It counts counted items
+// done in all, in proportion to the buckets done.
+func (d *Mpf) proveBuckets(pibs [][ProofBlocks]Block, p evalAllPlan, party int, s0s []Block, cws []Cw, counted uint64) error {
+	n, rows := d.params.InBits, d.bucketRows()
+	domain := 1 << d.params.BucketBits
+	group := max(1, min(proveLanes, maxBucketPieceBytes/(16*ProofBlocks*domain)))
+	shares := make([]Block, group*domain)
+	pieces := make([]Block, ProofBlocks*group*domain)
+	ordered := make([]Block, ProofBlocks*group*int(p.size))
+	var zs, sortBuf []uint64
+	var order []uint32
+	var counts []int
+	var walking []int32
+	for b0 := 0; b0 < p.used; b0 += group {
+		b1 := min(p.used, b0+group)
+		if err := d.proofs.evalAllPieces(shares[:(b1-b0)*domain], pieces[:ProofBlocks*(b1-b0)*domain], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], int(p.size)); err != nil {
+			return err
 		}
-	})
+		// Each bucket's pieces in its inputs' order; only the last bucket in use
+		// may stand for fewer than size inputs, and its chain then goes alone.
+		count := int(p.size)
+		for b := b0; b < b1; b++ {
+			zs, walking = p.invertBucket(grow(&zs, int(p.size)), b, walking)
+			count = len(zs)
+			order = inputOrder(grow(&order, len(zs)), zs, n, &sortBuf, &counts)
+			from := pieces[ProofBlocks*(b-b0)*domain:]
+			to := ordered[ProofBlocks*(b-b0)*int(p.size):]
+			for j, i := range order {
+				f, t := from[ProofBlocks*int(i):ProofBlocks*int(i+1)], to[ProofBlocks*j:ProofBlocks*(j+1)]
+				t[0], t[1], t[2], t[3] = f[0], f[1], f[2], f[3] // not a memmove call each
+			}
+		}
+		whole := b1 - b0
+		if count < int(p.size) {
+			whole--
+		}
+		flat := unsafe.Slice(&pibs[b0][0], ProofBlocks*(b1-b0))
+		size := ProofBlocks * int(p.size)
+		if err := d.proofs.Prove(flat[:ProofBlocks*whole], ordered[:whole*size], cws[1+b0*rows:1+(b0+whole)*rows]); err != nil {
+			return err
+		}
+		if whole < b1-b0 {
+			if err := d.proofs.Prove(flat[ProofBlocks*whole:], ordered[whole*size:whole*size+ProofBlocks*count], cws[1+(b1-1)*rows:1+b1*rows]); err != nil {
+				return err
+			}
+		}
+		d.ctl.advance(int(counted*uint64(b1)/uint64(p.used) - counted*uint64(b0)/uint64(p.used)))
+	}
+	return nil
+}
+
+// inputOrder writes to order the indices 0 .. len(zs)-1 of a bucket sorted by the
+// pair (x, k) that each one's z = x + k*2^n stands for (z < 3*2^n, so the key
+// x*4 + k has n+2 bits), and returns it. The keys, each packed above its index, go
+// to about one bin per index by their top bits (a counting sort), and an insertion
+// sort then orders each bin's few: the bucket's inputs are spread evenly by the PRP.
+func inputOrder(order []uint32, zs []uint64, n int, buf *[]uint64, counts *[]int) []uint32 {
+	idxBits := bits.Len(uint(len(zs)))
+	binBits := min(idxBits, n+2)
+	shift := idxBits + n + 2 - binBits
+	packed, sorted := grow(buf, 2*len(zs))[:len(zs)], (*buf)[len(zs):2*len(zs)]
+	at := grow(counts, 1<<binBits+1)
+	clear(at)
+	for i, z := range zs {
+		packed[i] = ((z&(1<<n-1))<<2|z>>n)<<idxBits | uint64(i)
+		at[1+packed[i]>>shift]++
+	}
+	for c := 1; c < len(at); c++ {
+		at[c] += at[c-1]
+	}
+	for _, v := range packed {
+		sorted[at[v>>shift]] = v
+		at[v>>shift]++
+	}
+	moves := 0
+	for j := 1; j < len(sorted) && moves <= 8*len(sorted); j++ {
+		v, i := sorted[j], j
+		for ; i > 0 && sorted[i-1] > v; i-- {
+			sorted[i] = sorted[i-1]
+		}
+		sorted[i] = v
+		moves += j - i
+	}
+	if moves > 8*len(sorted) {
+		slices.Sort(sorted) // crowded bins, which a PRP spreads with negligible odds
+	}
+	for j, v := range sorted {
+		order[j] = uint32(v & (1<<idxBits - 1))
+	}
+	return order
 }
 
 // evalChunk is the number of inputs that BatchEval locates and evaluates together:
@@ -494,6 +628,12 @@ func chainBuckets(hp *hashes.Hasher, pibs [][ProofBlocks]Block, pieces []Block, 
 // in cache (docs/spec.md section 16.5). The walks, the inverses and appends of a
 // group's buckets, and the regions' adds spread over the workers.
 func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
+	return d.evalAll(dst, party, s0s, cws, uint64(1)<<min(d.params.InBits, MaxEvalAllBits))
+}
+
+// evalAll is EvalAll counting counted items done in all, in proportion to the
+// buckets done (the last adds as one bucket more).
+func (d *Mpf) evalAll(dst []Block, party int, s0s []Block, cws []Cw, counted uint64) error {
 	sigma, mRt, err := d.checkKey(party, s0s, cws)
 	if err != nil {
 		return err
@@ -538,12 +678,10 @@ func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
 				}
 			})
 		}
-		// The outputs, counted in proportion to the buckets done; the last adds
-		// count as one bucket more.
-		d.ctl.advance(int(uint64(b1)<<n/uint64(p.used+1) - uint64(b0)<<n/uint64(p.used+1)))
+		d.ctl.advance(int(counted*uint64(b1)/uint64(p.used+1) - counted*uint64(b0)/uint64(p.used+1)))
 	}
 	adds.flush()
-	d.ctl.advance(int(uint64(1)<<n - uint64(p.used)<<n/uint64(p.used+1)))
+	d.ctl.advance(int(counted - counted*uint64(p.used)/uint64(p.used+1)))
 	return nil
 }
 

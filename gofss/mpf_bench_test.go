@@ -120,6 +120,29 @@ func BenchmarkMpfEvalAll(b *testing.B) {
 		})
 	})
 	benchEvalAllParts(b, d, dst, seeds, key)
+	// vdmpf's EvalAllProof with each hash: the buckets walked whole (the default)
+	// against BatchEval over the domain (vdmpf-batcheval, the form for buckets over
+	// maxBucketPieceBytes), in the same run.
+	for _, h := range []HashKind{HashSha256, HashBlake3} {
+		p := DefaultParams(KindVdmpf, n, Uint64, PrgAesMmo).WithMaxPoints(benchMpfPoints)
+		p.Hash = DefaultVdpfHash(h)
+		v, vkey, vseeds, _, _ := benchMpfKey(b, p)
+		for _, row := range []struct {
+			name  string
+			bound int
+		}{{"vdmpf", maxBucketPieceBytes}, {"vdmpf-batcheval", 0}} {
+			b.Run(row.name+"/"+h.String(), func(b *testing.B) {
+				defer func(was int) { maxBucketPieceBytes = was }(maxBucketPieceBytes)
+				maxBucketPieceBytes = row.bound
+				var pi [ProofBlocks]Block
+				perItem(b, len(dst), "output", func() {
+					if err := v.EvalAllProof(dst, &pi, 0, vseeds, vkey); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
 }
 
 // benchEvalAllParts times the three parts of dmpf's EvalAll alone, per output, for

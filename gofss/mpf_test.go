@@ -1,7 +1,9 @@
 package gofss
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -459,6 +461,94 @@ func TestVdmpfTampered(t *testing.T) {
 	require.NoError(t, err)
 	var argErr *ArgError
 	require.ErrorAs(t, dm.EvalProof(nil, &bad, 0, nil, nil, nil), &argErr)
+}
+
+// TestVdmpfEvalAllProof checks EvalAllProof's shares and proof against EvalProof
+// over every input in order, for each party and hash: the buckets walked whole in
+// groups of one, three and eight (maxBucketPieceBytes), with a last bucket in use
+// that stands for fewer inputs than the others and without, bucket domains larger
+// than the buckets, and BatchEval over the domain where a bucket's pieces are over
+// the bound. A Control counts the outputs, and its Stop ends the call.
+func TestVdmpfEvalAllProof(t *testing.T) {
+	defer func(was int) { maxBucketPieceBytes = was }(maxBucketPieceBytes)
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, tc := range []struct{ inBits, points, bucketBits int }{{8, 12, 0}, {12, 40, 0}, {10, 3, 0}, {9, 20, 9}} {
+		for _, h := range []HashKind{HashSha256, HashBlake3} {
+			p := DefaultParams(KindVdmpf, tc.inBits, Uint64, PrgAesMmo).WithMaxPoints(tc.points)
+			p.Hash = DefaultVdpfHash(h)
+			if tc.bucketBits != 0 {
+				p.BucketBits = tc.bucketBits
+			}
+			d, cws, s0s, _, _ := genRandomMpf(t, rng, p, tc.points)
+			plan := planEvalAll(cws[0][0], p.InBits, int(cws[0][1].Lo))
+			partial := plan.domain%plan.size != 0
+			all := make([]Uint128, 1<<p.InBits)
+			for x := range all {
+				all[x] = Uint128{Lo: uint64(x)}
+			}
+			piece := 16 * ProofBlocks << p.BucketBits
+			for party := range 2 {
+				mine := everyOther(s0s, party)
+				var want [ProofBlocks]Block
+				wantYs := make([]Block, len(all))
+				require.NoError(t, d.EvalProof(wantYs, &want, party, mine, cws, all))
+				for _, group := range []int{1, 3, 8, 0} {
+					what := fmt.Sprintf("in_bits %d, %d points, bucket_bits %d (%d used, last partial %v), %s, party %d, groups of %d",
+						tc.inBits, tc.points, p.BucketBits, plan.used, partial, h, party, group)
+					maxBucketPieceBytes = max(group*piece, piece-1) // 0: over the bound
+					var c Control
+					var pi [ProofBlocks]Block
+					ys := make([]Block, len(all))
+					require.NoError(t, d.WithControl(&c).EvalAllProof(ys, &pi, party, mine, cws), what)
+					require.Equal(t, want, pi, what)
+					require.Equal(t, wantYs, ys, what)
+					require.EqualValues(t, len(all), c.Done.Load(), what)
+					c.Stop.Store(1)
+					require.ErrorIs(t, d.WithControl(&c).EvalAllProof(ys, &pi, party, mine, cws), ErrStopped, what)
+				}
+			}
+		}
+	}
+}
+
+// TestInputOrder checks inputOrder against a sort of the same keys (x, k): values
+// of z spread over the hashed domain as a PRP spreads them, and crowded into one
+// part of it (the insertion sort's fallback), for several in_bits and counts.
+func TestInputOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	var buf []uint64
+	var counts []int
+	for _, n := range []int{1, 5, 12, 20, 40} {
+		for _, count := range []int{1, 2, 3, 100, 1724} {
+			for _, crowded := range []bool{false, true} {
+				full := uint64(3) << n
+				span := full
+				if crowded {
+					span = max(uint64(count), full>>8)
+				}
+				if uint64(count) > span || span > full {
+					continue
+				}
+				seen := map[uint64]bool{}
+				zs := make([]uint64, 0, count)
+				for len(zs) < count {
+					z := rng.Uint64N(span)
+					if !seen[z] {
+						seen[z] = true
+						zs = append(zs, z)
+					}
+				}
+				want := make([]uint32, count)
+				for i := range want {
+					want[i] = uint32(i)
+				}
+				key := func(i uint32) uint64 { return zs[i]&(1<<n-1)<<2 | zs[i]>>n }
+				slices.SortFunc(want, func(a, b uint32) int { return cmp.Compare(key(a), key(b)) })
+				got := inputOrder(make([]uint32, count), zs, n, &buf, &counts)
+				require.Equal(t, want, got, "in_bits %d, %d values, crowded %v", n, count, crowded)
+			}
+		}
+	}
 }
 
 // TestDmpfEvalAllRegions checks each party's EvalAll against its Eval at every

@@ -471,38 +471,11 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 	if err := v.checkCws(cws); err != nil {
 		return err
 	}
-	n, rows, ar := v.params.InBits, v.params.cwRows(), v.params.Group.arith()
+	n, rows := v.params.InBits, v.params.cwRows()
 	for k := range s0s {
 		*(*[ProofBlocks]Block)(pis[ProofBlocks*k:]) = keyCs(cws[k*rows:], n)
 	}
-	// The leaves below write the outputs themselves, in place of the walk's; the
-	// implementation's level makes them, with control bits in t (portable) or in the
-	// lsb of u (the routines).
-	tr := v.walks.walkEvalAll(nil, party, s0s, cws)
-	level, shape := tr.level, tr.shape
-	shape.t = true
-	// expand grows key k's nodes in (at level n-1, above inputs x0 ..) into
-	// leaves, writes their outputs and returns the leaves' seeds and control bits.
-	expand := func(leaves nodes, k, x0 int, in nodes, raw []Block) nodes {
-		leaves = leaves.slice(0, 2*len(in.s))
-		level(k, n-1, leaves, in, raw)
-		for j, u := range leaves.u {
-			leaves.t[j] = u.Lsb()
-		}
-		v0 := ar.from(cws[k*rows+n][0])
-		for j, s := range leaves.s {
-			dst[k<<n+x0+j] = dpfLeaf(ar, s, leaves.t[j], v0, party)
-		}
-		return leaves
-	}
-	// inputs are the leaves' inputs x0 .. x0+len(xs)-1, for XH.
-	inputs := func(xs []Block, x0 int) [][16]byte {
-		for j := range xs {
-			xs[j] = Block{Lo: uint64(x0 + j)}
-		}
-		return images(xs)
-	}
-	tr.costNs += 150 // the hashes of an output, for the parallel split
+	tr, shape, expand := v.allLeaves(dst, party, s0s, cws)
 	if size := v.chainGroup(len(s0s)); size > 1 {
 		tr.runGroups(v.ctl, len(s0s), size, func(sc *scratch, m int) func(k0, x0 int, lasts []nodes, raw []Block) {
 			// The group's leaves: key i's seeds and control bits m entries after
@@ -518,7 +491,7 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 					proofs[i], css[i] = proofImage((*[ProofBlocks]Block)(pis[ProofBlocks*k:])), proofImage(&cs[i])
 				}
 				xh, hp := v.xh.Get(), v.hp.Get()
-				hp.ChainLanes(proofs[:g], xh, inputs(xs[:2*len(lasts[0].s)], x0), images(all.s), all.t, m, css[:g])
+				hp.ChainLanes(proofs[:g], xh, leafInputs(xs[:2*len(lasts[0].s)], x0), images(all.s), all.t, m, css[:g])
 				xh.Put()
 				hp.Put()
 			}
@@ -531,11 +504,78 @@ func (v *Vdpf) EvalAllProof(dst, pis []Block, party int, s0s []Block, cws []Cw) 
 		l := expand(newNodes(sc, 2*len(in.s), shape), k, x0, in, raw)
 		cs := keyCs(cws[k*rows:], n)
 		xh, hp := v.xh.Get(), v.hp.Get()
-		hp.Chain(proofImage((*[ProofBlocks]Block)(pis[ProofBlocks*k:])), xh, inputs(sc.block(len(l.s)), x0), images(l.s), l.t, proofImage(&cs))
+		hp.Chain(proofImage((*[ProofBlocks]Block)(pis[ProofBlocks*k:])), xh, leafInputs(sc.block(len(l.s)), x0), images(l.s), l.t, proofImage(&cs))
 		xh.Put()
 		hp.Put()
 	}
 	tr.runInOrder(v.ctl, len(s0s))
+	return v.ctl.err()
+}
+
+// allLeaves is the walk of EvalAllProof and evalAllPieces over the keys' whole
+// domains: its tree, whose leaves the caller sets; the shape of the leaves' nodes
+// (with control bits); and expand, which grows key k's nodes in (at level n-1,
+// above inputs x0 ..) into leaves, writes their outputs to dst and returns the
+// leaves' seeds and control bits. The implementation's level makes the leaves, with
+// control bits in t (portable) or in the lsb of u (the routines).
+func (v *Vdpf) allLeaves(dst []Block, party int, s0s []Block, cws []Cw) (tree, rowShape, func(leaves nodes, k, x0 int, in nodes, raw []Block) nodes) {
+	n, rows, ar := v.params.InBits, v.params.cwRows(), v.params.Group.arith()
+	tr := v.walks.walkEvalAll(nil, party, s0s, cws)
+	tr.costNs += 150 // the hashes of an output, for the parallel split
+	level, shape := tr.level, tr.shape
+	shape.t = true
+	expand := func(leaves nodes, k, x0 int, in nodes, raw []Block) nodes {
+		leaves = leaves.slice(0, 2*len(in.s))
+		level(k, n-1, leaves, in, raw)
+		for j, u := range leaves.u {
+			leaves.t[j] = u.Lsb()
+		}
+		v0 := ar.from(cws[k*rows+n][0])
+		for j, s := range leaves.s {
+			dst[k<<n+x0+j] = dpfLeaf(ar, s, leaves.t[j], v0, party)
+		}
+		return leaves
+	}
+	return tr, shape, expand
+}
+
+// leafInputs writes the leaves' inputs x0 .. x0+len(xs)-1 to xs, for XH.
+func leafInputs(xs []Block, x0 int) [][16]byte {
+	for j := range xs {
+		xs[j] = Block{Lo: uint64(x0 + j)}
+	}
+	return images(xs)
+}
+
+// evalAllPieces writes each key's shares at every input to dst (as EvalAll) and
+// the proof pieces (EvalProof's) of its inputs below limit to pieces, key k's at
+// input x at pieces[ProofBlocks*(k<<n+x):]: a whole domain's pieces, for a caller
+// that takes them into its proofs in an order of its own (vdmpf's EvalAllProof).
+// The keys' rows must have been checked.
+func (v *Vdpf) evalAllPieces(dst, pieces []Block, party int, s0s []Block, cws []Cw, limit int) error {
+	n, rows := v.params.InBits, v.params.cwRows()
+	tr, shape, expand := v.allLeaves(dst, party, s0s, cws)
+	tr.leaves = func(k, x0 int, in nodes, raw []Block) {
+		sc := getScratch()
+		defer sc.release()
+		l := expand(newNodes(sc, 2*len(in.s), shape), k, x0, in, raw)
+		if x0 >= limit {
+			return
+		}
+		l = l.slice(0, min(len(l.s), limit-x0))
+		at := ProofBlocks * (k<<n + x0)
+		mine := pieces[at : at+ProofBlocks*len(l.s)]
+		xh := v.xh.Get()
+		xh.XorHashMany(proofImages(mine), leafInputs(sc.block(len(l.s)), x0), images(l.s))
+		xh.Put()
+		cs := keyCs(cws[k*rows:], n)
+		for j, t := range l.t {
+			for i, c := range cs {
+				mine[ProofBlocks*j+i] = mine[ProofBlocks*j+i].Xor(mask(c, t))
+			}
+		}
+	}
+	tr.run(v.ctl, len(s0s))
 	return v.ctl.err()
 }
 
