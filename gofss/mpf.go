@@ -229,10 +229,10 @@ func (d *Mpf) EvalProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 
 // EvalAllProof is vdmpf's full-domain evaluation: EvalAll, and party's proof over
 // the inputs 0 .. 2^in_bits - 1 in order (BatchEval's over the whole domain). Where
-// a bucket's pieces fit in maxBucketPieceBytes, the shares are EvalAll's and each
-// bucket's proof takes the pieces of its whole domain, walked once, in the order of
-// the inputs its indices stand for (found through the PRP's inverse); else it is
-// BatchEval over the domain.
+// each worker can hold a bucket's pieces (proofGroup), each bucket's whole domain is
+// walked once: its shares added to the inputs its indices stand for, as EvalAll
+// adds them, and its pieces taken into its proof in the order of those inputs
+// (both found through the PRP's inverse); else it is BatchEval over the domain.
 func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw) error {
 	if d.proofs == nil {
 		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
@@ -242,30 +242,30 @@ func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s [
 		return err
 	}
 	adviseHugePages(dst) // a fresh dst faults once per huge page, not per 4 KiB
-	if uint64(16*ProofBlocks)<<d.params.BucketBits > uint64(maxBucketPieceBytes) {
+	group := proofGroup(d.params.BucketBits)
+	if group == 0 {
 		return d.batchEval(dst, pi, party, s0s, cws, nil, func(xs []Uint128, lo int) {
 			for i := range xs {
 				xs[i] = Uint128{Lo: uint64(lo + i)}
 			}
 		})
 	}
-	// The shares count for a quarter of the outputs done, the buckets' proofs the
-	// rest.
-	all := uint64(1) << n
-	if err := d.evalAll(dst, party, s0s, cws, all/4); err != nil {
-		return err
-	}
 	sigma, mRt, err := d.checkKey(party, s0s, cws)
 	if err != nil {
 		return err
 	}
+	p := planEvalAll(sigma, n, mRt)
+	clear(dst)
+	adds := newRegionAdds(n, p.domain, d.params.Group, dst, Workers())
+	defer adds.release()
 	pibs := make([][ProofBlocks]Block, d.params.Buckets())
 	for b := range pibs {
 		pibs[b] = keyCs(d.bucket(cws, b), d.params.BucketBits)
 	}
-	if err := d.proveBuckets(pibs, planEvalAll(sigma, n, mRt), party, s0s, cws, all-all/4); err != nil {
+	if err := d.proveBuckets(pibs, p, group, adds, party, s0s, cws); err != nil {
 		return err
 	}
+	adds.flush()
 	*pi = [ProofBlocks]Block{}
 	hp := d.proofs.hp.Get()
 	defer hp.Put()
@@ -275,66 +275,105 @@ func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s [
 	return nil
 }
 
-// maxBucketPieceBytes bounds the proof pieces of a bucket's whole domain that
-// EvalAllProof holds (a bucket of 2^20 inputs at most); the walks of up to
-// proveLanes buckets go together where their pieces fit in it (a variable for
-// tests).
-var maxBucketPieceBytes = 64 << 20
+// maxProofScratchBytes bounds what EvalAllProof's walks of whole bucket domains
+// hold at once over all workers (a variable for tests): per bucket, its domain's
+// pieces and shares and its pieces in order, proofBucketBytes.
+var maxProofScratchBytes = 256 << 20
 
-// proveBuckets takes into pibs[b], for each bucket b in use, the proof pieces of
-// its indices in the order of the inputs they stand for: index i of bucket b stands
-// for z = PRP^-1(b*size + i) = x + k*2^n, BatchEval's pair (x, k), and BatchEval
-// takes its inputs in order and each input's pairs in k's order. Up to proveLanes
-// buckets at a time: their whole domains walked in one call, their pieces put in
-// that order, their chains stepped side by side (Prove). It counts counted items
-// done in all, in proportion to the buckets done.
-func (d *Mpf) proveBuckets(pibs [][ProofBlocks]Block, p evalAllPlan, party int, s0s []Block, cws []Cw, counted uint64) error {
-	n, rows := d.params.InBits, d.bucketRows()
-	domain := 1 << d.params.BucketBits
-	group := max(1, min(proveLanes, maxBucketPieceBytes/(16*ProofBlocks*domain)))
-	shares := make([]Block, group*domain)
-	pieces := make([]Block, ProofBlocks*group*domain)
-	ordered := make([]Block, ProofBlocks*group*int(p.size))
-	var zs, sortBuf []uint64
-	var order []uint32
-	var counts []int
-	var walking []int32
-	for b0 := 0; b0 < p.used; b0 += group {
-		b1 := min(p.used, b0+group)
-		if err := d.proofs.evalAllPieces(shares[:(b1-b0)*domain], pieces[:ProofBlocks*(b1-b0)*domain], party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], int(p.size)); err != nil {
-			return err
-		}
-		// Each bucket's pieces in its inputs' order; only the last bucket in use
-		// may stand for fewer than size inputs, and its chain then goes alone.
-		count := int(p.size)
-		for b := b0; b < b1; b++ {
-			zs, walking = p.invertBucket(grow(&zs, int(p.size)), b, walking)
-			count = len(zs)
-			order = inputOrder(grow(&order, len(zs)), zs, n, &sortBuf, &counts)
-			from := pieces[ProofBlocks*(b-b0)*domain:]
-			to := ordered[ProofBlocks*(b-b0)*int(p.size):]
-			for j, i := range order {
-				f, t := from[ProofBlocks*int(i):ProofBlocks*int(i+1)], to[ProofBlocks*j:ProofBlocks*(j+1)]
-				t[0], t[1], t[2], t[3] = f[0], f[1], f[2], f[3] // not a memmove call each
-			}
-		}
-		whole := b1 - b0
-		if count < int(p.size) {
-			whole--
-		}
-		flat := unsafe.Slice(&pibs[b0][0], ProofBlocks*(b1-b0))
-		size := ProofBlocks * int(p.size)
-		if err := d.proofs.Prove(flat[:ProofBlocks*whole], ordered[:whole*size], cws[1+b0*rows:1+(b0+whole)*rows]); err != nil {
-			return err
-		}
-		if whole < b1-b0 {
-			if err := d.proofs.Prove(flat[ProofBlocks*whole:], ordered[whole*size:whole*size+ProofBlocks*count], cws[1+(b1-1)*rows:1+b1*rows]); err != nil {
-				return err
-			}
-		}
-		d.ctl.advance(int(counted*uint64(b1)/uint64(p.used) - counted*uint64(b0)/uint64(p.used)))
+func proofBucketBytes(bucketBits int) int { return (2*16*ProofBlocks + 16) << bucketBits }
+
+// proofGroup is how many buckets' whole domains a worker of EvalAllProof walks and
+// proves together: up to proveLanes (their chains step side by side), as many as
+// its share of maxProofScratchBytes holds; 0 where not one does.
+func proofGroup(bucketBits int) int {
+	if bucketBits > 30 {
+		return 0
 	}
-	return nil
+	return min(proveLanes, maxProofScratchBytes/Workers()/proofBucketBytes(bucketBits))
+}
+
+// proveBuckets walks each bucket b in use whole: it adds the shares of its indices
+// to their inputs through adds, and takes into pibs[b] their proof pieces in the
+// order of those inputs: index i of bucket b stands for z = PRP^-1(b*size + i) = x +
+// k*2^n, BatchEval's pair (x, k), and BatchEval takes its inputs in order and each
+// input's pairs in k's order. The buckets go in groups of group spread over the
+// workers: a group's whole domains walked in one call, their pieces put in
+// that order, their chains stepped side by side. It counts the outputs, in
+// proportion to the buckets done.
+func (d *Mpf) proveBuckets(pibs [][ProofBlocks]Block, p evalAllPlan, group int, adds *regionAdds, party int, s0s []Block, cws []Cw) error {
+	counted := uint64(1) << d.params.InBits
+	bb := d.params.BucketBits
+	groups := (p.used + group - 1) / group
+	errs := make([]error, groups)
+	// About what a bucket's leaf costs: its walk, XH and H'.
+	forChunks(groups, float64(group)*float64(uint64(1)<<bb)*300, func(lo, hi int) {
+		w := bucketProver{d: d, p: p, domain: 1 << bb}
+		for g := lo; g < hi && !d.ctl.stopped(); g++ {
+			b0, b1 := g*group, min(p.used, (g+1)*group)
+			if errs[g] = w.prove(pibs, adds, b0, b1, party, s0s, cws); errs[g] != nil {
+				return
+			}
+			d.ctl.advance(int(counted*uint64(b1)/uint64(p.used) - counted*uint64(b0)/uint64(p.used)))
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return d.ctl.err()
+}
+
+// bucketProver is one worker's proveBuckets, with its buffers.
+type bucketProver struct {
+	d                       *Mpf
+	p                       evalAllPlan
+	domain                  int
+	shares, pieces, ordered []Block
+	zs, sortBuf             []uint64
+	order                   []uint32
+	counts                  []int
+	walking                 []int32
+}
+
+// prove walks buckets b0 .. b1-1, adds their shares and takes their pieces into
+// their proofs.
+func (w *bucketProver) prove(pibs [][ProofBlocks]Block, adds *regionAdds, b0, b1, party int, s0s []Block, cws []Cw) error {
+	d, p, domain := w.d, w.p, w.domain
+	n, rows, size := d.params.InBits, d.bucketRows(), int(p.size)
+	shares, pieces := grow(&w.shares, (b1-b0)*domain), grow(&w.pieces, ProofBlocks*(b1-b0)*domain)
+	ordered := grow(&w.ordered, ProofBlocks*(b1-b0)*size)
+	if err := d.proofs.evalAllPieces(shares, pieces, party, s0s[b0:b1], cws[1+b0*rows:1+b1*rows], size); err != nil {
+		return err
+	}
+	// Each bucket's shares added and its pieces put in its inputs' order; only
+	// the last bucket in use may stand for fewer than size inputs, and its chain
+	// then goes alone.
+	count := size
+	s := adds.take()
+	for b := b0; b < b1; b++ {
+		w.zs, w.walking = p.invertBucket(grow(&w.zs, size), b, w.walking)
+		count = len(w.zs)
+		adds.add(s, w.zs, shares[(b-b0)*domain:], 1<<n-1)
+		w.order = inputOrder(grow(&w.order, count), w.zs, n, &w.sortBuf, &w.counts)
+		from, to := pieces[ProofBlocks*(b-b0)*domain:], ordered[ProofBlocks*(b-b0)*size:]
+		for j, i := range w.order {
+			f, t := from[ProofBlocks*int(i):ProofBlocks*int(i+1)], to[ProofBlocks*j:ProofBlocks*(j+1)]
+			t[0], t[1], t[2], t[3] = f[0], f[1], f[2], f[3] // not a memmove call each
+		}
+	}
+	adds.give(s)
+	whole := b1 - b0
+	if count < size {
+		whole--
+	}
+	// The chains on this goroutine (proveGroups, not Prove, which would spread a
+	// group's chains over the workers, fewer to a routine call).
+	flat := unsafe.Slice(&pibs[b0][0], ProofBlocks*(b1-b0))
+	d.proofs.proveGroups(flat, ordered, cws[1+b0*rows:1+(b0+whole)*rows], ProofBlocks*size, 0, 1)
+	if whole < b1-b0 {
+		last := ordered[ProofBlocks*whole*size : ProofBlocks*(whole*size+count)]
+		d.proofs.proveGroups(flat[ProofBlocks*whole:], last, cws[1+(b1-1)*rows:1+b1*rows], ProofBlocks*count, 0, 1)
+	}
+	return d.proofs.ctl.err()
 }
 
 // inputOrder writes to order the indices 0 .. len(zs)-1 of a bucket sorted by the
@@ -628,12 +667,6 @@ func chainBuckets(hp *hashes.Hasher, pibs [][ProofBlocks]Block, pieces []Block, 
 // in cache (docs/spec.md section 16.5). The walks, the inverses and appends of a
 // group's buckets, and the regions' adds spread over the workers.
 func (d *Mpf) EvalAll(dst []Block, party int, s0s []Block, cws []Cw) error {
-	return d.evalAll(dst, party, s0s, cws, uint64(1)<<min(d.params.InBits, MaxEvalAllBits))
-}
-
-// evalAll is EvalAll counting counted items done in all, in proportion to the
-// buckets done (the last adds as one bucket more).
-func (d *Mpf) evalAll(dst []Block, party int, s0s []Block, cws []Cw, counted uint64) error {
 	sigma, mRt, err := d.checkKey(party, s0s, cws)
 	if err != nil {
 		return err
@@ -678,10 +711,12 @@ func (d *Mpf) evalAll(dst []Block, party int, s0s []Block, cws []Cw, counted uin
 				}
 			})
 		}
-		d.ctl.advance(int(counted*uint64(b1)/uint64(p.used+1) - counted*uint64(b0)/uint64(p.used+1)))
+		// The outputs, counted in proportion to the buckets done; the last adds
+		// count as one bucket more.
+		d.ctl.advance(int(uint64(b1)<<n/uint64(p.used+1) - uint64(b0)<<n/uint64(p.used+1)))
 	}
 	adds.flush()
-	d.ctl.advance(int(counted - counted*uint64(p.used)/uint64(p.used+1)))
+	d.ctl.advance(int(uint64(1)<<n - uint64(p.used)<<n/uint64(p.used+1)))
 	return nil
 }
 

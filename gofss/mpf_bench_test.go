@@ -122,7 +122,7 @@ func BenchmarkMpfEvalAll(b *testing.B) {
 	benchEvalAllParts(b, d, dst, seeds, key)
 	// vdmpf's EvalAllProof with each hash: the buckets walked whole (the default)
 	// against BatchEval over the domain (vdmpf-batcheval, the form for buckets over
-	// maxBucketPieceBytes), in the same run.
+	// maxProofScratchBytes), in the same run.
 	for _, h := range []HashKind{HashSha256, HashBlake3} {
 		p := DefaultParams(KindVdmpf, n, Uint64, PrgAesMmo).WithMaxPoints(benchMpfPoints)
 		p.Hash = DefaultVdpfHash(h)
@@ -130,10 +130,10 @@ func BenchmarkMpfEvalAll(b *testing.B) {
 		for _, row := range []struct {
 			name  string
 			bound int
-		}{{"vdmpf", maxBucketPieceBytes}, {"vdmpf-batcheval", 0}} {
+		}{{"vdmpf", maxProofScratchBytes}, {"vdmpf-batcheval", 0}} {
 			b.Run(row.name+"/"+h.String(), func(b *testing.B) {
-				defer func(was int) { maxBucketPieceBytes = was }(maxBucketPieceBytes)
-				maxBucketPieceBytes = row.bound
+				defer func(was int) { maxProofScratchBytes = was }(maxProofScratchBytes)
+				maxProofScratchBytes = row.bound
 				var pi [ProofBlocks]Block
 				perItem(b, len(dst), "output", func() {
 					if err := v.EvalAllProof(dst, &pi, 0, vseeds, vkey); err != nil {

@@ -465,14 +465,17 @@ func TestVdmpfTampered(t *testing.T) {
 
 // TestVdmpfEvalAllProof checks EvalAllProof's shares and proof against EvalProof
 // over every input in order, for each party and hash: the buckets walked whole in
-// groups of one, three and eight (maxBucketPieceBytes), with a last bucket in use
+// groups of one, three and eight (maxProofScratchBytes), with a last bucket in use
 // that stands for fewer inputs than the others and without, bucket domains larger
-// than the buckets, and BatchEval over the domain where a bucket's pieces are over
-// the bound. A Control counts the outputs, and its Stop ends the call.
+// than the buckets, shares added straight into the output or through queues, and
+// BatchEval over the domain where a bucket's pieces are over the bound. A Control
+// counts the outputs, and its Stop ends the call.
 func TestVdmpfEvalAllProof(t *testing.T) {
-	defer func(was int) { maxBucketPieceBytes = was }(maxBucketPieceBytes)
+	defer func(was, queued int) { maxProofScratchBytes, maxQueuedAdds = was, queued }(maxProofScratchBytes, maxQueuedAdds)
+	// in_bits 16: the shares through per-region queues, flushed along the way.
+	maxQueuedAdds = 5000
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, tc := range []struct{ inBits, points, bucketBits int }{{8, 12, 0}, {12, 40, 0}, {10, 3, 0}, {9, 20, 9}} {
+	for _, tc := range []struct{ inBits, points, bucketBits int }{{8, 12, 0}, {12, 40, 0}, {10, 3, 0}, {9, 20, 9}, {16, 100, 0}} {
 		for _, h := range []HashKind{HashSha256, HashBlake3} {
 			p := DefaultParams(KindVdmpf, tc.inBits, Uint64, PrgAesMmo).WithMaxPoints(tc.points)
 			p.Hash = DefaultVdpfHash(h)
@@ -486,7 +489,7 @@ func TestVdmpfEvalAllProof(t *testing.T) {
 			for x := range all {
 				all[x] = Uint128{Lo: uint64(x)}
 			}
-			piece := 16 * ProofBlocks << p.BucketBits
+			bucket := proofBucketBytes(p.BucketBits) * Workers()
 			for party := range 2 {
 				mine := everyOther(s0s, party)
 				var want [ProofBlocks]Block
@@ -495,7 +498,8 @@ func TestVdmpfEvalAllProof(t *testing.T) {
 				for _, group := range []int{1, 3, 8, 0} {
 					what := fmt.Sprintf("in_bits %d, %d points, bucket_bits %d (%d used, last partial %v), %s, party %d, groups of %d",
 						tc.inBits, tc.points, p.BucketBits, plan.used, partial, h, party, group)
-					maxBucketPieceBytes = max(group*piece, piece-1) // 0: over the bound
+					maxProofScratchBytes = max(group*bucket, bucket-1) // 0: over the bound
+					require.Equal(t, group, proofGroup(p.BucketBits))
 					var c Control
 					var pi [ProofBlocks]Block
 					ys := make([]Block, len(all))

@@ -389,24 +389,33 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 		return nil
 	}
 	per := len(pieces) / k
-	forChunks(k, float64(per)*100, func(lo, hi int) {
-		h := v.hp.Get()
-		defer h.Put()
-		// The chains of up to proveLanes keys step together: their H' run side by
-		// side (BLAKE3 eight at once, SHA-256 two).
-		var proofs [proveLanes]*[16 * ProofBlocks]byte
-		for g := lo; g < hi && !v.ctl.stopped(); g += proveLanes {
-			keys := min(proveLanes, hi-g)
-			for i := range keys {
-				pi := (*[ProofBlocks]Block)(pis[ProofBlocks*(g+i):])
-				*pi = keyCs(cws[(g+i)*rows:], v.params.InBits)
-				proofs[i] = proofImage(pi)
-			}
-			h.StepChains(proofs[:keys], proofImages(pieces[g*per:(g+keys)*per]), per/ProofBlocks, per/ProofBlocks)
-			v.ctl.advance(keys)
-		}
+	groups := (k + proveLanes - 1) / proveLanes
+	forChunks(groups, float64(proveLanes*per)*100, func(lo, hi int) {
+		v.proveGroups(pis, pieces, cws, per, lo, hi)
 	})
 	return v.ctl.err()
+}
+
+// proveGroups is Prove of the keys of groups lo .. hi-1 of proveLanes keys, per
+// blocks of pieces each: the chains of a group step together (their H' side by
+// side: BLAKE3 eight at once, SHA-256 two), so that work spread over goroutines
+// goes a whole group at a time.
+func (v *Vdpf) proveGroups(pis, pieces []Block, cws []Cw, per, lo, hi int) {
+	rows := v.params.cwRows()
+	k := len(cws) / rows
+	h := v.hp.Get()
+	defer h.Put()
+	var proofs [proveLanes]*[16 * ProofBlocks]byte
+	for g := lo * proveLanes; g < min(k, hi*proveLanes) && !v.ctl.stopped(); g += proveLanes {
+		keys := min(proveLanes, k-g)
+		for i := range keys {
+			pi := (*[ProofBlocks]Block)(pis[ProofBlocks*(g+i):])
+			*pi = keyCs(cws[(g+i)*rows:], v.params.InBits)
+			proofs[i] = proofImage(pi)
+		}
+		h.StepChains(proofs[:keys], proofImages(pieces[g*per:(g+keys)*per]), per/ProofBlocks, per/ProofBlocks)
+		v.ctl.advance(keys)
+	}
 }
 
 // proveLanes is how many keys' proof chains Prove steps together: BLAKE3's
