@@ -368,10 +368,10 @@ func (w *bucketProver) prove(pibs [][ProofBlocks]Block, adds *regionAdds, b0, b1
 	// The chains on this goroutine (proveGroups, not Prove, which would spread a
 	// group's chains over the workers, fewer to a routine call).
 	flat := unsafe.Slice(&pibs[b0][0], ProofBlocks*(b1-b0))
-	d.proofs.proveGroups(flat, ordered, cws[1+b0*rows:1+(b0+whole)*rows], ProofBlocks*size, 0, 1)
+	d.proofs.proveGroups(flat, ordered, cws[1+b0*rows:1+(b0+whole)*rows], ProofBlocks*size, proveLanes, 0, 1)
 	if whole < b1-b0 {
 		last := ordered[ProofBlocks*whole*size : ProofBlocks*(whole*size+count)]
-		d.proofs.proveGroups(flat[ProofBlocks*whole:], last, cws[1+(b1-1)*rows:1+b1*rows], ProofBlocks*count, 0, 1)
+		d.proofs.proveGroups(flat[ProofBlocks*whole:], last, cws[1+(b1-1)*rows:1+b1*rows], ProofBlocks*count, 1, 0, 1)
 	}
 	return d.proofs.ctl.err()
 }

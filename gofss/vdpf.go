@@ -389,25 +389,27 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 		return nil
 	}
 	per := len(pieces) / k
-	groups := (k + proveLanes - 1) / proveLanes
-	forChunks(groups, float64(proveLanes*per)*100, func(lo, hi int) {
-		v.proveGroups(pis, pieces, cws, per, lo, hi)
+	// Groups of up to proveLanes keys, fewer where groups that large would leave
+	// workers idle.
+	size := min(proveLanes, (k+Workers()-1)/Workers())
+	forChunks((k+size-1)/size, float64(size*per)*100, func(lo, hi int) {
+		v.proveGroups(pis, pieces, cws, per, size, lo, hi)
 	})
 	return v.ctl.err()
 }
 
-// proveGroups is Prove of the keys of groups lo .. hi-1 of proveLanes keys, per
-// blocks of pieces each: the chains of a group step together (their H' side by
-// side: BLAKE3 eight at once, SHA-256 two), so that work spread over goroutines
-// goes a whole group at a time.
-func (v *Vdpf) proveGroups(pis, pieces []Block, cws []Cw, per, lo, hi int) {
+// proveGroups is Prove of the keys of groups lo .. hi-1 of size (at most
+// proveLanes) keys, per blocks of pieces each: the chains of a group step together
+// (their H' side by side: BLAKE3 eight at once, SHA-256 two), so that work spread
+// over goroutines goes a whole group at a time.
+func (v *Vdpf) proveGroups(pis, pieces []Block, cws []Cw, per, size, lo, hi int) {
 	rows := v.params.cwRows()
 	k := len(cws) / rows
 	h := v.hp.Get()
 	defer h.Put()
 	var proofs [proveLanes]*[16 * ProofBlocks]byte
-	for g := lo * proveLanes; g < min(k, hi*proveLanes) && !v.ctl.stopped(); g += proveLanes {
-		keys := min(proveLanes, k-g)
+	for g := lo * size; g < min(k, hi*size) && !v.ctl.stopped(); g += size {
+		keys := min(size, k-g)
 		for i := range keys {
 			pi := (*[ProofBlocks]Block)(pis[ProofBlocks*(g+i):])
 			*pi = keyCs(cws[(g+i)*rows:], v.params.InBits)
