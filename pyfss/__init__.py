@@ -56,8 +56,8 @@ def backend_info() -> dict:
     """Describes the compiled core: version, Go release and platform, the AES and
     ChaCha implementations in use (and those this CPU could run), those of the
     multi-point schemes' appends (scatter) and of VDPF's hashes (hashes: blake3,
-    sha256), when the OS gives
-    huge pages (gen asks for them for its correction words), Go's processors and the
-    threads a call spreads its work over (gomaxprocs, workers), and CUDA: whether
-    kernels were compiled in, for which GPUs, and whether a GPU is usable."""
+    sha256), when the OS gives huge pages (gen asks for them for its correction
+    words), Go's processors and the threads a call spreads its work over
+    (gomaxprocs, workers), and CUDA: whether kernels were compiled in, for which
+    GPUs, and whether a GPU is usable."""
     return json.loads(call(lib.BackendInfo))

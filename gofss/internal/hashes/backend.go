@@ -25,50 +25,58 @@ var (
 	sha256Impls = cpupath.New("sha256", append(sha256Routines(), &cpupath.Impl[sha256Ops]{Name: Generic, Available: true})...)
 )
 
+// registry is what the callers below use of a hash's cpupath registry, whatever
+// its operations.
+type registry interface {
+	Name() string
+	Names() []string
+	Set(name string) (string, error)
+}
+
+func registryOf(kind Kind) registry {
+	if kind == Blake3 {
+		return blake3Impls
+	}
+	return sha256Impls
+}
+
 // BackendInfo names, for each hash, the implementation in use and those this CPU
 // runs, fastest first.
 func BackendInfo() map[string]map[string]any {
-	return map[string]map[string]any{
-		"blake3": {"active": blake3Impls.Name(), "available": blake3Impls.Names()},
-		"sha256": {"active": sha256Impls.Name(), "available": sha256Impls.Names()},
+	info := map[string]map[string]any{}
+	for name, kind := range map[string]Kind{"blake3": Blake3, "sha256": Sha256} {
+		r := registryOf(kind)
+		info[name] = map[string]any{"active": r.Name(), "available": r.Names()}
 	}
+	return info
 }
 
 // SetBackend selects the implementation of kind's hash by name and returns the
 // previous one's name. Not safe while hashes run.
-func SetBackend(kind Kind, name string) (string, error) {
-	if kind == Blake3 {
-		return blake3Impls.Set(name)
-	}
-	return sha256Impls.Set(name)
-}
+func SetBackend(kind Kind, name string) (string, error) { return registryOf(kind).Set(name) }
 
 // Backends lists the implementations of kind's hash that this CPU runs, fastest
 // first.
-func Backends(kind Kind) []string {
-	if kind == Blake3 {
-		return blake3Impls.Names()
-	}
-	return sha256Impls.Names()
-}
+func Backends(kind Kind) []string { return registryOf(kind).Names() }
 
 // ForcePortable makes every hasher take the Generic implementations until restore
 // is called: for tests of the callers' results on both paths. Not safe while
 // hashes run.
 func ForcePortable() (restore func()) {
-	b3, sha := blake3Impls.Name(), sha256Impls.Name()
-	mustSet(Blake3, Generic)
-	mustSet(Sha256, Generic)
+	b3, sha := mustSet(Blake3, Generic), mustSet(Sha256, Generic)
 	return func() {
 		mustSet(Blake3, b3)
 		mustSet(Sha256, sha)
 	}
 }
 
-func mustSet(kind Kind, name string) {
-	if _, err := SetBackend(kind, name); err != nil {
+// mustSet is SetBackend of a name this CPU runs: it returns the previous name.
+func mustSet(kind Kind, name string) string {
+	prev, err := SetBackend(kind, name)
+	if err != nil {
 		panic(err) // unreachable: Generic and the names in use are available
 	}
+	return prev
 }
 
 // haveBlake3Lanes tells whether BLAKE3 goes through routines that compress eight

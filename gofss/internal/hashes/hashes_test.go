@@ -312,10 +312,7 @@ func forEachBackend(t *testing.T, kind Kind, check func(t *testing.T)) {
 
 // withBackend selects kind's implementation name until restore is called.
 func withBackend(kind Kind, name string) (restore func()) {
-	prev, err := SetBackend(kind, name)
-	if err != nil {
-		panic(err)
-	}
+	prev := mustSet(kind, name)
 	return func() { mustSet(kind, prev) }
 }
 
