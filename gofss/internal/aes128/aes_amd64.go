@@ -22,7 +22,7 @@ var (
 		// x/sys/cpu reports AVX-512 only where the OS saves the zmm and mask registers.
 		Available: cpu.X86.HasAES && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
 			cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VAES && cpu.X86.HasBMI2,
-		Ops: ops{mmoVAES, mmoSelectVAES, vectorWidth(4).feistel},
+		Ops: vaes512Ops,
 	}
 	// vaes256 runs VAES on ymm vectors: for CPUs with VAES and AVX2 but no AVX-512.
 	// x/sys/cpu reports AVX2 only where the OS saves the ymm registers.

@@ -14,7 +14,7 @@ func BenchmarkMMO(b *testing.B) {
 		for _, c := range []struct {
 			op    string
 			nkeys int
-		}{{"MMO", 1}, {"MMO", 2}, {"MMOSelect", 2}, {"MMOSelect", 4}} {
+		}{{"MMO", 1}, {"MMO", 2}, {"MMO", 4}, {"MMOSelect", 2}, {"MMOSelect", 4}} {
 			for _, n := range []int{1, 1024, 65536} {
 				b.Run(fmt.Sprintf("%s/%s/keys%d/n%d", name, c.op, c.nkeys, n), func(b *testing.B) {
 					prev, err := SetBackend(name)

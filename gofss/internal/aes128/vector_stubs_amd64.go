@@ -64,6 +64,31 @@ func mmoSelectVAES256H2(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte
 //go:noescape
 func feistelVAES256(keys *[4]*[11][16]byte, vs *uint64, n int, h uint64, mask uint64)
 
+// mmoVAES512M1 writes nd dst blocks of MMO with 1 key(s) per source block, nd a multiple of 4.
+//
+//go:noescape
+func mmoVAES512M1(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
+
+// mmoVAES512M2 writes nd dst blocks of MMO with 2 key(s) per source block, nd a multiple of 4.
+//
+//go:noescape
+func mmoVAES512M2(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
+
+// mmoVAES512M4 writes nd dst blocks of MMO with 4 key(s) per source block, nd a multiple of 4.
+//
+//go:noescape
+func mmoVAES512M4(lanes *[8]*[11][16]byte, dst *byte, src *byte, nd int)
+
+// mmoSelectVAES512H1 writes nd dst blocks of MMOSelect with 1 key(s) of each half per source block, nd a multiple of 4; bad: a sel byte above 1, where it stopped.
+//
+//go:noescape
+func mmoSelectVAES512H1(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
+
+// mmoSelectVAES512H2 writes nd dst blocks of MMOSelect with 2 key(s) of each half per source block, nd a multiple of 4; bad: a sel byte above 1, where it stopped.
+//
+//go:noescape
+func mmoSelectVAES512H2(lanes *[8]*[11][16]byte, dst *byte, src *byte, sel *byte, nd int) (bad bool)
+
 // feistelVAES512 runs the four Feistel rounds of FeistelPass over n values at vs, n a multiple of 8.
 //
 //go:noescape

@@ -1,26 +1,30 @@
 // Command _asm generates the amd64 batch routines of package aes128 (run `go generate`
-// in the package): AES-128 MMO and MMOSelect in two vector widths from one
-// description, AES-NI on 128-bit vectors (SSE encodings, for every CPU with AES-NI)
-// and VAES on 256-bit vectors with AVX2 (Zen 3, Alder Lake: VAES without AVX-512);
-// and in both widths the four-round AES Feistel pass of FeistelPass; and the AES-NI
-// latency routines on single blocks (walk.go). With -vaes512 it writes the 512-bit
-// VAES MMO routines instead (vaes512.go), into a file of their own.
+// in the package): AES-128 MMO, MMOSelect and the four-round AES Feistel pass of
+// FeistelPass in three vector widths from one description, AES-NI on 128-bit
+// vectors (SSE encodings, for every CPU with AES-NI), VAES on 256-bit vectors with
+// AVX2 (Zen 3, Alder Lake: VAES without AVX-512) and VAES on 512-bit vectors
+// (AVX-512 CPUs: EVEX encodings, 32 registers, opmasks); and the AES-NI latency
+// routines on single blocks (walk.go).
 //
-// A vector holds w blocks (w = 1 or 2) and vector v holds dst blocks w*v to w*v+w-1.
-// With m keys per source block (m = len(keys) for MMO, h = len(keys)/2 for
+// A vector holds w blocks (w = 1, 2 or 4) and vector v holds dst blocks w*v to
+// w*v+w-1. With m keys per source block (m = len(keys) for MMO, h = len(keys)/2 for
 // MMOSelect), dst block d comes from source block d/m. A pattern is the keys of a
 // vector's lanes: pattern p has lane l from key lanes[w*p+l], lanes being the
 // routines' first argument, 8 pointers to round keys ([11][16]byte) that the Go side
 // sets per call. MMO uses patterns 0 to max(1, m/w)-1 in turn, each round's key built
-// in a register per group of vectors. MMOSelect picks each vector's pattern from its
-// sel bytes: with 128-bit vectors a pattern is one key, whose round keys it reads
-// through its pointer; with 256-bit ones it first copies its patterns into a table on
-// its stack, [11 rounds][patterns][32], and reads round keys from it by index.
+// in a register per group of vectors (with 512-bit vectors once per call, held in
+// registers). MMOSelect picks each vector's pattern from its sel bytes: with 128-bit
+// vectors a pattern is one key, whose round keys it reads through its pointer; with
+// 256-bit ones it first copies its patterns into a table on its stack, [11
+// rounds][patterns][32], and reads round keys from it by index; with 512-bit ones
+// it blends each round's key from two patterns held in registers, under an opmask
+// made from the sel bytes.
 //
 // Up to 8 vectors are in flight (an AES round's latency is about 4 cycles at 1 or 2
 // per cycle); the rest of a batch goes 4, 2 and 1 vectors at a time, and an odd last
 // block of the 256-bit routines through the 128-bit forms, so no routine reads or
-// writes a byte outside its buffers.
+// writes a byte outside its buffers. The 512-bit routines take whole vectors; the
+// Go side runs a batch's last 1 to 3 dst blocks through the 256-bit ones.
 package main
 
 import (
@@ -49,24 +53,14 @@ type width struct {
 var (
 	xmm = width{"AESNI", 1}
 	ymm = width{"VAES256", 2}
-	zmm = width{"VAES512", 4} // the Feistel pass only: the MMO routines of 512-bit VAES are vaes512.go's
+	zmm = width{"VAES512", 4}
 )
-
-// vaes512 selects the 512-bit VAES routines (vaes512.go), which go to a file of
-// their own.
-var vaes512 = flag.Bool("vaes512", false, "generate the 512-bit VAES MMO routines alone")
 
 func main() {
 	flag.Parse()
 	ConstraintExpr("!purego")
-	if *vaes512 {
-		mmoVAES512()
-		mmoSelectVAES512()
-		Generate()
-		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
-		return
-	}
-	for _, w := range []width{xmm, ymm} {
+	var evex []string // the 512-bit routines, the only ones with EVEX encodings
+	for _, w := range []width{xmm, ymm, zmm} {
 		for _, m := range []int{1, 2, 4} {
 			mmo(w, m)
 		}
@@ -75,13 +69,15 @@ func main() {
 		}
 		feistel(w)
 	}
-	feistel(zmm)
+	for _, name := range []string{"mmo%sM1", "mmo%sM2", "mmo%sM4", "mmoSelect%sH1", "mmoSelect%sH2", "feistel%s"} {
+		evex = append(evex, fmt.Sprintf(name, zmm.name))
+	}
 	mmoOne()
 	evalWalk()
 	genWalk()
 	hasVAES()
 	Generate()
-	asmvet.NoEVEXExcept(flag.Lookup("out").Value.String(), "feistel"+zmm.name)
+	asmvet.NoEVEXExcept(flag.Lookup("out").Value.String(), evex...)
 	asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 }
 
@@ -196,8 +192,34 @@ func (w width) patternKey(r int, lanes []Mem, y VecVirtual) {
 		return
 	}
 	// The broadcast writes all of y, so the register allocator sees y defined here.
-	VBROADCASTI128(lanes[0].Offset(16*r), y)
-	VINSERTI128(U8(1), lanes[1].Offset(16*r), y, y)
+	if w.blocks == 2 {
+		VBROADCASTI128(lanes[0].Offset(16*r), y)
+		VINSERTI128(U8(1), lanes[1].Offset(16*r), y, y)
+		return
+	}
+	VBROADCASTI32X4(lanes[0].Offset(16*r), y)
+	for l := 1; l < w.blocks; l++ {
+		VINSERTI32X4(U8(l), lanes[l].Offset(16*r), y, y)
+	}
+}
+
+// heldKeys builds, for 512-bit vectors, every round's key of each pattern in
+// registers of their own before the loop ([round][pattern]): with 32 registers
+// they stay there for the whole call. Narrower widths get nil and build them per
+// group.
+func (w width) heldKeys(pattern [][]Mem) [][]VecVirtual {
+	if w.blocks < 4 {
+		return nil
+	}
+	held := make([][]VecVirtual, rounds)
+	for r := range held {
+		for _, lanes := range pattern {
+			y := w.reg()
+			w.patternKey(r, lanes, y)
+			held[r] = append(held[r], y)
+		}
+	}
+	return held
 }
 
 // vaes emits a VAES instruction on ymm registers, which avo 0.5 knows only in its
@@ -227,11 +249,32 @@ func oneBlock(x VecVirtual, key func(r int) Mem) {
 	}
 }
 
+// ndDoc: the 512-bit routines take whole vectors of dst blocks only; the Go side
+// runs the rest through the 256-bit ones.
+func (w width) ndDoc() string {
+	if w.blocks < 4 {
+		return ""
+	}
+	return fmt.Sprintf(", nd a multiple of %d", w.blocks)
+}
+
 // shape says where a vector's source is, for w blocks per vector and m keys per
 // source block.
 type shape struct {
-	w width
-	m int
+	w     width
+	m     int
+	pairs OpmaskVirtual // 512-bit vectors, m = 2: the qwords of a vector's 2 source blocks
+}
+
+func newShape(w width, m int) shape {
+	s := shape{w: w, m: m}
+	if 1 < m && m < w.blocks {
+		s.pairs = K()
+		r := GP32()
+		MOVL(U32(0x0f), r)
+		KMOVW(r, s.pairs)
+	}
+	return s
 }
 
 // fits says whether k vectors cover whole source blocks, so that a group of them
@@ -243,42 +286,48 @@ func (s shape) srcBytes(k int) int { return 16 * s.w.blocks * k / s.m }
 // srcOf is where vector v's first source block is.
 func (s shape) srcOf(src Mem, v int) Mem { return src.Offset(16 * (s.w.blocks * v / s.m)) }
 
-// wholeVector says whether a vector holds several source blocks (m < w), so it loads
-// them as they are; otherwise it holds one, spread over its lanes.
-func (s shape) wholeVector() bool { return s.m < s.w.blocks }
-
-// load puts vector v's source (at src) in x.
+// load puts vector v's source (at src) in x: with one key per source block its
+// blocks as they are; with m >= w keys, its one block spread over the lanes; in
+// between (512-bit vectors, 2 keys) its two blocks a and b as a, a, b, b.
 func (s shape) load(src Mem, v int, x VecVirtual) {
-	if s.wholeVector() {
-		s.w.load(s.srcOf(src, v), x)
-		return
+	at := s.srcOf(src, v)
+	switch {
+	case s.m >= s.w.blocks:
+		s.w.spread(at, x)
+	case s.m == 1:
+		s.w.load(at, x)
+	default:
+		// The masked load reads the two blocks alone (a 256-bit broadcast, which
+		// would too, measured 3-4% slower on Zen 4).
+		VMOVDQU64_Z(at, s.pairs, x)
+		VSHUFI64X2(U8(0x50), x, x, x)
 	}
-	s.w.spread(s.srcOf(src, v), x)
 }
 
 // feedForward XORs vector v's source back into x, the MMO step, via tmp.
 func (s shape) feedForward(src Mem, v int, x, tmp VecVirtual) {
-	if s.wholeVector() {
-		s.w.xor(s.srcOf(src, v), x) // VEX: memory is fine
+	if s.m == 1 && s.w.blocks > 1 {
+		s.w.xor(s.srcOf(src, v), x) // VEX and EVEX: memory is fine
 		return
 	}
 	s.load(src, v, tmp)
 	s.w.xor(tmp, x)
 }
 
-// groups emits the loop over groups of 8 vectors and the steps for 4, 2 and 1 left
+// groups emits the loop over groups of inFlight vectors (up to 8) and the steps for
+// 4, 2 and 1 left
 // (those that cover whole source blocks), with group(k) emitting k vectors from the
 // current pointers and advance(k) moving them on. nd counts the dst blocks left and
 // ends below one vector's worth: 0, or an odd last block for 256-bit vectors with one
 // key per source block.
-func groups(name string, s shape, nd GPVirtual, group func(k int), advance func(k int)) {
+func groups(name string, inFlight int, s shape, nd GPVirtual, group func(k int), advance func(k int)) {
 	w := s.w.blocks
 	Label(name + "_loop")
-	CMPQ(nd, U8(maxGroup*w))
+	CMPQ(nd, U8(inFlight*w))
 	JB(LabelRef(name + "_rest"))
-	group(maxGroup)
-	advance(maxGroup)
-	SUBQ(U8(maxGroup*w), nd)
+	group(inFlight)
+	advance(inFlight)
+	SUBQ(U8(inFlight*w), nd)
 	JMP(LabelRef(name + "_loop"))
 	Label(name + "_rest")
 	for k := maxGroup / 2; k >= 1; k /= 2 {
@@ -312,8 +361,8 @@ func mmo(w width, m int) {
 	name := fmt.Sprintf("mmo%sM%d", w.name, m)
 	TEXT(name, NOSPLIT, "func(lanes "+lanesType+", dst, src *byte, nd int)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s writes nd dst blocks of MMO with %d key(s) per source block.", name, m))
-	s := shape{w, m}
+	Doc(fmt.Sprintf("%s writes nd dst blocks of MMO with %d key(s) per source block%s.", name, m, w.ndDoc()))
+	s := newShape(w, m)
 	patterns := max(1, m/w.blocks)
 	var pattern [][]Mem // the lanes' keys of each pattern
 	if m == 1 {
@@ -333,19 +382,35 @@ func mmo(w width, m int) {
 	nd := GP64()
 	Load(Param("nd"), nd)
 
+	held := w.heldKeys(pattern)
 	group := func(k int) {
 		x := make([]VecVirtual, k)
 		for v := range x {
 			x[v] = w.reg()
 			s.load(src, v, x[v])
 		}
-		keys := make([]VecVirtual, patterns)
-		for p := range keys {
-			keys[p] = w.reg()
+		// With the keys held (32 registers) the sources stay in registers too, for
+		// the feed-forward: loaded, and spread or shuffled, once.
+		var kept []VecVirtual
+		if held != nil {
+			kept = make([]VecVirtual, k)
+			for v := range kept {
+				kept[v] = w.reg()
+				VMOVDQA64(x[v], kept[v])
+			}
+		}
+		built := make([]VecVirtual, patterns) // each round's keys, where not held
+		for p := range built {
+			built[p] = w.reg()
 		}
 		for r := 0; r < rounds; r++ {
-			for p := range keys {
-				w.patternKey(r, pattern[p], keys[p])
+			keys := built
+			if held != nil {
+				keys = held[r]
+			} else {
+				for p := range keys {
+					w.patternKey(r, pattern[p], keys[p])
+				}
 			}
 			for v := range x {
 				w.round(r, keys[v%patterns], x[v])
@@ -353,7 +418,11 @@ func mmo(w width, m int) {
 		}
 		tmp := w.reg()
 		for v := range x {
-			s.feedForward(src, v, x[v], tmp)
+			if kept != nil {
+				w.xor(kept[v], x[v])
+			} else {
+				s.feedForward(src, v, x[v], tmp)
+			}
 			w.store(x[v], dst.Offset(16*w.blocks*v))
 		}
 	}
@@ -361,7 +430,7 @@ func mmo(w width, m int) {
 		ADDQ(U32(s.srcBytes(k)), src.Base)
 		ADDQ(U32(16*w.blocks*k), dst.Base)
 	}
-	groups(name, s, nd, group, advance)
+	groups(name, maxGroup, s, nd, group, advance)
 
 	if w.blocks == 2 && m == 1 {
 		// An odd last block: lane 0 of pattern 0.
@@ -387,6 +456,9 @@ func mmo(w width, m int) {
 //   - 256-bit, h = 1: 4 patterns, lane l the key that bit l of p names;
 //     p(v) = sel[2v] + 2*sel[2v+1].
 //   - 256-bit, h = 2: 2 patterns, pattern p half p's two keys; p(v) = sel[v].
+//   - 512-bit: 2 patterns, A (lanes[0:4]) and B (lanes[4:8]), every lane l with key
+//     l%h of its half; each round's key of vector v blends them, lane by lane, from
+//     B where the lane's sel byte is 1.
 //
 // It stops at the first sel byte above 1 and reports it.
 func mmoSelect(w width, h int) {
@@ -394,21 +466,24 @@ func mmoSelect(w width, h int) {
 	// 128-bit vectors read their round keys straight from the Keys, as a vector has
 	// one; 256-bit ones copy their patterns into a table on the stack, first. Those
 	// are not NOSPLIT: the table needs more stack than a NOSPLIT frame may take.
+	// 512-bit ones hold both patterns in registers, 22 of their 32.
 	attr := NOSPLIT
-	if w.blocks > 1 {
+	if w.blocks == 2 {
 		attr = 0
 	}
 	TEXT(name, attr, "func(lanes "+lanesType+", dst, src, sel *byte, nd int) (bad bool)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s writes nd dst blocks of MMOSelect with %d key(s) of each half per source block; bad: a sel byte above 1, where it stopped.", name, h))
+	Doc(fmt.Sprintf("%s writes nd dst blocks of MMOSelect with %d key(s) of each half per source block%s; bad: a sel byte above 1, where it stopped.", name, h, w.ndDoc()))
 	pb := w.patternBytes()
 	roundBytes := 16 // the stride of a Key's round keys
 	var table Mem
 	var lanesBase GPVirtual
-	if w.blocks == 1 {
+	var held [][]VecVirtual
+	switch w.blocks {
+	case 1:
 		lanesBase = GP64()
 		Load(Param("lanes"), lanesBase)
-	} else {
+	case 2:
 		patterns := 4 / h
 		roundBytes = patterns * pb
 		table = AllocLocal(rounds * roundBytes)
@@ -424,13 +499,16 @@ func mmoSelect(w width, h int) {
 				w.store(y, table.Offset(r*roundBytes+p*pb))
 			}
 		}
+	default:
+		lanes := laneKeys(0, 1, 2, 3, 4, 5, 6, 7)
+		held = w.heldKeys([][]Mem{lanes[:4], lanes[4:]})
 	}
 	dst := Mem{Base: Load(Param("dst"), GP64())}
 	src := Mem{Base: Load(Param("src"), GP64())}
 	sel := Mem{Base: Load(Param("sel"), GP64())}
 	nd := GP64()
 	Load(Param("nd"), nd)
-	s := shape{w, h}
+	s := newShape(w, h)
 	tmp := GP32()
 
 	// selBit loads sel byte i into r, leaving for any value above 1.
@@ -461,11 +539,52 @@ func mmoSelect(w width, h int) {
 		SHLL(U8(5), off.As32())
 		return table.Idx(off, 1)
 	}
+	// blendMask returns vector v's mask of the qwords that take B: its w/h sel
+	// bytes, each checked, one bit each (PEXT), spread to the first qword of the
+	// bit's lanes (PDEP) and copied to the lanes' other qwords (the multiply).
+	var bits, spread GPVirtual
+	if held != nil {
+		bits, spread = GP32(), GP32()
+		MOVL(U32(0x01010101), bits)
+		MOVL(U32(0x55), spread) // h = 1: a sel byte per lane
+		if h == 2 {
+			MOVL(U32(0x11), spread) // a sel byte per two lanes
+		}
+	}
+	blendMask := func(v int) OpmaskVirtual {
+		r := GP32()
+		if h == 1 {
+			MOVL(sel.Offset(4*v), r)
+		} else {
+			MOVWLZX(sel.Offset(2*v), r)
+		}
+		TESTL(U32(0xfefefefe), r)
+		JNZ(LabelRef(name + "_bad"))
+		PEXTL(bits, r, r)
+		PDEPL(spread, r, r)
+		IMUL3L(U8(1<<(2*h)-1), r, r) // 3 or 15: all of a lane's (or two lanes') qwords
+		k := K()
+		KMOVW(r, k)
+		return k
+	}
+	// vectorKeys readies vector v's round keys, returning how to run its round r
+	// on x (with t to spare).
+	vectorKeys := func(v int) func(r int, x, t VecVirtual) {
+		if held == nil {
+			at := patternAt(v, GP64())
+			return func(r int, x, t VecVirtual) { w.roundFrom(r, at.Offset(r*roundBytes), x, t) }
+		}
+		k := blendMask(v)
+		return func(r int, x, t VecVirtual) {
+			VPBLENDMQ(held[r][1], held[r][0], k, t)
+			w.round(r, t, x)
+		}
+	}
 
 	group := func(k int) {
-		at := make([]Mem, k)
-		for v := range at {
-			at[v] = patternAt(v, GP64())
+		round := make([]func(r int, x, t VecVirtual), k)
+		for v := range round {
+			round[v] = vectorKeys(v)
 		}
 		x := make([]VecVirtual, k)
 		for v := range x {
@@ -475,7 +594,7 @@ func mmoSelect(w width, h int) {
 		t := w.reg()
 		for r := 0; r < rounds; r++ {
 			for v := range x {
-				w.roundFrom(r, at[v].Offset(r*roundBytes), x[v], t)
+				round[v](r, x[v], t)
 			}
 		}
 		for v := range x {
@@ -488,7 +607,13 @@ func mmoSelect(w width, h int) {
 		ADDQ(U32(16*w.blocks*k), dst.Base)
 		ADDQ(U32(w.blocks*k/h), sel.Base)
 	}
-	groups(name, s, nd, group, advance)
+	// 512-bit vectors: K1-K7 hold a blend mask per vector in flight, and with h = 2
+	// the load mask of newShape.
+	inFlight := maxGroup
+	if held != nil {
+		inFlight = 6
+	}
+	groups(name, inFlight, s, nd, group, advance)
 
 	if w.blocks == 2 && h == 1 {
 		// An odd last block: lane 0 of pattern sel.
