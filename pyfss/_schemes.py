@@ -200,7 +200,7 @@ class _Scheme(_Base):
             and not ((s0s_ptr := s0s.data_ptr()) | (beta_ptr := beta.data_ptr())) & 7  # aligned
             and not _ext.forked
         ):
-            cws = s0s.new_empty(self._cws_tail)
+            cws = s0s.new_empty(*self._cws_tail)  # varargs: a size tuple parses slower
             try:
                 _raw_gen(
                     self._handle,
@@ -417,8 +417,8 @@ class _Scheme(_Base):
             and not (beta_ptr := beta.data_ptr()) & 7  # aligned
             and not _ext.forked
         ):
-            seeds = beta.new_empty(_SEEDS_SHAPE)
-            cws = beta.new_empty(self._cws_tail)
+            seeds = beta.new_empty(*_SEEDS_SHAPE)  # varargs, as in gen
+            cws = beta.new_empty(*self._cws_tail)
             try:
                 _raw_keygen(
                     self._handle,
@@ -430,7 +430,8 @@ class _Scheme(_Base):
                 )
             except RuntimeError as e:
                 raise go_error(e) from None
-            return Key(self.params(), 0, seeds[0], cws), Key(self.params(), 1, seeds[1], cws)
+            s0, s1 = seeds.unbind()  # one call for both views
+            return Key(self.params(), 0, s0, cws), Key(self.params(), 1, s1, cws)
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
         seeds = _random_int32((*beta.shape[:-1], 2, 4))
         cws = self.gen(seeds.to(beta.device), alpha, beta)
