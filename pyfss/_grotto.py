@@ -17,7 +17,7 @@ from . import _cuda
 from . import _validate as v
 from ._ext import lib
 from ._keys import Key
-from ._schemes import _address, _Base, _random_int32
+from ._schemes import _address, _Base, _own, _random_int32
 
 
 class GrottoDcf(_Base):
@@ -151,7 +151,7 @@ class GrottoDcf(_Base):
         device = a.tensor.device if a.tensor is not None else v.CPU
         seeds = _random_int32((*a.shape, 2, 4)).to(device)
         cws = self.gen(seeds, alpha)
-        k0, k1 = (Key(self.params(), p, seeds[..., p, :].contiguous(), cws) for p in (0, 1))
+        k0, k1 = (Key(self.params(), p, _own(seeds[..., p, :]), cws) for p in (0, 1))
         return k0, k1
 
     def _pre(self, pre) -> tuple[torch.Tensor, tuple]:

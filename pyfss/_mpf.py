@@ -23,7 +23,7 @@ from ._groups import to_words
 from ._keys import Key
 from ._params import MAX_EVAL_ALL_BITS
 from ._progress import Progress
-from ._schemes import _address, _Base, _into, _random_int32
+from ._schemes import _address, _Base, _into, _own, _random_int32
 
 #: The blocks of a Vdmpf proof: (PROOF_BLOCKS, 4) int32.
 PROOF_BLOCKS = 4
@@ -158,7 +158,7 @@ class Dmpf(_Base):
             raise TypeError(f"betas must be a (t, 4) int32 tensor (or (..., t, 4)), got {betas!r}")
         seeds = _random_int32((*betas.shape[:-2], self.buckets, 2, 4))
         cws = self.gen(seeds, alphas, betas)
-        k0, k1 = (Key(self.params(), p, seeds[..., p, :].contiguous(), cws) for p in (0, 1))
+        k0, k1 = (Key(self.params(), p, _own(seeds[..., p, :]), cws) for p in (0, 1))
         return k0, k1
 
     def eval_key(self, key: Key, xs):

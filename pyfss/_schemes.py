@@ -417,27 +417,27 @@ class _Scheme(_Base):
             and not (beta_ptr := beta.data_ptr()) & 7  # aligned
             and not _ext.forked
         ):
-            seeds = beta.new_empty(*_SEEDS_SHAPE)  # varargs, as in gen
+            # Each party's seed in memory of its own (see _own); sizes as varargs, as
+            # in gen.
+            s0, s1 = beta.new_empty(4), beta.new_empty(4)
             cws = beta.new_empty(*self._cws_tail)
             try:
                 _raw_keygen(
                     self._handle,
                     cws.data_ptr(),
-                    seeds.data_ptr(),
+                    s0.data_ptr(),
+                    s1.data_ptr(),
                     alpha & _MASK64,
                     alpha >> 64,
                     beta_ptr,
                 )
             except RuntimeError as e:
                 raise go_error(e) from None
-            s0, s1 = seeds.unbind()  # one call for both views
             return Key(self.params(), 0, s0, cws), Key(self.params(), 1, s1, cws)
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
         seeds = _random_int32((*beta.shape[:-1], 2, 4))
         cws = self.gen(seeds.to(beta.device), alpha, beta)
-        k0, k1 = (
-            Key(self.params(), p, seeds[..., p, :].to(cws.device).contiguous(), cws) for p in (0, 1)
-        )
+        k0, k1 = (Key(self.params(), p, _own(seeds[..., p, :].to(cws.device)), cws) for p in (0, 1))
         return k0, k1
 
     def eval_key(self, key: Key, x) -> torch.Tensor:
@@ -461,6 +461,14 @@ def _into(result: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
 
 def _address(t: torch.Tensor | None) -> int:
     return 0 if t is None else t.data_ptr()
+
+
+def _own(seeds: torch.Tensor) -> torch.Tensor:
+    """A party's seeds in contiguous memory of their own. A view into the tensor of
+    both parties' seeds would carry the other party's seeds along wherever its
+    storage goes: torch.save, pickling and torch.multiprocessing send a tensor's
+    whole storage."""
+    return seeds.clone(memory_format=torch.contiguous_format)
 
 
 def _random_int32(shape: tuple) -> torch.Tensor:

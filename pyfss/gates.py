@@ -40,7 +40,7 @@ import torch
 
 from ._groups import from_int, to_int
 from ._params import PRGS
-from ._schemes import Dcf, Dpf
+from ._schemes import Dcf, Dpf, _own
 from ._validate import choice
 from .mpc import random_ring
 
@@ -142,7 +142,7 @@ class _Dealer:
         payload = from_int(beta.expand(batch).contiguous(), self.gate.group)
         cws = scheme.gen(seeds, _point(alpha, scheme.in_bits), payload)
         for b in (0, 1):
-            self.parts[b][name + ".s0"] = seeds[..., b, :].contiguous()
+            self.parts[b][name + ".s0"] = _own(seeds[..., b, :])
             self.parts[b][name + ".cws"] = cws
 
 

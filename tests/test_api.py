@@ -1,5 +1,6 @@
 """The fss_crypto-style API and its batched forms, on random inputs."""
 
+import io
 import os
 import subprocess
 import sys
@@ -348,8 +349,9 @@ def test_one_key_entries_do_not_leak():
     seeds = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int32)
     cws = torch.empty(s._cws_tail, dtype=torch.int32)
     h, c, p, b = s._handle, cws.data_ptr(), seeds.data_ptr(), beta.data_ptr()
+    p1 = seeds[1].data_ptr()
     calls = {
-        "keygen": lambda: _schemes._raw_keygen(h, c, p, 12345, 0, b),
+        "keygen": lambda: _schemes._raw_keygen(h, c, p, p1, 12345, 0, b),
         "gen": lambda: _schemes._raw_gen(h, _cuda.HOST, 0, c, p, 0, 0, 12345, 0, b, 1, 0),
     }
     for name, call in calls.items():
@@ -390,3 +392,48 @@ def test_out_tensors_are_written_in_place():
         s.eval_all(
             0, s0s[0, 0], cws[0], out=torch.empty(2**12, 4, dtype=torch.int32, device="meta")
         )
+
+
+def _shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def _keygens():
+    """(name, keygen) for every scheme: one key the fss_crypto way (an int point, a
+    (4,) value), a batch of one and a batch of three."""
+    beta, betas = torch.tensor([1, 2, 3, 4], dtype=torch.int32), rand_i32(3, 4)
+    for s in (
+        pyfss.Dpf(12, "uint64", "aes128_mmo"),
+        pyfss.Dcf(12, "uint64", "chacha"),
+        pyfss.HalfTreeDpf(12, "uint64"),
+        pyfss.Vdpf(12, "uint64", "aes128_mmo"),
+    ):
+        name = type(s).__name__
+        yield f"{name} one", lambda s=s: s.keygen(5, beta)
+        yield f"{name} batch 1", lambda s=s: s.keygen(torch.tensor([5]), beta[None])
+        yield f"{name} batch 3", lambda s=s: s.keygen(torch.tensor([5, 6, 7]), betas)
+    g = pyfss.GrottoDcf(12)
+    yield "GrottoDcf one", lambda: g.keygen(5)
+    yield "GrottoDcf batch 3", lambda: g.keygen(torch.tensor([5, 6, 7]))
+    for cls in (pyfss.Dmpf, pyfss.Vdmpf):
+        m = cls(12, 4, "uint64", "aes128_mmo")
+        yield f"{cls.__name__} one", lambda m=m: m.keygen(torch.tensor([3]), beta[None])
+        yield (
+            f"{cls.__name__} four",
+            lambda m=m: m.keygen(torch.tensor([3, 9, 1, 7]), rand_i32(4, 4)),
+        )
+
+
+@pytest.mark.parametrize(
+    "name,keygen", list(_keygens()), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_keygen_parties_do_not_share_memory(name, keygen):
+    # torch.save, pickling and torch.multiprocessing send a tensor's whole storage: a
+    # party's seeds viewed into one tensor of both parties' would hand the other's
+    # seeds (and so the function) to whoever receives this party's key.
+    k0, k1 = keygen()
+    assert not _shares_memory(k0.s0, k1.s0), name
+    buf = io.BytesIO()
+    torch.save(k0.s0, buf)
+    assert k1.s0.numpy().tobytes() not in buf.getvalue(), name
+    assert not torch.equal(k0.s0, k1.s0), name

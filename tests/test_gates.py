@@ -501,3 +501,28 @@ def test_readme_example(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "[-2251799813685248, -2, 0, 1, 2251799813685247]\n"
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        gates.DReLU(),
+        gates.ReLU(torch.int32),
+        gates.Equal(3),
+        gates.LookupTable(torch.arange(16)),
+        gates.Truncate(4),
+    ],
+    ids=lambda g: type(g).__name__,
+)
+@pytest.mark.parametrize("shape", [(), (1,), (5,)])
+def test_deal_parties_do_not_share_memory(gate, shape):
+    # As for keygen: a party's private tensors must not be views into memory that
+    # holds the other party's, which torch.save and pickling would send along. The
+    # correction words, the same object in both keys, are public.
+    k0, k1 = gate.deal(shape, generator=torch.Generator().manual_seed(3))
+    private1 = [t for n, t in k1.tensors.items() if t is not k0.tensors.get(n)]
+    for n, t in k0.tensors.items():
+        if t is k1.tensors.get(n):
+            continue
+        for u in private1:
+            assert t.untyped_storage().data_ptr() != u.untyped_storage().data_ptr(), n

@@ -9,27 +9,45 @@ import (
 	"github.com/pyfss/pyfss/gofss"
 )
 
-// KeyGen draws fresh, distinct seeds and makes the key Gen makes from them; bad
-// arguments get Gen's errors.
+// KeyGen draws fresh, distinct seeds, writes them to the two parties' own buffers
+// and makes the key Gen makes from them; bad arguments get Gen's errors.
 func TestKeyGenIsGenOnFreshSeeds(t *testing.T) {
 	h := newScheme(t, `{"scheme": "dcf_lt", "in_bits": 12, "group": "uint64", "prg": "aes128_mmo"}`)
 	beta := []gofss.Block{{Lo: 9}}
-	seeds, other := make([]gofss.Block, 2), make([]gofss.Block, 2)
+	s0, s1, o0, o1 := make([]gofss.Block, 1), make([]gofss.Block, 1), make([]gofss.Block, 1), make([]gofss.Block, 1)
 	cws, want := make([]gofss.Cw, 13), make([]gofss.Cw, 13)
-	_, err := KeyGen(h, addr(cws), addr(seeds), 77, 0, addr(beta))
+	_, err := KeyGen(h, addr(cws), addr(s0), addr(s1), 77, 0, addr(beta))
 	require.NoError(t, err)
-	_, err = KeyGen(h, addr(want), addr(other), 77, 0, addr(beta))
+	_, err = KeyGen(h, addr(want), addr(o0), addr(o1), 77, 0, addr(beta))
 	require.NoError(t, err)
-	assert.NotEqual(t, seeds, other, "fresh seeds each call")
-	assert.NotEqual(t, seeds[0].Clamp(), seeds[1].Clamp())
-	_, err = Gen(h, CPU, 0, addr(want), addr(seeds), 0, 0, 77, 0, addr(beta), 1, 0)
+	assert.NotEqual(t, []gofss.Block{s0[0], s1[0]}, []gofss.Block{o0[0], o1[0]}, "fresh seeds each call")
+	assert.NotEqual(t, s0[0].Clamp(), s1[0].Clamp())
+	_, err = Gen(h, CPU, 0, addr(want), addr([]gofss.Block{s0[0], s1[0]}), 0, 0, 77, 0, addr(beta), 1, 0)
 	require.NoError(t, err)
 	assert.Equal(t, want, cws)
 
-	_, err = KeyGen(h, addr(cws), addr(seeds), 1<<12, 0, addr(beta))
+	kept := s0[0]
+	_, err = KeyGen(h, addr(cws), addr(s0), addr(s1), 1<<12, 0, addr(beta))
 	requireKind(t, err, KindValue, "alpha")
-	_, err = KeyGen(h, addr(cws), 0, 77, 0, addr(beta))
-	requireKind(t, err, KindValue, "s0s: null address")
-	_, err = KeyGen(-5, addr(cws), addr(seeds), 77, 0, addr(beta))
+	assert.Equal(t, kept, s0[0], "a refused call leaves the seeds")
+	_, err = KeyGen(h, addr(cws), 0, addr(s1), 77, 0, addr(beta))
+	requireKind(t, err, KindValue, "s0: null address")
+	_, err = KeyGen(h, addr(cws), addr(s0), 0, 77, 0, addr(beta))
+	requireKind(t, err, KindValue, "s1: null address")
+	_, err = KeyGen(-5, addr(cws), addr(s0), addr(s1), 77, 0, addr(beta))
 	require.Error(t, err)
+}
+
+// KeyGen allocates nothing on the Go heap: its crossing runs once per key, and
+// garbage there grows the process's memory between collections.
+func TestKeyGenDoesNotAllocate(t *testing.T) {
+	h := newScheme(t, `{"scheme": "dpf", "in_bits": 20, "group": "uint64", "prg": "aes128_mmo"}`)
+	beta := []gofss.Block{{Lo: 9}}
+	s0, s1, cws := make([]gofss.Block, 1), make([]gofss.Block, 1), make([]gofss.Cw, 21)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := KeyGen(h, addr(cws), addr(s0), addr(s1), 77, 0, addr(beta)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
 }

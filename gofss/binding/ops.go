@@ -40,12 +40,21 @@ func Gen(handle int64, device int, stream uintptr, cws, s0s, alphas uintptr, alp
 	if k < 0 || k > math.MaxInt/(2*p.CwRows()) {
 		return 0, valueErrorf("bad number of keys %d", k)
 	}
+	seeds, err := view[gofss.Block]("s0s", s0s, 2*k)
+	if err != nil {
+		return 0, err
+	}
+	return genCPU(s, cws, seeds, alphas, alphaWords, alphaLo, alphaHi, betas, k, control)
+}
+
+// genCPU is Gen on the CPU with the seeds in Go's view, for k keys (checked).
+func genCPU(s gofss.Scheme, cws uintptr, seeds []gofss.Block, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, control uintptr) (n int, err error) {
+	p := s.Params()
 	cw, err1 := view[gofss.Cw]("cws", cws, k*p.CwRows())
-	seeds, err2 := view[gofss.Block]("s0s", s0s, 2*k)
-	bs, err3 := view[gofss.Block]("betas", betas, k)
-	as, buf, err4 := readInputs("alphas", alphas, alphaWords, k, alphaLo, alphaHi)
+	bs, err2 := view[gofss.Block]("betas", betas, k)
+	as, buf, err3 := readInputs("alphas", alphas, alphaWords, k, alphaLo, alphaHi)
 	defer putInputs(buf)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, err
 	}
 	if p.Group == gofss.Bytes {
