@@ -59,7 +59,6 @@ var (
 func main() {
 	flag.Parse()
 	ConstraintExpr("!purego")
-	var evex []string // the 512-bit routines, the only ones with EVEX encodings
 	for _, w := range []width{xmm, ymm, zmm} {
 		for _, m := range []int{1, 2, 4} {
 			mmo(w, m)
@@ -69,6 +68,7 @@ func main() {
 		}
 		feistel(w)
 	}
+	var evex []string // the 512-bit routines, the only ones with EVEX encodings
 	for _, name := range []string{"mmo%sM1", "mmo%sM2", "mmo%sM4", "mmoSelect%sH1", "mmoSelect%sH2", "feistel%s"} {
 		evex = append(evex, fmt.Sprintf(name, zmm.name))
 	}
