@@ -389,9 +389,7 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 		return nil
 	}
 	per := len(pieces) / k
-	// Groups of up to proveLanes keys, fewer where groups that large would leave
-	// workers idle.
-	size := min(proveLanes, (k+Workers()-1)/Workers())
+	size := laneGroup(k)
 	forChunks((k+size-1)/size, float64(size*per)*100, func(lo, hi int) {
 		v.proveGroups(pis, pieces, cws, per, size, lo, hi)
 	})
@@ -423,6 +421,10 @@ func (v *Vdpf) proveGroups(pis, pieces []Block, cws []Cw, per, size, lo, hi int)
 // proveLanes is how many keys' proof chains Prove steps together: BLAKE3's
 // compressions go eight at a time.
 const proveLanes = 8
+
+// laneGroup is how many of keys keys' chains step side by side: up to proveLanes,
+// fewer where groups that large would leave workers idle.
+func laneGroup(keys int) int { return min(proveLanes, (keys+Workers()-1)/Workers()) }
 
 // ProofStep takes one proof piece into a proof: h = H'(pi ^ piece), then pi[0] ^=
 // h[0] and pi[1] ^= h[1]; pi[2] and pi[3] stay as they are.
@@ -591,13 +593,12 @@ func (v *Vdpf) evalAllPieces(dst, pieces []Block, party int, s0s []Block, cws []
 }
 
 // chainGroup is how many keys' proof chains EvalAllProof of keys keys steps side
-// by side: up to proveLanes, fewer where groups that large would leave workers
-// idle, and 1 (each key's chain alone, on one goroutine) where the hash gains
-// nothing from lanes or the groups would be smaller than minChainGroup.
+// by side: laneGroup's, or 1 (each key's chain alone, on one goroutine) where the
+// hash gains nothing from lanes or the groups would be smaller than minChainGroup.
 func (v *Vdpf) chainGroup(keys int) int {
 	h := v.hp.Get()
 	defer h.Put()
-	size := min(proveLanes, (keys+Workers()-1)/Workers())
+	size := laneGroup(keys)
 	if !h.LanesPay() || size < minChainGroup {
 		return 1
 	}

@@ -435,9 +435,9 @@ class _Scheme(_Base):
                 raise go_error(e) from None
             return Key(self.params(), 0, s0, cws), Key(self.params(), 1, s1, cws)
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
-        seeds = _random_int32((*beta.shape[:-1], 2, 4))
-        cws = self.gen(seeds.to(beta.device), alpha, beta)
-        k0, k1 = (Key(self.params(), p, _own(seeds[..., p, :].to(cws.device)), cws) for p in (0, 1))
+        seeds = _random_int32((*beta.shape[:-1], 2, 4)).to(beta.device)
+        cws = self.gen(seeds, alpha, beta)
+        k0, k1 = (Key(self.params(), p, _own(seeds[..., p, :]), cws) for p in (0, 1))
         return k0, k1
 
     def eval_key(self, key: Key, x) -> torch.Tensor:
