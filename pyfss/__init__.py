@@ -22,6 +22,7 @@ from ._groups import from_int, to_int, to_words
 from ._keys import Key
 from ._mpf import Dmpf, Vdmpf
 from ._params import DEFAULT_AES_KEYS, DEFAULT_HASH_KEY, DEFAULT_NONCE, IMPLS, MAX_EVAL_ALL_BITS
+from ._pool import output_pool
 from ._schemes import Dcf, Dpf, HalfTreeDpf, load_key
 from ._vdpf import DEFAULT_VDPF_HASHES, Vdpf
 
@@ -47,6 +48,7 @@ __all__ = [
     "gates",
     "load_key",
     "mpc",
+    "output_pool",
     "to_int",
     "to_words",
 ]

@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from . import _cuda
+from . import _cuda, _pool
 from . import _validate as v
 from ._ext import lib
 from ._keys import Key
@@ -54,7 +54,7 @@ class GrottoDcf(_Base):
         batch = tuple(s0s.shape[:-2])
         a = self._alphas(alpha, batch)
         device = self._device(s0s, *a.tensors)
-        cws = s0s.new_empty(*batch, *self._cws_tail)
+        cws = _pool.empty(s0s, (*batch, *self._cws_tail))
         if k := math.prod(batch):
             if device is not v.CPU:
                 a = a.on_device(device, batch)
@@ -70,7 +70,7 @@ class GrottoDcf(_Base):
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         device = self._device(s0, cws)
-        pre = s0.new_empty(*batch, self.parity_words, dtype=torch.int64)
+        pre = _pool.empty(s0, (*batch, self.parity_words), torch.int64)
         if k := math.prod(batch):
             scratch = None
             if device is not v.CPU:
@@ -88,7 +88,7 @@ class GrottoDcf(_Base):
         pre, batch = self._pre(pre)
         xs = self._points("x", x, batch)
         device = self._device(pre, *xs.tensors)
-        y = pre.new_empty(xs.shape if xs.tensor is not None else batch, dtype=torch.bool)
+        y = _pool.empty(pre, xs.shape if xs.tensor is not None else batch, torch.bool)
         if n := y.numel():
             k = math.prod(batch)
             if device is not v.CPU:
@@ -111,7 +111,7 @@ class GrottoDcf(_Base):
             )
         device = self._device(pre, *los.tensors, *his.tensors)
         shape = shapes.pop() if shapes else batch
-        y = pre.new_empty(shape, dtype=torch.bool)
+        y = _pool.empty(pre, shape, torch.bool)
         if n := y.numel():
             k = math.prod(batch)
             if device is not v.CPU:
@@ -137,7 +137,7 @@ class GrottoDcf(_Base):
             pre = pre.reshape(*batch, self.parity_words * 8, 1)
             bits = pre >> torch.arange(8, dtype=torch.uint8, device=device) & 1
             return bits.reshape(*batch, -1)[..., : 1 << n].view(torch.bool).contiguous()
-        y = s0.new_empty(*batch, 1 << n, dtype=torch.bool)
+        y = _pool.empty(s0, (*batch, 1 << n), torch.bool)
         if k:
             args = (party, s0.data_ptr(), k, cws.data_ptr())
             self._call(lib.GrottoEvalAll, device, y, args, work=k << n)

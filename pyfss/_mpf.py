@@ -16,7 +16,7 @@ import operator
 
 import torch
 
-from . import _cuda
+from . import _cuda, _pool
 from . import _validate as v
 from ._ext import call, lib
 from ._groups import to_words
@@ -102,7 +102,7 @@ class Dmpf(_Base):
             sigma = _random_int32((*batch, 4))
         sigma = self._exact("sigma", sigma, (*batch, 4))
         self._cpu_only("gen", s0s, betas, sigma, *a.tensors)
-        cws = s0s.new_empty(*batch, *self._cws_tail)
+        cws = _pool.empty(s0s, (*batch, *self._cws_tail))
         step = 4 * a.words * t  # bytes of a key's points in the tensor form
         for i in range(k):
             args = (

@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from . import _cuda
+from . import _cuda, _pool
 from . import _validate as v
 from ._ext import call, lib
 from ._keys import Key
@@ -95,7 +95,7 @@ class Vdpf(_Scheme):
         device = self._device(s0, cws, *xs.tensors)
         k, m = math.prod(batch), math.prod(points)
         y, dst = v.output(out, s0, (*batch, *points, 4), given)
-        pieces = s0.new_empty(*batch, *points, *_PROOF)
+        pieces = _pool.empty(s0, (*batch, *points, *_PROOF))
         if k and m:
             scratch = None
             if device is not v.CPU:

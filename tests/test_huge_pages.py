@@ -40,9 +40,18 @@ def first_huge_page(t: torch.Tensor) -> int:
     return first
 
 
+@pytest.fixture
+def no_output_pool():
+    """Outputs from torch, not from pyfss's pool (which advises its own mappings)."""
+    limit = pyfss.output_pool()["max_idle_bytes"]
+    pyfss.output_pool(0)
+    yield
+    pyfss.output_pool(limit)
+
+
 @needs_huge_pages
 @pytest.mark.parametrize("make", [lambda: pyfss.Dpf(20, "bytes"), lambda: pyfss.Dcf(20, "bytes")])
-def test_gen_asks_huge_pages_for_its_output(make):
+def test_gen_asks_huge_pages_for_its_output(make, no_output_pool):
     keys = 8192  # 5.25 MiB of correction words: at least one whole huge page inside
     s0s = torch.zeros(keys, 2, 4, dtype=torch.int32)
     s0s[:, 1, 0] = 1  # a key's two seeds must differ
@@ -57,7 +66,7 @@ def test_gen_asks_huge_pages_for_its_output(make):
 
 @needs_huge_pages
 @pytest.mark.parametrize("op", ["eval_all", "eval"])
-def test_eval_asks_huge_pages_for_a_fresh_output(op):
+def test_eval_asks_huge_pages_for_a_fresh_output(op, no_output_pool):
     dpf = pyfss.Dpf(21, "bytes")
     s0s = torch.tensor([[0, 0, 0, 0], [1, 0, 0, 0]], dtype=torch.int32)
     cws = dpf.gen(s0s, 12345, torch.tensor([5, 6, 7, 8], dtype=torch.int32))
@@ -79,3 +88,13 @@ def test_eval_asks_huge_pages_for_a_fresh_output(op):
         )
     else:
         assert torch.equal(dpf.eval(0, s0s[0], cws, xs, out=into), y)
+
+
+@needs_huge_pages
+def test_pooled_outputs_ask_huge_pages():
+    dpf = pyfss.Dpf(21, "bytes")
+    s0s = torch.tensor([[0, 0, 0, 0], [1, 0, 0, 0]], dtype=torch.int32)
+    cws = dpf.gen(s0s, 12345, torch.tensor([5, 6, 7, 8], dtype=torch.int32))
+    y = dpf.eval_all(0, s0s[0], cws)
+    assert not y.untyped_storage().resizable()  # the pool's, not torch's
+    assert "hg" in vm_flags(first_huge_page(y))
