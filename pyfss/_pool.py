@@ -90,8 +90,9 @@ def _take(size: int) -> mmap.mmap:
                 _counts["idle_bytes"] -= size
                 _counts["reused"] += 1
                 return _idle.pop(i)
-        _counts["mapped"] += 1
     mapping = mmap.mmap(-1, size)
+    with _lock:
+        _counts["mapped"] += 1
     if hasattr(mmap, "MADV_HUGEPAGE"):  # Linux; elsewhere 4 KiB pages
         mapping.madvise(mmap.MADV_HUGEPAGE)
     return mapping
@@ -107,7 +108,10 @@ def empty(like: torch.Tensor, shape: tuple, dtype: torch.dtype | None = None) ->
         # Sizes as varargs (a size tuple parses 1 us slower), but () as a tuple.
         return like.new_empty(*shape, dtype=dtype) if shape else like.new_empty((), dtype=dtype)
     size = -(-nbytes // _ROUND) * _ROUND
-    mapping = _take(size)
+    try:
+        mapping = _take(size)
+    except OSError:  # no address space or memory for a mapping: torch's allocator says so
+        return like.new_empty(*shape, dtype=dtype)
     buffer = _buffer_type(size).from_buffer(mapping)
     buffer._mapping = mapping  # type: ignore[attr-defined]  # a slot of _buffer_type
     return torch.frombuffer(buffer, dtype=dtype, count=count).view(shape)

@@ -162,6 +162,18 @@ def test_small_and_cuda_outputs_are_torch_allocations():
     assert _pool.empty(torch.empty(0, device="meta"), (1 << 20,), I32).device.type == "meta"
 
 
+def test_a_refused_mapping_falls_back_to_torch(monkeypatch):
+    def refuse(*args):
+        raise OSError(12, "Cannot allocate memory")
+
+    fresh, into = make_calls()["eval_all"]
+    expect = into(torch.zeros(1 << 20, 4, dtype=I32))
+    monkeypatch.setattr(_pool.mmap, "mmap", refuse)
+    y = fresh()
+    assert y.untyped_storage().resizable()  # torch's own allocation
+    assert torch.equal(y, expect)
+
+
 def test_limit_unmaps_what_exceeds_it():
     fresh, _ = make_calls()["eval_all"]
     ys = [fresh() for _ in range(3)]  # 16 MiB each
