@@ -21,29 +21,57 @@ func rebuild(t testing.TB, s scheme, opts ...Option) Scheme {
 	return f
 }
 
-// forEachFastBackend runs fn once per fast backend of the scheme's PRG, with the
-// scheme made anew on the fastest walks under that backend and on the portable walks.
-func forEachFastBackend(t *testing.T, s scheme, fn func(t *testing.T, fast, portable Scheme)) {
+// forEachFastImpl runs fn once per fast implementation that serves the scheme under
+// each backend of its PRG, with the scheme made anew on it and on the portable walks:
+// every class's walks, not only the fastest here (an AVX-512 CPU also runs those of
+// the AVX2 classes, which no other CPU in the tests may have).
+func forEachFastImpl(t *testing.T, s scheme, fn func(t *testing.T, fast, portable Scheme)) {
 	forEachBackend(t, s.Params().Prg.String(), func(t *testing.T) {
-		fast := rebuild(t, s)
-		if fast.Impl() == PortableImpl {
+		ran := false
+		for _, im := range Impls() {
+			fast, err := New(s.Params(), WithImpl(im))
+			if err != nil || im == PortableImpl {
+				continue // not served under this backend on this CPU
+			}
+			ran = true
+			t.Run(im, func(t *testing.T) { fn(t, fast, rebuild(t, s, WithImpl(PortableImpl))) })
+		}
+		if !ran {
 			t.Skip("no fast walks under this backend on this CPU")
 		}
-		fn(t, fast, rebuild(t, s, WithImpl(PortableImpl)))
 	})
+}
+
+// requireSame is require.Equal for long slices: it names the first element that
+// differs and how many do, where testify's diff of a whole output takes minutes.
+func requireSame[T comparable](t testing.TB, want, got []T, msg string, args ...any) {
+	t.Helper()
+	require.Len(t, got, len(want), append([]any{msg}, args...)...)
+	for i := range want {
+		if want[i] != got[i] {
+			n := 0
+			for j := i; j < len(want); j++ {
+				if want[j] != got[j] {
+					n++
+				}
+			}
+			require.Failf(t, "not the same", "%s: element %d of %d differs (%d do): want %v, got %v",
+				fmt.Sprintf(msg, args...), i, len(want), n, want[i], got[i])
+		}
+	}
 }
 
 func TestFastMatchesPortable(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, c := range testCases(t, []int{1, 3, 9, 20, 64, 65, 128}) {
 		t.Run(c.name, func(t *testing.T) {
-			forEachFastBackend(t, c.scheme, func(t *testing.T, fast, port Scheme) {
+			forEachFastImpl(t, c.scheme, func(t *testing.T, fast, port Scheme) {
 				for _, keys := range []int{1, 5, 133} {
 					seeds, alphas, betas := randKeys(r, c.n, keys)
 					cws, want := make([]Cw, keys*(c.n+1)), make([]Cw, keys*(c.n+1))
 					require.NoError(t, fast.Gen(cws, seeds, alphas, betas))
 					require.NoError(t, port.Gen(want, seeds, alphas, betas))
-					require.Equal(t, want, cws, "Gen, %d keys", keys)
+					requireSame(t, want, cws, "Gen, %d keys", keys)
 
 					for _, points := range []int{1, 3} {
 						xs := make([]Uint128, keys*points)
@@ -75,13 +103,13 @@ func requireSameAsPortable(t *testing.T, fast, port Scheme, party int, ps []Bloc
 	got, want := make([]Block, len(xs)), make([]Block, len(xs))
 	require.NoError(t, fast.Eval(got, party, ps, cws, xs))
 	require.NoError(t, port.Eval(want, party, ps, cws, xs))
-	require.Equal(t, want, got, "Eval, %s", what)
+	requireSame(t, want, got, "Eval, %s", what)
 	if all {
 		n := fast.Params().InBits
 		got, want := make([]Block, len(ps)<<n), make([]Block, len(ps)<<n)
 		require.NoError(t, fast.EvalAll(got, party, ps, cws))
 		require.NoError(t, port.EvalAll(want, party, ps, cws))
-		require.Equal(t, want, got, "EvalAll, %s", what)
+		requireSame(t, want, got, "EvalAll, %s", what)
 	}
 }
 
@@ -94,7 +122,7 @@ func TestFastEvalOutputsInPlace(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			forEachFastBackend(t, c.scheme, func(t *testing.T, fast, port Scheme) {
+			forEachFastImpl(t, c.scheme, func(t *testing.T, fast, port Scheme) {
 				const keys = evalTilePoints + 96 // a whole tile, then one of three DPF groups
 				seeds, alphas, betas := randKeys(r, c.n, keys)
 				cws := make([]Cw, keys*(c.n+1))
@@ -108,14 +136,14 @@ func TestFastEvalOutputsInPlace(t *testing.T) {
 
 				got := make([]Block, keys)
 				require.NoError(t, fast.Eval(got, 0, ps, cws, xs))
-				require.Equal(t, want, got, "outputs apart from the inputs")
+				requireSame(t, want, got, "outputs apart from the inputs")
 
 				shared := make([]Block, keys)
 				for k, x := range xs {
 					shared[k] = Block(x)
 				}
 				require.NoError(t, fast.Eval(shared, 0, ps, cws, unsafe.Slice((*Uint128)(unsafe.Pointer(&shared[0])), keys)))
-				require.Equal(t, want, shared, "outputs over the inputs")
+				requireSame(t, want, shared, "outputs over the inputs")
 			})
 		})
 	}
@@ -129,12 +157,12 @@ func TestFastEvalAllLarge(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			forEachFastBackend(t, c.scheme, func(t *testing.T, fast, port Scheme) {
+			forEachFastImpl(t, c.scheme, func(t *testing.T, fast, port Scheme) {
 				seeds, cws := genOne(t, fast, c.n, r, randInput(r, c.n), randBlock(r))
 				got, exp := make([]Block, 1<<c.n), make([]Block, 1<<c.n)
 				require.NoError(t, fast.EvalAll(got, 1, seeds[1:], cws))
 				require.NoError(t, port.EvalAll(exp, 1, seeds[1:], cws))
-				require.Equal(t, exp, got)
+				requireSame(t, exp, got, "EvalAll")
 			})
 		})
 	}
@@ -239,7 +267,7 @@ func TestFusedGenMatchesPortable(t *testing.T) {
 			got, want := make([]Cw, keys*(n+1)), make([]Cw, keys*(n+1))
 			require.NoError(t, fast.Gen(got, seeds, alphas, betas))
 			require.NoError(t, port.Gen(want, seeds, alphas, betas))
-			require.Equal(t, want, got, "%d keys", keys)
+			requireSame(t, want, got, "%d keys", keys)
 		}
 	})
 }
@@ -291,7 +319,7 @@ func TestFusedEvalMatchesPortable(t *testing.T) {
 				got, want := make([]Block, len(xs)), make([]Block, len(xs))
 				errFast, errPort := fast.Eval(got, party, ps, cws, xs), port.Eval(want, party, ps, cws, xs)
 				require.Equal(t, errPort, errFast, "%d keys x %d points", b.keys, b.m)
-				require.Equal(t, want, got, "%d keys x %d points, party %d", b.keys, b.m, party)
+				requireSame(t, want, got, "%d keys x %d points, party %d", b.keys, b.m, party)
 			}
 		}
 	})

@@ -3523,7 +3523,7 @@ dcfLeavesVAES256_done:
 
 // func dpfGenLevelVAES256(u0 *byte, u1 *byte, s *byte, ch *byte, alphas *byte, rows *byte, stride int, keys int, padded int, cnt *[2]uint64, rk *[2][11][16]byte)
 // Requires: AVX, AVX2, VAES
-TEXT ·dpfGenLevelVAES256(SB), $1216-88
+TEXT ·dpfGenLevelVAES256(SB), $864-88
 	MOVQ           rk+80(FP), AX
 	VBROADCASTI128 (AX), Y10
 	VMOVDQU        Y10, 160(SP)
@@ -3569,28 +3569,6 @@ TEXT ·dpfGenLevelVAES256(SB), $1216-88
 	VMOVDQU        Y10, 800(SP)
 	VBROADCASTI128 336(AX), Y10
 	VMOVDQU        Y10, 832(SP)
-	VBROADCASTI128 (AX), Y10
-	VMOVDQU        Y10, 864(SP)
-	VBROADCASTI128 16(AX), Y10
-	VMOVDQU        Y10, 896(SP)
-	VBROADCASTI128 32(AX), Y10
-	VMOVDQU        Y10, 928(SP)
-	VBROADCASTI128 48(AX), Y10
-	VMOVDQU        Y10, 960(SP)
-	VBROADCASTI128 64(AX), Y10
-	VMOVDQU        Y10, 992(SP)
-	VBROADCASTI128 80(AX), Y10
-	VMOVDQU        Y10, 1024(SP)
-	VBROADCASTI128 96(AX), Y10
-	VMOVDQU        Y10, 1056(SP)
-	VBROADCASTI128 112(AX), Y10
-	VMOVDQU        Y10, 1088(SP)
-	VBROADCASTI128 128(AX), Y10
-	VMOVDQU        Y10, 1120(SP)
-	VBROADCASTI128 144(AX), Y10
-	VMOVDQU        Y10, 1152(SP)
-	VBROADCASTI128 160(AX), Y10
-	VMOVDQU        Y10, 1184(SP)
 	MOVQ           $0x00000001, AX
 	VMOVQ          AX, X10
 	VPBROADCASTQ   X10, Y10
@@ -3605,300 +3583,240 @@ TEXT ·dpfGenLevelVAES256(SB), $1216-88
 	MOVQ           stride+48(FP), R13
 	MOVQ           keys+56(FP), R14
 	MOVQ           padded+64(FP), CX
-	MOVQ           (AX), BX
-	MOVQ           BX, R8
-	SHRQ           $0x06, R8
-	SHLQ           $0x03, R8
-	ADDQ           R8, R12
-	ANDQ           $0x3f, BX
 
 dpfGenLevelVAES256_group:
-	MOVQ         (R12), AX
-	XORQ         DX, DX
-	BTQ          BX, AX
-	SETCS        DL
-	IMUL3Q       $0x00000160, DX, DX
-	MOVQ         16(R12), AX
-	XORQ         R8, R8
-	BTQ          BX, AX
-	SETCS        R8
-	IMUL3Q       $0x00000160, R8, R8
-	MOVQ         32(R12), AX
-	XORQ         R9, R9
-	BTQ          BX, AX
-	SETCS        R9
-	IMUL3Q       $0x00000160, R9, R9
-	MOVQ         48(R12), AX
-	XORQ         R10, R10
-	BTQ          BX, AX
-	SETCS        R10
-	IMUL3Q       $0x00000160, R10, R10
-	VMOVDQU      (DI), X0
-	VINSERTI128  $0x01, (SI), Y0, Y0
-	VPANDN       Y0, Y8, Y0
-	VMOVDQU      Y0, (SP)
-	VPXOR        512(SP)(DX*1), Y0, Y1
-	VPXOR        160(SP)(DX*1), Y0, Y0
-	VMOVDQU      16(DI), X2
-	VINSERTI128  $0x01, 16(SI), Y2, Y2
-	VPANDN       Y2, Y8, Y2
-	VMOVDQU      Y2, 32(SP)
-	VPXOR        512(SP)(R8*1), Y2, Y3
-	VPXOR        160(SP)(R8*1), Y2, Y2
-	VMOVDQU      32(DI), X4
-	VINSERTI128  $0x01, 32(SI), Y4, Y4
-	VPANDN       Y4, Y8, Y4
-	VMOVDQU      Y4, 64(SP)
-	VPXOR        512(SP)(R9*1), Y4, Y5
-	VPXOR        160(SP)(R9*1), Y4, Y4
-	VMOVDQU      48(DI), X6
-	VINSERTI128  $0x01, 48(SI), Y6, Y6
-	VPANDN       Y6, Y8, Y6
-	VMOVDQU      Y6, 96(SP)
-	VPXOR        512(SP)(R10*1), Y6, Y7
-	VPXOR        160(SP)(R10*1), Y6, Y6
-	VAESENC      192(SP)(DX*1), Y0, Y0
-	VAESENC      544(SP)(DX*1), Y1, Y1
-	VAESENC      192(SP)(R8*1), Y2, Y2
-	VAESENC      544(SP)(R8*1), Y3, Y3
-	VAESENC      192(SP)(R9*1), Y4, Y4
-	VAESENC      544(SP)(R9*1), Y5, Y5
-	VAESENC      192(SP)(R10*1), Y6, Y6
-	VAESENC      544(SP)(R10*1), Y7, Y7
-	VAESENC      224(SP)(DX*1), Y0, Y0
-	VAESENC      576(SP)(DX*1), Y1, Y1
-	VAESENC      224(SP)(R8*1), Y2, Y2
-	VAESENC      576(SP)(R8*1), Y3, Y3
-	VAESENC      224(SP)(R9*1), Y4, Y4
-	VAESENC      576(SP)(R9*1), Y5, Y5
-	VAESENC      224(SP)(R10*1), Y6, Y6
-	VAESENC      576(SP)(R10*1), Y7, Y7
-	VAESENC      256(SP)(DX*1), Y0, Y0
-	VAESENC      608(SP)(DX*1), Y1, Y1
-	VAESENC      256(SP)(R8*1), Y2, Y2
-	VAESENC      608(SP)(R8*1), Y3, Y3
-	VAESENC      256(SP)(R9*1), Y4, Y4
-	VAESENC      608(SP)(R9*1), Y5, Y5
-	VAESENC      256(SP)(R10*1), Y6, Y6
-	VAESENC      608(SP)(R10*1), Y7, Y7
-	VAESENC      288(SP)(DX*1), Y0, Y0
-	VAESENC      640(SP)(DX*1), Y1, Y1
-	VAESENC      288(SP)(R8*1), Y2, Y2
-	VAESENC      640(SP)(R8*1), Y3, Y3
-	VAESENC      288(SP)(R9*1), Y4, Y4
-	VAESENC      640(SP)(R9*1), Y5, Y5
-	VAESENC      288(SP)(R10*1), Y6, Y6
-	VAESENC      640(SP)(R10*1), Y7, Y7
-	VAESENC      320(SP)(DX*1), Y0, Y0
-	VAESENC      672(SP)(DX*1), Y1, Y1
-	VAESENC      320(SP)(R8*1), Y2, Y2
-	VAESENC      672(SP)(R8*1), Y3, Y3
-	VAESENC      320(SP)(R9*1), Y4, Y4
-	VAESENC      672(SP)(R9*1), Y5, Y5
-	VAESENC      320(SP)(R10*1), Y6, Y6
-	VAESENC      672(SP)(R10*1), Y7, Y7
-	VAESENC      352(SP)(DX*1), Y0, Y0
-	VAESENC      704(SP)(DX*1), Y1, Y1
-	VAESENC      352(SP)(R8*1), Y2, Y2
-	VAESENC      704(SP)(R8*1), Y3, Y3
-	VAESENC      352(SP)(R9*1), Y4, Y4
-	VAESENC      704(SP)(R9*1), Y5, Y5
-	VAESENC      352(SP)(R10*1), Y6, Y6
-	VAESENC      704(SP)(R10*1), Y7, Y7
-	VAESENC      384(SP)(DX*1), Y0, Y0
-	VAESENC      736(SP)(DX*1), Y1, Y1
-	VAESENC      384(SP)(R8*1), Y2, Y2
-	VAESENC      736(SP)(R8*1), Y3, Y3
-	VAESENC      384(SP)(R9*1), Y4, Y4
-	VAESENC      736(SP)(R9*1), Y5, Y5
-	VAESENC      384(SP)(R10*1), Y6, Y6
-	VAESENC      736(SP)(R10*1), Y7, Y7
-	VAESENC      416(SP)(DX*1), Y0, Y0
-	VAESENC      768(SP)(DX*1), Y1, Y1
-	VAESENC      416(SP)(R8*1), Y2, Y2
-	VAESENC      768(SP)(R8*1), Y3, Y3
-	VAESENC      416(SP)(R9*1), Y4, Y4
-	VAESENC      768(SP)(R9*1), Y5, Y5
-	VAESENC      416(SP)(R10*1), Y6, Y6
-	VAESENC      768(SP)(R10*1), Y7, Y7
-	VAESENC      448(SP)(DX*1), Y0, Y0
-	VAESENC      800(SP)(DX*1), Y1, Y1
-	VAESENC      448(SP)(R8*1), Y2, Y2
-	VAESENC      800(SP)(R8*1), Y3, Y3
-	VAESENC      448(SP)(R9*1), Y4, Y4
-	VAESENC      800(SP)(R9*1), Y5, Y5
-	VAESENC      448(SP)(R10*1), Y6, Y6
-	VAESENC      800(SP)(R10*1), Y7, Y7
-	VAESENCLAST  480(SP)(DX*1), Y0, Y0
-	VAESENCLAST  832(SP)(DX*1), Y1, Y1
-	VAESENCLAST  480(SP)(R8*1), Y2, Y2
-	VAESENCLAST  832(SP)(R8*1), Y3, Y3
-	VAESENCLAST  480(SP)(R9*1), Y4, Y4
-	VAESENCLAST  832(SP)(R9*1), Y5, Y5
-	VAESENCLAST  480(SP)(R10*1), Y6, Y6
-	VAESENCLAST  832(SP)(R10*1), Y7, Y7
-	VPXOR        (SP), Y0, Y0
-	VPXOR        (SP), Y1, Y1
-	MOVQ         DX, AX
-	NEGQ         AX
-	SARQ         $0x3f, AX
-	VMOVQ        AX, X10
-	VPBROADCASTQ X10, Y10
-	VPERM2I128   $0x01, Y0, Y0, Y11
-	VPXOR        Y0, Y11, Y11
-	VPERM2I128   $0x01, Y1, Y1, Y12
-	VPXOR        Y1, Y12, Y12
-	VPANDN       Y12, Y8, Y13
-	VPAND        Y8, Y11, Y11
-	VPXOR        Y8, Y11, Y11
-	VPAND        Y8, Y12, Y12
-	VPOR         Y11, Y13, Y15
-	VPXOR        Y11, Y12, Y14
-	VPAND        Y10, Y14, Y14
-	VPXOR        Y14, Y11, Y11
-	VPXOR        Y14, Y12, Y12
-	CMPQ         R14, $0x00
-	JLE          dpfGenLevelVAES256_pad0
-	VPOR         Y11, Y13, Y14
-	VMOVDQU      X14, (R11)
-	VPSHUFD      $0x03, Y12, Y14
-	VMOVDQU      X14, 16(R11)
+	VMOVDQU     (DI), Y0
+	VPANDN      Y0, Y8, Y0
+	VMOVDQU     Y0, (SP)
+	VPXOR       512(SP), Y0, Y1
+	VPXOR       160(SP), Y0, Y0
+	VMOVDQU     (SI), Y2
+	VPANDN      Y2, Y8, Y2
+	VMOVDQU     Y2, 32(SP)
+	VPXOR       512(SP), Y2, Y3
+	VPXOR       160(SP), Y2, Y2
+	VMOVDQU     32(DI), Y4
+	VPANDN      Y4, Y8, Y4
+	VMOVDQU     Y4, 64(SP)
+	VPXOR       512(SP), Y4, Y5
+	VPXOR       160(SP), Y4, Y4
+	VMOVDQU     32(SI), Y6
+	VPANDN      Y6, Y8, Y6
+	VMOVDQU     Y6, 96(SP)
+	VPXOR       512(SP), Y6, Y7
+	VPXOR       160(SP), Y6, Y6
+	VAESENC     192(SP), Y0, Y0
+	VAESENC     544(SP), Y1, Y1
+	VAESENC     192(SP), Y2, Y2
+	VAESENC     544(SP), Y3, Y3
+	VAESENC     192(SP), Y4, Y4
+	VAESENC     544(SP), Y5, Y5
+	VAESENC     192(SP), Y6, Y6
+	VAESENC     544(SP), Y7, Y7
+	VAESENC     224(SP), Y0, Y0
+	VAESENC     576(SP), Y1, Y1
+	VAESENC     224(SP), Y2, Y2
+	VAESENC     576(SP), Y3, Y3
+	VAESENC     224(SP), Y4, Y4
+	VAESENC     576(SP), Y5, Y5
+	VAESENC     224(SP), Y6, Y6
+	VAESENC     576(SP), Y7, Y7
+	VAESENC     256(SP), Y0, Y0
+	VAESENC     608(SP), Y1, Y1
+	VAESENC     256(SP), Y2, Y2
+	VAESENC     608(SP), Y3, Y3
+	VAESENC     256(SP), Y4, Y4
+	VAESENC     608(SP), Y5, Y5
+	VAESENC     256(SP), Y6, Y6
+	VAESENC     608(SP), Y7, Y7
+	VAESENC     288(SP), Y0, Y0
+	VAESENC     640(SP), Y1, Y1
+	VAESENC     288(SP), Y2, Y2
+	VAESENC     640(SP), Y3, Y3
+	VAESENC     288(SP), Y4, Y4
+	VAESENC     640(SP), Y5, Y5
+	VAESENC     288(SP), Y6, Y6
+	VAESENC     640(SP), Y7, Y7
+	VAESENC     320(SP), Y0, Y0
+	VAESENC     672(SP), Y1, Y1
+	VAESENC     320(SP), Y2, Y2
+	VAESENC     672(SP), Y3, Y3
+	VAESENC     320(SP), Y4, Y4
+	VAESENC     672(SP), Y5, Y5
+	VAESENC     320(SP), Y6, Y6
+	VAESENC     672(SP), Y7, Y7
+	VAESENC     352(SP), Y0, Y0
+	VAESENC     704(SP), Y1, Y1
+	VAESENC     352(SP), Y2, Y2
+	VAESENC     704(SP), Y3, Y3
+	VAESENC     352(SP), Y4, Y4
+	VAESENC     704(SP), Y5, Y5
+	VAESENC     352(SP), Y6, Y6
+	VAESENC     704(SP), Y7, Y7
+	VAESENC     384(SP), Y0, Y0
+	VAESENC     736(SP), Y1, Y1
+	VAESENC     384(SP), Y2, Y2
+	VAESENC     736(SP), Y3, Y3
+	VAESENC     384(SP), Y4, Y4
+	VAESENC     736(SP), Y5, Y5
+	VAESENC     384(SP), Y6, Y6
+	VAESENC     736(SP), Y7, Y7
+	VAESENC     416(SP), Y0, Y0
+	VAESENC     768(SP), Y1, Y1
+	VAESENC     416(SP), Y2, Y2
+	VAESENC     768(SP), Y3, Y3
+	VAESENC     416(SP), Y4, Y4
+	VAESENC     768(SP), Y5, Y5
+	VAESENC     416(SP), Y6, Y6
+	VAESENC     768(SP), Y7, Y7
+	VAESENC     448(SP), Y0, Y0
+	VAESENC     800(SP), Y1, Y1
+	VAESENC     448(SP), Y2, Y2
+	VAESENC     800(SP), Y3, Y3
+	VAESENC     448(SP), Y4, Y4
+	VAESENC     800(SP), Y5, Y5
+	VAESENC     448(SP), Y6, Y6
+	VAESENC     800(SP), Y7, Y7
+	VAESENCLAST 480(SP), Y0, Y0
+	VAESENCLAST 832(SP), Y1, Y1
+	VAESENCLAST 480(SP), Y2, Y2
+	VAESENCLAST 832(SP), Y3, Y3
+	VAESENCLAST 480(SP), Y4, Y4
+	VAESENCLAST 832(SP), Y5, Y5
+	VAESENCLAST 480(SP), Y6, Y6
+	VAESENCLAST 832(SP), Y7, Y7
+	VPXOR       (SP), Y0, Y0
+	VPXOR       (SP), Y1, Y1
+	VPXOR       32(SP), Y2, Y2
+	VPXOR       32(SP), Y3, Y3
+	VMOVDQU     (R12), Y10
+	VPSRLVQ     Y9, Y10, Y10
+	VPSHUFD     $0x4e, Y10, Y14
+	VPOR        Y14, Y10, Y10
+	VPAND       128(SP), Y10, Y10
+	VPXOR       Y14, Y14, Y14
+	VPSUBQ      Y10, Y14, Y10
+	VPXOR       Y0, Y2, Y11
+	VPXOR       Y1, Y3, Y12
+	VPXOR       Y11, Y12, Y13
+	VPAND       Y10, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPANDN      Y13, Y8, Y13
+	VPAND       Y8, Y10, Y14
+	VPAND       Y8, Y12, Y12
+	VPXOR       Y14, Y12, Y12
+	VPAND       Y8, Y11, Y11
+	VPXOR       Y14, Y11, Y11
+	VPXOR       Y8, Y11, Y11
+	VPXOR       Y0, Y1, Y1
+	VPAND       Y10, Y1, Y1
+	VPXOR       Y1, Y0, Y0
+	VPXOR       Y2, Y3, Y3
+	VPAND       Y10, Y3, Y3
+	VPXOR       Y3, Y2, Y2
+	VPOR        Y11, Y13, Y14
+	VPSHUFD     $0x03, Y12, Y15
+	CMPQ        R14, $0x00
+	JLE         dpfGenLevelVAES256_pad0
+	VMOVDQU     X14, (R11)
+	VMOVDQU     X15, 16(R11)
 
 dpfGenLevelVAES256_pad0:
 	ADDQ         R13, R11
-	VMOVDQU      Y15, Y13
-	VMOVDQU      (DI), X15
-	VINSERTI128  $0x01, (SI), Y15, Y15
-	VPSHUFD      $0xff, Y15, Y15
-	VPSLLD       $0x1f, Y15, Y15
-	VPSRAD       $0x1f, Y15, Y15
-	VPAND        Y13, Y15, Y15
-	VPXOR        Y15, Y0, Y0
-	VMOVDQU      X0, (DI)
-	VEXTRACTI128 $0x01, Y0, (SI)
-	VPXOR        32(SP), Y2, Y2
-	VPXOR        32(SP), Y3, Y3
-	MOVQ         R8, AX
-	NEGQ         AX
-	SARQ         $0x3f, AX
-	VMOVQ        AX, X10
-	VPBROADCASTQ X10, Y10
-	VPERM2I128   $0x01, Y2, Y2, Y11
-	VPXOR        Y2, Y11, Y11
-	VPERM2I128   $0x01, Y3, Y3, Y12
-	VPXOR        Y3, Y12, Y12
-	VPANDN       Y12, Y8, Y13
-	VPAND        Y8, Y11, Y11
-	VPXOR        Y8, Y11, Y11
-	VPAND        Y8, Y12, Y12
-	VPOR         Y11, Y13, Y15
-	VPXOR        Y11, Y12, Y14
-	VPAND        Y10, Y14, Y14
-	VPXOR        Y14, Y11, Y11
-	VPXOR        Y14, Y12, Y12
 	CMPQ         R14, $0x01
 	JLE          dpfGenLevelVAES256_pad1
-	VPOR         Y11, Y13, Y14
-	VMOVDQU      X14, (R11)
-	VPSHUFD      $0x03, Y12, Y14
-	VMOVDQU      X14, 16(R11)
+	VEXTRACTI128 $0x01, Y14, (R11)
+	VEXTRACTI128 $0x01, Y15, 16(R11)
 
 dpfGenLevelVAES256_pad1:
-	ADDQ         R13, R11
-	VMOVDQU      Y15, Y13
-	VMOVDQU      16(DI), X15
-	VINSERTI128  $0x01, 16(SI), Y15, Y15
-	VPSHUFD      $0xff, Y15, Y15
-	VPSLLD       $0x1f, Y15, Y15
-	VPSRAD       $0x1f, Y15, Y15
-	VPAND        Y13, Y15, Y15
-	VPXOR        Y15, Y2, Y2
-	VMOVDQU      X2, 16(DI)
-	VEXTRACTI128 $0x01, Y2, 16(SI)
-	VPXOR        64(SP), Y4, Y4
-	VPXOR        64(SP), Y5, Y5
-	MOVQ         R9, AX
-	NEGQ         AX
-	SARQ         $0x3f, AX
-	VMOVQ        AX, X10
-	VPBROADCASTQ X10, Y10
-	VPERM2I128   $0x01, Y4, Y4, Y11
-	VPXOR        Y4, Y11, Y11
-	VPERM2I128   $0x01, Y5, Y5, Y12
-	VPXOR        Y5, Y12, Y12
-	VPANDN       Y12, Y8, Y13
-	VPAND        Y8, Y11, Y11
-	VPXOR        Y8, Y11, Y11
-	VPAND        Y8, Y12, Y12
-	VPOR         Y11, Y13, Y15
-	VPXOR        Y11, Y12, Y14
-	VPAND        Y10, Y14, Y14
-	VPXOR        Y14, Y11, Y11
-	VPXOR        Y14, Y12, Y12
-	CMPQ         R14, $0x02
-	JLE          dpfGenLevelVAES256_pad2
-	VPOR         Y11, Y13, Y14
-	VMOVDQU      X14, (R11)
-	VPSHUFD      $0x03, Y12, Y14
-	VMOVDQU      X14, 16(R11)
+	ADDQ    R13, R11
+	VPXOR   Y11, Y12, Y14
+	VPAND   Y10, Y14, Y14
+	VPXOR   Y11, Y14, Y14
+	VPOR    Y14, Y13, Y13
+	VMOVDQU (DI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU (SI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y2, Y2
+	VMOVDQU Y2, (SI)
+	VPXOR   64(SP), Y4, Y4
+	VPXOR   64(SP), Y5, Y5
+	VPXOR   96(SP), Y6, Y6
+	VPXOR   96(SP), Y7, Y7
+	VMOVDQU 32(R12), Y10
+	VPSRLVQ Y9, Y10, Y10
+	VPSHUFD $0x4e, Y10, Y14
+	VPOR    Y14, Y10, Y10
+	VPAND   128(SP), Y10, Y10
+	VPXOR   Y14, Y14, Y14
+	VPSUBQ  Y10, Y14, Y10
+	VPXOR   Y4, Y6, Y11
+	VPXOR   Y5, Y7, Y12
+	VPXOR   Y11, Y12, Y13
+	VPAND   Y10, Y13, Y13
+	VPXOR   Y12, Y13, Y13
+	VPANDN  Y13, Y8, Y13
+	VPAND   Y8, Y10, Y14
+	VPAND   Y8, Y12, Y12
+	VPXOR   Y14, Y12, Y12
+	VPAND   Y8, Y11, Y11
+	VPXOR   Y14, Y11, Y11
+	VPXOR   Y8, Y11, Y11
+	VPXOR   Y4, Y5, Y5
+	VPAND   Y10, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y6, Y7, Y7
+	VPAND   Y10, Y7, Y7
+	VPXOR   Y7, Y6, Y6
+	VPOR    Y11, Y13, Y14
+	VPSHUFD $0x03, Y12, Y15
+	CMPQ    R14, $0x02
+	JLE     dpfGenLevelVAES256_pad2
+	VMOVDQU X14, (R11)
+	VMOVDQU X15, 16(R11)
 
 dpfGenLevelVAES256_pad2:
 	ADDQ         R13, R11
-	VMOVDQU      Y15, Y13
-	VMOVDQU      32(DI), X15
-	VINSERTI128  $0x01, 32(SI), Y15, Y15
-	VPSHUFD      $0xff, Y15, Y15
-	VPSLLD       $0x1f, Y15, Y15
-	VPSRAD       $0x1f, Y15, Y15
-	VPAND        Y13, Y15, Y15
-	VPXOR        Y15, Y4, Y4
-	VMOVDQU      X4, 32(DI)
-	VEXTRACTI128 $0x01, Y4, 32(SI)
-	VPXOR        96(SP), Y6, Y6
-	VPXOR        96(SP), Y7, Y7
-	MOVQ         R10, AX
-	NEGQ         AX
-	SARQ         $0x3f, AX
-	VMOVQ        AX, X10
-	VPBROADCASTQ X10, Y10
-	VPERM2I128   $0x01, Y6, Y6, Y11
-	VPXOR        Y6, Y11, Y11
-	VPERM2I128   $0x01, Y7, Y7, Y12
-	VPXOR        Y7, Y12, Y12
-	VPANDN       Y12, Y8, Y13
-	VPAND        Y8, Y11, Y11
-	VPXOR        Y8, Y11, Y11
-	VPAND        Y8, Y12, Y12
-	VPOR         Y11, Y13, Y15
-	VPXOR        Y11, Y12, Y14
-	VPAND        Y10, Y14, Y14
-	VPXOR        Y14, Y11, Y11
-	VPXOR        Y14, Y12, Y12
 	CMPQ         R14, $0x03
 	JLE          dpfGenLevelVAES256_pad3
-	VPOR         Y11, Y13, Y14
-	VMOVDQU      X14, (R11)
-	VPSHUFD      $0x03, Y12, Y14
-	VMOVDQU      X14, 16(R11)
+	VEXTRACTI128 $0x01, Y14, (R11)
+	VEXTRACTI128 $0x01, Y15, 16(R11)
 
 dpfGenLevelVAES256_pad3:
-	ADDQ         R13, R11
-	VMOVDQU      Y15, Y13
-	VMOVDQU      48(DI), X15
-	VINSERTI128  $0x01, 48(SI), Y15, Y15
-	VPSHUFD      $0xff, Y15, Y15
-	VPSLLD       $0x1f, Y15, Y15
-	VPSRAD       $0x1f, Y15, Y15
-	VPAND        Y13, Y15, Y15
-	VPXOR        Y15, Y6, Y6
-	VMOVDQU      X6, 48(DI)
-	VEXTRACTI128 $0x01, Y6, 48(SI)
-	ADDQ         $0x00000040, DI
-	ADDQ         $0x00000040, SI
-	ADDQ         $0x00000040, R12
-	SUBQ         $0x00000004, R14
-	SUBQ         $0x00000004, CX
-	JNZ          dpfGenLevelVAES256_group
+	ADDQ    R13, R11
+	VPXOR   Y11, Y12, Y14
+	VPAND   Y10, Y14, Y14
+	VPXOR   Y11, Y14, Y14
+	VPOR    Y14, Y13, Y13
+	VMOVDQU 32(DI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y4, Y4
+	VMOVDQU Y4, 32(DI)
+	VMOVDQU 32(SI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y6, Y6
+	VMOVDQU Y6, 32(SI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x00000040, SI
+	ADDQ    $0x00000040, R12
+	SUBQ    $0x00000004, R14
+	SUBQ    $0x00000004, CX
+	JNZ     dpfGenLevelVAES256_group
 	VZEROUPPER
 	RET
 
@@ -4026,302 +3944,225 @@ TEXT ·dcfGenLevelVAES256(SB), $1728-120
 	MOVQ           padded+64(FP), CX
 
 dcfGenLevelVAES256_group:
-	VMOVDQU        (DI), X0
-	VINSERTI128    $0x01, (SI), Y0, Y0
-	VPANDN         Y0, Y8, Y0
-	VMOVDQU        Y0, (SP)
-	VPXOR          1152(SP), Y0, Y3
-	VPXOR          800(SP), Y0, Y2
-	VPXOR          448(SP), Y0, Y1
-	VPXOR          96(SP), Y0, Y0
-	VMOVDQU        16(DI), X4
-	VINSERTI128    $0x01, 16(SI), Y4, Y4
-	VPANDN         Y4, Y8, Y4
-	VMOVDQU        Y4, 32(SP)
-	VPXOR          1152(SP), Y4, Y7
-	VPXOR          800(SP), Y4, Y6
-	VPXOR          448(SP), Y4, Y5
-	VPXOR          96(SP), Y4, Y4
-	VAESENC        128(SP), Y0, Y0
-	VAESENC        480(SP), Y1, Y1
-	VAESENC        832(SP), Y2, Y2
-	VAESENC        1184(SP), Y3, Y3
-	VAESENC        128(SP), Y4, Y4
-	VAESENC        480(SP), Y5, Y5
-	VAESENC        832(SP), Y6, Y6
-	VAESENC        1184(SP), Y7, Y7
-	VAESENC        160(SP), Y0, Y0
-	VAESENC        512(SP), Y1, Y1
-	VAESENC        864(SP), Y2, Y2
-	VAESENC        1216(SP), Y3, Y3
-	VAESENC        160(SP), Y4, Y4
-	VAESENC        512(SP), Y5, Y5
-	VAESENC        864(SP), Y6, Y6
-	VAESENC        1216(SP), Y7, Y7
-	VAESENC        192(SP), Y0, Y0
-	VAESENC        544(SP), Y1, Y1
-	VAESENC        896(SP), Y2, Y2
-	VAESENC        1248(SP), Y3, Y3
-	VAESENC        192(SP), Y4, Y4
-	VAESENC        544(SP), Y5, Y5
-	VAESENC        896(SP), Y6, Y6
-	VAESENC        1248(SP), Y7, Y7
-	VAESENC        224(SP), Y0, Y0
-	VAESENC        576(SP), Y1, Y1
-	VAESENC        928(SP), Y2, Y2
-	VAESENC        1280(SP), Y3, Y3
-	VAESENC        224(SP), Y4, Y4
-	VAESENC        576(SP), Y5, Y5
-	VAESENC        928(SP), Y6, Y6
-	VAESENC        1280(SP), Y7, Y7
-	VAESENC        256(SP), Y0, Y0
-	VAESENC        608(SP), Y1, Y1
-	VAESENC        960(SP), Y2, Y2
-	VAESENC        1312(SP), Y3, Y3
-	VAESENC        256(SP), Y4, Y4
-	VAESENC        608(SP), Y5, Y5
-	VAESENC        960(SP), Y6, Y6
-	VAESENC        1312(SP), Y7, Y7
-	VAESENC        288(SP), Y0, Y0
-	VAESENC        640(SP), Y1, Y1
-	VAESENC        992(SP), Y2, Y2
-	VAESENC        1344(SP), Y3, Y3
-	VAESENC        288(SP), Y4, Y4
-	VAESENC        640(SP), Y5, Y5
-	VAESENC        992(SP), Y6, Y6
-	VAESENC        1344(SP), Y7, Y7
-	VAESENC        320(SP), Y0, Y0
-	VAESENC        672(SP), Y1, Y1
-	VAESENC        1024(SP), Y2, Y2
-	VAESENC        1376(SP), Y3, Y3
-	VAESENC        320(SP), Y4, Y4
-	VAESENC        672(SP), Y5, Y5
-	VAESENC        1024(SP), Y6, Y6
-	VAESENC        1376(SP), Y7, Y7
-	VAESENC        352(SP), Y0, Y0
-	VAESENC        704(SP), Y1, Y1
-	VAESENC        1056(SP), Y2, Y2
-	VAESENC        1408(SP), Y3, Y3
-	VAESENC        352(SP), Y4, Y4
-	VAESENC        704(SP), Y5, Y5
-	VAESENC        1056(SP), Y6, Y6
-	VAESENC        1408(SP), Y7, Y7
-	VAESENC        384(SP), Y0, Y0
-	VAESENC        736(SP), Y1, Y1
-	VAESENC        1088(SP), Y2, Y2
-	VAESENC        1440(SP), Y3, Y3
-	VAESENC        384(SP), Y4, Y4
-	VAESENC        736(SP), Y5, Y5
-	VAESENC        1088(SP), Y6, Y6
-	VAESENC        1440(SP), Y7, Y7
-	VAESENCLAST    416(SP), Y0, Y0
-	VAESENCLAST    768(SP), Y1, Y1
-	VAESENCLAST    1120(SP), Y2, Y2
-	VAESENCLAST    1472(SP), Y3, Y3
-	VAESENCLAST    416(SP), Y4, Y4
-	VAESENCLAST    768(SP), Y5, Y5
-	VAESENCLAST    1120(SP), Y6, Y6
-	VAESENCLAST    1472(SP), Y7, Y7
-	VPXOR          (SP), Y0, Y0
-	VPXOR          (SP), Y1, Y1
-	VPXOR          (SP), Y2, Y2
-	VPXOR          (SP), Y3, Y3
-	VBROADCASTI128 (R12), Y10
-	VPSRLVQ        Y9, Y10, Y10
-	VPSHUFD        $0x4e, Y10, Y14
-	VPOR           Y14, Y10, Y10
-	VPAND          64(SP), Y10, Y10
-	VPXOR          Y14, Y14, Y14
-	VPSUBQ         Y10, Y14, Y10
-	VPAND          1504(SP), Y1, Y1
-	VPAND          1504(SP), Y3, Y3
-	VPXOR          Y1, Y3, Y11
-	VPAND          Y10, Y11, Y11
-	VPXOR          Y11, Y1, Y1
-	VPXOR          Y11, Y3, Y3
-	VPERM2I128     $0x01, Y3, Y3, Y11
-	VPERM2I128     $0x01, Y1, Y1, Y12
-	VPXOR          Y3, Y11, Y13
-	VPSUBQ         Y3, Y11, Y11
-	VPXOR          Y11, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y11, Y11
-	VPXOR          Y12, Y1, Y13
-	VPSUBQ         Y12, Y1, Y1
-	VPXOR          Y1, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y1, Y1
-	VBROADCASTI128 (R9), Y12
-	VPXOR          1696(SP), Y10, Y13
-	VPAND          Y13, Y12, Y12
-	VPXOR          Y12, Y11, Y13
-	VPADDQ         Y12, Y11, Y11
-	VPXOR          Y11, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y11, Y11
-	VBROADCASTI128 (R8), Y14
-	VPXOR          Y11, Y1, Y13
-	VPADDQ         Y11, Y1, Y1
-	VPXOR          Y1, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y1, Y1
-	VMOVDQU        X1, (R8)
-	VPXOR          Y14, Y11, Y13
-	VPSUBQ         Y14, Y11, Y11
-	VPXOR          Y11, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y11, Y11
-	VBROADCASTI128 (SI), Y12
-	VPSHUFD        $0xff, Y12, Y12
-	VPSLLD         $0x1f, Y12, Y12
-	VPSRAD         $0x1f, Y12, Y12
-	VPAND          1600(SP), Y12, Y12
-	VPXOR          Y12, Y11, Y11
-	VPSUBQ         Y12, Y11, Y11
-	VPAND          1568(SP), Y11, Y1
-	VPERM2I128     $0x01, Y0, Y0, Y11
-	VPXOR          Y0, Y11, Y11
-	VPERM2I128     $0x01, Y2, Y2, Y12
-	VPXOR          Y2, Y12, Y12
-	VPXOR          Y11, Y12, Y13
-	VPAND          Y10, Y13, Y13
-	VPXOR          Y12, Y13, Y13
-	VPANDN         Y13, Y8, Y13
-	VPAND          Y8, Y10, Y14
-	VPAND          Y8, Y12, Y12
-	VPXOR          Y14, Y12, Y12
-	VPAND          Y8, Y11, Y11
-	VPXOR          Y14, Y11, Y11
-	VPXOR          Y8, Y11, Y11
-	VPXOR          Y0, Y2, Y2
-	VPAND          Y10, Y2, Y2
-	VPXOR          Y2, Y0, Y0
-	CMPQ           R14, $0x00
-	JLE            dcfGenLevelVAES256_pad0
-	VPOR           Y11, Y13, Y14
-	VMOVDQU        X14, (R11)
-	VPOR           Y12, Y1, Y14
-	VMOVDQU        X14, 16(R11)
+	VMOVDQU     (DI), Y0
+	VPANDN      Y0, Y8, Y0
+	VMOVDQU     Y0, (SP)
+	VPXOR       1152(SP), Y0, Y3
+	VPXOR       800(SP), Y0, Y2
+	VPXOR       448(SP), Y0, Y1
+	VPXOR       96(SP), Y0, Y0
+	VMOVDQU     (SI), Y4
+	VPANDN      Y4, Y8, Y4
+	VMOVDQU     Y4, 32(SP)
+	VPXOR       1152(SP), Y4, Y7
+	VPXOR       800(SP), Y4, Y6
+	VPXOR       448(SP), Y4, Y5
+	VPXOR       96(SP), Y4, Y4
+	VAESENC     128(SP), Y0, Y0
+	VAESENC     480(SP), Y1, Y1
+	VAESENC     832(SP), Y2, Y2
+	VAESENC     1184(SP), Y3, Y3
+	VAESENC     128(SP), Y4, Y4
+	VAESENC     480(SP), Y5, Y5
+	VAESENC     832(SP), Y6, Y6
+	VAESENC     1184(SP), Y7, Y7
+	VAESENC     160(SP), Y0, Y0
+	VAESENC     512(SP), Y1, Y1
+	VAESENC     864(SP), Y2, Y2
+	VAESENC     1216(SP), Y3, Y3
+	VAESENC     160(SP), Y4, Y4
+	VAESENC     512(SP), Y5, Y5
+	VAESENC     864(SP), Y6, Y6
+	VAESENC     1216(SP), Y7, Y7
+	VAESENC     192(SP), Y0, Y0
+	VAESENC     544(SP), Y1, Y1
+	VAESENC     896(SP), Y2, Y2
+	VAESENC     1248(SP), Y3, Y3
+	VAESENC     192(SP), Y4, Y4
+	VAESENC     544(SP), Y5, Y5
+	VAESENC     896(SP), Y6, Y6
+	VAESENC     1248(SP), Y7, Y7
+	VAESENC     224(SP), Y0, Y0
+	VAESENC     576(SP), Y1, Y1
+	VAESENC     928(SP), Y2, Y2
+	VAESENC     1280(SP), Y3, Y3
+	VAESENC     224(SP), Y4, Y4
+	VAESENC     576(SP), Y5, Y5
+	VAESENC     928(SP), Y6, Y6
+	VAESENC     1280(SP), Y7, Y7
+	VAESENC     256(SP), Y0, Y0
+	VAESENC     608(SP), Y1, Y1
+	VAESENC     960(SP), Y2, Y2
+	VAESENC     1312(SP), Y3, Y3
+	VAESENC     256(SP), Y4, Y4
+	VAESENC     608(SP), Y5, Y5
+	VAESENC     960(SP), Y6, Y6
+	VAESENC     1312(SP), Y7, Y7
+	VAESENC     288(SP), Y0, Y0
+	VAESENC     640(SP), Y1, Y1
+	VAESENC     992(SP), Y2, Y2
+	VAESENC     1344(SP), Y3, Y3
+	VAESENC     288(SP), Y4, Y4
+	VAESENC     640(SP), Y5, Y5
+	VAESENC     992(SP), Y6, Y6
+	VAESENC     1344(SP), Y7, Y7
+	VAESENC     320(SP), Y0, Y0
+	VAESENC     672(SP), Y1, Y1
+	VAESENC     1024(SP), Y2, Y2
+	VAESENC     1376(SP), Y3, Y3
+	VAESENC     320(SP), Y4, Y4
+	VAESENC     672(SP), Y5, Y5
+	VAESENC     1024(SP), Y6, Y6
+	VAESENC     1376(SP), Y7, Y7
+	VAESENC     352(SP), Y0, Y0
+	VAESENC     704(SP), Y1, Y1
+	VAESENC     1056(SP), Y2, Y2
+	VAESENC     1408(SP), Y3, Y3
+	VAESENC     352(SP), Y4, Y4
+	VAESENC     704(SP), Y5, Y5
+	VAESENC     1056(SP), Y6, Y6
+	VAESENC     1408(SP), Y7, Y7
+	VAESENC     384(SP), Y0, Y0
+	VAESENC     736(SP), Y1, Y1
+	VAESENC     1088(SP), Y2, Y2
+	VAESENC     1440(SP), Y3, Y3
+	VAESENC     384(SP), Y4, Y4
+	VAESENC     736(SP), Y5, Y5
+	VAESENC     1088(SP), Y6, Y6
+	VAESENC     1440(SP), Y7, Y7
+	VAESENCLAST 416(SP), Y0, Y0
+	VAESENCLAST 768(SP), Y1, Y1
+	VAESENCLAST 1120(SP), Y2, Y2
+	VAESENCLAST 1472(SP), Y3, Y3
+	VAESENCLAST 416(SP), Y4, Y4
+	VAESENCLAST 768(SP), Y5, Y5
+	VAESENCLAST 1120(SP), Y6, Y6
+	VAESENCLAST 1472(SP), Y7, Y7
+	VPXOR       (SP), Y0, Y0
+	VPXOR       (SP), Y1, Y1
+	VPXOR       (SP), Y2, Y2
+	VPXOR       (SP), Y3, Y3
+	VPXOR       32(SP), Y4, Y4
+	VPXOR       32(SP), Y5, Y5
+	VPXOR       32(SP), Y6, Y6
+	VPXOR       32(SP), Y7, Y7
+	VMOVDQU     (R12), Y10
+	VPSRLVQ     Y9, Y10, Y10
+	VPSHUFD     $0x4e, Y10, Y14
+	VPOR        Y14, Y10, Y10
+	VPAND       64(SP), Y10, Y10
+	VPXOR       Y14, Y14, Y14
+	VPSUBQ      Y10, Y14, Y10
+	VPAND       1504(SP), Y1, Y1
+	VPAND       1504(SP), Y3, Y3
+	VPXOR       Y1, Y3, Y11
+	VPAND       Y10, Y11, Y11
+	VPXOR       Y11, Y1, Y1
+	VPXOR       Y11, Y3, Y3
+	VPAND       1504(SP), Y5, Y5
+	VPAND       1504(SP), Y7, Y7
+	VPXOR       Y5, Y7, Y11
+	VPAND       Y10, Y11, Y11
+	VPXOR       Y11, Y5, Y5
+	VPXOR       Y11, Y7, Y7
+	VPXOR       Y3, Y7, Y13
+	VPSUBQ      Y3, Y7, Y7
+	VPXOR       Y7, Y13, Y13
+	VPAND       1536(SP), Y13, Y13
+	VPXOR       Y13, Y7, Y7
+	VPXOR       Y5, Y1, Y13
+	VPSUBQ      Y5, Y1, Y1
+	VPXOR       Y1, Y13, Y13
+	VPAND       1536(SP), Y13, Y13
+	VPXOR       Y13, Y1, Y1
+	VMOVDQU     (R9), Y12
+	VPXOR       1696(SP), Y10, Y13
+	VPAND       Y13, Y12, Y12
+	VPXOR       Y12, Y7, Y13
+	VPADDQ      Y12, Y7, Y7
+	VPXOR       Y7, Y13, Y13
+	VPAND       1536(SP), Y13, Y13
+	VPXOR       Y13, Y7, Y7
+	VMOVDQU     (R8), Y14
+	VPXOR       Y7, Y1, Y13
+	VPADDQ      Y7, Y1, Y1
+	VPXOR       Y1, Y13, Y13
+	VPAND       1536(SP), Y13, Y13
+	VPXOR       Y13, Y1, Y1
+	VMOVDQU     Y1, (R8)
+	VPXOR       Y14, Y7, Y13
+	VPSUBQ      Y14, Y7, Y7
+	VPXOR       Y7, Y13, Y13
+	VPAND       1536(SP), Y13, Y13
+	VPXOR       Y13, Y7, Y7
+	VMOVDQU     (SI), Y12
+	VPSHUFD     $0xff, Y12, Y12
+	VPSLLD      $0x1f, Y12, Y12
+	VPSRAD      $0x1f, Y12, Y12
+	VPAND       1600(SP), Y12, Y12
+	VPXOR       Y12, Y7, Y7
+	VPSUBQ      Y12, Y7, Y7
+	VPAND       1568(SP), Y7, Y1
+	VPXOR       Y0, Y4, Y11
+	VPXOR       Y2, Y6, Y12
+	VPXOR       Y11, Y12, Y13
+	VPAND       Y10, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPANDN      Y13, Y8, Y13
+	VPAND       Y8, Y10, Y14
+	VPAND       Y8, Y12, Y12
+	VPXOR       Y14, Y12, Y12
+	VPAND       Y8, Y11, Y11
+	VPXOR       Y14, Y11, Y11
+	VPXOR       Y8, Y11, Y11
+	VPXOR       Y0, Y2, Y2
+	VPAND       Y10, Y2, Y2
+	VPXOR       Y2, Y0, Y0
+	VPXOR       Y4, Y6, Y6
+	VPAND       Y10, Y6, Y6
+	VPXOR       Y6, Y4, Y4
+	VPOR        Y11, Y13, Y14
+	VPOR        Y12, Y1, Y15
+	CMPQ        R14, $0x00
+	JLE         dcfGenLevelVAES256_pad0
+	VMOVDQU     X14, (R11)
+	VMOVDQU     X15, 16(R11)
 
 dcfGenLevelVAES256_pad0:
-	ADDQ           R13, R11
-	VPXOR          Y11, Y12, Y14
-	VPAND          Y10, Y14, Y14
-	VPXOR          Y11, Y14, Y14
-	VPOR           Y14, Y13, Y13
-	VMOVDQU        (DI), X15
-	VINSERTI128    $0x01, (SI), Y15, Y15
-	VPSHUFD        $0xff, Y15, Y15
-	VPSLLD         $0x1f, Y15, Y15
-	VPSRAD         $0x1f, Y15, Y15
-	VPAND          Y13, Y15, Y15
-	VPXOR          Y15, Y0, Y0
-	VMOVDQU        X0, (DI)
-	VEXTRACTI128   $0x01, Y0, (SI)
-	VPXOR          32(SP), Y4, Y4
-	VPXOR          32(SP), Y5, Y5
-	VPXOR          32(SP), Y6, Y6
-	VPXOR          32(SP), Y7, Y7
-	VBROADCASTI128 16(R12), Y10
-	VPSRLVQ        Y9, Y10, Y10
-	VPSHUFD        $0x4e, Y10, Y14
-	VPOR           Y14, Y10, Y10
-	VPAND          64(SP), Y10, Y10
-	VPXOR          Y14, Y14, Y14
-	VPSUBQ         Y10, Y14, Y10
-	VPAND          1504(SP), Y5, Y5
-	VPAND          1504(SP), Y7, Y7
-	VPXOR          Y5, Y7, Y11
-	VPAND          Y10, Y11, Y11
-	VPXOR          Y11, Y5, Y5
-	VPXOR          Y11, Y7, Y7
-	VPERM2I128     $0x01, Y7, Y7, Y11
-	VPERM2I128     $0x01, Y5, Y5, Y12
-	VPXOR          Y7, Y11, Y13
-	VPSUBQ         Y7, Y11, Y11
-	VPXOR          Y11, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y11, Y11
-	VPXOR          Y12, Y5, Y13
-	VPSUBQ         Y12, Y5, Y5
-	VPXOR          Y5, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y5, Y5
-	VBROADCASTI128 16(R9), Y12
-	VPXOR          1696(SP), Y10, Y13
-	VPAND          Y13, Y12, Y12
-	VPXOR          Y12, Y11, Y13
-	VPADDQ         Y12, Y11, Y11
-	VPXOR          Y11, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y11, Y11
-	VBROADCASTI128 16(R8), Y14
-	VPXOR          Y11, Y5, Y13
-	VPADDQ         Y11, Y5, Y5
-	VPXOR          Y5, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y5, Y5
-	VMOVDQU        X5, 16(R8)
-	VPXOR          Y14, Y11, Y13
-	VPSUBQ         Y14, Y11, Y11
-	VPXOR          Y11, Y13, Y13
-	VPAND          1536(SP), Y13, Y13
-	VPXOR          Y13, Y11, Y11
-	VBROADCASTI128 16(SI), Y12
-	VPSHUFD        $0xff, Y12, Y12
-	VPSLLD         $0x1f, Y12, Y12
-	VPSRAD         $0x1f, Y12, Y12
-	VPAND          1600(SP), Y12, Y12
-	VPXOR          Y12, Y11, Y11
-	VPSUBQ         Y12, Y11, Y11
-	VPAND          1568(SP), Y11, Y5
-	VPERM2I128     $0x01, Y4, Y4, Y11
-	VPXOR          Y4, Y11, Y11
-	VPERM2I128     $0x01, Y6, Y6, Y12
-	VPXOR          Y6, Y12, Y12
-	VPXOR          Y11, Y12, Y13
-	VPAND          Y10, Y13, Y13
-	VPXOR          Y12, Y13, Y13
-	VPANDN         Y13, Y8, Y13
-	VPAND          Y8, Y10, Y14
-	VPAND          Y8, Y12, Y12
-	VPXOR          Y14, Y12, Y12
-	VPAND          Y8, Y11, Y11
-	VPXOR          Y14, Y11, Y11
-	VPXOR          Y8, Y11, Y11
-	VPXOR          Y4, Y6, Y6
-	VPAND          Y10, Y6, Y6
-	VPXOR          Y6, Y4, Y4
-	CMPQ           R14, $0x01
-	JLE            dcfGenLevelVAES256_pad1
-	VPOR           Y11, Y13, Y14
-	VMOVDQU        X14, (R11)
-	VPOR           Y12, Y5, Y14
-	VMOVDQU        X14, 16(R11)
+	ADDQ         R13, R11
+	CMPQ         R14, $0x01
+	JLE          dcfGenLevelVAES256_pad1
+	VEXTRACTI128 $0x01, Y14, (R11)
+	VEXTRACTI128 $0x01, Y15, 16(R11)
 
 dcfGenLevelVAES256_pad1:
-	ADDQ         R13, R11
-	VPXOR        Y11, Y12, Y14
-	VPAND        Y10, Y14, Y14
-	VPXOR        Y11, Y14, Y14
-	VPOR         Y14, Y13, Y13
-	VMOVDQU      16(DI), X15
-	VINSERTI128  $0x01, 16(SI), Y15, Y15
-	VPSHUFD      $0xff, Y15, Y15
-	VPSLLD       $0x1f, Y15, Y15
-	VPSRAD       $0x1f, Y15, Y15
-	VPAND        Y13, Y15, Y15
-	VPXOR        Y15, Y4, Y4
-	VMOVDQU      X4, 16(DI)
-	VEXTRACTI128 $0x01, Y4, 16(SI)
-	ADDQ         $0x00000020, DI
-	ADDQ         $0x00000020, SI
-	ADDQ         $0x00000020, R12
-	ADDQ         $0x00000020, R8
-	ADDQ         $0x00000020, R9
-	SUBQ         $0x00000002, R14
-	SUBQ         $0x00000002, CX
-	JNZ          dcfGenLevelVAES256_group
+	ADDQ    R13, R11
+	VPXOR   Y11, Y12, Y14
+	VPAND   Y10, Y14, Y14
+	VPXOR   Y11, Y14, Y14
+	VPOR    Y14, Y13, Y13
+	VMOVDQU (DI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU (SI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y4, Y4
+	VMOVDQU Y4, (SI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, R12
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	SUBQ    $0x00000002, R14
+	SUBQ    $0x00000002, CX
+	JNZ     dcfGenLevelVAES256_group
 	VZEROUPPER
 	RET
 
@@ -7470,12 +7311,12 @@ dpfGenLevelAESNI_group:
 	VPXOR       X2, X3, X3
 	VPAND       X10, X3, X3
 	VPXOR       X3, X2, X2
+	VPOR        X11, X13, X14
+	VPSHUFD     $0x03, X12, X15
 	CMPQ        R14, $0x00
 	JLE         dpfGenLevelAESNI_pad0
-	VPOR        X11, X13, X14
 	VMOVDQU     X14, (R11)
-	VPSHUFD     $0x03, X12, X14
-	VMOVDQU     X14, 16(R11)
+	VMOVDQU     X15, 16(R11)
 
 dpfGenLevelAESNI_pad0:
 	ADDQ    R13, R11
@@ -7526,12 +7367,12 @@ dpfGenLevelAESNI_pad0:
 	VPXOR   X6, X7, X7
 	VPAND   X10, X7, X7
 	VPXOR   X7, X6, X6
+	VPOR    X11, X13, X14
+	VPSHUFD $0x03, X12, X15
 	CMPQ    R14, $0x01
 	JLE     dpfGenLevelAESNI_pad1
-	VPOR    X11, X13, X14
 	VMOVDQU X14, (R11)
-	VPSHUFD $0x03, X12, X14
-	VMOVDQU X14, 16(R11)
+	VMOVDQU X15, 16(R11)
 
 dpfGenLevelAESNI_pad1:
 	ADDQ    R13, R11
@@ -7775,12 +7616,12 @@ dcfGenLevelAESNI_group:
 	VPXOR       X4, X6, X6
 	VPAND       X10, X6, X6
 	VPXOR       X6, X4, X4
+	VPOR        X11, X13, X14
+	VPOR        X12, X1, X15
 	CMPQ        R14, $0x00
 	JLE         dcfGenLevelAESNI_pad0
-	VPOR        X11, X13, X14
 	VMOVDQU     X14, (R11)
-	VPOR        X12, X1, X14
-	VMOVDQU     X14, 16(R11)
+	VMOVDQU     X15, 16(R11)
 
 dcfGenLevelAESNI_pad0:
 	ADDQ    R13, R11
