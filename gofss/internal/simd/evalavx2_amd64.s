@@ -3717,18 +3717,18 @@ dpfGenLevelVAES256_group:
 	VPOR        Y11, Y13, Y14
 	VPSHUFD     $0x03, Y12, Y15
 	CMPQ        R14, $0x00
-	JLE         dpfGenLevelVAES256_pad0
+	JLE         dpfGenLevelVAES256_group_pad0
 	VMOVDQU     X14, (R11)
 	VMOVDQU     X15, 16(R11)
 
-dpfGenLevelVAES256_pad0:
+dpfGenLevelVAES256_group_pad0:
 	ADDQ         R13, R11
 	CMPQ         R14, $0x01
-	JLE          dpfGenLevelVAES256_pad1
+	JLE          dpfGenLevelVAES256_group_pad1
 	VEXTRACTI128 $0x01, Y14, (R11)
 	VEXTRACTI128 $0x01, Y15, 16(R11)
 
-dpfGenLevelVAES256_pad1:
+dpfGenLevelVAES256_group_pad1:
 	ADDQ    R13, R11
 	VPXOR   Y11, Y12, Y14
 	VPAND   Y10, Y14, Y14
@@ -3780,18 +3780,18 @@ dpfGenLevelVAES256_pad1:
 	VPOR    Y11, Y13, Y14
 	VPSHUFD $0x03, Y12, Y15
 	CMPQ    R14, $0x02
-	JLE     dpfGenLevelVAES256_pad2
+	JLE     dpfGenLevelVAES256_group_pad2
 	VMOVDQU X14, (R11)
 	VMOVDQU X15, 16(R11)
 
-dpfGenLevelVAES256_pad2:
+dpfGenLevelVAES256_group_pad2:
 	ADDQ         R13, R11
 	CMPQ         R14, $0x03
-	JLE          dpfGenLevelVAES256_pad3
+	JLE          dpfGenLevelVAES256_group_pad3
 	VEXTRACTI128 $0x01, Y14, (R11)
 	VEXTRACTI128 $0x01, Y15, 16(R11)
 
-dpfGenLevelVAES256_pad3:
+dpfGenLevelVAES256_group_pad3:
 	ADDQ    R13, R11
 	VPXOR   Y11, Y12, Y14
 	VPAND   Y10, Y14, Y14
@@ -3942,8 +3942,213 @@ TEXT ·dcfGenLevelVAES256(SB), $1728-120
 	MOVQ           stride+48(FP), R13
 	MOVQ           keys+56(FP), R14
 	MOVQ           padded+64(FP), CX
+	VMOVDQU        1536(SP), Y10
+	VPTEST         Y10, Y10
+	JNZ            dcfGenLevelVAES256_mixed_group
 
-dcfGenLevelVAES256_group:
+dcfGenLevelVAES256_add_group:
+	VMOVDQU     (DI), Y0
+	VPANDN      Y0, Y8, Y0
+	VMOVDQU     Y0, (SP)
+	VPXOR       1152(SP), Y0, Y3
+	VPXOR       800(SP), Y0, Y2
+	VPXOR       448(SP), Y0, Y1
+	VPXOR       96(SP), Y0, Y0
+	VMOVDQU     (SI), Y4
+	VPANDN      Y4, Y8, Y4
+	VMOVDQU     Y4, 32(SP)
+	VPXOR       1152(SP), Y4, Y7
+	VPXOR       800(SP), Y4, Y6
+	VPXOR       448(SP), Y4, Y5
+	VPXOR       96(SP), Y4, Y4
+	VAESENC     128(SP), Y0, Y0
+	VAESENC     480(SP), Y1, Y1
+	VAESENC     832(SP), Y2, Y2
+	VAESENC     1184(SP), Y3, Y3
+	VAESENC     128(SP), Y4, Y4
+	VAESENC     480(SP), Y5, Y5
+	VAESENC     832(SP), Y6, Y6
+	VAESENC     1184(SP), Y7, Y7
+	VAESENC     160(SP), Y0, Y0
+	VAESENC     512(SP), Y1, Y1
+	VAESENC     864(SP), Y2, Y2
+	VAESENC     1216(SP), Y3, Y3
+	VAESENC     160(SP), Y4, Y4
+	VAESENC     512(SP), Y5, Y5
+	VAESENC     864(SP), Y6, Y6
+	VAESENC     1216(SP), Y7, Y7
+	VAESENC     192(SP), Y0, Y0
+	VAESENC     544(SP), Y1, Y1
+	VAESENC     896(SP), Y2, Y2
+	VAESENC     1248(SP), Y3, Y3
+	VAESENC     192(SP), Y4, Y4
+	VAESENC     544(SP), Y5, Y5
+	VAESENC     896(SP), Y6, Y6
+	VAESENC     1248(SP), Y7, Y7
+	VAESENC     224(SP), Y0, Y0
+	VAESENC     576(SP), Y1, Y1
+	VAESENC     928(SP), Y2, Y2
+	VAESENC     1280(SP), Y3, Y3
+	VAESENC     224(SP), Y4, Y4
+	VAESENC     576(SP), Y5, Y5
+	VAESENC     928(SP), Y6, Y6
+	VAESENC     1280(SP), Y7, Y7
+	VAESENC     256(SP), Y0, Y0
+	VAESENC     608(SP), Y1, Y1
+	VAESENC     960(SP), Y2, Y2
+	VAESENC     1312(SP), Y3, Y3
+	VAESENC     256(SP), Y4, Y4
+	VAESENC     608(SP), Y5, Y5
+	VAESENC     960(SP), Y6, Y6
+	VAESENC     1312(SP), Y7, Y7
+	VAESENC     288(SP), Y0, Y0
+	VAESENC     640(SP), Y1, Y1
+	VAESENC     992(SP), Y2, Y2
+	VAESENC     1344(SP), Y3, Y3
+	VAESENC     288(SP), Y4, Y4
+	VAESENC     640(SP), Y5, Y5
+	VAESENC     992(SP), Y6, Y6
+	VAESENC     1344(SP), Y7, Y7
+	VAESENC     320(SP), Y0, Y0
+	VAESENC     672(SP), Y1, Y1
+	VAESENC     1024(SP), Y2, Y2
+	VAESENC     1376(SP), Y3, Y3
+	VAESENC     320(SP), Y4, Y4
+	VAESENC     672(SP), Y5, Y5
+	VAESENC     1024(SP), Y6, Y6
+	VAESENC     1376(SP), Y7, Y7
+	VAESENC     352(SP), Y0, Y0
+	VAESENC     704(SP), Y1, Y1
+	VAESENC     1056(SP), Y2, Y2
+	VAESENC     1408(SP), Y3, Y3
+	VAESENC     352(SP), Y4, Y4
+	VAESENC     704(SP), Y5, Y5
+	VAESENC     1056(SP), Y6, Y6
+	VAESENC     1408(SP), Y7, Y7
+	VAESENC     384(SP), Y0, Y0
+	VAESENC     736(SP), Y1, Y1
+	VAESENC     1088(SP), Y2, Y2
+	VAESENC     1440(SP), Y3, Y3
+	VAESENC     384(SP), Y4, Y4
+	VAESENC     736(SP), Y5, Y5
+	VAESENC     1088(SP), Y6, Y6
+	VAESENC     1440(SP), Y7, Y7
+	VAESENCLAST 416(SP), Y0, Y0
+	VAESENCLAST 768(SP), Y1, Y1
+	VAESENCLAST 1120(SP), Y2, Y2
+	VAESENCLAST 1472(SP), Y3, Y3
+	VAESENCLAST 416(SP), Y4, Y4
+	VAESENCLAST 768(SP), Y5, Y5
+	VAESENCLAST 1120(SP), Y6, Y6
+	VAESENCLAST 1472(SP), Y7, Y7
+	VPXOR       (SP), Y0, Y0
+	VPXOR       (SP), Y1, Y1
+	VPXOR       (SP), Y2, Y2
+	VPXOR       (SP), Y3, Y3
+	VPXOR       32(SP), Y4, Y4
+	VPXOR       32(SP), Y5, Y5
+	VPXOR       32(SP), Y6, Y6
+	VPXOR       32(SP), Y7, Y7
+	VMOVDQU     (R12), Y10
+	VPSRLVQ     Y9, Y10, Y10
+	VPSHUFD     $0x4e, Y10, Y14
+	VPOR        Y14, Y10, Y10
+	VPAND       64(SP), Y10, Y10
+	VPXOR       Y14, Y14, Y14
+	VPSUBQ      Y10, Y14, Y10
+	VPAND       1504(SP), Y1, Y1
+	VPAND       1504(SP), Y3, Y3
+	VPXOR       Y1, Y3, Y11
+	VPAND       Y10, Y11, Y11
+	VPXOR       Y11, Y1, Y1
+	VPXOR       Y11, Y3, Y3
+	VPAND       1504(SP), Y5, Y5
+	VPAND       1504(SP), Y7, Y7
+	VPXOR       Y5, Y7, Y11
+	VPAND       Y10, Y11, Y11
+	VPXOR       Y11, Y5, Y5
+	VPXOR       Y11, Y7, Y7
+	VPSUBQ      Y3, Y7, Y7
+	VPSUBQ      Y5, Y1, Y1
+	VMOVDQU     (R9), Y12
+	VPXOR       1696(SP), Y10, Y13
+	VPAND       Y13, Y12, Y12
+	VPADDQ      Y12, Y7, Y7
+	VMOVDQU     (R8), Y14
+	VPADDQ      Y7, Y1, Y1
+	VMOVDQU     Y1, (R8)
+	VPSUBQ      Y14, Y7, Y7
+	VMOVDQU     (SI), Y12
+	VPSHUFD     $0xff, Y12, Y12
+	VPSLLD      $0x1f, Y12, Y12
+	VPSRAD      $0x1f, Y12, Y12
+	VPAND       1600(SP), Y12, Y12
+	VPXOR       Y12, Y7, Y7
+	VPSUBQ      Y12, Y7, Y7
+	VPAND       1568(SP), Y7, Y1
+	VPXOR       Y0, Y4, Y11
+	VPXOR       Y2, Y6, Y12
+	VPXOR       Y11, Y12, Y13
+	VPAND       Y10, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPANDN      Y13, Y8, Y13
+	VPAND       Y8, Y10, Y14
+	VPAND       Y8, Y12, Y12
+	VPXOR       Y14, Y12, Y12
+	VPAND       Y8, Y11, Y11
+	VPXOR       Y14, Y11, Y11
+	VPXOR       Y8, Y11, Y11
+	VPXOR       Y0, Y2, Y2
+	VPAND       Y10, Y2, Y2
+	VPXOR       Y2, Y0, Y0
+	VPXOR       Y4, Y6, Y6
+	VPAND       Y10, Y6, Y6
+	VPXOR       Y6, Y4, Y4
+	VPOR        Y11, Y13, Y14
+	VPOR        Y12, Y1, Y15
+	CMPQ        R14, $0x00
+	JLE         dcfGenLevelVAES256_add_group_pad0
+	VMOVDQU     X14, (R11)
+	VMOVDQU     X15, 16(R11)
+
+dcfGenLevelVAES256_add_group_pad0:
+	ADDQ         R13, R11
+	CMPQ         R14, $0x01
+	JLE          dcfGenLevelVAES256_add_group_pad1
+	VEXTRACTI128 $0x01, Y14, (R11)
+	VEXTRACTI128 $0x01, Y15, 16(R11)
+
+dcfGenLevelVAES256_add_group_pad1:
+	ADDQ    R13, R11
+	VPXOR   Y11, Y12, Y14
+	VPAND   Y10, Y14, Y14
+	VPXOR   Y11, Y14, Y14
+	VPOR    Y14, Y13, Y13
+	VMOVDQU (DI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU (SI), Y15
+	VPSHUFD $0xff, Y15, Y15
+	VPSLLD  $0x1f, Y15, Y15
+	VPSRAD  $0x1f, Y15, Y15
+	VPAND   Y13, Y15, Y15
+	VPXOR   Y15, Y4, Y4
+	VMOVDQU Y4, (SI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, R12
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	SUBQ    $0x00000002, R14
+	SUBQ    $0x00000002, CX
+	JNZ     dcfGenLevelVAES256_add_group
+	JMP     dcfGenLevelVAES256_done
+
+dcfGenLevelVAES256_mixed_group:
 	VMOVDQU     (DI), Y0
 	VPANDN      Y0, Y8, Y0
 	VMOVDQU     Y0, (SP)
@@ -4124,18 +4329,18 @@ dcfGenLevelVAES256_group:
 	VPOR        Y11, Y13, Y14
 	VPOR        Y12, Y1, Y15
 	CMPQ        R14, $0x00
-	JLE         dcfGenLevelVAES256_pad0
+	JLE         dcfGenLevelVAES256_mixed_group_pad0
 	VMOVDQU     X14, (R11)
 	VMOVDQU     X15, 16(R11)
 
-dcfGenLevelVAES256_pad0:
+dcfGenLevelVAES256_mixed_group_pad0:
 	ADDQ         R13, R11
 	CMPQ         R14, $0x01
-	JLE          dcfGenLevelVAES256_pad1
+	JLE          dcfGenLevelVAES256_mixed_group_pad1
 	VEXTRACTI128 $0x01, Y14, (R11)
 	VEXTRACTI128 $0x01, Y15, 16(R11)
 
-dcfGenLevelVAES256_pad1:
+dcfGenLevelVAES256_mixed_group_pad1:
 	ADDQ    R13, R11
 	VPXOR   Y11, Y12, Y14
 	VPAND   Y10, Y14, Y14
@@ -4162,7 +4367,9 @@ dcfGenLevelVAES256_pad1:
 	ADDQ    $0x00000020, R9
 	SUBQ    $0x00000002, R14
 	SUBQ    $0x00000002, CX
-	JNZ     dcfGenLevelVAES256_group
+	JNZ     dcfGenLevelVAES256_mixed_group
+
+dcfGenLevelVAES256_done:
 	VZEROUPPER
 	RET
 
@@ -7314,11 +7521,11 @@ dpfGenLevelAESNI_group:
 	VPOR        X11, X13, X14
 	VPSHUFD     $0x03, X12, X15
 	CMPQ        R14, $0x00
-	JLE         dpfGenLevelAESNI_pad0
+	JLE         dpfGenLevelAESNI_group_pad0
 	VMOVDQU     X14, (R11)
 	VMOVDQU     X15, 16(R11)
 
-dpfGenLevelAESNI_pad0:
+dpfGenLevelAESNI_group_pad0:
 	ADDQ    R13, R11
 	VPXOR   X11, X12, X14
 	VPAND   X10, X14, X14
@@ -7370,11 +7577,11 @@ dpfGenLevelAESNI_pad0:
 	VPOR    X11, X13, X14
 	VPSHUFD $0x03, X12, X15
 	CMPQ    R14, $0x01
-	JLE     dpfGenLevelAESNI_pad1
+	JLE     dpfGenLevelAESNI_group_pad1
 	VMOVDQU X14, (R11)
 	VMOVDQU X15, 16(R11)
 
-dpfGenLevelAESNI_pad1:
+dpfGenLevelAESNI_group_pad1:
 	ADDQ    R13, R11
 	VPXOR   X11, X12, X14
 	VPAND   X10, X14, X14
@@ -7437,8 +7644,206 @@ TEXT ·dcfGenLevelAESNI(SB), $160-120
 	MOVQ         stride+48(FP), R13
 	MOVQ         keys+56(FP), R14
 	MOVQ         padded+64(FP), CX
+	VMOVDQU      64(SP), X10
+	VPTEST       X10, X10
+	JNZ          dcfGenLevelAESNI_mixed_group
 
-dcfGenLevelAESNI_group:
+dcfGenLevelAESNI_add_group:
+	VMOVDQU     (DI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (SP)
+	VPXOR       528(DX), X0, X3
+	VPXOR       352(DX), X0, X2
+	VPXOR       176(DX), X0, X1
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 16(SP)
+	VPXOR       528(DX), X4, X7
+	VPXOR       352(DX), X4, X6
+	VPXOR       176(DX), X4, X5
+	VPXOR       (DX), X4, X4
+	VAESENC     16(DX), X0, X0
+	VAESENC     192(DX), X1, X1
+	VAESENC     368(DX), X2, X2
+	VAESENC     544(DX), X3, X3
+	VAESENC     16(DX), X4, X4
+	VAESENC     192(DX), X5, X5
+	VAESENC     368(DX), X6, X6
+	VAESENC     544(DX), X7, X7
+	VAESENC     32(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     384(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     32(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     384(DX), X6, X6
+	VAESENC     560(DX), X7, X7
+	VAESENC     48(DX), X0, X0
+	VAESENC     224(DX), X1, X1
+	VAESENC     400(DX), X2, X2
+	VAESENC     576(DX), X3, X3
+	VAESENC     48(DX), X4, X4
+	VAESENC     224(DX), X5, X5
+	VAESENC     400(DX), X6, X6
+	VAESENC     576(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     240(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     592(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     240(DX), X5, X5
+	VAESENC     416(DX), X6, X6
+	VAESENC     592(DX), X7, X7
+	VAESENC     80(DX), X0, X0
+	VAESENC     256(DX), X1, X1
+	VAESENC     432(DX), X2, X2
+	VAESENC     608(DX), X3, X3
+	VAESENC     80(DX), X4, X4
+	VAESENC     256(DX), X5, X5
+	VAESENC     432(DX), X6, X6
+	VAESENC     608(DX), X7, X7
+	VAESENC     96(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     448(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENC     96(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     448(DX), X6, X6
+	VAESENC     624(DX), X7, X7
+	VAESENC     112(DX), X0, X0
+	VAESENC     288(DX), X1, X1
+	VAESENC     464(DX), X2, X2
+	VAESENC     640(DX), X3, X3
+	VAESENC     112(DX), X4, X4
+	VAESENC     288(DX), X5, X5
+	VAESENC     464(DX), X6, X6
+	VAESENC     640(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     304(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     656(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     304(DX), X5, X5
+	VAESENC     480(DX), X6, X6
+	VAESENC     656(DX), X7, X7
+	VAESENC     144(DX), X0, X0
+	VAESENC     320(DX), X1, X1
+	VAESENC     496(DX), X2, X2
+	VAESENC     672(DX), X3, X3
+	VAESENC     144(DX), X4, X4
+	VAESENC     320(DX), X5, X5
+	VAESENC     496(DX), X6, X6
+	VAESENC     672(DX), X7, X7
+	VAESENCLAST 160(DX), X0, X0
+	VAESENCLAST 336(DX), X1, X1
+	VAESENCLAST 512(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VAESENCLAST 160(DX), X4, X4
+	VAESENCLAST 336(DX), X5, X5
+	VAESENCLAST 512(DX), X6, X6
+	VAESENCLAST 688(DX), X7, X7
+	VPXOR       (SP), X0, X0
+	VPXOR       (SP), X1, X1
+	VPXOR       (SP), X2, X2
+	VPXOR       (SP), X3, X3
+	VPXOR       16(SP), X4, X4
+	VPXOR       16(SP), X5, X5
+	VPXOR       16(SP), X6, X6
+	VPXOR       16(SP), X7, X7
+	VMOVDQU     (R12), X10
+	VPSRLVQ     X9, X10, X10
+	VPSHUFD     $0x4e, X10, X14
+	VPOR        X14, X10, X10
+	VPAND       32(SP), X10, X10
+	VPXOR       X14, X14, X14
+	VPSUBQ      X10, X14, X10
+	VPAND       48(SP), X1, X1
+	VPAND       48(SP), X3, X3
+	VPXOR       X1, X3, X11
+	VPAND       X10, X11, X11
+	VPXOR       X11, X1, X1
+	VPXOR       X11, X3, X3
+	VPAND       48(SP), X5, X5
+	VPAND       48(SP), X7, X7
+	VPXOR       X5, X7, X11
+	VPAND       X10, X11, X11
+	VPXOR       X11, X5, X5
+	VPXOR       X11, X7, X7
+	VPSUBQ      X3, X7, X7
+	VPSUBQ      X5, X1, X1
+	VMOVDQU     (R9), X12
+	VPXOR       144(SP), X10, X13
+	VPAND       X13, X12, X12
+	VPADDQ      X12, X7, X7
+	VMOVDQU     (R8), X14
+	VPADDQ      X7, X1, X1
+	VMOVDQU     X1, (R8)
+	VPSUBQ      X14, X7, X7
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VPAND       96(SP), X12, X12
+	VPXOR       X12, X7, X7
+	VPSUBQ      X12, X7, X7
+	VPAND       80(SP), X7, X1
+	VPXOR       X0, X4, X11
+	VPXOR       X2, X6, X12
+	VPXOR       X11, X12, X13
+	VPAND       X10, X13, X13
+	VPXOR       X12, X13, X13
+	VPANDN      X13, X8, X13
+	VPAND       X8, X10, X14
+	VPAND       X8, X12, X12
+	VPXOR       X14, X12, X12
+	VPAND       X8, X11, X11
+	VPXOR       X14, X11, X11
+	VPXOR       X8, X11, X11
+	VPXOR       X0, X2, X2
+	VPAND       X10, X2, X2
+	VPXOR       X2, X0, X0
+	VPXOR       X4, X6, X6
+	VPAND       X10, X6, X6
+	VPXOR       X6, X4, X4
+	VPOR        X11, X13, X14
+	VPOR        X12, X1, X15
+	CMPQ        R14, $0x00
+	JLE         dcfGenLevelAESNI_add_group_pad0
+	VMOVDQU     X14, (R11)
+	VMOVDQU     X15, 16(R11)
+
+dcfGenLevelAESNI_add_group_pad0:
+	ADDQ    R13, R11
+	VPXOR   X11, X12, X14
+	VPAND   X10, X14, X14
+	VPXOR   X11, X14, X14
+	VPOR    X14, X13, X13
+	VMOVDQU (DI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X0, X0
+	VMOVDQU X0, (DI)
+	VMOVDQU (SI), X15
+	VPSHUFD $0xff, X15, X15
+	VPSLLD  $0x1f, X15, X15
+	VPSRAD  $0x1f, X15, X15
+	VPAND   X13, X15, X15
+	VPXOR   X15, X4, X4
+	VMOVDQU X4, (SI)
+	ADDQ    $0x00000010, DI
+	ADDQ    $0x00000010, SI
+	ADDQ    $0x00000010, R12
+	ADDQ    $0x00000010, R8
+	ADDQ    $0x00000010, R9
+	SUBQ    $0x00000001, R14
+	SUBQ    $0x00000001, CX
+	JNZ     dcfGenLevelAESNI_add_group
+	JMP     dcfGenLevelAESNI_done
+
+dcfGenLevelAESNI_mixed_group:
 	VMOVDQU     (DI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, (SP)
@@ -7619,11 +8024,11 @@ dcfGenLevelAESNI_group:
 	VPOR        X11, X13, X14
 	VPOR        X12, X1, X15
 	CMPQ        R14, $0x00
-	JLE         dcfGenLevelAESNI_pad0
+	JLE         dcfGenLevelAESNI_mixed_group_pad0
 	VMOVDQU     X14, (R11)
 	VMOVDQU     X15, 16(R11)
 
-dcfGenLevelAESNI_pad0:
+dcfGenLevelAESNI_mixed_group_pad0:
 	ADDQ    R13, R11
 	VPXOR   X11, X12, X14
 	VPAND   X10, X14, X14
@@ -7650,7 +8055,9 @@ dcfGenLevelAESNI_pad0:
 	ADDQ    $0x00000010, R9
 	SUBQ    $0x00000001, R14
 	SUBQ    $0x00000001, CX
-	JNZ     dcfGenLevelAESNI_group
+	JNZ     dcfGenLevelAESNI_mixed_group
+
+dcfGenLevelAESNI_done:
 	VZEROUPPER
 	RET
 

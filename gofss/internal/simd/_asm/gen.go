@@ -91,123 +91,141 @@ func genRoutine(w width, dcf bool) {
 	state := func(u, o, p int) VecPhysical { return w.vec(2*outs*u + outs*p + o) }
 	seed := func(u, side, p int) VecPhysical { return state(u, side*outs/2, p) }
 	nodes := []GPPhysical{RDI, RSI} // the parties' nodes
-	Label(name + "_group")
-	for u := range units {
-		for p := range 2 {
-			x := state(u, 0, p)
-			VMOVDQU(unitAt(w, nodes[p], u), x)
-			VPANDN(x, lsbv, x)
-			VMOVDQU(x, parked.Offset((2*u+p)*w.size()))
-			for o := outs - 1; o > 0; o-- {
-				VPXOR(key(o, 0), x, state(u, o, p))
-			}
-			VPXOR(key(0, 0), x, x)
-		}
-	}
-	for r := 1; r < rounds; r++ {
+	// groups emits the loop over groups, its labels named loop.
+	groups := func(loop string) {
+		Label(loop)
 		for u := range units {
 			for p := range 2 {
-				for o := range outs {
-					aes(r, key(o, r), state(u, o, p))
+				x := state(u, 0, p)
+				VMOVDQU(unitAt(w, nodes[p], u), x)
+				VPANDN(x, lsbv, x)
+				VMOVDQU(x, parked.Offset((2*u+p)*w.size()))
+				for o := outs - 1; o > 0; o-- {
+					VPXOR(key(o, 0), x, state(u, o, p))
+				}
+				VPXOR(key(0, 0), x, x)
+			}
+		}
+		for r := 1; r < rounds; r++ {
+			for u := range units {
+				for p := range 2 {
+					for o := range outs {
+						aes(r, key(o, r), state(u, o, p))
+					}
 				}
 			}
 		}
-	}
-	amask, dl, dr, scw, t, m := w.vec(10), w.vec(11), w.vec(12), w.vec(13), w.vec(14), w.vec(15)
-	// row writes the correction words of unit u's keys, but for padding keys: the
-	// seed correction with tl, then tr alone (DPF, vcw nil) or with the value
-	// correction.
-	row := func(u int, tl, tr, vcw VecPhysical) {
-		VPOR(tl, scw, t)
-		if vcw != nil {
-			VPOR(tr, vcw, m)
-		} else {
-			VPSHUFD(U8(0x03), tr, m)
-		}
-		for i := range w.blocks {
-			k := w.blocks*u + i
-			skip := fmt.Sprintf("%s_pad%d", name, k)
-			CMPQ(R14, U8(k))
-			JLE(LabelRef(skip))
-			if i == 0 {
-				VMOVDQU(t.AsX(), Mem{Base: R11})
-				VMOVDQU(m.AsX(), Mem{Base: R11, Disp: 16})
+		amask, dl, dr, scw, t, m := w.vec(10), w.vec(11), w.vec(12), w.vec(13), w.vec(14), w.vec(15)
+		// row writes the correction words of unit u's keys, but for padding keys: the
+		// seed correction with tl, then tr alone (DPF, vcw nil) or with the value
+		// correction.
+		row := func(u int, tl, tr, vcw VecPhysical) {
+			VPOR(tl, scw, t)
+			if vcw != nil {
+				VPOR(tr, vcw, m)
 			} else {
-				VEXTRACTI128(U8(1), t, Mem{Base: R11})
-				VEXTRACTI128(U8(1), m, Mem{Base: R11, Disp: 16})
+				VPSHUFD(U8(0x03), tr, m)
 			}
-			Label(skip)
-			ADDQ(R13, R11)
-		}
-	}
-	for u := range units {
-		for p := range 2 {
-			for o := range outs {
-				VPXOR(parked.Offset((2*u+p)*w.size()), state(u, o, p), state(u, o, p))
+			for i := range w.blocks {
+				k := w.blocks*u + i
+				skip := fmt.Sprintf("%s_pad%d", loop, k)
+				CMPQ(R14, U8(k))
+				JLE(LabelRef(skip))
+				if i == 0 {
+					VMOVDQU(t.AsX(), Mem{Base: R11})
+					VMOVDQU(m.AsX(), Mem{Base: R11, Disp: 16})
+				} else {
+					VEXTRACTI128(U8(1), t, Mem{Base: R11})
+					VEXTRACTI128(U8(1), m, Mem{Base: R11, Disp: 16})
+				}
+				Label(skip)
+				ADDQ(R13, R11)
 			}
 		}
-		// a: alpha's bit at the level, as a mask.
-		VMOVDQU(unitAt(w, R12, u), amask)
-		VPSRLVQ(cnt, amask, amask)
-		VPSHUFD(U8(0x4e), amask, t)
-		VPOR(t, amask, amask)
-		VPAND(one, amask, amask)
-		VPXOR(t, t, t)
-		VPSUBQ(amask, t, amask)
-		var vcw VecPhysical
+		for u := range units {
+			for p := range 2 {
+				for o := range outs {
+					VPXOR(parked.Offset((2*u+p)*w.size()), state(u, o, p), state(u, o, p))
+				}
+			}
+			// a: alpha's bit at the level, as a mask.
+			VMOVDQU(unitAt(w, R12, u), amask)
+			VPSRLVQ(cnt, amask, amask)
+			VPSHUFD(U8(0x4e), amask, t)
+			VPOR(t, amask, amask)
+			VPAND(one, amask, amask)
+			VPXOR(t, t, t)
+			VPSUBQ(amask, t, amask)
+			var vcw VecPhysical
+			if dcf {
+				vcw = dcfGenValues(arith, u, amask, gtv, func(side, p int) VecPhysical { return state(u, 2*side+1, p) })
+			}
+			// The parties' XOR of each side's outputs.
+			VPXOR(seed(u, 0, 0), seed(u, 0, 1), dl)
+			VPXOR(seed(u, 1, 0), seed(u, 1, 1), dr)
+			// The seed correction: the side away from alpha, clamped.
+			VPXOR(dl, dr, scw)
+			VPAND(amask, scw, scw)
+			VPXOR(dr, scw, scw)
+			VPANDN(scw, lsbv, scw)
+			// The control-bit corrections tl = t(dl) ^ a ^ 1 (in dl), tr = t(dr) ^ a (in dr).
+			VPAND(lsbv, amask, t)
+			VPAND(lsbv, dr, dr)
+			VPXOR(t, dr, dr)
+			VPAND(lsbv, dl, dl)
+			VPXOR(t, dl, dl)
+			VPXOR(lsbv, dl, dl)
+			// Each party's child on alpha's side.
+			for p := range 2 {
+				l, r := seed(u, 0, p), seed(u, 1, p)
+				VPXOR(l, r, r)
+				VPAND(amask, r, r)
+				VPXOR(r, l, l)
+			}
+			// The rows, then the correction of the kept side: the seed's with that
+			// side's control bit.
+			row(u, dl, dr, vcw)
+			VPXOR(dl, dr, t)
+			VPAND(amask, t, t)
+			VPXOR(dl, t, t)
+			VPOR(t, scw, scw)
+			// Each party moves to its kept child: XORed with the correction where
+			// the party's control bit is 1, and written back as the next level's node.
+			for p := range 2 {
+				kept := seed(u, 0, p)
+				VMOVDQU(unitAt(w, nodes[p], u), m)
+				tmask(m, m)
+				VPAND(scw, m, m)
+				VPXOR(m, kept, kept)
+				VMOVDQU(kept, unitAt(w, nodes[p], u))
+			}
+		}
+		ADDQ(U32(16*group), RDI)
+		ADDQ(U32(16*group), RSI)
+		ADDQ(U32(16*group), R12)
 		if dcf {
-			vcw = dcfGenValues(arith, u, amask, gtv, func(side, p int) VecPhysical { return state(u, 2*side+1, p) })
+			ADDQ(U32(16*group), R8)
+			ADDQ(U32(16*group), R9)
 		}
-		// The parties' XOR of each side's outputs.
-		VPXOR(seed(u, 0, 0), seed(u, 0, 1), dl)
-		VPXOR(seed(u, 1, 0), seed(u, 1, 1), dr)
-		// The seed correction: the side away from alpha, clamped.
-		VPXOR(dl, dr, scw)
-		VPAND(amask, scw, scw)
-		VPXOR(dr, scw, scw)
-		VPANDN(scw, lsbv, scw)
-		// The control-bit corrections tl = t(dl) ^ a ^ 1 (in dl), tr = t(dr) ^ a (in dr).
-		VPAND(lsbv, amask, t)
-		VPAND(lsbv, dr, dr)
-		VPXOR(t, dr, dr)
-		VPAND(lsbv, dl, dl)
-		VPXOR(t, dl, dl)
-		VPXOR(lsbv, dl, dl)
-		// Each party's child on alpha's side.
-		for p := range 2 {
-			l, r := seed(u, 0, p), seed(u, 1, p)
-			VPXOR(l, r, r)
-			VPAND(amask, r, r)
-			VPXOR(r, l, l)
-		}
-		// The rows, then the correction of the kept side: the seed's with that
-		// side's control bit.
-		row(u, dl, dr, vcw)
-		VPXOR(dl, dr, t)
-		VPAND(amask, t, t)
-		VPXOR(dl, t, t)
-		VPOR(t, scw, scw)
-		// Each party moves to its kept child: XORed with the correction where
-		// the party's control bit is 1, and written back as the next level's node.
-		for p := range 2 {
-			kept := seed(u, 0, p)
-			VMOVDQU(unitAt(w, nodes[p], u), m)
-			tmask(m, m)
-			VPAND(scw, m, m)
-			VPXOR(m, kept, kept)
-			VMOVDQU(kept, unitAt(w, nodes[p], u))
-		}
+		SUBQ(U32(group), R14)
+		SUBQ(U32(group), RCX)
+		JNZ(LabelRef(loop))
 	}
-	ADDQ(U32(16*group), RDI)
-	ADDQ(U32(16*group), RSI)
-	ADDQ(U32(16*group), R12)
 	if dcf {
-		ADDQ(U32(16*group), R8)
-		ADDQ(U32(16*group), R9)
+		// The group's + is addition (uint32, uint64) or not: a loop each, the
+		// first's additions and subtractions one instruction instead of five.
+		VMOVDQU(arith.c(cXor), w.vec(10))
+		VPTEST(w.vec(10), w.vec(10))
+		JNZ(LabelRef(name + "_mixed_group"))
+		arith.addOnly = true
+		groups(name + "_add_group")
+		JMP(LabelRef(name + "_done"))
+		arith.addOnly = false
+		groups(name + "_mixed_group")
+		Label(name + "_done")
+	} else {
+		groups(name + "_group")
 	}
-	SUBQ(U32(group), R14)
-	SUBQ(U32(group), RCX)
-	JNZ(LabelRef(name + "_group"))
 	VZEROUPPER()
 	RET()
 }
@@ -258,8 +276,13 @@ func dcfGenValues(g *walk, u int, amask VecPhysical, gtv Mem, value func(side, p
 	return keep0
 }
 
-// gsub sets x -= y in the group (t is clobbered), as gadd adds.
+// gsub sets x -= y in the group (t is clobbered), as gadd adds (in the
+// addition-only variant, the qword differences).
 func (k *walk) gsub(y, x, t VecPhysical) {
+	if k.addOnly {
+		VPSUBQ(y, x, x)
+		return
+	}
 	VPXOR(y, x, t)
 	VPSUBQ(y, x, x)
 	VPXOR(x, t, t)
