@@ -94,7 +94,10 @@ def _take(size: int) -> mmap.mmap:
     with _lock:
         _counts["mapped"] += 1
     if hasattr(mmap, "MADV_HUGEPAGE"):  # Linux; elsewhere 4 KiB pages
-        mapping.madvise(mmap.MADV_HUGEPAGE)
+        try:
+            mapping.madvise(mmap.MADV_HUGEPAGE)
+        except OSError:  # a kernel without transparent huge pages: 4 KiB pages then
+            pass
     return mapping
 
 

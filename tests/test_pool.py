@@ -174,6 +174,17 @@ def test_a_refused_mapping_falls_back_to_torch(monkeypatch):
     assert torch.equal(y, expect)
 
 
+def test_refused_huge_page_advice_keeps_the_pool(monkeypatch):
+    """A kernel without transparent huge pages refuses the advice (EINVAL): the
+    output still comes from the pool, on 4 KiB pages."""
+    fresh, into = make_calls()["eval_all"]
+    expect = into(torch.zeros(1 << 20, 4, dtype=I32))
+    monkeypatch.setattr(_pool.mmap, "MADV_HUGEPAGE", 0x7FFF, raising=False)  # no such advice
+    y = fresh()
+    assert not y.untyped_storage().resizable()  # the pool's
+    assert torch.equal(y, expect)
+
+
 def test_limit_unmaps_what_exceeds_it():
     fresh, _ = make_calls()["eval_all"]
     ys = [fresh() for _ in range(3)]  # 16 MiB each
