@@ -238,7 +238,8 @@ def device_of(*tensors: torch.Tensor) -> torch.device:
 def output(out, like: torch.Tensor, shape: tuple, inputs: dict, dtype=torch.int32) -> tuple:
     """(result, dst): the tensor the call returns, and the one the core writes into.
 
-    Without out both are a new tensor of dtype on like's device. With out, checked to be
+    Without out both are a new tensor of dtype on like's device (a large CPU one from
+    the output pool, _pool.py). With out, checked to be
     a contiguous tensor of dtype and shape on that device that shares no memory with inputs
     (name -> the argument as the caller passed it), result is out and dst is out or,
     when out's address is not aligned for the core, an aligned temporary to be copied
