@@ -35,7 +35,7 @@ func genRoutine(w width, dcf bool) {
 	}
 	TEXT(name, 0, fmt.Sprintf("func(u0, u1, s, ch, alphas, rows *byte, stride, keys, padded int, cnt *[2]uint64, %srk *[%d][11][16]byte)", extra, outs))
 	Pragma("noescape")
-	units := 8 / (2 * outs)   // units a group (vectors of w.blocks keys of one party)
+	units := 8 / (2 * outs)   // units a group: w.blocks keys, a vector a party and output
 	group := units * w.blocks // keys a group
 	Doc(name + " is " + name[:11] + " with AES keys, in groups of " + fmt.Sprint(group) + " keys.")
 	parked := AllocLocal(2 * units * w.size())
