@@ -549,7 +549,7 @@ func TestInputOrder(t *testing.T) {
 				key := func(i uint32) uint64 { return zs[i]&(1<<n-1)<<2 | zs[i]>>n }
 				slices.SortFunc(want, func(a, b uint32) int { return cmp.Compare(key(a), key(b)) })
 				got := inputOrder(make([]uint32, count), zs, n, &buf, &counts)
-				require.Equal(t, want, got, "in_bits %d, %d values, crowded %v", n, count, crowded)
+				requireSame(t, want, got, "in_bits %d, %d values, crowded %v", n, count, crowded)
 			}
 		}
 	}
@@ -585,7 +585,7 @@ func TestDmpfEvalAllRegions(t *testing.T) {
 				maxQueuedAdds, maxRegionsLog = q.limit, q.regionsLog
 				var c Control
 				require.NoError(t, d.WithControl(&c).EvalAll(got, party, mine, cws))
-				require.Equal(t, want, got, "in_bits %d, party %d, queues of %d, 2^%d regions", tc.inBits, party, q.limit, q.regionsLog)
+				requireSame(t, want, got, "in_bits %d, party %d, queues of %d, 2^%d regions", tc.inBits, party, q.limit, q.regionsLog)
 				require.EqualValues(t, len(xs), c.Done.Load(), "outputs counted")
 			}
 
@@ -761,7 +761,7 @@ func TestDpfEvalKeyed(t *testing.T) {
 					for key, c := range counts {
 						want := make([]Block, c)
 						require.NoError(t, d.Eval(want, party, mine[key:key+1], cws[key*rows:(key+1)*rows], xs[at:at+c]))
-						require.Equal(t, want, got[at:at+c], "%s %v counts %v: key %d", impl, g, counts, key)
+						requireSame(t, want, got[at:at+c], "%s %v counts %v: key %d", impl, g, counts, key)
 						at += c
 					}
 				}

@@ -46,7 +46,7 @@ func requireRangeIsSlice(t *testing.T, s RangeScheme, party int, ps []Block, cws
 	require.NoError(t, s.EvalAllRange(got, party, ps, cws, start, stop))
 	for k := range ps {
 		want := full[k<<n+int(start) : k<<n+int(stop)]
-		require.Equal(t, want, got[k*int(width):(k+1)*int(width)], "%s: key %d, [%d, %d)", s.Impl(), k, start, stop)
+		requireSame(t, want, got[k*int(width):(k+1)*int(width)], "%s: key %d, [%d, %d)", s.Impl(), k, start, stop)
 	}
 }
 
@@ -130,7 +130,7 @@ func TestEvalAllRangeWidestDomain(t *testing.T) {
 					want, got := make([]Block, len(xs)), make([]Block, len(xs))
 					require.NoError(t, s.Eval(want, 0, ps, cws, xs))
 					require.NoError(t, s.EvalAllRange(got, 0, ps, cws, rg[0], rg[1]))
-					require.Equal(t, want, got, "%s: [%d, %d)", s.Impl(), rg[0], rg[1])
+					requireSame(t, want, got, "%s: [%d, %d)", s.Impl(), rg[0], rg[1])
 				}
 			}
 		})
@@ -210,7 +210,7 @@ func TestEvalAllRangeWithControl(t *testing.T) {
 			require.NoError(t, s.EvalAllRange(got, 1, ps, cws, rg[0], rg[1]))
 			require.EqualValues(t, keys*width, ctl.Done.Swap(0), "%s: outputs of [%d, %d)", c.name, rg[0], rg[1])
 			require.NoError(t, c.scheme.(RangeScheme).EvalAllRange(want, 1, ps, cws, rg[0], rg[1]))
-			require.Equal(t, want, got, c.name)
+			requireSame(t, want, got, "%s", c.name)
 		}
 		ctl.Stop.Store(1)
 		require.ErrorIs(t, s.EvalAllRange(make([]Block, keys*3), 1, ps, cws, 1, 4), ErrStopped, c.name)

@@ -88,7 +88,7 @@ func TestVdpfImplsMatchPortable(t *testing.T) {
 					gotP, wantP := make([]Block, ProofBlocks*len(xs)), make([]Block, ProofBlocks*len(xs))
 					require.NoError(t, port.EvalProof(want, wantP, party, ps, cws, xs))
 					require.NoError(t, v.EvalProof(got, gotP, party, ps, cws, xs))
-					require.Equal(t, want, got, "shares, %d keys x %d points, party %d", b.keys, b.m, party)
+					requireSame(t, want, got, "shares, %d keys x %d points, party %d", b.keys, b.m, party)
 					require.Equal(t, wantP, gotP, "pieces, %d keys x %d points, party %d", b.keys, b.m, party)
 					shares := make([]Block, len(xs))
 					require.NoError(t, v.Eval(shares, party, ps, cws, xs))
@@ -131,11 +131,11 @@ func TestVdpfImplsEvalAll(t *testing.T) {
 				gotPi, wantPi := make([]Block, ProofBlocks*keys), make([]Block, ProofBlocks*keys)
 				require.NoError(t, port.EvalAllProof(want, wantPi, party, ps, cws))
 				require.NoError(t, v.EvalAllProof(got, gotPi, party, ps, cws))
-				requireSameBlocks(t, want, got, "EvalAllProof outputs, party %d", party)
+				requireSame(t, want, got, "EvalAllProof outputs, party %d", party)
 				require.Equal(t, wantPi, gotPi, "EvalAllProof proofs, party %d", party)
 				plain := make([]Block, keys<<n)
 				require.NoError(t, v.EvalAll(plain, party, ps, cws))
-				requireSameBlocks(t, want, plain, "EvalAll, party %d", party)
+				requireSame(t, want, plain, "EvalAll, party %d", party)
 			}
 		})
 	})
@@ -174,7 +174,7 @@ func TestVdpfEvalAllProofGroups(t *testing.T) {
 						}
 						got, gotPi := make([]Block, keys<<n), make([]Block, ProofBlocks*keys)
 						require.NoError(t, v.EvalAllProof(got, gotPi, 1, ps[:keys], cws[:keys*rows]))
-						requireSameBlocks(t, want[:keys<<n], got, "%s, n=%d, %d keys, %d workers: outputs", hash, n, keys, workers)
+						requireSame(t, want[:keys<<n], got, "%s, n=%d, %d keys, %d workers: outputs", hash, n, keys, workers)
 						require.Equal(t, wantPi[:ProofBlocks*keys], gotPi, "%s, n=%d, %d keys, %d workers: proofs", hash, n, keys, workers)
 					}
 				}
@@ -216,7 +216,7 @@ func TestVdpfEvalAllProofConcurrent(t *testing.T) {
 	wg.Wait()
 	for i := range got {
 		require.NoError(t, errs[i])
-		requireSameBlocks(t, want, got[i], "call %d: outputs", i)
+		requireSame(t, want, got[i], "call %d: outputs", i)
 		require.Equal(t, wantPi, gotPi[i], "call %d: proofs", i)
 	}
 }
@@ -252,19 +252,6 @@ func TestVdpfImplsRefuseBadCws(t *testing.T) {
 	})
 }
 
-// requireSameBlocks is require.Equal for long outputs: it reports the first block
-// that differs instead of diffing them all.
-func requireSameBlocks(t *testing.T, want, got []Block, msg string, args ...any) {
-	t.Helper()
-	what := fmt.Sprintf(msg, args...)
-	require.Len(t, got, len(want), what)
-	for i := range want {
-		if want[i] != got[i] {
-			require.Equal(t, want[i], got[i], "%s: block %d", what, i)
-		}
-	}
-}
-
 // TestVdpfImplsControl: on every implementation a running Control counts
 // EvalProof's points and a stopped one ends it with ErrStopped.
 func TestVdpfImplsControl(t *testing.T) {
@@ -298,8 +285,8 @@ func TestVdpfImplsLargeBatch(t *testing.T) {
 	forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
 		got, gotP := make([]Block, len(xs)), make([]Block, ProofBlocks*len(xs))
 		require.NoError(t, v.EvalProof(got, gotP, 0, ps, cws, xs))
-		requireSameBlocks(t, want, got, "shares")
-		requireSameBlocks(t, wantP, gotP, "pieces")
+		requireSame(t, want, got, "shares")
+		requireSame(t, wantP, gotP, "pieces")
 	})
 }
 

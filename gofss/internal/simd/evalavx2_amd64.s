@@ -2436,7 +2436,7 @@ dpfLevelVAES256_group:
 
 dpfLevelVAES256_one:
 	TESTQ          CX, CX
-	JZ             dpfLevelVAES256_done
+	JZ             dpfLevelVAES256_end
 	VBROADCASTI128 (SI), Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -2466,7 +2466,7 @@ dpfLevelVAES256_one:
 	SUBQ           $0x00000001, CX
 	JMP            dpfLevelVAES256_one
 
-dpfLevelVAES256_done:
+dpfLevelVAES256_end:
 	VZEROUPPER
 	RET
 
@@ -2491,10 +2491,302 @@ TEXT ·dpfLeavesVAES256(SB), $448-56
 	MOVQ           parents+8(FP), SI
 	MOVQ           m+16(FP), CX
 	MOVQ           keys+48(FP), DX
+	VMOVDQU        32(SP), Y0
+	VPTEST         Y0, Y0
+	JNZ            dpfLeavesVAES256_mixed_group
 
-dpfLeavesVAES256_group:
+dpfLeavesVAES256_add_group:
 	CMPQ           CX, $0x00000008
-	JB             dpfLeavesVAES256_one
+	JB             dpfLeavesVAES256_add_one
+	VBROADCASTI128 (SI), Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y0, Y8, Y0
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y0, Y12, Y12
+	VMOVDQU        Y12, 192(SP)
+	VPXOR          (DX), Y0, Y0
+	VBROADCASTI128 16(SI), Y1
+	VPSHUFD        $0xff, Y1, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y1, Y8, Y1
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y1, Y12, Y12
+	VMOVDQU        Y12, 224(SP)
+	VPXOR          (DX), Y1, Y1
+	VBROADCASTI128 32(SI), Y2
+	VPSHUFD        $0xff, Y2, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y2, Y8, Y2
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y2, Y12, Y12
+	VMOVDQU        Y12, 256(SP)
+	VPXOR          (DX), Y2, Y2
+	VBROADCASTI128 48(SI), Y3
+	VPSHUFD        $0xff, Y3, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y3, Y8, Y3
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y3, Y12, Y12
+	VMOVDQU        Y12, 288(SP)
+	VPXOR          (DX), Y3, Y3
+	VBROADCASTI128 64(SI), Y4
+	VPSHUFD        $0xff, Y4, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y4, Y8, Y4
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y4, Y12, Y12
+	VMOVDQU        Y12, 320(SP)
+	VPXOR          (DX), Y4, Y4
+	VBROADCASTI128 80(SI), Y5
+	VPSHUFD        $0xff, Y5, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y5, Y8, Y5
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y5, Y12, Y12
+	VMOVDQU        Y12, 352(SP)
+	VPXOR          (DX), Y5, Y5
+	VBROADCASTI128 96(SI), Y6
+	VPSHUFD        $0xff, Y6, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y6, Y8, Y6
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y6, Y12, Y12
+	VMOVDQU        Y12, 384(SP)
+	VPXOR          (DX), Y6, Y6
+	VBROADCASTI128 112(SI), Y7
+	VPSHUFD        $0xff, Y7, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y7, Y8, Y7
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y7, Y12, Y12
+	VMOVDQU        Y12, 416(SP)
+	VPXOR          (DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        64(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        64(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        64(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        64(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        128(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        128(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        128(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        128(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        192(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        192(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        192(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        192(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        256(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        256(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        256(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        256(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        320(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        320(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        320(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        320(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        384(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        384(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        384(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        384(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        448(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        448(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        448(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        448(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        512(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        512(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        512(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        512(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        576(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        576(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        576(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        576(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    640(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    640(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    640(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    640(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y0, Y0
+	VPADDQ         Y11, Y0, Y0
+	VPXOR          96(SP), Y0, Y0
+	VPSUBQ         96(SP), Y0, Y0
+	VPAND          64(SP), Y0, Y0
+	VMOVDQU        Y0, (DI)
+	VPXOR          224(SP), Y1, Y1
+	VPSHUFD        $0xff, Y1, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y1, Y1
+	VPADDQ         Y11, Y1, Y1
+	VPXOR          96(SP), Y1, Y1
+	VPSUBQ         96(SP), Y1, Y1
+	VPAND          64(SP), Y1, Y1
+	VMOVDQU        Y1, 32(DI)
+	VPXOR          256(SP), Y2, Y2
+	VPSHUFD        $0xff, Y2, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y2, Y2
+	VPADDQ         Y11, Y2, Y2
+	VPXOR          96(SP), Y2, Y2
+	VPSUBQ         96(SP), Y2, Y2
+	VPAND          64(SP), Y2, Y2
+	VMOVDQU        Y2, 64(DI)
+	VPXOR          288(SP), Y3, Y3
+	VPSHUFD        $0xff, Y3, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y3, Y3
+	VPADDQ         Y11, Y3, Y3
+	VPXOR          96(SP), Y3, Y3
+	VPSUBQ         96(SP), Y3, Y3
+	VPAND          64(SP), Y3, Y3
+	VMOVDQU        Y3, 96(DI)
+	VPXOR          320(SP), Y4, Y4
+	VPSHUFD        $0xff, Y4, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y4, Y4
+	VPADDQ         Y11, Y4, Y4
+	VPXOR          96(SP), Y4, Y4
+	VPSUBQ         96(SP), Y4, Y4
+	VPAND          64(SP), Y4, Y4
+	VMOVDQU        Y4, 128(DI)
+	VPXOR          352(SP), Y5, Y5
+	VPSHUFD        $0xff, Y5, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y5, Y5
+	VPADDQ         Y11, Y5, Y5
+	VPXOR          96(SP), Y5, Y5
+	VPSUBQ         96(SP), Y5, Y5
+	VPAND          64(SP), Y5, Y5
+	VMOVDQU        Y5, 160(DI)
+	VPXOR          384(SP), Y6, Y6
+	VPSHUFD        $0xff, Y6, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y6, Y6
+	VPADDQ         Y11, Y6, Y6
+	VPXOR          96(SP), Y6, Y6
+	VPSUBQ         96(SP), Y6, Y6
+	VPAND          64(SP), Y6, Y6
+	VMOVDQU        Y6, 192(DI)
+	VPXOR          416(SP), Y7, Y7
+	VPSHUFD        $0xff, Y7, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y7, Y7
+	VPADDQ         Y11, Y7, Y7
+	VPXOR          96(SP), Y7, Y7
+	VPSUBQ         96(SP), Y7, Y7
+	VPAND          64(SP), Y7, Y7
+	VMOVDQU        Y7, 224(DI)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000100, DI
+	SUBQ           $0x00000008, CX
+	JMP            dpfLeavesVAES256_add_group
+
+dpfLeavesVAES256_add_one:
+	TESTQ          CX, CX
+	JZ             dpfLeavesVAES256_add_end
+	VBROADCASTI128 (SI), Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPANDN         Y0, Y8, Y0
+	VPAND          Y9, Y11, Y12
+	VPXOR          Y0, Y12, Y12
+	VMOVDQU        Y12, 192(SP)
+	VPXOR          (DX), Y0, Y0
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        576(DX), Y0, Y0
+	VAESENCLAST    640(DX), Y0, Y0
+	VPXOR          192(SP), Y0, Y0
+	VPSHUFD        $0xff, Y0, Y11
+	VPSLLD         $0x1f, Y11, Y11
+	VPSRAD         $0x1f, Y11, Y11
+	VPAND          Y14, Y11, Y11
+	VPAND          (SP), Y0, Y0
+	VPADDQ         Y11, Y0, Y0
+	VPXOR          96(SP), Y0, Y0
+	VPSUBQ         96(SP), Y0, Y0
+	VPAND          64(SP), Y0, Y0
+	VMOVDQU        Y0, (DI)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000001, CX
+	JMP            dpfLeavesVAES256_add_one
+
+dpfLeavesVAES256_add_end:
+	JMP dpfLeavesVAES256_done
+
+dpfLeavesVAES256_mixed_group:
+	CMPQ           CX, $0x00000008
+	JB             dpfLeavesVAES256_mixed_one
 	VBROADCASTI128 (SI), Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -2770,11 +3062,11 @@ dpfLeavesVAES256_group:
 	ADDQ           $0x00000080, SI
 	ADDQ           $0x00000100, DI
 	SUBQ           $0x00000008, CX
-	JMP            dpfLeavesVAES256_group
+	JMP            dpfLeavesVAES256_mixed_group
 
-dpfLeavesVAES256_one:
+dpfLeavesVAES256_mixed_one:
 	TESTQ          CX, CX
-	JZ             dpfLeavesVAES256_done
+	JZ             dpfLeavesVAES256_mixed_end
 	VBROADCASTI128 (SI), Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -2812,8 +3104,9 @@ dpfLeavesVAES256_one:
 	ADDQ           $0x00000010, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000001, CX
-	JMP            dpfLeavesVAES256_one
+	JMP            dpfLeavesVAES256_mixed_one
 
+dpfLeavesVAES256_mixed_end:
 dpfLeavesVAES256_done:
 	VZEROUPPER
 	RET
@@ -2842,10 +3135,263 @@ TEXT ·dcfLevelVAES256(SB), $480-80
 	MOVQ           pv+32(FP), R9
 	MOVQ           m+40(FP), CX
 	MOVQ           keys+72(FP), DX
+	VMOVDQU        32(SP), Y0
+	VPTEST         Y0, Y0
+	JNZ            dcfLevelVAES256_mixed_group
 
-dcfLevelVAES256_group:
+dcfLevelVAES256_add_group:
 	CMPQ           CX, $0x00000004
-	JB             dcfLevelVAES256_one
+	JB             dcfLevelVAES256_add_one
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VBROADCASTI128 16(SI), Y2
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 224(SP)
+	VMOVDQU        Y2, Y3
+	VBROADCASTI128 32(SI), Y4
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 256(SP)
+	VMOVDQU        Y4, Y5
+	VBROADCASTI128 48(SI), Y6
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 288(SP)
+	VMOVDQU        Y6, Y7
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VPXOR          (DX), Y2, Y2
+	VPXOR          32(DX), Y3, Y3
+	VPXOR          (DX), Y4, Y4
+	VPXOR          32(DX), Y5, Y5
+	VPXOR          (DX), Y6, Y6
+	VPXOR          32(DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        96(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        96(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        96(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        160(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        160(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        160(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        224(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        224(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        224(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        288(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        288(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        288(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        352(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        352(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        352(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        416(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        416(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        416(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        480(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        480(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        480(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        544(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        544(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        544(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        608(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        608(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        608(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    672(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    672(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    672(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VMOVDQU        Y0, (DI)
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (R8)
+	VMOVDQU        Y14, (R10)
+	VPXOR          224(SP), Y2, Y2
+	VPXOR          224(SP), Y3, Y3
+	VBROADCASTI128 16(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 16(R9), Y13
+	VPERM2I128     $0x31, Y3, Y2, Y14
+	VPERM2I128     $0x20, Y3, Y2, Y2
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y2, Y2
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VMOVDQU        Y2, 32(DI)
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 32(R8)
+	VMOVDQU        Y14, 32(R10)
+	VPXOR          256(SP), Y4, Y4
+	VPXOR          256(SP), Y5, Y5
+	VBROADCASTI128 32(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 32(R9), Y13
+	VPERM2I128     $0x31, Y5, Y4, Y14
+	VPERM2I128     $0x20, Y5, Y4, Y4
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y4, Y4
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VMOVDQU        Y4, 64(DI)
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 64(R8)
+	VMOVDQU        Y14, 64(R10)
+	VPXOR          288(SP), Y6, Y6
+	VPXOR          288(SP), Y7, Y7
+	VBROADCASTI128 48(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 48(R9), Y13
+	VPERM2I128     $0x31, Y7, Y6, Y14
+	VPERM2I128     $0x20, Y7, Y6, Y6
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y6, Y6
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VMOVDQU        Y6, 96(DI)
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 96(R8)
+	VMOVDQU        Y14, 96(R10)
+	ADDQ           $0x00000040, SI
+	ADDQ           $0x00000040, R9
+	ADDQ           $0x00000080, DI
+	ADDQ           $0x00000080, R8
+	ADDQ           $0x00000080, R10
+	SUBQ           $0x00000004, CX
+	JMP            dcfLevelVAES256_add_group
+
+dcfLevelVAES256_add_one:
+	TESTQ          CX, CX
+	JZ             dcfLevelVAES256_add_end
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VMOVDQU        Y0, (DI)
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, (R8)
+	VMOVDQU        Y14, (R10)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000010, R9
+	ADDQ           $0x00000020, DI
+	ADDQ           $0x00000020, R8
+	ADDQ           $0x00000020, R10
+	SUBQ           $0x00000001, CX
+	JMP            dcfLevelVAES256_add_one
+
+dcfLevelVAES256_add_end:
+	JMP dcfLevelVAES256_done
+
+dcfLevelVAES256_mixed_group:
+	CMPQ           CX, $0x00000004
+	JB             dcfLevelVAES256_mixed_one
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -3064,11 +3610,11 @@ dcfLevelVAES256_group:
 	ADDQ           $0x00000080, R8
 	ADDQ           $0x00000080, R10
 	SUBQ           $0x00000004, CX
-	JMP            dcfLevelVAES256_group
+	JMP            dcfLevelVAES256_mixed_group
 
-dcfLevelVAES256_one:
+dcfLevelVAES256_mixed_one:
 	TESTQ          CX, CX
-	JZ             dcfLevelVAES256_done
+	JZ             dcfLevelVAES256_mixed_end
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -3128,8 +3674,9 @@ dcfLevelVAES256_one:
 	ADDQ           $0x00000020, R8
 	ADDQ           $0x00000020, R10
 	SUBQ           $0x00000001, CX
-	JMP            dcfLevelVAES256_one
+	JMP            dcfLevelVAES256_mixed_one
 
+dcfLevelVAES256_mixed_end:
 dcfLevelVAES256_done:
 	VZEROUPPER
 	RET
@@ -3158,10 +3705,294 @@ TEXT ·dcfLeavesVAES256(SB), $480-64
 	MOVQ           pv+16(FP), R9
 	MOVQ           m+24(FP), CX
 	MOVQ           keys+56(FP), DX
+	VMOVDQU        32(SP), Y0
+	VPTEST         Y0, Y0
+	JNZ            dcfLeavesVAES256_mixed_group
 
-dcfLeavesVAES256_group:
+dcfLeavesVAES256_add_group:
 	CMPQ           CX, $0x00000004
-	JB             dcfLeavesVAES256_one
+	JB             dcfLeavesVAES256_add_one
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VBROADCASTI128 16(SI), Y2
+	VPANDN         Y2, Y8, Y2
+	VMOVDQU        Y2, 224(SP)
+	VMOVDQU        Y2, Y3
+	VBROADCASTI128 32(SI), Y4
+	VPANDN         Y4, Y8, Y4
+	VMOVDQU        Y4, 256(SP)
+	VMOVDQU        Y4, Y5
+	VBROADCASTI128 48(SI), Y6
+	VPANDN         Y6, Y8, Y6
+	VMOVDQU        Y6, 288(SP)
+	VMOVDQU        Y6, Y7
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VPXOR          (DX), Y2, Y2
+	VPXOR          32(DX), Y3, Y3
+	VPXOR          (DX), Y4, Y4
+	VPXOR          32(DX), Y5, Y5
+	VPXOR          (DX), Y6, Y6
+	VPXOR          32(DX), Y7, Y7
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        64(DX), Y2, Y2
+	VAESENC        96(DX), Y3, Y3
+	VAESENC        64(DX), Y4, Y4
+	VAESENC        96(DX), Y5, Y5
+	VAESENC        64(DX), Y6, Y6
+	VAESENC        96(DX), Y7, Y7
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        128(DX), Y2, Y2
+	VAESENC        160(DX), Y3, Y3
+	VAESENC        128(DX), Y4, Y4
+	VAESENC        160(DX), Y5, Y5
+	VAESENC        128(DX), Y6, Y6
+	VAESENC        160(DX), Y7, Y7
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        192(DX), Y2, Y2
+	VAESENC        224(DX), Y3, Y3
+	VAESENC        192(DX), Y4, Y4
+	VAESENC        224(DX), Y5, Y5
+	VAESENC        192(DX), Y6, Y6
+	VAESENC        224(DX), Y7, Y7
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        256(DX), Y2, Y2
+	VAESENC        288(DX), Y3, Y3
+	VAESENC        256(DX), Y4, Y4
+	VAESENC        288(DX), Y5, Y5
+	VAESENC        256(DX), Y6, Y6
+	VAESENC        288(DX), Y7, Y7
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        320(DX), Y2, Y2
+	VAESENC        352(DX), Y3, Y3
+	VAESENC        320(DX), Y4, Y4
+	VAESENC        352(DX), Y5, Y5
+	VAESENC        320(DX), Y6, Y6
+	VAESENC        352(DX), Y7, Y7
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        384(DX), Y2, Y2
+	VAESENC        416(DX), Y3, Y3
+	VAESENC        384(DX), Y4, Y4
+	VAESENC        416(DX), Y5, Y5
+	VAESENC        384(DX), Y6, Y6
+	VAESENC        416(DX), Y7, Y7
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        448(DX), Y2, Y2
+	VAESENC        480(DX), Y3, Y3
+	VAESENC        448(DX), Y4, Y4
+	VAESENC        480(DX), Y5, Y5
+	VAESENC        448(DX), Y6, Y6
+	VAESENC        480(DX), Y7, Y7
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        512(DX), Y2, Y2
+	VAESENC        544(DX), Y3, Y3
+	VAESENC        512(DX), Y4, Y4
+	VAESENC        544(DX), Y5, Y5
+	VAESENC        512(DX), Y6, Y6
+	VAESENC        544(DX), Y7, Y7
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENC        576(DX), Y2, Y2
+	VAESENC        608(DX), Y3, Y3
+	VAESENC        576(DX), Y4, Y4
+	VAESENC        608(DX), Y5, Y5
+	VAESENC        576(DX), Y6, Y6
+	VAESENC        608(DX), Y7, Y7
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y2, Y2
+	VAESENCLAST    672(DX), Y3, Y3
+	VAESENCLAST    640(DX), Y4, Y4
+	VAESENCLAST    672(DX), Y5, Y5
+	VAESENCLAST    640(DX), Y6, Y6
+	VAESENCLAST    672(DX), Y7, Y7
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VPSHUFD        $0xff, Y0, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y0, Y0
+	VPADDQ         Y15, Y0, Y0
+	VPADDQ         Y0, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, (DI)
+	VPXOR          224(SP), Y2, Y2
+	VPXOR          224(SP), Y3, Y3
+	VBROADCASTI128 16(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 16(R9), Y13
+	VPERM2I128     $0x31, Y3, Y2, Y14
+	VPERM2I128     $0x20, Y3, Y2, Y2
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y2, Y2
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VPSHUFD        $0xff, Y2, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y2, Y2
+	VPADDQ         Y15, Y2, Y2
+	VPADDQ         Y2, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, 32(DI)
+	VPXOR          256(SP), Y4, Y4
+	VPXOR          256(SP), Y5, Y5
+	VBROADCASTI128 32(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 32(R9), Y13
+	VPERM2I128     $0x31, Y5, Y4, Y14
+	VPERM2I128     $0x20, Y5, Y4, Y4
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y4, Y4
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VPSHUFD        $0xff, Y4, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y4, Y4
+	VPADDQ         Y15, Y4, Y4
+	VPADDQ         Y4, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, 64(DI)
+	VPXOR          288(SP), Y6, Y6
+	VPXOR          288(SP), Y7, Y7
+	VBROADCASTI128 48(SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 48(R9), Y13
+	VPERM2I128     $0x31, Y7, Y6, Y14
+	VPERM2I128     $0x20, Y7, Y6, Y6
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y6, Y6
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VPSHUFD        $0xff, Y6, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y6, Y6
+	VPADDQ         Y15, Y6, Y6
+	VPADDQ         Y6, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, 96(DI)
+	ADDQ           $0x00000040, SI
+	ADDQ           $0x00000040, R9
+	ADDQ           $0x00000080, DI
+	SUBQ           $0x00000004, CX
+	JMP            dcfLeavesVAES256_add_group
+
+dcfLeavesVAES256_add_one:
+	TESTQ          CX, CX
+	JZ             dcfLeavesVAES256_add_end
+	VBROADCASTI128 (SI), Y0
+	VPANDN         Y0, Y8, Y0
+	VMOVDQU        Y0, 192(SP)
+	VMOVDQU        Y0, Y1
+	VPXOR          (DX), Y0, Y0
+	VPXOR          32(DX), Y1, Y1
+	VAESENC        64(DX), Y0, Y0
+	VAESENC        96(DX), Y1, Y1
+	VAESENC        128(DX), Y0, Y0
+	VAESENC        160(DX), Y1, Y1
+	VAESENC        192(DX), Y0, Y0
+	VAESENC        224(DX), Y1, Y1
+	VAESENC        256(DX), Y0, Y0
+	VAESENC        288(DX), Y1, Y1
+	VAESENC        320(DX), Y0, Y0
+	VAESENC        352(DX), Y1, Y1
+	VAESENC        384(DX), Y0, Y0
+	VAESENC        416(DX), Y1, Y1
+	VAESENC        448(DX), Y0, Y0
+	VAESENC        480(DX), Y1, Y1
+	VAESENC        512(DX), Y0, Y0
+	VAESENC        544(DX), Y1, Y1
+	VAESENC        576(DX), Y0, Y0
+	VAESENC        608(DX), Y1, Y1
+	VAESENCLAST    640(DX), Y0, Y0
+	VAESENCLAST    672(DX), Y1, Y1
+	VPXOR          192(SP), Y0, Y0
+	VPXOR          192(SP), Y1, Y1
+	VBROADCASTI128 (SI), Y12
+	VPSHUFD        $0xff, Y12, Y12
+	VPSLLD         $0x1f, Y12, Y12
+	VPSRAD         $0x1f, Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPERM2I128     $0x31, Y1, Y0, Y14
+	VPERM2I128     $0x20, Y1, Y0, Y0
+	VPAND          Y9, Y12, Y15
+	VPXOR          Y15, Y0, Y0
+	VPAND          (SP), Y14, Y14
+	VPAND          Y11, Y12, Y15
+	VPADDQ         Y15, Y14, Y14
+	VPADDQ         Y13, Y14, Y14
+	VPSHUFD        $0xff, Y0, Y15
+	VPSLLD         $0x1f, Y15, Y15
+	VPSRAD         $0x1f, Y15, Y15
+	VPAND          448(SP), Y15, Y15
+	VPAND          (SP), Y0, Y0
+	VPADDQ         Y15, Y0, Y0
+	VPADDQ         Y0, Y14, Y14
+	VPXOR          96(SP), Y14, Y14
+	VPSUBQ         96(SP), Y14, Y14
+	VPAND          64(SP), Y14, Y14
+	VMOVDQU        Y14, (DI)
+	ADDQ           $0x00000010, SI
+	ADDQ           $0x00000010, R9
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000001, CX
+	JMP            dcfLeavesVAES256_add_one
+
+dcfLeavesVAES256_add_end:
+	JMP dcfLeavesVAES256_done
+
+dcfLeavesVAES256_mixed_group:
+	CMPQ           CX, $0x00000004
+	JB             dcfLeavesVAES256_mixed_one
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -3438,11 +4269,11 @@ dcfLeavesVAES256_group:
 	ADDQ           $0x00000040, R9
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000004, CX
-	JMP            dcfLeavesVAES256_group
+	JMP            dcfLeavesVAES256_mixed_group
 
-dcfLeavesVAES256_one:
+dcfLeavesVAES256_mixed_one:
 	TESTQ          CX, CX
-	JZ             dcfLeavesVAES256_done
+	JZ             dcfLeavesVAES256_mixed_end
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -3515,8 +4346,9 @@ dcfLeavesVAES256_one:
 	ADDQ           $0x00000010, R9
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000001, CX
-	JMP            dcfLeavesVAES256_one
+	JMP            dcfLeavesVAES256_mixed_one
 
+dcfLeavesVAES256_mixed_end:
 dcfLeavesVAES256_done:
 	VZEROUPPER
 	RET
@@ -6169,7 +7001,7 @@ dpfLevelAESNI_group:
 
 dpfLevelAESNI_one:
 	TESTQ       CX, CX
-	JZ          dpfLevelAESNI_done
+	JZ          dpfLevelAESNI_end
 	VMOVDQU     (SI), X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -6222,7 +7054,7 @@ dpfLevelAESNI_one:
 	SUBQ        $0x00000001, CX
 	JMP         dpfLevelAESNI_one
 
-dpfLevelAESNI_done:
+dpfLevelAESNI_end:
 	VZEROUPPER
 	RET
 
@@ -6248,10 +7080,332 @@ TEXT ·dpfLeavesAESNI(SB), $224-56
 	MOVQ    parents+8(FP), SI
 	MOVQ    m+16(FP), CX
 	MOVQ    keys+48(FP), DX
+	VMOVDQU 16(SP), X0
+	VPTEST  X0, X0
+	JNZ     dpfLeavesAESNI_mixed_group
 
-dpfLeavesAESNI_group:
+dpfLeavesAESNI_add_group:
 	CMPQ        CX, $0x00000004
-	JB          dpfLeavesAESNI_one
+	JB          dpfLeavesAESNI_add_one
+	VMOVDQU     (SI), X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X0, X8, X0
+	VPAND       X9, X11, X12
+	VPXOR       X0, X12, X12
+	VMOVDQU     X12, 96(SP)
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X1, X8, X1
+	VPAND       X10, X11, X12
+	VPXOR       X1, X12, X12
+	VMOVDQU     X12, 112(SP)
+	VPXOR       16(DX), X1, X1
+	VMOVDQU     16(SI), X2
+	VPSHUFD     $0xff, X2, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X2, X8, X2
+	VPAND       X9, X11, X12
+	VPXOR       X2, X12, X12
+	VMOVDQU     X12, 128(SP)
+	VPXOR       (DX), X2, X2
+	VMOVDQU     16(SI), X3
+	VPSHUFD     $0xff, X3, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X3, X8, X3
+	VPAND       X10, X11, X12
+	VPXOR       X3, X12, X12
+	VMOVDQU     X12, 144(SP)
+	VPXOR       16(DX), X3, X3
+	VMOVDQU     32(SI), X4
+	VPSHUFD     $0xff, X4, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X4, X8, X4
+	VPAND       X9, X11, X12
+	VPXOR       X4, X12, X12
+	VMOVDQU     X12, 160(SP)
+	VPXOR       (DX), X4, X4
+	VMOVDQU     32(SI), X5
+	VPSHUFD     $0xff, X5, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X5, X8, X5
+	VPAND       X10, X11, X12
+	VPXOR       X5, X12, X12
+	VMOVDQU     X12, 176(SP)
+	VPXOR       16(DX), X5, X5
+	VMOVDQU     48(SI), X6
+	VPSHUFD     $0xff, X6, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X6, X8, X6
+	VPAND       X9, X11, X12
+	VPXOR       X6, X12, X12
+	VMOVDQU     X12, 192(SP)
+	VPXOR       (DX), X6, X6
+	VMOVDQU     48(SI), X7
+	VPSHUFD     $0xff, X7, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X7, X8, X7
+	VPAND       X10, X11, X12
+	VPXOR       X7, X12, X12
+	VMOVDQU     X12, 208(SP)
+	VPXOR       16(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     64(DX), X2, X2
+	VAESENC     80(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     64(DX), X6, X6
+	VAESENC     80(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     128(DX), X2, X2
+	VAESENC     144(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     128(DX), X6, X6
+	VAESENC     144(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     192(DX), X2, X2
+	VAESENC     208(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     192(DX), X6, X6
+	VAESENC     208(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     256(DX), X2, X2
+	VAESENC     272(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     256(DX), X6, X6
+	VAESENC     272(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     320(DX), X2, X2
+	VAESENC     336(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     320(DX), X6, X6
+	VAESENC     336(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     384(DX), X2, X2
+	VAESENC     400(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     384(DX), X6, X6
+	VAESENC     400(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     448(DX), X2, X2
+	VAESENC     464(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     448(DX), X6, X6
+	VAESENC     464(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     512(DX), X2, X2
+	VAESENC     528(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     512(DX), X6, X6
+	VAESENC     528(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     576(DX), X2, X2
+	VAESENC     592(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     576(DX), X6, X6
+	VAESENC     592(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 640(DX), X2, X2
+	VAESENCLAST 656(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 640(DX), X6, X6
+	VAESENCLAST 656(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X0, X0
+	VPADDQ      X11, X0, X0
+	VPXOR       48(SP), X0, X0
+	VPSUBQ      48(SP), X0, X0
+	VPAND       32(SP), X0, X0
+	VMOVDQU     X0, (DI)
+	VPXOR       112(SP), X1, X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X1, X1
+	VPADDQ      X11, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, 16(DI)
+	VPXOR       128(SP), X2, X2
+	VPSHUFD     $0xff, X2, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X2, X2
+	VPADDQ      X11, X2, X2
+	VPXOR       48(SP), X2, X2
+	VPSUBQ      48(SP), X2, X2
+	VPAND       32(SP), X2, X2
+	VMOVDQU     X2, 32(DI)
+	VPXOR       144(SP), X3, X3
+	VPSHUFD     $0xff, X3, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X3, X3
+	VPADDQ      X11, X3, X3
+	VPXOR       48(SP), X3, X3
+	VPSUBQ      48(SP), X3, X3
+	VPAND       32(SP), X3, X3
+	VMOVDQU     X3, 48(DI)
+	VPXOR       160(SP), X4, X4
+	VPSHUFD     $0xff, X4, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X4, X4
+	VPADDQ      X11, X4, X4
+	VPXOR       48(SP), X4, X4
+	VPSUBQ      48(SP), X4, X4
+	VPAND       32(SP), X4, X4
+	VMOVDQU     X4, 64(DI)
+	VPXOR       176(SP), X5, X5
+	VPSHUFD     $0xff, X5, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X5, X5
+	VPADDQ      X11, X5, X5
+	VPXOR       48(SP), X5, X5
+	VPSUBQ      48(SP), X5, X5
+	VPAND       32(SP), X5, X5
+	VMOVDQU     X5, 80(DI)
+	VPXOR       192(SP), X6, X6
+	VPSHUFD     $0xff, X6, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X6, X6
+	VPADDQ      X11, X6, X6
+	VPXOR       48(SP), X6, X6
+	VPSUBQ      48(SP), X6, X6
+	VPAND       32(SP), X6, X6
+	VMOVDQU     X6, 96(DI)
+	VPXOR       208(SP), X7, X7
+	VPSHUFD     $0xff, X7, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X7, X7
+	VPADDQ      X11, X7, X7
+	VPXOR       48(SP), X7, X7
+	VPSUBQ      48(SP), X7, X7
+	VPAND       32(SP), X7, X7
+	VMOVDQU     X7, 112(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000004, CX
+	JMP         dpfLeavesAESNI_add_group
+
+dpfLeavesAESNI_add_one:
+	TESTQ       CX, CX
+	JZ          dpfLeavesAESNI_add_end
+	VMOVDQU     (SI), X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X0, X8, X0
+	VPAND       X9, X11, X12
+	VPXOR       X0, X12, X12
+	VMOVDQU     X12, 96(SP)
+	VPXOR       (DX), X0, X0
+	VMOVDQU     (SI), X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPANDN      X1, X8, X1
+	VPAND       X10, X11, X12
+	VPXOR       X1, X12, X12
+	VMOVDQU     X12, 112(SP)
+	VPXOR       16(DX), X1, X1
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VPXOR       96(SP), X0, X0
+	VPSHUFD     $0xff, X0, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X0, X0
+	VPADDQ      X11, X0, X0
+	VPXOR       48(SP), X0, X0
+	VPSUBQ      48(SP), X0, X0
+	VPAND       32(SP), X0, X0
+	VMOVDQU     X0, (DI)
+	VPXOR       112(SP), X1, X1
+	VPSHUFD     $0xff, X1, X11
+	VPSLLD      $0x1f, X11, X11
+	VPSRAD      $0x1f, X11, X11
+	VPAND       X14, X11, X11
+	VPAND       (SP), X1, X1
+	VPADDQ      X11, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, 16(DI)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000001, CX
+	JMP         dpfLeavesAESNI_add_one
+
+dpfLeavesAESNI_add_end:
+	JMP dpfLeavesAESNI_done
+
+dpfLeavesAESNI_mixed_group:
+	CMPQ        CX, $0x00000004
+	JB          dpfLeavesAESNI_mixed_one
 	VMOVDQU     (SI), X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -6527,11 +7681,11 @@ dpfLeavesAESNI_group:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000004, CX
-	JMP         dpfLeavesAESNI_group
+	JMP         dpfLeavesAESNI_mixed_group
 
-dpfLeavesAESNI_one:
+dpfLeavesAESNI_mixed_one:
 	TESTQ       CX, CX
-	JZ          dpfLeavesAESNI_done
+	JZ          dpfLeavesAESNI_mixed_end
 	VMOVDQU     (SI), X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -6603,8 +7757,9 @@ dpfLeavesAESNI_one:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000001, CX
-	JMP         dpfLeavesAESNI_one
+	JMP         dpfLeavesAESNI_mixed_one
 
+dpfLeavesAESNI_mixed_end:
 dpfLeavesAESNI_done:
 	VZEROUPPER
 	RET
@@ -6634,10 +7789,275 @@ TEXT ·dcfLevelAESNI(SB), $240-80
 	MOVQ    pv+32(FP), R9
 	MOVQ    m+40(FP), CX
 	MOVQ    keys+72(FP), DX
+	VMOVDQU 16(SP), X0
+	VPTEST  X0, X0
+	JNZ     dcfLevelAESNI_mixed_group
 
-dcfLevelAESNI_group:
+dcfLevelAESNI_add_group:
 	CMPQ        CX, $0x00000002
-	JB          dcfLevelAESNI_one
+	JB          dcfLevelAESNI_add_one
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VMOVDQU     16(SI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 112(SP)
+	VMOVDQU     X4, X5
+	VMOVDQU     X4, X6
+	VMOVDQU     X4, X7
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VPXOR       (DX), X4, X4
+	VPXOR       16(DX), X5, X5
+	VPXOR       32(DX), X6, X6
+	VPXOR       48(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     96(DX), X6, X6
+	VAESENC     112(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     160(DX), X6, X6
+	VAESENC     176(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     224(DX), X6, X6
+	VAESENC     240(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     288(DX), X6, X6
+	VAESENC     304(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     352(DX), X6, X6
+	VAESENC     368(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     416(DX), X6, X6
+	VAESENC     432(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     480(DX), X6, X6
+	VAESENC     496(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     544(DX), X6, X6
+	VAESENC     560(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     608(DX), X6, X6
+	VAESENC     624(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 672(DX), X6, X6
+	VAESENCLAST 688(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X1, X1
+	VPADDQ      X13, X1, X1
+	VMOVDQU     X0, (DI)
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (R8)
+	VMOVDQU     X1, (R10)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X3, X3
+	VPADDQ      X13, X3, X3
+	VMOVDQU     X2, 16(DI)
+	VPANDN      X2, X8, X2
+	VMOVDQU     X2, 16(R8)
+	VMOVDQU     X3, 16(R10)
+	VPXOR       112(SP), X4, X4
+	VPXOR       112(SP), X5, X5
+	VPXOR       112(SP), X6, X6
+	VPXOR       112(SP), X7, X7
+	VMOVDQU     16(SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     16(R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X4, X4
+	VPAND       (SP), X5, X5
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X5, X5
+	VPADDQ      X13, X5, X5
+	VMOVDQU     X4, 32(DI)
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 32(R8)
+	VMOVDQU     X5, 32(R10)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X6, X6
+	VPAND       (SP), X7, X7
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X7, X7
+	VPADDQ      X13, X7, X7
+	VMOVDQU     X6, 48(DI)
+	VPANDN      X6, X8, X6
+	VMOVDQU     X6, 48(R8)
+	VMOVDQU     X7, 48(R10)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000002, CX
+	JMP         dcfLevelAESNI_add_group
+
+dcfLevelAESNI_add_one:
+	TESTQ       CX, CX
+	JZ          dcfLevelAESNI_add_end
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X1, X1
+	VPADDQ      X13, X1, X1
+	VMOVDQU     X0, (DI)
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, (R8)
+	VMOVDQU     X1, (R10)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X3, X3
+	VPADDQ      X13, X3, X3
+	VMOVDQU     X2, 16(DI)
+	VPANDN      X2, X8, X2
+	VMOVDQU     X2, 16(R8)
+	VMOVDQU     X3, 16(R10)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, R9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R10
+	SUBQ        $0x00000001, CX
+	JMP         dcfLevelAESNI_add_one
+
+dcfLevelAESNI_add_end:
+	JMP dcfLevelAESNI_done
+
+dcfLevelAESNI_mixed_group:
+	CMPQ        CX, $0x00000002
+	JB          dcfLevelAESNI_mixed_one
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -6834,11 +8254,11 @@ dcfLevelAESNI_group:
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000002, CX
-	JMP         dcfLevelAESNI_group
+	JMP         dcfLevelAESNI_mixed_group
 
-dcfLevelAESNI_one:
+dcfLevelAESNI_mixed_one:
 	TESTQ       CX, CX
-	JZ          dcfLevelAESNI_done
+	JZ          dcfLevelAESNI_mixed_end
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -6940,8 +8360,9 @@ dcfLevelAESNI_one:
 	ADDQ        $0x00000020, R8
 	ADDQ        $0x00000020, R10
 	SUBQ        $0x00000001, CX
-	JMP         dcfLevelAESNI_one
+	JMP         dcfLevelAESNI_mixed_one
 
+dcfLevelAESNI_mixed_end:
 dcfLevelAESNI_done:
 	VZEROUPPER
 	RET
@@ -6971,10 +8392,313 @@ TEXT ·dcfLeavesAESNI(SB), $240-64
 	MOVQ    pv+16(FP), R9
 	MOVQ    m+24(FP), CX
 	MOVQ    keys+56(FP), DX
+	VMOVDQU 16(SP), X0
+	VPTEST  X0, X0
+	JNZ     dcfLeavesAESNI_mixed_group
 
-dcfLeavesAESNI_group:
+dcfLeavesAESNI_add_group:
 	CMPQ        CX, $0x00000002
-	JB          dcfLeavesAESNI_one
+	JB          dcfLeavesAESNI_add_one
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VMOVDQU     16(SI), X4
+	VPANDN      X4, X8, X4
+	VMOVDQU     X4, 112(SP)
+	VMOVDQU     X4, X5
+	VMOVDQU     X4, X6
+	VMOVDQU     X4, X7
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VPXOR       (DX), X4, X4
+	VPXOR       16(DX), X5, X5
+	VPXOR       32(DX), X6, X6
+	VPXOR       48(DX), X7, X7
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     64(DX), X4, X4
+	VAESENC     80(DX), X5, X5
+	VAESENC     96(DX), X6, X6
+	VAESENC     112(DX), X7, X7
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     128(DX), X4, X4
+	VAESENC     144(DX), X5, X5
+	VAESENC     160(DX), X6, X6
+	VAESENC     176(DX), X7, X7
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     192(DX), X4, X4
+	VAESENC     208(DX), X5, X5
+	VAESENC     224(DX), X6, X6
+	VAESENC     240(DX), X7, X7
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     256(DX), X4, X4
+	VAESENC     272(DX), X5, X5
+	VAESENC     288(DX), X6, X6
+	VAESENC     304(DX), X7, X7
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     320(DX), X4, X4
+	VAESENC     336(DX), X5, X5
+	VAESENC     352(DX), X6, X6
+	VAESENC     368(DX), X7, X7
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     384(DX), X4, X4
+	VAESENC     400(DX), X5, X5
+	VAESENC     416(DX), X6, X6
+	VAESENC     432(DX), X7, X7
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     448(DX), X4, X4
+	VAESENC     464(DX), X5, X5
+	VAESENC     480(DX), X6, X6
+	VAESENC     496(DX), X7, X7
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     512(DX), X4, X4
+	VAESENC     528(DX), X5, X5
+	VAESENC     544(DX), X6, X6
+	VAESENC     560(DX), X7, X7
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENC     576(DX), X4, X4
+	VAESENC     592(DX), X5, X5
+	VAESENC     608(DX), X6, X6
+	VAESENC     624(DX), X7, X7
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VAESENCLAST 640(DX), X4, X4
+	VAESENCLAST 656(DX), X5, X5
+	VAESENCLAST 672(DX), X6, X6
+	VAESENCLAST 688(DX), X7, X7
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X1, X1
+	VPADDQ      X13, X1, X1
+	VPSHUFD     $0xff, X0, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X0, X0
+	VPADDQ      X15, X0, X0
+	VPADDQ      X0, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, (DI)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X3, X3
+	VPADDQ      X13, X3, X3
+	VPSHUFD     $0xff, X2, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X2, X2
+	VPADDQ      X15, X2, X2
+	VPADDQ      X2, X3, X3
+	VPXOR       48(SP), X3, X3
+	VPSUBQ      48(SP), X3, X3
+	VPAND       32(SP), X3, X3
+	VMOVDQU     X3, 16(DI)
+	VPXOR       112(SP), X4, X4
+	VPXOR       112(SP), X5, X5
+	VPXOR       112(SP), X6, X6
+	VPXOR       112(SP), X7, X7
+	VMOVDQU     16(SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     16(R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X4, X4
+	VPAND       (SP), X5, X5
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X5, X5
+	VPADDQ      X13, X5, X5
+	VPSHUFD     $0xff, X4, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X4, X4
+	VPADDQ      X15, X4, X4
+	VPADDQ      X4, X5, X5
+	VPXOR       48(SP), X5, X5
+	VPSUBQ      48(SP), X5, X5
+	VPAND       32(SP), X5, X5
+	VMOVDQU     X5, 32(DI)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X6, X6
+	VPAND       (SP), X7, X7
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X7, X7
+	VPADDQ      X13, X7, X7
+	VPSHUFD     $0xff, X6, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X6, X6
+	VPADDQ      X15, X6, X6
+	VPADDQ      X6, X7, X7
+	VPXOR       48(SP), X7, X7
+	VPSUBQ      48(SP), X7, X7
+	VPAND       32(SP), X7, X7
+	VMOVDQU     X7, 48(DI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000002, CX
+	JMP         dcfLeavesAESNI_add_group
+
+dcfLeavesAESNI_add_one:
+	TESTQ       CX, CX
+	JZ          dcfLeavesAESNI_add_end
+	VMOVDQU     (SI), X0
+	VPANDN      X0, X8, X0
+	VMOVDQU     X0, 96(SP)
+	VMOVDQU     X0, X1
+	VMOVDQU     X0, X2
+	VMOVDQU     X0, X3
+	VPXOR       (DX), X0, X0
+	VPXOR       16(DX), X1, X1
+	VPXOR       32(DX), X2, X2
+	VPXOR       48(DX), X3, X3
+	VAESENC     64(DX), X0, X0
+	VAESENC     80(DX), X1, X1
+	VAESENC     96(DX), X2, X2
+	VAESENC     112(DX), X3, X3
+	VAESENC     128(DX), X0, X0
+	VAESENC     144(DX), X1, X1
+	VAESENC     160(DX), X2, X2
+	VAESENC     176(DX), X3, X3
+	VAESENC     192(DX), X0, X0
+	VAESENC     208(DX), X1, X1
+	VAESENC     224(DX), X2, X2
+	VAESENC     240(DX), X3, X3
+	VAESENC     256(DX), X0, X0
+	VAESENC     272(DX), X1, X1
+	VAESENC     288(DX), X2, X2
+	VAESENC     304(DX), X3, X3
+	VAESENC     320(DX), X0, X0
+	VAESENC     336(DX), X1, X1
+	VAESENC     352(DX), X2, X2
+	VAESENC     368(DX), X3, X3
+	VAESENC     384(DX), X0, X0
+	VAESENC     400(DX), X1, X1
+	VAESENC     416(DX), X2, X2
+	VAESENC     432(DX), X3, X3
+	VAESENC     448(DX), X0, X0
+	VAESENC     464(DX), X1, X1
+	VAESENC     480(DX), X2, X2
+	VAESENC     496(DX), X3, X3
+	VAESENC     512(DX), X0, X0
+	VAESENC     528(DX), X1, X1
+	VAESENC     544(DX), X2, X2
+	VAESENC     560(DX), X3, X3
+	VAESENC     576(DX), X0, X0
+	VAESENC     592(DX), X1, X1
+	VAESENC     608(DX), X2, X2
+	VAESENC     624(DX), X3, X3
+	VAESENCLAST 640(DX), X0, X0
+	VAESENCLAST 656(DX), X1, X1
+	VAESENCLAST 672(DX), X2, X2
+	VAESENCLAST 688(DX), X3, X3
+	VPXOR       96(SP), X0, X0
+	VPXOR       96(SP), X1, X1
+	VPXOR       96(SP), X2, X2
+	VPXOR       96(SP), X3, X3
+	VMOVDQU     (SI), X12
+	VPSHUFD     $0xff, X12, X12
+	VPSLLD      $0x1f, X12, X12
+	VPSRAD      $0x1f, X12, X12
+	VMOVDQU     (R9), X13
+	VPAND       X9, X12, X15
+	VPXOR       X15, X0, X0
+	VPAND       (SP), X1, X1
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X1, X1
+	VPADDQ      X13, X1, X1
+	VPSHUFD     $0xff, X0, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X0, X0
+	VPADDQ      X15, X0, X0
+	VPADDQ      X0, X1, X1
+	VPXOR       48(SP), X1, X1
+	VPSUBQ      48(SP), X1, X1
+	VPAND       32(SP), X1, X1
+	VMOVDQU     X1, (DI)
+	VPAND       X10, X12, X15
+	VPXOR       X15, X2, X2
+	VPAND       (SP), X3, X3
+	VPAND       X11, X12, X15
+	VPADDQ      X15, X3, X3
+	VPADDQ      X13, X3, X3
+	VPSHUFD     $0xff, X2, X15
+	VPSLLD      $0x1f, X15, X15
+	VPSRAD      $0x1f, X15, X15
+	VPAND       224(SP), X15, X15
+	VPAND       (SP), X2, X2
+	VPADDQ      X15, X2, X2
+	VPADDQ      X2, X3, X3
+	VPXOR       48(SP), X3, X3
+	VPSUBQ      48(SP), X3, X3
+	VPAND       32(SP), X3, X3
+	VMOVDQU     X3, 16(DI)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, R9
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000001, CX
+	JMP         dcfLeavesAESNI_add_one
+
+dcfLeavesAESNI_add_end:
+	JMP dcfLeavesAESNI_done
+
+dcfLeavesAESNI_mixed_group:
+	CMPQ        CX, $0x00000002
+	JB          dcfLeavesAESNI_mixed_one
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -7229,11 +8953,11 @@ dcfLeavesAESNI_group:
 	ADDQ        $0x00000020, R9
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000002, CX
-	JMP         dcfLeavesAESNI_group
+	JMP         dcfLeavesAESNI_mixed_group
 
-dcfLeavesAESNI_one:
+dcfLeavesAESNI_mixed_one:
 	TESTQ       CX, CX
-	JZ          dcfLeavesAESNI_done
+	JZ          dcfLeavesAESNI_mixed_end
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -7363,8 +9087,9 @@ dcfLeavesAESNI_one:
 	ADDQ        $0x00000010, R9
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000001, CX
-	JMP         dcfLeavesAESNI_one
+	JMP         dcfLeavesAESNI_mixed_one
 
+dcfLeavesAESNI_mixed_end:
 dcfLeavesAESNI_done:
 	VZEROUPPER
 	RET

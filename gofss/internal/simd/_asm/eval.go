@@ -385,6 +385,22 @@ func (k *walk) gadd(y, x, t VecPhysical) {
 	VPXOR(t, x, x)
 }
 
+// byArith emits body twice, for the two kinds of the group's + that the Xor mask
+// tells apart at run time (x scratch): addition alone (uint32, uint64: an add or a
+// subtraction one instruction instead of five) and the general one. body(prefix)
+// begins at the label prefix+"_group" and ends where the routine goes on.
+func (k *walk) byArith(x VecPhysical, body func(prefix string)) {
+	VMOVDQU(k.c(cXor), x)
+	VPTEST(x, x)
+	JNZ(LabelRef(k.name + "_mixed_group"))
+	k.addOnly = true
+	body(k.name + "_add")
+	JMP(LabelRef(k.name + "_done"))
+	k.addOnly = false
+	body(k.name + "_mixed")
+	Label(k.name + "_done")
+}
+
 // output negates x under Neg, keeps it to Mask and stores it as vector v's outputs.
 func (k *walk) output(v int, x VecPhysical) {
 	VPXOR(k.c(cNeg), x, x)
@@ -512,17 +528,7 @@ func dcf(w width) {
 	Load(Param("ar"), RAX)
 	k.loadArith()
 	k.args()
-	// The groups' + is addition (uint32, uint64) or not: a variant of the walk each,
-	// the first's additions one instruction instead of five.
-	VMOVDQU(k.c(cXor), c1)
-	VPTEST(c1, c1)
-	JNZ(LabelRef(name + "_mixed_group"))
-	k.addOnly = true
-	dcfGroups(k, name+"_add")
-	JMP(LabelRef(name + "_done"))
-	k.addOnly = false
-	dcfGroups(k, name+"_mixed")
-	Label(name + "_done")
+	k.byArith(c1, func(prefix string) { dcfGroups(k, prefix) })
 	VMOVDQU(k.c(cBad), w.vec(4))
 	VPTEST(w.vec(4), w.vec(4))
 	SETNE(AL)

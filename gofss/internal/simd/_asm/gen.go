@@ -212,17 +212,7 @@ func genRoutine(w width, dcf bool) {
 		JNZ(LabelRef(loop))
 	}
 	if dcf {
-		// The group's + is addition (uint32, uint64) or not: a loop each, the
-		// first's additions and subtractions one instruction instead of five.
-		VMOVDQU(arith.c(cXor), w.vec(10))
-		VPTEST(w.vec(10), w.vec(10))
-		JNZ(LabelRef(name + "_mixed_group"))
-		arith.addOnly = true
-		groups(name + "_add_group")
-		JMP(LabelRef(name + "_done"))
-		arith.addOnly = false
-		groups(name + "_mixed_group")
-		Label(name + "_done")
+		arith.byArith(w.vec(10), func(prefix string) { groups(prefix + "_group") })
 	} else {
 		groups(name + "_group")
 	}

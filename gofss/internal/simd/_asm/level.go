@@ -24,7 +24,8 @@ const levelSig = "func(%s, parents *byte, m int, cw *[4]uint64, %skeys *[11][4][
 
 // dpfLevelRoutine generates dpfLevel<W> (leaves false: u and s receive the children
 // and their clamped seeds) or dpfLeaves<W> (dst receives from(child) + t*v, negated
-// under Neg and kept to Mask).
+// under Neg and kept to Mask; a loop for each kind of the group's +, as byArith
+// says).
 func dpfLevelRoutine(w width, leaves bool) {
 	name, args, extra := "dpfLevel"+w.name, "u, s *byte", ""
 	if leaves {
@@ -33,7 +34,7 @@ func dpfLevelRoutine(w width, leaves bool) {
 	TEXT(name, 0, fmt.Sprintf(levelSig, args, extra))
 	Pragma("noescape")
 	Doc(name + " is the EvalAll routine of the same name without w's suffix, with AES keys.")
-	k := &walk{w: w, name: name, addOnly: false}
+	k := &walk{w: w, name: name}
 	k.consts = AllocLocal(consts * w.size())
 	parked := AllocLocal(levelGroup * w.size())
 	lsbv, vv := w.vec(8), w.vec(14)
@@ -109,27 +110,40 @@ func dpfLevelRoutine(w width, leaves bool) {
 		}
 		SUBQ(U32(parents), RCX)
 	}
-	perGroup := levelGroup * w.blocks / 2
-	Label(name + "_group")
-	CMPQ(RCX, U32(perGroup))
-	JB(LabelRef(name + "_one"))
-	vectors(levelGroup)
-	advance(perGroup)
-	JMP(LabelRef(name + "_group"))
-	Label(name + "_one")
-	TESTQ(RCX, RCX)
-	JZ(LabelRef(name + "_done"))
-	vectors(2 / w.blocks)
-	advance(1)
-	JMP(LabelRef(name + "_one"))
-	Label(name + "_done")
+	loops := func(prefix string) { rowLoops(prefix, levelGroup*w.blocks/2, 2/w.blocks, vectors, advance) }
+	if leaves {
+		k.byArith(w.vec(0), loops)
+	} else {
+		loops(name)
+	}
 	VZEROUPPER()
 	RET()
+}
+
+// rowLoops emits a level routine's loops over the CX parents of a row: groups of
+// perGroup parents (vectors(levelGroup)) while they last, then a parent at a time
+// (vectors(one)), advance moving past the parents done. Its labels begin with
+// prefix, the first prefix+"_group".
+func rowLoops(prefix string, perGroup, one int, vectors, advance func(int)) {
+	Label(prefix + "_group")
+	CMPQ(RCX, U32(perGroup))
+	JB(LabelRef(prefix + "_one"))
+	vectors(levelGroup)
+	advance(perGroup)
+	JMP(LabelRef(prefix + "_group"))
+	Label(prefix + "_one")
+	TESTQ(RCX, RCX)
+	JZ(LabelRef(prefix + "_end"))
+	vectors(one)
+	advance(1)
+	JMP(LabelRef(prefix + "_one"))
+	Label(prefix + "_end")
 }
 
 // dcfLevelRoutine generates dcfLevel<W> (u, s and v receive the children, their
 // clamped seeds and values pv + from(V) + t*vcw) or dcfLeaves<W> (dst receives each
 // child's value + from(child) + t(child)*last, negated under Neg and kept to Mask).
+// Both have a loop for each kind of the group's + (byArith).
 // A parent's 4 outputs (SL, VL, SR, VR, as the LaneKeys have them) take 4/w vectors;
 // with 256-bit vectors the seeds and the values are then brought together, a
 // child's to a lane. Registers as dpfLevelRoutine's, with the value correction in 11,
@@ -248,20 +262,7 @@ func dcfLevelRoutine(w width, leaves bool) {
 		}
 		SUBQ(U32(parents), RCX)
 	}
-	perGroup := levelGroup / per
-	Label(name + "_group")
-	CMPQ(RCX, U32(perGroup))
-	JB(LabelRef(name + "_one"))
-	vectors(levelGroup)
-	advance(perGroup)
-	JMP(LabelRef(name + "_group"))
-	Label(name + "_one")
-	TESTQ(RCX, RCX)
-	JZ(LabelRef(name + "_done"))
-	vectors(per)
-	advance(1)
-	JMP(LabelRef(name + "_one"))
-	Label(name + "_done")
+	k.byArith(w.vec(0), func(prefix string) { rowLoops(prefix, levelGroup/per, per, vectors, advance) })
 	VZEROUPPER()
 	RET()
 }
