@@ -274,16 +274,257 @@ TEXT ·dpfLeaves(SB), NOSPLIT, $0-64
 	KMOVW           AX, K3
 
 lanesetup_done:
-	MOVL  $0x00000003, AX
-	KMOVW AX, K1
-	MOVL  $0x0000000f, AX
-	KMOVW AX, K2
+	MOVL     $0x00000003, AX
+	KMOVW    AX, K1
+	MOVL     $0x0000000f, AX
+	KMOVW    AX, K2
+	VPTESTMQ Z28, Z28, K7
+	KORTESTW K7, K7
+	JNZ      dpfLeaves_mixed_start
 
-dpfleaves_loop8:
+dpfLeaves_add_loop8:
 	TESTQ           DX, DX
-	JNZ             dpfleaves_loop
+	JNZ             dpfLeaves_add_loop
 	CMPQ            CX, $0x08
-	JB              dpfleaves_loop
+	JB              dpfLeaves_add_loop
+	VBROADCASTI32X4 (BX), Z19
+	VBROADCASTI32X4 16(BX), K3, Z19
+	VBROADCASTI32X4 32(BX), Z20
+	VBROADCASTI32X4 48(BX), K3, Z20
+	VBROADCASTI32X4 64(BX), Z21
+	VBROADCASTI32X4 80(BX), K3, Z21
+	VBROADCASTI32X4 96(BX), Z22
+	VBROADCASTI32X4 112(BX), K3, Z22
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
+	VAESENC         Z9, Z19, Z19
+	VAESENC         Z9, Z20, Z20
+	VAESENC         Z9, Z21, Z21
+	VAESENC         Z9, Z22, Z22
+	VAESENC         Z10, Z19, Z19
+	VAESENC         Z10, Z20, Z20
+	VAESENC         Z10, Z21, Z21
+	VAESENC         Z10, Z22, Z22
+	VAESENC         Z11, Z19, Z19
+	VAESENC         Z11, Z20, Z20
+	VAESENC         Z11, Z21, Z21
+	VAESENC         Z11, Z22, Z22
+	VAESENC         Z12, Z19, Z19
+	VAESENC         Z12, Z20, Z20
+	VAESENC         Z12, Z21, Z21
+	VAESENC         Z12, Z22, Z22
+	VAESENC         Z13, Z19, Z19
+	VAESENC         Z13, Z20, Z20
+	VAESENC         Z13, Z21, Z21
+	VAESENC         Z13, Z22, Z22
+	VAESENC         Z14, Z19, Z19
+	VAESENC         Z14, Z20, Z20
+	VAESENC         Z14, Z21, Z21
+	VAESENC         Z14, Z22, Z22
+	VAESENC         Z15, Z19, Z19
+	VAESENC         Z15, Z20, Z20
+	VAESENC         Z15, Z21, Z21
+	VAESENC         Z15, Z22, Z22
+	VAESENC         Z16, Z19, Z19
+	VAESENC         Z16, Z20, Z20
+	VAESENC         Z16, Z21, Z21
+	VAESENC         Z16, Z22, Z22
+	VAESENC         Z17, Z19, Z19
+	VAESENC         Z17, Z20, Z20
+	VAESENC         Z17, Z21, Z21
+	VAESENC         Z17, Z22, Z22
+	VAESENCLAST     Z18, Z19, Z19
+	VAESENCLAST     Z18, Z20, Z20
+	VAESENCLAST     Z18, Z21, Z21
+	VAESENCLAST     Z18, Z22, Z22
+	VBROADCASTI32X4 (BX), Z23
+	VBROADCASTI32X4 16(BX), K3, Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
+	VBROADCASTI32X4 32(BX), Z23
+	VBROADCASTI32X4 48(BX), K3, Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
+	VBROADCASTI32X4 64(BX), Z23
+	VBROADCASTI32X4 80(BX), K3, Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
+	VBROADCASTI32X4 96(BX), Z23
+	VBROADCASTI32X4 112(BX), K3, Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
+	VMOVDQU64       (BX), Y1
+	VSHUFI64X2      $0x50, Z1, Z1, Z1
+	VPSHUFD         $0xff, Z1, Z1
+	VPSLLD          $0x1f, Z1, Z1
+	VPSRAD          $0x1f, Z1, Z1
+	VPTERNLOGQ      $0x78, Z30, Z1, Z19
+	VPSHUFD         $0xff, Z19, Z2
+	VPSLLD          $0x1f, Z2, Z2
+	VPSRAD          $0x1f, Z2, Z2
+	VPANDQ          Z25, Z2, Z2
+	VPANDQ          Z29, Z19, Z19
+	VPADDQ          Z2, Z19, Z3
+	VPXORQ          Z26, Z3, Z3
+	VPSUBQ          Z26, Z3, Z3
+	VPANDQ          Z27, Z3, Z3
+	VMOVDQU64       Z3, (DI)
+	ADDQ            $0x20, BX
+	ADDQ            $0x40, DI
+	VMOVDQU64       (BX), Y1
+	VSHUFI64X2      $0x50, Z1, Z1, Z1
+	VPSHUFD         $0xff, Z1, Z1
+	VPSLLD          $0x1f, Z1, Z1
+	VPSRAD          $0x1f, Z1, Z1
+	VPTERNLOGQ      $0x78, Z30, Z1, Z20
+	VPSHUFD         $0xff, Z20, Z2
+	VPSLLD          $0x1f, Z2, Z2
+	VPSRAD          $0x1f, Z2, Z2
+	VPANDQ          Z25, Z2, Z2
+	VPANDQ          Z29, Z20, Z20
+	VPADDQ          Z2, Z20, Z3
+	VPXORQ          Z26, Z3, Z3
+	VPSUBQ          Z26, Z3, Z3
+	VPANDQ          Z27, Z3, Z3
+	VMOVDQU64       Z3, (DI)
+	ADDQ            $0x20, BX
+	ADDQ            $0x40, DI
+	VMOVDQU64       (BX), Y1
+	VSHUFI64X2      $0x50, Z1, Z1, Z1
+	VPSHUFD         $0xff, Z1, Z1
+	VPSLLD          $0x1f, Z1, Z1
+	VPSRAD          $0x1f, Z1, Z1
+	VPTERNLOGQ      $0x78, Z30, Z1, Z21
+	VPSHUFD         $0xff, Z21, Z2
+	VPSLLD          $0x1f, Z2, Z2
+	VPSRAD          $0x1f, Z2, Z2
+	VPANDQ          Z25, Z2, Z2
+	VPANDQ          Z29, Z21, Z21
+	VPADDQ          Z2, Z21, Z3
+	VPXORQ          Z26, Z3, Z3
+	VPSUBQ          Z26, Z3, Z3
+	VPANDQ          Z27, Z3, Z3
+	VMOVDQU64       Z3, (DI)
+	ADDQ            $0x20, BX
+	ADDQ            $0x40, DI
+	VMOVDQU64       (BX), Y1
+	VSHUFI64X2      $0x50, Z1, Z1, Z1
+	VPSHUFD         $0xff, Z1, Z1
+	VPSLLD          $0x1f, Z1, Z1
+	VPSRAD          $0x1f, Z1, Z1
+	VPTERNLOGQ      $0x78, Z30, Z1, Z22
+	VPSHUFD         $0xff, Z22, Z2
+	VPSLLD          $0x1f, Z2, Z2
+	VPSRAD          $0x1f, Z2, Z2
+	VPANDQ          Z25, Z2, Z2
+	VPANDQ          Z29, Z22, Z22
+	VPADDQ          Z2, Z22, Z3
+	VPXORQ          Z26, Z3, Z3
+	VPSUBQ          Z26, Z3, Z3
+	VPANDQ          Z27, Z3, Z3
+	VMOVDQU64       Z3, (DI)
+	ADDQ            $0x20, BX
+	ADDQ            $0x40, DI
+	SUBQ            $0x08, CX
+	JMP             dpfLeaves_add_loop8
+
+dpfLeaves_add_loop:
+	CMPQ      CX, $0x02
+	JB        dpfLeaves_add_tail
+	TESTQ     DX, DX
+	JZ        dpfLeaves_add_aes
+	VMOVDQU64 (DX), Z0
+	ADDQ      $0x00000040, DX
+	JMP       dpfLeaves_add_child
+
+dpfLeaves_add_aes:
+	VBROADCASTI32X4 (BX), Z19
+	VBROADCASTI32X4 16(BX), K3, Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z0
+	VAESENC         Z9, Z0, Z0
+	VAESENC         Z10, Z0, Z0
+	VAESENC         Z11, Z0, Z0
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z0, Z0
+	VAESENC         Z14, Z0, Z0
+	VAESENC         Z15, Z0, Z0
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z17, Z0, Z0
+	VAESENCLAST     Z18, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+
+dpfLeaves_add_child:
+	VMOVDQU64  (BX), Y1
+	VSHUFI64X2 $0x50, Z1, Z1, Z1
+	VPSHUFD    $0xff, Z1, Z1
+	VPSLLD     $0x1f, Z1, Z1
+	VPSRAD     $0x1f, Z1, Z1
+	VPTERNLOGQ $0x78, Z30, Z1, Z0
+	VPSHUFD    $0xff, Z0, Z2
+	VPSLLD     $0x1f, Z2, Z2
+	VPSRAD     $0x1f, Z2, Z2
+	VPANDQ     Z25, Z2, Z2
+	VPANDQ     Z29, Z0, Z0
+	VPADDQ     Z2, Z0, Z3
+	VPXORQ     Z26, Z3, Z3
+	VPSUBQ     Z26, Z3, Z3
+	VPANDQ     Z27, Z3, Z3
+	VMOVDQU64  Z3, (DI)
+	ADDQ       $0x20, BX
+	ADDQ       $0x40, DI
+	SUBQ       $0x02, CX
+	JMP        dpfLeaves_add_loop
+
+dpfLeaves_add_tail:
+	TESTQ       CX, CX
+	JZ          dpfLeaves_add_done
+	VMOVDQU64.Z (BX), K1, Z1
+	TESTQ       DX, DX
+	JZ          dpfLeaves_add_tailaes
+	VMOVDQU64.Z (DX), K2, Z0
+	JMP         dpfLeaves_add_tailchild
+
+dpfLeaves_add_tailaes:
+	VBROADCASTI32X4 (BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z0
+	VAESENC         Z9, Z0, Z0
+	VAESENC         Z10, Z0, Z0
+	VAESENC         Z11, Z0, Z0
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z0, Z0
+	VAESENC         Z14, Z0, Z0
+	VAESENC         Z15, Z0, Z0
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z17, Z0, Z0
+	VAESENCLAST     Z18, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+
+dpfLeaves_add_tailchild:
+	VSHUFI64X2 $0x50, Z1, Z1, Z1
+	VPSHUFD    $0xff, Z1, Z1
+	VPSLLD     $0x1f, Z1, Z1
+	VPSRAD     $0x1f, Z1, Z1
+	VPTERNLOGQ $0x78, Z30, Z1, Z0
+	VPSHUFD    $0xff, Z0, Z2
+	VPSLLD     $0x1f, Z2, Z2
+	VPSRAD     $0x1f, Z2, Z2
+	VPANDQ     Z25, Z2, Z2
+	VPANDQ     Z29, Z0, Z0
+	VPADDQ     Z2, Z0, Z3
+	VPXORQ     Z26, Z3, Z3
+	VPSUBQ     Z26, Z3, Z3
+	VPANDQ     Z27, Z3, Z3
+	VMOVDQU64  Z3, K2, (DI)
+
+dpfLeaves_add_done:
+	JMP dpfLeaves_end
+
+dpfLeaves_mixed_start:
+dpfLeaves_mixed_loop8:
+	TESTQ           DX, DX
+	JNZ             dpfLeaves_mixed_loop
+	CMPQ            CX, $0x08
+	JB              dpfLeaves_mixed_loop
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), K3, Z19
 	VBROADCASTI32X4 32(BX), Z20
@@ -429,18 +670,18 @@ dpfleaves_loop8:
 	ADDQ            $0x20, BX
 	ADDQ            $0x40, DI
 	SUBQ            $0x08, CX
-	JMP             dpfleaves_loop8
+	JMP             dpfLeaves_mixed_loop8
 
-dpfleaves_loop:
+dpfLeaves_mixed_loop:
 	CMPQ      CX, $0x02
-	JB        dpfleaves_tail
+	JB        dpfLeaves_mixed_tail
 	TESTQ     DX, DX
-	JZ        dpfleaves_aes
+	JZ        dpfLeaves_mixed_aes
 	VMOVDQU64 (DX), Z0
 	ADDQ      $0x00000040, DX
-	JMP       dpfleaves_child
+	JMP       dpfLeaves_mixed_child
 
-dpfleaves_aes:
+dpfLeaves_mixed_aes:
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), K3, Z19
 	VPANDNQ         Z19, Z31, Z19
@@ -457,7 +698,7 @@ dpfleaves_aes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dpfleaves_child:
+dpfLeaves_mixed_child:
 	VMOVDQU64  (BX), Y1
 	VSHUFI64X2 $0x50, Z1, Z1, Z1
 	VPSHUFD    $0xff, Z1, Z1
@@ -479,18 +720,18 @@ dpfleaves_child:
 	ADDQ       $0x20, BX
 	ADDQ       $0x40, DI
 	SUBQ       $0x02, CX
-	JMP        dpfleaves_loop
+	JMP        dpfLeaves_mixed_loop
 
-dpfleaves_tail:
+dpfLeaves_mixed_tail:
 	TESTQ       CX, CX
-	JZ          dpfleaves_done
+	JZ          dpfLeaves_mixed_done
 	VMOVDQU64.Z (BX), K1, Z1
 	TESTQ       DX, DX
-	JZ          dpfleaves_tailaes
+	JZ          dpfLeaves_mixed_tailaes
 	VMOVDQU64.Z (DX), K2, Z0
-	JMP         dpfleaves_tailchild
+	JMP         dpfLeaves_mixed_tailchild
 
-dpfleaves_tailaes:
+dpfLeaves_mixed_tailaes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -506,7 +747,7 @@ dpfleaves_tailaes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dpfleaves_tailchild:
+dpfLeaves_mixed_tailchild:
 	VSHUFI64X2 $0x50, Z1, Z1, Z1
 	VPSHUFD    $0xff, Z1, Z1
 	VPSLLD     $0x1f, Z1, Z1
@@ -525,7 +766,8 @@ dpfleaves_tailchild:
 	VPANDQ     Z27, Z3, Z3
 	VMOVDQU64  Z3, K2, (DI)
 
-dpfleaves_done:
+dpfLeaves_mixed_done:
+dpfLeaves_end:
 	VZEROUPPER
 	RET
 
@@ -567,16 +809,244 @@ TEXT ·dcfLevel(SB), NOSPLIT, $0-88
 	KMOVW           AX, K3
 
 lanesetup_done:
-	MOVL  $0x00000003, AX
-	KMOVW AX, K1
-	MOVL  $0x0000000f, AX
-	KMOVW AX, K2
+	MOVL     $0x00000003, AX
+	KMOVW    AX, K1
+	MOVL     $0x0000000f, AX
+	KMOVW    AX, K2
+	VPTESTMQ Z28, Z28, K7
+	KORTESTW K7, K7
+	JNZ      dcfLevel_mixed_start
 
-dcflevel_loop4:
+dcfLevel_add_loop4:
 	TESTQ           DX, DX
-	JNZ             dcflevel_loop
+	JNZ             dcfLevel_add_loop
 	CMPQ            CX, $0x04
-	JB              dcflevel_loop
+	JB              dcfLevel_add_loop
+	VBROADCASTI32X4 (BX), Z19
+	VBROADCASTI32X4 16(BX), Z20
+	VBROADCASTI32X4 32(BX), Z21
+	VBROADCASTI32X4 48(BX), Z22
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
+	VAESENC         Z9, Z19, Z19
+	VAESENC         Z9, Z20, Z20
+	VAESENC         Z9, Z21, Z21
+	VAESENC         Z9, Z22, Z22
+	VAESENC         Z10, Z19, Z19
+	VAESENC         Z10, Z20, Z20
+	VAESENC         Z10, Z21, Z21
+	VAESENC         Z10, Z22, Z22
+	VAESENC         Z11, Z19, Z19
+	VAESENC         Z11, Z20, Z20
+	VAESENC         Z11, Z21, Z21
+	VAESENC         Z11, Z22, Z22
+	VAESENC         Z12, Z19, Z19
+	VAESENC         Z12, Z20, Z20
+	VAESENC         Z12, Z21, Z21
+	VAESENC         Z12, Z22, Z22
+	VAESENC         Z13, Z19, Z19
+	VAESENC         Z13, Z20, Z20
+	VAESENC         Z13, Z21, Z21
+	VAESENC         Z13, Z22, Z22
+	VAESENC         Z14, Z19, Z19
+	VAESENC         Z14, Z20, Z20
+	VAESENC         Z14, Z21, Z21
+	VAESENC         Z14, Z22, Z22
+	VAESENC         Z15, Z19, Z19
+	VAESENC         Z15, Z20, Z20
+	VAESENC         Z15, Z21, Z21
+	VAESENC         Z15, Z22, Z22
+	VAESENC         Z16, Z19, Z19
+	VAESENC         Z16, Z20, Z20
+	VAESENC         Z16, Z21, Z21
+	VAESENC         Z16, Z22, Z22
+	VAESENC         Z17, Z19, Z19
+	VAESENC         Z17, Z20, Z20
+	VAESENC         Z17, Z21, Z21
+	VAESENC         Z17, Z22, Z22
+	VAESENCLAST     Z18, Z19, Z19
+	VAESENCLAST     Z18, Z20, Z20
+	VAESENCLAST     Z18, Z21, Z21
+	VAESENCLAST     Z18, Z22, Z22
+	VBROADCASTI32X4 (BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
+	VBROADCASTI32X4 16(BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
+	VBROADCASTI32X4 32(BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
+	VBROADCASTI32X4 48(BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
+	VMOVDQU64       (BX), Y4
+	VMOVDQU64       (R9), Y6
+	VSHUFI64X2      $0x88, Z20, Z19, Z2
+	VSHUFI64X2      $0xdd, Z20, Z19, Z3
+	VSHUFI64X2      $0x50, Z4, Z4, Z4
+	VSHUFI64X2      $0x50, Z6, Z6, Z6
+	VPSHUFD         $0xff, Z4, Z4
+	VPSLLD          $0x1f, Z4, Z4
+	VPSRAD          $0x1f, Z4, Z4
+	VPTERNLOGQ      $0x78, Z30, Z4, Z2
+	VPANDQ          Z29, Z3, Z3
+	VPANDQ          Z25, Z4, Z4
+	VPADDQ          Z4, Z3, Z5
+	VPADDQ          Z6, Z5, Z7
+	VMOVDQU64       Z2, (DI)
+	VPANDNQ         Z2, Z31, Z2
+	VMOVDQU64       Z2, (SI)
+	VMOVDQU64       Z7, (R8)
+	ADDQ            $0x20, BX
+	ADDQ            $0x20, R9
+	ADDQ            $0x40, DI
+	ADDQ            $0x40, SI
+	ADDQ            $0x40, R8
+	VMOVDQU64       (BX), Y4
+	VMOVDQU64       (R9), Y6
+	VSHUFI64X2      $0x88, Z22, Z21, Z2
+	VSHUFI64X2      $0xdd, Z22, Z21, Z3
+	VSHUFI64X2      $0x50, Z4, Z4, Z4
+	VSHUFI64X2      $0x50, Z6, Z6, Z6
+	VPSHUFD         $0xff, Z4, Z4
+	VPSLLD          $0x1f, Z4, Z4
+	VPSRAD          $0x1f, Z4, Z4
+	VPTERNLOGQ      $0x78, Z30, Z4, Z2
+	VPANDQ          Z29, Z3, Z3
+	VPANDQ          Z25, Z4, Z4
+	VPADDQ          Z4, Z3, Z5
+	VPADDQ          Z6, Z5, Z7
+	VMOVDQU64       Z2, (DI)
+	VPANDNQ         Z2, Z31, Z2
+	VMOVDQU64       Z2, (SI)
+	VMOVDQU64       Z7, (R8)
+	ADDQ            $0x20, BX
+	ADDQ            $0x20, R9
+	ADDQ            $0x40, DI
+	ADDQ            $0x40, SI
+	ADDQ            $0x40, R8
+	SUBQ            $0x04, CX
+	JMP             dcfLevel_add_loop4
+
+dcfLevel_add_loop:
+	CMPQ      CX, $0x02
+	JB        dcfLevel_add_tail
+	TESTQ     DX, DX
+	JZ        dcfLevel_add_aes
+	VMOVDQU64 (DX), Z0
+	VMOVDQU64 64(DX), Z1
+	ADDQ      $0x00000080, DX
+	JMP       dcfLevel_add_child
+
+dcfLevel_add_aes:
+	VBROADCASTI32X4 (BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z0
+	VAESENC         Z9, Z0, Z0
+	VAESENC         Z10, Z0, Z0
+	VAESENC         Z11, Z0, Z0
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z0, Z0
+	VAESENC         Z14, Z0, Z0
+	VAESENC         Z15, Z0, Z0
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z17, Z0, Z0
+	VAESENCLAST     Z18, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+	VBROADCASTI32X4 16(BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z1
+	VAESENC         Z9, Z1, Z1
+	VAESENC         Z10, Z1, Z1
+	VAESENC         Z11, Z1, Z1
+	VAESENC         Z12, Z1, Z1
+	VAESENC         Z13, Z1, Z1
+	VAESENC         Z14, Z1, Z1
+	VAESENC         Z15, Z1, Z1
+	VAESENC         Z16, Z1, Z1
+	VAESENC         Z17, Z1, Z1
+	VAESENCLAST     Z18, Z1, Z1
+	VPXORQ          Z19, Z1, Z1
+
+dcfLevel_add_child:
+	VMOVDQU64  (BX), Y4
+	VMOVDQU64  (R9), Y6
+	VSHUFI64X2 $0x88, Z1, Z0, Z2
+	VSHUFI64X2 $0xdd, Z1, Z0, Z3
+	VSHUFI64X2 $0x50, Z4, Z4, Z4
+	VSHUFI64X2 $0x50, Z6, Z6, Z6
+	VPSHUFD    $0xff, Z4, Z4
+	VPSLLD     $0x1f, Z4, Z4
+	VPSRAD     $0x1f, Z4, Z4
+	VPTERNLOGQ $0x78, Z30, Z4, Z2
+	VPANDQ     Z29, Z3, Z3
+	VPANDQ     Z25, Z4, Z4
+	VPADDQ     Z4, Z3, Z5
+	VPADDQ     Z6, Z5, Z7
+	VMOVDQU64  Z2, (DI)
+	VPANDNQ    Z2, Z31, Z2
+	VMOVDQU64  Z2, (SI)
+	VMOVDQU64  Z7, (R8)
+	ADDQ       $0x20, BX
+	ADDQ       $0x20, R9
+	ADDQ       $0x40, DI
+	ADDQ       $0x40, SI
+	ADDQ       $0x40, R8
+	SUBQ       $0x02, CX
+	JMP        dcfLevel_add_loop
+
+dcfLevel_add_tail:
+	TESTQ       CX, CX
+	JZ          dcfLevel_add_done
+	VMOVDQU64.Z (BX), K1, Z4
+	VMOVDQU64.Z (R9), K1, Z6
+	TESTQ       DX, DX
+	JZ          dcfLevel_add_tailaes
+	VMOVDQU64   (DX), Z0
+	JMP         dcfLevel_add_tailchild
+
+dcfLevel_add_tailaes:
+	VBROADCASTI32X4 (BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z0
+	VAESENC         Z9, Z0, Z0
+	VAESENC         Z10, Z0, Z0
+	VAESENC         Z11, Z0, Z0
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z0, Z0
+	VAESENC         Z14, Z0, Z0
+	VAESENC         Z15, Z0, Z0
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z17, Z0, Z0
+	VAESENCLAST     Z18, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+
+dcfLevel_add_tailchild:
+	VSHUFI64X2 $0x88, Z1, Z0, Z2
+	VSHUFI64X2 $0xdd, Z1, Z0, Z3
+	VSHUFI64X2 $0x50, Z4, Z4, Z4
+	VSHUFI64X2 $0x50, Z6, Z6, Z6
+	VPSHUFD    $0xff, Z4, Z4
+	VPSLLD     $0x1f, Z4, Z4
+	VPSRAD     $0x1f, Z4, Z4
+	VPTERNLOGQ $0x78, Z30, Z4, Z2
+	VPANDQ     Z29, Z3, Z3
+	VPANDQ     Z25, Z4, Z4
+	VPADDQ     Z4, Z3, Z5
+	VPADDQ     Z6, Z5, Z7
+	VMOVDQU64  Z2, K2, (DI)
+	VPANDNQ    Z2, Z31, Z2
+	VMOVDQU64  Z2, K2, (SI)
+	VMOVDQU64  Z7, K2, (R8)
+
+dcfLevel_add_done:
+	JMP dcfLevel_end
+
+dcfLevel_mixed_start:
+dcfLevel_mixed_loop4:
+	TESTQ           DX, DX
+	JNZ             dcfLevel_mixed_loop
+	CMPQ            CX, $0x04
+	JB              dcfLevel_mixed_loop
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), Z20
 	VBROADCASTI32X4 32(BX), Z21
@@ -688,19 +1158,19 @@ dcflevel_loop4:
 	ADDQ            $0x40, SI
 	ADDQ            $0x40, R8
 	SUBQ            $0x04, CX
-	JMP             dcflevel_loop4
+	JMP             dcfLevel_mixed_loop4
 
-dcflevel_loop:
+dcfLevel_mixed_loop:
 	CMPQ      CX, $0x02
-	JB        dcflevel_tail
+	JB        dcfLevel_mixed_tail
 	TESTQ     DX, DX
-	JZ        dcflevel_aes
+	JZ        dcfLevel_mixed_aes
 	VMOVDQU64 (DX), Z0
 	VMOVDQU64 64(DX), Z1
 	ADDQ      $0x00000080, DX
-	JMP       dcflevel_child
+	JMP       dcfLevel_mixed_child
 
-dcflevel_aes:
+dcfLevel_mixed_aes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -730,7 +1200,7 @@ dcflevel_aes:
 	VAESENCLAST     Z18, Z1, Z1
 	VPXORQ          Z19, Z1, Z1
 
-dcflevel_child:
+dcfLevel_mixed_child:
 	VMOVDQU64  (BX), Y4
 	VMOVDQU64  (R9), Y6
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
@@ -759,19 +1229,19 @@ dcflevel_child:
 	ADDQ       $0x40, SI
 	ADDQ       $0x40, R8
 	SUBQ       $0x02, CX
-	JMP        dcflevel_loop
+	JMP        dcfLevel_mixed_loop
 
-dcflevel_tail:
+dcfLevel_mixed_tail:
 	TESTQ       CX, CX
-	JZ          dcflevel_done
+	JZ          dcfLevel_mixed_done
 	VMOVDQU64.Z (BX), K1, Z4
 	VMOVDQU64.Z (R9), K1, Z6
 	TESTQ       DX, DX
-	JZ          dcflevel_tailaes
+	JZ          dcfLevel_mixed_tailaes
 	VMOVDQU64   (DX), Z0
-	JMP         dcflevel_tailchild
+	JMP         dcfLevel_mixed_tailchild
 
-dcflevel_tailaes:
+dcfLevel_mixed_tailaes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -787,7 +1257,7 @@ dcflevel_tailaes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dcflevel_tailchild:
+dcfLevel_mixed_tailchild:
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
 	VSHUFI64X2 $0xdd, Z1, Z0, Z3
 	VSHUFI64X2 $0x50, Z4, Z4, Z4
@@ -809,7 +1279,8 @@ dcflevel_tailchild:
 	VMOVDQU64  Z2, K2, (SI)
 	VMOVDQU64  Z7, K2, (R8)
 
-dcflevel_done:
+dcfLevel_mixed_done:
+dcfLevel_end:
 	VZEROUPPER
 	RET
 
@@ -850,16 +1321,266 @@ TEXT ·dcfLeaves(SB), NOSPLIT, $0-72
 	KMOVW           AX, K3
 
 lanesetup_done:
-	MOVL  $0x00000003, AX
-	KMOVW AX, K1
-	MOVL  $0x0000000f, AX
-	KMOVW AX, K2
+	MOVL     $0x00000003, AX
+	KMOVW    AX, K1
+	MOVL     $0x0000000f, AX
+	KMOVW    AX, K2
+	VPTESTMQ Z28, Z28, K7
+	KORTESTW K7, K7
+	JNZ      dcfLeaves_mixed_start
 
-dcfleaves_loop4:
+dcfLeaves_add_loop4:
 	TESTQ           DX, DX
-	JNZ             dcfleaves_loop
+	JNZ             dcfLeaves_add_loop
 	CMPQ            CX, $0x04
-	JB              dcfleaves_loop
+	JB              dcfLeaves_add_loop
+	VBROADCASTI32X4 (BX), Z19
+	VBROADCASTI32X4 16(BX), Z20
+	VBROADCASTI32X4 32(BX), Z21
+	VBROADCASTI32X4 48(BX), Z22
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
+	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
+	VAESENC         Z9, Z19, Z19
+	VAESENC         Z9, Z20, Z20
+	VAESENC         Z9, Z21, Z21
+	VAESENC         Z9, Z22, Z22
+	VAESENC         Z10, Z19, Z19
+	VAESENC         Z10, Z20, Z20
+	VAESENC         Z10, Z21, Z21
+	VAESENC         Z10, Z22, Z22
+	VAESENC         Z11, Z19, Z19
+	VAESENC         Z11, Z20, Z20
+	VAESENC         Z11, Z21, Z21
+	VAESENC         Z11, Z22, Z22
+	VAESENC         Z12, Z19, Z19
+	VAESENC         Z12, Z20, Z20
+	VAESENC         Z12, Z21, Z21
+	VAESENC         Z12, Z22, Z22
+	VAESENC         Z13, Z19, Z19
+	VAESENC         Z13, Z20, Z20
+	VAESENC         Z13, Z21, Z21
+	VAESENC         Z13, Z22, Z22
+	VAESENC         Z14, Z19, Z19
+	VAESENC         Z14, Z20, Z20
+	VAESENC         Z14, Z21, Z21
+	VAESENC         Z14, Z22, Z22
+	VAESENC         Z15, Z19, Z19
+	VAESENC         Z15, Z20, Z20
+	VAESENC         Z15, Z21, Z21
+	VAESENC         Z15, Z22, Z22
+	VAESENC         Z16, Z19, Z19
+	VAESENC         Z16, Z20, Z20
+	VAESENC         Z16, Z21, Z21
+	VAESENC         Z16, Z22, Z22
+	VAESENC         Z17, Z19, Z19
+	VAESENC         Z17, Z20, Z20
+	VAESENC         Z17, Z21, Z21
+	VAESENC         Z17, Z22, Z22
+	VAESENCLAST     Z18, Z19, Z19
+	VAESENCLAST     Z18, Z20, Z20
+	VAESENCLAST     Z18, Z21, Z21
+	VAESENCLAST     Z18, Z22, Z22
+	VBROADCASTI32X4 (BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
+	VBROADCASTI32X4 16(BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
+	VBROADCASTI32X4 32(BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
+	VBROADCASTI32X4 48(BX), Z23
+	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
+	VMOVDQU64       (BX), Y4
+	VMOVDQU64       (R9), Y6
+	VSHUFI64X2      $0x88, Z20, Z19, Z2
+	VSHUFI64X2      $0xdd, Z20, Z19, Z3
+	VSHUFI64X2      $0x50, Z4, Z4, Z4
+	VSHUFI64X2      $0x50, Z6, Z6, Z6
+	VPSHUFD         $0xff, Z4, Z4
+	VPSLLD          $0x1f, Z4, Z4
+	VPSRAD          $0x1f, Z4, Z4
+	VPTERNLOGQ      $0x78, Z30, Z4, Z2
+	VPANDQ          Z29, Z3, Z3
+	VPANDQ          Z25, Z4, Z4
+	VPADDQ          Z4, Z3, Z5
+	VPADDQ          Z6, Z5, Z7
+	VPSHUFD         $0xff, Z2, Z3
+	VPSLLD          $0x1f, Z3, Z3
+	VPSRAD          $0x1f, Z3, Z3
+	VPANDQ          Z24, Z3, Z3
+	VPANDQ          Z29, Z2, Z2
+	VPADDQ          Z3, Z2, Z4
+	VPADDQ          Z7, Z4, Z5
+	VPXORQ          Z26, Z5, Z5
+	VPSUBQ          Z26, Z5, Z5
+	VPANDQ          Z27, Z5, Z5
+	VMOVDQU64       Z5, (DI)
+	ADDQ            $0x20, BX
+	ADDQ            $0x20, R9
+	ADDQ            $0x40, DI
+	VMOVDQU64       (BX), Y4
+	VMOVDQU64       (R9), Y6
+	VSHUFI64X2      $0x88, Z22, Z21, Z2
+	VSHUFI64X2      $0xdd, Z22, Z21, Z3
+	VSHUFI64X2      $0x50, Z4, Z4, Z4
+	VSHUFI64X2      $0x50, Z6, Z6, Z6
+	VPSHUFD         $0xff, Z4, Z4
+	VPSLLD          $0x1f, Z4, Z4
+	VPSRAD          $0x1f, Z4, Z4
+	VPTERNLOGQ      $0x78, Z30, Z4, Z2
+	VPANDQ          Z29, Z3, Z3
+	VPANDQ          Z25, Z4, Z4
+	VPADDQ          Z4, Z3, Z5
+	VPADDQ          Z6, Z5, Z7
+	VPSHUFD         $0xff, Z2, Z3
+	VPSLLD          $0x1f, Z3, Z3
+	VPSRAD          $0x1f, Z3, Z3
+	VPANDQ          Z24, Z3, Z3
+	VPANDQ          Z29, Z2, Z2
+	VPADDQ          Z3, Z2, Z4
+	VPADDQ          Z7, Z4, Z5
+	VPXORQ          Z26, Z5, Z5
+	VPSUBQ          Z26, Z5, Z5
+	VPANDQ          Z27, Z5, Z5
+	VMOVDQU64       Z5, (DI)
+	ADDQ            $0x20, BX
+	ADDQ            $0x20, R9
+	ADDQ            $0x40, DI
+	SUBQ            $0x04, CX
+	JMP             dcfLeaves_add_loop4
+
+dcfLeaves_add_loop:
+	CMPQ      CX, $0x02
+	JB        dcfLeaves_add_tail
+	TESTQ     DX, DX
+	JZ        dcfLeaves_add_aes
+	VMOVDQU64 (DX), Z0
+	VMOVDQU64 64(DX), Z1
+	ADDQ      $0x00000080, DX
+	JMP       dcfLeaves_add_child
+
+dcfLeaves_add_aes:
+	VBROADCASTI32X4 (BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z0
+	VAESENC         Z9, Z0, Z0
+	VAESENC         Z10, Z0, Z0
+	VAESENC         Z11, Z0, Z0
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z0, Z0
+	VAESENC         Z14, Z0, Z0
+	VAESENC         Z15, Z0, Z0
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z17, Z0, Z0
+	VAESENCLAST     Z18, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+	VBROADCASTI32X4 16(BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z1
+	VAESENC         Z9, Z1, Z1
+	VAESENC         Z10, Z1, Z1
+	VAESENC         Z11, Z1, Z1
+	VAESENC         Z12, Z1, Z1
+	VAESENC         Z13, Z1, Z1
+	VAESENC         Z14, Z1, Z1
+	VAESENC         Z15, Z1, Z1
+	VAESENC         Z16, Z1, Z1
+	VAESENC         Z17, Z1, Z1
+	VAESENCLAST     Z18, Z1, Z1
+	VPXORQ          Z19, Z1, Z1
+
+dcfLeaves_add_child:
+	VMOVDQU64  (BX), Y4
+	VMOVDQU64  (R9), Y6
+	VSHUFI64X2 $0x88, Z1, Z0, Z2
+	VSHUFI64X2 $0xdd, Z1, Z0, Z3
+	VSHUFI64X2 $0x50, Z4, Z4, Z4
+	VSHUFI64X2 $0x50, Z6, Z6, Z6
+	VPSHUFD    $0xff, Z4, Z4
+	VPSLLD     $0x1f, Z4, Z4
+	VPSRAD     $0x1f, Z4, Z4
+	VPTERNLOGQ $0x78, Z30, Z4, Z2
+	VPANDQ     Z29, Z3, Z3
+	VPANDQ     Z25, Z4, Z4
+	VPADDQ     Z4, Z3, Z5
+	VPADDQ     Z6, Z5, Z7
+	VPSHUFD    $0xff, Z2, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDQ     Z24, Z3, Z3
+	VPANDQ     Z29, Z2, Z2
+	VPADDQ     Z3, Z2, Z4
+	VPADDQ     Z7, Z4, Z5
+	VPXORQ     Z26, Z5, Z5
+	VPSUBQ     Z26, Z5, Z5
+	VPANDQ     Z27, Z5, Z5
+	VMOVDQU64  Z5, (DI)
+	ADDQ       $0x20, BX
+	ADDQ       $0x20, R9
+	ADDQ       $0x40, DI
+	SUBQ       $0x02, CX
+	JMP        dcfLeaves_add_loop
+
+dcfLeaves_add_tail:
+	TESTQ       CX, CX
+	JZ          dcfLeaves_add_done
+	VMOVDQU64.Z (BX), K1, Z4
+	VMOVDQU64.Z (R9), K1, Z6
+	TESTQ       DX, DX
+	JZ          dcfLeaves_add_tailaes
+	VMOVDQU64   (DX), Z0
+	JMP         dcfLeaves_add_tailchild
+
+dcfLeaves_add_tailaes:
+	VBROADCASTI32X4 (BX), Z19
+	VPANDNQ         Z19, Z31, Z19
+	VPXORQ          Z8, Z19, Z0
+	VAESENC         Z9, Z0, Z0
+	VAESENC         Z10, Z0, Z0
+	VAESENC         Z11, Z0, Z0
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z0, Z0
+	VAESENC         Z14, Z0, Z0
+	VAESENC         Z15, Z0, Z0
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z17, Z0, Z0
+	VAESENCLAST     Z18, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+
+dcfLeaves_add_tailchild:
+	VSHUFI64X2 $0x88, Z1, Z0, Z2
+	VSHUFI64X2 $0xdd, Z1, Z0, Z3
+	VSHUFI64X2 $0x50, Z4, Z4, Z4
+	VSHUFI64X2 $0x50, Z6, Z6, Z6
+	VPSHUFD    $0xff, Z4, Z4
+	VPSLLD     $0x1f, Z4, Z4
+	VPSRAD     $0x1f, Z4, Z4
+	VPTERNLOGQ $0x78, Z30, Z4, Z2
+	VPANDQ     Z29, Z3, Z3
+	VPANDQ     Z25, Z4, Z4
+	VPADDQ     Z4, Z3, Z5
+	VPADDQ     Z6, Z5, Z7
+	VPSHUFD    $0xff, Z2, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDQ     Z24, Z3, Z3
+	VPANDQ     Z29, Z2, Z2
+	VPADDQ     Z3, Z2, Z4
+	VPADDQ     Z7, Z4, Z5
+	VPXORQ     Z26, Z5, Z5
+	VPSUBQ     Z26, Z5, Z5
+	VPANDQ     Z27, Z5, Z5
+	VMOVDQU64  Z5, K2, (DI)
+
+dcfLeaves_add_done:
+	JMP dcfLeaves_end
+
+dcfLeaves_mixed_start:
+dcfLeaves_mixed_loop4:
+	TESTQ           DX, DX
+	JNZ             dcfLeaves_mixed_loop
+	CMPQ            CX, $0x04
+	JB              dcfLeaves_mixed_loop
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), Z20
 	VBROADCASTI32X4 32(BX), Z21
@@ -989,19 +1710,19 @@ dcfleaves_loop4:
 	ADDQ            $0x20, R9
 	ADDQ            $0x40, DI
 	SUBQ            $0x04, CX
-	JMP             dcfleaves_loop4
+	JMP             dcfLeaves_mixed_loop4
 
-dcfleaves_loop:
+dcfLeaves_mixed_loop:
 	CMPQ      CX, $0x02
-	JB        dcfleaves_tail
+	JB        dcfLeaves_mixed_tail
 	TESTQ     DX, DX
-	JZ        dcfleaves_aes
+	JZ        dcfLeaves_mixed_aes
 	VMOVDQU64 (DX), Z0
 	VMOVDQU64 64(DX), Z1
 	ADDQ      $0x00000080, DX
-	JMP       dcfleaves_child
+	JMP       dcfLeaves_mixed_child
 
-dcfleaves_aes:
+dcfLeaves_mixed_aes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -1031,7 +1752,7 @@ dcfleaves_aes:
 	VAESENCLAST     Z18, Z1, Z1
 	VPXORQ          Z19, Z1, Z1
 
-dcfleaves_child:
+dcfLeaves_mixed_child:
 	VMOVDQU64  (BX), Y4
 	VMOVDQU64  (R9), Y6
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
@@ -1069,19 +1790,19 @@ dcfleaves_child:
 	ADDQ       $0x20, R9
 	ADDQ       $0x40, DI
 	SUBQ       $0x02, CX
-	JMP        dcfleaves_loop
+	JMP        dcfLeaves_mixed_loop
 
-dcfleaves_tail:
+dcfLeaves_mixed_tail:
 	TESTQ       CX, CX
-	JZ          dcfleaves_done
+	JZ          dcfLeaves_mixed_done
 	VMOVDQU64.Z (BX), K1, Z4
 	VMOVDQU64.Z (R9), K1, Z6
 	TESTQ       DX, DX
-	JZ          dcfleaves_tailaes
+	JZ          dcfLeaves_mixed_tailaes
 	VMOVDQU64   (DX), Z0
-	JMP         dcfleaves_tailchild
+	JMP         dcfLeaves_mixed_tailchild
 
-dcfleaves_tailaes:
+dcfLeaves_mixed_tailaes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -1097,7 +1818,7 @@ dcfleaves_tailaes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dcfleaves_tailchild:
+dcfLeaves_mixed_tailchild:
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
 	VSHUFI64X2 $0xdd, Z1, Z0, Z3
 	VSHUFI64X2 $0x50, Z4, Z4, Z4
@@ -1130,7 +1851,8 @@ dcfleaves_tailchild:
 	VPANDQ     Z27, Z5, Z5
 	VMOVDQU64  Z5, K2, (DI)
 
-dcfleaves_done:
+dcfLeaves_mixed_done:
+dcfLeaves_end:
 	VZEROUPPER
 	RET
 
@@ -1685,10 +2407,13 @@ dcfgen_setup:
 	MOVBLZX         gt+96(FP), AX
 	NEGL            AX
 	KMOVW           AX, K4
+	VPTESTMQ        Z28, Z28, K7
+	KORTESTW        K7, K7
+	JNZ             dcfGenLevel_mixed_start
 
-dcfgen_loop:
+dcfGenLevel_add_loop:
 	CMPQ       (SP), $0x00
-	JE         dcfgen_done
+	JE         dcfGenLevel_add_done
 	VMOVDQU64  (R12), Z16
 	VPSRLVQ    Z30, Z16, Z16
 	VPTESTMQ   Z24, Z16, K1
@@ -1702,7 +2427,7 @@ dcfgen_loop:
 	KNOTW      K1, K2
 	KXORW      K4, K1, K3
 	TESTQ      BX, BX
-	JZ         dcfgen_aes
+	JZ         dcfGenLevel_add_aes
 	VMOVDQU64  (DX), Z16
 	VMOVDQU64  64(DX), Z17
 	VMOVDQU64  128(DX), Z18
@@ -1761,9 +2486,9 @@ dcfgen_loop:
 	VPANDNQ    Z13, Z31, Z13
 	VMOVDQU64  Z12, (R8)
 	VMOVDQU64  Z13, (R10)
-	JMP        dcfgen_values
+	JMP        dcfGenLevel_add_values
 
-dcfgen_aes:
+dcfGenLevel_add_aes:
 	VMOVDQU64   (DI), Z18
 	VMOVDQU64   (SI), Z19
 	VPANDNQ     Z18, Z31, Z20
@@ -1931,7 +2656,304 @@ dcfgen_aes:
 	VMOVDQU64   Z12, (DI)
 	VMOVDQU64   Z13, (SI)
 
-dcfgen_values:
+dcfGenLevel_add_values:
+	VPBLENDMQ     Z1, Z3, K1, Z0
+	VPBLENDMQ     Z3, Z1, K1, Z2
+	VPBLENDMQ     Z5, Z17, K1, Z4
+	VPBLENDMQ     Z17, Z5, K1, Z16
+	VMOVDQU64     (CX), Z6
+	VPSUBQ        Z0, Z4, Z7
+	VPSUBQ        Z6, Z7, Z9
+	MOVQ          8(SP), AX
+	VMOVDQU64.Z   (AX), K3, Z12
+	VPADDQ        Z12, Z9, Z13
+	VPANDQ        Z26, Z19, Z14
+	VPXORQ        Z14, Z13, Z18
+	VPSUBQ        Z14, Z18, Z18
+	VPTERNLOGQ    $0xea, Z11, Z27, Z18
+	VMOVDQA64     Z18, Z11
+	VPADDQ        Z13, Z6, Z19
+	VPADDQ        Z2, Z19, Z20
+	VPSUBQ        Z16, Z20, Z21
+	VMOVDQU64     Z21, (CX)
+	VMOVDQA64     Z10, Z16
+	VPERMT2Q      Z11, Z22, Z16
+	VPERMT2Q      Z11, Z23, Z10
+	VMOVDQU64     Y16, (R11)
+	CMPQ          R14, $0x02
+	JB            dcfGenLevel_add_rows
+	VEXTRACTI64X4 $0x01, Z16, (R11)(R13*1)
+	CMPQ          R14, $0x03
+	JB            dcfGenLevel_add_rows
+	LEAQ          (R11)(R13*2), AX
+	VMOVDQU64     Y10, (AX)
+	CMPQ          R14, $0x04
+	JB            dcfGenLevel_add_rows
+	VEXTRACTI64X4 $0x01, Z10, (AX)(R13*1)
+
+dcfGenLevel_add_rows:
+	ADDQ $0x40, DI
+	ADDQ $0x40, SI
+	ADDQ $0x40, R8
+	ADDQ $0x40, R10
+	ADDQ $0x40, R12
+	ADDQ $0x40, CX
+	ADDQ $0x40, 8(SP)
+	LEAQ (R11)(R13*4), R11
+	SUBQ $0x04, R14
+	DECQ (SP)
+	JMP  dcfGenLevel_add_loop
+
+dcfGenLevel_add_done:
+	JMP dcfGenLevel_end
+
+dcfGenLevel_mixed_start:
+dcfGenLevel_mixed_loop:
+	CMPQ       (SP), $0x00
+	JE         dcfGenLevel_mixed_done
+	VMOVDQU64  (R12), Z16
+	VPSRLVQ    Z30, Z16, Z16
+	VPTESTMQ   Z24, Z16, K1
+	KMOVW      K1, AX
+	MOVL       AX, R9
+	SHRL       $0x01, R9
+	ORL        R9, AX
+	ANDL       $0x55, AX
+	LEAL       (AX)(AX*2), AX
+	KMOVW      AX, K1
+	KNOTW      K1, K2
+	KXORW      K4, K1, K3
+	TESTQ      BX, BX
+	JZ         dcfGenLevel_mixed_aes
+	VMOVDQU64  (DX), Z16
+	VMOVDQU64  64(DX), Z17
+	VMOVDQU64  128(DX), Z18
+	VMOVDQU64  192(DX), Z19
+	VSHUFI64X2 $0x88, Z17, Z16, Z20
+	VSHUFI64X2 $0xdd, Z17, Z16, Z21
+	VSHUFI64X2 $0x88, Z19, Z18, Z16
+	VSHUFI64X2 $0xdd, Z19, Z18, Z17
+	VSHUFI64X2 $0x88, Z16, Z20, Z0
+	VSHUFI64X2 $0xdd, Z16, Z20, Z2
+	VSHUFI64X2 $0x88, Z17, Z21, Z1
+	VSHUFI64X2 $0xdd, Z17, Z21, Z3
+	VMOVDQU64  (BX), Z16
+	VMOVDQU64  64(BX), Z17
+	VMOVDQU64  128(BX), Z18
+	VMOVDQU64  192(BX), Z19
+	VSHUFI64X2 $0x88, Z17, Z16, Z20
+	VSHUFI64X2 $0xdd, Z17, Z16, Z21
+	VSHUFI64X2 $0x88, Z19, Z18, Z16
+	VSHUFI64X2 $0xdd, Z19, Z18, Z17
+	VSHUFI64X2 $0x88, Z16, Z20, Z4
+	VSHUFI64X2 $0xdd, Z16, Z20, Z16
+	VSHUFI64X2 $0x88, Z17, Z21, Z5
+	VSHUFI64X2 $0xdd, Z17, Z21, Z17
+	VPANDQ     Z29, Z1, Z1
+	VPANDQ     Z29, Z3, Z3
+	VPANDQ     Z29, Z5, Z5
+	VPANDQ     Z29, Z17, Z17
+	ADDQ       $0x00000100, DX
+	ADDQ       $0x00000100, BX
+	VMOVDQU64  (DI), Z18
+	VMOVDQU64  (SI), Z19
+	VPXORQ     Z4, Z0, Z6
+	VPXORQ     Z16, Z2, Z7
+	VPBLENDMQ  Z6, Z7, K1, Z8
+	VPBLENDMQ  Z7, Z6, K1, Z9
+	VMOVDQA64  Z8, Z10
+	VPTERNLOGQ $0xb8, Z6, Z31, Z10
+	VPXORQ     Z31, Z10, K2, Z10
+	VPANDQ     Z31, Z7, Z11
+	VPXORQ     Z31, Z11, K1, Z11
+	VPTERNLOGQ $0x74, Z9, Z31, Z8
+	VPBLENDMQ  Z2, Z0, K1, Z12
+	VPBLENDMQ  Z16, Z4, K1, Z13
+	VPSHUFD    $0xff, Z18, Z18
+	VPSLLD     $0x1f, Z18, Z18
+	VPSRAD     $0x1f, Z18, Z18
+	VPSHUFD    $0xff, Z19, Z19
+	VPSLLD     $0x1f, Z19, Z19
+	VPSRAD     $0x1f, Z19, Z19
+	VPTERNLOGQ $0x78, Z8, Z18, Z12
+	VPTERNLOGQ $0x78, Z8, Z19, Z13
+	VMOVDQU64  Z12, (DI)
+	VMOVDQU64  Z13, (SI)
+	VPANDNQ    Z12, Z31, Z12
+	VPANDNQ    Z13, Z31, Z13
+	VMOVDQU64  Z12, (R8)
+	VMOVDQU64  Z13, (R10)
+	JMP        dcfGenLevel_mixed_values
+
+dcfGenLevel_mixed_aes:
+	VMOVDQU64   (DI), Z18
+	VMOVDQU64   (SI), Z19
+	VPANDNQ     Z18, Z31, Z20
+	VPANDNQ     Z19, Z31, Z21
+	VMOVDQA64   (DX), Z6
+	VMOVDQA64   704(DX), Z7
+	VMOVDQA64   1408(DX), Z8
+	VMOVDQA64   2112(DX), Z9
+	VPXORQ      Z6, Z20, Z0
+	VPXORQ      Z7, Z20, Z1
+	VPXORQ      Z8, Z20, Z2
+	VPXORQ      Z9, Z20, Z3
+	VPXORQ      Z6, Z21, Z4
+	VPXORQ      Z7, Z21, Z5
+	VPXORQ      Z8, Z21, Z16
+	VPXORQ      Z9, Z21, Z17
+	VMOVDQA64   64(DX), Z6
+	VMOVDQA64   768(DX), Z7
+	VMOVDQA64   1472(DX), Z8
+	VMOVDQA64   2176(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   128(DX), Z6
+	VMOVDQA64   832(DX), Z7
+	VMOVDQA64   1536(DX), Z8
+	VMOVDQA64   2240(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   192(DX), Z6
+	VMOVDQA64   896(DX), Z7
+	VMOVDQA64   1600(DX), Z8
+	VMOVDQA64   2304(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   256(DX), Z6
+	VMOVDQA64   960(DX), Z7
+	VMOVDQA64   1664(DX), Z8
+	VMOVDQA64   2368(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   320(DX), Z6
+	VMOVDQA64   1024(DX), Z7
+	VMOVDQA64   1728(DX), Z8
+	VMOVDQA64   2432(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   384(DX), Z6
+	VMOVDQA64   1088(DX), Z7
+	VMOVDQA64   1792(DX), Z8
+	VMOVDQA64   2496(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   448(DX), Z6
+	VMOVDQA64   1152(DX), Z7
+	VMOVDQA64   1856(DX), Z8
+	VMOVDQA64   2560(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   512(DX), Z6
+	VMOVDQA64   1216(DX), Z7
+	VMOVDQA64   1920(DX), Z8
+	VMOVDQA64   2624(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   576(DX), Z6
+	VMOVDQA64   1280(DX), Z7
+	VMOVDQA64   1984(DX), Z8
+	VMOVDQA64   2688(DX), Z9
+	VAESENC     Z6, Z0, Z0
+	VAESENC     Z7, Z1, Z1
+	VAESENC     Z8, Z2, Z2
+	VAESENC     Z9, Z3, Z3
+	VAESENC     Z6, Z4, Z4
+	VAESENC     Z7, Z5, Z5
+	VAESENC     Z8, Z16, Z16
+	VAESENC     Z9, Z17, Z17
+	VMOVDQA64   640(DX), Z6
+	VMOVDQA64   1344(DX), Z7
+	VMOVDQA64   2048(DX), Z8
+	VMOVDQA64   2752(DX), Z9
+	VAESENCLAST Z6, Z0, Z0
+	VAESENCLAST Z7, Z1, Z1
+	VAESENCLAST Z8, Z2, Z2
+	VAESENCLAST Z9, Z3, Z3
+	VAESENCLAST Z6, Z4, Z4
+	VAESENCLAST Z7, Z5, Z5
+	VAESENCLAST Z8, Z16, Z16
+	VAESENCLAST Z9, Z17, Z17
+	VPXORQ      Z20, Z0, Z0
+	VPTERNLOGQ  $0x28, Z29, Z20, Z1
+	VPXORQ      Z20, Z2, Z2
+	VPTERNLOGQ  $0x28, Z29, Z20, Z3
+	VPXORQ      Z21, Z4, Z4
+	VPTERNLOGQ  $0x28, Z29, Z21, Z5
+	VPXORQ      Z21, Z16, Z16
+	VPTERNLOGQ  $0x28, Z29, Z21, Z17
+	VPXORQ      Z4, Z0, Z6
+	VPXORQ      Z16, Z2, Z7
+	VPBLENDMQ   Z6, Z7, K1, Z8
+	VPBLENDMQ   Z7, Z6, K1, Z9
+	VMOVDQA64   Z8, Z10
+	VPTERNLOGQ  $0xb8, Z6, Z31, Z10
+	VPXORQ      Z31, Z10, K2, Z10
+	VPANDQ      Z31, Z7, Z11
+	VPXORQ      Z31, Z11, K1, Z11
+	VPTERNLOGQ  $0x74, Z9, Z31, Z8
+	VPBLENDMQ   Z2, Z0, K1, Z12
+	VPBLENDMQ   Z16, Z4, K1, Z13
+	VPSHUFD     $0xff, Z18, Z18
+	VPSLLD      $0x1f, Z18, Z18
+	VPSRAD      $0x1f, Z18, Z18
+	VPSHUFD     $0xff, Z19, Z19
+	VPSLLD      $0x1f, Z19, Z19
+	VPSRAD      $0x1f, Z19, Z19
+	VPTERNLOGQ  $0x78, Z8, Z18, Z12
+	VPTERNLOGQ  $0x78, Z8, Z19, Z13
+	VMOVDQU64   Z12, (DI)
+	VMOVDQU64   Z13, (SI)
+
+dcfGenLevel_mixed_values:
 	VPBLENDMQ     Z1, Z3, K1, Z0
 	VPBLENDMQ     Z3, Z1, K1, Z2
 	VPBLENDMQ     Z5, Z17, K1, Z4
@@ -1968,17 +2990,17 @@ dcfgen_values:
 	VPERMT2Q      Z11, Z23, Z10
 	VMOVDQU64     Y16, (R11)
 	CMPQ          R14, $0x02
-	JB            dcfgen_rows
+	JB            dcfGenLevel_mixed_rows
 	VEXTRACTI64X4 $0x01, Z16, (R11)(R13*1)
 	CMPQ          R14, $0x03
-	JB            dcfgen_rows
+	JB            dcfGenLevel_mixed_rows
 	LEAQ          (R11)(R13*2), AX
 	VMOVDQU64     Y10, (AX)
 	CMPQ          R14, $0x04
-	JB            dcfgen_rows
+	JB            dcfGenLevel_mixed_rows
 	VEXTRACTI64X4 $0x01, Z10, (AX)(R13*1)
 
-dcfgen_rows:
+dcfGenLevel_mixed_rows:
 	ADDQ $0x40, DI
 	ADDQ $0x40, SI
 	ADDQ $0x40, R8
@@ -1989,9 +3011,10 @@ dcfgen_rows:
 	LEAQ (R11)(R13*4), R11
 	SUBQ $0x04, R14
 	DECQ (SP)
-	JMP  dcfgen_loop
+	JMP  dcfGenLevel_mixed_loop
 
-dcfgen_done:
+dcfGenLevel_mixed_done:
+dcfGenLevel_end:
 	VZEROUPPER
 	RET
 

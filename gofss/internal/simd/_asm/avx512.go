@@ -51,9 +51,37 @@ func loadArith512(g GPPhysical) {
 	}
 }
 
+// addOnly512 says that the variant being generated takes the group's + for qword
+// addition (byArith512).
+var addOnly512 bool
+
+// byArith512 emits body twice, as byArith does for the AVX2 routines: a variant
+// whose group + is qword addition alone (uint32, uint64) and the general one,
+// picked at run time by the Xor mask in xor (K7 scratch). body's labels come from
+// the label function it gets, each variant's its own.
+func byArith512(name string, xor VecPhysical, body func(label func(string) string)) {
+	variant := func(v string) func(string) string {
+		return func(s string) string { return name + "_" + v + "_" + s }
+	}
+	VPTESTMQ(xor, xor, K7)
+	KORTESTW(K7, K7)
+	JNZ(LabelRef(variant("mixed")("start")))
+	addOnly512 = true
+	body(variant("add"))
+	JMP(LabelRef(name + "_end"))
+	addOnly512 = false
+	Label(variant("mixed")("start"))
+	body(variant("mixed"))
+	Label(name + "_end")
+}
+
 // gadd512 sets t to x + y in the group (x is clobbered): x ^ y where Xor is set,
 // else the qword sums.
 func gadd512(y, x, t VecPhysical) {
+	if addOnly512 {
+		VPADDQ(y, x, t)
+		return
+	}
 	VPXORQ(y, x, t)
 	VPADDQ(y, x, x)
 	VPTERNLOGQ(U8(0xe2), x, Z28, t)
@@ -227,53 +255,61 @@ func dpfLevel512(leaves bool) {
 	VBROADCASTI32X4(lsbMask512, Z31)
 	laneSetup()
 
-	// pair writes what the two parents at BX make from their PRG output x, and
-	// advances past them.
-	pair := func(x VecPhysical) {
-		VMOVDQU64(Mem{Base: RBX}, Y1)
-		dpfChild(x, Z1)
+	// loops emits the loops over the parents and the one left, with their labels.
+	loops := func(label func(string) string) {
+		// pair writes what the two parents at BX make from their PRG output x, and
+		// advances past them.
+		pair := func(x VecPhysical) {
+			VMOVDQU64(Mem{Base: RBX}, Y1)
+			dpfChild(x, Z1)
+			if leaves {
+				dpfLeaf(x)
+				VMOVDQU64(Z3, Mem{Base: RDI})
+			} else {
+				VMOVDQU64(x, Mem{Base: RDI})
+				VPANDNQ(x, Z31, x)
+				VMOVDQU64(x, Mem{Base: RSI})
+			}
+			ADDQ(U8(32), RBX)
+			ADDQ(U8(64), RDI)
+			if !leaves {
+				ADDQ(U8(64), RSI)
+			}
+		}
+
+		levelLoops(label, 8, func() {
+			prg4(32, dpfSeeds)
+			for _, x := range []VecPhysical{Z19, Z20, Z21, Z22} {
+				pair(x)
+			}
+		}, []VecPhysical{Z0}, func() {
+			dpfSeeds(0, Z19)
+			VPANDNQ(Z19, Z31, Z19)
+			mmo512(Z19, Z0)
+		}, func() { pair(Z0) })
+		VMOVDQU64_Z(Mem{Base: RBX}, K1, Z1)
+		TESTQ(RDX, RDX)
+		JZ(LabelRef(label("tailaes")))
+		VMOVDQU64_Z(Mem{Base: RDX}, K2, Z0)
+		JMP(LabelRef(label("tailchild")))
+		Label(label("tailaes"))
+		prg1(0, Z0)
+		Label(label("tailchild"))
+		dpfChild(Z0, Z1)
 		if leaves {
-			dpfLeaf(x)
-			VMOVDQU64(Z3, Mem{Base: RDI})
+			dpfLeaf(Z0)
+			VMOVDQU64(Z3, K2, Mem{Base: RDI})
 		} else {
-			VMOVDQU64(x, Mem{Base: RDI})
-			VPANDNQ(x, Z31, x)
-			VMOVDQU64(x, Mem{Base: RSI})
+			storeSeeds(Z0, K2)
 		}
-		ADDQ(U8(32), RBX)
-		ADDQ(U8(64), RDI)
-		if !leaves {
-			ADDQ(U8(64), RSI)
-		}
-	}
 
-	levelLoops(label, 8, func() {
-		prg4(32, dpfSeeds)
-		for _, x := range []VecPhysical{Z19, Z20, Z21, Z22} {
-			pair(x)
-		}
-	}, []VecPhysical{Z0}, func() {
-		dpfSeeds(0, Z19)
-		VPANDNQ(Z19, Z31, Z19)
-		mmo512(Z19, Z0)
-	}, func() { pair(Z0) })
-	VMOVDQU64_Z(Mem{Base: RBX}, K1, Z1)
-	TESTQ(RDX, RDX)
-	JZ(LabelRef(label("tailaes")))
-	VMOVDQU64_Z(Mem{Base: RDX}, K2, Z0)
-	JMP(LabelRef(label("tailchild")))
-	Label(label("tailaes"))
-	prg1(0, Z0)
-	Label(label("tailchild"))
-	dpfChild(Z0, Z1)
+		Label(label("done"))
+	}
 	if leaves {
-		dpfLeaf(Z0)
-		VMOVDQU64(Z3, K2, Mem{Base: RDI})
+		byArith512(name, Z28, loops)
 	} else {
-		storeSeeds(Z0, K2)
+		loops(label)
 	}
-
-	Label(label("done"))
 	VZEROUPPER()
 	RET()
 }
@@ -343,7 +379,6 @@ func dcfLevel512(leaves bool) {
 	}
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	label := func(s string) string { return map[bool]string{false: "dcflevel_", true: "dcfleaves_"}[leaves] + s }
 	if leaves {
 		Load(Param("dst"), RDI)
 	} else {
@@ -367,57 +402,61 @@ func dcfLevel512(leaves bool) {
 	VBROADCASTI32X4(lsbMask512, Z31)
 	laneSetup()
 
-	// pair writes what the two parents at BX and R9 make from their PRG output
-	// r0, r1, and advances past them.
-	pair := func(r0, r1 VecPhysical) {
-		VMOVDQU64(Mem{Base: RBX}, Y4)
-		VMOVDQU64(Mem{Base: R9}, Y6)
-		dcfChild(r0, r1, Z4, Z6)
+	// loops emits the loops over the parents and the one left, with their labels.
+	loops := func(label func(string) string) {
+		// pair writes what the two parents at BX and R9 make from their PRG output
+		// r0, r1, and advances past them.
+		pair := func(r0, r1 VecPhysical) {
+			VMOVDQU64(Mem{Base: RBX}, Y4)
+			VMOVDQU64(Mem{Base: R9}, Y6)
+			dcfChild(r0, r1, Z4, Z6)
+			if leaves {
+				dcfLeaf()
+				VMOVDQU64(Z5, Mem{Base: RDI})
+			} else {
+				storeSeeds(Z2)
+				VMOVDQU64(Z7, Mem{Base: R8})
+			}
+			ADDQ(U8(32), RBX)
+			ADDQ(U8(32), R9)
+			ADDQ(U8(64), RDI)
+			if !leaves {
+				ADDQ(U8(64), RSI)
+				ADDQ(U8(64), R8)
+			}
+		}
+
+		levelLoops(label, 4, func() {
+			prg4(16, broadcastBlock)
+			pair(Z19, Z20)
+			pair(Z21, Z22)
+		}, []VecPhysical{Z0, Z1}, func() {
+			prg1(0, Z0)
+			prg1(16, Z1)
+		}, func() { pair(Z0, Z1) })
+		// The one parent left (Z1 is left as is: it feeds only lanes that are not
+		// stored).
+		VMOVDQU64_Z(Mem{Base: RBX}, K1, Z4)
+		VMOVDQU64_Z(Mem{Base: R9}, K1, Z6)
+		TESTQ(RDX, RDX)
+		JZ(LabelRef(label("tailaes")))
+		VMOVDQU64(Mem{Base: RDX}, Z0)
+		JMP(LabelRef(label("tailchild")))
+		Label(label("tailaes"))
+		prg1(0, Z0)
+		Label(label("tailchild"))
+		dcfChild(Z0, Z1, Z4, Z6)
 		if leaves {
 			dcfLeaf()
-			VMOVDQU64(Z5, Mem{Base: RDI})
+			VMOVDQU64(Z5, K2, Mem{Base: RDI})
 		} else {
-			storeSeeds(Z2)
-			VMOVDQU64(Z7, Mem{Base: R8})
+			storeSeeds(Z2, K2)
+			VMOVDQU64(Z7, K2, Mem{Base: R8})
 		}
-		ADDQ(U8(32), RBX)
-		ADDQ(U8(32), R9)
-		ADDQ(U8(64), RDI)
-		if !leaves {
-			ADDQ(U8(64), RSI)
-			ADDQ(U8(64), R8)
-		}
-	}
 
-	levelLoops(label, 4, func() {
-		prg4(16, broadcastBlock)
-		pair(Z19, Z20)
-		pair(Z21, Z22)
-	}, []VecPhysical{Z0, Z1}, func() {
-		prg1(0, Z0)
-		prg1(16, Z1)
-	}, func() { pair(Z0, Z1) })
-	// The one parent left (Z1 is left as is: it feeds only lanes that are not
-	// stored).
-	VMOVDQU64_Z(Mem{Base: RBX}, K1, Z4)
-	VMOVDQU64_Z(Mem{Base: R9}, K1, Z6)
-	TESTQ(RDX, RDX)
-	JZ(LabelRef(label("tailaes")))
-	VMOVDQU64(Mem{Base: RDX}, Z0)
-	JMP(LabelRef(label("tailchild")))
-	Label(label("tailaes"))
-	prg1(0, Z0)
-	Label(label("tailchild"))
-	dcfChild(Z0, Z1, Z4, Z6)
-	if leaves {
-		dcfLeaf()
-		VMOVDQU64(Z5, K2, Mem{Base: RDI})
-	} else {
-		storeSeeds(Z2, K2)
-		VMOVDQU64(Z7, K2, Mem{Base: R8})
+		Label(label("done"))
 	}
-
-	Label(label("done"))
+	byArith512(name, Z28, loops)
 	VZEROUPPER()
 	RET()
 }
@@ -553,6 +592,10 @@ func dcfEvalLevel512() {
 
 // gsub512 sets t to x - y in the group, as gadd512 adds.
 func gsub512(y, x, t VecPhysical) {
+	if addOnly512 {
+		VPSUBQ(y, x, t)
+		return
+	}
 	VPXORQ(y, x, t)
 	VPSUBQ(y, x, x)
 	VPTERNLOGQ(U8(0xe2), x, Z28, t)
@@ -878,42 +921,45 @@ func dcfGenLevel512() {
 	NEGL(EAX)
 	KMOVW(EAX, K4) // beta goes with the lose side: left (a = 1) for lt, right for gt
 
-	Label("dcfgen_loop")
-	CMPQ(left, U8(0))
-	JE(LabelRef("dcfgen_done"))
-	sides()
-	KXORW(K4, K1, K3)
-	TESTQ(RBX, RBX)
-	JZ(LabelRef("dcfgen_aes"))
-	transpose(RDX, Z0, Z1, Z2, Z3)
-	transpose(RBX, Z4, Z5, Z16, Z17)
-	for _, z := range []VecPhysical{Z1, Z3, Z5, Z17} {
-		VPANDQ(Z29, z, z)
-	}
-	ADDQ(U32(256), RDX)
-	ADDQ(U32(256), RBX)
-	VMOVDQU64(Mem{Base: RDI}, Z18)
-	VMOVDQU64(Mem{Base: RSI}, Z19)
-	seeds(Z0, Z2, Z4, Z16, Z18, Z19)
-	seedStore()
-	JMP(LabelRef("dcfgen_values"))
+	// A loop for each kind of the group's +.
+	byArith512("dcfGenLevel", Z28, func(label func(string) string) {
+		Label(label("loop"))
+		CMPQ(left, U8(0))
+		JE(LabelRef(label("done")))
+		sides()
+		KXORW(K4, K1, K3)
+		TESTQ(RBX, RBX)
+		JZ(LabelRef(label("aes")))
+		transpose(RDX, Z0, Z1, Z2, Z3)
+		transpose(RBX, Z4, Z5, Z16, Z17)
+		for _, z := range []VecPhysical{Z1, Z3, Z5, Z17} {
+			VPANDQ(Z29, z, z)
+		}
+		ADDQ(U32(256), RDX)
+		ADDQ(U32(256), RBX)
+		VMOVDQU64(Mem{Base: RDI}, Z18)
+		VMOVDQU64(Mem{Base: RSI}, Z19)
+		seeds(Z0, Z2, Z4, Z16, Z18, Z19)
+		seedStore()
+		JMP(LabelRef(label("values")))
 
-	Label("dcfgen_aes")
-	dcfMMO()
-	seeds(Z0, Z2, Z4, Z16, Z18, Z19)
+		Label(label("aes"))
+		dcfMMO()
+		seeds(Z0, Z2, Z4, Z16, Z18, Z19)
 
-	Label("dcfgen_values")
-	values(Z1, Z3, Z5, Z17, betas)
-	rowStore("dcfgen_rows")
-	genNext()
-	ADDQ(U8(64), RCX)
-	ADDQ(U8(64), betas)
-	LEAQ(Mem{Base: R11, Index: R13, Scale: 4}, R11)
-	SUBQ(U8(4), R14)
-	DECQ(left)
-	JMP(LabelRef("dcfgen_loop"))
+		Label(label("values"))
+		values(Z1, Z3, Z5, Z17, betas)
+		rowStore(label("rows"))
+		genNext()
+		ADDQ(U8(64), RCX)
+		ADDQ(U8(64), betas)
+		LEAQ(Mem{Base: R11, Index: R13, Scale: 4}, R11)
+		SUBQ(U8(4), R14)
+		DECQ(left)
+		JMP(LabelRef(label("loop")))
 
-	Label("dcfgen_done")
+		Label(label("done"))
+	})
 	VZEROUPPER()
 	RET()
 }
