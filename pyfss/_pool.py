@@ -107,17 +107,18 @@ def empty(like: torch.Tensor, shape: tuple, dtype: torch.dtype | None = None) ->
     dtype = like.dtype if dtype is None else dtype
     count = math.prod(shape)
     nbytes = count * dtype.itemsize
-    if nbytes < MIN_BYTES or not _max_idle or not like.is_cpu:
-        # Sizes as varargs (a size tuple parses 1 us slower), but () as a tuple.
-        return like.new_empty(*shape, dtype=dtype) if shape else like.new_empty((), dtype=dtype)
-    size = -(-nbytes // _ROUND) * _ROUND
-    try:
-        mapping = _take(size)
-    except OSError:  # no address space or memory for a mapping: torch's allocator says so
-        return like.new_empty(*shape, dtype=dtype)
-    buffer = _buffer_type(size).from_buffer(mapping)
-    buffer._mapping = mapping  # type: ignore[attr-defined]  # a slot of _buffer_type
-    return torch.frombuffer(buffer, dtype=dtype, count=count).view(shape)
+    if nbytes >= MIN_BYTES and _max_idle and like.is_cpu:
+        size = -(-nbytes // _ROUND) * _ROUND
+        try:
+            mapping = _take(size)
+        except OSError:  # no address space or memory for a mapping: torch's allocator says so
+            pass
+        else:
+            buffer = _buffer_type(size).from_buffer(mapping)
+            buffer._mapping = mapping  # type: ignore[attr-defined]  # a slot of _buffer_type
+            return torch.frombuffer(buffer, dtype=dtype, count=count).view(shape)
+    # Sizes as varargs (a size tuple parses 1 us slower), but () as a tuple.
+    return like.new_empty(*shape, dtype=dtype) if shape else like.new_empty((), dtype=dtype)
 
 
 def output_pool(max_idle_bytes: int | None = None) -> dict:
