@@ -76,14 +76,17 @@ func byArith512(name string, xor VecPhysical, body func(label func(string) strin
 }
 
 // gadd512 sets t to x + y in the group (x is clobbered): x ^ y where Xor is set,
-// else the qword sums.
-func gadd512(y, x, t VecPhysical) {
+// else the qword sums; in the addition-only variant, just the sums.
+func gadd512(y, x, t VecPhysical) { group512(VPADDQ, y, x, t) }
+
+// group512 sets t to x op y in the group, op a qword addition or subtraction.
+func group512(op func(...Op), y, x, t VecPhysical) {
 	if addOnly512 {
-		VPADDQ(y, x, t)
+		op(y, x, t)
 		return
 	}
 	VPXORQ(y, x, t)
-	VPADDQ(y, x, x)
+	op(y, x, x)
 	VPTERNLOGQ(U8(0xe2), x, Z28, t)
 }
 
@@ -591,15 +594,7 @@ func dcfEvalLevel512() {
 }
 
 // gsub512 sets t to x - y in the group, as gadd512 adds.
-func gsub512(y, x, t VecPhysical) {
-	if addOnly512 {
-		VPSUBQ(y, x, t)
-		return
-	}
-	VPXORQ(y, x, t)
-	VPSUBQ(y, x, x)
-	VPTERNLOGQ(U8(0xe2), x, Z28, t)
-}
+func gsub512(y, x, t VecPhysical) { group512(VPSUBQ, y, x, t) }
 
 // The Gen routines run one level for 4 keys per vector, one key per lane: Z31 holds
 // the control-bit mask, Z30 the shift counts of the level's bit of alpha, Z24

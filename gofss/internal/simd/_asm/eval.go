@@ -373,13 +373,19 @@ func tmask(u, t VecPhysical) {
 
 // gadd sets x += y in the group (t is clobbered): the qword sums, or x ^ y where
 // Xor is set; in the addition-only variant, just the sums.
-func (k *walk) gadd(y, x, t VecPhysical) {
+func (k *walk) gadd(y, x, t VecPhysical) { k.group(VPADDQ, y, x, t) }
+
+// gsub sets x -= y in the group, as gadd adds.
+func (k *walk) gsub(y, x, t VecPhysical) { k.group(VPSUBQ, y, x, t) }
+
+// group sets x to x op y in the group, op a qword addition or subtraction.
+func (k *walk) group(op func(...Op), y, x, t VecPhysical) {
 	if k.addOnly {
-		VPADDQ(y, x, x)
+		op(y, x, x)
 		return
 	}
 	VPXOR(y, x, t)
-	VPADDQ(y, x, x)
+	op(y, x, x)
 	VPXOR(x, t, t)
 	VPAND(k.c(cXor), t, t)
 	VPXOR(t, x, x)

@@ -266,20 +266,6 @@ func dcfGenValues(g *walk, u int, amask VecPhysical, gtv Mem, value func(side, p
 	return keep0
 }
 
-// gsub sets x -= y in the group (t is clobbered), as gadd adds (in the
-// addition-only variant, the qword differences).
-func (k *walk) gsub(y, x, t VecPhysical) {
-	if k.addOnly {
-		VPSUBQ(y, x, x)
-		return
-	}
-	VPXOR(y, x, t)
-	VPSUBQ(y, x, x)
-	VPXOR(x, t, t)
-	VPAND(k.c(cXor), t, t)
-	VPXOR(t, x, x)
-}
-
 // ntCopy is one of the copies that store whole vectors non-temporally: its name, its
 // vector register and the move that loads it.
 type ntCopy struct {
