@@ -2316,86 +2316,96 @@ dpfLevelVAES256_group:
 	VPXOR          Y7, Y12, Y12
 	VMOVDQU        Y12, 416(SP)
 	VPXOR          (DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        64(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        64(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        64(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        64(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        128(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        128(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        128(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        128(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        192(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        192(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        192(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        192(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        256(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        256(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        256(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        256(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        320(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        320(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        320(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        320(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        384(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        384(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        384(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        384(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        448(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        448(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        448(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        448(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        512(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        512(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        512(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        512(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        576(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        576(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        576(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        576(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    640(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    640(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    640(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    640(DX), Y7, Y7
+	VMOVDQU        64(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        128(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        192(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        256(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        320(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        384(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        448(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        512(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        576(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        640(DX), Y11
+	VAESENCLAST    Y11, Y0, Y0
+	VAESENCLAST    Y11, Y1, Y1
+	VAESENCLAST    Y11, Y2, Y2
+	VAESENCLAST    Y11, Y3, Y3
+	VAESENCLAST    Y11, Y4, Y4
+	VAESENCLAST    Y11, Y5, Y5
+	VAESENCLAST    Y11, Y6, Y6
+	VAESENCLAST    Y11, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
@@ -2446,16 +2456,26 @@ dpfLevelVAES256_one:
 	VPXOR          Y0, Y12, Y12
 	VMOVDQU        Y12, 192(SP)
 	VPXOR          (DX), Y0, Y0
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        576(DX), Y0, Y0
-	VAESENCLAST    640(DX), Y0, Y0
+	VMOVDQU        64(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        128(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        192(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        256(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        320(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        384(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        448(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        512(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        576(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        640(DX), Y11
+	VAESENCLAST    Y11, Y0, Y0
 	VPXOR          192(SP), Y0, Y0
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
@@ -2570,86 +2590,96 @@ dpfLeavesVAES256_add_group:
 	VPXOR          Y7, Y12, Y12
 	VMOVDQU        Y12, 416(SP)
 	VPXOR          (DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        64(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        64(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        64(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        64(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        128(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        128(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        128(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        128(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        192(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        192(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        192(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        192(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        256(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        256(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        256(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        256(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        320(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        320(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        320(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        320(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        384(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        384(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        384(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        384(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        448(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        448(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        448(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        448(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        512(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        512(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        512(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        512(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        576(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        576(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        576(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        576(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    640(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    640(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    640(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    640(DX), Y7, Y7
+	VMOVDQU        64(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        128(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        192(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        256(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        320(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        384(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        448(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        512(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        576(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        640(DX), Y11
+	VAESENCLAST    Y11, Y0, Y0
+	VAESENCLAST    Y11, Y1, Y1
+	VAESENCLAST    Y11, Y2, Y2
+	VAESENCLAST    Y11, Y3, Y3
+	VAESENCLAST    Y11, Y4, Y4
+	VAESENCLAST    Y11, Y5, Y5
+	VAESENCLAST    Y11, Y6, Y6
+	VAESENCLAST    Y11, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -2755,16 +2785,26 @@ dpfLeavesVAES256_add_one:
 	VPXOR          Y0, Y12, Y12
 	VMOVDQU        Y12, 192(SP)
 	VPXOR          (DX), Y0, Y0
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        576(DX), Y0, Y0
-	VAESENCLAST    640(DX), Y0, Y0
+	VMOVDQU        64(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        128(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        192(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        256(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        320(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        384(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        448(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        512(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        576(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        640(DX), Y11
+	VAESENCLAST    Y11, Y0, Y0
 	VPXOR          192(SP), Y0, Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -2859,86 +2899,96 @@ dpfLeavesVAES256_mixed_group:
 	VPXOR          Y7, Y12, Y12
 	VMOVDQU        Y12, 416(SP)
 	VPXOR          (DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        64(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        64(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        64(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        64(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        128(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        128(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        128(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        128(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        192(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        192(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        192(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        192(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        256(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        256(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        256(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        256(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        320(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        320(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        320(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        320(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        384(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        384(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        384(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        384(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        448(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        448(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        448(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        448(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        512(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        512(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        512(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        512(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        576(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        576(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        576(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        576(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    640(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    640(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    640(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    640(DX), Y7, Y7
+	VMOVDQU        64(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        128(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        192(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        256(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        320(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        384(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        448(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        512(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        576(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VAESENC        Y11, Y1, Y1
+	VAESENC        Y11, Y2, Y2
+	VAESENC        Y11, Y3, Y3
+	VAESENC        Y11, Y4, Y4
+	VAESENC        Y11, Y5, Y5
+	VAESENC        Y11, Y6, Y6
+	VAESENC        Y11, Y7, Y7
+	VMOVDQU        640(DX), Y11
+	VAESENCLAST    Y11, Y0, Y0
+	VAESENCLAST    Y11, Y1, Y1
+	VAESENCLAST    Y11, Y2, Y2
+	VAESENCLAST    Y11, Y3, Y3
+	VAESENCLAST    Y11, Y4, Y4
+	VAESENCLAST    Y11, Y5, Y5
+	VAESENCLAST    Y11, Y6, Y6
+	VAESENCLAST    Y11, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -3076,16 +3126,26 @@ dpfLeavesVAES256_mixed_one:
 	VPXOR          Y0, Y12, Y12
 	VMOVDQU        Y12, 192(SP)
 	VPXOR          (DX), Y0, Y0
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        576(DX), Y0, Y0
-	VAESENCLAST    640(DX), Y0, Y0
+	VMOVDQU        64(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        128(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        192(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        256(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        320(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        384(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        448(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        512(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        576(DX), Y11
+	VAESENC        Y11, Y0, Y0
+	VMOVDQU        640(DX), Y11
+	VAESENCLAST    Y11, Y0, Y0
 	VPXOR          192(SP), Y0, Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -3166,86 +3226,106 @@ dcfLevelVAES256_add_group:
 	VPXOR          32(DX), Y5, Y5
 	VPXOR          (DX), Y6, Y6
 	VPXOR          32(DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        96(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        96(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        96(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        160(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        160(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        160(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        224(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        224(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        224(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        288(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        288(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        288(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        352(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        352(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        352(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        416(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        416(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        416(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        480(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        480(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        480(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        544(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        544(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        544(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        608(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        608(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        608(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    672(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    672(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    672(DX), Y7, Y7
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
+	VAESENCLAST    Y12, Y2, Y2
+	VAESENCLAST    Y13, Y3, Y3
+	VAESENCLAST    Y12, Y4, Y4
+	VAESENCLAST    Y13, Y5, Y5
+	VAESENCLAST    Y12, Y6, Y6
+	VAESENCLAST    Y13, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -3339,26 +3419,46 @@ dcfLevelVAES256_add_one:
 	VMOVDQU        Y0, Y1
 	VPXOR          (DX), Y0, Y0
 	VPXOR          32(DX), Y1, Y1
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -3416,86 +3516,106 @@ dcfLevelVAES256_mixed_group:
 	VPXOR          32(DX), Y5, Y5
 	VPXOR          (DX), Y6, Y6
 	VPXOR          32(DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        96(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        96(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        96(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        160(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        160(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        160(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        224(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        224(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        224(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        288(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        288(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        288(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        352(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        352(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        352(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        416(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        416(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        416(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        480(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        480(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        480(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        544(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        544(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        544(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        608(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        608(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        608(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    672(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    672(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    672(DX), Y7, Y7
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
+	VAESENCLAST    Y12, Y2, Y2
+	VAESENCLAST    Y13, Y3, Y3
+	VAESENCLAST    Y12, Y4, Y4
+	VAESENCLAST    Y13, Y5, Y5
+	VAESENCLAST    Y12, Y6, Y6
+	VAESENCLAST    Y13, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -3621,26 +3741,46 @@ dcfLevelVAES256_mixed_one:
 	VMOVDQU        Y0, Y1
 	VPXOR          (DX), Y0, Y0
 	VPXOR          32(DX), Y1, Y1
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -3736,86 +3876,106 @@ dcfLeavesVAES256_add_group:
 	VPXOR          32(DX), Y5, Y5
 	VPXOR          (DX), Y6, Y6
 	VPXOR          32(DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        96(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        96(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        96(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        160(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        160(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        160(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        224(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        224(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        224(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        288(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        288(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        288(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        352(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        352(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        352(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        416(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        416(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        416(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        480(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        480(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        480(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        544(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        544(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        544(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        608(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        608(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        608(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    672(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    672(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    672(DX), Y7, Y7
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
+	VAESENCLAST    Y12, Y2, Y2
+	VAESENCLAST    Y13, Y3, Y3
+	VAESENCLAST    Y12, Y4, Y4
+	VAESENCLAST    Y13, Y5, Y5
+	VAESENCLAST    Y12, Y6, Y6
+	VAESENCLAST    Y13, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -3935,26 +4095,46 @@ dcfLeavesVAES256_add_one:
 	VMOVDQU        Y0, Y1
 	VPXOR          (DX), Y0, Y0
 	VPXOR          32(DX), Y1, Y1
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -4017,86 +4197,106 @@ dcfLeavesVAES256_mixed_group:
 	VPXOR          32(DX), Y5, Y5
 	VPXOR          (DX), Y6, Y6
 	VPXOR          32(DX), Y7, Y7
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        64(DX), Y2, Y2
-	VAESENC        96(DX), Y3, Y3
-	VAESENC        64(DX), Y4, Y4
-	VAESENC        96(DX), Y5, Y5
-	VAESENC        64(DX), Y6, Y6
-	VAESENC        96(DX), Y7, Y7
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        128(DX), Y2, Y2
-	VAESENC        160(DX), Y3, Y3
-	VAESENC        128(DX), Y4, Y4
-	VAESENC        160(DX), Y5, Y5
-	VAESENC        128(DX), Y6, Y6
-	VAESENC        160(DX), Y7, Y7
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        192(DX), Y2, Y2
-	VAESENC        224(DX), Y3, Y3
-	VAESENC        192(DX), Y4, Y4
-	VAESENC        224(DX), Y5, Y5
-	VAESENC        192(DX), Y6, Y6
-	VAESENC        224(DX), Y7, Y7
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        256(DX), Y2, Y2
-	VAESENC        288(DX), Y3, Y3
-	VAESENC        256(DX), Y4, Y4
-	VAESENC        288(DX), Y5, Y5
-	VAESENC        256(DX), Y6, Y6
-	VAESENC        288(DX), Y7, Y7
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        320(DX), Y2, Y2
-	VAESENC        352(DX), Y3, Y3
-	VAESENC        320(DX), Y4, Y4
-	VAESENC        352(DX), Y5, Y5
-	VAESENC        320(DX), Y6, Y6
-	VAESENC        352(DX), Y7, Y7
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        384(DX), Y2, Y2
-	VAESENC        416(DX), Y3, Y3
-	VAESENC        384(DX), Y4, Y4
-	VAESENC        416(DX), Y5, Y5
-	VAESENC        384(DX), Y6, Y6
-	VAESENC        416(DX), Y7, Y7
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        448(DX), Y2, Y2
-	VAESENC        480(DX), Y3, Y3
-	VAESENC        448(DX), Y4, Y4
-	VAESENC        480(DX), Y5, Y5
-	VAESENC        448(DX), Y6, Y6
-	VAESENC        480(DX), Y7, Y7
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        512(DX), Y2, Y2
-	VAESENC        544(DX), Y3, Y3
-	VAESENC        512(DX), Y4, Y4
-	VAESENC        544(DX), Y5, Y5
-	VAESENC        512(DX), Y6, Y6
-	VAESENC        544(DX), Y7, Y7
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENC        576(DX), Y2, Y2
-	VAESENC        608(DX), Y3, Y3
-	VAESENC        576(DX), Y4, Y4
-	VAESENC        608(DX), Y5, Y5
-	VAESENC        576(DX), Y6, Y6
-	VAESENC        608(DX), Y7, Y7
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y2, Y2
-	VAESENCLAST    672(DX), Y3, Y3
-	VAESENCLAST    640(DX), Y4, Y4
-	VAESENCLAST    672(DX), Y5, Y5
-	VAESENCLAST    640(DX), Y6, Y6
-	VAESENCLAST    672(DX), Y7, Y7
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VAESENC        Y12, Y2, Y2
+	VAESENC        Y13, Y3, Y3
+	VAESENC        Y12, Y4, Y4
+	VAESENC        Y13, Y5, Y5
+	VAESENC        Y12, Y6, Y6
+	VAESENC        Y13, Y7, Y7
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
+	VAESENCLAST    Y12, Y2, Y2
+	VAESENCLAST    Y13, Y3, Y3
+	VAESENCLAST    Y12, Y4, Y4
+	VAESENCLAST    Y13, Y5, Y5
+	VAESENCLAST    Y12, Y6, Y6
+	VAESENCLAST    Y13, Y7, Y7
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -4280,26 +4480,46 @@ dcfLeavesVAES256_mixed_one:
 	VMOVDQU        Y0, Y1
 	VPXOR          (DX), Y0, Y0
 	VPXOR          32(DX), Y1, Y1
-	VAESENC        64(DX), Y0, Y0
-	VAESENC        96(DX), Y1, Y1
-	VAESENC        128(DX), Y0, Y0
-	VAESENC        160(DX), Y1, Y1
-	VAESENC        192(DX), Y0, Y0
-	VAESENC        224(DX), Y1, Y1
-	VAESENC        256(DX), Y0, Y0
-	VAESENC        288(DX), Y1, Y1
-	VAESENC        320(DX), Y0, Y0
-	VAESENC        352(DX), Y1, Y1
-	VAESENC        384(DX), Y0, Y0
-	VAESENC        416(DX), Y1, Y1
-	VAESENC        448(DX), Y0, Y0
-	VAESENC        480(DX), Y1, Y1
-	VAESENC        512(DX), Y0, Y0
-	VAESENC        544(DX), Y1, Y1
-	VAESENC        576(DX), Y0, Y0
-	VAESENC        608(DX), Y1, Y1
-	VAESENCLAST    640(DX), Y0, Y0
-	VAESENCLAST    672(DX), Y1, Y1
+	VMOVDQU        64(DX), Y12
+	VMOVDQU        96(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        128(DX), Y12
+	VMOVDQU        160(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        192(DX), Y12
+	VMOVDQU        224(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        256(DX), Y12
+	VMOVDQU        288(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        320(DX), Y12
+	VMOVDQU        352(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        384(DX), Y12
+	VMOVDQU        416(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        448(DX), Y12
+	VMOVDQU        480(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        512(DX), Y12
+	VMOVDQU        544(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        576(DX), Y12
+	VMOVDQU        608(DX), Y13
+	VAESENC        Y12, Y0, Y0
+	VAESENC        Y13, Y1, Y1
+	VMOVDQU        640(DX), Y12
+	VMOVDQU        672(DX), Y13
+	VAESENCLAST    Y12, Y0, Y0
+	VAESENCLAST    Y13, Y1, Y1
 	VPXOR          192(SP), Y0, Y0
 	VPXOR          192(SP), Y1, Y1
 	VBROADCASTI128 (SI), Y12
@@ -4437,86 +4657,106 @@ dpfGenLevelVAES256_group:
 	VMOVDQU     Y6, 96(SP)
 	VPXOR       512(SP), Y6, Y7
 	VPXOR       160(SP), Y6, Y6
-	VAESENC     192(SP), Y0, Y0
-	VAESENC     544(SP), Y1, Y1
-	VAESENC     192(SP), Y2, Y2
-	VAESENC     544(SP), Y3, Y3
-	VAESENC     192(SP), Y4, Y4
-	VAESENC     544(SP), Y5, Y5
-	VAESENC     192(SP), Y6, Y6
-	VAESENC     544(SP), Y7, Y7
-	VAESENC     224(SP), Y0, Y0
-	VAESENC     576(SP), Y1, Y1
-	VAESENC     224(SP), Y2, Y2
-	VAESENC     576(SP), Y3, Y3
-	VAESENC     224(SP), Y4, Y4
-	VAESENC     576(SP), Y5, Y5
-	VAESENC     224(SP), Y6, Y6
-	VAESENC     576(SP), Y7, Y7
-	VAESENC     256(SP), Y0, Y0
-	VAESENC     608(SP), Y1, Y1
-	VAESENC     256(SP), Y2, Y2
-	VAESENC     608(SP), Y3, Y3
-	VAESENC     256(SP), Y4, Y4
-	VAESENC     608(SP), Y5, Y5
-	VAESENC     256(SP), Y6, Y6
-	VAESENC     608(SP), Y7, Y7
-	VAESENC     288(SP), Y0, Y0
-	VAESENC     640(SP), Y1, Y1
-	VAESENC     288(SP), Y2, Y2
-	VAESENC     640(SP), Y3, Y3
-	VAESENC     288(SP), Y4, Y4
-	VAESENC     640(SP), Y5, Y5
-	VAESENC     288(SP), Y6, Y6
-	VAESENC     640(SP), Y7, Y7
-	VAESENC     320(SP), Y0, Y0
-	VAESENC     672(SP), Y1, Y1
-	VAESENC     320(SP), Y2, Y2
-	VAESENC     672(SP), Y3, Y3
-	VAESENC     320(SP), Y4, Y4
-	VAESENC     672(SP), Y5, Y5
-	VAESENC     320(SP), Y6, Y6
-	VAESENC     672(SP), Y7, Y7
-	VAESENC     352(SP), Y0, Y0
-	VAESENC     704(SP), Y1, Y1
-	VAESENC     352(SP), Y2, Y2
-	VAESENC     704(SP), Y3, Y3
-	VAESENC     352(SP), Y4, Y4
-	VAESENC     704(SP), Y5, Y5
-	VAESENC     352(SP), Y6, Y6
-	VAESENC     704(SP), Y7, Y7
-	VAESENC     384(SP), Y0, Y0
-	VAESENC     736(SP), Y1, Y1
-	VAESENC     384(SP), Y2, Y2
-	VAESENC     736(SP), Y3, Y3
-	VAESENC     384(SP), Y4, Y4
-	VAESENC     736(SP), Y5, Y5
-	VAESENC     384(SP), Y6, Y6
-	VAESENC     736(SP), Y7, Y7
-	VAESENC     416(SP), Y0, Y0
-	VAESENC     768(SP), Y1, Y1
-	VAESENC     416(SP), Y2, Y2
-	VAESENC     768(SP), Y3, Y3
-	VAESENC     416(SP), Y4, Y4
-	VAESENC     768(SP), Y5, Y5
-	VAESENC     416(SP), Y6, Y6
-	VAESENC     768(SP), Y7, Y7
-	VAESENC     448(SP), Y0, Y0
-	VAESENC     800(SP), Y1, Y1
-	VAESENC     448(SP), Y2, Y2
-	VAESENC     800(SP), Y3, Y3
-	VAESENC     448(SP), Y4, Y4
-	VAESENC     800(SP), Y5, Y5
-	VAESENC     448(SP), Y6, Y6
-	VAESENC     800(SP), Y7, Y7
-	VAESENCLAST 480(SP), Y0, Y0
-	VAESENCLAST 832(SP), Y1, Y1
-	VAESENCLAST 480(SP), Y2, Y2
-	VAESENCLAST 832(SP), Y3, Y3
-	VAESENCLAST 480(SP), Y4, Y4
-	VAESENCLAST 832(SP), Y5, Y5
-	VAESENCLAST 480(SP), Y6, Y6
-	VAESENCLAST 832(SP), Y7, Y7
+	VMOVDQU     192(SP), Y10
+	VMOVDQU     544(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     224(SP), Y10
+	VMOVDQU     576(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     256(SP), Y10
+	VMOVDQU     608(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     288(SP), Y10
+	VMOVDQU     640(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     320(SP), Y10
+	VMOVDQU     672(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     352(SP), Y10
+	VMOVDQU     704(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     384(SP), Y10
+	VMOVDQU     736(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     416(SP), Y10
+	VMOVDQU     768(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     448(SP), Y10
+	VMOVDQU     800(SP), Y11
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y10, Y2, Y2
+	VAESENC     Y11, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y10, Y6, Y6
+	VAESENC     Y11, Y7, Y7
+	VMOVDQU     480(SP), Y10
+	VMOVDQU     832(SP), Y11
+	VAESENCLAST Y10, Y0, Y0
+	VAESENCLAST Y11, Y1, Y1
+	VAESENCLAST Y10, Y2, Y2
+	VAESENCLAST Y11, Y3, Y3
+	VAESENCLAST Y10, Y4, Y4
+	VAESENCLAST Y11, Y5, Y5
+	VAESENCLAST Y10, Y6, Y6
+	VAESENCLAST Y11, Y7, Y7
 	VPXOR       (SP), Y0, Y0
 	VPXOR       (SP), Y1, Y1
 	VPXOR       32(SP), Y2, Y2
@@ -4793,86 +5033,126 @@ dcfGenLevelVAES256_add_group:
 	VPXOR       800(SP), Y4, Y6
 	VPXOR       448(SP), Y4, Y5
 	VPXOR       96(SP), Y4, Y4
-	VAESENC     128(SP), Y0, Y0
-	VAESENC     480(SP), Y1, Y1
-	VAESENC     832(SP), Y2, Y2
-	VAESENC     1184(SP), Y3, Y3
-	VAESENC     128(SP), Y4, Y4
-	VAESENC     480(SP), Y5, Y5
-	VAESENC     832(SP), Y6, Y6
-	VAESENC     1184(SP), Y7, Y7
-	VAESENC     160(SP), Y0, Y0
-	VAESENC     512(SP), Y1, Y1
-	VAESENC     864(SP), Y2, Y2
-	VAESENC     1216(SP), Y3, Y3
-	VAESENC     160(SP), Y4, Y4
-	VAESENC     512(SP), Y5, Y5
-	VAESENC     864(SP), Y6, Y6
-	VAESENC     1216(SP), Y7, Y7
-	VAESENC     192(SP), Y0, Y0
-	VAESENC     544(SP), Y1, Y1
-	VAESENC     896(SP), Y2, Y2
-	VAESENC     1248(SP), Y3, Y3
-	VAESENC     192(SP), Y4, Y4
-	VAESENC     544(SP), Y5, Y5
-	VAESENC     896(SP), Y6, Y6
-	VAESENC     1248(SP), Y7, Y7
-	VAESENC     224(SP), Y0, Y0
-	VAESENC     576(SP), Y1, Y1
-	VAESENC     928(SP), Y2, Y2
-	VAESENC     1280(SP), Y3, Y3
-	VAESENC     224(SP), Y4, Y4
-	VAESENC     576(SP), Y5, Y5
-	VAESENC     928(SP), Y6, Y6
-	VAESENC     1280(SP), Y7, Y7
-	VAESENC     256(SP), Y0, Y0
-	VAESENC     608(SP), Y1, Y1
-	VAESENC     960(SP), Y2, Y2
-	VAESENC     1312(SP), Y3, Y3
-	VAESENC     256(SP), Y4, Y4
-	VAESENC     608(SP), Y5, Y5
-	VAESENC     960(SP), Y6, Y6
-	VAESENC     1312(SP), Y7, Y7
-	VAESENC     288(SP), Y0, Y0
-	VAESENC     640(SP), Y1, Y1
-	VAESENC     992(SP), Y2, Y2
-	VAESENC     1344(SP), Y3, Y3
-	VAESENC     288(SP), Y4, Y4
-	VAESENC     640(SP), Y5, Y5
-	VAESENC     992(SP), Y6, Y6
-	VAESENC     1344(SP), Y7, Y7
-	VAESENC     320(SP), Y0, Y0
-	VAESENC     672(SP), Y1, Y1
-	VAESENC     1024(SP), Y2, Y2
-	VAESENC     1376(SP), Y3, Y3
-	VAESENC     320(SP), Y4, Y4
-	VAESENC     672(SP), Y5, Y5
-	VAESENC     1024(SP), Y6, Y6
-	VAESENC     1376(SP), Y7, Y7
-	VAESENC     352(SP), Y0, Y0
-	VAESENC     704(SP), Y1, Y1
-	VAESENC     1056(SP), Y2, Y2
-	VAESENC     1408(SP), Y3, Y3
-	VAESENC     352(SP), Y4, Y4
-	VAESENC     704(SP), Y5, Y5
-	VAESENC     1056(SP), Y6, Y6
-	VAESENC     1408(SP), Y7, Y7
-	VAESENC     384(SP), Y0, Y0
-	VAESENC     736(SP), Y1, Y1
-	VAESENC     1088(SP), Y2, Y2
-	VAESENC     1440(SP), Y3, Y3
-	VAESENC     384(SP), Y4, Y4
-	VAESENC     736(SP), Y5, Y5
-	VAESENC     1088(SP), Y6, Y6
-	VAESENC     1440(SP), Y7, Y7
-	VAESENCLAST 416(SP), Y0, Y0
-	VAESENCLAST 768(SP), Y1, Y1
-	VAESENCLAST 1120(SP), Y2, Y2
-	VAESENCLAST 1472(SP), Y3, Y3
-	VAESENCLAST 416(SP), Y4, Y4
-	VAESENCLAST 768(SP), Y5, Y5
-	VAESENCLAST 1120(SP), Y6, Y6
-	VAESENCLAST 1472(SP), Y7, Y7
+	VMOVDQU     128(SP), Y10
+	VMOVDQU     480(SP), Y11
+	VMOVDQU     832(SP), Y12
+	VMOVDQU     1184(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     160(SP), Y10
+	VMOVDQU     512(SP), Y11
+	VMOVDQU     864(SP), Y12
+	VMOVDQU     1216(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     192(SP), Y10
+	VMOVDQU     544(SP), Y11
+	VMOVDQU     896(SP), Y12
+	VMOVDQU     1248(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     224(SP), Y10
+	VMOVDQU     576(SP), Y11
+	VMOVDQU     928(SP), Y12
+	VMOVDQU     1280(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     256(SP), Y10
+	VMOVDQU     608(SP), Y11
+	VMOVDQU     960(SP), Y12
+	VMOVDQU     1312(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     288(SP), Y10
+	VMOVDQU     640(SP), Y11
+	VMOVDQU     992(SP), Y12
+	VMOVDQU     1344(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     320(SP), Y10
+	VMOVDQU     672(SP), Y11
+	VMOVDQU     1024(SP), Y12
+	VMOVDQU     1376(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     352(SP), Y10
+	VMOVDQU     704(SP), Y11
+	VMOVDQU     1056(SP), Y12
+	VMOVDQU     1408(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     384(SP), Y10
+	VMOVDQU     736(SP), Y11
+	VMOVDQU     1088(SP), Y12
+	VMOVDQU     1440(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     416(SP), Y10
+	VMOVDQU     768(SP), Y11
+	VMOVDQU     1120(SP), Y12
+	VMOVDQU     1472(SP), Y13
+	VAESENCLAST Y10, Y0, Y0
+	VAESENCLAST Y11, Y1, Y1
+	VAESENCLAST Y12, Y2, Y2
+	VAESENCLAST Y13, Y3, Y3
+	VAESENCLAST Y10, Y4, Y4
+	VAESENCLAST Y11, Y5, Y5
+	VAESENCLAST Y12, Y6, Y6
+	VAESENCLAST Y13, Y7, Y7
 	VPXOR       (SP), Y0, Y0
 	VPXOR       (SP), Y1, Y1
 	VPXOR       (SP), Y2, Y2
@@ -4995,86 +5275,126 @@ dcfGenLevelVAES256_mixed_group:
 	VPXOR       800(SP), Y4, Y6
 	VPXOR       448(SP), Y4, Y5
 	VPXOR       96(SP), Y4, Y4
-	VAESENC     128(SP), Y0, Y0
-	VAESENC     480(SP), Y1, Y1
-	VAESENC     832(SP), Y2, Y2
-	VAESENC     1184(SP), Y3, Y3
-	VAESENC     128(SP), Y4, Y4
-	VAESENC     480(SP), Y5, Y5
-	VAESENC     832(SP), Y6, Y6
-	VAESENC     1184(SP), Y7, Y7
-	VAESENC     160(SP), Y0, Y0
-	VAESENC     512(SP), Y1, Y1
-	VAESENC     864(SP), Y2, Y2
-	VAESENC     1216(SP), Y3, Y3
-	VAESENC     160(SP), Y4, Y4
-	VAESENC     512(SP), Y5, Y5
-	VAESENC     864(SP), Y6, Y6
-	VAESENC     1216(SP), Y7, Y7
-	VAESENC     192(SP), Y0, Y0
-	VAESENC     544(SP), Y1, Y1
-	VAESENC     896(SP), Y2, Y2
-	VAESENC     1248(SP), Y3, Y3
-	VAESENC     192(SP), Y4, Y4
-	VAESENC     544(SP), Y5, Y5
-	VAESENC     896(SP), Y6, Y6
-	VAESENC     1248(SP), Y7, Y7
-	VAESENC     224(SP), Y0, Y0
-	VAESENC     576(SP), Y1, Y1
-	VAESENC     928(SP), Y2, Y2
-	VAESENC     1280(SP), Y3, Y3
-	VAESENC     224(SP), Y4, Y4
-	VAESENC     576(SP), Y5, Y5
-	VAESENC     928(SP), Y6, Y6
-	VAESENC     1280(SP), Y7, Y7
-	VAESENC     256(SP), Y0, Y0
-	VAESENC     608(SP), Y1, Y1
-	VAESENC     960(SP), Y2, Y2
-	VAESENC     1312(SP), Y3, Y3
-	VAESENC     256(SP), Y4, Y4
-	VAESENC     608(SP), Y5, Y5
-	VAESENC     960(SP), Y6, Y6
-	VAESENC     1312(SP), Y7, Y7
-	VAESENC     288(SP), Y0, Y0
-	VAESENC     640(SP), Y1, Y1
-	VAESENC     992(SP), Y2, Y2
-	VAESENC     1344(SP), Y3, Y3
-	VAESENC     288(SP), Y4, Y4
-	VAESENC     640(SP), Y5, Y5
-	VAESENC     992(SP), Y6, Y6
-	VAESENC     1344(SP), Y7, Y7
-	VAESENC     320(SP), Y0, Y0
-	VAESENC     672(SP), Y1, Y1
-	VAESENC     1024(SP), Y2, Y2
-	VAESENC     1376(SP), Y3, Y3
-	VAESENC     320(SP), Y4, Y4
-	VAESENC     672(SP), Y5, Y5
-	VAESENC     1024(SP), Y6, Y6
-	VAESENC     1376(SP), Y7, Y7
-	VAESENC     352(SP), Y0, Y0
-	VAESENC     704(SP), Y1, Y1
-	VAESENC     1056(SP), Y2, Y2
-	VAESENC     1408(SP), Y3, Y3
-	VAESENC     352(SP), Y4, Y4
-	VAESENC     704(SP), Y5, Y5
-	VAESENC     1056(SP), Y6, Y6
-	VAESENC     1408(SP), Y7, Y7
-	VAESENC     384(SP), Y0, Y0
-	VAESENC     736(SP), Y1, Y1
-	VAESENC     1088(SP), Y2, Y2
-	VAESENC     1440(SP), Y3, Y3
-	VAESENC     384(SP), Y4, Y4
-	VAESENC     736(SP), Y5, Y5
-	VAESENC     1088(SP), Y6, Y6
-	VAESENC     1440(SP), Y7, Y7
-	VAESENCLAST 416(SP), Y0, Y0
-	VAESENCLAST 768(SP), Y1, Y1
-	VAESENCLAST 1120(SP), Y2, Y2
-	VAESENCLAST 1472(SP), Y3, Y3
-	VAESENCLAST 416(SP), Y4, Y4
-	VAESENCLAST 768(SP), Y5, Y5
-	VAESENCLAST 1120(SP), Y6, Y6
-	VAESENCLAST 1472(SP), Y7, Y7
+	VMOVDQU     128(SP), Y10
+	VMOVDQU     480(SP), Y11
+	VMOVDQU     832(SP), Y12
+	VMOVDQU     1184(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     160(SP), Y10
+	VMOVDQU     512(SP), Y11
+	VMOVDQU     864(SP), Y12
+	VMOVDQU     1216(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     192(SP), Y10
+	VMOVDQU     544(SP), Y11
+	VMOVDQU     896(SP), Y12
+	VMOVDQU     1248(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     224(SP), Y10
+	VMOVDQU     576(SP), Y11
+	VMOVDQU     928(SP), Y12
+	VMOVDQU     1280(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     256(SP), Y10
+	VMOVDQU     608(SP), Y11
+	VMOVDQU     960(SP), Y12
+	VMOVDQU     1312(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     288(SP), Y10
+	VMOVDQU     640(SP), Y11
+	VMOVDQU     992(SP), Y12
+	VMOVDQU     1344(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     320(SP), Y10
+	VMOVDQU     672(SP), Y11
+	VMOVDQU     1024(SP), Y12
+	VMOVDQU     1376(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     352(SP), Y10
+	VMOVDQU     704(SP), Y11
+	VMOVDQU     1056(SP), Y12
+	VMOVDQU     1408(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     384(SP), Y10
+	VMOVDQU     736(SP), Y11
+	VMOVDQU     1088(SP), Y12
+	VMOVDQU     1440(SP), Y13
+	VAESENC     Y10, Y0, Y0
+	VAESENC     Y11, Y1, Y1
+	VAESENC     Y12, Y2, Y2
+	VAESENC     Y13, Y3, Y3
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y5, Y5
+	VAESENC     Y12, Y6, Y6
+	VAESENC     Y13, Y7, Y7
+	VMOVDQU     416(SP), Y10
+	VMOVDQU     768(SP), Y11
+	VMOVDQU     1120(SP), Y12
+	VMOVDQU     1472(SP), Y13
+	VAESENCLAST Y10, Y0, Y0
+	VAESENCLAST Y11, Y1, Y1
+	VAESENCLAST Y12, Y2, Y2
+	VAESENCLAST Y13, Y3, Y3
+	VAESENCLAST Y10, Y4, Y4
+	VAESENCLAST Y11, Y5, Y5
+	VAESENCLAST Y12, Y6, Y6
+	VAESENCLAST Y13, Y7, Y7
 	VPXOR       (SP), Y0, Y0
 	VPXOR       (SP), Y1, Y1
 	VPXOR       (SP), Y2, Y2
@@ -6881,86 +7201,106 @@ dpfLevelAESNI_group:
 	VPXOR       X7, X12, X12
 	VMOVDQU     X12, 208(SP)
 	VPXOR       16(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     64(DX), X2, X2
-	VAESENC     80(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     64(DX), X6, X6
-	VAESENC     80(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     128(DX), X2, X2
-	VAESENC     144(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     128(DX), X6, X6
-	VAESENC     144(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     192(DX), X2, X2
-	VAESENC     208(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     192(DX), X6, X6
-	VAESENC     208(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     256(DX), X2, X2
-	VAESENC     272(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     256(DX), X6, X6
-	VAESENC     272(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     320(DX), X2, X2
-	VAESENC     336(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     320(DX), X6, X6
-	VAESENC     336(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     384(DX), X2, X2
-	VAESENC     400(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     384(DX), X6, X6
-	VAESENC     400(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     448(DX), X2, X2
-	VAESENC     464(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     448(DX), X6, X6
-	VAESENC     464(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     512(DX), X2, X2
-	VAESENC     528(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     512(DX), X6, X6
-	VAESENC     528(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     576(DX), X2, X2
-	VAESENC     592(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     576(DX), X6, X6
-	VAESENC     592(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 640(DX), X2, X2
-	VAESENCLAST 656(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 640(DX), X6, X6
-	VAESENCLAST 656(DX), X7, X7
+	VMOVDQU     64(DX), X11
+	VMOVDQU     80(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     128(DX), X11
+	VMOVDQU     144(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     192(DX), X11
+	VMOVDQU     208(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     256(DX), X11
+	VMOVDQU     272(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     320(DX), X11
+	VMOVDQU     336(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     384(DX), X11
+	VMOVDQU     400(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     448(DX), X11
+	VMOVDQU     464(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     512(DX), X11
+	VMOVDQU     528(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     576(DX), X11
+	VMOVDQU     592(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     640(DX), X11
+	VMOVDQU     656(DX), X12
+	VAESENCLAST X11, X0, X0
+	VAESENCLAST X12, X1, X1
+	VAESENCLAST X11, X2, X2
+	VAESENCLAST X12, X3, X3
+	VAESENCLAST X11, X4, X4
+	VAESENCLAST X12, X5, X5
+	VAESENCLAST X11, X6, X6
+	VAESENCLAST X12, X7, X7
 	VPXOR       96(SP), X0, X0
 	VMOVDQU     X0, (DI)
 	VPANDN      X0, X8, X0
@@ -7020,26 +7360,46 @@ dpfLevelAESNI_one:
 	VPXOR       X1, X12, X12
 	VMOVDQU     X12, 112(SP)
 	VPXOR       16(DX), X1, X1
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
+	VMOVDQU     64(DX), X11
+	VMOVDQU     80(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     128(DX), X11
+	VMOVDQU     144(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     192(DX), X11
+	VMOVDQU     208(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     256(DX), X11
+	VMOVDQU     272(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     320(DX), X11
+	VMOVDQU     336(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     384(DX), X11
+	VMOVDQU     400(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     448(DX), X11
+	VMOVDQU     464(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     512(DX), X11
+	VMOVDQU     528(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     576(DX), X11
+	VMOVDQU     592(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     640(DX), X11
+	VMOVDQU     656(DX), X12
+	VAESENCLAST X11, X0, X0
+	VAESENCLAST X12, X1, X1
 	VPXOR       96(SP), X0, X0
 	VMOVDQU     X0, (DI)
 	VPANDN      X0, X8, X0
@@ -7159,86 +7519,106 @@ dpfLeavesAESNI_add_group:
 	VPXOR       X7, X12, X12
 	VMOVDQU     X12, 208(SP)
 	VPXOR       16(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     64(DX), X2, X2
-	VAESENC     80(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     64(DX), X6, X6
-	VAESENC     80(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     128(DX), X2, X2
-	VAESENC     144(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     128(DX), X6, X6
-	VAESENC     144(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     192(DX), X2, X2
-	VAESENC     208(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     192(DX), X6, X6
-	VAESENC     208(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     256(DX), X2, X2
-	VAESENC     272(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     256(DX), X6, X6
-	VAESENC     272(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     320(DX), X2, X2
-	VAESENC     336(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     320(DX), X6, X6
-	VAESENC     336(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     384(DX), X2, X2
-	VAESENC     400(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     384(DX), X6, X6
-	VAESENC     400(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     448(DX), X2, X2
-	VAESENC     464(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     448(DX), X6, X6
-	VAESENC     464(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     512(DX), X2, X2
-	VAESENC     528(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     512(DX), X6, X6
-	VAESENC     528(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     576(DX), X2, X2
-	VAESENC     592(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     576(DX), X6, X6
-	VAESENC     592(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 640(DX), X2, X2
-	VAESENCLAST 656(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 640(DX), X6, X6
-	VAESENCLAST 656(DX), X7, X7
+	VMOVDQU     64(DX), X11
+	VMOVDQU     80(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     128(DX), X11
+	VMOVDQU     144(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     192(DX), X11
+	VMOVDQU     208(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     256(DX), X11
+	VMOVDQU     272(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     320(DX), X11
+	VMOVDQU     336(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     384(DX), X11
+	VMOVDQU     400(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     448(DX), X11
+	VMOVDQU     464(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     512(DX), X11
+	VMOVDQU     528(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     576(DX), X11
+	VMOVDQU     592(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     640(DX), X11
+	VMOVDQU     656(DX), X12
+	VAESENCLAST X11, X0, X0
+	VAESENCLAST X12, X1, X1
+	VAESENCLAST X11, X2, X2
+	VAESENCLAST X12, X3, X3
+	VAESENCLAST X11, X4, X4
+	VAESENCLAST X12, X5, X5
+	VAESENCLAST X11, X6, X6
+	VAESENCLAST X12, X7, X7
 	VPXOR       96(SP), X0, X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -7353,26 +7733,46 @@ dpfLeavesAESNI_add_one:
 	VPXOR       X1, X12, X12
 	VMOVDQU     X12, 112(SP)
 	VPXOR       16(DX), X1, X1
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
+	VMOVDQU     64(DX), X11
+	VMOVDQU     80(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     128(DX), X11
+	VMOVDQU     144(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     192(DX), X11
+	VMOVDQU     208(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     256(DX), X11
+	VMOVDQU     272(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     320(DX), X11
+	VMOVDQU     336(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     384(DX), X11
+	VMOVDQU     400(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     448(DX), X11
+	VMOVDQU     464(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     512(DX), X11
+	VMOVDQU     528(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     576(DX), X11
+	VMOVDQU     592(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     640(DX), X11
+	VMOVDQU     656(DX), X12
+	VAESENCLAST X11, X0, X0
+	VAESENCLAST X12, X1, X1
 	VPXOR       96(SP), X0, X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -7478,86 +7878,106 @@ dpfLeavesAESNI_mixed_group:
 	VPXOR       X7, X12, X12
 	VMOVDQU     X12, 208(SP)
 	VPXOR       16(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     64(DX), X2, X2
-	VAESENC     80(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     64(DX), X6, X6
-	VAESENC     80(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     128(DX), X2, X2
-	VAESENC     144(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     128(DX), X6, X6
-	VAESENC     144(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     192(DX), X2, X2
-	VAESENC     208(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     192(DX), X6, X6
-	VAESENC     208(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     256(DX), X2, X2
-	VAESENC     272(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     256(DX), X6, X6
-	VAESENC     272(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     320(DX), X2, X2
-	VAESENC     336(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     320(DX), X6, X6
-	VAESENC     336(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     384(DX), X2, X2
-	VAESENC     400(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     384(DX), X6, X6
-	VAESENC     400(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     448(DX), X2, X2
-	VAESENC     464(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     448(DX), X6, X6
-	VAESENC     464(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     512(DX), X2, X2
-	VAESENC     528(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     512(DX), X6, X6
-	VAESENC     528(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     576(DX), X2, X2
-	VAESENC     592(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     576(DX), X6, X6
-	VAESENC     592(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 640(DX), X2, X2
-	VAESENCLAST 656(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 640(DX), X6, X6
-	VAESENCLAST 656(DX), X7, X7
+	VMOVDQU     64(DX), X11
+	VMOVDQU     80(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     128(DX), X11
+	VMOVDQU     144(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     192(DX), X11
+	VMOVDQU     208(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     256(DX), X11
+	VMOVDQU     272(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     320(DX), X11
+	VMOVDQU     336(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     384(DX), X11
+	VMOVDQU     400(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     448(DX), X11
+	VMOVDQU     464(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     512(DX), X11
+	VMOVDQU     528(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     576(DX), X11
+	VMOVDQU     592(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VAESENC     X11, X2, X2
+	VAESENC     X12, X3, X3
+	VAESENC     X11, X4, X4
+	VAESENC     X12, X5, X5
+	VAESENC     X11, X6, X6
+	VAESENC     X12, X7, X7
+	VMOVDQU     640(DX), X11
+	VMOVDQU     656(DX), X12
+	VAESENCLAST X11, X0, X0
+	VAESENCLAST X12, X1, X1
+	VAESENCLAST X11, X2, X2
+	VAESENCLAST X12, X3, X3
+	VAESENCLAST X11, X4, X4
+	VAESENCLAST X12, X5, X5
+	VAESENCLAST X11, X6, X6
+	VAESENCLAST X12, X7, X7
 	VPXOR       96(SP), X0, X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -7704,26 +8124,46 @@ dpfLeavesAESNI_mixed_one:
 	VPXOR       X1, X12, X12
 	VMOVDQU     X12, 112(SP)
 	VPXOR       16(DX), X1, X1
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
+	VMOVDQU     64(DX), X11
+	VMOVDQU     80(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     128(DX), X11
+	VMOVDQU     144(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     192(DX), X11
+	VMOVDQU     208(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     256(DX), X11
+	VMOVDQU     272(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     320(DX), X11
+	VMOVDQU     336(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     384(DX), X11
+	VMOVDQU     400(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     448(DX), X11
+	VMOVDQU     464(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     512(DX), X11
+	VMOVDQU     528(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     576(DX), X11
+	VMOVDQU     592(DX), X12
+	VAESENC     X11, X0, X0
+	VAESENC     X12, X1, X1
+	VMOVDQU     640(DX), X11
+	VMOVDQU     656(DX), X12
+	VAESENCLAST X11, X0, X0
+	VAESENCLAST X12, X1, X1
 	VPXOR       96(SP), X0, X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -7816,86 +8256,126 @@ dcfLevelAESNI_add_group:
 	VPXOR       16(DX), X5, X5
 	VPXOR       32(DX), X6, X6
 	VPXOR       48(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     96(DX), X6, X6
-	VAESENC     112(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     160(DX), X6, X6
-	VAESENC     176(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     224(DX), X6, X6
-	VAESENC     240(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     288(DX), X6, X6
-	VAESENC     304(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     352(DX), X6, X6
-	VAESENC     368(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     416(DX), X6, X6
-	VAESENC     432(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     480(DX), X6, X6
-	VAESENC     496(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     544(DX), X6, X6
-	VAESENC     560(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     608(DX), X6, X6
-	VAESENC     624(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 672(DX), X6, X6
-	VAESENCLAST 688(DX), X7, X7
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
+	VAESENCLAST X12, X4, X4
+	VAESENCLAST X13, X5, X5
+	VAESENCLAST X14, X6, X6
+	VAESENCLAST X15, X7, X7
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -7975,46 +8455,86 @@ dcfLevelAESNI_add_one:
 	VPXOR       16(DX), X1, X1
 	VPXOR       32(DX), X2, X2
 	VPXOR       48(DX), X3, X3
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -8078,86 +8598,126 @@ dcfLevelAESNI_mixed_group:
 	VPXOR       16(DX), X5, X5
 	VPXOR       32(DX), X6, X6
 	VPXOR       48(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     96(DX), X6, X6
-	VAESENC     112(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     160(DX), X6, X6
-	VAESENC     176(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     224(DX), X6, X6
-	VAESENC     240(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     288(DX), X6, X6
-	VAESENC     304(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     352(DX), X6, X6
-	VAESENC     368(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     416(DX), X6, X6
-	VAESENC     432(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     480(DX), X6, X6
-	VAESENC     496(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     544(DX), X6, X6
-	VAESENC     560(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     608(DX), X6, X6
-	VAESENC     624(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 672(DX), X6, X6
-	VAESENCLAST 688(DX), X7, X7
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
+	VAESENCLAST X12, X4, X4
+	VAESENCLAST X13, X5, X5
+	VAESENCLAST X14, X6, X6
+	VAESENCLAST X15, X7, X7
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -8269,46 +8829,86 @@ dcfLevelAESNI_mixed_one:
 	VPXOR       16(DX), X1, X1
 	VPXOR       32(DX), X2, X2
 	VPXOR       48(DX), X3, X3
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -8419,86 +9019,126 @@ dcfLeavesAESNI_add_group:
 	VPXOR       16(DX), X5, X5
 	VPXOR       32(DX), X6, X6
 	VPXOR       48(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     96(DX), X6, X6
-	VAESENC     112(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     160(DX), X6, X6
-	VAESENC     176(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     224(DX), X6, X6
-	VAESENC     240(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     288(DX), X6, X6
-	VAESENC     304(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     352(DX), X6, X6
-	VAESENC     368(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     416(DX), X6, X6
-	VAESENC     432(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     480(DX), X6, X6
-	VAESENC     496(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     544(DX), X6, X6
-	VAESENC     560(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     608(DX), X6, X6
-	VAESENC     624(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 672(DX), X6, X6
-	VAESENCLAST 688(DX), X7, X7
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
+	VAESENCLAST X12, X4, X4
+	VAESENCLAST X13, X5, X5
+	VAESENCLAST X14, X6, X6
+	VAESENCLAST X15, X7, X7
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -8604,46 +9244,86 @@ dcfLeavesAESNI_add_one:
 	VPXOR       16(DX), X1, X1
 	VPXOR       32(DX), X2, X2
 	VPXOR       48(DX), X3, X3
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -8719,86 +9399,126 @@ dcfLeavesAESNI_mixed_group:
 	VPXOR       16(DX), X5, X5
 	VPXOR       32(DX), X6, X6
 	VPXOR       48(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     80(DX), X5, X5
-	VAESENC     96(DX), X6, X6
-	VAESENC     112(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     144(DX), X5, X5
-	VAESENC     160(DX), X6, X6
-	VAESENC     176(DX), X7, X7
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     192(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     224(DX), X6, X6
-	VAESENC     240(DX), X7, X7
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     256(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     288(DX), X6, X6
-	VAESENC     304(DX), X7, X7
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     320(DX), X4, X4
-	VAESENC     336(DX), X5, X5
-	VAESENC     352(DX), X6, X6
-	VAESENC     368(DX), X7, X7
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     384(DX), X4, X4
-	VAESENC     400(DX), X5, X5
-	VAESENC     416(DX), X6, X6
-	VAESENC     432(DX), X7, X7
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     448(DX), X4, X4
-	VAESENC     464(DX), X5, X5
-	VAESENC     480(DX), X6, X6
-	VAESENC     496(DX), X7, X7
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     512(DX), X4, X4
-	VAESENC     528(DX), X5, X5
-	VAESENC     544(DX), X6, X6
-	VAESENC     560(DX), X7, X7
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENC     576(DX), X4, X4
-	VAESENC     592(DX), X5, X5
-	VAESENC     608(DX), X6, X6
-	VAESENC     624(DX), X7, X7
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
-	VAESENCLAST 640(DX), X4, X4
-	VAESENCLAST 656(DX), X5, X5
-	VAESENCLAST 672(DX), X6, X6
-	VAESENCLAST 688(DX), X7, X7
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VAESENC     X12, X4, X4
+	VAESENC     X13, X5, X5
+	VAESENC     X14, X6, X6
+	VAESENC     X15, X7, X7
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
+	VAESENCLAST X12, X4, X4
+	VAESENCLAST X13, X5, X5
+	VAESENCLAST X14, X6, X6
+	VAESENCLAST X15, X7, X7
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -8968,46 +9688,86 @@ dcfLeavesAESNI_mixed_one:
 	VPXOR       16(DX), X1, X1
 	VPXOR       32(DX), X2, X2
 	VPXOR       48(DX), X3, X3
-	VAESENC     64(DX), X0, X0
-	VAESENC     80(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     112(DX), X3, X3
-	VAESENC     128(DX), X0, X0
-	VAESENC     144(DX), X1, X1
-	VAESENC     160(DX), X2, X2
-	VAESENC     176(DX), X3, X3
-	VAESENC     192(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     224(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     256(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     288(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     320(DX), X0, X0
-	VAESENC     336(DX), X1, X1
-	VAESENC     352(DX), X2, X2
-	VAESENC     368(DX), X3, X3
-	VAESENC     384(DX), X0, X0
-	VAESENC     400(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     432(DX), X3, X3
-	VAESENC     448(DX), X0, X0
-	VAESENC     464(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     496(DX), X3, X3
-	VAESENC     512(DX), X0, X0
-	VAESENC     528(DX), X1, X1
-	VAESENC     544(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     576(DX), X0, X0
-	VAESENC     592(DX), X1, X1
-	VAESENC     608(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENCLAST 640(DX), X0, X0
-	VAESENCLAST 656(DX), X1, X1
-	VAESENCLAST 672(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
+	VMOVDQU     64(DX), X12
+	VMOVDQU     80(DX), X13
+	VMOVDQU     96(DX), X14
+	VMOVDQU     112(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     128(DX), X12
+	VMOVDQU     144(DX), X13
+	VMOVDQU     160(DX), X14
+	VMOVDQU     176(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     192(DX), X12
+	VMOVDQU     208(DX), X13
+	VMOVDQU     224(DX), X14
+	VMOVDQU     240(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     256(DX), X12
+	VMOVDQU     272(DX), X13
+	VMOVDQU     288(DX), X14
+	VMOVDQU     304(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     320(DX), X12
+	VMOVDQU     336(DX), X13
+	VMOVDQU     352(DX), X14
+	VMOVDQU     368(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     384(DX), X12
+	VMOVDQU     400(DX), X13
+	VMOVDQU     416(DX), X14
+	VMOVDQU     432(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     448(DX), X12
+	VMOVDQU     464(DX), X13
+	VMOVDQU     480(DX), X14
+	VMOVDQU     496(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     512(DX), X12
+	VMOVDQU     528(DX), X13
+	VMOVDQU     544(DX), X14
+	VMOVDQU     560(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     576(DX), X12
+	VMOVDQU     592(DX), X13
+	VMOVDQU     608(DX), X14
+	VMOVDQU     624(DX), X15
+	VAESENC     X12, X0, X0
+	VAESENC     X13, X1, X1
+	VAESENC     X14, X2, X2
+	VAESENC     X15, X3, X3
+	VMOVDQU     640(DX), X12
+	VMOVDQU     656(DX), X13
+	VMOVDQU     672(DX), X14
+	VMOVDQU     688(DX), X15
+	VAESENCLAST X12, X0, X0
+	VAESENCLAST X13, X1, X1
+	VAESENCLAST X14, X2, X2
+	VAESENCLAST X15, X3, X3
 	VPXOR       96(SP), X0, X0
 	VPXOR       96(SP), X1, X1
 	VPXOR       96(SP), X2, X2
@@ -9134,86 +9894,106 @@ dpfGenLevelAESNI_group:
 	VMOVDQU     X6, 48(SP)
 	VPXOR       176(DX), X6, X7
 	VPXOR       (DX), X6, X6
-	VAESENC     16(DX), X0, X0
-	VAESENC     192(DX), X1, X1
-	VAESENC     16(DX), X2, X2
-	VAESENC     192(DX), X3, X3
-	VAESENC     16(DX), X4, X4
-	VAESENC     192(DX), X5, X5
-	VAESENC     16(DX), X6, X6
-	VAESENC     192(DX), X7, X7
-	VAESENC     32(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     32(DX), X2, X2
-	VAESENC     208(DX), X3, X3
-	VAESENC     32(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     32(DX), X6, X6
-	VAESENC     208(DX), X7, X7
-	VAESENC     48(DX), X0, X0
-	VAESENC     224(DX), X1, X1
-	VAESENC     48(DX), X2, X2
-	VAESENC     224(DX), X3, X3
-	VAESENC     48(DX), X4, X4
-	VAESENC     224(DX), X5, X5
-	VAESENC     48(DX), X6, X6
-	VAESENC     224(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     240(DX), X1, X1
-	VAESENC     64(DX), X2, X2
-	VAESENC     240(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     240(DX), X5, X5
-	VAESENC     64(DX), X6, X6
-	VAESENC     240(DX), X7, X7
-	VAESENC     80(DX), X0, X0
-	VAESENC     256(DX), X1, X1
-	VAESENC     80(DX), X2, X2
-	VAESENC     256(DX), X3, X3
-	VAESENC     80(DX), X4, X4
-	VAESENC     256(DX), X5, X5
-	VAESENC     80(DX), X6, X6
-	VAESENC     256(DX), X7, X7
-	VAESENC     96(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     96(DX), X2, X2
-	VAESENC     272(DX), X3, X3
-	VAESENC     96(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     96(DX), X6, X6
-	VAESENC     272(DX), X7, X7
-	VAESENC     112(DX), X0, X0
-	VAESENC     288(DX), X1, X1
-	VAESENC     112(DX), X2, X2
-	VAESENC     288(DX), X3, X3
-	VAESENC     112(DX), X4, X4
-	VAESENC     288(DX), X5, X5
-	VAESENC     112(DX), X6, X6
-	VAESENC     288(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     304(DX), X1, X1
-	VAESENC     128(DX), X2, X2
-	VAESENC     304(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     304(DX), X5, X5
-	VAESENC     128(DX), X6, X6
-	VAESENC     304(DX), X7, X7
-	VAESENC     144(DX), X0, X0
-	VAESENC     320(DX), X1, X1
-	VAESENC     144(DX), X2, X2
-	VAESENC     320(DX), X3, X3
-	VAESENC     144(DX), X4, X4
-	VAESENC     320(DX), X5, X5
-	VAESENC     144(DX), X6, X6
-	VAESENC     320(DX), X7, X7
-	VAESENCLAST 160(DX), X0, X0
-	VAESENCLAST 336(DX), X1, X1
-	VAESENCLAST 160(DX), X2, X2
-	VAESENCLAST 336(DX), X3, X3
-	VAESENCLAST 160(DX), X4, X4
-	VAESENCLAST 336(DX), X5, X5
-	VAESENCLAST 160(DX), X6, X6
-	VAESENCLAST 336(DX), X7, X7
+	VMOVDQU     16(DX), X10
+	VMOVDQU     192(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     32(DX), X10
+	VMOVDQU     208(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     48(DX), X10
+	VMOVDQU     224(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     64(DX), X10
+	VMOVDQU     240(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     80(DX), X10
+	VMOVDQU     256(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     96(DX), X10
+	VMOVDQU     272(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     112(DX), X10
+	VMOVDQU     288(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     128(DX), X10
+	VMOVDQU     304(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     144(DX), X10
+	VMOVDQU     320(DX), X11
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X10, X2, X2
+	VAESENC     X11, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X10, X6, X6
+	VAESENC     X11, X7, X7
+	VMOVDQU     160(DX), X10
+	VMOVDQU     336(DX), X11
+	VAESENCLAST X10, X0, X0
+	VAESENCLAST X11, X1, X1
+	VAESENCLAST X10, X2, X2
+	VAESENCLAST X11, X3, X3
+	VAESENCLAST X10, X4, X4
+	VAESENCLAST X11, X5, X5
+	VAESENCLAST X10, X6, X6
+	VAESENCLAST X11, X7, X7
 	VPXOR       (SP), X0, X0
 	VPXOR       (SP), X1, X1
 	VPXOR       16(SP), X2, X2
@@ -9388,86 +10168,126 @@ dcfGenLevelAESNI_add_group:
 	VPXOR       352(DX), X4, X6
 	VPXOR       176(DX), X4, X5
 	VPXOR       (DX), X4, X4
-	VAESENC     16(DX), X0, X0
-	VAESENC     192(DX), X1, X1
-	VAESENC     368(DX), X2, X2
-	VAESENC     544(DX), X3, X3
-	VAESENC     16(DX), X4, X4
-	VAESENC     192(DX), X5, X5
-	VAESENC     368(DX), X6, X6
-	VAESENC     544(DX), X7, X7
-	VAESENC     32(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     384(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     32(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     384(DX), X6, X6
-	VAESENC     560(DX), X7, X7
-	VAESENC     48(DX), X0, X0
-	VAESENC     224(DX), X1, X1
-	VAESENC     400(DX), X2, X2
-	VAESENC     576(DX), X3, X3
-	VAESENC     48(DX), X4, X4
-	VAESENC     224(DX), X5, X5
-	VAESENC     400(DX), X6, X6
-	VAESENC     576(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     240(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     592(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     240(DX), X5, X5
-	VAESENC     416(DX), X6, X6
-	VAESENC     592(DX), X7, X7
-	VAESENC     80(DX), X0, X0
-	VAESENC     256(DX), X1, X1
-	VAESENC     432(DX), X2, X2
-	VAESENC     608(DX), X3, X3
-	VAESENC     80(DX), X4, X4
-	VAESENC     256(DX), X5, X5
-	VAESENC     432(DX), X6, X6
-	VAESENC     608(DX), X7, X7
-	VAESENC     96(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     448(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENC     96(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     448(DX), X6, X6
-	VAESENC     624(DX), X7, X7
-	VAESENC     112(DX), X0, X0
-	VAESENC     288(DX), X1, X1
-	VAESENC     464(DX), X2, X2
-	VAESENC     640(DX), X3, X3
-	VAESENC     112(DX), X4, X4
-	VAESENC     288(DX), X5, X5
-	VAESENC     464(DX), X6, X6
-	VAESENC     640(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     304(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     656(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     304(DX), X5, X5
-	VAESENC     480(DX), X6, X6
-	VAESENC     656(DX), X7, X7
-	VAESENC     144(DX), X0, X0
-	VAESENC     320(DX), X1, X1
-	VAESENC     496(DX), X2, X2
-	VAESENC     672(DX), X3, X3
-	VAESENC     144(DX), X4, X4
-	VAESENC     320(DX), X5, X5
-	VAESENC     496(DX), X6, X6
-	VAESENC     672(DX), X7, X7
-	VAESENCLAST 160(DX), X0, X0
-	VAESENCLAST 336(DX), X1, X1
-	VAESENCLAST 512(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
-	VAESENCLAST 160(DX), X4, X4
-	VAESENCLAST 336(DX), X5, X5
-	VAESENCLAST 512(DX), X6, X6
-	VAESENCLAST 688(DX), X7, X7
+	VMOVDQU     16(DX), X10
+	VMOVDQU     192(DX), X11
+	VMOVDQU     368(DX), X12
+	VMOVDQU     544(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     32(DX), X10
+	VMOVDQU     208(DX), X11
+	VMOVDQU     384(DX), X12
+	VMOVDQU     560(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     48(DX), X10
+	VMOVDQU     224(DX), X11
+	VMOVDQU     400(DX), X12
+	VMOVDQU     576(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     64(DX), X10
+	VMOVDQU     240(DX), X11
+	VMOVDQU     416(DX), X12
+	VMOVDQU     592(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     80(DX), X10
+	VMOVDQU     256(DX), X11
+	VMOVDQU     432(DX), X12
+	VMOVDQU     608(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     96(DX), X10
+	VMOVDQU     272(DX), X11
+	VMOVDQU     448(DX), X12
+	VMOVDQU     624(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     112(DX), X10
+	VMOVDQU     288(DX), X11
+	VMOVDQU     464(DX), X12
+	VMOVDQU     640(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     128(DX), X10
+	VMOVDQU     304(DX), X11
+	VMOVDQU     480(DX), X12
+	VMOVDQU     656(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     144(DX), X10
+	VMOVDQU     320(DX), X11
+	VMOVDQU     496(DX), X12
+	VMOVDQU     672(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     160(DX), X10
+	VMOVDQU     336(DX), X11
+	VMOVDQU     512(DX), X12
+	VMOVDQU     688(DX), X13
+	VAESENCLAST X10, X0, X0
+	VAESENCLAST X11, X1, X1
+	VAESENCLAST X12, X2, X2
+	VAESENCLAST X13, X3, X3
+	VAESENCLAST X10, X4, X4
+	VAESENCLAST X11, X5, X5
+	VAESENCLAST X12, X6, X6
+	VAESENCLAST X13, X7, X7
 	VPXOR       (SP), X0, X0
 	VPXOR       (SP), X1, X1
 	VPXOR       (SP), X2, X2
@@ -9583,86 +10403,126 @@ dcfGenLevelAESNI_mixed_group:
 	VPXOR       352(DX), X4, X6
 	VPXOR       176(DX), X4, X5
 	VPXOR       (DX), X4, X4
-	VAESENC     16(DX), X0, X0
-	VAESENC     192(DX), X1, X1
-	VAESENC     368(DX), X2, X2
-	VAESENC     544(DX), X3, X3
-	VAESENC     16(DX), X4, X4
-	VAESENC     192(DX), X5, X5
-	VAESENC     368(DX), X6, X6
-	VAESENC     544(DX), X7, X7
-	VAESENC     32(DX), X0, X0
-	VAESENC     208(DX), X1, X1
-	VAESENC     384(DX), X2, X2
-	VAESENC     560(DX), X3, X3
-	VAESENC     32(DX), X4, X4
-	VAESENC     208(DX), X5, X5
-	VAESENC     384(DX), X6, X6
-	VAESENC     560(DX), X7, X7
-	VAESENC     48(DX), X0, X0
-	VAESENC     224(DX), X1, X1
-	VAESENC     400(DX), X2, X2
-	VAESENC     576(DX), X3, X3
-	VAESENC     48(DX), X4, X4
-	VAESENC     224(DX), X5, X5
-	VAESENC     400(DX), X6, X6
-	VAESENC     576(DX), X7, X7
-	VAESENC     64(DX), X0, X0
-	VAESENC     240(DX), X1, X1
-	VAESENC     416(DX), X2, X2
-	VAESENC     592(DX), X3, X3
-	VAESENC     64(DX), X4, X4
-	VAESENC     240(DX), X5, X5
-	VAESENC     416(DX), X6, X6
-	VAESENC     592(DX), X7, X7
-	VAESENC     80(DX), X0, X0
-	VAESENC     256(DX), X1, X1
-	VAESENC     432(DX), X2, X2
-	VAESENC     608(DX), X3, X3
-	VAESENC     80(DX), X4, X4
-	VAESENC     256(DX), X5, X5
-	VAESENC     432(DX), X6, X6
-	VAESENC     608(DX), X7, X7
-	VAESENC     96(DX), X0, X0
-	VAESENC     272(DX), X1, X1
-	VAESENC     448(DX), X2, X2
-	VAESENC     624(DX), X3, X3
-	VAESENC     96(DX), X4, X4
-	VAESENC     272(DX), X5, X5
-	VAESENC     448(DX), X6, X6
-	VAESENC     624(DX), X7, X7
-	VAESENC     112(DX), X0, X0
-	VAESENC     288(DX), X1, X1
-	VAESENC     464(DX), X2, X2
-	VAESENC     640(DX), X3, X3
-	VAESENC     112(DX), X4, X4
-	VAESENC     288(DX), X5, X5
-	VAESENC     464(DX), X6, X6
-	VAESENC     640(DX), X7, X7
-	VAESENC     128(DX), X0, X0
-	VAESENC     304(DX), X1, X1
-	VAESENC     480(DX), X2, X2
-	VAESENC     656(DX), X3, X3
-	VAESENC     128(DX), X4, X4
-	VAESENC     304(DX), X5, X5
-	VAESENC     480(DX), X6, X6
-	VAESENC     656(DX), X7, X7
-	VAESENC     144(DX), X0, X0
-	VAESENC     320(DX), X1, X1
-	VAESENC     496(DX), X2, X2
-	VAESENC     672(DX), X3, X3
-	VAESENC     144(DX), X4, X4
-	VAESENC     320(DX), X5, X5
-	VAESENC     496(DX), X6, X6
-	VAESENC     672(DX), X7, X7
-	VAESENCLAST 160(DX), X0, X0
-	VAESENCLAST 336(DX), X1, X1
-	VAESENCLAST 512(DX), X2, X2
-	VAESENCLAST 688(DX), X3, X3
-	VAESENCLAST 160(DX), X4, X4
-	VAESENCLAST 336(DX), X5, X5
-	VAESENCLAST 512(DX), X6, X6
-	VAESENCLAST 688(DX), X7, X7
+	VMOVDQU     16(DX), X10
+	VMOVDQU     192(DX), X11
+	VMOVDQU     368(DX), X12
+	VMOVDQU     544(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     32(DX), X10
+	VMOVDQU     208(DX), X11
+	VMOVDQU     384(DX), X12
+	VMOVDQU     560(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     48(DX), X10
+	VMOVDQU     224(DX), X11
+	VMOVDQU     400(DX), X12
+	VMOVDQU     576(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     64(DX), X10
+	VMOVDQU     240(DX), X11
+	VMOVDQU     416(DX), X12
+	VMOVDQU     592(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     80(DX), X10
+	VMOVDQU     256(DX), X11
+	VMOVDQU     432(DX), X12
+	VMOVDQU     608(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     96(DX), X10
+	VMOVDQU     272(DX), X11
+	VMOVDQU     448(DX), X12
+	VMOVDQU     624(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     112(DX), X10
+	VMOVDQU     288(DX), X11
+	VMOVDQU     464(DX), X12
+	VMOVDQU     640(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     128(DX), X10
+	VMOVDQU     304(DX), X11
+	VMOVDQU     480(DX), X12
+	VMOVDQU     656(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     144(DX), X10
+	VMOVDQU     320(DX), X11
+	VMOVDQU     496(DX), X12
+	VMOVDQU     672(DX), X13
+	VAESENC     X10, X0, X0
+	VAESENC     X11, X1, X1
+	VAESENC     X12, X2, X2
+	VAESENC     X13, X3, X3
+	VAESENC     X10, X4, X4
+	VAESENC     X11, X5, X5
+	VAESENC     X12, X6, X6
+	VAESENC     X13, X7, X7
+	VMOVDQU     160(DX), X10
+	VMOVDQU     336(DX), X11
+	VMOVDQU     512(DX), X12
+	VMOVDQU     688(DX), X13
+	VAESENCLAST X10, X0, X0
+	VAESENCLAST X11, X1, X1
+	VAESENCLAST X12, X2, X2
+	VAESENCLAST X13, X3, X3
+	VAESENCLAST X10, X4, X4
+	VAESENCLAST X11, X5, X5
+	VAESENCLAST X12, X6, X6
+	VAESENCLAST X13, X7, X7
 	VPXOR       (SP), X0, X0
 	VPXOR       (SP), X1, X1
 	VPXOR       (SP), X2, X2

@@ -18,8 +18,9 @@ import (
 // lane i key i of the unit), as the AVX-512 routines hold four: the parties' XOR is
 // one VPXOR, every step after the AES works on all of a unit's keys at once, and a
 // unit's nodes, alphas and values load as one vector. The round keys, the same in
-// every lane, are broadcast into a table by the prologue for 256-bit vectors. A
-// group is 8 vectors: 2 units for DPF, 1 for DCF. Registers after the rounds: the
+// every lane, are broadcast into a table by the prologue for 256-bit vectors, and
+// each round loads its keys into registers 10-13 (keyedRounds). A group is 8
+// vectors: 2 units for DPF, 1 for DCF. Registers after the rounds: the
 // alpha mask (10), the parties' L XOR R outputs (11, 12), the seed correction (13),
 // scratch (14, 15); the control-bit mask (8), the shift counts (9). DCF works out
 // the value correction first, with 11-14 as scratch, into the register of VL.
@@ -106,15 +107,15 @@ func genRoutine(w width, dcf bool) {
 				VPXOR(key(0, 0), x, x)
 			}
 		}
-		for r := 1; r < rounds; r++ {
-			for u := range units {
-				for p := range 2 {
-					for o := range outs {
-						aes(r, key(o, r), state(u, o, p))
-					}
+		var states []VecPhysical
+		for u := range units {
+			for p := range 2 {
+				for o := range outs {
+					states = append(states, state(u, o, p))
 				}
 			}
 		}
+		keyedRounds(w, states, func(i int) int { return i % outs }, outs, 10, key)
 		amask, dl, dr, scw, t, m := w.vec(10), w.vec(11), w.vec(12), w.vec(13), w.vec(14), w.vec(15)
 		// row writes the correction words of unit u's keys, but for padding keys: the
 		// seed correction with tl, then tr alone (DPF, vcw nil) or with the value

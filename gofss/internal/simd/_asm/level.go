@@ -78,11 +78,8 @@ func dpfLevelRoutine(w width, leaves bool) {
 			VMOVDQU(c, parked.Offset(v*w.size()))
 			VPXOR(key(v, 0), x, x)
 		}
-		for r := 1; r < rounds; r++ {
-			for v := range n {
-				aes(r, key(v, r), w.vec(v))
-			}
-		}
+		keys := 2 / w.blocks // L, R in turn with one block, both in a vector with two
+		keyedRounds(w, w.vecs(n), func(v int) int { return v % keys }, keys, 11, key)
 		for v := range n {
 			x, out := w.vec(v), Mem{Base: RDI, Disp: v * w.size()}
 			VPXOR(parked.Offset(v*w.size()), x, x)
@@ -202,11 +199,7 @@ func dcfLevelRoutine(w width, leaves bool) {
 		for v := range n {
 			VPXOR(key(v, 0), w.vec(v), w.vec(v))
 		}
-		for r := 1; r < rounds; r++ {
-			for v := range n {
-				aes(r, key(v, r), w.vec(v))
-			}
-		}
+		keyedRounds(w, w.vecs(n), func(v int) int { return v % per }, per, 12, key)
 		t, pv, c := w.vec(12), w.vec(13), w.vec(14)
 		for p := range n / per {
 			seed := parked.Offset(p * w.size())
