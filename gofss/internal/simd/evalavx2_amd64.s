@@ -14,229 +14,232 @@ GLOBL evalNotTr<>(SB), RODATA|NOPTR, $16
 
 // func dpfEvalVAES256(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, AVX2, MMX+, VAES
-TEXT ·dpfEvalVAES256(SB), $3072-73
+TEXT ·dpfEvalVAES256(SB), $3112-73
 	MOVQ           keys+48(FP), AX
+	LEAQ           31(SP), R10
+	ANDQ           $-32, R10
+	MOVQ           R10, 1568(SP)
 	VPXOR          X11, X11, X11
 	VMOVDQU        evalLsb<>+0(SB), X12
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, (SP)
+	VMOVDQU        X10, (R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 32(SP)
+	VMOVDQU        X10, 32(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 64(SP)
+	VMOVDQU        X10, 64(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 96(SP)
+	VMOVDQU        X10, 96(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 128(SP)
+	VMOVDQU        X10, 128(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 160(SP)
+	VMOVDQU        X10, 160(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 192(SP)
+	VMOVDQU        X10, 192(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 224(SP)
+	VMOVDQU        X10, 224(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 256(SP)
+	VMOVDQU        X10, 256(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 288(SP)
+	VMOVDQU        X10, 288(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 320(SP)
-	VMOVDQU        X11, 352(SP)
+	VMOVDQU        X10, 320(R10)
+	VMOVDQU        X11, 352(R10)
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, 16(SP)
+	VMOVDQU        X10, 16(R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 48(SP)
+	VMOVDQU        X10, 48(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 80(SP)
+	VMOVDQU        X10, 80(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 112(SP)
+	VMOVDQU        X10, 112(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 144(SP)
+	VMOVDQU        X10, 144(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 176(SP)
+	VMOVDQU        X10, 176(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 208(SP)
+	VMOVDQU        X10, 208(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 240(SP)
+	VMOVDQU        X10, 240(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 272(SP)
+	VMOVDQU        X10, 272(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 304(SP)
+	VMOVDQU        X10, 304(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 336(SP)
-	VMOVDQU        X11, 368(SP)
+	VMOVDQU        X10, 336(R10)
+	VMOVDQU        X11, 368(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 384(SP)
+	VMOVDQU        X10, 384(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 416(SP)
+	VMOVDQU        X10, 416(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 448(SP)
+	VMOVDQU        X10, 448(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 480(SP)
+	VMOVDQU        X10, 480(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 512(SP)
+	VMOVDQU        X10, 512(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 544(SP)
+	VMOVDQU        X10, 544(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 576(SP)
+	VMOVDQU        X10, 576(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 608(SP)
+	VMOVDQU        X10, 608(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 640(SP)
+	VMOVDQU        X10, 640(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 672(SP)
+	VMOVDQU        X10, 672(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 704(SP)
-	VMOVDQU        X12, 736(SP)
+	VMOVDQU        X10, 704(R10)
+	VMOVDQU        X12, 736(R10)
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, 400(SP)
+	VMOVDQU        X10, 400(R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 432(SP)
+	VMOVDQU        X10, 432(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 464(SP)
+	VMOVDQU        X10, 464(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 496(SP)
+	VMOVDQU        X10, 496(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 528(SP)
+	VMOVDQU        X10, 528(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 560(SP)
+	VMOVDQU        X10, 560(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 592(SP)
+	VMOVDQU        X10, 592(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 624(SP)
+	VMOVDQU        X10, 624(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 656(SP)
+	VMOVDQU        X10, 656(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 688(SP)
+	VMOVDQU        X10, 688(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 720(SP)
-	VMOVDQU        X11, 752(SP)
+	VMOVDQU        X10, 720(R10)
+	VMOVDQU        X11, 752(R10)
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, 768(SP)
+	VMOVDQU        X10, 768(R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 800(SP)
+	VMOVDQU        X10, 800(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 832(SP)
+	VMOVDQU        X10, 832(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 864(SP)
+	VMOVDQU        X10, 864(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 896(SP)
+	VMOVDQU        X10, 896(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 928(SP)
+	VMOVDQU        X10, 928(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 960(SP)
+	VMOVDQU        X10, 960(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 992(SP)
+	VMOVDQU        X10, 992(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 1024(SP)
+	VMOVDQU        X10, 1024(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 1056(SP)
+	VMOVDQU        X10, 1056(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 1088(SP)
-	VMOVDQU        X11, 1120(SP)
+	VMOVDQU        X10, 1088(R10)
+	VMOVDQU        X11, 1120(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 784(SP)
+	VMOVDQU        X10, 784(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 816(SP)
+	VMOVDQU        X10, 816(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 848(SP)
+	VMOVDQU        X10, 848(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 880(SP)
+	VMOVDQU        X10, 880(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 912(SP)
+	VMOVDQU        X10, 912(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 944(SP)
+	VMOVDQU        X10, 944(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 976(SP)
+	VMOVDQU        X10, 976(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 1008(SP)
+	VMOVDQU        X10, 1008(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 1040(SP)
+	VMOVDQU        X10, 1040(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 1072(SP)
+	VMOVDQU        X10, 1072(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 1104(SP)
-	VMOVDQU        X12, 1136(SP)
+	VMOVDQU        X10, 1104(R10)
+	VMOVDQU        X12, 1136(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 1152(SP)
+	VMOVDQU        X10, 1152(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 1184(SP)
+	VMOVDQU        X10, 1184(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 1216(SP)
+	VMOVDQU        X10, 1216(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 1248(SP)
+	VMOVDQU        X10, 1248(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 1280(SP)
+	VMOVDQU        X10, 1280(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 1312(SP)
+	VMOVDQU        X10, 1312(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 1344(SP)
+	VMOVDQU        X10, 1344(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 1376(SP)
+	VMOVDQU        X10, 1376(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 1408(SP)
+	VMOVDQU        X10, 1408(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 1440(SP)
+	VMOVDQU        X10, 1440(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 1472(SP)
-	VMOVDQU        X12, 1504(SP)
+	VMOVDQU        X10, 1472(R10)
+	VMOVDQU        X12, 1504(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 1168(SP)
+	VMOVDQU        X10, 1168(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 1200(SP)
+	VMOVDQU        X10, 1200(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 1232(SP)
+	VMOVDQU        X10, 1232(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 1264(SP)
+	VMOVDQU        X10, 1264(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 1296(SP)
+	VMOVDQU        X10, 1296(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 1328(SP)
+	VMOVDQU        X10, 1328(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 1360(SP)
+	VMOVDQU        X10, 1360(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 1392(SP)
+	VMOVDQU        X10, 1392(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 1424(SP)
+	VMOVDQU        X10, 1424(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 1456(SP)
+	VMOVDQU        X10, 1456(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 1488(SP)
-	VMOVDQU        X12, 1520(SP)
+	VMOVDQU        X10, 1488(R10)
+	VMOVDQU        X12, 1520(R10)
 	VBROADCASTI128 evalLsb<>+0(SB), Y8
 	VPXOR          Y9, Y9, Y9
 	VBROADCASTI128 evalNotTr<>+0(SB), Y10
-	VMOVDQU        Y10, 1664(SP)
+	VMOVDQU        Y10, 1704(SP)
 	MOVQ           ar+56(FP), AX
 	TESTQ          AX, AX
 	JZ             dpfEvalVAES256_args
 	VBROADCASTI128 (AX), Y10
-	VMOVDQU        Y10, 1536(SP)
+	VMOVDQU        Y10, 1576(SP)
 	VBROADCASTI128 16(AX), Y10
-	VMOVDQU        Y10, 1568(SP)
+	VMOVDQU        Y10, 1608(SP)
 	VBROADCASTI128 32(AX), Y10
-	VMOVDQU        Y10, 1600(SP)
+	VMOVDQU        Y10, 1640(SP)
 	VBROADCASTI128 48(AX), Y10
-	VMOVDQU        Y10, 1632(SP)
+	VMOVDQU        Y10, 1672(SP)
 
 dpfEvalVAES256_args:
 	MOVQ u+0(FP), AX
-	MOVQ AX, 3008(SP)
+	MOVQ AX, 3048(SP)
 	MOVQ xs+8(FP), AX
-	MOVQ AX, 3016(SP)
+	MOVQ AX, 3056(SP)
 	MOVQ groups+32(FP), AX
-	MOVQ AX, 3024(SP)
+	MOVQ AX, 3064(SP)
 	MOVQ pf+64(FP), AX
-	MOVQ AX, 3040(SP)
+	MOVQ AX, 3080(SP)
 	MOVQ off+16(FP), R14
 
 dpfEvalVAES256_group:
-	MOVQ   3040(SP), R9
+	MOVQ   3080(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
 	ADDQ   AX, R11
-	MOVQ   R11, 3056(SP)
+	MOVQ   R11, 3096(SP)
 	ADDQ   (R9), AX
-	MOVQ   AX, 3048(SP)
+	MOVQ   AX, 3088(SP)
 	SUBQ   AX, R11
 	SHRQ   $0x06, R11
 	MOVQ   levels+40(FP), AX
@@ -245,14 +248,14 @@ dpfEvalVAES256_group:
 	XORL   DX, DX
 	XCHGQ  AX, R11
 	DIVQ   R11
-	MOVQ   AX, 3064(SP)
-	ADDQ   $0x10, 3040(SP)
+	MOVQ   AX, 3104(SP)
+	ADDQ   $0x10, 3080(SP)
 	MOVQ   $0x0101010101010101, BX
 	MOVQ   $0x8040201008040201, DX
 	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
 	MOVQ   $0x8080808080808080, DI
-	MOVQ   3016(SP), R10
-	LEAQ   1984(SP), CX
+	MOVQ   3056(SP), R10
+	LEAQ   2024(SP), CX
 	MOVQ   levels+40(FP), R8
 	ADDQ   $0x07, R8
 	SHRQ   $0x03, R8
@@ -384,9 +387,9 @@ dpfEvalVAES256_sides1:
 	JNZ     dpfEvalVAES256_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 3032(SP)
-	LEAQ    1983(SP)(AX*1), CX
-	MOVQ    3008(SP), AX
+	MOVQ    AX, 3072(SP)
+	LEAQ    2023(SP)(AX*1), CX
+	MOVQ    3048(SP), AX
 	VMOVDQU (AX), Y0
 	VMOVDQU 32(AX), Y1
 	VMOVDQU 64(AX), Y2
@@ -399,14 +402,14 @@ dpfEvalVAES256_sides1:
 dpfEvalVAES256_level:
 	MOVBQZX     (CX), BX
 	IMUL3Q      $0x00000180, BX, BX
-	LEAQ        (SP)(BX*1), BX
+	ADDQ        1568(SP), BX
 	MOVQ        (R14), AX
 	MOVQ        8(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -418,18 +421,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y0, Y8, Y0
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y0, Y10, Y10
-	VMOVDQU     Y10, 1728(SP)
+	VMOVDQU     Y10, 1768(SP)
 	VPXOR       (BX), Y0, Y0
 	MOVBQZX     128(CX), DX
 	IMUL3Q      $0x00000180, DX, DX
-	LEAQ        (SP)(DX*1), DX
+	ADDQ        1568(SP), DX
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -441,18 +444,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y1, Y8, Y1
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y1, Y10, Y10
-	VMOVDQU     Y10, 1760(SP)
+	VMOVDQU     Y10, 1800(SP)
 	VPXOR       (DX), Y1, Y1
 	MOVBQZX     256(CX), SI
 	IMUL3Q      $0x00000180, SI, SI
-	LEAQ        (SP)(SI*1), SI
+	ADDQ        1568(SP), SI
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -464,18 +467,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y2, Y8, Y2
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y2, Y10, Y10
-	VMOVDQU     Y10, 1792(SP)
+	VMOVDQU     Y10, 1832(SP)
 	VPXOR       (SI), Y2, Y2
 	MOVBQZX     384(CX), DI
 	IMUL3Q      $0x00000180, DI, DI
-	LEAQ        (SP)(DI*1), DI
+	ADDQ        1568(SP), DI
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -487,18 +490,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y3, Y8, Y3
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y3, Y10, Y10
-	VMOVDQU     Y10, 1824(SP)
+	VMOVDQU     Y10, 1864(SP)
 	VPXOR       (DI), Y3, Y3
 	MOVBQZX     512(CX), R8
 	IMUL3Q      $0x00000180, R8, R8
-	LEAQ        (SP)(R8*1), R8
+	ADDQ        1568(SP), R8
 	MOVQ        64(R14), AX
 	MOVQ        72(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -510,18 +513,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y4, Y8, Y4
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y4, Y10, Y10
-	VMOVDQU     Y10, 1856(SP)
+	VMOVDQU     Y10, 1896(SP)
 	VPXOR       (R8), Y4, Y4
 	MOVBQZX     640(CX), R10
 	IMUL3Q      $0x00000180, R10, R10
-	LEAQ        (SP)(R10*1), R10
+	ADDQ        1568(SP), R10
 	MOVQ        80(R14), AX
 	MOVQ        88(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -533,18 +536,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y5, Y8, Y5
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y5, Y10, Y10
-	VMOVDQU     Y10, 1888(SP)
+	VMOVDQU     Y10, 1928(SP)
 	VPXOR       (R10), Y5, Y5
 	MOVBQZX     768(CX), R12
 	IMUL3Q      $0x00000180, R12, R12
-	LEAQ        (SP)(R12*1), R12
+	ADDQ        1568(SP), R12
 	MOVQ        96(R14), AX
 	MOVQ        104(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -556,18 +559,18 @@ dpfEvalVAES256_level:
 	VPANDN      Y6, Y8, Y6
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y6, Y10, Y10
-	VMOVDQU     Y10, 1920(SP)
+	VMOVDQU     Y10, 1960(SP)
 	VPXOR       (R12), Y6, Y6
 	MOVBQZX     896(CX), R13
 	IMUL3Q      $0x00000180, R13, R13
-	LEAQ        (SP)(R13*1), R13
+	ADDQ        1568(SP), R13
 	MOVQ        112(R14), AX
 	MOVQ        120(R14), R9
 	VMOVDQU     (R11)(AX*1), X10
 	VINSERTI128 $0x01, (R11)(R9*1), Y10, Y10
 	VMOVDQU     16(R11)(AX*1), X11
 	VINSERTI128 $0x01, 16(R11)(R9*1), Y11, Y11
-	VPAND       1664(SP), Y11, Y12
+	VPAND       1704(SP), Y11, Y12
 	VPOR        Y12, Y9, Y9
 	VPSHUFD     $0x00, Y11, Y11
 	VPXOR       Y10, Y11, Y11
@@ -579,7 +582,7 @@ dpfEvalVAES256_level:
 	VPANDN      Y7, Y8, Y7
 	VPAND       Y12, Y10, Y10
 	VPXOR       Y7, Y10, Y10
-	VMOVDQU     Y10, 1952(SP)
+	VMOVDQU     Y10, 1992(SP)
 	VPXOR       (R13), Y7, Y7
 	VAESENC     32(BX), Y0, Y0
 	VAESENC     32(DX), Y1, Y1
@@ -605,11 +608,11 @@ dpfEvalVAES256_level:
 	VAESENC     96(R10), Y5, Y5
 	VAESENC     96(R12), Y6, Y6
 	VAESENC     96(R13), Y7, Y7
-	MOVQ        3048(SP), AX
-	MOVQ        3064(SP), R9
+	MOVQ        3088(SP), AX
+	MOVQ        3104(SP), R9
 
 dpfEvalVAES256_pf2:
-	CMPQ       AX, 3056(SP)
+	CMPQ       AX, 3096(SP)
 	JAE        dpfEvalVAES256_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -617,7 +620,7 @@ dpfEvalVAES256_pf2:
 	JNZ        dpfEvalVAES256_pf2
 
 dpfEvalVAES256_pfdone3:
-	MOVQ    AX, 3048(SP)
+	MOVQ    AX, 3088(SP)
 	VAESENC 128(BX), Y0, Y0
 	VAESENC 128(DX), Y1, Y1
 	VAESENC 128(SI), Y2, Y2
@@ -650,11 +653,11 @@ dpfEvalVAES256_pfdone3:
 	VAESENC 224(R10), Y5, Y5
 	VAESENC 224(R12), Y6, Y6
 	VAESENC 224(R13), Y7, Y7
-	MOVQ    3048(SP), AX
-	MOVQ    3064(SP), R9
+	MOVQ    3088(SP), AX
+	MOVQ    3104(SP), R9
 
 dpfEvalVAES256_pf4:
-	CMPQ       AX, 3056(SP)
+	CMPQ       AX, 3096(SP)
 	JAE        dpfEvalVAES256_pfdone5
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -662,7 +665,7 @@ dpfEvalVAES256_pf4:
 	JNZ        dpfEvalVAES256_pf4
 
 dpfEvalVAES256_pfdone5:
-	MOVQ        AX, 3048(SP)
+	MOVQ        AX, 3088(SP)
 	VAESENC     256(BX), Y0, Y0
 	VAESENC     256(DX), Y1, Y1
 	VAESENC     256(SI), Y2, Y2
@@ -687,17 +690,17 @@ dpfEvalVAES256_pfdone5:
 	VAESENCLAST 320(R10), Y5, Y5
 	VAESENCLAST 320(R12), Y6, Y6
 	VAESENCLAST 320(R13), Y7, Y7
-	VPXOR       1728(SP), Y0, Y0
-	VPXOR       1760(SP), Y1, Y1
-	VPXOR       1792(SP), Y2, Y2
-	VPXOR       1824(SP), Y3, Y3
-	VPXOR       1856(SP), Y4, Y4
-	VPXOR       1888(SP), Y5, Y5
-	VPXOR       1920(SP), Y6, Y6
-	VPXOR       1952(SP), Y7, Y7
+	VPXOR       1768(SP), Y0, Y0
+	VPXOR       1800(SP), Y1, Y1
+	VPXOR       1832(SP), Y2, Y2
+	VPXOR       1864(SP), Y3, Y3
+	VPXOR       1896(SP), Y4, Y4
+	VPXOR       1928(SP), Y5, Y5
+	VPXOR       1960(SP), Y6, Y6
+	VPXOR       1992(SP), Y7, Y7
 	ADDQ        $0x20, R11
 	DECQ        CX
-	DECQ        3032(SP)
+	DECQ        3072(SP)
 	JNZ         dpfEvalVAES256_level
 	MOVQ        ar+56(FP), AX
 	TESTQ       AX, AX
@@ -714,18 +717,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y0, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y0, Y0
+	VPAND       1576(SP), Y0, Y0
 	VPXOR       Y10, Y0, Y11
 	VPADDQ      Y10, Y0, Y0
 	VPXOR       Y0, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y0, Y0
-	VPXOR       1632(SP), Y0, Y0
-	VPSUBQ      1632(SP), Y0, Y0
-	VPAND       1600(SP), Y0, Y0
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y0, Y0
+	VPSUBQ      1672(SP), Y0, Y0
+	VPAND       1640(SP), Y0, Y0
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y0, (AX)
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -739,18 +742,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y1, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y1, Y1
+	VPAND       1576(SP), Y1, Y1
 	VPXOR       Y10, Y1, Y11
 	VPADDQ      Y10, Y1, Y1
 	VPXOR       Y1, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y1, Y1
-	VPXOR       1632(SP), Y1, Y1
-	VPSUBQ      1632(SP), Y1, Y1
-	VPAND       1600(SP), Y1, Y1
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y1, Y1
+	VPSUBQ      1672(SP), Y1, Y1
+	VPAND       1640(SP), Y1, Y1
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y1, 32(AX)
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -764,18 +767,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y2, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y2, Y2
+	VPAND       1576(SP), Y2, Y2
 	VPXOR       Y10, Y2, Y11
 	VPADDQ      Y10, Y2, Y2
 	VPXOR       Y2, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y2, Y2
-	VPXOR       1632(SP), Y2, Y2
-	VPSUBQ      1632(SP), Y2, Y2
-	VPAND       1600(SP), Y2, Y2
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y2, Y2
+	VPSUBQ      1672(SP), Y2, Y2
+	VPAND       1640(SP), Y2, Y2
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y2, 64(AX)
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -789,18 +792,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y3, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y3, Y3
+	VPAND       1576(SP), Y3, Y3
 	VPXOR       Y10, Y3, Y11
 	VPADDQ      Y10, Y3, Y3
 	VPXOR       Y3, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y3, Y3
-	VPXOR       1632(SP), Y3, Y3
-	VPSUBQ      1632(SP), Y3, Y3
-	VPAND       1600(SP), Y3, Y3
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y3, Y3
+	VPSUBQ      1672(SP), Y3, Y3
+	VPAND       1640(SP), Y3, Y3
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y3, 96(AX)
 	MOVQ        64(R14), AX
 	MOVQ        72(R14), R9
@@ -814,18 +817,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y4, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y4, Y4
+	VPAND       1576(SP), Y4, Y4
 	VPXOR       Y10, Y4, Y11
 	VPADDQ      Y10, Y4, Y4
 	VPXOR       Y4, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y4, Y4
-	VPXOR       1632(SP), Y4, Y4
-	VPSUBQ      1632(SP), Y4, Y4
-	VPAND       1600(SP), Y4, Y4
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y4, Y4
+	VPSUBQ      1672(SP), Y4, Y4
+	VPAND       1640(SP), Y4, Y4
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y4, 128(AX)
 	MOVQ        80(R14), AX
 	MOVQ        88(R14), R9
@@ -839,18 +842,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y5, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y5, Y5
+	VPAND       1576(SP), Y5, Y5
 	VPXOR       Y10, Y5, Y11
 	VPADDQ      Y10, Y5, Y5
 	VPXOR       Y5, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y5, Y5
-	VPXOR       1632(SP), Y5, Y5
-	VPSUBQ      1632(SP), Y5, Y5
-	VPAND       1600(SP), Y5, Y5
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y5, Y5
+	VPSUBQ      1672(SP), Y5, Y5
+	VPAND       1640(SP), Y5, Y5
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y5, 160(AX)
 	MOVQ        96(R14), AX
 	MOVQ        104(R14), R9
@@ -864,18 +867,18 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y6, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y6, Y6
+	VPAND       1576(SP), Y6, Y6
 	VPXOR       Y10, Y6, Y11
 	VPADDQ      Y10, Y6, Y6
 	VPXOR       Y6, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y6, Y6
-	VPXOR       1632(SP), Y6, Y6
-	VPSUBQ      1632(SP), Y6, Y6
-	VPAND       1600(SP), Y6, Y6
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y6, Y6
+	VPSUBQ      1672(SP), Y6, Y6
+	VPAND       1640(SP), Y6, Y6
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y6, 192(AX)
 	MOVQ        112(R14), AX
 	MOVQ        120(R14), R9
@@ -889,23 +892,23 @@ dpfEvalVAES256_pfdone5:
 	VPSHUFD     $0xff, Y7, Y12
 	VPSLLD      $0x1f, Y12, Y12
 	VPSRAD      $0x1f, Y12, Y12
-	VPAND       1536(SP), Y10, Y10
+	VPAND       1576(SP), Y10, Y10
 	VPAND       Y12, Y10, Y10
-	VPAND       1536(SP), Y7, Y7
+	VPAND       1576(SP), Y7, Y7
 	VPXOR       Y10, Y7, Y11
 	VPADDQ      Y10, Y7, Y7
 	VPXOR       Y7, Y11, Y11
-	VPAND       1568(SP), Y11, Y11
+	VPAND       1608(SP), Y11, Y11
 	VPXOR       Y11, Y7, Y7
-	VPXOR       1632(SP), Y7, Y7
-	VPSUBQ      1632(SP), Y7, Y7
-	VPAND       1600(SP), Y7, Y7
-	MOVQ        3008(SP), AX
+	VPXOR       1672(SP), Y7, Y7
+	VPSUBQ      1672(SP), Y7, Y7
+	VPAND       1640(SP), Y7, Y7
+	MOVQ        3048(SP), AX
 	VMOVDQU     Y7, 224(AX)
 	JMP         dpfEvalVAES256_next
 
 dpfEvalVAES256_nodes:
-	MOVQ    3008(SP), AX
+	MOVQ    3048(SP), AX
 	VMOVDQU Y0, (AX)
 	VMOVDQU Y1, 32(AX)
 	VMOVDQU Y2, 64(AX)
@@ -916,10 +919,10 @@ dpfEvalVAES256_nodes:
 	VMOVDQU Y7, 224(AX)
 
 dpfEvalVAES256_next:
-	ADDQ   $0x00000100, 3008(SP)
-	ADDQ   $0x00000100, 3016(SP)
+	ADDQ   $0x00000100, 3048(SP)
+	ADDQ   $0x00000100, 3056(SP)
 	ADDQ   $0x00000080, R14
-	DECQ   3024(SP)
+	DECQ   3064(SP)
 	JNZ    dpfEvalVAES256_group
 	VPTEST Y9, Y9
 	SETNE  AL
@@ -929,405 +932,411 @@ dpfEvalVAES256_next:
 
 // func dcfEvalVAES256(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[4][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, AVX2, MMX+, VAES
-TEXT ·dcfEvalVAES256(SB), $4096-73
+TEXT ·dcfEvalVAES256(SB), $4136-73
 	MOVQ           keys+48(FP), AX
+	LEAQ           31(SP), R10
+	ANDQ           $-32, R10
+	MOVQ           R10, 3104(SP)
 	VPXOR          X11, X11, X11
 	VMOVDQU        evalLsb<>+0(SB), X12
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, (SP)
+	VMOVDQU        X10, (R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 32(SP)
+	VMOVDQU        X10, 32(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 64(SP)
+	VMOVDQU        X10, 64(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 96(SP)
+	VMOVDQU        X10, 96(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 128(SP)
+	VMOVDQU        X10, 128(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 160(SP)
+	VMOVDQU        X10, 160(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 192(SP)
+	VMOVDQU        X10, 192(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 224(SP)
+	VMOVDQU        X10, 224(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 256(SP)
+	VMOVDQU        X10, 256(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 288(SP)
+	VMOVDQU        X10, 288(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 320(SP)
-	VMOVDQU        X11, 352(SP)
+	VMOVDQU        X10, 320(R10)
+	VMOVDQU        X11, 352(R10)
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, 16(SP)
+	VMOVDQU        X10, 16(R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 48(SP)
+	VMOVDQU        X10, 48(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 80(SP)
+	VMOVDQU        X10, 80(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 112(SP)
+	VMOVDQU        X10, 112(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 144(SP)
+	VMOVDQU        X10, 144(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 176(SP)
+	VMOVDQU        X10, 176(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 208(SP)
+	VMOVDQU        X10, 208(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 240(SP)
+	VMOVDQU        X10, 240(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 272(SP)
+	VMOVDQU        X10, 272(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 304(SP)
+	VMOVDQU        X10, 304(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 336(SP)
-	VMOVDQU        X11, 368(SP)
+	VMOVDQU        X10, 336(R10)
+	VMOVDQU        X11, 368(R10)
 	VMOVDQU        352(AX), X10
-	VMOVDQU        X10, 384(SP)
+	VMOVDQU        X10, 384(R10)
 	VMOVDQU        368(AX), X10
-	VMOVDQU        X10, 416(SP)
+	VMOVDQU        X10, 416(R10)
 	VMOVDQU        384(AX), X10
-	VMOVDQU        X10, 448(SP)
+	VMOVDQU        X10, 448(R10)
 	VMOVDQU        400(AX), X10
-	VMOVDQU        X10, 480(SP)
+	VMOVDQU        X10, 480(R10)
 	VMOVDQU        416(AX), X10
-	VMOVDQU        X10, 512(SP)
+	VMOVDQU        X10, 512(R10)
 	VMOVDQU        432(AX), X10
-	VMOVDQU        X10, 544(SP)
+	VMOVDQU        X10, 544(R10)
 	VMOVDQU        448(AX), X10
-	VMOVDQU        X10, 576(SP)
+	VMOVDQU        X10, 576(R10)
 	VMOVDQU        464(AX), X10
-	VMOVDQU        X10, 608(SP)
+	VMOVDQU        X10, 608(R10)
 	VMOVDQU        480(AX), X10
-	VMOVDQU        X10, 640(SP)
+	VMOVDQU        X10, 640(R10)
 	VMOVDQU        496(AX), X10
-	VMOVDQU        X10, 672(SP)
+	VMOVDQU        X10, 672(R10)
 	VMOVDQU        512(AX), X10
-	VMOVDQU        X10, 704(SP)
-	VMOVDQU        X12, 736(SP)
+	VMOVDQU        X10, 704(R10)
+	VMOVDQU        X12, 736(R10)
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, 400(SP)
+	VMOVDQU        X10, 400(R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 432(SP)
+	VMOVDQU        X10, 432(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 464(SP)
+	VMOVDQU        X10, 464(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 496(SP)
+	VMOVDQU        X10, 496(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 528(SP)
+	VMOVDQU        X10, 528(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 560(SP)
+	VMOVDQU        X10, 560(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 592(SP)
+	VMOVDQU        X10, 592(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 624(SP)
+	VMOVDQU        X10, 624(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 656(SP)
+	VMOVDQU        X10, 656(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 688(SP)
+	VMOVDQU        X10, 688(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 720(SP)
-	VMOVDQU        X11, 752(SP)
+	VMOVDQU        X10, 720(R10)
+	VMOVDQU        X11, 752(R10)
 	VMOVDQU        (AX), X10
-	VMOVDQU        X10, 768(SP)
+	VMOVDQU        X10, 768(R10)
 	VMOVDQU        16(AX), X10
-	VMOVDQU        X10, 800(SP)
+	VMOVDQU        X10, 800(R10)
 	VMOVDQU        32(AX), X10
-	VMOVDQU        X10, 832(SP)
+	VMOVDQU        X10, 832(R10)
 	VMOVDQU        48(AX), X10
-	VMOVDQU        X10, 864(SP)
+	VMOVDQU        X10, 864(R10)
 	VMOVDQU        64(AX), X10
-	VMOVDQU        X10, 896(SP)
+	VMOVDQU        X10, 896(R10)
 	VMOVDQU        80(AX), X10
-	VMOVDQU        X10, 928(SP)
+	VMOVDQU        X10, 928(R10)
 	VMOVDQU        96(AX), X10
-	VMOVDQU        X10, 960(SP)
+	VMOVDQU        X10, 960(R10)
 	VMOVDQU        112(AX), X10
-	VMOVDQU        X10, 992(SP)
+	VMOVDQU        X10, 992(R10)
 	VMOVDQU        128(AX), X10
-	VMOVDQU        X10, 1024(SP)
+	VMOVDQU        X10, 1024(R10)
 	VMOVDQU        144(AX), X10
-	VMOVDQU        X10, 1056(SP)
+	VMOVDQU        X10, 1056(R10)
 	VMOVDQU        160(AX), X10
-	VMOVDQU        X10, 1088(SP)
-	VMOVDQU        X11, 1120(SP)
+	VMOVDQU        X10, 1088(R10)
+	VMOVDQU        X11, 1120(R10)
 	VMOVDQU        352(AX), X10
-	VMOVDQU        X10, 784(SP)
+	VMOVDQU        X10, 784(R10)
 	VMOVDQU        368(AX), X10
-	VMOVDQU        X10, 816(SP)
+	VMOVDQU        X10, 816(R10)
 	VMOVDQU        384(AX), X10
-	VMOVDQU        X10, 848(SP)
+	VMOVDQU        X10, 848(R10)
 	VMOVDQU        400(AX), X10
-	VMOVDQU        X10, 880(SP)
+	VMOVDQU        X10, 880(R10)
 	VMOVDQU        416(AX), X10
-	VMOVDQU        X10, 912(SP)
+	VMOVDQU        X10, 912(R10)
 	VMOVDQU        432(AX), X10
-	VMOVDQU        X10, 944(SP)
+	VMOVDQU        X10, 944(R10)
 	VMOVDQU        448(AX), X10
-	VMOVDQU        X10, 976(SP)
+	VMOVDQU        X10, 976(R10)
 	VMOVDQU        464(AX), X10
-	VMOVDQU        X10, 1008(SP)
+	VMOVDQU        X10, 1008(R10)
 	VMOVDQU        480(AX), X10
-	VMOVDQU        X10, 1040(SP)
+	VMOVDQU        X10, 1040(R10)
 	VMOVDQU        496(AX), X10
-	VMOVDQU        X10, 1072(SP)
+	VMOVDQU        X10, 1072(R10)
 	VMOVDQU        512(AX), X10
-	VMOVDQU        X10, 1104(SP)
-	VMOVDQU        X12, 1136(SP)
+	VMOVDQU        X10, 1104(R10)
+	VMOVDQU        X12, 1136(R10)
 	VMOVDQU        352(AX), X10
-	VMOVDQU        X10, 1152(SP)
+	VMOVDQU        X10, 1152(R10)
 	VMOVDQU        368(AX), X10
-	VMOVDQU        X10, 1184(SP)
+	VMOVDQU        X10, 1184(R10)
 	VMOVDQU        384(AX), X10
-	VMOVDQU        X10, 1216(SP)
+	VMOVDQU        X10, 1216(R10)
 	VMOVDQU        400(AX), X10
-	VMOVDQU        X10, 1248(SP)
+	VMOVDQU        X10, 1248(R10)
 	VMOVDQU        416(AX), X10
-	VMOVDQU        X10, 1280(SP)
+	VMOVDQU        X10, 1280(R10)
 	VMOVDQU        432(AX), X10
-	VMOVDQU        X10, 1312(SP)
+	VMOVDQU        X10, 1312(R10)
 	VMOVDQU        448(AX), X10
-	VMOVDQU        X10, 1344(SP)
+	VMOVDQU        X10, 1344(R10)
 	VMOVDQU        464(AX), X10
-	VMOVDQU        X10, 1376(SP)
+	VMOVDQU        X10, 1376(R10)
 	VMOVDQU        480(AX), X10
-	VMOVDQU        X10, 1408(SP)
+	VMOVDQU        X10, 1408(R10)
 	VMOVDQU        496(AX), X10
-	VMOVDQU        X10, 1440(SP)
+	VMOVDQU        X10, 1440(R10)
 	VMOVDQU        512(AX), X10
-	VMOVDQU        X10, 1472(SP)
-	VMOVDQU        X12, 1504(SP)
+	VMOVDQU        X10, 1472(R10)
+	VMOVDQU        X12, 1504(R10)
 	VMOVDQU        352(AX), X10
-	VMOVDQU        X10, 1168(SP)
+	VMOVDQU        X10, 1168(R10)
 	VMOVDQU        368(AX), X10
-	VMOVDQU        X10, 1200(SP)
+	VMOVDQU        X10, 1200(R10)
 	VMOVDQU        384(AX), X10
-	VMOVDQU        X10, 1232(SP)
+	VMOVDQU        X10, 1232(R10)
 	VMOVDQU        400(AX), X10
-	VMOVDQU        X10, 1264(SP)
+	VMOVDQU        X10, 1264(R10)
 	VMOVDQU        416(AX), X10
-	VMOVDQU        X10, 1296(SP)
+	VMOVDQU        X10, 1296(R10)
 	VMOVDQU        432(AX), X10
-	VMOVDQU        X10, 1328(SP)
+	VMOVDQU        X10, 1328(R10)
 	VMOVDQU        448(AX), X10
-	VMOVDQU        X10, 1360(SP)
+	VMOVDQU        X10, 1360(R10)
 	VMOVDQU        464(AX), X10
-	VMOVDQU        X10, 1392(SP)
+	VMOVDQU        X10, 1392(R10)
 	VMOVDQU        480(AX), X10
-	VMOVDQU        X10, 1424(SP)
+	VMOVDQU        X10, 1424(R10)
 	VMOVDQU        496(AX), X10
-	VMOVDQU        X10, 1456(SP)
+	VMOVDQU        X10, 1456(R10)
 	VMOVDQU        512(AX), X10
-	VMOVDQU        X10, 1488(SP)
-	VMOVDQU        X12, 1520(SP)
+	VMOVDQU        X10, 1488(R10)
+	VMOVDQU        X12, 1520(R10)
+	LEAQ           31(SP), R10
+	ANDQ           $-32, R10
+	MOVQ           R10, 3104(SP)
 	VPXOR          X11, X11, X11
 	VMOVDQU        evalLsb<>+0(SB), X12
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 1536(SP)
+	VMOVDQU        X10, 1536(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 1568(SP)
+	VMOVDQU        X10, 1568(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 1600(SP)
+	VMOVDQU        X10, 1600(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 1632(SP)
+	VMOVDQU        X10, 1632(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 1664(SP)
+	VMOVDQU        X10, 1664(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 1696(SP)
+	VMOVDQU        X10, 1696(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 1728(SP)
+	VMOVDQU        X10, 1728(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 1760(SP)
+	VMOVDQU        X10, 1760(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 1792(SP)
+	VMOVDQU        X10, 1792(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 1824(SP)
+	VMOVDQU        X10, 1824(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 1856(SP)
+	VMOVDQU        X10, 1856(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 1552(SP)
+	VMOVDQU        X10, 1552(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 1584(SP)
+	VMOVDQU        X10, 1584(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 1616(SP)
+	VMOVDQU        X10, 1616(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 1648(SP)
+	VMOVDQU        X10, 1648(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 1680(SP)
+	VMOVDQU        X10, 1680(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 1712(SP)
+	VMOVDQU        X10, 1712(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 1744(SP)
+	VMOVDQU        X10, 1744(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 1776(SP)
+	VMOVDQU        X10, 1776(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 1808(SP)
+	VMOVDQU        X10, 1808(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 1840(SP)
+	VMOVDQU        X10, 1840(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 1872(SP)
+	VMOVDQU        X10, 1872(R10)
 	VMOVDQU        528(AX), X10
-	VMOVDQU        X10, 1920(SP)
+	VMOVDQU        X10, 1920(R10)
 	VMOVDQU        544(AX), X10
-	VMOVDQU        X10, 1952(SP)
+	VMOVDQU        X10, 1952(R10)
 	VMOVDQU        560(AX), X10
-	VMOVDQU        X10, 1984(SP)
+	VMOVDQU        X10, 1984(R10)
 	VMOVDQU        576(AX), X10
-	VMOVDQU        X10, 2016(SP)
+	VMOVDQU        X10, 2016(R10)
 	VMOVDQU        592(AX), X10
-	VMOVDQU        X10, 2048(SP)
+	VMOVDQU        X10, 2048(R10)
 	VMOVDQU        608(AX), X10
-	VMOVDQU        X10, 2080(SP)
+	VMOVDQU        X10, 2080(R10)
 	VMOVDQU        624(AX), X10
-	VMOVDQU        X10, 2112(SP)
+	VMOVDQU        X10, 2112(R10)
 	VMOVDQU        640(AX), X10
-	VMOVDQU        X10, 2144(SP)
+	VMOVDQU        X10, 2144(R10)
 	VMOVDQU        656(AX), X10
-	VMOVDQU        X10, 2176(SP)
+	VMOVDQU        X10, 2176(R10)
 	VMOVDQU        672(AX), X10
-	VMOVDQU        X10, 2208(SP)
+	VMOVDQU        X10, 2208(R10)
 	VMOVDQU        688(AX), X10
-	VMOVDQU        X10, 2240(SP)
+	VMOVDQU        X10, 2240(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 1936(SP)
+	VMOVDQU        X10, 1936(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 1968(SP)
+	VMOVDQU        X10, 1968(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 2000(SP)
+	VMOVDQU        X10, 2000(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 2032(SP)
+	VMOVDQU        X10, 2032(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 2064(SP)
+	VMOVDQU        X10, 2064(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 2096(SP)
+	VMOVDQU        X10, 2096(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 2128(SP)
+	VMOVDQU        X10, 2128(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 2160(SP)
+	VMOVDQU        X10, 2160(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 2192(SP)
+	VMOVDQU        X10, 2192(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 2224(SP)
+	VMOVDQU        X10, 2224(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 2256(SP)
+	VMOVDQU        X10, 2256(R10)
 	VMOVDQU        176(AX), X10
-	VMOVDQU        X10, 2304(SP)
+	VMOVDQU        X10, 2304(R10)
 	VMOVDQU        192(AX), X10
-	VMOVDQU        X10, 2336(SP)
+	VMOVDQU        X10, 2336(R10)
 	VMOVDQU        208(AX), X10
-	VMOVDQU        X10, 2368(SP)
+	VMOVDQU        X10, 2368(R10)
 	VMOVDQU        224(AX), X10
-	VMOVDQU        X10, 2400(SP)
+	VMOVDQU        X10, 2400(R10)
 	VMOVDQU        240(AX), X10
-	VMOVDQU        X10, 2432(SP)
+	VMOVDQU        X10, 2432(R10)
 	VMOVDQU        256(AX), X10
-	VMOVDQU        X10, 2464(SP)
+	VMOVDQU        X10, 2464(R10)
 	VMOVDQU        272(AX), X10
-	VMOVDQU        X10, 2496(SP)
+	VMOVDQU        X10, 2496(R10)
 	VMOVDQU        288(AX), X10
-	VMOVDQU        X10, 2528(SP)
+	VMOVDQU        X10, 2528(R10)
 	VMOVDQU        304(AX), X10
-	VMOVDQU        X10, 2560(SP)
+	VMOVDQU        X10, 2560(R10)
 	VMOVDQU        320(AX), X10
-	VMOVDQU        X10, 2592(SP)
+	VMOVDQU        X10, 2592(R10)
 	VMOVDQU        336(AX), X10
-	VMOVDQU        X10, 2624(SP)
+	VMOVDQU        X10, 2624(R10)
 	VMOVDQU        528(AX), X10
-	VMOVDQU        X10, 2320(SP)
+	VMOVDQU        X10, 2320(R10)
 	VMOVDQU        544(AX), X10
-	VMOVDQU        X10, 2352(SP)
+	VMOVDQU        X10, 2352(R10)
 	VMOVDQU        560(AX), X10
-	VMOVDQU        X10, 2384(SP)
+	VMOVDQU        X10, 2384(R10)
 	VMOVDQU        576(AX), X10
-	VMOVDQU        X10, 2416(SP)
+	VMOVDQU        X10, 2416(R10)
 	VMOVDQU        592(AX), X10
-	VMOVDQU        X10, 2448(SP)
+	VMOVDQU        X10, 2448(R10)
 	VMOVDQU        608(AX), X10
-	VMOVDQU        X10, 2480(SP)
+	VMOVDQU        X10, 2480(R10)
 	VMOVDQU        624(AX), X10
-	VMOVDQU        X10, 2512(SP)
+	VMOVDQU        X10, 2512(R10)
 	VMOVDQU        640(AX), X10
-	VMOVDQU        X10, 2544(SP)
+	VMOVDQU        X10, 2544(R10)
 	VMOVDQU        656(AX), X10
-	VMOVDQU        X10, 2576(SP)
+	VMOVDQU        X10, 2576(R10)
 	VMOVDQU        672(AX), X10
-	VMOVDQU        X10, 2608(SP)
+	VMOVDQU        X10, 2608(R10)
 	VMOVDQU        688(AX), X10
-	VMOVDQU        X10, 2640(SP)
+	VMOVDQU        X10, 2640(R10)
 	VMOVDQU        528(AX), X10
-	VMOVDQU        X10, 2688(SP)
+	VMOVDQU        X10, 2688(R10)
 	VMOVDQU        544(AX), X10
-	VMOVDQU        X10, 2720(SP)
+	VMOVDQU        X10, 2720(R10)
 	VMOVDQU        560(AX), X10
-	VMOVDQU        X10, 2752(SP)
+	VMOVDQU        X10, 2752(R10)
 	VMOVDQU        576(AX), X10
-	VMOVDQU        X10, 2784(SP)
+	VMOVDQU        X10, 2784(R10)
 	VMOVDQU        592(AX), X10
-	VMOVDQU        X10, 2816(SP)
+	VMOVDQU        X10, 2816(R10)
 	VMOVDQU        608(AX), X10
-	VMOVDQU        X10, 2848(SP)
+	VMOVDQU        X10, 2848(R10)
 	VMOVDQU        624(AX), X10
-	VMOVDQU        X10, 2880(SP)
+	VMOVDQU        X10, 2880(R10)
 	VMOVDQU        640(AX), X10
-	VMOVDQU        X10, 2912(SP)
+	VMOVDQU        X10, 2912(R10)
 	VMOVDQU        656(AX), X10
-	VMOVDQU        X10, 2944(SP)
+	VMOVDQU        X10, 2944(R10)
 	VMOVDQU        672(AX), X10
-	VMOVDQU        X10, 2976(SP)
+	VMOVDQU        X10, 2976(R10)
 	VMOVDQU        688(AX), X10
-	VMOVDQU        X10, 3008(SP)
+	VMOVDQU        X10, 3008(R10)
 	VMOVDQU        528(AX), X10
-	VMOVDQU        X10, 2704(SP)
+	VMOVDQU        X10, 2704(R10)
 	VMOVDQU        544(AX), X10
-	VMOVDQU        X10, 2736(SP)
+	VMOVDQU        X10, 2736(R10)
 	VMOVDQU        560(AX), X10
-	VMOVDQU        X10, 2768(SP)
+	VMOVDQU        X10, 2768(R10)
 	VMOVDQU        576(AX), X10
-	VMOVDQU        X10, 2800(SP)
+	VMOVDQU        X10, 2800(R10)
 	VMOVDQU        592(AX), X10
-	VMOVDQU        X10, 2832(SP)
+	VMOVDQU        X10, 2832(R10)
 	VMOVDQU        608(AX), X10
-	VMOVDQU        X10, 2864(SP)
+	VMOVDQU        X10, 2864(R10)
 	VMOVDQU        624(AX), X10
-	VMOVDQU        X10, 2896(SP)
+	VMOVDQU        X10, 2896(R10)
 	VMOVDQU        640(AX), X10
-	VMOVDQU        X10, 2928(SP)
+	VMOVDQU        X10, 2928(R10)
 	VMOVDQU        656(AX), X10
-	VMOVDQU        X10, 2960(SP)
+	VMOVDQU        X10, 2960(R10)
 	VMOVDQU        672(AX), X10
-	VMOVDQU        X10, 2992(SP)
+	VMOVDQU        X10, 2992(R10)
 	VMOVDQU        688(AX), X10
-	VMOVDQU        X10, 3024(SP)
+	VMOVDQU        X10, 3024(R10)
 	VBROADCASTI128 evalLsb<>+0(SB), Y8
 	VPXOR          Y13, Y13, Y13
-	VMOVDQU        Y13, 3232(SP)
+	VMOVDQU        Y13, 3272(SP)
 	MOVQ           ar+56(FP), AX
 	VBROADCASTI128 (AX), Y10
-	VMOVDQU        Y10, 3072(SP)
+	VMOVDQU        Y10, 3112(SP)
 	VBROADCASTI128 16(AX), Y10
-	VMOVDQU        Y10, 3104(SP)
+	VMOVDQU        Y10, 3144(SP)
 	VBROADCASTI128 32(AX), Y10
-	VMOVDQU        Y10, 3136(SP)
+	VMOVDQU        Y10, 3176(SP)
 	VBROADCASTI128 48(AX), Y10
-	VMOVDQU        Y10, 3168(SP)
+	VMOVDQU        Y10, 3208(SP)
 	MOVQ           u+0(FP), AX
-	MOVQ           AX, 4032(SP)
+	MOVQ           AX, 4072(SP)
 	MOVQ           xs+8(FP), AX
-	MOVQ           AX, 4040(SP)
+	MOVQ           AX, 4080(SP)
 	MOVQ           groups+32(FP), AX
-	MOVQ           AX, 4048(SP)
+	MOVQ           AX, 4088(SP)
 	MOVQ           pf+64(FP), AX
-	MOVQ           AX, 4064(SP)
+	MOVQ           AX, 4104(SP)
 	MOVQ           off+16(FP), R14
-	VMOVDQU        3104(SP), Y13
+	VMOVDQU        3144(SP), Y13
 	VPTEST         Y13, Y13
 	JNZ            dcfEvalVAES256_mixed_group
 
 dcfEvalVAES256_add_group:
-	MOVQ   4064(SP), R9
+	MOVQ   4104(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
 	ADDQ   AX, R11
-	MOVQ   R11, 4080(SP)
+	MOVQ   R11, 4120(SP)
 	ADDQ   (R9), AX
-	MOVQ   AX, 4072(SP)
+	MOVQ   AX, 4112(SP)
 	SUBQ   AX, R11
 	SHRQ   $0x06, R11
 	MOVQ   levels+40(FP), AX
@@ -1336,14 +1345,14 @@ dcfEvalVAES256_add_group:
 	XORL   DX, DX
 	XCHGQ  AX, R11
 	DIVQ   R11
-	MOVQ   AX, 4088(SP)
-	ADDQ   $0x10, 4064(SP)
+	MOVQ   AX, 4128(SP)
+	ADDQ   $0x10, 4104(SP)
 	MOVQ   $0x0101010101010101, BX
 	MOVQ   $0x8040201008040201, DX
 	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
 	MOVQ   $0x8080808080808080, DI
-	MOVQ   4040(SP), R10
-	LEAQ   3520(SP), CX
+	MOVQ   4080(SP), R10
+	LEAQ   3560(SP), CX
 	MOVQ   levels+40(FP), R8
 	ADDQ   $0x07, R8
 	SHRQ   $0x03, R8
@@ -1415,9 +1424,9 @@ dcfEvalVAES256_sides1:
 	JNZ     dcfEvalVAES256_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 4056(SP)
-	LEAQ    3519(SP)(AX*1), CX
-	MOVQ    4032(SP), AX
+	MOVQ    AX, 4096(SP)
+	LEAQ    3559(SP)(AX*1), CX
+	MOVQ    4072(SP), AX
 	VMOVDQU (AX), Y0
 	VPXOR   Y9, Y9, Y9
 	VMOVDQU 32(AX), Y1
@@ -1430,7 +1439,7 @@ dcfEvalVAES256_sides1:
 dcfEvalVAES256_add_level:
 	MOVBQZX     (CX), BX
 	IMUL3Q      $0x00000180, BX, BX
-	LEAQ        (SP)(BX*1), BX
+	ADDQ        3104(SP), BX
 	MOVQ        (R14), AX
 	MOVQ        8(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1445,17 +1454,17 @@ dcfEvalVAES256_add_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPADDQ      Y14, Y9, Y9
 	VPANDN      Y0, Y8, Y0
-	VMOVDQU     Y0, 3392(SP)
+	VMOVDQU     Y0, 3432(SP)
 	VPXOR       Y0, Y13, Y13
-	VMOVDQU     Y13, 3264(SP)
+	VMOVDQU     Y13, 3304(SP)
 	VPXOR       1536(BX), Y0, Y4
 	VPXOR       (BX), Y0, Y0
 	MOVBQZX     128(CX), DX
 	IMUL3Q      $0x00000180, DX, DX
-	LEAQ        (SP)(DX*1), DX
+	ADDQ        3104(SP), DX
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1470,17 +1479,17 @@ dcfEvalVAES256_add_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPADDQ      Y14, Y10, Y10
 	VPANDN      Y1, Y8, Y1
-	VMOVDQU     Y1, 3424(SP)
+	VMOVDQU     Y1, 3464(SP)
 	VPXOR       Y1, Y13, Y13
-	VMOVDQU     Y13, 3296(SP)
+	VMOVDQU     Y13, 3336(SP)
 	VPXOR       1536(DX), Y1, Y5
 	VPXOR       (DX), Y1, Y1
 	MOVBQZX     256(CX), SI
 	IMUL3Q      $0x00000180, SI, SI
-	LEAQ        (SP)(SI*1), SI
+	ADDQ        3104(SP), SI
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1495,17 +1504,17 @@ dcfEvalVAES256_add_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPADDQ      Y14, Y11, Y11
 	VPANDN      Y2, Y8, Y2
-	VMOVDQU     Y2, 3456(SP)
+	VMOVDQU     Y2, 3496(SP)
 	VPXOR       Y2, Y13, Y13
-	VMOVDQU     Y13, 3328(SP)
+	VMOVDQU     Y13, 3368(SP)
 	VPXOR       1536(SI), Y2, Y6
 	VPXOR       (SI), Y2, Y2
 	MOVBQZX     384(CX), DI
 	IMUL3Q      $0x00000180, DI, DI
-	LEAQ        (SP)(DI*1), DI
+	ADDQ        3104(SP), DI
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1520,12 +1529,12 @@ dcfEvalVAES256_add_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPADDQ      Y14, Y12, Y12
 	VPANDN      Y3, Y8, Y3
-	VMOVDQU     Y3, 3488(SP)
+	VMOVDQU     Y3, 3528(SP)
 	VPXOR       Y3, Y13, Y13
-	VMOVDQU     Y13, 3360(SP)
+	VMOVDQU     Y13, 3400(SP)
 	VPXOR       1536(DI), Y3, Y7
 	VPXOR       (DI), Y3, Y3
 	VAESENC     32(BX), Y0, Y0
@@ -1568,11 +1577,11 @@ dcfEvalVAES256_add_level:
 	VAESENC     1696(SI), Y6, Y6
 	VAESENC     160(DI), Y3, Y3
 	VAESENC     1696(DI), Y7, Y7
-	MOVQ        4072(SP), AX
-	MOVQ        4088(SP), R9
+	MOVQ        4112(SP), AX
+	MOVQ        4128(SP), R9
 
 dcfEvalVAES256_pf2:
-	CMPQ       AX, 4080(SP)
+	CMPQ       AX, 4120(SP)
 	JAE        dcfEvalVAES256_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -1580,7 +1589,7 @@ dcfEvalVAES256_pf2:
 	JNZ        dcfEvalVAES256_pf2
 
 dcfEvalVAES256_pfdone3:
-	MOVQ        AX, 4072(SP)
+	MOVQ        AX, 4112(SP)
 	VAESENC     192(BX), Y0, Y0
 	VAESENC     1728(BX), Y4, Y4
 	VAESENC     192(DX), Y1, Y1
@@ -1621,25 +1630,25 @@ dcfEvalVAES256_pfdone3:
 	VAESENCLAST 1856(SI), Y6, Y6
 	VAESENCLAST 320(DI), Y3, Y3
 	VAESENCLAST 1856(DI), Y7, Y7
-	VPXOR       3264(SP), Y0, Y0
-	VPXOR       3392(SP), Y4, Y4
-	VPAND       3072(SP), Y4, Y4
+	VPXOR       3304(SP), Y0, Y0
+	VPXOR       3432(SP), Y4, Y4
+	VPAND       3112(SP), Y4, Y4
 	VPADDQ      Y4, Y9, Y9
-	VPXOR       3296(SP), Y1, Y1
-	VPXOR       3424(SP), Y5, Y5
-	VPAND       3072(SP), Y5, Y5
+	VPXOR       3336(SP), Y1, Y1
+	VPXOR       3464(SP), Y5, Y5
+	VPAND       3112(SP), Y5, Y5
 	VPADDQ      Y5, Y10, Y10
-	VPXOR       3328(SP), Y2, Y2
-	VPXOR       3456(SP), Y6, Y6
-	VPAND       3072(SP), Y6, Y6
+	VPXOR       3368(SP), Y2, Y2
+	VPXOR       3496(SP), Y6, Y6
+	VPAND       3112(SP), Y6, Y6
 	VPADDQ      Y6, Y11, Y11
-	VPXOR       3360(SP), Y3, Y3
-	VPXOR       3488(SP), Y7, Y7
-	VPAND       3072(SP), Y7, Y7
+	VPXOR       3400(SP), Y3, Y3
+	VPXOR       3528(SP), Y7, Y7
+	VPAND       3112(SP), Y7, Y7
 	VPADDQ      Y7, Y12, Y12
 	ADDQ        $0x20, R11
 	DECQ        CX
-	DECQ        4056(SP)
+	DECQ        4096(SP)
 	JNZ         dcfEvalVAES256_add_level
 	VPXOR       Y4, Y4, Y4
 	MOVQ        (R14), AX
@@ -1655,14 +1664,14 @@ dcfEvalVAES256_pfdone3:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y0, Y0
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y0, Y0
 	VPADDQ      Y14, Y0, Y0
 	VPADDQ      Y0, Y9, Y9
-	VPXOR       3168(SP), Y9, Y9
-	VPSUBQ      3168(SP), Y9, Y9
-	VPAND       3136(SP), Y9, Y9
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y9, Y9
+	VPSUBQ      3208(SP), Y9, Y9
+	VPAND       3176(SP), Y9, Y9
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y9, (AX)
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -1677,14 +1686,14 @@ dcfEvalVAES256_pfdone3:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y1, Y1
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y1, Y1
 	VPADDQ      Y14, Y1, Y1
 	VPADDQ      Y1, Y10, Y10
-	VPXOR       3168(SP), Y10, Y10
-	VPSUBQ      3168(SP), Y10, Y10
-	VPAND       3136(SP), Y10, Y10
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y10, Y10
+	VPSUBQ      3208(SP), Y10, Y10
+	VPAND       3176(SP), Y10, Y10
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y10, 32(AX)
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -1699,14 +1708,14 @@ dcfEvalVAES256_pfdone3:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y2, Y2
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y2, Y2
 	VPADDQ      Y14, Y2, Y2
 	VPADDQ      Y2, Y11, Y11
-	VPXOR       3168(SP), Y11, Y11
-	VPSUBQ      3168(SP), Y11, Y11
-	VPAND       3136(SP), Y11, Y11
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y11, Y11
+	VPSUBQ      3208(SP), Y11, Y11
+	VPAND       3176(SP), Y11, Y11
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y11, 64(AX)
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -1721,32 +1730,32 @@ dcfEvalVAES256_pfdone3:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y3, Y3
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y3, Y3
 	VPADDQ      Y14, Y3, Y3
 	VPADDQ      Y3, Y12, Y12
-	VPXOR       3168(SP), Y12, Y12
-	VPSUBQ      3168(SP), Y12, Y12
-	VPAND       3136(SP), Y12, Y12
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y12, Y12
+	VPSUBQ      3208(SP), Y12, Y12
+	VPAND       3176(SP), Y12, Y12
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y12, 96(AX)
-	VPOR        3232(SP), Y4, Y4
-	VMOVDQU     Y4, 3232(SP)
-	ADDQ        $0x00000080, 4032(SP)
-	ADDQ        $0x00000080, 4040(SP)
+	VPOR        3272(SP), Y4, Y4
+	VMOVDQU     Y4, 3272(SP)
+	ADDQ        $0x00000080, 4072(SP)
+	ADDQ        $0x00000080, 4080(SP)
 	ADDQ        $0x00000040, R14
-	DECQ        4048(SP)
+	DECQ        4088(SP)
 	JNZ         dcfEvalVAES256_add_group
 	JMP         dcfEvalVAES256_done
 
 dcfEvalVAES256_mixed_group:
-	MOVQ   4064(SP), R9
+	MOVQ   4104(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
 	ADDQ   AX, R11
-	MOVQ   R11, 4080(SP)
+	MOVQ   R11, 4120(SP)
 	ADDQ   (R9), AX
-	MOVQ   AX, 4072(SP)
+	MOVQ   AX, 4112(SP)
 	SUBQ   AX, R11
 	SHRQ   $0x06, R11
 	MOVQ   levels+40(FP), AX
@@ -1755,14 +1764,14 @@ dcfEvalVAES256_mixed_group:
 	XORL   DX, DX
 	XCHGQ  AX, R11
 	DIVQ   R11
-	MOVQ   AX, 4088(SP)
-	ADDQ   $0x10, 4064(SP)
+	MOVQ   AX, 4128(SP)
+	ADDQ   $0x10, 4104(SP)
 	MOVQ   $0x0101010101010101, BX
 	MOVQ   $0x8040201008040201, DX
 	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
 	MOVQ   $0x8080808080808080, DI
-	MOVQ   4040(SP), R10
-	LEAQ   3520(SP), CX
+	MOVQ   4080(SP), R10
+	LEAQ   3560(SP), CX
 	MOVQ   levels+40(FP), R8
 	ADDQ   $0x07, R8
 	SHRQ   $0x03, R8
@@ -1834,9 +1843,9 @@ dcfEvalVAES256_sides4:
 	JNZ     dcfEvalVAES256_sides4
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 4056(SP)
-	LEAQ    3519(SP)(AX*1), CX
-	MOVQ    4032(SP), AX
+	MOVQ    AX, 4096(SP)
+	LEAQ    3559(SP)(AX*1), CX
+	MOVQ    4072(SP), AX
 	VMOVDQU (AX), Y0
 	VPXOR   Y9, Y9, Y9
 	VMOVDQU 32(AX), Y1
@@ -1849,7 +1858,7 @@ dcfEvalVAES256_sides4:
 dcfEvalVAES256_mixed_level:
 	MOVBQZX     (CX), BX
 	IMUL3Q      $0x00000180, BX, BX
-	LEAQ        (SP)(BX*1), BX
+	ADDQ        3104(SP), BX
 	MOVQ        (R14), AX
 	MOVQ        8(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1864,21 +1873,21 @@ dcfEvalVAES256_mixed_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPXOR       Y14, Y9, Y15
 	VPADDQ      Y14, Y9, Y9
 	VPXOR       Y9, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y9, Y9
 	VPANDN      Y0, Y8, Y0
-	VMOVDQU     Y0, 3392(SP)
+	VMOVDQU     Y0, 3432(SP)
 	VPXOR       Y0, Y13, Y13
-	VMOVDQU     Y13, 3264(SP)
+	VMOVDQU     Y13, 3304(SP)
 	VPXOR       1536(BX), Y0, Y4
 	VPXOR       (BX), Y0, Y0
 	MOVBQZX     128(CX), DX
 	IMUL3Q      $0x00000180, DX, DX
-	LEAQ        (SP)(DX*1), DX
+	ADDQ        3104(SP), DX
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1893,21 +1902,21 @@ dcfEvalVAES256_mixed_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPXOR       Y14, Y10, Y15
 	VPADDQ      Y14, Y10, Y10
 	VPXOR       Y10, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y10, Y10
 	VPANDN      Y1, Y8, Y1
-	VMOVDQU     Y1, 3424(SP)
+	VMOVDQU     Y1, 3464(SP)
 	VPXOR       Y1, Y13, Y13
-	VMOVDQU     Y13, 3296(SP)
+	VMOVDQU     Y13, 3336(SP)
 	VPXOR       1536(DX), Y1, Y5
 	VPXOR       (DX), Y1, Y1
 	MOVBQZX     256(CX), SI
 	IMUL3Q      $0x00000180, SI, SI
-	LEAQ        (SP)(SI*1), SI
+	ADDQ        3104(SP), SI
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1922,21 +1931,21 @@ dcfEvalVAES256_mixed_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPXOR       Y14, Y11, Y15
 	VPADDQ      Y14, Y11, Y11
 	VPXOR       Y11, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y11, Y11
 	VPANDN      Y2, Y8, Y2
-	VMOVDQU     Y2, 3456(SP)
+	VMOVDQU     Y2, 3496(SP)
 	VPXOR       Y2, Y13, Y13
-	VMOVDQU     Y13, 3328(SP)
+	VMOVDQU     Y13, 3368(SP)
 	VPXOR       1536(SI), Y2, Y6
 	VPXOR       (SI), Y2, Y2
 	MOVBQZX     384(CX), DI
 	IMUL3Q      $0x00000180, DI, DI
-	LEAQ        (SP)(DI*1), DI
+	ADDQ        3104(SP), DI
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
 	VMOVDQU     (R11)(AX*1), X13
@@ -1951,16 +1960,16 @@ dcfEvalVAES256_mixed_level:
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
+	VPAND       3112(SP), Y14, Y14
 	VPXOR       Y14, Y12, Y15
 	VPADDQ      Y14, Y12, Y12
 	VPXOR       Y12, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y12, Y12
 	VPANDN      Y3, Y8, Y3
-	VMOVDQU     Y3, 3488(SP)
+	VMOVDQU     Y3, 3528(SP)
 	VPXOR       Y3, Y13, Y13
-	VMOVDQU     Y13, 3360(SP)
+	VMOVDQU     Y13, 3400(SP)
 	VPXOR       1536(DI), Y3, Y7
 	VPXOR       (DI), Y3, Y3
 	VAESENC     32(BX), Y0, Y0
@@ -2003,11 +2012,11 @@ dcfEvalVAES256_mixed_level:
 	VAESENC     1696(SI), Y6, Y6
 	VAESENC     160(DI), Y3, Y3
 	VAESENC     1696(DI), Y7, Y7
-	MOVQ        4072(SP), AX
-	MOVQ        4088(SP), R9
+	MOVQ        4112(SP), AX
+	MOVQ        4128(SP), R9
 
 dcfEvalVAES256_pf5:
-	CMPQ       AX, 4080(SP)
+	CMPQ       AX, 4120(SP)
 	JAE        dcfEvalVAES256_pfdone6
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -2015,7 +2024,7 @@ dcfEvalVAES256_pf5:
 	JNZ        dcfEvalVAES256_pf5
 
 dcfEvalVAES256_pfdone6:
-	MOVQ        AX, 4072(SP)
+	MOVQ        AX, 4112(SP)
 	VAESENC     192(BX), Y0, Y0
 	VAESENC     1728(BX), Y4, Y4
 	VAESENC     192(DX), Y1, Y1
@@ -2056,41 +2065,41 @@ dcfEvalVAES256_pfdone6:
 	VAESENCLAST 1856(SI), Y6, Y6
 	VAESENCLAST 320(DI), Y3, Y3
 	VAESENCLAST 1856(DI), Y7, Y7
-	VPXOR       3264(SP), Y0, Y0
-	VPXOR       3392(SP), Y4, Y4
-	VPAND       3072(SP), Y4, Y4
+	VPXOR       3304(SP), Y0, Y0
+	VPXOR       3432(SP), Y4, Y4
+	VPAND       3112(SP), Y4, Y4
 	VPXOR       Y4, Y9, Y15
 	VPADDQ      Y4, Y9, Y9
 	VPXOR       Y9, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y9, Y9
-	VPXOR       3296(SP), Y1, Y1
-	VPXOR       3424(SP), Y5, Y5
-	VPAND       3072(SP), Y5, Y5
+	VPXOR       3336(SP), Y1, Y1
+	VPXOR       3464(SP), Y5, Y5
+	VPAND       3112(SP), Y5, Y5
 	VPXOR       Y5, Y10, Y15
 	VPADDQ      Y5, Y10, Y10
 	VPXOR       Y10, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y10, Y10
-	VPXOR       3328(SP), Y2, Y2
-	VPXOR       3456(SP), Y6, Y6
-	VPAND       3072(SP), Y6, Y6
+	VPXOR       3368(SP), Y2, Y2
+	VPXOR       3496(SP), Y6, Y6
+	VPAND       3112(SP), Y6, Y6
 	VPXOR       Y6, Y11, Y15
 	VPADDQ      Y6, Y11, Y11
 	VPXOR       Y11, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y11, Y11
-	VPXOR       3360(SP), Y3, Y3
-	VPXOR       3488(SP), Y7, Y7
-	VPAND       3072(SP), Y7, Y7
+	VPXOR       3400(SP), Y3, Y3
+	VPXOR       3528(SP), Y7, Y7
+	VPAND       3112(SP), Y7, Y7
 	VPXOR       Y7, Y12, Y15
 	VPADDQ      Y7, Y12, Y12
 	VPXOR       Y12, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y12, Y12
 	ADDQ        $0x20, R11
 	DECQ        CX
-	DECQ        4056(SP)
+	DECQ        4096(SP)
 	JNZ         dcfEvalVAES256_mixed_level
 	VPXOR       Y4, Y4, Y4
 	MOVQ        (R14), AX
@@ -2106,22 +2115,22 @@ dcfEvalVAES256_pfdone6:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y0, Y0
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y0, Y0
 	VPXOR       Y14, Y0, Y15
 	VPADDQ      Y14, Y0, Y0
 	VPXOR       Y0, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y0, Y0
 	VPXOR       Y0, Y9, Y15
 	VPADDQ      Y0, Y9, Y9
 	VPXOR       Y9, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y9, Y9
-	VPXOR       3168(SP), Y9, Y9
-	VPSUBQ      3168(SP), Y9, Y9
-	VPAND       3136(SP), Y9, Y9
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y9, Y9
+	VPSUBQ      3208(SP), Y9, Y9
+	VPAND       3176(SP), Y9, Y9
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y9, (AX)
 	MOVQ        16(R14), AX
 	MOVQ        24(R14), R9
@@ -2136,22 +2145,22 @@ dcfEvalVAES256_pfdone6:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y1, Y1
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y1, Y1
 	VPXOR       Y14, Y1, Y15
 	VPADDQ      Y14, Y1, Y1
 	VPXOR       Y1, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y1, Y1
 	VPXOR       Y1, Y10, Y15
 	VPADDQ      Y1, Y10, Y10
 	VPXOR       Y10, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y10, Y10
-	VPXOR       3168(SP), Y10, Y10
-	VPSUBQ      3168(SP), Y10, Y10
-	VPAND       3136(SP), Y10, Y10
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y10, Y10
+	VPSUBQ      3208(SP), Y10, Y10
+	VPAND       3176(SP), Y10, Y10
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y10, 32(AX)
 	MOVQ        32(R14), AX
 	MOVQ        40(R14), R9
@@ -2166,22 +2175,22 @@ dcfEvalVAES256_pfdone6:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y2, Y2
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y2, Y2
 	VPXOR       Y14, Y2, Y15
 	VPADDQ      Y14, Y2, Y2
 	VPXOR       Y2, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y2, Y2
 	VPXOR       Y2, Y11, Y15
 	VPADDQ      Y2, Y11, Y11
 	VPXOR       Y11, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y11, Y11
-	VPXOR       3168(SP), Y11, Y11
-	VPSUBQ      3168(SP), Y11, Y11
-	VPAND       3136(SP), Y11, Y11
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y11, Y11
+	VPSUBQ      3208(SP), Y11, Y11
+	VPAND       3176(SP), Y11, Y11
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y11, 64(AX)
 	MOVQ        48(R14), AX
 	MOVQ        56(R14), R9
@@ -2196,33 +2205,33 @@ dcfEvalVAES256_pfdone6:
 	VPSLLD      $0x1f, Y15, Y15
 	VPSRAD      $0x1f, Y15, Y15
 	VPAND       Y15, Y14, Y14
-	VPAND       3072(SP), Y14, Y14
-	VPAND       3072(SP), Y3, Y3
+	VPAND       3112(SP), Y14, Y14
+	VPAND       3112(SP), Y3, Y3
 	VPXOR       Y14, Y3, Y15
 	VPADDQ      Y14, Y3, Y3
 	VPXOR       Y3, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y3, Y3
 	VPXOR       Y3, Y12, Y15
 	VPADDQ      Y3, Y12, Y12
 	VPXOR       Y12, Y15, Y15
-	VPAND       3104(SP), Y15, Y15
+	VPAND       3144(SP), Y15, Y15
 	VPXOR       Y15, Y12, Y12
-	VPXOR       3168(SP), Y12, Y12
-	VPSUBQ      3168(SP), Y12, Y12
-	VPAND       3136(SP), Y12, Y12
-	MOVQ        4032(SP), AX
+	VPXOR       3208(SP), Y12, Y12
+	VPSUBQ      3208(SP), Y12, Y12
+	VPAND       3176(SP), Y12, Y12
+	MOVQ        4072(SP), AX
 	VMOVDQU     Y12, 96(AX)
-	VPOR        3232(SP), Y4, Y4
-	VMOVDQU     Y4, 3232(SP)
-	ADDQ        $0x00000080, 4032(SP)
-	ADDQ        $0x00000080, 4040(SP)
+	VPOR        3272(SP), Y4, Y4
+	VMOVDQU     Y4, 3272(SP)
+	ADDQ        $0x00000080, 4072(SP)
+	ADDQ        $0x00000080, 4080(SP)
 	ADDQ        $0x00000040, R14
-	DECQ        4048(SP)
+	DECQ        4088(SP)
 	JNZ         dcfEvalVAES256_mixed_group
 
 dcfEvalVAES256_done:
-	VMOVDQU 3232(SP), Y4
+	VMOVDQU 3272(SP), Y4
 	VPTEST  Y4, Y4
 	SETNE   AL
 	MOVB    AL, bad+72(FP)
@@ -5527,91 +5536,94 @@ dcfGenLevelVAES256_done:
 
 // func dpfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[2][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
-TEXT ·dpfEvalAESNI(SB), $1696-73
+TEXT ·dpfEvalAESNI(SB), $1736-73
 	MOVQ    keys+48(FP), AX
+	LEAQ    31(SP), R10
+	ANDQ    $-32, R10
+	MOVQ    R10, 416(SP)
 	VPXOR   X11, X11, X11
 	VMOVDQU evalLsb<>+0(SB), X12
 	VMOVDQU (AX), X10
-	VMOVDQU X10, (SP)
+	VMOVDQU X10, (R10)
 	VMOVDQU 16(AX), X10
-	VMOVDQU X10, 16(SP)
+	VMOVDQU X10, 16(R10)
 	VMOVDQU 32(AX), X10
-	VMOVDQU X10, 32(SP)
+	VMOVDQU X10, 32(R10)
 	VMOVDQU 48(AX), X10
-	VMOVDQU X10, 48(SP)
+	VMOVDQU X10, 48(R10)
 	VMOVDQU 64(AX), X10
-	VMOVDQU X10, 64(SP)
+	VMOVDQU X10, 64(R10)
 	VMOVDQU 80(AX), X10
-	VMOVDQU X10, 80(SP)
+	VMOVDQU X10, 80(R10)
 	VMOVDQU 96(AX), X10
-	VMOVDQU X10, 96(SP)
+	VMOVDQU X10, 96(R10)
 	VMOVDQU 112(AX), X10
-	VMOVDQU X10, 112(SP)
+	VMOVDQU X10, 112(R10)
 	VMOVDQU 128(AX), X10
-	VMOVDQU X10, 128(SP)
+	VMOVDQU X10, 128(R10)
 	VMOVDQU 144(AX), X10
-	VMOVDQU X10, 144(SP)
+	VMOVDQU X10, 144(R10)
 	VMOVDQU 160(AX), X10
-	VMOVDQU X10, 160(SP)
-	VMOVDQU X11, 176(SP)
+	VMOVDQU X10, 160(R10)
+	VMOVDQU X11, 176(R10)
 	VMOVDQU 176(AX), X10
-	VMOVDQU X10, 192(SP)
+	VMOVDQU X10, 192(R10)
 	VMOVDQU 192(AX), X10
-	VMOVDQU X10, 208(SP)
+	VMOVDQU X10, 208(R10)
 	VMOVDQU 208(AX), X10
-	VMOVDQU X10, 224(SP)
+	VMOVDQU X10, 224(R10)
 	VMOVDQU 224(AX), X10
-	VMOVDQU X10, 240(SP)
+	VMOVDQU X10, 240(R10)
 	VMOVDQU 240(AX), X10
-	VMOVDQU X10, 256(SP)
+	VMOVDQU X10, 256(R10)
 	VMOVDQU 256(AX), X10
-	VMOVDQU X10, 272(SP)
+	VMOVDQU X10, 272(R10)
 	VMOVDQU 272(AX), X10
-	VMOVDQU X10, 288(SP)
+	VMOVDQU X10, 288(R10)
 	VMOVDQU 288(AX), X10
-	VMOVDQU X10, 304(SP)
+	VMOVDQU X10, 304(R10)
 	VMOVDQU 304(AX), X10
-	VMOVDQU X10, 320(SP)
+	VMOVDQU X10, 320(R10)
 	VMOVDQU 320(AX), X10
-	VMOVDQU X10, 336(SP)
+	VMOVDQU X10, 336(R10)
 	VMOVDQU 336(AX), X10
-	VMOVDQU X10, 352(SP)
-	VMOVDQU X12, 368(SP)
+	VMOVDQU X10, 352(R10)
+	VMOVDQU X12, 368(R10)
 	VMOVDQU evalLsb<>+0(SB), X8
 	VPXOR   X9, X9, X9
 	VMOVDQU evalNotTr<>+0(SB), X10
-	VMOVDQU X10, 448(SP)
+	VMOVDQU X10, 488(SP)
 	MOVQ    ar+56(FP), AX
 	TESTQ   AX, AX
 	JZ      dpfEvalAESNI_args
 	VMOVDQU (AX), X10
-	VMOVDQU X10, 384(SP)
+	VMOVDQU X10, 424(SP)
 	VMOVDQU 16(AX), X10
-	VMOVDQU X10, 400(SP)
+	VMOVDQU X10, 440(SP)
 	VMOVDQU 32(AX), X10
-	VMOVDQU X10, 416(SP)
+	VMOVDQU X10, 456(SP)
 	VMOVDQU 48(AX), X10
-	VMOVDQU X10, 432(SP)
+	VMOVDQU X10, 472(SP)
 
 dpfEvalAESNI_args:
 	MOVQ u+0(FP), AX
-	MOVQ AX, 1632(SP)
+	MOVQ AX, 1672(SP)
 	MOVQ xs+8(FP), AX
-	MOVQ AX, 1640(SP)
+	MOVQ AX, 1680(SP)
 	MOVQ groups+32(FP), AX
-	MOVQ AX, 1648(SP)
+	MOVQ AX, 1688(SP)
 	MOVQ pf+64(FP), AX
-	MOVQ AX, 1664(SP)
+	MOVQ AX, 1704(SP)
 	MOVQ off+16(FP), R14
 
 dpfEvalAESNI_group:
-	MOVQ   1664(SP), R9
+	MOVQ   1704(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
 	ADDQ   AX, R11
-	MOVQ   R11, 1680(SP)
+	MOVQ   R11, 1720(SP)
 	ADDQ   (R9), AX
-	MOVQ   AX, 1672(SP)
+	MOVQ   AX, 1712(SP)
 	SUBQ   AX, R11
 	SHRQ   $0x06, R11
 	MOVQ   levels+40(FP), AX
@@ -5620,14 +5632,14 @@ dpfEvalAESNI_group:
 	XORL   DX, DX
 	XCHGQ  AX, R11
 	DIVQ   R11
-	MOVQ   AX, 1688(SP)
-	ADDQ   $0x10, 1664(SP)
+	MOVQ   AX, 1728(SP)
+	ADDQ   $0x10, 1704(SP)
 	MOVQ   $0x0101010101010101, BX
 	MOVQ   $0x8040201008040201, DX
 	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
 	MOVQ   $0x8080808080808080, DI
-	MOVQ   1640(SP), R10
-	LEAQ   608(SP), CX
+	MOVQ   1680(SP), R10
+	LEAQ   648(SP), CX
 	MOVQ   levels+40(FP), R8
 	ADDQ   $0x07, R8
 	SHRQ   $0x03, R8
@@ -5703,9 +5715,9 @@ dpfEvalAESNI_sides1:
 	JNZ     dpfEvalAESNI_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 1656(SP)
-	LEAQ    607(SP)(AX*1), CX
-	MOVQ    1632(SP), AX
+	MOVQ    AX, 1696(SP)
+	LEAQ    647(SP)(AX*1), CX
+	MOVQ    1672(SP), AX
 	VMOVDQU (AX), X0
 	VMOVDQU 16(AX), X1
 	VMOVDQU 32(AX), X2
@@ -5718,11 +5730,11 @@ dpfEvalAESNI_sides1:
 dpfEvalAESNI_level:
 	MOVBQZX (CX), BX
 	IMUL3Q  $0x000000c0, BX, BX
-	LEAQ    (SP)(BX*1), BX
+	ADDQ    416(SP), BX
 	MOVQ    (R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5734,15 +5746,15 @@ dpfEvalAESNI_level:
 	VPANDN  X0, X8, X0
 	VPAND   X12, X10, X10
 	VPXOR   X0, X10, X10
-	VMOVDQU X10, 480(SP)
+	VMOVDQU X10, 520(SP)
 	VPXOR   (BX), X0, X0
 	MOVBQZX 128(CX), DX
 	IMUL3Q  $0x000000c0, DX, DX
-	LEAQ    (SP)(DX*1), DX
+	ADDQ    416(SP), DX
 	MOVQ    8(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5754,15 +5766,15 @@ dpfEvalAESNI_level:
 	VPANDN  X1, X8, X1
 	VPAND   X12, X10, X10
 	VPXOR   X1, X10, X10
-	VMOVDQU X10, 496(SP)
+	VMOVDQU X10, 536(SP)
 	VPXOR   (DX), X1, X1
 	MOVBQZX 256(CX), SI
 	IMUL3Q  $0x000000c0, SI, SI
-	LEAQ    (SP)(SI*1), SI
+	ADDQ    416(SP), SI
 	MOVQ    16(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5774,15 +5786,15 @@ dpfEvalAESNI_level:
 	VPANDN  X2, X8, X2
 	VPAND   X12, X10, X10
 	VPXOR   X2, X10, X10
-	VMOVDQU X10, 512(SP)
+	VMOVDQU X10, 552(SP)
 	VPXOR   (SI), X2, X2
 	MOVBQZX 384(CX), DI
 	IMUL3Q  $0x000000c0, DI, DI
-	LEAQ    (SP)(DI*1), DI
+	ADDQ    416(SP), DI
 	MOVQ    24(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5794,15 +5806,15 @@ dpfEvalAESNI_level:
 	VPANDN  X3, X8, X3
 	VPAND   X12, X10, X10
 	VPXOR   X3, X10, X10
-	VMOVDQU X10, 528(SP)
+	VMOVDQU X10, 568(SP)
 	VPXOR   (DI), X3, X3
 	MOVBQZX 512(CX), R8
 	IMUL3Q  $0x000000c0, R8, R8
-	LEAQ    (SP)(R8*1), R8
+	ADDQ    416(SP), R8
 	MOVQ    32(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5814,15 +5826,15 @@ dpfEvalAESNI_level:
 	VPANDN  X4, X8, X4
 	VPAND   X12, X10, X10
 	VPXOR   X4, X10, X10
-	VMOVDQU X10, 544(SP)
+	VMOVDQU X10, 584(SP)
 	VPXOR   (R8), X4, X4
 	MOVBQZX 640(CX), R10
 	IMUL3Q  $0x000000c0, R10, R10
-	LEAQ    (SP)(R10*1), R10
+	ADDQ    416(SP), R10
 	MOVQ    40(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5834,15 +5846,15 @@ dpfEvalAESNI_level:
 	VPANDN  X5, X8, X5
 	VPAND   X12, X10, X10
 	VPXOR   X5, X10, X10
-	VMOVDQU X10, 560(SP)
+	VMOVDQU X10, 600(SP)
 	VPXOR   (R10), X5, X5
 	MOVBQZX 768(CX), R12
 	IMUL3Q  $0x000000c0, R12, R12
-	LEAQ    (SP)(R12*1), R12
+	ADDQ    416(SP), R12
 	MOVQ    48(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5854,15 +5866,15 @@ dpfEvalAESNI_level:
 	VPANDN  X6, X8, X6
 	VPAND   X12, X10, X10
 	VPXOR   X6, X10, X10
-	VMOVDQU X10, 576(SP)
+	VMOVDQU X10, 616(SP)
 	VPXOR   (R12), X6, X6
 	MOVBQZX 896(CX), R13
 	IMUL3Q  $0x000000c0, R13, R13
-	LEAQ    (SP)(R13*1), R13
+	ADDQ    416(SP), R13
 	MOVQ    56(R14), AX
 	VMOVDQU (R11)(AX*1), X10
 	VMOVDQU 16(R11)(AX*1), X11
-	VPAND   448(SP), X11, X12
+	VPAND   488(SP), X11, X12
 	VPOR    X12, X9, X9
 	VPSHUFD $0x00, X11, X11
 	VPXOR   X10, X11, X11
@@ -5874,7 +5886,7 @@ dpfEvalAESNI_level:
 	VPANDN  X7, X8, X7
 	VPAND   X12, X10, X10
 	VPXOR   X7, X10, X10
-	VMOVDQU X10, 592(SP)
+	VMOVDQU X10, 632(SP)
 	VPXOR   (R13), X7, X7
 	VAESENC 16(BX), X0, X0
 	VAESENC 16(DX), X1, X1
@@ -5916,11 +5928,11 @@ dpfEvalAESNI_level:
 	VAESENC 80(R10), X5, X5
 	VAESENC 80(R12), X6, X6
 	VAESENC 80(R13), X7, X7
-	MOVQ    1672(SP), AX
-	MOVQ    1688(SP), R9
+	MOVQ    1712(SP), AX
+	MOVQ    1728(SP), R9
 
 dpfEvalAESNI_pf2:
-	CMPQ       AX, 1680(SP)
+	CMPQ       AX, 1720(SP)
 	JAE        dpfEvalAESNI_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -5928,7 +5940,7 @@ dpfEvalAESNI_pf2:
 	JNZ        dpfEvalAESNI_pf2
 
 dpfEvalAESNI_pfdone3:
-	MOVQ        AX, 1672(SP)
+	MOVQ        AX, 1712(SP)
 	VAESENC     96(BX), X0, X0
 	VAESENC     96(DX), X1, X1
 	VAESENC     96(SI), X2, X2
@@ -5969,17 +5981,17 @@ dpfEvalAESNI_pfdone3:
 	VAESENCLAST 160(R10), X5, X5
 	VAESENCLAST 160(R12), X6, X6
 	VAESENCLAST 160(R13), X7, X7
-	VPXOR       480(SP), X0, X0
-	VPXOR       496(SP), X1, X1
-	VPXOR       512(SP), X2, X2
-	VPXOR       528(SP), X3, X3
-	VPXOR       544(SP), X4, X4
-	VPXOR       560(SP), X5, X5
-	VPXOR       576(SP), X6, X6
-	VPXOR       592(SP), X7, X7
+	VPXOR       520(SP), X0, X0
+	VPXOR       536(SP), X1, X1
+	VPXOR       552(SP), X2, X2
+	VPXOR       568(SP), X3, X3
+	VPXOR       584(SP), X4, X4
+	VPXOR       600(SP), X5, X5
+	VPXOR       616(SP), X6, X6
+	VPXOR       632(SP), X7, X7
 	ADDQ        $0x20, R11
 	DECQ        CX
-	DECQ        1656(SP)
+	DECQ        1696(SP)
 	JNZ         dpfEvalAESNI_level
 	MOVQ        ar+56(FP), AX
 	TESTQ       AX, AX
@@ -5993,18 +6005,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X0, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X0, X0
+	VPAND       424(SP), X0, X0
 	VPXOR       X10, X0, X11
 	VPADDQ      X10, X0, X0
 	VPXOR       X0, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X0, X0
-	VPXOR       432(SP), X0, X0
-	VPSUBQ      432(SP), X0, X0
-	VPAND       416(SP), X0, X0
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X0, X0
+	VPSUBQ      472(SP), X0, X0
+	VPAND       456(SP), X0, X0
+	MOVQ        1672(SP), AX
 	VMOVDQU     X0, (AX)
 	MOVQ        8(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6015,18 +6027,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X1, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X1, X1
+	VPAND       424(SP), X1, X1
 	VPXOR       X10, X1, X11
 	VPADDQ      X10, X1, X1
 	VPXOR       X1, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X1, X1
-	VPXOR       432(SP), X1, X1
-	VPSUBQ      432(SP), X1, X1
-	VPAND       416(SP), X1, X1
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X1, X1
+	VPSUBQ      472(SP), X1, X1
+	VPAND       456(SP), X1, X1
+	MOVQ        1672(SP), AX
 	VMOVDQU     X1, 16(AX)
 	MOVQ        16(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6037,18 +6049,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X2, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X2, X2
+	VPAND       424(SP), X2, X2
 	VPXOR       X10, X2, X11
 	VPADDQ      X10, X2, X2
 	VPXOR       X2, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X2, X2
-	VPXOR       432(SP), X2, X2
-	VPSUBQ      432(SP), X2, X2
-	VPAND       416(SP), X2, X2
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X2, X2
+	VPSUBQ      472(SP), X2, X2
+	VPAND       456(SP), X2, X2
+	MOVQ        1672(SP), AX
 	VMOVDQU     X2, 32(AX)
 	MOVQ        24(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6059,18 +6071,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X3, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X3, X3
+	VPAND       424(SP), X3, X3
 	VPXOR       X10, X3, X11
 	VPADDQ      X10, X3, X3
 	VPXOR       X3, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X3, X3
-	VPXOR       432(SP), X3, X3
-	VPSUBQ      432(SP), X3, X3
-	VPAND       416(SP), X3, X3
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X3, X3
+	VPSUBQ      472(SP), X3, X3
+	VPAND       456(SP), X3, X3
+	MOVQ        1672(SP), AX
 	VMOVDQU     X3, 48(AX)
 	MOVQ        32(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6081,18 +6093,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X4, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X4, X4
+	VPAND       424(SP), X4, X4
 	VPXOR       X10, X4, X11
 	VPADDQ      X10, X4, X4
 	VPXOR       X4, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X4, X4
-	VPXOR       432(SP), X4, X4
-	VPSUBQ      432(SP), X4, X4
-	VPAND       416(SP), X4, X4
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X4, X4
+	VPSUBQ      472(SP), X4, X4
+	VPAND       456(SP), X4, X4
+	MOVQ        1672(SP), AX
 	VMOVDQU     X4, 64(AX)
 	MOVQ        40(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6103,18 +6115,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X5, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X5, X5
+	VPAND       424(SP), X5, X5
 	VPXOR       X10, X5, X11
 	VPADDQ      X10, X5, X5
 	VPXOR       X5, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X5, X5
-	VPXOR       432(SP), X5, X5
-	VPSUBQ      432(SP), X5, X5
-	VPAND       416(SP), X5, X5
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X5, X5
+	VPSUBQ      472(SP), X5, X5
+	VPAND       456(SP), X5, X5
+	MOVQ        1672(SP), AX
 	VMOVDQU     X5, 80(AX)
 	MOVQ        48(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6125,18 +6137,18 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X6, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X6, X6
+	VPAND       424(SP), X6, X6
 	VPXOR       X10, X6, X11
 	VPADDQ      X10, X6, X6
 	VPXOR       X6, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X6, X6
-	VPXOR       432(SP), X6, X6
-	VPSUBQ      432(SP), X6, X6
-	VPAND       416(SP), X6, X6
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X6, X6
+	VPSUBQ      472(SP), X6, X6
+	VPAND       456(SP), X6, X6
+	MOVQ        1672(SP), AX
 	VMOVDQU     X6, 96(AX)
 	MOVQ        56(R14), AX
 	VMOVDQU     (R11)(AX*1), X10
@@ -6147,23 +6159,23 @@ dpfEvalAESNI_pfdone3:
 	VPSHUFD     $0xff, X7, X12
 	VPSLLD      $0x1f, X12, X12
 	VPSRAD      $0x1f, X12, X12
-	VPAND       384(SP), X10, X10
+	VPAND       424(SP), X10, X10
 	VPAND       X12, X10, X10
-	VPAND       384(SP), X7, X7
+	VPAND       424(SP), X7, X7
 	VPXOR       X10, X7, X11
 	VPADDQ      X10, X7, X7
 	VPXOR       X7, X11, X11
-	VPAND       400(SP), X11, X11
+	VPAND       440(SP), X11, X11
 	VPXOR       X11, X7, X7
-	VPXOR       432(SP), X7, X7
-	VPSUBQ      432(SP), X7, X7
-	VPAND       416(SP), X7, X7
-	MOVQ        1632(SP), AX
+	VPXOR       472(SP), X7, X7
+	VPSUBQ      472(SP), X7, X7
+	VPAND       456(SP), X7, X7
+	MOVQ        1672(SP), AX
 	VMOVDQU     X7, 112(AX)
 	JMP         dpfEvalAESNI_next
 
 dpfEvalAESNI_nodes:
-	MOVQ    1632(SP), AX
+	MOVQ    1672(SP), AX
 	VMOVDQU X0, (AX)
 	VMOVDQU X1, 16(AX)
 	VMOVDQU X2, 32(AX)
@@ -6174,10 +6186,10 @@ dpfEvalAESNI_nodes:
 	VMOVDQU X7, 112(AX)
 
 dpfEvalAESNI_next:
-	ADDQ   $0x00000080, 1632(SP)
-	ADDQ   $0x00000080, 1640(SP)
+	ADDQ   $0x00000080, 1672(SP)
+	ADDQ   $0x00000080, 1680(SP)
 	ADDQ   $0x00000040, R14
-	DECQ   1648(SP)
+	DECQ   1688(SP)
 	JNZ    dpfEvalAESNI_group
 	VPTEST X9, X9
 	SETNE  AL
@@ -6187,135 +6199,141 @@ dpfEvalAESNI_next:
 
 // func dcfEvalAESNI(u *byte, xs *byte, off *int, rows *byte, groups int, levels int, keys *[4][11][16]byte, ar *[8]uint64, pf *int) (bad bool)
 // Requires: AVX, MMX+, VAES
-TEXT ·dcfEvalAESNI(SB), $1568-73
+TEXT ·dcfEvalAESNI(SB), $1608-73
 	MOVQ    keys+48(FP), AX
+	LEAQ    31(SP), R10
+	ANDQ    $-32, R10
+	MOVQ    R10, 800(SP)
 	VPXOR   X11, X11, X11
 	VMOVDQU evalLsb<>+0(SB), X12
 	VMOVDQU (AX), X10
-	VMOVDQU X10, (SP)
+	VMOVDQU X10, (R10)
 	VMOVDQU 16(AX), X10
-	VMOVDQU X10, 16(SP)
+	VMOVDQU X10, 16(R10)
 	VMOVDQU 32(AX), X10
-	VMOVDQU X10, 32(SP)
+	VMOVDQU X10, 32(R10)
 	VMOVDQU 48(AX), X10
-	VMOVDQU X10, 48(SP)
+	VMOVDQU X10, 48(R10)
 	VMOVDQU 64(AX), X10
-	VMOVDQU X10, 64(SP)
+	VMOVDQU X10, 64(R10)
 	VMOVDQU 80(AX), X10
-	VMOVDQU X10, 80(SP)
+	VMOVDQU X10, 80(R10)
 	VMOVDQU 96(AX), X10
-	VMOVDQU X10, 96(SP)
+	VMOVDQU X10, 96(R10)
 	VMOVDQU 112(AX), X10
-	VMOVDQU X10, 112(SP)
+	VMOVDQU X10, 112(R10)
 	VMOVDQU 128(AX), X10
-	VMOVDQU X10, 128(SP)
+	VMOVDQU X10, 128(R10)
 	VMOVDQU 144(AX), X10
-	VMOVDQU X10, 144(SP)
+	VMOVDQU X10, 144(R10)
 	VMOVDQU 160(AX), X10
-	VMOVDQU X10, 160(SP)
-	VMOVDQU X11, 176(SP)
+	VMOVDQU X10, 160(R10)
+	VMOVDQU X11, 176(R10)
 	VMOVDQU 352(AX), X10
-	VMOVDQU X10, 192(SP)
+	VMOVDQU X10, 192(R10)
 	VMOVDQU 368(AX), X10
-	VMOVDQU X10, 208(SP)
+	VMOVDQU X10, 208(R10)
 	VMOVDQU 384(AX), X10
-	VMOVDQU X10, 224(SP)
+	VMOVDQU X10, 224(R10)
 	VMOVDQU 400(AX), X10
-	VMOVDQU X10, 240(SP)
+	VMOVDQU X10, 240(R10)
 	VMOVDQU 416(AX), X10
-	VMOVDQU X10, 256(SP)
+	VMOVDQU X10, 256(R10)
 	VMOVDQU 432(AX), X10
-	VMOVDQU X10, 272(SP)
+	VMOVDQU X10, 272(R10)
 	VMOVDQU 448(AX), X10
-	VMOVDQU X10, 288(SP)
+	VMOVDQU X10, 288(R10)
 	VMOVDQU 464(AX), X10
-	VMOVDQU X10, 304(SP)
+	VMOVDQU X10, 304(R10)
 	VMOVDQU 480(AX), X10
-	VMOVDQU X10, 320(SP)
+	VMOVDQU X10, 320(R10)
 	VMOVDQU 496(AX), X10
-	VMOVDQU X10, 336(SP)
+	VMOVDQU X10, 336(R10)
 	VMOVDQU 512(AX), X10
-	VMOVDQU X10, 352(SP)
-	VMOVDQU X12, 368(SP)
+	VMOVDQU X10, 352(R10)
+	VMOVDQU X12, 368(R10)
+	LEAQ    31(SP), R10
+	ANDQ    $-32, R10
+	MOVQ    R10, 800(SP)
 	VPXOR   X11, X11, X11
 	VMOVDQU evalLsb<>+0(SB), X12
 	VMOVDQU 176(AX), X10
-	VMOVDQU X10, 384(SP)
+	VMOVDQU X10, 384(R10)
 	VMOVDQU 192(AX), X10
-	VMOVDQU X10, 400(SP)
+	VMOVDQU X10, 400(R10)
 	VMOVDQU 208(AX), X10
-	VMOVDQU X10, 416(SP)
+	VMOVDQU X10, 416(R10)
 	VMOVDQU 224(AX), X10
-	VMOVDQU X10, 432(SP)
+	VMOVDQU X10, 432(R10)
 	VMOVDQU 240(AX), X10
-	VMOVDQU X10, 448(SP)
+	VMOVDQU X10, 448(R10)
 	VMOVDQU 256(AX), X10
-	VMOVDQU X10, 464(SP)
+	VMOVDQU X10, 464(R10)
 	VMOVDQU 272(AX), X10
-	VMOVDQU X10, 480(SP)
+	VMOVDQU X10, 480(R10)
 	VMOVDQU 288(AX), X10
-	VMOVDQU X10, 496(SP)
+	VMOVDQU X10, 496(R10)
 	VMOVDQU 304(AX), X10
-	VMOVDQU X10, 512(SP)
+	VMOVDQU X10, 512(R10)
 	VMOVDQU 320(AX), X10
-	VMOVDQU X10, 528(SP)
+	VMOVDQU X10, 528(R10)
 	VMOVDQU 336(AX), X10
-	VMOVDQU X10, 544(SP)
+	VMOVDQU X10, 544(R10)
 	VMOVDQU 528(AX), X10
-	VMOVDQU X10, 576(SP)
+	VMOVDQU X10, 576(R10)
 	VMOVDQU 544(AX), X10
-	VMOVDQU X10, 592(SP)
+	VMOVDQU X10, 592(R10)
 	VMOVDQU 560(AX), X10
-	VMOVDQU X10, 608(SP)
+	VMOVDQU X10, 608(R10)
 	VMOVDQU 576(AX), X10
-	VMOVDQU X10, 624(SP)
+	VMOVDQU X10, 624(R10)
 	VMOVDQU 592(AX), X10
-	VMOVDQU X10, 640(SP)
+	VMOVDQU X10, 640(R10)
 	VMOVDQU 608(AX), X10
-	VMOVDQU X10, 656(SP)
+	VMOVDQU X10, 656(R10)
 	VMOVDQU 624(AX), X10
-	VMOVDQU X10, 672(SP)
+	VMOVDQU X10, 672(R10)
 	VMOVDQU 640(AX), X10
-	VMOVDQU X10, 688(SP)
+	VMOVDQU X10, 688(R10)
 	VMOVDQU 656(AX), X10
-	VMOVDQU X10, 704(SP)
+	VMOVDQU X10, 704(R10)
 	VMOVDQU 672(AX), X10
-	VMOVDQU X10, 720(SP)
+	VMOVDQU X10, 720(R10)
 	VMOVDQU 688(AX), X10
-	VMOVDQU X10, 736(SP)
+	VMOVDQU X10, 736(R10)
 	VMOVDQU evalLsb<>+0(SB), X8
 	VPXOR   X13, X13, X13
-	VMOVDQU X13, 848(SP)
+	VMOVDQU X13, 888(SP)
 	MOVQ    ar+56(FP), AX
 	VMOVDQU (AX), X10
-	VMOVDQU X10, 768(SP)
+	VMOVDQU X10, 808(SP)
 	VMOVDQU 16(AX), X10
-	VMOVDQU X10, 784(SP)
+	VMOVDQU X10, 824(SP)
 	VMOVDQU 32(AX), X10
-	VMOVDQU X10, 800(SP)
+	VMOVDQU X10, 840(SP)
 	VMOVDQU 48(AX), X10
-	VMOVDQU X10, 816(SP)
+	VMOVDQU X10, 856(SP)
 	MOVQ    u+0(FP), AX
-	MOVQ    AX, 1504(SP)
+	MOVQ    AX, 1544(SP)
 	MOVQ    xs+8(FP), AX
-	MOVQ    AX, 1512(SP)
+	MOVQ    AX, 1552(SP)
 	MOVQ    groups+32(FP), AX
-	MOVQ    AX, 1520(SP)
+	MOVQ    AX, 1560(SP)
 	MOVQ    pf+64(FP), AX
-	MOVQ    AX, 1536(SP)
+	MOVQ    AX, 1576(SP)
 	MOVQ    off+16(FP), R14
-	VMOVDQU 784(SP), X13
+	VMOVDQU 824(SP), X13
 	VPTEST  X13, X13
 	JNZ     dcfEvalAESNI_mixed_group
 
 dcfEvalAESNI_add_group:
-	MOVQ   1536(SP), R9
+	MOVQ   1576(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
 	ADDQ   AX, R11
-	MOVQ   R11, 1552(SP)
+	MOVQ   R11, 1592(SP)
 	ADDQ   (R9), AX
-	MOVQ   AX, 1544(SP)
+	MOVQ   AX, 1584(SP)
 	SUBQ   AX, R11
 	SHRQ   $0x06, R11
 	MOVQ   levels+40(FP), AX
@@ -6324,14 +6342,14 @@ dcfEvalAESNI_add_group:
 	XORL   DX, DX
 	XCHGQ  AX, R11
 	DIVQ   R11
-	MOVQ   AX, 1560(SP)
-	ADDQ   $0x10, 1536(SP)
+	MOVQ   AX, 1600(SP)
+	ADDQ   $0x10, 1576(SP)
 	MOVQ   $0x0101010101010101, BX
 	MOVQ   $0x8040201008040201, DX
 	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
 	MOVQ   $0x8080808080808080, DI
-	MOVQ   1512(SP), R10
-	LEAQ   992(SP), CX
+	MOVQ   1552(SP), R10
+	LEAQ   1032(SP), CX
 	MOVQ   levels+40(FP), R8
 	ADDQ   $0x07, R8
 	SHRQ   $0x03, R8
@@ -6375,9 +6393,9 @@ dcfEvalAESNI_sides1:
 	JNZ     dcfEvalAESNI_sides1
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 1528(SP)
-	LEAQ    991(SP)(AX*1), CX
-	MOVQ    1504(SP), AX
+	MOVQ    AX, 1568(SP)
+	LEAQ    1031(SP)(AX*1), CX
+	MOVQ    1544(SP), AX
 	VMOVDQU (AX), X0
 	VPXOR   X9, X9, X9
 	VMOVDQU 16(AX), X1
@@ -6390,7 +6408,7 @@ dcfEvalAESNI_sides1:
 dcfEvalAESNI_add_level:
 	MOVBQZX (CX), BX
 	IMUL3Q  $0x000000c0, BX, BX
-	LEAQ    (SP)(BX*1), BX
+	ADDQ    800(SP), BX
 	MOVQ    (R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6402,17 +6420,17 @@ dcfEvalAESNI_add_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPADDQ  X14, X9, X9
 	VPANDN  X0, X8, X0
-	VMOVDQU X0, 928(SP)
+	VMOVDQU X0, 968(SP)
 	VPXOR   X0, X13, X13
-	VMOVDQU X13, 864(SP)
+	VMOVDQU X13, 904(SP)
 	VPXOR   384(BX), X0, X4
 	VPXOR   (BX), X0, X0
 	MOVBQZX 128(CX), DX
 	IMUL3Q  $0x000000c0, DX, DX
-	LEAQ    (SP)(DX*1), DX
+	ADDQ    800(SP), DX
 	MOVQ    8(R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6424,17 +6442,17 @@ dcfEvalAESNI_add_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPADDQ  X14, X10, X10
 	VPANDN  X1, X8, X1
-	VMOVDQU X1, 944(SP)
+	VMOVDQU X1, 984(SP)
 	VPXOR   X1, X13, X13
-	VMOVDQU X13, 880(SP)
+	VMOVDQU X13, 920(SP)
 	VPXOR   384(DX), X1, X5
 	VPXOR   (DX), X1, X1
 	MOVBQZX 256(CX), SI
 	IMUL3Q  $0x000000c0, SI, SI
-	LEAQ    (SP)(SI*1), SI
+	ADDQ    800(SP), SI
 	MOVQ    16(R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6446,17 +6464,17 @@ dcfEvalAESNI_add_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPADDQ  X14, X11, X11
 	VPANDN  X2, X8, X2
-	VMOVDQU X2, 960(SP)
+	VMOVDQU X2, 1000(SP)
 	VPXOR   X2, X13, X13
-	VMOVDQU X13, 896(SP)
+	VMOVDQU X13, 936(SP)
 	VPXOR   384(SI), X2, X6
 	VPXOR   (SI), X2, X2
 	MOVBQZX 384(CX), DI
 	IMUL3Q  $0x000000c0, DI, DI
-	LEAQ    (SP)(DI*1), DI
+	ADDQ    800(SP), DI
 	MOVQ    24(R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6468,12 +6486,12 @@ dcfEvalAESNI_add_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPADDQ  X14, X12, X12
 	VPANDN  X3, X8, X3
-	VMOVDQU X3, 976(SP)
+	VMOVDQU X3, 1016(SP)
 	VPXOR   X3, X13, X13
-	VMOVDQU X13, 912(SP)
+	VMOVDQU X13, 952(SP)
 	VPXOR   384(DI), X3, X7
 	VPXOR   (DI), X3, X3
 	VAESENC 16(BX), X0, X0
@@ -6516,11 +6534,11 @@ dcfEvalAESNI_add_level:
 	VAESENC 464(SI), X6, X6
 	VAESENC 80(DI), X3, X3
 	VAESENC 464(DI), X7, X7
-	MOVQ    1544(SP), AX
-	MOVQ    1560(SP), R9
+	MOVQ    1584(SP), AX
+	MOVQ    1600(SP), R9
 
 dcfEvalAESNI_pf2:
-	CMPQ       AX, 1552(SP)
+	CMPQ       AX, 1592(SP)
 	JAE        dcfEvalAESNI_pfdone3
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -6528,7 +6546,7 @@ dcfEvalAESNI_pf2:
 	JNZ        dcfEvalAESNI_pf2
 
 dcfEvalAESNI_pfdone3:
-	MOVQ        AX, 1544(SP)
+	MOVQ        AX, 1584(SP)
 	VAESENC     96(BX), X0, X0
 	VAESENC     480(BX), X4, X4
 	VAESENC     96(DX), X1, X1
@@ -6569,25 +6587,25 @@ dcfEvalAESNI_pfdone3:
 	VAESENCLAST 544(SI), X6, X6
 	VAESENCLAST 160(DI), X3, X3
 	VAESENCLAST 544(DI), X7, X7
-	VPXOR       864(SP), X0, X0
-	VPXOR       928(SP), X4, X4
-	VPAND       768(SP), X4, X4
+	VPXOR       904(SP), X0, X0
+	VPXOR       968(SP), X4, X4
+	VPAND       808(SP), X4, X4
 	VPADDQ      X4, X9, X9
-	VPXOR       880(SP), X1, X1
-	VPXOR       944(SP), X5, X5
-	VPAND       768(SP), X5, X5
+	VPXOR       920(SP), X1, X1
+	VPXOR       984(SP), X5, X5
+	VPAND       808(SP), X5, X5
 	VPADDQ      X5, X10, X10
-	VPXOR       896(SP), X2, X2
-	VPXOR       960(SP), X6, X6
-	VPAND       768(SP), X6, X6
+	VPXOR       936(SP), X2, X2
+	VPXOR       1000(SP), X6, X6
+	VPAND       808(SP), X6, X6
 	VPADDQ      X6, X11, X11
-	VPXOR       912(SP), X3, X3
-	VPXOR       976(SP), X7, X7
-	VPAND       768(SP), X7, X7
+	VPXOR       952(SP), X3, X3
+	VPXOR       1016(SP), X7, X7
+	VPAND       808(SP), X7, X7
 	VPADDQ      X7, X12, X12
 	ADDQ        $0x20, R11
 	DECQ        CX
-	DECQ        1528(SP)
+	DECQ        1568(SP)
 	JNZ         dcfEvalAESNI_add_level
 	VPXOR       X4, X4, X4
 	MOVQ        (R14), AX
@@ -6600,14 +6618,14 @@ dcfEvalAESNI_pfdone3:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X0, X0
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X0, X0
 	VPADDQ      X14, X0, X0
 	VPADDQ      X0, X9, X9
-	VPXOR       816(SP), X9, X9
-	VPSUBQ      816(SP), X9, X9
-	VPAND       800(SP), X9, X9
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X9, X9
+	VPSUBQ      856(SP), X9, X9
+	VPAND       840(SP), X9, X9
+	MOVQ        1544(SP), AX
 	VMOVDQU     X9, (AX)
 	MOVQ        8(R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -6619,14 +6637,14 @@ dcfEvalAESNI_pfdone3:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X1, X1
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X1, X1
 	VPADDQ      X14, X1, X1
 	VPADDQ      X1, X10, X10
-	VPXOR       816(SP), X10, X10
-	VPSUBQ      816(SP), X10, X10
-	VPAND       800(SP), X10, X10
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X10, X10
+	VPSUBQ      856(SP), X10, X10
+	VPAND       840(SP), X10, X10
+	MOVQ        1544(SP), AX
 	VMOVDQU     X10, 16(AX)
 	MOVQ        16(R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -6638,14 +6656,14 @@ dcfEvalAESNI_pfdone3:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X2, X2
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X2, X2
 	VPADDQ      X14, X2, X2
 	VPADDQ      X2, X11, X11
-	VPXOR       816(SP), X11, X11
-	VPSUBQ      816(SP), X11, X11
-	VPAND       800(SP), X11, X11
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X11, X11
+	VPSUBQ      856(SP), X11, X11
+	VPAND       840(SP), X11, X11
+	MOVQ        1544(SP), AX
 	VMOVDQU     X11, 32(AX)
 	MOVQ        24(R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -6657,32 +6675,32 @@ dcfEvalAESNI_pfdone3:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X3, X3
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X3, X3
 	VPADDQ      X14, X3, X3
 	VPADDQ      X3, X12, X12
-	VPXOR       816(SP), X12, X12
-	VPSUBQ      816(SP), X12, X12
-	VPAND       800(SP), X12, X12
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X12, X12
+	VPSUBQ      856(SP), X12, X12
+	VPAND       840(SP), X12, X12
+	MOVQ        1544(SP), AX
 	VMOVDQU     X12, 48(AX)
-	VPOR        848(SP), X4, X4
-	VMOVDQU     X4, 848(SP)
-	ADDQ        $0x00000040, 1504(SP)
-	ADDQ        $0x00000040, 1512(SP)
+	VPOR        888(SP), X4, X4
+	VMOVDQU     X4, 888(SP)
+	ADDQ        $0x00000040, 1544(SP)
+	ADDQ        $0x00000040, 1552(SP)
 	ADDQ        $0x00000020, R14
-	DECQ        1520(SP)
+	DECQ        1560(SP)
 	JNZ         dcfEvalAESNI_add_group
 	JMP         dcfEvalAESNI_done
 
 dcfEvalAESNI_mixed_group:
-	MOVQ   1536(SP), R9
+	MOVQ   1576(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
 	ADDQ   AX, R11
-	MOVQ   R11, 1552(SP)
+	MOVQ   R11, 1592(SP)
 	ADDQ   (R9), AX
-	MOVQ   AX, 1544(SP)
+	MOVQ   AX, 1584(SP)
 	SUBQ   AX, R11
 	SHRQ   $0x06, R11
 	MOVQ   levels+40(FP), AX
@@ -6691,14 +6709,14 @@ dcfEvalAESNI_mixed_group:
 	XORL   DX, DX
 	XCHGQ  AX, R11
 	DIVQ   R11
-	MOVQ   AX, 1560(SP)
-	ADDQ   $0x10, 1536(SP)
+	MOVQ   AX, 1600(SP)
+	ADDQ   $0x10, 1576(SP)
 	MOVQ   $0x0101010101010101, BX
 	MOVQ   $0x8040201008040201, DX
 	MOVQ   $0x7f7f7f7f7f7f7f7f, SI
 	MOVQ   $0x8080808080808080, DI
-	MOVQ   1512(SP), R10
-	LEAQ   992(SP), CX
+	MOVQ   1552(SP), R10
+	LEAQ   1032(SP), CX
 	MOVQ   levels+40(FP), R8
 	ADDQ   $0x07, R8
 	SHRQ   $0x03, R8
@@ -6742,9 +6760,9 @@ dcfEvalAESNI_sides4:
 	JNZ     dcfEvalAESNI_sides4
 	MOVQ    rows+24(FP), R11
 	MOVQ    levels+40(FP), AX
-	MOVQ    AX, 1528(SP)
-	LEAQ    991(SP)(AX*1), CX
-	MOVQ    1504(SP), AX
+	MOVQ    AX, 1568(SP)
+	LEAQ    1031(SP)(AX*1), CX
+	MOVQ    1544(SP), AX
 	VMOVDQU (AX), X0
 	VPXOR   X9, X9, X9
 	VMOVDQU 16(AX), X1
@@ -6757,7 +6775,7 @@ dcfEvalAESNI_sides4:
 dcfEvalAESNI_mixed_level:
 	MOVBQZX (CX), BX
 	IMUL3Q  $0x000000c0, BX, BX
-	LEAQ    (SP)(BX*1), BX
+	ADDQ    800(SP), BX
 	MOVQ    (R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6769,21 +6787,21 @@ dcfEvalAESNI_mixed_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPXOR   X14, X9, X15
 	VPADDQ  X14, X9, X9
 	VPXOR   X9, X15, X15
-	VPAND   784(SP), X15, X15
+	VPAND   824(SP), X15, X15
 	VPXOR   X15, X9, X9
 	VPANDN  X0, X8, X0
-	VMOVDQU X0, 928(SP)
+	VMOVDQU X0, 968(SP)
 	VPXOR   X0, X13, X13
-	VMOVDQU X13, 864(SP)
+	VMOVDQU X13, 904(SP)
 	VPXOR   384(BX), X0, X4
 	VPXOR   (BX), X0, X0
 	MOVBQZX 128(CX), DX
 	IMUL3Q  $0x000000c0, DX, DX
-	LEAQ    (SP)(DX*1), DX
+	ADDQ    800(SP), DX
 	MOVQ    8(R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6795,21 +6813,21 @@ dcfEvalAESNI_mixed_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPXOR   X14, X10, X15
 	VPADDQ  X14, X10, X10
 	VPXOR   X10, X15, X15
-	VPAND   784(SP), X15, X15
+	VPAND   824(SP), X15, X15
 	VPXOR   X15, X10, X10
 	VPANDN  X1, X8, X1
-	VMOVDQU X1, 944(SP)
+	VMOVDQU X1, 984(SP)
 	VPXOR   X1, X13, X13
-	VMOVDQU X13, 880(SP)
+	VMOVDQU X13, 920(SP)
 	VPXOR   384(DX), X1, X5
 	VPXOR   (DX), X1, X1
 	MOVBQZX 256(CX), SI
 	IMUL3Q  $0x000000c0, SI, SI
-	LEAQ    (SP)(SI*1), SI
+	ADDQ    800(SP), SI
 	MOVQ    16(R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6821,21 +6839,21 @@ dcfEvalAESNI_mixed_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPXOR   X14, X11, X15
 	VPADDQ  X14, X11, X11
 	VPXOR   X11, X15, X15
-	VPAND   784(SP), X15, X15
+	VPAND   824(SP), X15, X15
 	VPXOR   X15, X11, X11
 	VPANDN  X2, X8, X2
-	VMOVDQU X2, 960(SP)
+	VMOVDQU X2, 1000(SP)
 	VPXOR   X2, X13, X13
-	VMOVDQU X13, 896(SP)
+	VMOVDQU X13, 936(SP)
 	VPXOR   384(SI), X2, X6
 	VPXOR   (SI), X2, X2
 	MOVBQZX 384(CX), DI
 	IMUL3Q  $0x000000c0, DI, DI
-	LEAQ    (SP)(DI*1), DI
+	ADDQ    800(SP), DI
 	MOVQ    24(R14), AX
 	VMOVDQU (R11)(AX*1), X13
 	VMOVDQU 16(R11)(AX*1), X14
@@ -6847,16 +6865,16 @@ dcfEvalAESNI_mixed_level:
 	VPSRAD  $0x1f, X15, X15
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
-	VPAND   768(SP), X14, X14
+	VPAND   808(SP), X14, X14
 	VPXOR   X14, X12, X15
 	VPADDQ  X14, X12, X12
 	VPXOR   X12, X15, X15
-	VPAND   784(SP), X15, X15
+	VPAND   824(SP), X15, X15
 	VPXOR   X15, X12, X12
 	VPANDN  X3, X8, X3
-	VMOVDQU X3, 976(SP)
+	VMOVDQU X3, 1016(SP)
 	VPXOR   X3, X13, X13
-	VMOVDQU X13, 912(SP)
+	VMOVDQU X13, 952(SP)
 	VPXOR   384(DI), X3, X7
 	VPXOR   (DI), X3, X3
 	VAESENC 16(BX), X0, X0
@@ -6899,11 +6917,11 @@ dcfEvalAESNI_mixed_level:
 	VAESENC 464(SI), X6, X6
 	VAESENC 80(DI), X3, X3
 	VAESENC 464(DI), X7, X7
-	MOVQ    1544(SP), AX
-	MOVQ    1560(SP), R9
+	MOVQ    1584(SP), AX
+	MOVQ    1600(SP), R9
 
 dcfEvalAESNI_pf5:
-	CMPQ       AX, 1552(SP)
+	CMPQ       AX, 1592(SP)
 	JAE        dcfEvalAESNI_pfdone6
 	PREFETCHT1 (AX)
 	ADDQ       $0x40, AX
@@ -6911,7 +6929,7 @@ dcfEvalAESNI_pf5:
 	JNZ        dcfEvalAESNI_pf5
 
 dcfEvalAESNI_pfdone6:
-	MOVQ        AX, 1544(SP)
+	MOVQ        AX, 1584(SP)
 	VAESENC     96(BX), X0, X0
 	VAESENC     480(BX), X4, X4
 	VAESENC     96(DX), X1, X1
@@ -6952,41 +6970,41 @@ dcfEvalAESNI_pfdone6:
 	VAESENCLAST 544(SI), X6, X6
 	VAESENCLAST 160(DI), X3, X3
 	VAESENCLAST 544(DI), X7, X7
-	VPXOR       864(SP), X0, X0
-	VPXOR       928(SP), X4, X4
-	VPAND       768(SP), X4, X4
+	VPXOR       904(SP), X0, X0
+	VPXOR       968(SP), X4, X4
+	VPAND       808(SP), X4, X4
 	VPXOR       X4, X9, X15
 	VPADDQ      X4, X9, X9
 	VPXOR       X9, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X9, X9
-	VPXOR       880(SP), X1, X1
-	VPXOR       944(SP), X5, X5
-	VPAND       768(SP), X5, X5
+	VPXOR       920(SP), X1, X1
+	VPXOR       984(SP), X5, X5
+	VPAND       808(SP), X5, X5
 	VPXOR       X5, X10, X15
 	VPADDQ      X5, X10, X10
 	VPXOR       X10, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X10, X10
-	VPXOR       896(SP), X2, X2
-	VPXOR       960(SP), X6, X6
-	VPAND       768(SP), X6, X6
+	VPXOR       936(SP), X2, X2
+	VPXOR       1000(SP), X6, X6
+	VPAND       808(SP), X6, X6
 	VPXOR       X6, X11, X15
 	VPADDQ      X6, X11, X11
 	VPXOR       X11, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X11, X11
-	VPXOR       912(SP), X3, X3
-	VPXOR       976(SP), X7, X7
-	VPAND       768(SP), X7, X7
+	VPXOR       952(SP), X3, X3
+	VPXOR       1016(SP), X7, X7
+	VPAND       808(SP), X7, X7
 	VPXOR       X7, X12, X15
 	VPADDQ      X7, X12, X12
 	VPXOR       X12, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X12, X12
 	ADDQ        $0x20, R11
 	DECQ        CX
-	DECQ        1528(SP)
+	DECQ        1568(SP)
 	JNZ         dcfEvalAESNI_mixed_level
 	VPXOR       X4, X4, X4
 	MOVQ        (R14), AX
@@ -6999,22 +7017,22 @@ dcfEvalAESNI_pfdone6:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X0, X0
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X0, X0
 	VPXOR       X14, X0, X15
 	VPADDQ      X14, X0, X0
 	VPXOR       X0, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X0, X0
 	VPXOR       X0, X9, X15
 	VPADDQ      X0, X9, X9
 	VPXOR       X9, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X9, X9
-	VPXOR       816(SP), X9, X9
-	VPSUBQ      816(SP), X9, X9
-	VPAND       800(SP), X9, X9
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X9, X9
+	VPSUBQ      856(SP), X9, X9
+	VPAND       840(SP), X9, X9
+	MOVQ        1544(SP), AX
 	VMOVDQU     X9, (AX)
 	MOVQ        8(R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -7026,22 +7044,22 @@ dcfEvalAESNI_pfdone6:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X1, X1
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X1, X1
 	VPXOR       X14, X1, X15
 	VPADDQ      X14, X1, X1
 	VPXOR       X1, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X1, X1
 	VPXOR       X1, X10, X15
 	VPADDQ      X1, X10, X10
 	VPXOR       X10, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X10, X10
-	VPXOR       816(SP), X10, X10
-	VPSUBQ      816(SP), X10, X10
-	VPAND       800(SP), X10, X10
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X10, X10
+	VPSUBQ      856(SP), X10, X10
+	VPAND       840(SP), X10, X10
+	MOVQ        1544(SP), AX
 	VMOVDQU     X10, 16(AX)
 	MOVQ        16(R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -7053,22 +7071,22 @@ dcfEvalAESNI_pfdone6:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X2, X2
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X2, X2
 	VPXOR       X14, X2, X15
 	VPADDQ      X14, X2, X2
 	VPXOR       X2, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X2, X2
 	VPXOR       X2, X11, X15
 	VPADDQ      X2, X11, X11
 	VPXOR       X11, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X11, X11
-	VPXOR       816(SP), X11, X11
-	VPSUBQ      816(SP), X11, X11
-	VPAND       800(SP), X11, X11
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X11, X11
+	VPSUBQ      856(SP), X11, X11
+	VPAND       840(SP), X11, X11
+	MOVQ        1544(SP), AX
 	VMOVDQU     X11, 32(AX)
 	MOVQ        24(R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -7080,33 +7098,33 @@ dcfEvalAESNI_pfdone6:
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       X15, X14, X14
-	VPAND       768(SP), X14, X14
-	VPAND       768(SP), X3, X3
+	VPAND       808(SP), X14, X14
+	VPAND       808(SP), X3, X3
 	VPXOR       X14, X3, X15
 	VPADDQ      X14, X3, X3
 	VPXOR       X3, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X3, X3
 	VPXOR       X3, X12, X15
 	VPADDQ      X3, X12, X12
 	VPXOR       X12, X15, X15
-	VPAND       784(SP), X15, X15
+	VPAND       824(SP), X15, X15
 	VPXOR       X15, X12, X12
-	VPXOR       816(SP), X12, X12
-	VPSUBQ      816(SP), X12, X12
-	VPAND       800(SP), X12, X12
-	MOVQ        1504(SP), AX
+	VPXOR       856(SP), X12, X12
+	VPSUBQ      856(SP), X12, X12
+	VPAND       840(SP), X12, X12
+	MOVQ        1544(SP), AX
 	VMOVDQU     X12, 48(AX)
-	VPOR        848(SP), X4, X4
-	VMOVDQU     X4, 848(SP)
-	ADDQ        $0x00000040, 1504(SP)
-	ADDQ        $0x00000040, 1512(SP)
+	VPOR        888(SP), X4, X4
+	VMOVDQU     X4, 888(SP)
+	ADDQ        $0x00000040, 1544(SP)
+	ADDQ        $0x00000040, 1552(SP)
 	ADDQ        $0x00000020, R14
-	DECQ        1520(SP)
+	DECQ        1560(SP)
 	JNZ         dcfEvalAESNI_mixed_group
 
 dcfEvalAESNI_done:
-	VMOVDQU 848(SP), X4
+	VMOVDQU 888(SP), X4
 	VPTEST  X4, X4
 	SETNE   AL
 	MOVB    AL, bad+72(FP)

@@ -175,6 +175,7 @@ type walk struct {
 	pattern int  // bytes per side pattern: 11 round keys and the side mask
 	tables  int  // bytes of one table of patterns (DCF has two: seed and value keys)
 	table   Mem
+	tableAt Mem // the table's 32-byte aligned start
 	consts  Mem
 	slots   Mem // per vector: the corrected node; DCF also the clamped seed
 	sides   Mem // per vector, sideBytes: byte b its pattern at input bit b
@@ -192,7 +193,8 @@ func newWalk(w width, name string, vectors, tables, slots int) *walk {
 		k.steps = 1 // a small group's keys are a few lines a level
 	}
 	k.tables = (1 << w.blocks) * k.pattern
-	k.table = AllocLocal(tables * k.tables)
+	k.table = AllocLocal(tables*k.tables + 32)
+	k.tableAt = AllocLocal(8)
 	k.consts = AllocLocal(consts * w.size())
 	k.slots = AllocLocal(slots * vectors * w.size())
 	k.sides = AllocLocal(vectors * sideBytes)
@@ -214,6 +216,9 @@ func (k *walk) label(s string) string {
 // keyOff(bit l of p) from AX, and with sides the control-bit mask where that bit is 1.
 func (k *walk) buildTable(t int, keyOff func(side int) int, sides bool) {
 	w := k.w
+	LEAQ(k.table.Offset(31), R10)
+	ANDQ(I8(-32), R10)
+	MOVQ(R10, k.tableAt)
 	VPXOR(X11, X11, X11)
 	VMOVDQU(lsb, X12)
 	for p := 0; p < 1<<w.blocks; p++ {
@@ -222,10 +227,10 @@ func (k *walk) buildTable(t int, keyOff func(side int) int, sides bool) {
 			side := p >> l & 1
 			for r := 0; r < rounds; r++ {
 				VMOVDQU(Mem{Base: RAX, Disp: keyOff(side) + 16*r}, X10)
-				VMOVDQU(X10, k.table.Offset(base+r*w.size()+16*l))
+				VMOVDQU(X10, Mem{Base: R10, Disp: base + r*w.size() + 16*l})
 			}
 			if sides {
-				VMOVDQU([]VecPhysical{X11, X12}[side], k.table.Offset(base+rounds*w.size()+16*l))
+				VMOVDQU([]VecPhysical{X11, X12}[side], Mem{Base: R10, Disp: base + rounds*w.size() + 16*l})
 			}
 		}
 	}
@@ -368,7 +373,7 @@ func (k *walk) groupEnd(loop string) {
 func (k *walk) patternOf(v int, p GPPhysical) {
 	MOVBQZX(Mem{Base: RCX, Disp: sideBytes * v}, p)
 	IMUL3Q(U32(k.pattern), p, p)
-	LEAQ(k.table.Idx(p, 1), p)
+	ADDQ(k.tableAt, p)
 }
 
 // rows loads the correction words of vector v's points at R11: their first blocks
