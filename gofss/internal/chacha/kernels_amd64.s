@@ -192,13 +192,15 @@ GLOBL clear_ctrl<>(SB), RODATA|NOPTR, $16
 
 // func blocksAVX2(dst *byte, src *byte, sel *byte, chunks int, mode int, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·blocksAVX2(SB), NOSPLIT, $256-48
+TEXT ·blocksAVX2(SB), NOSPLIT, $280-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ sel+16(FP), DX
 	MOVQ chunks+24(FP), BX
 	MOVQ mode+32(FP), SI
 	MOVQ in+40(FP), DI
+	LEAQ 31(SP), R8
+	ANDQ $-32, R8
 
 blocksAVX2_chunk:
 	CMPQ         BX, $0x00
@@ -215,19 +217,19 @@ blocksAVX2_chunk:
 	VPUNPCKHQDQ  Y2, Y1, Y1
 	VPUNPCKLQDQ  Y4, Y3, Y2
 	VPUNPCKHQDQ  Y4, Y3, Y3
-	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, (R8)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
 	VPBROADCASTD (DI), Y0
-	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, 32(R8)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
 	VPBROADCASTD 4(DI), Y1
-	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, 64(R8)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
 	VPBROADCASTD 8(DI), Y2
-	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, 96(R8)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
 	VPBROADCASTD 12(DI), Y3
@@ -235,9 +237,9 @@ blocksAVX2_chunk:
 	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(DI), Y14
 	VPBROADCASTD 20(DI), Y15
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
-	MOVQ         $0x0000000a, R8
+	VMOVDQU      Y10, 192(R8)
+	VMOVDQU      Y11, 224(R8)
+	MOVQ         $0x0000000a, R9
 
 blocksAVX2_round:
 	VPADDD      Y4, Y0, Y0
@@ -272,17 +274,17 @@ blocksAVX2_round:
 	VPSLLD      $0x07, Y5, Y10
 	VPSRLD      $0x19, Y5, Y5
 	VPOR        Y10, Y5, Y5
-	VMOVDQU     Y8, 128(SP)
-	VMOVDQU     Y9, 160(SP)
+	VMOVDQU     Y8, 128(R8)
+	VMOVDQU     Y9, 160(R8)
 	VPADDD      Y6, Y2, Y2
 	VPADDD      Y7, Y3, Y3
 	VPXOR       Y2, Y14, Y14
 	VPXOR       Y3, Y15, Y15
 	VPSHUFB     rot16<>+0(SB), Y14, Y14
 	VPSHUFB     rot16<>+0(SB), Y15, Y15
-	VMOVDQU     192(SP), Y10
+	VMOVDQU     192(R8), Y10
 	VPADDD      Y14, Y10, Y10
-	VMOVDQU     224(SP), Y11
+	VMOVDQU     224(R8), Y11
 	VPADDD      Y15, Y11, Y11
 	VPXOR       Y10, Y6, Y6
 	VPXOR       Y11, Y7, Y7
@@ -340,17 +342,17 @@ blocksAVX2_round:
 	VPSLLD      $0x07, Y6, Y8
 	VPSRLD      $0x19, Y6, Y6
 	VPOR        Y8, Y6, Y6
-	VMOVDQU     Y10, 192(SP)
-	VMOVDQU     Y11, 224(SP)
+	VMOVDQU     Y10, 192(R8)
+	VMOVDQU     Y11, 224(R8)
 	VPADDD      Y7, Y2, Y2
 	VPADDD      Y4, Y3, Y3
 	VPXOR       Y2, Y13, Y13
 	VPXOR       Y3, Y14, Y14
 	VPSHUFB     rot16<>+0(SB), Y13, Y13
 	VPSHUFB     rot16<>+0(SB), Y14, Y14
-	VMOVDQU     128(SP), Y8
+	VMOVDQU     128(R8), Y8
 	VPADDD      Y13, Y8, Y8
-	VMOVDQU     160(SP), Y9
+	VMOVDQU     160(R8), Y9
 	VPADDD      Y14, Y9, Y9
 	VPXOR       Y8, Y7, Y7
 	VPXOR       Y9, Y4, Y4
@@ -376,7 +378,7 @@ blocksAVX2_round:
 	VPSLLD      $0x07, Y4, Y10
 	VPSRLD      $0x19, Y4, Y4
 	VPOR        Y10, Y4, Y4
-	DECQ        R8
+	DECQ        R9
 	JNZ         blocksAVX2_round
 	CMPQ        SI, $0x04
 	JE          blocksAVX2_mode4
@@ -386,10 +388,10 @@ blocksAVX2_round:
 	JE          blocksAVX2_mode2
 	CMPQ        SI, $0x01
 	JE          blocksAVX2_mode1
-	VPXOR       (SP), Y4, Y4
-	VPXOR       32(SP), Y5, Y5
-	VPXOR       64(SP), Y6, Y6
-	VPXOR       96(SP), Y7, Y7
+	VPXOR       (R8), Y4, Y4
+	VPXOR       32(R8), Y5, Y5
+	VPXOR       64(R8), Y6, Y6
+	VPXOR       96(R8), Y7, Y7
 	VPUNPCKLDQ  Y5, Y4, Y0
 	VPUNPCKHDQ  Y5, Y4, Y1
 	VPUNPCKLDQ  Y7, Y6, Y2
@@ -422,10 +424,10 @@ blocksAVX2_mode1:
 	VPUNPCKHQDQ  Y1, Y8, Y1
 	VPUNPCKLQDQ  Y3, Y0, Y8
 	VPUNPCKHQDQ  Y3, Y0, Y0
-	VPXOR        (SP), Y4, Y4
-	VPXOR        32(SP), Y5, Y5
-	VPXOR        64(SP), Y6, Y6
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        (R8), Y4, Y4
+	VPXOR        32(R8), Y5, Y5
+	VPXOR        64(R8), Y6, Y6
+	VPXOR        96(R8), Y7, Y7
 	VPUNPCKLDQ   Y5, Y4, Y3
 	VPUNPCKHDQ   Y5, Y4, Y4
 	VPUNPCKLDQ   Y7, Y6, Y5
@@ -470,10 +472,10 @@ blocksAVX2_mode2:
 	VPUNPCKHQDQ  Y1, Y10, Y1
 	VPUNPCKLQDQ  Y3, Y0, Y10
 	VPUNPCKHQDQ  Y3, Y0, Y0
-	VPXOR        (SP), Y4, Y4
-	VPXOR        32(SP), Y5, Y5
-	VPXOR        64(SP), Y6, Y6
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        (R8), Y4, Y4
+	VPXOR        32(R8), Y5, Y5
+	VPXOR        64(R8), Y6, Y6
+	VPXOR        96(R8), Y7, Y7
 	VPUNPCKLDQ   Y5, Y4, Y3
 	VPUNPCKHDQ   Y5, Y4, Y4
 	VPUNPCKLDQ   Y7, Y6, Y5
@@ -498,12 +500,12 @@ blocksAVX2_mode2:
 	VMOVDQU      Y1, 384(AX)
 	VPERM2I128   $0x31, Y4, Y0, Y0
 	VMOVDQU      Y0, 448(AX)
-	VPXOR        (SP), Y8, Y8
-	VPXOR        32(SP), Y9, Y9
-	VMOVDQU      192(SP), Y0
-	VPXOR        64(SP), Y0, Y0
-	VMOVDQU      224(SP), Y1
-	VPXOR        96(SP), Y1, Y1
+	VPXOR        (R8), Y8, Y8
+	VPXOR        32(R8), Y9, Y9
+	VMOVDQU      192(R8), Y0
+	VPXOR        64(R8), Y0, Y0
+	VMOVDQU      224(R8), Y1
+	VPXOR        96(R8), Y1, Y1
 	VPUNPCKLDQ   Y9, Y8, Y2
 	VPUNPCKHDQ   Y9, Y8, Y3
 	VPUNPCKLDQ   Y1, Y0, Y4
@@ -551,19 +553,19 @@ blocksAVX2_mode3:
 	VPCMPEQD     Y9, Y8, Y8
 	VPBROADCASTD (DI), Y9
 	VPXOR        Y9, Y0, Y0
-	VPXOR        (SP), Y4, Y4
+	VPXOR        (R8), Y4, Y4
 	VPBLENDVB    Y8, Y0, Y4, Y0
 	VPBROADCASTD 4(DI), Y4
 	VPXOR        Y4, Y1, Y1
-	VPXOR        32(SP), Y5, Y5
+	VPXOR        32(R8), Y5, Y5
 	VPBLENDVB    Y8, Y1, Y5, Y1
 	VPBROADCASTD 8(DI), Y4
 	VPXOR        Y4, Y2, Y2
-	VPXOR        64(SP), Y6, Y6
+	VPXOR        64(R8), Y6, Y6
 	VPBLENDVB    Y8, Y2, Y6, Y2
 	VPBROADCASTD 12(DI), Y4
 	VPXOR        Y4, Y3, Y3
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        96(R8), Y7, Y7
 	VPBLENDVB    Y8, Y3, Y7, Y3
 	VPUNPCKLDQ   Y1, Y0, Y4
 	VPUNPCKHDQ   Y1, Y0, Y0
@@ -588,21 +590,21 @@ blocksAVX2_mode4:
 	VPCMPEQD     Y11, Y10, Y10
 	VPBROADCASTD (DI), Y11
 	VPXOR        Y11, Y0, Y0
-	VPXOR        (SP), Y8, Y8
+	VPXOR        (R8), Y8, Y8
 	VPBLENDVB    Y10, Y0, Y8, Y0
 	VPBROADCASTD 4(DI), Y8
 	VPXOR        Y8, Y1, Y1
-	VPXOR        32(SP), Y9, Y9
+	VPXOR        32(R8), Y9, Y9
 	VPBLENDVB    Y10, Y1, Y9, Y1
 	VPBROADCASTD 8(DI), Y8
 	VPXOR        Y8, Y2, Y2
-	VMOVDQU      192(SP), Y8
-	VPXOR        64(SP), Y8, Y8
+	VMOVDQU      192(R8), Y8
+	VPXOR        64(R8), Y8, Y8
 	VPBLENDVB    Y10, Y2, Y8, Y2
 	VPBROADCASTD 12(DI), Y8
 	VPXOR        Y8, Y3, Y3
-	VMOVDQU      224(SP), Y8
-	VPXOR        96(SP), Y8, Y8
+	VMOVDQU      224(R8), Y8
+	VPXOR        96(R8), Y8, Y8
 	VPBLENDVB    Y10, Y3, Y8, Y3
 	VPUNPCKLDQ   Y1, Y0, Y8
 	VPUNPCKHDQ   Y1, Y0, Y0
@@ -612,15 +614,15 @@ blocksAVX2_mode4:
 	VPUNPCKHQDQ  Y1, Y8, Y1
 	VPUNPCKLQDQ  Y3, Y0, Y8
 	VPUNPCKHQDQ  Y3, Y0, Y0
-	VPXOR        (SP), Y4, Y4
+	VPXOR        (R8), Y4, Y4
 	VPBLENDVB    Y10, Y4, Y12, Y4
-	VPXOR        32(SP), Y5, Y5
+	VPXOR        32(R8), Y5, Y5
 	VPBLENDVB    Y10, Y5, Y13, Y5
-	VPXOR        64(SP), Y6, Y6
+	VPXOR        64(R8), Y6, Y6
 	VPBROADCASTD 16(DI), Y3
 	VPXOR        Y3, Y14, Y14
 	VPBLENDVB    Y10, Y6, Y14, Y6
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        96(R8), Y7, Y7
 	VPBROADCASTD 20(DI), Y3
 	VPXOR        Y3, Y15, Y15
 	VPBLENDVB    Y10, Y7, Y15, Y7
@@ -2742,7 +2744,7 @@ walkAVX512_done:
 
 // func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
 // Requires: AVX, AVX2, MMX+
-TEXT ·pointsAVX2(SB), $672-80
+TEXT ·pointsAVX2(SB), $696-80
 	MOVQ        nodes+0(FP), AX
 	MOVQ        sides+8(FP), CX
 	MOVQ        rows+16(FP), DX
@@ -2753,6 +2755,8 @@ TEXT ·pointsAVX2(SB), $672-80
 	MOVQ        sums+56(FP), R9
 	MOVQ        arith+64(FP), R10
 	MOVQ        in+72(FP), R11
+	LEAQ        31(SP), R12
+	ANDQ        $-32, R12
 	VMOVDQU     (AX), Y0
 	VMOVDQU     32(AX), Y1
 	VMOVDQU     64(AX), Y2
@@ -2765,14 +2769,14 @@ TEXT ·pointsAVX2(SB), $672-80
 	VPUNPCKHQDQ Y1, Y4, Y1
 	VPUNPCKLQDQ Y3, Y0, Y4
 	VPUNPCKHQDQ Y3, Y0, Y0
-	VMOVDQU     Y2, 256(SP)
-	VMOVDQU     Y1, 288(SP)
-	VMOVDQU     Y4, 320(SP)
-	VMOVDQU     Y0, 352(SP)
+	VMOVDQU     Y2, 256(R12)
+	VMOVDQU     Y1, 288(R12)
+	VMOVDQU     Y4, 320(R12)
+	VMOVDQU     Y0, 352(R12)
 	VMOVDQU     (BX), Y0
 	VMOVDQU     sel_avx2<>+0(SB), Y1
 	VPERMD      Y0, Y1, Y0
-	VMOVDQU     Y0, 640(SP)
+	VMOVDQU     Y0, 640(R12)
 	LEAQ        (DX)(DI*1), BX
 	CMPQ        R8, $0x04
 	JE          pointsAVX2_mul4
@@ -2780,25 +2784,25 @@ TEXT ·pointsAVX2(SB), $672-80
 pointsAVX2_mul2_level:
 	CMPQ         SI, $0x00
 	JE           pointsAVX2_mul2_done
-	VMOVDQU      256(SP), Y0
-	VMOVDQU      288(SP), Y1
-	VMOVDQU      320(SP), Y2
-	VMOVDQU      352(SP), Y3
+	VMOVDQU      256(R12), Y0
+	VMOVDQU      288(R12), Y1
+	VMOVDQU      320(R12), Y2
+	VMOVDQU      352(R12), Y3
 	VPSRLD       $0x01, Y3, Y3
 	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, (R12)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
 	VPBROADCASTD (R11), Y0
-	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, 32(R12)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
 	VPBROADCASTD 4(R11), Y1
-	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, 64(R12)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
 	VPBROADCASTD 8(R11), Y2
-	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, 96(R12)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
 	VPBROADCASTD 12(R11), Y3
@@ -2806,23 +2810,23 @@ pointsAVX2_mul2_level:
 	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(R11), Y14
 	VPBROADCASTD 20(R11), Y15
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
-	MOVLQSX      640(SP), DI
+	VMOVDQU      Y10, 192(R12)
+	VMOVDQU      Y11, 224(R12)
+	MOVLQSX      640(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      644(SP), DI
+	MOVLQSX      644(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      648(SP), DI
+	MOVLQSX      648(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      652(SP), DI
+	MOVLQSX      652(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      656(SP), DI
+	MOVLQSX      656(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      660(SP), DI
+	MOVLQSX      660(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      664(SP), DI
+	MOVLQSX      664(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      668(SP), DI
+	MOVLQSX      668(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -2859,17 +2863,17 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 128(SP)
-	VMOVDQU      Y9, 160(SP)
+	VMOVDQU      Y8, 128(R12)
+	VMOVDQU      Y9, 160(R12)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      192(SP), Y10
+	VMOVDQU      192(R12), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      224(SP), Y11
+	VMOVDQU      224(R12), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -2927,17 +2931,17 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
+	VMOVDQU      Y10, 192(R12)
+	VMOVDQU      Y11, 224(R12)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      128(SP), Y8
+	VMOVDQU      128(R12), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      160(SP), Y9
+	VMOVDQU      160(R12), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -2972,42 +2976,42 @@ pointsAVX2_mul2_round:
 	VPCMPEQD     Y9, Y8, Y8
 	VPBROADCASTD (R11), Y9
 	VPXOR        Y9, Y0, Y0
-	VPXOR        (SP), Y4, Y4
+	VPXOR        (R12), Y4, Y4
 	VPBLENDVB    Y8, Y0, Y4, Y0
 	VPBROADCASTD 4(R11), Y4
 	VPXOR        Y4, Y1, Y1
-	VPXOR        32(SP), Y5, Y5
+	VPXOR        32(R12), Y5, Y5
 	VPBLENDVB    Y8, Y1, Y5, Y1
 	VPBROADCASTD 8(R11), Y4
 	VPXOR        Y4, Y2, Y2
-	VPXOR        64(SP), Y6, Y6
+	VPXOR        64(R12), Y6, Y6
 	VPBLENDVB    Y8, Y2, Y6, Y2
 	VPBROADCASTD 12(R11), Y4
 	VPXOR        Y4, Y3, Y3
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        96(R12), Y7, Y7
 	VPBLENDVB    Y8, Y3, Y7, Y3
-	VMOVDQU      352(SP), Y4
+	VMOVDQU      352(R12), Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      640(SP), Y5
+	VMOVDQU      640(R12), Y5
 	VPXOR        Y6, Y6, Y6
 	VPCMPEQD     Y5, Y5, Y7
 	VPGATHERDD   Y7, (DX)(Y5*1), Y6
 	VPAND        Y4, Y6, Y6
 	VPXOR        Y0, Y6, Y6
-	VMOVDQU      Y6, 256(SP)
+	VMOVDQU      Y6, 256(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y6
 	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y1, Y0, Y0
-	VMOVDQU      Y0, 288(SP)
+	VMOVDQU      Y0, 288(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y2, Y0, Y0
-	VMOVDQU      Y0, 320(SP)
+	VMOVDQU      Y0, 320(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
@@ -3022,7 +3026,7 @@ pointsAVX2_mul2_round:
 	VPXOR        Y1, Y0, Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y3, Y0, Y0
-	VMOVDQU      Y0, 352(SP)
+	VMOVDQU      Y0, 352(R12)
 	ADDQ         $0x20, DX
 	ADDQ         $0x20, BX
 	ADDQ         $0x08, CX
@@ -3034,33 +3038,33 @@ pointsAVX2_mul2_done:
 
 pointsAVX2_mul4:
 	VPXOR   Y0, Y0, Y0
-	VMOVDQU Y0, 384(SP)
-	VMOVDQU Y0, 416(SP)
-	VMOVDQU Y0, 448(SP)
-	VMOVDQU Y0, 480(SP)
+	VMOVDQU Y0, 384(R12)
+	VMOVDQU Y0, 416(R12)
+	VMOVDQU Y0, 448(R12)
+	VMOVDQU Y0, 480(R12)
 
 pointsAVX2_mul4_level:
 	CMPQ         SI, $0x00
 	JE           pointsAVX2_mul4_done
-	VMOVDQU      256(SP), Y0
-	VMOVDQU      288(SP), Y1
-	VMOVDQU      320(SP), Y2
-	VMOVDQU      352(SP), Y3
+	VMOVDQU      256(R12), Y0
+	VMOVDQU      288(R12), Y1
+	VMOVDQU      320(R12), Y2
+	VMOVDQU      352(R12), Y3
 	VPSRLD       $0x01, Y3, Y3
 	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, (R12)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
 	VPBROADCASTD (R11), Y0
-	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, 32(R12)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
 	VPBROADCASTD 4(R11), Y1
-	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, 64(R12)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
 	VPBROADCASTD 8(R11), Y2
-	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, 96(R12)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
 	VPBROADCASTD 12(R11), Y3
@@ -3068,23 +3072,23 @@ pointsAVX2_mul4_level:
 	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(R11), Y14
 	VPBROADCASTD 20(R11), Y15
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
-	MOVLQSX      640(SP), DI
+	VMOVDQU      Y10, 192(R12)
+	VMOVDQU      Y11, 224(R12)
+	MOVLQSX      640(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      644(SP), DI
+	MOVLQSX      644(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      648(SP), DI
+	MOVLQSX      648(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      652(SP), DI
+	MOVLQSX      652(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      656(SP), DI
+	MOVLQSX      656(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      660(SP), DI
+	MOVLQSX      660(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      664(SP), DI
+	MOVLQSX      664(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      668(SP), DI
+	MOVLQSX      668(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3121,17 +3125,17 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 128(SP)
-	VMOVDQU      Y9, 160(SP)
+	VMOVDQU      Y8, 128(R12)
+	VMOVDQU      Y9, 160(R12)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      192(SP), Y10
+	VMOVDQU      192(R12), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      224(SP), Y11
+	VMOVDQU      224(R12), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -3189,17 +3193,17 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
+	VMOVDQU      Y10, 192(R12)
+	VMOVDQU      Y11, 224(R12)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      128(SP), Y8
+	VMOVDQU      128(R12), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      160(SP), Y9
+	VMOVDQU      160(R12), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -3232,15 +3236,15 @@ pointsAVX2_mul4_round:
 	VPERMD       Y10, Y11, Y10
 	VPXOR        Y11, Y11, Y11
 	VPCMPEQD     Y11, Y10, Y10
-	VPXOR        (SP), Y4, Y4
+	VPXOR        (R12), Y4, Y4
 	VPBLENDVB    Y10, Y4, Y12, Y4
-	VPXOR        32(SP), Y5, Y5
+	VPXOR        32(R12), Y5, Y5
 	VPBLENDVB    Y10, Y5, Y13, Y5
-	VPXOR        64(SP), Y6, Y6
+	VPXOR        64(R12), Y6, Y6
 	VPBROADCASTD 16(R11), Y11
 	VPXOR        Y11, Y14, Y14
 	VPBLENDVB    Y10, Y6, Y14, Y6
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        96(R12), Y7, Y7
 	VPBROADCASTD 20(R11), Y11
 	VPXOR        Y11, Y15, Y15
 	VPBLENDVB    Y10, Y7, Y15, Y7
@@ -3252,50 +3256,50 @@ pointsAVX2_mul4_round:
 	VPUNPCKHQDQ  Y5, Y11, Y5
 	VPUNPCKLQDQ  Y7, Y4, Y11
 	VPUNPCKHQDQ  Y7, Y4, Y4
-	VMOVDQU      Y6, 512(SP)
-	VMOVDQU      Y5, 544(SP)
-	VMOVDQU      Y11, 576(SP)
-	VMOVDQU      Y4, 608(SP)
+	VMOVDQU      Y6, 512(R12)
+	VMOVDQU      Y5, 544(R12)
+	VMOVDQU      Y11, 576(R12)
+	VMOVDQU      Y4, 608(R12)
 	VPBROADCASTD (R11), Y4
 	VPXOR        Y4, Y0, Y0
-	VPXOR        (SP), Y8, Y8
+	VPXOR        (R12), Y8, Y8
 	VPBLENDVB    Y10, Y0, Y8, Y0
 	VPBROADCASTD 4(R11), Y4
 	VPXOR        Y4, Y1, Y1
-	VPXOR        32(SP), Y9, Y9
+	VPXOR        32(R12), Y9, Y9
 	VPBLENDVB    Y10, Y1, Y9, Y1
 	VPBROADCASTD 8(R11), Y4
 	VPXOR        Y4, Y2, Y2
-	VMOVDQU      192(SP), Y4
-	VPXOR        64(SP), Y4, Y4
+	VMOVDQU      192(R12), Y4
+	VPXOR        64(R12), Y4, Y4
 	VPBLENDVB    Y10, Y2, Y4, Y2
 	VPBROADCASTD 12(R11), Y4
 	VPXOR        Y4, Y3, Y3
-	VMOVDQU      224(SP), Y4
-	VPXOR        96(SP), Y4, Y4
+	VMOVDQU      224(R12), Y4
+	VPXOR        96(R12), Y4, Y4
 	VPBLENDVB    Y10, Y3, Y4, Y3
-	VMOVDQU      352(SP), Y4
+	VMOVDQU      352(R12), Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      640(SP), Y5
+	VMOVDQU      640(R12), Y5
 	VPXOR        Y6, Y6, Y6
 	VPCMPEQD     Y5, Y5, Y7
 	VPGATHERDD   Y7, (DX)(Y5*1), Y6
 	VPAND        Y4, Y6, Y6
 	VPXOR        Y0, Y6, Y6
-	VMOVDQU      Y6, 256(SP)
+	VMOVDQU      Y6, 256(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y6
 	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y1, Y0, Y0
-	VMOVDQU      Y0, 288(SP)
+	VMOVDQU      Y0, 288(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y2, Y0, Y0
-	VMOVDQU      Y0, 320(SP)
+	VMOVDQU      Y0, 320(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
@@ -3310,7 +3314,7 @@ pointsAVX2_mul4_round:
 	VPXOR        Y1, Y0, Y0
 	VPAND        Y4, Y0, Y0
 	VPXOR        Y3, Y0, Y0
-	VMOVDQU      Y0, 352(SP)
+	VMOVDQU      Y0, 352(R12)
 	VPXOR        Y0, Y0, Y0
 	VPCMPEQD     Y5, Y5, Y1
 	VPGATHERDD   Y1, 16(DX)(Y5*1), Y0
@@ -3335,8 +3339,8 @@ pointsAVX2_mul4_round:
 	VPUNPCKHQDQ  Y1, Y4, Y1
 	VPUNPCKLQDQ  Y3, Y0, Y4
 	VPUNPCKHQDQ  Y3, Y0, Y0
-	VMOVDQU      384(SP), Y3
-	VMOVDQU      512(SP), Y5
+	VMOVDQU      384(R12), Y3
+	VMOVDQU      512(R12), Y5
 	VPAND        (R10), Y5, Y5
 	VPADDQ       Y5, Y3, Y6
 	VPXOR        Y5, Y3, Y3
@@ -3349,9 +3353,9 @@ pointsAVX2_mul4_round:
 	VPAND        64(R10), Y3, Y3
 	VPAND        128(R10), Y5, Y5
 	VPOR         Y5, Y3, Y3
-	VMOVDQU      Y3, 384(SP)
-	VMOVDQU      416(SP), Y2
-	VMOVDQU      544(SP), Y3
+	VMOVDQU      Y3, 384(R12)
+	VMOVDQU      416(R12), Y2
+	VMOVDQU      544(R12), Y3
 	VPAND        (R10), Y3, Y3
 	VPADDQ       Y3, Y2, Y5
 	VPXOR        Y3, Y2, Y2
@@ -3364,9 +3368,9 @@ pointsAVX2_mul4_round:
 	VPAND        64(R10), Y2, Y2
 	VPAND        128(R10), Y3, Y3
 	VPOR         Y3, Y2, Y2
-	VMOVDQU      Y2, 416(SP)
-	VMOVDQU      448(SP), Y1
-	VMOVDQU      576(SP), Y2
+	VMOVDQU      Y2, 416(R12)
+	VMOVDQU      448(R12), Y1
+	VMOVDQU      576(R12), Y2
 	VPAND        (R10), Y2, Y2
 	VPADDQ       Y2, Y1, Y3
 	VPXOR        Y2, Y1, Y1
@@ -3379,9 +3383,9 @@ pointsAVX2_mul4_round:
 	VPAND        64(R10), Y1, Y1
 	VPAND        128(R10), Y2, Y2
 	VPOR         Y2, Y1, Y1
-	VMOVDQU      Y1, 448(SP)
-	VMOVDQU      480(SP), Y1
-	VMOVDQU      608(SP), Y2
+	VMOVDQU      Y1, 448(R12)
+	VMOVDQU      480(R12), Y1
+	VMOVDQU      608(R12), Y2
 	VPAND        (R10), Y2, Y2
 	VPADDQ       Y2, Y1, Y3
 	VPXOR        Y2, Y1, Y1
@@ -3394,7 +3398,7 @@ pointsAVX2_mul4_round:
 	VPAND        64(R10), Y1, Y1
 	VPAND        128(R10), Y2, Y2
 	VPOR         Y2, Y1, Y1
-	VMOVDQU      Y1, 480(SP)
+	VMOVDQU      Y1, 480(R12)
 	ADDQ         $0x20, DX
 	ADDQ         $0x20, BX
 	ADDQ         $0x08, CX
@@ -3402,20 +3406,20 @@ pointsAVX2_mul4_round:
 	JMP          pointsAVX2_mul4_level
 
 pointsAVX2_mul4_done:
-	VMOVDQU 384(SP), Y0
+	VMOVDQU 384(R12), Y0
 	VMOVDQU Y0, (R9)
-	VMOVDQU 416(SP), Y0
+	VMOVDQU 416(R12), Y0
 	VMOVDQU Y0, 32(R9)
-	VMOVDQU 448(SP), Y0
+	VMOVDQU 448(R12), Y0
 	VMOVDQU Y0, 64(R9)
-	VMOVDQU 480(SP), Y0
+	VMOVDQU 480(R12), Y0
 	VMOVDQU Y0, 96(R9)
 
 pointsAVX2_done:
-	VMOVDQU     256(SP), Y0
-	VMOVDQU     288(SP), Y1
-	VMOVDQU     320(SP), Y2
-	VMOVDQU     352(SP), Y3
+	VMOVDQU     256(R12), Y0
+	VMOVDQU     288(R12), Y1
+	VMOVDQU     320(R12), Y2
+	VMOVDQU     352(R12), Y3
 	VPUNPCKLDQ  Y1, Y0, Y4
 	VPUNPCKHDQ  Y1, Y0, Y0
 	VPUNPCKLDQ  Y3, Y2, Y1
@@ -3433,7 +3437,7 @@ pointsAVX2_done:
 
 // func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512(SB), $832-80
+TEXT ·pointsAVX512(SB), $888-80
 	MOVQ        nodes+0(FP), AX
 	MOVQ        sides+8(FP), CX
 	MOVQ        rows+16(FP), DX
@@ -3444,6 +3448,8 @@ TEXT ·pointsAVX512(SB), $832-80
 	MOVQ        sums+56(FP), R9
 	MOVQ        arith+64(FP), R10
 	MOVQ        in+72(FP), R11
+	LEAQ        63(SP), R12
+	ANDQ        $-64, R12
 	VMOVDQU32   (AX), Z0
 	VMOVDQU32   64(AX), Z1
 	VMOVDQU32   128(AX), Z2
@@ -3456,14 +3462,14 @@ TEXT ·pointsAVX512(SB), $832-80
 	VPUNPCKHQDQ Z1, Z4, Z1
 	VPUNPCKLQDQ Z3, Z0, Z4
 	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, (SP)
-	VMOVDQU32   Z1, 64(SP)
-	VMOVDQU32   Z4, 128(SP)
-	VMOVDQU32   Z0, 192(SP)
+	VMOVDQU32   Z2, (R12)
+	VMOVDQU32   Z1, 64(R12)
+	VMOVDQU32   Z4, 128(R12)
+	VMOVDQU32   Z0, 192(R12)
 	VMOVDQU32   (BX), Z0
 	VMOVDQU32   sel_avx512<>+0(SB), Z1
 	VPERMD      Z0, Z1, Z0
-	VMOVDQU32   Z0, 768(SP)
+	VMOVDQU32   Z0, 768(R12)
 	LEAQ        (DX)(DI*1), BX
 	CMPQ        R8, $0x04
 	JE          pointsAVX512_mul4
@@ -3471,10 +3477,10 @@ TEXT ·pointsAVX512(SB), $832-80
 pointsAVX512_mul2_level:
 	CMPQ         SI, $0x00
 	JE           pointsAVX512_mul2_done
-	VMOVDQU32    (SP), Z16
-	VMOVDQU32    64(SP), Z17
-	VMOVDQU32    128(SP), Z18
-	VMOVDQU32    192(SP), Z19
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    64(R12), Z17
+	VMOVDQU32    128(R12), Z18
+	VMOVDQU32    192(R12), Z19
 	VPSRLD       $0x01, Z19, Z19
 	VPSLLD       $0x01, Z19, Z19
 	VMOVDQU32    Z16, Z4
@@ -3493,37 +3499,37 @@ pointsAVX512_mul2_level:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R11), Z14
 	VPBROADCASTD 20(R11), Z15
-	MOVLQSX      768(SP), DI
+	MOVLQSX      768(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      772(SP), DI
+	MOVLQSX      772(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      776(SP), DI
+	MOVLQSX      776(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      780(SP), DI
+	MOVLQSX      780(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      784(SP), DI
+	MOVLQSX      784(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      788(SP), DI
+	MOVLQSX      788(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      792(SP), DI
+	MOVLQSX      792(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      796(SP), DI
+	MOVLQSX      796(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      800(SP), DI
+	MOVLQSX      800(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      804(SP), DI
+	MOVLQSX      804(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      808(SP), DI
+	MOVLQSX      808(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      812(SP), DI
+	MOVLQSX      812(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      816(SP), DI
+	MOVLQSX      816(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      820(SP), DI
+	MOVLQSX      820(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      824(SP), DI
+	MOVLQSX      824(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      828(SP), DI
+	MOVLQSX      828(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3642,28 +3648,28 @@ pointsAVX512_mul2_round:
 	VPXORD.BCST 12(R11), Z3, Z3
 	VPXORD      Z19, Z7, Z7
 	VPBLENDMD   Z7, Z3, K1, Z3
-	VMOVDQU32   192(SP), Z4
+	VMOVDQU32   192(R12), Z4
 	VPSLLD      $0x1f, Z4, Z4
 	VPSRAD      $0x1f, Z4, Z4
-	VMOVDQU32   768(SP), Z5
+	VMOVDQU32   768(R12), Z5
 	VPXORD      Z20, Z20, Z20
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  (DX)(Z5*1), K2, Z20
 	VPANDD      Z4, Z20, Z20
 	VPXORD      Z0, Z20, Z20
-	VMOVDQU32   Z20, (SP)
+	VMOVDQU32   Z20, (R12)
 	VPXORD      Z21, Z21, Z21
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  4(DX)(Z5*1), K2, Z21
 	VPANDD      Z4, Z21, Z21
 	VPXORD      Z1, Z21, Z21
-	VMOVDQU32   Z21, 64(SP)
+	VMOVDQU32   Z21, 64(R12)
 	VPXORD      Z22, Z22, Z22
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  8(DX)(Z5*1), K2, Z22
 	VPANDD      Z4, Z22, Z22
 	VPXORD      Z2, Z22, Z22
-	VMOVDQU32   Z22, 128(SP)
+	VMOVDQU32   Z22, 128(R12)
 	VPXORD      Z23, Z23, Z23
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  12(DX)(Z5*1), K2, Z23
@@ -3678,7 +3684,7 @@ pointsAVX512_mul2_round:
 	VPXORD      Z0, Z23, Z23
 	VPANDD      Z4, Z23, Z23
 	VPXORD      Z3, Z23, Z23
-	VMOVDQU32   Z23, 192(SP)
+	VMOVDQU32   Z23, 192(R12)
 	ADDQ        $0x20, DX
 	ADDQ        $0x20, BX
 	ADDQ        $0x10, CX
@@ -3690,18 +3696,18 @@ pointsAVX512_mul2_done:
 
 pointsAVX512_mul4:
 	VPXORD    Z5, Z5, Z5
-	VMOVDQU32 Z5, 256(SP)
-	VMOVDQU32 Z5, 320(SP)
-	VMOVDQU32 Z5, 384(SP)
-	VMOVDQU32 Z5, 448(SP)
+	VMOVDQU32 Z5, 256(R12)
+	VMOVDQU32 Z5, 320(R12)
+	VMOVDQU32 Z5, 384(R12)
+	VMOVDQU32 Z5, 448(R12)
 
 pointsAVX512_mul4_level:
 	CMPQ         SI, $0x00
 	JE           pointsAVX512_mul4_done
-	VMOVDQU32    (SP), Z16
-	VMOVDQU32    64(SP), Z17
-	VMOVDQU32    128(SP), Z18
-	VMOVDQU32    192(SP), Z19
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    64(R12), Z17
+	VMOVDQU32    128(R12), Z18
+	VMOVDQU32    192(R12), Z19
 	VPSRLD       $0x01, Z19, Z19
 	VPSLLD       $0x01, Z19, Z19
 	VMOVDQU32    Z16, Z4
@@ -3720,37 +3726,37 @@ pointsAVX512_mul4_level:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R11), Z14
 	VPBROADCASTD 20(R11), Z15
-	MOVLQSX      768(SP), DI
+	MOVLQSX      768(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      772(SP), DI
+	MOVLQSX      772(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      776(SP), DI
+	MOVLQSX      776(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      780(SP), DI
+	MOVLQSX      780(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      784(SP), DI
+	MOVLQSX      784(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      788(SP), DI
+	MOVLQSX      788(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      792(SP), DI
+	MOVLQSX      792(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      796(SP), DI
+	MOVLQSX      796(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      800(SP), DI
+	MOVLQSX      800(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      804(SP), DI
+	MOVLQSX      804(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      808(SP), DI
+	MOVLQSX      808(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      812(SP), DI
+	MOVLQSX      812(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      816(SP), DI
+	MOVLQSX      816(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      820(SP), DI
+	MOVLQSX      820(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      824(SP), DI
+	MOVLQSX      824(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      828(SP), DI
+	MOVLQSX      828(R12), DI
 	PREFETCHT0   64(DX)(DI*1)
 	MOVQ         $0x0000000a, DI
 
@@ -3875,10 +3881,10 @@ pointsAVX512_mul4_round:
 	VPUNPCKHQDQ Z5, Z14, Z5
 	VPUNPCKLQDQ Z7, Z4, Z14
 	VPUNPCKHQDQ Z7, Z4, Z4
-	VMOVDQU32   Z6, 512(SP)
-	VMOVDQU32   Z5, 576(SP)
-	VMOVDQU32   Z14, 640(SP)
-	VMOVDQU32   Z4, 704(SP)
+	VMOVDQU32   Z6, 512(R12)
+	VMOVDQU32   Z5, 576(R12)
+	VMOVDQU32   Z14, 640(R12)
+	VMOVDQU32   Z4, 704(R12)
 	VPXORD.BCST (R11), Z0, Z0
 	VPXORD      Z16, Z8, Z8
 	VPBLENDMD   Z8, Z0, K1, Z0
@@ -3891,28 +3897,28 @@ pointsAVX512_mul4_round:
 	VPXORD.BCST 12(R11), Z3, Z3
 	VPXORD      Z19, Z11, Z11
 	VPBLENDMD   Z11, Z3, K1, Z3
-	VMOVDQU32   192(SP), Z4
+	VMOVDQU32   192(R12), Z4
 	VPSLLD      $0x1f, Z4, Z4
 	VPSRAD      $0x1f, Z4, Z4
-	VMOVDQU32   768(SP), Z5
+	VMOVDQU32   768(R12), Z5
 	VPXORD      Z22, Z22, Z22
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  (DX)(Z5*1), K2, Z22
 	VPANDD      Z4, Z22, Z22
 	VPXORD      Z0, Z22, Z22
-	VMOVDQU32   Z22, (SP)
+	VMOVDQU32   Z22, (R12)
 	VPXORD      Z23, Z23, Z23
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  4(DX)(Z5*1), K2, Z23
 	VPANDD      Z4, Z23, Z23
 	VPXORD      Z1, Z23, Z23
-	VMOVDQU32   Z23, 64(SP)
+	VMOVDQU32   Z23, 64(R12)
 	VPXORD      Z24, Z24, Z24
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  8(DX)(Z5*1), K2, Z24
 	VPANDD      Z4, Z24, Z24
 	VPXORD      Z2, Z24, Z24
-	VMOVDQU32   Z24, 128(SP)
+	VMOVDQU32   Z24, 128(R12)
 	VPXORD      Z25, Z25, Z25
 	VPCMPEQD    Z5, Z5, K2
 	VPGATHERDD  12(DX)(Z5*1), K2, Z25
@@ -3927,7 +3933,7 @@ pointsAVX512_mul4_round:
 	VPXORD      Z0, Z25, Z25
 	VPANDD      Z4, Z25, Z25
 	VPXORD      Z3, Z25, Z25
-	VMOVDQU32   Z25, 192(SP)
+	VMOVDQU32   Z25, 192(R12)
 	VPXORD      Z27, Z27, Z27
 	VPCMPEQD    Z5, Z5, K1
 	VPGATHERDD  16(DX)(Z5*1), K1, Z27
@@ -3952,8 +3958,8 @@ pointsAVX512_mul4_round:
 	VPUNPCKHQDQ Z3, Z0, Z0
 	VPUNPCKLQDQ Z4, Z2, Z3
 	VPUNPCKHQDQ Z4, Z2, Z2
-	VMOVDQU32   256(SP), Z4
-	VMOVDQU32   512(SP), Z5
+	VMOVDQU32   256(R12), Z4
+	VMOVDQU32   512(R12), Z5
 	VPANDD      (R10), Z5, Z5
 	VPADDQ      Z5, Z4, Z6
 	VPXORD      Z5, Z4, Z4
@@ -3966,9 +3972,9 @@ pointsAVX512_mul4_round:
 	VPANDD      64(R10), Z4, Z4
 	VPANDD      128(R10), Z5, Z5
 	VPORD       Z5, Z4, Z4
-	VMOVDQU32   Z4, 256(SP)
-	VMOVDQU32   320(SP), Z1
-	VMOVDQU32   576(SP), Z4
+	VMOVDQU32   Z4, 256(R12)
+	VMOVDQU32   320(R12), Z1
+	VMOVDQU32   576(R12), Z4
 	VPANDD      (R10), Z4, Z4
 	VPADDQ      Z4, Z1, Z5
 	VPXORD      Z4, Z1, Z1
@@ -3981,9 +3987,9 @@ pointsAVX512_mul4_round:
 	VPANDD      64(R10), Z1, Z1
 	VPANDD      128(R10), Z4, Z4
 	VPORD       Z4, Z1, Z1
-	VMOVDQU32   Z1, 320(SP)
-	VMOVDQU32   384(SP), Z0
-	VMOVDQU32   640(SP), Z1
+	VMOVDQU32   Z1, 320(R12)
+	VMOVDQU32   384(R12), Z0
+	VMOVDQU32   640(R12), Z1
 	VPANDD      (R10), Z1, Z1
 	VPADDQ      Z1, Z0, Z4
 	VPXORD      Z1, Z0, Z0
@@ -3996,9 +4002,9 @@ pointsAVX512_mul4_round:
 	VPANDD      64(R10), Z0, Z0
 	VPANDD      128(R10), Z1, Z1
 	VPORD       Z1, Z0, Z0
-	VMOVDQU32   Z0, 384(SP)
-	VMOVDQU32   448(SP), Z0
-	VMOVDQU32   704(SP), Z1
+	VMOVDQU32   Z0, 384(R12)
+	VMOVDQU32   448(R12), Z0
+	VMOVDQU32   704(R12), Z1
 	VPANDD      (R10), Z1, Z1
 	VPADDQ      Z1, Z0, Z3
 	VPXORD      Z1, Z0, Z0
@@ -4011,7 +4017,7 @@ pointsAVX512_mul4_round:
 	VPANDD      64(R10), Z0, Z0
 	VPANDD      128(R10), Z1, Z1
 	VPORD       Z1, Z0, Z0
-	VMOVDQU32   Z0, 448(SP)
+	VMOVDQU32   Z0, 448(R12)
 	ADDQ        $0x20, DX
 	ADDQ        $0x20, BX
 	ADDQ        $0x10, CX
@@ -4019,20 +4025,20 @@ pointsAVX512_mul4_round:
 	JMP         pointsAVX512_mul4_level
 
 pointsAVX512_mul4_done:
-	VMOVDQU32 256(SP), Z0
+	VMOVDQU32 256(R12), Z0
 	VMOVDQU32 Z0, (R9)
-	VMOVDQU32 320(SP), Z0
+	VMOVDQU32 320(R12), Z0
 	VMOVDQU32 Z0, 64(R9)
-	VMOVDQU32 384(SP), Z0
+	VMOVDQU32 384(R12), Z0
 	VMOVDQU32 Z0, 128(R9)
-	VMOVDQU32 448(SP), Z0
+	VMOVDQU32 448(R12), Z0
 	VMOVDQU32 Z0, 192(R9)
 
 pointsAVX512_done:
-	VMOVDQU32   (SP), Z0
-	VMOVDQU32   64(SP), Z1
-	VMOVDQU32   128(SP), Z2
-	VMOVDQU32   192(SP), Z3
+	VMOVDQU32   (R12), Z0
+	VMOVDQU32   64(R12), Z1
+	VMOVDQU32   128(R12), Z2
+	VMOVDQU32   192(R12), Z3
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -4050,13 +4056,15 @@ pointsAVX512_done:
 
 // func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·childrenAVX2(SB), NOSPLIT, $288-48
+TEXT ·childrenAVX2(SB), NOSPLIT, $312-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ chunks+16(FP), DX
 	MOVQ cws+24(FP), BX
 	MOVQ leaf+32(FP), SI
 	MOVQ in+40(FP), DI
+	LEAQ 31(SP), R8
+	ANDQ $-32, R8
 
 childrenAVX2_chunk:
 	CMPQ         DX, $0x00
@@ -4076,22 +4084,22 @@ childrenAVX2_chunk:
 	VMOVDQU      Y3, Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      Y4, 256(SP)
+	VMOVDQU      Y4, 256(R8)
 	VPSRLD       $0x01, Y3, Y3
 	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, (R8)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
 	VPBROADCASTD (DI), Y0
-	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, 32(R8)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
 	VPBROADCASTD 4(DI), Y1
-	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, 64(R8)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
 	VPBROADCASTD 8(DI), Y2
-	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, 96(R8)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
 	VPBROADCASTD 12(DI), Y3
@@ -4099,9 +4107,9 @@ childrenAVX2_chunk:
 	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(DI), Y14
 	VPBROADCASTD 20(DI), Y15
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
-	MOVQ         $0x0000000a, R8
+	VMOVDQU      Y10, 192(R8)
+	VMOVDQU      Y11, 224(R8)
+	MOVQ         $0x0000000a, R9
 
 childrenAVX2_round:
 	VPADDD       Y4, Y0, Y0
@@ -4136,17 +4144,17 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 128(SP)
-	VMOVDQU      Y9, 160(SP)
+	VMOVDQU      Y8, 128(R8)
+	VMOVDQU      Y9, 160(R8)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      192(SP), Y10
+	VMOVDQU      192(R8), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      224(SP), Y11
+	VMOVDQU      224(R8), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -4204,17 +4212,17 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
+	VMOVDQU      Y10, 192(R8)
+	VMOVDQU      Y11, 224(R8)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      128(SP), Y8
+	VMOVDQU      128(R8), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      160(SP), Y9
+	VMOVDQU      160(R8), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -4240,43 +4248,43 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         R8
+	DECQ         R9
 	JNZ          childrenAVX2_round
 	VPBROADCASTD (DI), Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD (BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD 4(DI), Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 4(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 8(DI), Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 8(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 12(DI), Y8
 	VPXOR        Y8, Y3, Y3
 	VPBROADCASTD 12(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y3, Y3
-	VPXOR        (SP), Y4, Y4
+	VPXOR        (R8), Y4, Y4
 	VPBROADCASTD 16(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y4, Y4
-	VPXOR        32(SP), Y5, Y5
+	VPXOR        32(R8), Y5, Y5
 	VPBROADCASTD 20(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y5, Y5
-	VPXOR        64(SP), Y6, Y6
+	VPXOR        64(R8), Y6, Y6
 	VPBROADCASTD 24(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y6, Y6
-	VPXOR        96(SP), Y7, Y7
+	VPXOR        96(R8), Y7, Y7
 	VPBROADCASTD 28(BX), Y8
-	VPAND        256(SP), Y8, Y8
+	VPAND        256(R8), Y8, Y8
 	VPXOR        Y8, Y7, Y7
 	VPUNPCKLDQ   Y1, Y0, Y8
 	VPUNPCKHDQ   Y1, Y0, Y0
@@ -4453,13 +4461,15 @@ childrenAVX2_done:
 
 // func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·childrenAVX512(SB), NOSPLIT, $64-48
+TEXT ·childrenAVX512(SB), NOSPLIT, $120-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ chunks+16(FP), DX
 	MOVQ cws+24(FP), BX
 	MOVQ leaf+32(FP), SI
 	MOVQ in+40(FP), DI
+	LEAQ 63(SP), R8
+	ANDQ $-64, R8
 
 childrenAVX512_chunk:
 	CMPQ         DX, $0x00
@@ -4479,7 +4489,7 @@ childrenAVX512_chunk:
 	VMOVDQU32    Z19, Z0
 	VPSLLD       $0x1f, Z0, Z0
 	VPSRAD       $0x1f, Z0, Z0
-	VMOVDQU32    Z0, (SP)
+	VMOVDQU32    Z0, (R8)
 	VPSRLD       $0x01, Z19, Z19
 	VPSLLD       $0x01, Z19, Z19
 	VMOVDQU32    Z16, Z4
@@ -4498,7 +4508,7 @@ childrenAVX512_chunk:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(DI), Z14
 	VPBROADCASTD 20(DI), Z15
-	MOVQ         $0x0000000a, R8
+	MOVQ         $0x0000000a, R9
 
 childrenAVX512_round:
 	VPADDD       Z4, Z0, Z0
@@ -4597,39 +4607,39 @@ childrenAVX512_round:
 	VPROLD       $0x07, Z6, Z6
 	VPROLD       $0x07, Z7, Z7
 	VPROLD       $0x07, Z4, Z4
-	DECQ         R8
+	DECQ         R9
 	JNZ          childrenAVX512_round
 	VPXORD.BCST  (DI), Z0, Z0
 	VPBROADCASTD (BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z0, Z0
 	VPXORD.BCST  4(DI), Z1, Z1
 	VPBROADCASTD 4(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z1, Z1
 	VPXORD.BCST  8(DI), Z2, Z2
 	VPBROADCASTD 8(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z2, Z2
 	VPXORD.BCST  12(DI), Z3, Z3
 	VPBROADCASTD 12(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z3, Z3
 	VPXORD       Z16, Z4, Z4
 	VPBROADCASTD 16(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z4, Z4
 	VPXORD       Z17, Z5, Z5
 	VPBROADCASTD 20(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z5, Z5
 	VPXORD       Z18, Z6, Z6
 	VPBROADCASTD 24(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z6, Z6
 	VPXORD       Z19, Z7, Z7
 	VPBROADCASTD 28(BX), Z8
-	VPANDD       (SP), Z8, Z8
+	VPANDD       (R8), Z8, Z8
 	VPXORD       Z8, Z7, Z7
 	VPUNPCKLDQ   Z1, Z0, Z8
 	VPUNPCKHDQ   Z1, Z0, Z0
@@ -4814,7 +4824,7 @@ childrenAVX512_done:
 
 // func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·dcfChildrenAVX2(SB), $800-72
+TEXT ·dcfChildrenAVX2(SB), $824-72
 	MOVQ dst+0(FP), AX
 	MOVQ dstV+8(FP), CX
 	MOVQ src+16(FP), DX
@@ -4824,6 +4834,8 @@ TEXT ·dcfChildrenAVX2(SB), $800-72
 	MOVQ masks+48(FP), R8
 	MOVQ leaf+56(FP), R9
 	MOVQ in+64(FP), R10
+	LEAQ 31(SP), R11
+	ANDQ $-32, R11
 
 dcfChildrenAVX2_chunk:
 	CMPQ         SI, $0x00
@@ -4843,22 +4855,22 @@ dcfChildrenAVX2_chunk:
 	VMOVDQU      Y3, Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      Y4, 256(SP)
+	VMOVDQU      Y4, 256(R11)
 	VPSRLD       $0x01, Y3, Y3
 	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (SP)
+	VMOVDQU      Y0, (R11)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
 	VPBROADCASTD (R10), Y0
-	VMOVDQU      Y1, 32(SP)
+	VMOVDQU      Y1, 32(R11)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
 	VPBROADCASTD 4(R10), Y1
-	VMOVDQU      Y2, 64(SP)
+	VMOVDQU      Y2, 64(R11)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
 	VPBROADCASTD 8(R10), Y2
-	VMOVDQU      Y3, 96(SP)
+	VMOVDQU      Y3, 96(R11)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
 	VPBROADCASTD 12(R10), Y3
@@ -4866,9 +4878,9 @@ dcfChildrenAVX2_chunk:
 	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(R10), Y14
 	VPBROADCASTD 20(R10), Y15
-	VMOVDQU      Y10, 192(SP)
-	VMOVDQU      Y11, 224(SP)
-	MOVQ         $0x0000000a, R11
+	VMOVDQU      Y10, 192(R11)
+	VMOVDQU      Y11, 224(R11)
+	MOVQ         $0x0000000a, R12
 
 dcfChildrenAVX2_round:
 	VPADDD         Y4, Y0, Y0
@@ -4903,17 +4915,17 @@ dcfChildrenAVX2_round:
 	VPSLLD         $0x07, Y5, Y10
 	VPSRLD         $0x19, Y5, Y5
 	VPOR           Y10, Y5, Y5
-	VMOVDQU        Y8, 128(SP)
-	VMOVDQU        Y9, 160(SP)
+	VMOVDQU        Y8, 128(R11)
+	VMOVDQU        Y9, 160(R11)
 	VPADDD         Y6, Y2, Y2
 	VPADDD         Y7, Y3, Y3
 	VPXOR          Y2, Y14, Y14
 	VPXOR          Y3, Y15, Y15
 	VPSHUFB        rot16<>+0(SB), Y14, Y14
 	VPSHUFB        rot16<>+0(SB), Y15, Y15
-	VMOVDQU        192(SP), Y10
+	VMOVDQU        192(R11), Y10
 	VPADDD         Y14, Y10, Y10
-	VMOVDQU        224(SP), Y11
+	VMOVDQU        224(R11), Y11
 	VPADDD         Y15, Y11, Y11
 	VPXOR          Y10, Y6, Y6
 	VPXOR          Y11, Y7, Y7
@@ -4971,17 +4983,17 @@ dcfChildrenAVX2_round:
 	VPSLLD         $0x07, Y6, Y8
 	VPSRLD         $0x19, Y6, Y6
 	VPOR           Y8, Y6, Y6
-	VMOVDQU        Y10, 192(SP)
-	VMOVDQU        Y11, 224(SP)
+	VMOVDQU        Y10, 192(R11)
+	VMOVDQU        Y11, 224(R11)
 	VPADDD         Y7, Y2, Y2
 	VPADDD         Y4, Y3, Y3
 	VPXOR          Y2, Y13, Y13
 	VPXOR          Y3, Y14, Y14
 	VPSHUFB        rot16<>+0(SB), Y13, Y13
 	VPSHUFB        rot16<>+0(SB), Y14, Y14
-	VMOVDQU        128(SP), Y8
+	VMOVDQU        128(R11), Y8
 	VPADDD         Y13, Y8, Y8
-	VMOVDQU        160(SP), Y9
+	VMOVDQU        160(R11), Y9
 	VPADDD         Y14, Y9, Y9
 	VPXOR          Y8, Y7, Y7
 	VPXOR          Y9, Y4, Y4
@@ -5007,27 +5019,27 @@ dcfChildrenAVX2_round:
 	VPSLLD         $0x07, Y4, Y10
 	VPSRLD         $0x19, Y4, Y4
 	VPOR           Y10, Y4, Y4
-	DECQ           R11
+	DECQ           R12
 	JNZ            dcfChildrenAVX2_round
 	VPBROADCASTD   (R10), Y10
 	VPXOR          Y10, Y0, Y0
 	VPBROADCASTD   (DI), Y10
-	VPAND          256(SP), Y10, Y10
+	VPAND          256(R11), Y10, Y10
 	VPXOR          Y10, Y0, Y0
 	VPBROADCASTD   4(R10), Y10
 	VPXOR          Y10, Y1, Y1
 	VPBROADCASTD   4(DI), Y10
-	VPAND          256(SP), Y10, Y10
+	VPAND          256(R11), Y10, Y10
 	VPXOR          Y10, Y1, Y1
 	VPBROADCASTD   8(R10), Y10
 	VPXOR          Y10, Y2, Y2
 	VPBROADCASTD   8(DI), Y10
-	VPAND          256(SP), Y10, Y10
+	VPAND          256(R11), Y10, Y10
 	VPXOR          Y10, Y2, Y2
 	VPBROADCASTD   12(R10), Y10
 	VPXOR          Y10, Y3, Y3
 	VPBROADCASTD   12(DI), Y10
-	VPAND          256(SP), Y10, Y10
+	VPAND          256(R11), Y10, Y10
 	VPXOR          Y10, Y3, Y3
 	VPUNPCKLDQ     Y1, Y0, Y10
 	VPUNPCKHDQ     Y1, Y0, Y0
@@ -5037,27 +5049,27 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y1, Y10, Y1
 	VPUNPCKLQDQ    Y3, Y0, Y10
 	VPUNPCKHQDQ    Y3, Y0, Y0
-	VMOVDQU        Y2, 288(SP)
-	VMOVDQU        Y1, 320(SP)
-	VMOVDQU        Y10, 352(SP)
-	VMOVDQU        Y0, 384(SP)
-	VPXOR          (SP), Y8, Y8
+	VMOVDQU        Y2, 288(R11)
+	VMOVDQU        Y1, 320(R11)
+	VMOVDQU        Y10, 352(R11)
+	VMOVDQU        Y0, 384(R11)
+	VPXOR          (R11), Y8, Y8
 	VPBROADCASTD   16(DI), Y0
-	VPAND          256(SP), Y0, Y0
+	VPAND          256(R11), Y0, Y0
 	VPXOR          Y0, Y8, Y8
-	VPXOR          32(SP), Y9, Y9
+	VPXOR          32(R11), Y9, Y9
 	VPBROADCASTD   20(DI), Y0
-	VPAND          256(SP), Y0, Y0
+	VPAND          256(R11), Y0, Y0
 	VPXOR          Y0, Y9, Y9
-	VMOVDQU        192(SP), Y0
-	VPXOR          64(SP), Y0, Y0
+	VMOVDQU        192(R11), Y0
+	VPXOR          64(R11), Y0, Y0
 	VPBROADCASTD   24(DI), Y1
-	VPAND          256(SP), Y1, Y1
+	VPAND          256(R11), Y1, Y1
 	VPXOR          Y1, Y0, Y0
-	VMOVDQU        224(SP), Y1
-	VPXOR          96(SP), Y1, Y1
+	VMOVDQU        224(R11), Y1
+	VPXOR          96(R11), Y1, Y1
 	VPBROADCASTD   28(DI), Y2
-	VPAND          256(SP), Y2, Y2
+	VPAND          256(R11), Y2, Y2
 	VPXOR          Y2, Y1, Y1
 	VPUNPCKLDQ     Y9, Y8, Y2
 	VPUNPCKHDQ     Y9, Y8, Y3
@@ -5067,14 +5079,14 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y8, Y2, Y2
 	VPUNPCKLQDQ    Y1, Y3, Y8
 	VPUNPCKHQDQ    Y1, Y3, Y1
-	VMOVDQU        Y0, 416(SP)
-	VMOVDQU        Y2, 448(SP)
-	VMOVDQU        Y8, 480(SP)
-	VMOVDQU        Y1, 512(SP)
-	VPXOR          (SP), Y4, Y4
-	VPXOR          32(SP), Y5, Y5
-	VPXOR          64(SP), Y6, Y6
-	VPXOR          96(SP), Y7, Y7
+	VMOVDQU        Y0, 416(R11)
+	VMOVDQU        Y2, 448(R11)
+	VMOVDQU        Y8, 480(R11)
+	VMOVDQU        Y1, 512(R11)
+	VPXOR          (R11), Y4, Y4
+	VPXOR          32(R11), Y5, Y5
+	VPXOR          64(R11), Y6, Y6
+	VPXOR          96(R11), Y7, Y7
 	VPUNPCKLDQ     Y5, Y4, Y0
 	VPUNPCKHDQ     Y5, Y4, Y1
 	VPUNPCKLDQ     Y7, Y6, Y2
@@ -5083,10 +5095,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y2, Y0, Y0
 	VPUNPCKLQDQ    Y4, Y1, Y2
 	VPUNPCKHQDQ    Y4, Y1, Y1
-	VMOVDQU        Y3, 544(SP)
-	VMOVDQU        Y0, 576(SP)
-	VMOVDQU        Y2, 608(SP)
-	VMOVDQU        Y1, 640(SP)
+	VMOVDQU        Y3, 544(R11)
+	VMOVDQU        Y0, 576(R11)
+	VMOVDQU        Y2, 608(R11)
+	VMOVDQU        Y1, 640(R11)
 	VPBROADCASTD   16(R10), Y0
 	VPXOR          Y0, Y14, Y14
 	VPBROADCASTD   20(R10), Y0
@@ -5099,17 +5111,17 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y2, Y0, Y0
 	VPUNPCKLQDQ    Y4, Y1, Y2
 	VPUNPCKHQDQ    Y4, Y1, Y1
-	VMOVDQU        Y3, 672(SP)
-	VMOVDQU        Y0, 704(SP)
-	VMOVDQU        Y2, 736(SP)
-	VMOVDQU        Y1, 768(SP)
+	VMOVDQU        Y3, 672(R11)
+	VMOVDQU        Y0, 704(R11)
+	VMOVDQU        Y2, 736(R11)
+	VMOVDQU        Y1, 768(R11)
 	VPSHUFD        $0xff, (DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
 	VMOVDQU        (BX), Y0
-	VMOVDQU        544(SP), Y2
+	VMOVDQU        544(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
 	VPXOR          Y2, Y0, Y0
@@ -5122,7 +5134,7 @@ dcfChildrenAVX2_round:
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
 	VMOVDQU        (BX), Y2
-	VMOVDQU        672(SP), Y3
+	VMOVDQU        672(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
 	VPXOR          Y3, Y2, Y2
@@ -5136,8 +5148,8 @@ dcfChildrenAVX2_round:
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
 	JNE            dcfChildrenAVX2_leaf0
-	VMOVDQU        288(SP), Y1
-	VMOVDQU        416(SP), Y3
+	VMOVDQU        288(R11), Y1
+	VMOVDQU        416(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
 	VMOVDQU        Y4, (AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
@@ -5149,7 +5161,7 @@ dcfChildrenAVX2_round:
 	JMP            dcfChildrenAVX2_next0
 
 dcfChildrenAVX2_leaf0:
-	VMOVDQU    288(SP), Y1
+	VMOVDQU    288(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5171,7 +5183,7 @@ dcfChildrenAVX2_leaf0:
 	VPAND      Y1, Y3, Y3
 	VPANDN     Y0, Y1, Y0
 	VPOR       Y3, Y0, Y0
-	VMOVDQU    416(SP), Y1
+	VMOVDQU    416(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5205,7 +5217,7 @@ dcfChildrenAVX2_next0:
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
 	VMOVDQU        32(BX), Y0
-	VMOVDQU        576(SP), Y2
+	VMOVDQU        576(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
 	VPXOR          Y2, Y0, Y0
@@ -5218,7 +5230,7 @@ dcfChildrenAVX2_next0:
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
 	VMOVDQU        32(BX), Y2
-	VMOVDQU        704(SP), Y3
+	VMOVDQU        704(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
 	VPXOR          Y3, Y2, Y2
@@ -5232,8 +5244,8 @@ dcfChildrenAVX2_next0:
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
 	JNE            dcfChildrenAVX2_leaf1
-	VMOVDQU        320(SP), Y1
-	VMOVDQU        448(SP), Y3
+	VMOVDQU        320(R11), Y1
+	VMOVDQU        448(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
 	VMOVDQU        Y4, 64(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
@@ -5245,7 +5257,7 @@ dcfChildrenAVX2_next0:
 	JMP            dcfChildrenAVX2_next1
 
 dcfChildrenAVX2_leaf1:
-	VMOVDQU    320(SP), Y1
+	VMOVDQU    320(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5267,7 +5279,7 @@ dcfChildrenAVX2_leaf1:
 	VPAND      Y1, Y3, Y3
 	VPANDN     Y0, Y1, Y0
 	VPOR       Y3, Y0, Y0
-	VMOVDQU    448(SP), Y1
+	VMOVDQU    448(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5301,7 +5313,7 @@ dcfChildrenAVX2_next1:
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
 	VMOVDQU        64(BX), Y0
-	VMOVDQU        608(SP), Y2
+	VMOVDQU        608(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
 	VPXOR          Y2, Y0, Y0
@@ -5314,7 +5326,7 @@ dcfChildrenAVX2_next1:
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
 	VMOVDQU        64(BX), Y2
-	VMOVDQU        736(SP), Y3
+	VMOVDQU        736(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
 	VPXOR          Y3, Y2, Y2
@@ -5328,8 +5340,8 @@ dcfChildrenAVX2_next1:
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
 	JNE            dcfChildrenAVX2_leaf2
-	VMOVDQU        352(SP), Y1
-	VMOVDQU        480(SP), Y3
+	VMOVDQU        352(R11), Y1
+	VMOVDQU        480(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
 	VMOVDQU        Y4, 128(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
@@ -5341,7 +5353,7 @@ dcfChildrenAVX2_next1:
 	JMP            dcfChildrenAVX2_next2
 
 dcfChildrenAVX2_leaf2:
-	VMOVDQU    352(SP), Y1
+	VMOVDQU    352(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5363,7 +5375,7 @@ dcfChildrenAVX2_leaf2:
 	VPAND      Y1, Y3, Y3
 	VPANDN     Y0, Y1, Y0
 	VPOR       Y3, Y0, Y0
-	VMOVDQU    480(SP), Y1
+	VMOVDQU    480(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5397,7 +5409,7 @@ dcfChildrenAVX2_next2:
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
 	VMOVDQU        96(BX), Y0
-	VMOVDQU        640(SP), Y2
+	VMOVDQU        640(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
 	VPXOR          Y2, Y0, Y0
@@ -5410,7 +5422,7 @@ dcfChildrenAVX2_next2:
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
 	VMOVDQU        96(BX), Y2
-	VMOVDQU        768(SP), Y3
+	VMOVDQU        768(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
 	VPXOR          Y3, Y2, Y2
@@ -5424,8 +5436,8 @@ dcfChildrenAVX2_next2:
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
 	JNE            dcfChildrenAVX2_leaf3
-	VMOVDQU        384(SP), Y1
-	VMOVDQU        512(SP), Y3
+	VMOVDQU        384(R11), Y1
+	VMOVDQU        512(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
 	VMOVDQU        Y4, 192(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
@@ -5437,7 +5449,7 @@ dcfChildrenAVX2_next2:
 	JMP            dcfChildrenAVX2_next3
 
 dcfChildrenAVX2_leaf3:
-	VMOVDQU    384(SP), Y1
+	VMOVDQU    384(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5459,7 +5471,7 @@ dcfChildrenAVX2_leaf3:
 	VPAND      Y1, Y3, Y3
 	VPANDN     Y0, Y1, Y0
 	VPOR       Y3, Y0, Y0
-	VMOVDQU    512(SP), Y1
+	VMOVDQU    512(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
 	VPSRAD     $0x1f, Y3, Y3
@@ -5500,7 +5512,7 @@ dcfChildrenAVX2_done:
 
 // func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·dcfChildrenAVX512(SB), $1088-72
+TEXT ·dcfChildrenAVX512(SB), $1144-72
 	MOVQ dst+0(FP), AX
 	MOVQ dstV+8(FP), CX
 	MOVQ src+16(FP), DX
@@ -5510,6 +5522,8 @@ TEXT ·dcfChildrenAVX512(SB), $1088-72
 	MOVQ masks+48(FP), R8
 	MOVQ leaf+56(FP), R9
 	MOVQ in+64(FP), R10
+	LEAQ 63(SP), R11
+	ANDQ $-64, R11
 
 dcfChildrenAVX512_chunk:
 	CMPQ         SI, $0x00
@@ -5529,7 +5543,7 @@ dcfChildrenAVX512_chunk:
 	VMOVDQU32    Z19, Z0
 	VPSLLD       $0x1f, Z0, Z0
 	VPSRAD       $0x1f, Z0, Z0
-	VMOVDQU32    Z0, (SP)
+	VMOVDQU32    Z0, (R11)
 	VPSRLD       $0x01, Z19, Z19
 	VPSLLD       $0x01, Z19, Z19
 	VMOVDQU32    Z16, Z4
@@ -5548,7 +5562,7 @@ dcfChildrenAVX512_chunk:
 	VPXORD       Z13, Z13, Z13
 	VPBROADCASTD 16(R10), Z14
 	VPBROADCASTD 20(R10), Z15
-	MOVQ         $0x0000000a, R11
+	MOVQ         $0x0000000a, R12
 
 dcfChildrenAVX512_round:
 	VPADDD          Z4, Z0, Z0
@@ -5647,23 +5661,23 @@ dcfChildrenAVX512_round:
 	VPROLD          $0x07, Z6, Z6
 	VPROLD          $0x07, Z7, Z7
 	VPROLD          $0x07, Z4, Z4
-	DECQ            R11
+	DECQ            R12
 	JNZ             dcfChildrenAVX512_round
 	VPXORD.BCST     (R10), Z0, Z0
 	VPBROADCASTD    (DI), Z20
-	VPANDD          (SP), Z20, Z20
+	VPANDD          (R11), Z20, Z20
 	VPXORD          Z20, Z0, Z0
 	VPXORD.BCST     4(R10), Z1, Z1
 	VPBROADCASTD    4(DI), Z20
-	VPANDD          (SP), Z20, Z20
+	VPANDD          (R11), Z20, Z20
 	VPXORD          Z20, Z1, Z1
 	VPXORD.BCST     8(R10), Z2, Z2
 	VPBROADCASTD    8(DI), Z20
-	VPANDD          (SP), Z20, Z20
+	VPANDD          (R11), Z20, Z20
 	VPXORD          Z20, Z2, Z2
 	VPXORD.BCST     12(R10), Z3, Z3
 	VPBROADCASTD    12(DI), Z20
-	VPANDD          (SP), Z20, Z20
+	VPANDD          (R11), Z20, Z20
 	VPXORD          Z20, Z3, Z3
 	VPUNPCKLDQ      Z1, Z0, Z20
 	VPUNPCKHDQ      Z1, Z0, Z0
@@ -5673,25 +5687,25 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z1, Z20, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z20
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 64(SP)
-	VMOVDQU32       Z1, 128(SP)
-	VMOVDQU32       Z20, 192(SP)
-	VMOVDQU32       Z0, 256(SP)
+	VMOVDQU32       Z2, 64(R11)
+	VMOVDQU32       Z1, 128(R11)
+	VMOVDQU32       Z20, 192(R11)
+	VMOVDQU32       Z0, 256(R11)
 	VPXORD          Z16, Z8, Z8
 	VPBROADCASTD    16(DI), Z0
-	VPANDD          (SP), Z0, Z0
+	VPANDD          (R11), Z0, Z0
 	VPXORD          Z0, Z8, Z8
 	VPXORD          Z17, Z9, Z9
 	VPBROADCASTD    20(DI), Z0
-	VPANDD          (SP), Z0, Z0
+	VPANDD          (R11), Z0, Z0
 	VPXORD          Z0, Z9, Z9
 	VPXORD          Z18, Z10, Z10
 	VPBROADCASTD    24(DI), Z0
-	VPANDD          (SP), Z0, Z0
+	VPANDD          (R11), Z0, Z0
 	VPXORD          Z0, Z10, Z10
 	VPXORD          Z19, Z11, Z11
 	VPBROADCASTD    28(DI), Z0
-	VPANDD          (SP), Z0, Z0
+	VPANDD          (R11), Z0, Z0
 	VPXORD          Z0, Z11, Z11
 	VPUNPCKLDQ      Z9, Z8, Z0
 	VPUNPCKHDQ      Z9, Z8, Z1
@@ -5701,10 +5715,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z8, Z1, Z2
 	VPUNPCKHQDQ     Z8, Z1, Z1
-	VMOVDQU32       Z3, 320(SP)
-	VMOVDQU32       Z0, 384(SP)
-	VMOVDQU32       Z2, 448(SP)
-	VMOVDQU32       Z1, 512(SP)
+	VMOVDQU32       Z3, 320(R11)
+	VMOVDQU32       Z0, 384(R11)
+	VMOVDQU32       Z2, 448(R11)
+	VMOVDQU32       Z1, 512(R11)
 	VPXORD          Z16, Z4, Z4
 	VPXORD          Z17, Z5, Z5
 	VPXORD          Z18, Z6, Z6
@@ -5717,10 +5731,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 576(SP)
-	VMOVDQU32       Z0, 640(SP)
-	VMOVDQU32       Z2, 704(SP)
-	VMOVDQU32       Z1, 768(SP)
+	VMOVDQU32       Z3, 576(R11)
+	VMOVDQU32       Z0, 640(R11)
+	VMOVDQU32       Z2, 704(R11)
+	VMOVDQU32       Z1, 768(R11)
 	VPXORD.BCST     16(R10), Z14, Z14
 	VPXORD.BCST     20(R10), Z15, Z15
 	VPUNPCKLDQ      Z13, Z12, Z0
@@ -5731,17 +5745,17 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 832(SP)
-	VMOVDQU32       Z0, 896(SP)
-	VMOVDQU32       Z2, 960(SP)
-	VMOVDQU32       Z1, 1024(SP)
+	VMOVDQU32       Z3, 832(R11)
+	VMOVDQU32       Z0, 896(R11)
+	VMOVDQU32       Z2, 960(R11)
+	VMOVDQU32       Z1, 1024(R11)
 	VPSHUFD         $0xff, (DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       (BX), Z0
-	VMOVDQU32       576(SP), Z2
+	VMOVDQU32       576(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
 	VPXORD          Z2, Z0, Z0
@@ -5754,7 +5768,7 @@ dcfChildrenAVX512_round:
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
 	VMOVDQU32       (BX), Z2
-	VMOVDQU32       832(SP), Z3
+	VMOVDQU32       832(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
 	VPXORD          Z3, Z2, Z2
@@ -5768,8 +5782,8 @@ dcfChildrenAVX512_round:
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf0
-	VMOVDQU32       64(SP), Z1
-	VMOVDQU32       320(SP), Z3
+	VMOVDQU32       64(R11), Z1
+	VMOVDQU32       320(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, (AX)
@@ -5785,7 +5799,7 @@ dcfChildrenAVX512_round:
 	JMP             dcfChildrenAVX512_next0
 
 dcfChildrenAVX512_leaf0:
-	VMOVDQU32 64(SP), Z1
+	VMOVDQU32 64(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -5807,7 +5821,7 @@ dcfChildrenAVX512_leaf0:
 	VPANDD    Z1, Z21, Z21
 	VPANDND   Z0, Z1, Z0
 	VPORD     Z21, Z0, Z0
-	VMOVDQU32 320(SP), Z1
+	VMOVDQU32 320(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -5843,7 +5857,7 @@ dcfChildrenAVX512_next0:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       64(BX), Z0
-	VMOVDQU32       640(SP), Z2
+	VMOVDQU32       640(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
 	VPXORD          Z2, Z0, Z0
@@ -5856,7 +5870,7 @@ dcfChildrenAVX512_next0:
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
 	VMOVDQU32       64(BX), Z2
-	VMOVDQU32       896(SP), Z3
+	VMOVDQU32       896(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
 	VPXORD          Z3, Z2, Z2
@@ -5870,8 +5884,8 @@ dcfChildrenAVX512_next0:
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf1
-	VMOVDQU32       128(SP), Z1
-	VMOVDQU32       384(SP), Z3
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 128(AX)
@@ -5887,7 +5901,7 @@ dcfChildrenAVX512_next0:
 	JMP             dcfChildrenAVX512_next1
 
 dcfChildrenAVX512_leaf1:
-	VMOVDQU32 128(SP), Z1
+	VMOVDQU32 128(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -5909,7 +5923,7 @@ dcfChildrenAVX512_leaf1:
 	VPANDD    Z1, Z23, Z23
 	VPANDND   Z0, Z1, Z0
 	VPORD     Z23, Z0, Z0
-	VMOVDQU32 384(SP), Z1
+	VMOVDQU32 384(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -5945,7 +5959,7 @@ dcfChildrenAVX512_next1:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       128(BX), Z0
-	VMOVDQU32       704(SP), Z2
+	VMOVDQU32       704(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
 	VPXORD          Z2, Z0, Z0
@@ -5958,7 +5972,7 @@ dcfChildrenAVX512_next1:
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
 	VMOVDQU32       128(BX), Z2
-	VMOVDQU32       960(SP), Z3
+	VMOVDQU32       960(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
 	VPXORD          Z3, Z2, Z2
@@ -5972,8 +5986,8 @@ dcfChildrenAVX512_next1:
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf2
-	VMOVDQU32       192(SP), Z1
-	VMOVDQU32       448(SP), Z3
+	VMOVDQU32       192(R11), Z1
+	VMOVDQU32       448(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 256(AX)
@@ -5989,7 +6003,7 @@ dcfChildrenAVX512_next1:
 	JMP             dcfChildrenAVX512_next2
 
 dcfChildrenAVX512_leaf2:
-	VMOVDQU32 192(SP), Z1
+	VMOVDQU32 192(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -6011,7 +6025,7 @@ dcfChildrenAVX512_leaf2:
 	VPANDD    Z1, Z25, Z25
 	VPANDND   Z0, Z1, Z0
 	VPORD     Z25, Z0, Z0
-	VMOVDQU32 448(SP), Z1
+	VMOVDQU32 448(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -6047,7 +6061,7 @@ dcfChildrenAVX512_next2:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       192(BX), Z0
-	VMOVDQU32       768(SP), Z2
+	VMOVDQU32       768(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
 	VPXORD          Z2, Z0, Z0
@@ -6060,7 +6074,7 @@ dcfChildrenAVX512_next2:
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
 	VMOVDQU32       192(BX), Z2
-	VMOVDQU32       1024(SP), Z3
+	VMOVDQU32       1024(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
 	VPXORD          Z3, Z2, Z2
@@ -6074,8 +6088,8 @@ dcfChildrenAVX512_next2:
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf3
-	VMOVDQU32       256(SP), Z1
-	VMOVDQU32       512(SP), Z3
+	VMOVDQU32       256(R11), Z1
+	VMOVDQU32       512(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 384(AX)
@@ -6091,7 +6105,7 @@ dcfChildrenAVX512_next2:
 	JMP             dcfChildrenAVX512_next3
 
 dcfChildrenAVX512_leaf3:
-	VMOVDQU32 256(SP), Z1
+	VMOVDQU32 256(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3
@@ -6113,7 +6127,7 @@ dcfChildrenAVX512_leaf3:
 	VPANDD    Z1, Z27, Z27
 	VPANDND   Z0, Z1, Z0
 	VPORD     Z27, Z0, Z0
-	VMOVDQU32 512(SP), Z1
+	VMOVDQU32 512(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
 	VPSRAD    $0x1f, Z3, Z3

@@ -146,7 +146,7 @@ func generate(k *routine) {
 	if !k.wide {
 		// 16 state words fill all 16 ymm registers, so two of the words in row 2 wait
 		// on the stack while the quarter-rounds that do not touch them run.
-		frame := AllocLocal(8 * 32)
+		frame := alignedLocal(8*32, 32)
 		for w := range k.seed {
 			k.seed[w] = frame.Offset(32 * w)
 			k.slot[8+w] = frame.Offset(128 + 32*w)
@@ -853,7 +853,7 @@ func generatePoints(k *routine) {
 	if !k.wide {
 		slots += 8 // the seed and spilled words, as in generate
 	}
-	frame := AllocLocal(slots * size)
+	frame := alignedLocal(slots*size, size)
 	slot := func(i int) Mem { return frame.Offset(i * size) }
 	first := 0
 	if !k.wide {
@@ -1119,7 +1119,7 @@ func generateChildren(k *routine) {
 	if !k.wide {
 		slots += 8
 	}
-	frame := AllocLocal(slots * size)
+	frame := alignedLocal(slots*size, size)
 	tSlot := frame
 	if !k.wide {
 		for w := range k.seed {
@@ -1254,7 +1254,7 @@ func generateDcfChildren(k *routine) {
 	if !k.wide {
 		slots += 8
 	}
-	frame := AllocLocal(slots * size)
+	frame := alignedLocal(slots*size, size)
 	first := 0
 	if !k.wide {
 		for w := range k.seed {
@@ -1373,4 +1373,15 @@ func (k *routine) broadcastBlock(m Mem, v VecVirtual) {
 	} else {
 		VBROADCASTI128(m, v)
 	}
+}
+
+// alignedLocal reserves n bytes of the frame at an address aligned to align bytes,
+// kept in a register: Go aligns the stack to 8 bytes only, and a vector access
+// that crosses a cache line costs two.
+func alignedLocal(n, align int) Mem {
+	m := AllocLocal(n + align - 8)
+	base := GP64()
+	LEAQ(m.Offset(align-1), base)
+	ANDQ(I8(-align), base)
+	return Mem{Base: base}
 }
