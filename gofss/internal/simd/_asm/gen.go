@@ -165,9 +165,7 @@ func genRoutine(w width, dcf bool) {
 			VPXOR(seed(u, 0, 0), seed(u, 0, 1), dl)
 			VPXOR(seed(u, 1, 0), seed(u, 1, 1), dr)
 			// The seed correction: the side away from alpha, clamped.
-			VPXOR(dl, dr, scw)
-			VPAND(amask, scw, scw)
-			VPXOR(dr, scw, scw)
+			pick(amask, dl, dr, scw)
 			VPANDN(scw, lsbv, scw)
 			// The control-bit corrections tl = t(dl) ^ a ^ 1 (in dl), tr = t(dr) ^ a (in dr).
 			VPAND(lsbv, amask, t)
@@ -179,16 +177,12 @@ func genRoutine(w width, dcf bool) {
 			// Each party's child on alpha's side.
 			for p := range 2 {
 				l, r := seed(u, 0, p), seed(u, 1, p)
-				VPXOR(l, r, r)
-				VPAND(amask, r, r)
-				VPXOR(r, l, l)
+				pick(amask, r, l, l)
 			}
 			// The rows, then the correction of the kept side: the seed's with that
 			// side's control bit.
 			row(u, dl, dr, vcw)
-			VPXOR(dl, dr, t)
-			VPAND(amask, t, t)
-			VPXOR(dl, t, t)
+			pick(amask, dr, dl, t)
 			VPOR(t, scw, scw)
 			// Each party moves to its kept child: XORed with the correction where
 			// the party's control bit is 1, and written back as the next level's node.
@@ -221,6 +215,10 @@ func genRoutine(w width, dcf bool) {
 	RET()
 }
 
+// pick sets dst to a where mask (all ones or zeros in each lane) is set, else b:
+// one instruction for the three of an XOR select.
+func pick(mask, a, b, dst VecPhysical) { VPBLENDVB(mask, a, b, dst) }
+
 // unitAt is the vector of unit u's keys in the per-key array at base (a block a
 // key).
 func unitAt(w width, base GPPhysical, u int) Mem { return Mem{Base: base, Disp: u * w.size()} }
@@ -239,12 +237,10 @@ func dcfGenValues(g *walk, u int, amask VecPhysical, gtv Mem, value func(side, p
 	x, y, t, v := w.vec(11), w.vec(12), w.vec(13), w.vec(14)
 	for p := range 2 {
 		l, r := value(0, p), value(1, p)
-		VPAND(g.c(cFrom), l, l)
+		VPAND(g.c(cFrom), l, x)
 		VPAND(g.c(cFrom), r, r)
-		VPXOR(l, r, x)
-		VPAND(amask, x, x)
-		VPXOR(x, l, l) // keep
-		VPXOR(x, r, r) // lose
+		pick(amask, r, x, l) // keep
+		pick(amask, x, r, r) // lose
 	}
 	keep0, lose0 := value(0, 0), value(1, 0)
 	keep1, lose1 := value(0, 1), value(1, 1)
