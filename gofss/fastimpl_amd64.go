@@ -128,10 +128,11 @@ func withOneKeyDcf(d *Dcf, f walks) walks {
 }
 
 // simdAriths gives the group's masks for the routines, for party 0 and party 1
-// (whose outputs an integer group negates), where the group has lane masks.
+// (whose outputs an integer group negates), where the group has lane masks and its
+// + is XOR or addition throughout, as simd.Arith requires.
 func simdAriths(g Group) ([2]simd.Arith, bool) {
 	m, ok := g.laneMasks()
-	if !ok {
+	if !ok || m.xor != (Block{}) && m.xor != (Block{^uint64(0), ^uint64(0)}) {
 		return [2]simd.Arith{}, false
 	}
 	from := kblock(m.from)

@@ -280,7 +280,7 @@ lanesetup_done:
 	KMOVW    AX, K2
 	VPTESTMQ Z28, Z28, K7
 	KORTESTW K7, K7
-	JNZ      dpfLeaves_mixed_start
+	JNZ      dpfLeaves_xor_start
 
 dpfLeaves_add_loop8:
 	TESTQ           DX, DX
@@ -519,12 +519,12 @@ dpfLeaves_add_tailchild:
 dpfLeaves_add_done:
 	JMP dpfLeaves_end
 
-dpfLeaves_mixed_start:
-dpfLeaves_mixed_loop8:
+dpfLeaves_xor_start:
+dpfLeaves_xor_loop8:
 	TESTQ           DX, DX
-	JNZ             dpfLeaves_mixed_loop
+	JNZ             dpfLeaves_xor_loop
 	CMPQ            CX, $0x08
-	JB              dpfLeaves_mixed_loop
+	JB              dpfLeaves_xor_loop
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), K3, Z19
 	VBROADCASTI32X4 32(BX), Z20
@@ -601,8 +601,6 @@ dpfLeaves_mixed_loop8:
 	VPANDQ          Z25, Z2, Z2
 	VPANDQ          Z29, Z19, Z19
 	VPXORQ          Z2, Z19, Z3
-	VPADDQ          Z2, Z19, Z19
-	VPTERNLOGQ      $0xe2, Z19, Z28, Z3
 	VPXORQ          Z26, Z3, Z3
 	VPSUBQ          Z26, Z3, Z3
 	VPANDQ          Z27, Z3, Z3
@@ -621,8 +619,6 @@ dpfLeaves_mixed_loop8:
 	VPANDQ          Z25, Z2, Z2
 	VPANDQ          Z29, Z20, Z20
 	VPXORQ          Z2, Z20, Z3
-	VPADDQ          Z2, Z20, Z20
-	VPTERNLOGQ      $0xe2, Z20, Z28, Z3
 	VPXORQ          Z26, Z3, Z3
 	VPSUBQ          Z26, Z3, Z3
 	VPANDQ          Z27, Z3, Z3
@@ -641,8 +637,6 @@ dpfLeaves_mixed_loop8:
 	VPANDQ          Z25, Z2, Z2
 	VPANDQ          Z29, Z21, Z21
 	VPXORQ          Z2, Z21, Z3
-	VPADDQ          Z2, Z21, Z21
-	VPTERNLOGQ      $0xe2, Z21, Z28, Z3
 	VPXORQ          Z26, Z3, Z3
 	VPSUBQ          Z26, Z3, Z3
 	VPANDQ          Z27, Z3, Z3
@@ -661,8 +655,6 @@ dpfLeaves_mixed_loop8:
 	VPANDQ          Z25, Z2, Z2
 	VPANDQ          Z29, Z22, Z22
 	VPXORQ          Z2, Z22, Z3
-	VPADDQ          Z2, Z22, Z22
-	VPTERNLOGQ      $0xe2, Z22, Z28, Z3
 	VPXORQ          Z26, Z3, Z3
 	VPSUBQ          Z26, Z3, Z3
 	VPANDQ          Z27, Z3, Z3
@@ -670,18 +662,18 @@ dpfLeaves_mixed_loop8:
 	ADDQ            $0x20, BX
 	ADDQ            $0x40, DI
 	SUBQ            $0x08, CX
-	JMP             dpfLeaves_mixed_loop8
+	JMP             dpfLeaves_xor_loop8
 
-dpfLeaves_mixed_loop:
+dpfLeaves_xor_loop:
 	CMPQ      CX, $0x02
-	JB        dpfLeaves_mixed_tail
+	JB        dpfLeaves_xor_tail
 	TESTQ     DX, DX
-	JZ        dpfLeaves_mixed_aes
+	JZ        dpfLeaves_xor_aes
 	VMOVDQU64 (DX), Z0
 	ADDQ      $0x00000040, DX
-	JMP       dpfLeaves_mixed_child
+	JMP       dpfLeaves_xor_child
 
-dpfLeaves_mixed_aes:
+dpfLeaves_xor_aes:
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), K3, Z19
 	VPANDNQ         Z19, Z31, Z19
@@ -698,7 +690,7 @@ dpfLeaves_mixed_aes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dpfLeaves_mixed_child:
+dpfLeaves_xor_child:
 	VMOVDQU64  (BX), Y1
 	VSHUFI64X2 $0x50, Z1, Z1, Z1
 	VPSHUFD    $0xff, Z1, Z1
@@ -711,8 +703,6 @@ dpfLeaves_mixed_child:
 	VPANDQ     Z25, Z2, Z2
 	VPANDQ     Z29, Z0, Z0
 	VPXORQ     Z2, Z0, Z3
-	VPADDQ     Z2, Z0, Z0
-	VPTERNLOGQ $0xe2, Z0, Z28, Z3
 	VPXORQ     Z26, Z3, Z3
 	VPSUBQ     Z26, Z3, Z3
 	VPANDQ     Z27, Z3, Z3
@@ -720,18 +710,18 @@ dpfLeaves_mixed_child:
 	ADDQ       $0x20, BX
 	ADDQ       $0x40, DI
 	SUBQ       $0x02, CX
-	JMP        dpfLeaves_mixed_loop
+	JMP        dpfLeaves_xor_loop
 
-dpfLeaves_mixed_tail:
+dpfLeaves_xor_tail:
 	TESTQ       CX, CX
-	JZ          dpfLeaves_mixed_done
+	JZ          dpfLeaves_xor_done
 	VMOVDQU64.Z (BX), K1, Z1
 	TESTQ       DX, DX
-	JZ          dpfLeaves_mixed_tailaes
+	JZ          dpfLeaves_xor_tailaes
 	VMOVDQU64.Z (DX), K2, Z0
-	JMP         dpfLeaves_mixed_tailchild
+	JMP         dpfLeaves_xor_tailchild
 
-dpfLeaves_mixed_tailaes:
+dpfLeaves_xor_tailaes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -747,7 +737,7 @@ dpfLeaves_mixed_tailaes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dpfLeaves_mixed_tailchild:
+dpfLeaves_xor_tailchild:
 	VSHUFI64X2 $0x50, Z1, Z1, Z1
 	VPSHUFD    $0xff, Z1, Z1
 	VPSLLD     $0x1f, Z1, Z1
@@ -759,14 +749,12 @@ dpfLeaves_mixed_tailchild:
 	VPANDQ     Z25, Z2, Z2
 	VPANDQ     Z29, Z0, Z0
 	VPXORQ     Z2, Z0, Z3
-	VPADDQ     Z2, Z0, Z0
-	VPTERNLOGQ $0xe2, Z0, Z28, Z3
 	VPXORQ     Z26, Z3, Z3
 	VPSUBQ     Z26, Z3, Z3
 	VPANDQ     Z27, Z3, Z3
 	VMOVDQU64  Z3, K2, (DI)
 
-dpfLeaves_mixed_done:
+dpfLeaves_xor_done:
 dpfLeaves_end:
 	VZEROUPPER
 	RET
@@ -815,7 +803,7 @@ lanesetup_done:
 	KMOVW    AX, K2
 	VPTESTMQ Z28, Z28, K7
 	KORTESTW K7, K7
-	JNZ      dcfLevel_mixed_start
+	JNZ      dcfLevel_xor_start
 
 dcfLevel_add_loop4:
 	TESTQ           DX, DX
@@ -1041,12 +1029,12 @@ dcfLevel_add_tailchild:
 dcfLevel_add_done:
 	JMP dcfLevel_end
 
-dcfLevel_mixed_start:
-dcfLevel_mixed_loop4:
+dcfLevel_xor_start:
+dcfLevel_xor_loop4:
 	TESTQ           DX, DX
-	JNZ             dcfLevel_mixed_loop
+	JNZ             dcfLevel_xor_loop
 	CMPQ            CX, $0x04
-	JB              dcfLevel_mixed_loop
+	JB              dcfLevel_xor_loop
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), Z20
 	VBROADCASTI32X4 32(BX), Z21
@@ -1116,11 +1104,7 @@ dcfLevel_mixed_loop4:
 	VPANDQ          Z29, Z3, Z3
 	VPANDQ          Z25, Z4, Z4
 	VPXORQ          Z4, Z3, Z5
-	VPADDQ          Z4, Z3, Z3
-	VPTERNLOGQ      $0xe2, Z3, Z28, Z5
 	VPXORQ          Z6, Z5, Z7
-	VPADDQ          Z6, Z5, Z5
-	VPTERNLOGQ      $0xe2, Z5, Z28, Z7
 	VMOVDQU64       Z2, (DI)
 	VPANDNQ         Z2, Z31, Z2
 	VMOVDQU64       Z2, (SI)
@@ -1143,11 +1127,7 @@ dcfLevel_mixed_loop4:
 	VPANDQ          Z29, Z3, Z3
 	VPANDQ          Z25, Z4, Z4
 	VPXORQ          Z4, Z3, Z5
-	VPADDQ          Z4, Z3, Z3
-	VPTERNLOGQ      $0xe2, Z3, Z28, Z5
 	VPXORQ          Z6, Z5, Z7
-	VPADDQ          Z6, Z5, Z5
-	VPTERNLOGQ      $0xe2, Z5, Z28, Z7
 	VMOVDQU64       Z2, (DI)
 	VPANDNQ         Z2, Z31, Z2
 	VMOVDQU64       Z2, (SI)
@@ -1158,19 +1138,19 @@ dcfLevel_mixed_loop4:
 	ADDQ            $0x40, SI
 	ADDQ            $0x40, R8
 	SUBQ            $0x04, CX
-	JMP             dcfLevel_mixed_loop4
+	JMP             dcfLevel_xor_loop4
 
-dcfLevel_mixed_loop:
+dcfLevel_xor_loop:
 	CMPQ      CX, $0x02
-	JB        dcfLevel_mixed_tail
+	JB        dcfLevel_xor_tail
 	TESTQ     DX, DX
-	JZ        dcfLevel_mixed_aes
+	JZ        dcfLevel_xor_aes
 	VMOVDQU64 (DX), Z0
 	VMOVDQU64 64(DX), Z1
 	ADDQ      $0x00000080, DX
-	JMP       dcfLevel_mixed_child
+	JMP       dcfLevel_xor_child
 
-dcfLevel_mixed_aes:
+dcfLevel_xor_aes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -1200,7 +1180,7 @@ dcfLevel_mixed_aes:
 	VAESENCLAST     Z18, Z1, Z1
 	VPXORQ          Z19, Z1, Z1
 
-dcfLevel_mixed_child:
+dcfLevel_xor_child:
 	VMOVDQU64  (BX), Y4
 	VMOVDQU64  (R9), Y6
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
@@ -1214,11 +1194,7 @@ dcfLevel_mixed_child:
 	VPANDQ     Z29, Z3, Z3
 	VPANDQ     Z25, Z4, Z4
 	VPXORQ     Z4, Z3, Z5
-	VPADDQ     Z4, Z3, Z3
-	VPTERNLOGQ $0xe2, Z3, Z28, Z5
 	VPXORQ     Z6, Z5, Z7
-	VPADDQ     Z6, Z5, Z5
-	VPTERNLOGQ $0xe2, Z5, Z28, Z7
 	VMOVDQU64  Z2, (DI)
 	VPANDNQ    Z2, Z31, Z2
 	VMOVDQU64  Z2, (SI)
@@ -1229,19 +1205,19 @@ dcfLevel_mixed_child:
 	ADDQ       $0x40, SI
 	ADDQ       $0x40, R8
 	SUBQ       $0x02, CX
-	JMP        dcfLevel_mixed_loop
+	JMP        dcfLevel_xor_loop
 
-dcfLevel_mixed_tail:
+dcfLevel_xor_tail:
 	TESTQ       CX, CX
-	JZ          dcfLevel_mixed_done
+	JZ          dcfLevel_xor_done
 	VMOVDQU64.Z (BX), K1, Z4
 	VMOVDQU64.Z (R9), K1, Z6
 	TESTQ       DX, DX
-	JZ          dcfLevel_mixed_tailaes
+	JZ          dcfLevel_xor_tailaes
 	VMOVDQU64   (DX), Z0
-	JMP         dcfLevel_mixed_tailchild
+	JMP         dcfLevel_xor_tailchild
 
-dcfLevel_mixed_tailaes:
+dcfLevel_xor_tailaes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -1257,7 +1233,7 @@ dcfLevel_mixed_tailaes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dcfLevel_mixed_tailchild:
+dcfLevel_xor_tailchild:
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
 	VSHUFI64X2 $0xdd, Z1, Z0, Z3
 	VSHUFI64X2 $0x50, Z4, Z4, Z4
@@ -1269,17 +1245,13 @@ dcfLevel_mixed_tailchild:
 	VPANDQ     Z29, Z3, Z3
 	VPANDQ     Z25, Z4, Z4
 	VPXORQ     Z4, Z3, Z5
-	VPADDQ     Z4, Z3, Z3
-	VPTERNLOGQ $0xe2, Z3, Z28, Z5
 	VPXORQ     Z6, Z5, Z7
-	VPADDQ     Z6, Z5, Z5
-	VPTERNLOGQ $0xe2, Z5, Z28, Z7
 	VMOVDQU64  Z2, K2, (DI)
 	VPANDNQ    Z2, Z31, Z2
 	VMOVDQU64  Z2, K2, (SI)
 	VMOVDQU64  Z7, K2, (R8)
 
-dcfLevel_mixed_done:
+dcfLevel_xor_done:
 dcfLevel_end:
 	VZEROUPPER
 	RET
@@ -1327,7 +1299,7 @@ lanesetup_done:
 	KMOVW    AX, K2
 	VPTESTMQ Z28, Z28, K7
 	KORTESTW K7, K7
-	JNZ      dcfLeaves_mixed_start
+	JNZ      dcfLeaves_xor_start
 
 dcfLeaves_add_loop4:
 	TESTQ           DX, DX
@@ -1575,12 +1547,12 @@ dcfLeaves_add_tailchild:
 dcfLeaves_add_done:
 	JMP dcfLeaves_end
 
-dcfLeaves_mixed_start:
-dcfLeaves_mixed_loop4:
+dcfLeaves_xor_start:
+dcfLeaves_xor_loop4:
 	TESTQ           DX, DX
-	JNZ             dcfLeaves_mixed_loop
+	JNZ             dcfLeaves_xor_loop
 	CMPQ            CX, $0x04
-	JB              dcfLeaves_mixed_loop
+	JB              dcfLeaves_xor_loop
 	VBROADCASTI32X4 (BX), Z19
 	VBROADCASTI32X4 16(BX), Z20
 	VBROADCASTI32X4 32(BX), Z21
@@ -1650,22 +1622,14 @@ dcfLeaves_mixed_loop4:
 	VPANDQ          Z29, Z3, Z3
 	VPANDQ          Z25, Z4, Z4
 	VPXORQ          Z4, Z3, Z5
-	VPADDQ          Z4, Z3, Z3
-	VPTERNLOGQ      $0xe2, Z3, Z28, Z5
 	VPXORQ          Z6, Z5, Z7
-	VPADDQ          Z6, Z5, Z5
-	VPTERNLOGQ      $0xe2, Z5, Z28, Z7
 	VPSHUFD         $0xff, Z2, Z3
 	VPSLLD          $0x1f, Z3, Z3
 	VPSRAD          $0x1f, Z3, Z3
 	VPANDQ          Z24, Z3, Z3
 	VPANDQ          Z29, Z2, Z2
 	VPXORQ          Z3, Z2, Z4
-	VPADDQ          Z3, Z2, Z2
-	VPTERNLOGQ      $0xe2, Z2, Z28, Z4
 	VPXORQ          Z7, Z4, Z5
-	VPADDQ          Z7, Z4, Z4
-	VPTERNLOGQ      $0xe2, Z4, Z28, Z5
 	VPXORQ          Z26, Z5, Z5
 	VPSUBQ          Z26, Z5, Z5
 	VPANDQ          Z27, Z5, Z5
@@ -1686,22 +1650,14 @@ dcfLeaves_mixed_loop4:
 	VPANDQ          Z29, Z3, Z3
 	VPANDQ          Z25, Z4, Z4
 	VPXORQ          Z4, Z3, Z5
-	VPADDQ          Z4, Z3, Z3
-	VPTERNLOGQ      $0xe2, Z3, Z28, Z5
 	VPXORQ          Z6, Z5, Z7
-	VPADDQ          Z6, Z5, Z5
-	VPTERNLOGQ      $0xe2, Z5, Z28, Z7
 	VPSHUFD         $0xff, Z2, Z3
 	VPSLLD          $0x1f, Z3, Z3
 	VPSRAD          $0x1f, Z3, Z3
 	VPANDQ          Z24, Z3, Z3
 	VPANDQ          Z29, Z2, Z2
 	VPXORQ          Z3, Z2, Z4
-	VPADDQ          Z3, Z2, Z2
-	VPTERNLOGQ      $0xe2, Z2, Z28, Z4
 	VPXORQ          Z7, Z4, Z5
-	VPADDQ          Z7, Z4, Z4
-	VPTERNLOGQ      $0xe2, Z4, Z28, Z5
 	VPXORQ          Z26, Z5, Z5
 	VPSUBQ          Z26, Z5, Z5
 	VPANDQ          Z27, Z5, Z5
@@ -1710,19 +1666,19 @@ dcfLeaves_mixed_loop4:
 	ADDQ            $0x20, R9
 	ADDQ            $0x40, DI
 	SUBQ            $0x04, CX
-	JMP             dcfLeaves_mixed_loop4
+	JMP             dcfLeaves_xor_loop4
 
-dcfLeaves_mixed_loop:
+dcfLeaves_xor_loop:
 	CMPQ      CX, $0x02
-	JB        dcfLeaves_mixed_tail
+	JB        dcfLeaves_xor_tail
 	TESTQ     DX, DX
-	JZ        dcfLeaves_mixed_aes
+	JZ        dcfLeaves_xor_aes
 	VMOVDQU64 (DX), Z0
 	VMOVDQU64 64(DX), Z1
 	ADDQ      $0x00000080, DX
-	JMP       dcfLeaves_mixed_child
+	JMP       dcfLeaves_xor_child
 
-dcfLeaves_mixed_aes:
+dcfLeaves_xor_aes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -1752,7 +1708,7 @@ dcfLeaves_mixed_aes:
 	VAESENCLAST     Z18, Z1, Z1
 	VPXORQ          Z19, Z1, Z1
 
-dcfLeaves_mixed_child:
+dcfLeaves_xor_child:
 	VMOVDQU64  (BX), Y4
 	VMOVDQU64  (R9), Y6
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
@@ -1766,22 +1722,14 @@ dcfLeaves_mixed_child:
 	VPANDQ     Z29, Z3, Z3
 	VPANDQ     Z25, Z4, Z4
 	VPXORQ     Z4, Z3, Z5
-	VPADDQ     Z4, Z3, Z3
-	VPTERNLOGQ $0xe2, Z3, Z28, Z5
 	VPXORQ     Z6, Z5, Z7
-	VPADDQ     Z6, Z5, Z5
-	VPTERNLOGQ $0xe2, Z5, Z28, Z7
 	VPSHUFD    $0xff, Z2, Z3
 	VPSLLD     $0x1f, Z3, Z3
 	VPSRAD     $0x1f, Z3, Z3
 	VPANDQ     Z24, Z3, Z3
 	VPANDQ     Z29, Z2, Z2
 	VPXORQ     Z3, Z2, Z4
-	VPADDQ     Z3, Z2, Z2
-	VPTERNLOGQ $0xe2, Z2, Z28, Z4
 	VPXORQ     Z7, Z4, Z5
-	VPADDQ     Z7, Z4, Z4
-	VPTERNLOGQ $0xe2, Z4, Z28, Z5
 	VPXORQ     Z26, Z5, Z5
 	VPSUBQ     Z26, Z5, Z5
 	VPANDQ     Z27, Z5, Z5
@@ -1790,19 +1738,19 @@ dcfLeaves_mixed_child:
 	ADDQ       $0x20, R9
 	ADDQ       $0x40, DI
 	SUBQ       $0x02, CX
-	JMP        dcfLeaves_mixed_loop
+	JMP        dcfLeaves_xor_loop
 
-dcfLeaves_mixed_tail:
+dcfLeaves_xor_tail:
 	TESTQ       CX, CX
-	JZ          dcfLeaves_mixed_done
+	JZ          dcfLeaves_xor_done
 	VMOVDQU64.Z (BX), K1, Z4
 	VMOVDQU64.Z (R9), K1, Z6
 	TESTQ       DX, DX
-	JZ          dcfLeaves_mixed_tailaes
+	JZ          dcfLeaves_xor_tailaes
 	VMOVDQU64   (DX), Z0
-	JMP         dcfLeaves_mixed_tailchild
+	JMP         dcfLeaves_xor_tailchild
 
-dcfLeaves_mixed_tailaes:
+dcfLeaves_xor_tailaes:
 	VBROADCASTI32X4 (BX), Z19
 	VPANDNQ         Z19, Z31, Z19
 	VPXORQ          Z8, Z19, Z0
@@ -1818,7 +1766,7 @@ dcfLeaves_mixed_tailaes:
 	VAESENCLAST     Z18, Z0, Z0
 	VPXORQ          Z19, Z0, Z0
 
-dcfLeaves_mixed_tailchild:
+dcfLeaves_xor_tailchild:
 	VSHUFI64X2 $0x88, Z1, Z0, Z2
 	VSHUFI64X2 $0xdd, Z1, Z0, Z3
 	VSHUFI64X2 $0x50, Z4, Z4, Z4
@@ -1830,28 +1778,20 @@ dcfLeaves_mixed_tailchild:
 	VPANDQ     Z29, Z3, Z3
 	VPANDQ     Z25, Z4, Z4
 	VPXORQ     Z4, Z3, Z5
-	VPADDQ     Z4, Z3, Z3
-	VPTERNLOGQ $0xe2, Z3, Z28, Z5
 	VPXORQ     Z6, Z5, Z7
-	VPADDQ     Z6, Z5, Z5
-	VPTERNLOGQ $0xe2, Z5, Z28, Z7
 	VPSHUFD    $0xff, Z2, Z3
 	VPSLLD     $0x1f, Z3, Z3
 	VPSRAD     $0x1f, Z3, Z3
 	VPANDQ     Z24, Z3, Z3
 	VPANDQ     Z29, Z2, Z2
 	VPXORQ     Z3, Z2, Z4
-	VPADDQ     Z3, Z2, Z2
-	VPTERNLOGQ $0xe2, Z2, Z28, Z4
 	VPXORQ     Z7, Z4, Z5
-	VPADDQ     Z7, Z4, Z4
-	VPTERNLOGQ $0xe2, Z4, Z28, Z5
 	VPXORQ     Z26, Z5, Z5
 	VPSUBQ     Z26, Z5, Z5
 	VPANDQ     Z27, Z5, Z5
 	VMOVDQU64  Z5, K2, (DI)
 
-dcfLeaves_mixed_done:
+dcfLeaves_xor_done:
 dcfLeaves_end:
 	VZEROUPPER
 	RET
@@ -2409,7 +2349,7 @@ dcfgen_setup:
 	KMOVW           AX, K4
 	VPTESTMQ        Z28, Z28, K7
 	KORTESTW        K7, K7
-	JNZ             dcfGenLevel_mixed_start
+	JNZ             dcfGenLevel_xor_start
 
 dcfGenLevel_add_loop:
 	CMPQ       (SP), $0x00
@@ -2707,10 +2647,10 @@ dcfGenLevel_add_rows:
 dcfGenLevel_add_done:
 	JMP dcfGenLevel_end
 
-dcfGenLevel_mixed_start:
-dcfGenLevel_mixed_loop:
+dcfGenLevel_xor_start:
+dcfGenLevel_xor_loop:
 	CMPQ       (SP), $0x00
-	JE         dcfGenLevel_mixed_done
+	JE         dcfGenLevel_xor_done
 	VMOVDQU64  (R12), Z16
 	VPSRLVQ    Z30, Z16, Z16
 	VPTESTMQ   Z24, Z16, K1
@@ -2724,7 +2664,7 @@ dcfGenLevel_mixed_loop:
 	KNOTW      K1, K2
 	KXORW      K4, K1, K3
 	TESTQ      BX, BX
-	JZ         dcfGenLevel_mixed_aes
+	JZ         dcfGenLevel_xor_aes
 	VMOVDQU64  (DX), Z16
 	VMOVDQU64  64(DX), Z17
 	VMOVDQU64  128(DX), Z18
@@ -2783,9 +2723,9 @@ dcfGenLevel_mixed_loop:
 	VPANDNQ    Z13, Z31, Z13
 	VMOVDQU64  Z12, (R8)
 	VMOVDQU64  Z13, (R10)
-	JMP        dcfGenLevel_mixed_values
+	JMP        dcfGenLevel_xor_values
 
-dcfGenLevel_mixed_aes:
+dcfGenLevel_xor_aes:
 	VMOVDQU64   (DI), Z18
 	VMOVDQU64   (SI), Z19
 	VPANDNQ     Z18, Z31, Z20
@@ -2953,54 +2893,42 @@ dcfGenLevel_mixed_aes:
 	VMOVDQU64   Z12, (DI)
 	VMOVDQU64   Z13, (SI)
 
-dcfGenLevel_mixed_values:
+dcfGenLevel_xor_values:
 	VPBLENDMQ     Z1, Z3, K1, Z0
 	VPBLENDMQ     Z3, Z1, K1, Z2
 	VPBLENDMQ     Z5, Z17, K1, Z4
 	VPBLENDMQ     Z17, Z5, K1, Z16
 	VMOVDQU64     (CX), Z6
 	VPXORQ        Z0, Z4, Z7
-	VPSUBQ        Z0, Z4, Z4
-	VPTERNLOGQ    $0xe2, Z4, Z28, Z7
 	VPXORQ        Z6, Z7, Z9
-	VPSUBQ        Z6, Z7, Z7
-	VPTERNLOGQ    $0xe2, Z7, Z28, Z9
 	MOVQ          8(SP), AX
 	VMOVDQU64.Z   (AX), K3, Z12
 	VPXORQ        Z12, Z9, Z13
-	VPADDQ        Z12, Z9, Z9
-	VPTERNLOGQ    $0xe2, Z9, Z28, Z13
 	VPANDQ        Z26, Z19, Z14
 	VPXORQ        Z14, Z13, Z18
 	VPSUBQ        Z14, Z18, Z18
 	VPTERNLOGQ    $0xea, Z11, Z27, Z18
 	VMOVDQA64     Z18, Z11
 	VPXORQ        Z13, Z6, Z19
-	VPADDQ        Z13, Z6, Z6
-	VPTERNLOGQ    $0xe2, Z6, Z28, Z19
 	VPXORQ        Z2, Z19, Z20
-	VPADDQ        Z2, Z19, Z19
-	VPTERNLOGQ    $0xe2, Z19, Z28, Z20
 	VPXORQ        Z16, Z20, Z21
-	VPSUBQ        Z16, Z20, Z20
-	VPTERNLOGQ    $0xe2, Z20, Z28, Z21
 	VMOVDQU64     Z21, (CX)
 	VMOVDQA64     Z10, Z16
 	VPERMT2Q      Z11, Z22, Z16
 	VPERMT2Q      Z11, Z23, Z10
 	VMOVDQU64     Y16, (R11)
 	CMPQ          R14, $0x02
-	JB            dcfGenLevel_mixed_rows
+	JB            dcfGenLevel_xor_rows
 	VEXTRACTI64X4 $0x01, Z16, (R11)(R13*1)
 	CMPQ          R14, $0x03
-	JB            dcfGenLevel_mixed_rows
+	JB            dcfGenLevel_xor_rows
 	LEAQ          (R11)(R13*2), AX
 	VMOVDQU64     Y10, (AX)
 	CMPQ          R14, $0x04
-	JB            dcfGenLevel_mixed_rows
+	JB            dcfGenLevel_xor_rows
 	VEXTRACTI64X4 $0x01, Z10, (AX)(R13*1)
 
-dcfGenLevel_mixed_rows:
+dcfGenLevel_xor_rows:
 	ADDQ $0x40, DI
 	ADDQ $0x40, SI
 	ADDQ $0x40, R8
@@ -3011,9 +2939,9 @@ dcfGenLevel_mixed_rows:
 	LEAQ (R11)(R13*4), R11
 	SUBQ $0x04, R14
 	DECQ (SP)
-	JMP  dcfGenLevel_mixed_loop
+	JMP  dcfGenLevel_xor_loop
 
-dcfGenLevel_mixed_done:
+dcfGenLevel_xor_done:
 dcfGenLevel_end:
 	VZEROUPPER
 	RET

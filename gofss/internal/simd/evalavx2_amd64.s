@@ -1327,7 +1327,7 @@ TEXT ·dcfEvalVAES256(SB), $4136-73
 	MOVQ           off+16(FP), R14
 	VMOVDQU        3144(SP), Y13
 	VPTEST         Y13, Y13
-	JNZ            dcfEvalVAES256_mixed_group
+	JNZ            dcfEvalVAES256_xor_group
 
 dcfEvalVAES256_add_group:
 	MOVQ   4104(SP), R9
@@ -1748,7 +1748,7 @@ dcfEvalVAES256_pfdone3:
 	JNZ         dcfEvalVAES256_add_group
 	JMP         dcfEvalVAES256_done
 
-dcfEvalVAES256_mixed_group:
+dcfEvalVAES256_xor_group:
 	MOVQ   4104(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
@@ -1855,7 +1855,7 @@ dcfEvalVAES256_sides4:
 	VMOVDQU 96(AX), Y3
 	VPXOR   Y12, Y12, Y12
 
-dcfEvalVAES256_mixed_level:
+dcfEvalVAES256_xor_level:
 	MOVBQZX     (CX), BX
 	IMUL3Q      $0x00000180, BX, BX
 	ADDQ        3104(SP), BX
@@ -1874,11 +1874,7 @@ dcfEvalVAES256_mixed_level:
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
-	VPXOR       Y14, Y9, Y15
-	VPADDQ      Y14, Y9, Y9
-	VPXOR       Y9, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y9, Y9
+	VPXOR       Y14, Y9, Y9
 	VPANDN      Y0, Y8, Y0
 	VMOVDQU     Y0, 3432(SP)
 	VPXOR       Y0, Y13, Y13
@@ -1903,11 +1899,7 @@ dcfEvalVAES256_mixed_level:
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
-	VPXOR       Y14, Y10, Y15
-	VPADDQ      Y14, Y10, Y10
-	VPXOR       Y10, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y10, Y10
+	VPXOR       Y14, Y10, Y10
 	VPANDN      Y1, Y8, Y1
 	VMOVDQU     Y1, 3464(SP)
 	VPXOR       Y1, Y13, Y13
@@ -1932,11 +1924,7 @@ dcfEvalVAES256_mixed_level:
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
-	VPXOR       Y14, Y11, Y15
-	VPADDQ      Y14, Y11, Y11
-	VPXOR       Y11, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y11, Y11
+	VPXOR       Y14, Y11, Y11
 	VPANDN      Y2, Y8, Y2
 	VMOVDQU     Y2, 3496(SP)
 	VPXOR       Y2, Y13, Y13
@@ -1961,11 +1949,7 @@ dcfEvalVAES256_mixed_level:
 	VPAND       Y15, Y13, Y13
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
-	VPXOR       Y14, Y12, Y15
-	VPADDQ      Y14, Y12, Y12
-	VPXOR       Y12, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y12, Y12
+	VPXOR       Y14, Y12, Y12
 	VPANDN      Y3, Y8, Y3
 	VMOVDQU     Y3, 3528(SP)
 	VPXOR       Y3, Y13, Y13
@@ -2068,39 +2052,23 @@ dcfEvalVAES256_pfdone6:
 	VPXOR       3304(SP), Y0, Y0
 	VPXOR       3432(SP), Y4, Y4
 	VPAND       3112(SP), Y4, Y4
-	VPXOR       Y4, Y9, Y15
-	VPADDQ      Y4, Y9, Y9
-	VPXOR       Y9, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y9, Y9
+	VPXOR       Y4, Y9, Y9
 	VPXOR       3336(SP), Y1, Y1
 	VPXOR       3464(SP), Y5, Y5
 	VPAND       3112(SP), Y5, Y5
-	VPXOR       Y5, Y10, Y15
-	VPADDQ      Y5, Y10, Y10
-	VPXOR       Y10, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y10, Y10
+	VPXOR       Y5, Y10, Y10
 	VPXOR       3368(SP), Y2, Y2
 	VPXOR       3496(SP), Y6, Y6
 	VPAND       3112(SP), Y6, Y6
-	VPXOR       Y6, Y11, Y15
-	VPADDQ      Y6, Y11, Y11
-	VPXOR       Y11, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y11, Y11
+	VPXOR       Y6, Y11, Y11
 	VPXOR       3400(SP), Y3, Y3
 	VPXOR       3528(SP), Y7, Y7
 	VPAND       3112(SP), Y7, Y7
-	VPXOR       Y7, Y12, Y15
-	VPADDQ      Y7, Y12, Y12
-	VPXOR       Y12, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y12, Y12
+	VPXOR       Y7, Y12, Y12
 	ADDQ        $0x20, R11
 	DECQ        CX
 	DECQ        4096(SP)
-	JNZ         dcfEvalVAES256_mixed_level
+	JNZ         dcfEvalVAES256_xor_level
 	VPXOR       Y4, Y4, Y4
 	MOVQ        (R14), AX
 	MOVQ        8(R14), R9
@@ -2117,16 +2085,8 @@ dcfEvalVAES256_pfdone6:
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
 	VPAND       3112(SP), Y0, Y0
-	VPXOR       Y14, Y0, Y15
-	VPADDQ      Y14, Y0, Y0
-	VPXOR       Y0, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y0, Y0
-	VPXOR       Y0, Y9, Y15
-	VPADDQ      Y0, Y9, Y9
-	VPXOR       Y9, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y9, Y9
+	VPXOR       Y14, Y0, Y0
+	VPXOR       Y0, Y9, Y9
 	VPXOR       3208(SP), Y9, Y9
 	VPSUBQ      3208(SP), Y9, Y9
 	VPAND       3176(SP), Y9, Y9
@@ -2147,16 +2107,8 @@ dcfEvalVAES256_pfdone6:
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
 	VPAND       3112(SP), Y1, Y1
-	VPXOR       Y14, Y1, Y15
-	VPADDQ      Y14, Y1, Y1
-	VPXOR       Y1, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y1, Y1
-	VPXOR       Y1, Y10, Y15
-	VPADDQ      Y1, Y10, Y10
-	VPXOR       Y10, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y10, Y10
+	VPXOR       Y14, Y1, Y1
+	VPXOR       Y1, Y10, Y10
 	VPXOR       3208(SP), Y10, Y10
 	VPSUBQ      3208(SP), Y10, Y10
 	VPAND       3176(SP), Y10, Y10
@@ -2177,16 +2129,8 @@ dcfEvalVAES256_pfdone6:
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
 	VPAND       3112(SP), Y2, Y2
-	VPXOR       Y14, Y2, Y15
-	VPADDQ      Y14, Y2, Y2
-	VPXOR       Y2, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y2, Y2
-	VPXOR       Y2, Y11, Y15
-	VPADDQ      Y2, Y11, Y11
-	VPXOR       Y11, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y11, Y11
+	VPXOR       Y14, Y2, Y2
+	VPXOR       Y2, Y11, Y11
 	VPXOR       3208(SP), Y11, Y11
 	VPSUBQ      3208(SP), Y11, Y11
 	VPAND       3176(SP), Y11, Y11
@@ -2207,16 +2151,8 @@ dcfEvalVAES256_pfdone6:
 	VPAND       Y15, Y14, Y14
 	VPAND       3112(SP), Y14, Y14
 	VPAND       3112(SP), Y3, Y3
-	VPXOR       Y14, Y3, Y15
-	VPADDQ      Y14, Y3, Y3
-	VPXOR       Y3, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y3, Y3
-	VPXOR       Y3, Y12, Y15
-	VPADDQ      Y3, Y12, Y12
-	VPXOR       Y12, Y15, Y15
-	VPAND       3144(SP), Y15, Y15
-	VPXOR       Y15, Y12, Y12
+	VPXOR       Y14, Y3, Y3
+	VPXOR       Y3, Y12, Y12
 	VPXOR       3208(SP), Y12, Y12
 	VPSUBQ      3208(SP), Y12, Y12
 	VPAND       3176(SP), Y12, Y12
@@ -2228,7 +2164,7 @@ dcfEvalVAES256_pfdone6:
 	ADDQ        $0x00000080, 4080(SP)
 	ADDQ        $0x00000040, R14
 	DECQ        4088(SP)
-	JNZ         dcfEvalVAES256_mixed_group
+	JNZ         dcfEvalVAES256_xor_group
 
 dcfEvalVAES256_done:
 	VMOVDQU 3272(SP), Y4
@@ -2522,7 +2458,7 @@ TEXT ·dpfLeavesVAES256(SB), $448-56
 	MOVQ           keys+48(FP), DX
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
-	JNZ            dpfLeavesVAES256_mixed_group
+	JNZ            dpfLeavesVAES256_xor_group
 
 dpfLeavesVAES256_add_group:
 	CMPQ           CX, $0x00000008
@@ -2833,9 +2769,9 @@ dpfLeavesVAES256_add_one:
 dpfLeavesVAES256_add_end:
 	JMP dpfLeavesVAES256_done
 
-dpfLeavesVAES256_mixed_group:
+dpfLeavesVAES256_xor_group:
 	CMPQ           CX, $0x00000008
-	JB             dpfLeavesVAES256_mixed_one
+	JB             dpfLeavesVAES256_xor_one
 	VBROADCASTI128 (SI), Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -3004,11 +2940,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y0, Y0
-	VPXOR          Y11, Y0, Y12
-	VPADDQ         Y11, Y0, Y0
-	VPXOR          Y0, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y0, Y0
+	VPXOR          Y11, Y0, Y0
 	VPXOR          96(SP), Y0, Y0
 	VPSUBQ         96(SP), Y0, Y0
 	VPAND          64(SP), Y0, Y0
@@ -3019,11 +2951,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y1, Y1
-	VPXOR          Y11, Y1, Y12
-	VPADDQ         Y11, Y1, Y1
-	VPXOR          Y1, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y1, Y1
+	VPXOR          Y11, Y1, Y1
 	VPXOR          96(SP), Y1, Y1
 	VPSUBQ         96(SP), Y1, Y1
 	VPAND          64(SP), Y1, Y1
@@ -3034,11 +2962,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y2, Y2
-	VPXOR          Y11, Y2, Y12
-	VPADDQ         Y11, Y2, Y2
-	VPXOR          Y2, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y2, Y2
+	VPXOR          Y11, Y2, Y2
 	VPXOR          96(SP), Y2, Y2
 	VPSUBQ         96(SP), Y2, Y2
 	VPAND          64(SP), Y2, Y2
@@ -3049,11 +2973,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y3, Y3
-	VPXOR          Y11, Y3, Y12
-	VPADDQ         Y11, Y3, Y3
-	VPXOR          Y3, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y3, Y3
+	VPXOR          Y11, Y3, Y3
 	VPXOR          96(SP), Y3, Y3
 	VPSUBQ         96(SP), Y3, Y3
 	VPAND          64(SP), Y3, Y3
@@ -3064,11 +2984,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y4, Y4
-	VPXOR          Y11, Y4, Y12
-	VPADDQ         Y11, Y4, Y4
-	VPXOR          Y4, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y4, Y4
+	VPXOR          Y11, Y4, Y4
 	VPXOR          96(SP), Y4, Y4
 	VPSUBQ         96(SP), Y4, Y4
 	VPAND          64(SP), Y4, Y4
@@ -3079,11 +2995,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y5, Y5
-	VPXOR          Y11, Y5, Y12
-	VPADDQ         Y11, Y5, Y5
-	VPXOR          Y5, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y5, Y5
+	VPXOR          Y11, Y5, Y5
 	VPXOR          96(SP), Y5, Y5
 	VPSUBQ         96(SP), Y5, Y5
 	VPAND          64(SP), Y5, Y5
@@ -3094,11 +3006,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y6, Y6
-	VPXOR          Y11, Y6, Y12
-	VPADDQ         Y11, Y6, Y6
-	VPXOR          Y6, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y6, Y6
+	VPXOR          Y11, Y6, Y6
 	VPXOR          96(SP), Y6, Y6
 	VPSUBQ         96(SP), Y6, Y6
 	VPAND          64(SP), Y6, Y6
@@ -3109,11 +3017,7 @@ dpfLeavesVAES256_mixed_group:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y7, Y7
-	VPXOR          Y11, Y7, Y12
-	VPADDQ         Y11, Y7, Y7
-	VPXOR          Y7, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y7, Y7
+	VPXOR          Y11, Y7, Y7
 	VPXOR          96(SP), Y7, Y7
 	VPSUBQ         96(SP), Y7, Y7
 	VPAND          64(SP), Y7, Y7
@@ -3121,11 +3025,11 @@ dpfLeavesVAES256_mixed_group:
 	ADDQ           $0x00000080, SI
 	ADDQ           $0x00000100, DI
 	SUBQ           $0x00000008, CX
-	JMP            dpfLeavesVAES256_mixed_group
+	JMP            dpfLeavesVAES256_xor_group
 
-dpfLeavesVAES256_mixed_one:
+dpfLeavesVAES256_xor_one:
 	TESTQ          CX, CX
-	JZ             dpfLeavesVAES256_mixed_end
+	JZ             dpfLeavesVAES256_xor_end
 	VBROADCASTI128 (SI), Y0
 	VPSHUFD        $0xff, Y0, Y11
 	VPSLLD         $0x1f, Y11, Y11
@@ -3161,11 +3065,7 @@ dpfLeavesVAES256_mixed_one:
 	VPSRAD         $0x1f, Y11, Y11
 	VPAND          Y14, Y11, Y11
 	VPAND          (SP), Y0, Y0
-	VPXOR          Y11, Y0, Y12
-	VPADDQ         Y11, Y0, Y0
-	VPXOR          Y0, Y12, Y12
-	VPAND          32(SP), Y12, Y12
-	VPXOR          Y12, Y0, Y0
+	VPXOR          Y11, Y0, Y0
 	VPXOR          96(SP), Y0, Y0
 	VPSUBQ         96(SP), Y0, Y0
 	VPAND          64(SP), Y0, Y0
@@ -3173,9 +3073,9 @@ dpfLeavesVAES256_mixed_one:
 	ADDQ           $0x00000010, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000001, CX
-	JMP            dpfLeavesVAES256_mixed_one
+	JMP            dpfLeavesVAES256_xor_one
 
-dpfLeavesVAES256_mixed_end:
+dpfLeavesVAES256_xor_end:
 dpfLeavesVAES256_done:
 	VZEROUPPER
 	RET
@@ -3206,7 +3106,7 @@ TEXT ·dcfLevelVAES256(SB), $480-80
 	MOVQ           keys+72(FP), DX
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
-	JNZ            dcfLevelVAES256_mixed_group
+	JNZ            dcfLevelVAES256_xor_group
 
 dcfLevelVAES256_add_group:
 	CMPQ           CX, $0x00000004
@@ -3498,9 +3398,9 @@ dcfLevelVAES256_add_one:
 dcfLevelVAES256_add_end:
 	JMP dcfLevelVAES256_done
 
-dcfLevelVAES256_mixed_group:
+dcfLevelVAES256_xor_group:
 	CMPQ           CX, $0x00000004
-	JB             dcfLevelVAES256_mixed_one
+	JB             dcfLevelVAES256_xor_one
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -3638,16 +3538,8 @@ dcfLevelVAES256_mixed_group:
 	VPXOR          Y15, Y0, Y0
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y1
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y1, Y1
-	VPAND          32(SP), Y1, Y1
-	VPXOR          Y1, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, (R8)
@@ -3665,16 +3557,8 @@ dcfLevelVAES256_mixed_group:
 	VPXOR          Y15, Y2, Y2
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y3
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y3, Y3
-	VPAND          32(SP), Y3, Y3
-	VPXOR          Y3, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VMOVDQU        Y2, 32(DI)
 	VPANDN         Y2, Y8, Y2
 	VMOVDQU        Y2, 32(R8)
@@ -3692,16 +3576,8 @@ dcfLevelVAES256_mixed_group:
 	VPXOR          Y15, Y4, Y4
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y5
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y5, Y5
-	VPAND          32(SP), Y5, Y5
-	VPXOR          Y5, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VMOVDQU        Y4, 64(DI)
 	VPANDN         Y4, Y8, Y4
 	VMOVDQU        Y4, 64(R8)
@@ -3719,16 +3595,8 @@ dcfLevelVAES256_mixed_group:
 	VPXOR          Y15, Y6, Y6
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y7
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y7, Y7
-	VPAND          32(SP), Y7, Y7
-	VPXOR          Y7, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VMOVDQU        Y6, 96(DI)
 	VPANDN         Y6, Y8, Y6
 	VMOVDQU        Y6, 96(R8)
@@ -3739,11 +3607,11 @@ dcfLevelVAES256_mixed_group:
 	ADDQ           $0x00000080, R8
 	ADDQ           $0x00000080, R10
 	SUBQ           $0x00000004, CX
-	JMP            dcfLevelVAES256_mixed_group
+	JMP            dcfLevelVAES256_xor_group
 
-dcfLevelVAES256_mixed_one:
+dcfLevelVAES256_xor_one:
 	TESTQ          CX, CX
-	JZ             dcfLevelVAES256_mixed_end
+	JZ             dcfLevelVAES256_xor_end
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -3803,16 +3671,8 @@ dcfLevelVAES256_mixed_one:
 	VPXOR          Y15, Y0, Y0
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y1
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y1, Y1
-	VPAND          32(SP), Y1, Y1
-	VPXOR          Y1, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, (R8)
@@ -3823,9 +3683,9 @@ dcfLevelVAES256_mixed_one:
 	ADDQ           $0x00000020, R8
 	ADDQ           $0x00000020, R10
 	SUBQ           $0x00000001, CX
-	JMP            dcfLevelVAES256_mixed_one
+	JMP            dcfLevelVAES256_xor_one
 
-dcfLevelVAES256_mixed_end:
+dcfLevelVAES256_xor_end:
 dcfLevelVAES256_done:
 	VZEROUPPER
 	RET
@@ -3856,7 +3716,7 @@ TEXT ·dcfLeavesVAES256(SB), $480-64
 	MOVQ           keys+56(FP), DX
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
-	JNZ            dcfLeavesVAES256_mixed_group
+	JNZ            dcfLeavesVAES256_xor_group
 
 dcfLeavesVAES256_add_group:
 	CMPQ           CX, $0x00000004
@@ -4179,9 +4039,9 @@ dcfLeavesVAES256_add_one:
 dcfLeavesVAES256_add_end:
 	JMP dcfLeavesVAES256_done
 
-dcfLeavesVAES256_mixed_group:
+dcfLeavesVAES256_xor_group:
 	CMPQ           CX, $0x00000004
-	JB             dcfLeavesVAES256_mixed_one
+	JB             dcfLeavesVAES256_xor_one
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -4319,31 +4179,15 @@ dcfLeavesVAES256_mixed_group:
 	VPXOR          Y15, Y0, Y0
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y1
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y1, Y1
-	VPAND          32(SP), Y1, Y1
-	VPXOR          Y1, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VPSHUFD        $0xff, Y0, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y0, Y0
-	VPXOR          Y15, Y0, Y1
-	VPADDQ         Y15, Y0, Y0
-	VPXOR          Y0, Y1, Y1
-	VPAND          32(SP), Y1, Y1
-	VPXOR          Y1, Y0, Y0
-	VPXOR          Y0, Y14, Y15
-	VPADDQ         Y0, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
-	VPXOR          Y15, Y14, Y14
+	VPXOR          Y15, Y0, Y0
+	VPXOR          Y0, Y14, Y14
 	VPXOR          96(SP), Y14, Y14
 	VPSUBQ         96(SP), Y14, Y14
 	VPAND          64(SP), Y14, Y14
@@ -4361,31 +4205,15 @@ dcfLeavesVAES256_mixed_group:
 	VPXOR          Y15, Y2, Y2
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y3
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y3, Y3
-	VPAND          32(SP), Y3, Y3
-	VPXOR          Y3, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VPSHUFD        $0xff, Y2, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y2, Y2
-	VPXOR          Y15, Y2, Y3
-	VPADDQ         Y15, Y2, Y2
-	VPXOR          Y2, Y3, Y3
-	VPAND          32(SP), Y3, Y3
-	VPXOR          Y3, Y2, Y2
-	VPXOR          Y2, Y14, Y15
-	VPADDQ         Y2, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
-	VPXOR          Y15, Y14, Y14
+	VPXOR          Y15, Y2, Y2
+	VPXOR          Y2, Y14, Y14
 	VPXOR          96(SP), Y14, Y14
 	VPSUBQ         96(SP), Y14, Y14
 	VPAND          64(SP), Y14, Y14
@@ -4403,31 +4231,15 @@ dcfLeavesVAES256_mixed_group:
 	VPXOR          Y15, Y4, Y4
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y5
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y5, Y5
-	VPAND          32(SP), Y5, Y5
-	VPXOR          Y5, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VPSHUFD        $0xff, Y4, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y4, Y4
-	VPXOR          Y15, Y4, Y5
-	VPADDQ         Y15, Y4, Y4
-	VPXOR          Y4, Y5, Y5
-	VPAND          32(SP), Y5, Y5
-	VPXOR          Y5, Y4, Y4
-	VPXOR          Y4, Y14, Y15
-	VPADDQ         Y4, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
-	VPXOR          Y15, Y14, Y14
+	VPXOR          Y15, Y4, Y4
+	VPXOR          Y4, Y14, Y14
 	VPXOR          96(SP), Y14, Y14
 	VPSUBQ         96(SP), Y14, Y14
 	VPAND          64(SP), Y14, Y14
@@ -4445,31 +4257,15 @@ dcfLeavesVAES256_mixed_group:
 	VPXOR          Y15, Y6, Y6
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y7
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y7, Y7
-	VPAND          32(SP), Y7, Y7
-	VPXOR          Y7, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VPSHUFD        $0xff, Y6, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y6, Y6
-	VPXOR          Y15, Y6, Y7
-	VPADDQ         Y15, Y6, Y6
-	VPXOR          Y6, Y7, Y7
-	VPAND          32(SP), Y7, Y7
-	VPXOR          Y7, Y6, Y6
-	VPXOR          Y6, Y14, Y15
-	VPADDQ         Y6, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
-	VPXOR          Y15, Y14, Y14
+	VPXOR          Y15, Y6, Y6
+	VPXOR          Y6, Y14, Y14
 	VPXOR          96(SP), Y14, Y14
 	VPSUBQ         96(SP), Y14, Y14
 	VPAND          64(SP), Y14, Y14
@@ -4478,11 +4274,11 @@ dcfLeavesVAES256_mixed_group:
 	ADDQ           $0x00000040, R9
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000004, CX
-	JMP            dcfLeavesVAES256_mixed_group
+	JMP            dcfLeavesVAES256_xor_group
 
-dcfLeavesVAES256_mixed_one:
+dcfLeavesVAES256_xor_one:
 	TESTQ          CX, CX
-	JZ             dcfLeavesVAES256_mixed_end
+	JZ             dcfLeavesVAES256_xor_end
 	VBROADCASTI128 (SI), Y0
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, 192(SP)
@@ -4542,31 +4338,15 @@ dcfLeavesVAES256_mixed_one:
 	VPXOR          Y15, Y0, Y0
 	VPAND          (SP), Y14, Y14
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y1
-	VPADDQ         Y15, Y14, Y14
-	VPXOR          Y14, Y1, Y1
-	VPAND          32(SP), Y1, Y1
-	VPXOR          Y1, Y14, Y14
-	VPXOR          Y13, Y14, Y15
-	VPADDQ         Y13, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
 	VPXOR          Y15, Y14, Y14
+	VPXOR          Y13, Y14, Y14
 	VPSHUFD        $0xff, Y0, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y0, Y0
-	VPXOR          Y15, Y0, Y1
-	VPADDQ         Y15, Y0, Y0
-	VPXOR          Y0, Y1, Y1
-	VPAND          32(SP), Y1, Y1
-	VPXOR          Y1, Y0, Y0
-	VPXOR          Y0, Y14, Y15
-	VPADDQ         Y0, Y14, Y14
-	VPXOR          Y14, Y15, Y15
-	VPAND          32(SP), Y15, Y15
-	VPXOR          Y15, Y14, Y14
+	VPXOR          Y15, Y0, Y0
+	VPXOR          Y0, Y14, Y14
 	VPXOR          96(SP), Y14, Y14
 	VPSUBQ         96(SP), Y14, Y14
 	VPAND          64(SP), Y14, Y14
@@ -4575,9 +4355,9 @@ dcfLeavesVAES256_mixed_one:
 	ADDQ           $0x00000010, R9
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000001, CX
-	JMP            dcfLeavesVAES256_mixed_one
+	JMP            dcfLeavesVAES256_xor_one
 
-dcfLeavesVAES256_mixed_end:
+dcfLeavesVAES256_xor_end:
 dcfLeavesVAES256_done:
 	VZEROUPPER
 	RET
@@ -5009,7 +4789,7 @@ TEXT ·dcfGenLevelVAES256(SB), $1728-120
 	MOVQ           padded+64(FP), CX
 	VMOVDQU        1536(SP), Y10
 	VPTEST         Y10, Y10
-	JNZ            dcfGenLevelVAES256_mixed_group
+	JNZ            dcfGenLevelVAES256_xor_group
 
 dcfGenLevelVAES256_add_group:
 	VMOVDQU     (DI), Y0
@@ -5241,7 +5021,7 @@ dcfGenLevelVAES256_add_group_pad1:
 	JNZ       dcfGenLevelVAES256_add_group
 	JMP       dcfGenLevelVAES256_done
 
-dcfGenLevelVAES256_mixed_group:
+dcfGenLevelVAES256_xor_group:
 	VMOVDQU     (DI), Y0
 	VPANDN      Y0, Y8, Y0
 	VMOVDQU     Y0, (SP)
@@ -5399,36 +5179,16 @@ dcfGenLevelVAES256_mixed_group:
 	VPAND       1504(SP), Y7, Y7
 	VPBLENDVB   Y10, Y7, Y11, Y5
 	VPBLENDVB   Y10, Y11, Y7, Y7
-	VPXOR       Y3, Y7, Y13
-	VPSUBQ      Y3, Y7, Y7
-	VPXOR       Y7, Y13, Y13
-	VPAND       1536(SP), Y13, Y13
-	VPXOR       Y13, Y7, Y7
-	VPXOR       Y5, Y1, Y13
-	VPSUBQ      Y5, Y1, Y1
-	VPXOR       Y1, Y13, Y13
-	VPAND       1536(SP), Y13, Y13
-	VPXOR       Y13, Y1, Y1
+	VPXOR       Y3, Y7, Y7
+	VPXOR       Y5, Y1, Y1
 	VMOVDQU     (R9), Y12
 	VPXOR       1696(SP), Y10, Y13
 	VPAND       Y13, Y12, Y12
-	VPXOR       Y12, Y7, Y13
-	VPADDQ      Y12, Y7, Y7
-	VPXOR       Y7, Y13, Y13
-	VPAND       1536(SP), Y13, Y13
-	VPXOR       Y13, Y7, Y7
+	VPXOR       Y12, Y7, Y7
 	VMOVDQU     (R8), Y14
-	VPXOR       Y7, Y1, Y13
-	VPADDQ      Y7, Y1, Y1
-	VPXOR       Y1, Y13, Y13
-	VPAND       1536(SP), Y13, Y13
-	VPXOR       Y13, Y1, Y1
+	VPXOR       Y7, Y1, Y1
 	VMOVDQU     Y1, (R8)
-	VPXOR       Y14, Y7, Y13
-	VPSUBQ      Y14, Y7, Y7
-	VPXOR       Y7, Y13, Y13
-	VPAND       1536(SP), Y13, Y13
-	VPXOR       Y13, Y7, Y7
+	VPXOR       Y14, Y7, Y7
 	VMOVDQU     (SI), Y12
 	VPSHUFD     $0xff, Y12, Y12
 	VPSLLD      $0x1f, Y12, Y12
@@ -5452,18 +5212,18 @@ dcfGenLevelVAES256_mixed_group:
 	VPOR        Y11, Y13, Y14
 	VPOR        Y12, Y1, Y15
 	CMPQ        R14, $0x00
-	JLE         dcfGenLevelVAES256_mixed_group_pad0
+	JLE         dcfGenLevelVAES256_xor_group_pad0
 	VMOVDQU     X14, (R11)
 	VMOVDQU     X15, 16(R11)
 
-dcfGenLevelVAES256_mixed_group_pad0:
+dcfGenLevelVAES256_xor_group_pad0:
 	ADDQ         R13, R11
 	CMPQ         R14, $0x01
-	JLE          dcfGenLevelVAES256_mixed_group_pad1
+	JLE          dcfGenLevelVAES256_xor_group_pad1
 	VEXTRACTI128 $0x01, Y14, (R11)
 	VEXTRACTI128 $0x01, Y15, 16(R11)
 
-dcfGenLevelVAES256_mixed_group_pad1:
+dcfGenLevelVAES256_xor_group_pad1:
 	ADDQ      R13, R11
 	VPBLENDVB Y10, Y12, Y11, Y14
 	VPOR      Y14, Y13, Y13
@@ -5488,7 +5248,7 @@ dcfGenLevelVAES256_mixed_group_pad1:
 	ADDQ      $0x00000020, R9
 	SUBQ      $0x00000002, R14
 	SUBQ      $0x00000002, CX
-	JNZ       dcfGenLevelVAES256_mixed_group
+	JNZ       dcfGenLevelVAES256_xor_group
 
 dcfGenLevelVAES256_done:
 	VZEROUPPER
@@ -6284,7 +6044,7 @@ TEXT ·dcfEvalAESNI(SB), $1608-73
 	MOVQ    off+16(FP), R14
 	VMOVDQU 824(SP), X13
 	VPTEST  X13, X13
-	JNZ     dcfEvalAESNI_mixed_group
+	JNZ     dcfEvalAESNI_xor_group
 
 dcfEvalAESNI_add_group:
 	MOVQ   1576(SP), R9
@@ -6653,7 +6413,7 @@ dcfEvalAESNI_pfdone3:
 	JNZ         dcfEvalAESNI_add_group
 	JMP         dcfEvalAESNI_done
 
-dcfEvalAESNI_mixed_group:
+dcfEvalAESNI_xor_group:
 	MOVQ   1576(SP), R9
 	MOVQ   rows+24(FP), AX
 	MOVQ   8(R9), R11
@@ -6732,7 +6492,7 @@ dcfEvalAESNI_sides4:
 	VMOVDQU 48(AX), X3
 	VPXOR   X12, X12, X12
 
-dcfEvalAESNI_mixed_level:
+dcfEvalAESNI_xor_level:
 	MOVBQZX (CX), BX
 	IMUL3Q  $0x000000c0, BX, BX
 	ADDQ    800(SP), BX
@@ -6748,11 +6508,7 @@ dcfEvalAESNI_mixed_level:
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
 	VPAND   808(SP), X14, X14
-	VPXOR   X14, X9, X15
-	VPADDQ  X14, X9, X9
-	VPXOR   X9, X15, X15
-	VPAND   824(SP), X15, X15
-	VPXOR   X15, X9, X9
+	VPXOR   X14, X9, X9
 	VPANDN  X0, X8, X0
 	VMOVDQU X0, 968(SP)
 	VPXOR   X0, X13, X13
@@ -6774,11 +6530,7 @@ dcfEvalAESNI_mixed_level:
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
 	VPAND   808(SP), X14, X14
-	VPXOR   X14, X10, X15
-	VPADDQ  X14, X10, X10
-	VPXOR   X10, X15, X15
-	VPAND   824(SP), X15, X15
-	VPXOR   X15, X10, X10
+	VPXOR   X14, X10, X10
 	VPANDN  X1, X8, X1
 	VMOVDQU X1, 984(SP)
 	VPXOR   X1, X13, X13
@@ -6800,11 +6552,7 @@ dcfEvalAESNI_mixed_level:
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
 	VPAND   808(SP), X14, X14
-	VPXOR   X14, X11, X15
-	VPADDQ  X14, X11, X11
-	VPXOR   X11, X15, X15
-	VPAND   824(SP), X15, X15
-	VPXOR   X15, X11, X11
+	VPXOR   X14, X11, X11
 	VPANDN  X2, X8, X2
 	VMOVDQU X2, 1000(SP)
 	VPXOR   X2, X13, X13
@@ -6826,11 +6574,7 @@ dcfEvalAESNI_mixed_level:
 	VPAND   X15, X13, X13
 	VPAND   X15, X14, X14
 	VPAND   808(SP), X14, X14
-	VPXOR   X14, X12, X15
-	VPADDQ  X14, X12, X12
-	VPXOR   X12, X15, X15
-	VPAND   824(SP), X15, X15
-	VPXOR   X15, X12, X12
+	VPXOR   X14, X12, X12
 	VPANDN  X3, X8, X3
 	VMOVDQU X3, 1016(SP)
 	VPXOR   X3, X13, X13
@@ -6933,39 +6677,23 @@ dcfEvalAESNI_pfdone6:
 	VPXOR       904(SP), X0, X0
 	VPXOR       968(SP), X4, X4
 	VPAND       808(SP), X4, X4
-	VPXOR       X4, X9, X15
-	VPADDQ      X4, X9, X9
-	VPXOR       X9, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X9, X9
+	VPXOR       X4, X9, X9
 	VPXOR       920(SP), X1, X1
 	VPXOR       984(SP), X5, X5
 	VPAND       808(SP), X5, X5
-	VPXOR       X5, X10, X15
-	VPADDQ      X5, X10, X10
-	VPXOR       X10, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X10, X10
+	VPXOR       X5, X10, X10
 	VPXOR       936(SP), X2, X2
 	VPXOR       1000(SP), X6, X6
 	VPAND       808(SP), X6, X6
-	VPXOR       X6, X11, X15
-	VPADDQ      X6, X11, X11
-	VPXOR       X11, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X11, X11
+	VPXOR       X6, X11, X11
 	VPXOR       952(SP), X3, X3
 	VPXOR       1016(SP), X7, X7
 	VPAND       808(SP), X7, X7
-	VPXOR       X7, X12, X15
-	VPADDQ      X7, X12, X12
-	VPXOR       X12, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X12, X12
+	VPXOR       X7, X12, X12
 	ADDQ        $0x20, R11
 	DECQ        CX
 	DECQ        1568(SP)
-	JNZ         dcfEvalAESNI_mixed_level
+	JNZ         dcfEvalAESNI_xor_level
 	VPXOR       X4, X4, X4
 	MOVQ        (R14), AX
 	VMOVDQU     (R11)(AX*1), X13
@@ -6979,16 +6707,8 @@ dcfEvalAESNI_pfdone6:
 	VPAND       X15, X14, X14
 	VPAND       808(SP), X14, X14
 	VPAND       808(SP), X0, X0
-	VPXOR       X14, X0, X15
-	VPADDQ      X14, X0, X0
-	VPXOR       X0, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X0, X0
-	VPXOR       X0, X9, X15
-	VPADDQ      X0, X9, X9
-	VPXOR       X9, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X9, X9
+	VPXOR       X14, X0, X0
+	VPXOR       X0, X9, X9
 	VPXOR       856(SP), X9, X9
 	VPSUBQ      856(SP), X9, X9
 	VPAND       840(SP), X9, X9
@@ -7006,16 +6726,8 @@ dcfEvalAESNI_pfdone6:
 	VPAND       X15, X14, X14
 	VPAND       808(SP), X14, X14
 	VPAND       808(SP), X1, X1
-	VPXOR       X14, X1, X15
-	VPADDQ      X14, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X1, X1
-	VPXOR       X1, X10, X15
-	VPADDQ      X1, X10, X10
-	VPXOR       X10, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X10, X10
+	VPXOR       X14, X1, X1
+	VPXOR       X1, X10, X10
 	VPXOR       856(SP), X10, X10
 	VPSUBQ      856(SP), X10, X10
 	VPAND       840(SP), X10, X10
@@ -7033,16 +6745,8 @@ dcfEvalAESNI_pfdone6:
 	VPAND       X15, X14, X14
 	VPAND       808(SP), X14, X14
 	VPAND       808(SP), X2, X2
-	VPXOR       X14, X2, X15
-	VPADDQ      X14, X2, X2
-	VPXOR       X2, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X2, X2
-	VPXOR       X2, X11, X15
-	VPADDQ      X2, X11, X11
-	VPXOR       X11, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X11, X11
+	VPXOR       X14, X2, X2
+	VPXOR       X2, X11, X11
 	VPXOR       856(SP), X11, X11
 	VPSUBQ      856(SP), X11, X11
 	VPAND       840(SP), X11, X11
@@ -7060,16 +6764,8 @@ dcfEvalAESNI_pfdone6:
 	VPAND       X15, X14, X14
 	VPAND       808(SP), X14, X14
 	VPAND       808(SP), X3, X3
-	VPXOR       X14, X3, X15
-	VPADDQ      X14, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X3, X3
-	VPXOR       X3, X12, X15
-	VPADDQ      X3, X12, X12
-	VPXOR       X12, X15, X15
-	VPAND       824(SP), X15, X15
-	VPXOR       X15, X12, X12
+	VPXOR       X14, X3, X3
+	VPXOR       X3, X12, X12
 	VPXOR       856(SP), X12, X12
 	VPSUBQ      856(SP), X12, X12
 	VPAND       840(SP), X12, X12
@@ -7081,7 +6777,7 @@ dcfEvalAESNI_pfdone6:
 	ADDQ        $0x00000040, 1552(SP)
 	ADDQ        $0x00000020, R14
 	DECQ        1560(SP)
-	JNZ         dcfEvalAESNI_mixed_group
+	JNZ         dcfEvalAESNI_xor_group
 
 dcfEvalAESNI_done:
 	VMOVDQU 888(SP), X4
@@ -7420,7 +7116,7 @@ TEXT ·dpfLeavesAESNI(SB), $224-56
 	MOVQ    keys+48(FP), DX
 	VMOVDQU 16(SP), X0
 	VPTEST  X0, X0
-	JNZ     dpfLeavesAESNI_mixed_group
+	JNZ     dpfLeavesAESNI_xor_group
 
 dpfLeavesAESNI_add_group:
 	CMPQ        CX, $0x00000004
@@ -7781,9 +7477,9 @@ dpfLeavesAESNI_add_one:
 dpfLeavesAESNI_add_end:
 	JMP dpfLeavesAESNI_done
 
-dpfLeavesAESNI_mixed_group:
+dpfLeavesAESNI_xor_group:
 	CMPQ        CX, $0x00000004
-	JB          dpfLeavesAESNI_mixed_one
+	JB          dpfLeavesAESNI_xor_one
 	VMOVDQU     (SI), X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -7962,11 +7658,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X0, X0
-	VPXOR       X11, X0, X12
-	VPADDQ      X11, X0, X0
-	VPXOR       X0, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X0, X0
+	VPXOR       X11, X0, X0
 	VPXOR       48(SP), X0, X0
 	VPSUBQ      48(SP), X0, X0
 	VPAND       32(SP), X0, X0
@@ -7977,11 +7669,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X1, X1
-	VPXOR       X11, X1, X12
-	VPADDQ      X11, X1, X1
-	VPXOR       X1, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X1, X1
+	VPXOR       X11, X1, X1
 	VPXOR       48(SP), X1, X1
 	VPSUBQ      48(SP), X1, X1
 	VPAND       32(SP), X1, X1
@@ -7992,11 +7680,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X2, X2
-	VPXOR       X11, X2, X12
-	VPADDQ      X11, X2, X2
-	VPXOR       X2, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X2, X2
+	VPXOR       X11, X2, X2
 	VPXOR       48(SP), X2, X2
 	VPSUBQ      48(SP), X2, X2
 	VPAND       32(SP), X2, X2
@@ -8007,11 +7691,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X3, X3
-	VPXOR       X11, X3, X12
-	VPADDQ      X11, X3, X3
-	VPXOR       X3, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X3, X3
+	VPXOR       X11, X3, X3
 	VPXOR       48(SP), X3, X3
 	VPSUBQ      48(SP), X3, X3
 	VPAND       32(SP), X3, X3
@@ -8022,11 +7702,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X4, X4
-	VPXOR       X11, X4, X12
-	VPADDQ      X11, X4, X4
-	VPXOR       X4, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X4, X4
+	VPXOR       X11, X4, X4
 	VPXOR       48(SP), X4, X4
 	VPSUBQ      48(SP), X4, X4
 	VPAND       32(SP), X4, X4
@@ -8037,11 +7713,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X5, X5
-	VPXOR       X11, X5, X12
-	VPADDQ      X11, X5, X5
-	VPXOR       X5, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X5, X5
+	VPXOR       X11, X5, X5
 	VPXOR       48(SP), X5, X5
 	VPSUBQ      48(SP), X5, X5
 	VPAND       32(SP), X5, X5
@@ -8052,11 +7724,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X6, X6
-	VPXOR       X11, X6, X12
-	VPADDQ      X11, X6, X6
-	VPXOR       X6, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X6, X6
+	VPXOR       X11, X6, X6
 	VPXOR       48(SP), X6, X6
 	VPSUBQ      48(SP), X6, X6
 	VPAND       32(SP), X6, X6
@@ -8067,11 +7735,7 @@ dpfLeavesAESNI_mixed_group:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X7, X7
-	VPXOR       X11, X7, X12
-	VPADDQ      X11, X7, X7
-	VPXOR       X7, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X7, X7
+	VPXOR       X11, X7, X7
 	VPXOR       48(SP), X7, X7
 	VPSUBQ      48(SP), X7, X7
 	VPAND       32(SP), X7, X7
@@ -8079,11 +7743,11 @@ dpfLeavesAESNI_mixed_group:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000004, CX
-	JMP         dpfLeavesAESNI_mixed_group
+	JMP         dpfLeavesAESNI_xor_group
 
-dpfLeavesAESNI_mixed_one:
+dpfLeavesAESNI_xor_one:
 	TESTQ       CX, CX
-	JZ          dpfLeavesAESNI_mixed_end
+	JZ          dpfLeavesAESNI_xor_end
 	VMOVDQU     (SI), X0
 	VPSHUFD     $0xff, X0, X11
 	VPSLLD      $0x1f, X11, X11
@@ -8148,11 +7812,7 @@ dpfLeavesAESNI_mixed_one:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X0, X0
-	VPXOR       X11, X0, X12
-	VPADDQ      X11, X0, X0
-	VPXOR       X0, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X0, X0
+	VPXOR       X11, X0, X0
 	VPXOR       48(SP), X0, X0
 	VPSUBQ      48(SP), X0, X0
 	VPAND       32(SP), X0, X0
@@ -8163,11 +7823,7 @@ dpfLeavesAESNI_mixed_one:
 	VPSRAD      $0x1f, X11, X11
 	VPAND       X14, X11, X11
 	VPAND       (SP), X1, X1
-	VPXOR       X11, X1, X12
-	VPADDQ      X11, X1, X1
-	VPXOR       X1, X12, X12
-	VPAND       16(SP), X12, X12
-	VPXOR       X12, X1, X1
+	VPXOR       X11, X1, X1
 	VPXOR       48(SP), X1, X1
 	VPSUBQ      48(SP), X1, X1
 	VPAND       32(SP), X1, X1
@@ -8175,9 +7831,9 @@ dpfLeavesAESNI_mixed_one:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000001, CX
-	JMP         dpfLeavesAESNI_mixed_one
+	JMP         dpfLeavesAESNI_xor_one
 
-dpfLeavesAESNI_mixed_end:
+dpfLeavesAESNI_xor_end:
 dpfLeavesAESNI_done:
 	VZEROUPPER
 	RET
@@ -8209,7 +7865,7 @@ TEXT ·dcfLevelAESNI(SB), $240-80
 	MOVQ    keys+72(FP), DX
 	VMOVDQU 16(SP), X0
 	VPTEST  X0, X0
-	JNZ     dcfLevelAESNI_mixed_group
+	JNZ     dcfLevelAESNI_xor_group
 
 dcfLevelAESNI_add_group:
 	CMPQ        CX, $0x00000002
@@ -8553,9 +8209,9 @@ dcfLevelAESNI_add_one:
 dcfLevelAESNI_add_end:
 	JMP dcfLevelAESNI_done
 
-dcfLevelAESNI_mixed_group:
+dcfLevelAESNI_xor_group:
 	CMPQ        CX, $0x00000002
-	JB          dcfLevelAESNI_mixed_one
+	JB          dcfLevelAESNI_xor_one
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -8709,16 +8365,8 @@ dcfLevelAESNI_mixed_group:
 	VPXOR       X15, X0, X0
 	VPAND       (SP), X1, X1
 	VPAND       X11, X12, X15
-	VPXOR       X15, X1, X14
-	VPADDQ      X15, X1, X1
-	VPXOR       X1, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X1, X1
-	VPXOR       X13, X1, X15
-	VPADDQ      X13, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X1, X1
+	VPXOR       X13, X1, X1
 	VMOVDQU     X0, (DI)
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, (R8)
@@ -8727,16 +8375,8 @@ dcfLevelAESNI_mixed_group:
 	VPXOR       X15, X2, X2
 	VPAND       (SP), X3, X3
 	VPAND       X11, X12, X15
-	VPXOR       X15, X3, X14
-	VPADDQ      X15, X3, X3
-	VPXOR       X3, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X3, X3
-	VPXOR       X13, X3, X15
-	VPADDQ      X13, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X3, X3
+	VPXOR       X13, X3, X3
 	VMOVDQU     X2, 16(DI)
 	VPANDN      X2, X8, X2
 	VMOVDQU     X2, 16(R8)
@@ -8754,16 +8394,8 @@ dcfLevelAESNI_mixed_group:
 	VPXOR       X15, X4, X4
 	VPAND       (SP), X5, X5
 	VPAND       X11, X12, X15
-	VPXOR       X15, X5, X14
-	VPADDQ      X15, X5, X5
-	VPXOR       X5, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X5, X5
-	VPXOR       X13, X5, X15
-	VPADDQ      X13, X5, X5
-	VPXOR       X5, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X5, X5
+	VPXOR       X13, X5, X5
 	VMOVDQU     X4, 32(DI)
 	VPANDN      X4, X8, X4
 	VMOVDQU     X4, 32(R8)
@@ -8772,16 +8404,8 @@ dcfLevelAESNI_mixed_group:
 	VPXOR       X15, X6, X6
 	VPAND       (SP), X7, X7
 	VPAND       X11, X12, X15
-	VPXOR       X15, X7, X14
-	VPADDQ      X15, X7, X7
-	VPXOR       X7, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X7, X7
-	VPXOR       X13, X7, X15
-	VPADDQ      X13, X7, X7
-	VPXOR       X7, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X7, X7
+	VPXOR       X13, X7, X7
 	VMOVDQU     X6, 48(DI)
 	VPANDN      X6, X8, X6
 	VMOVDQU     X6, 48(R8)
@@ -8792,11 +8416,11 @@ dcfLevelAESNI_mixed_group:
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000002, CX
-	JMP         dcfLevelAESNI_mixed_group
+	JMP         dcfLevelAESNI_xor_group
 
-dcfLevelAESNI_mixed_one:
+dcfLevelAESNI_xor_one:
 	TESTQ       CX, CX
-	JZ          dcfLevelAESNI_mixed_end
+	JZ          dcfLevelAESNI_xor_end
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -8900,16 +8524,8 @@ dcfLevelAESNI_mixed_one:
 	VPXOR       X15, X0, X0
 	VPAND       (SP), X1, X1
 	VPAND       X11, X12, X15
-	VPXOR       X15, X1, X14
-	VPADDQ      X15, X1, X1
-	VPXOR       X1, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X1, X1
-	VPXOR       X13, X1, X15
-	VPADDQ      X13, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X1, X1
+	VPXOR       X13, X1, X1
 	VMOVDQU     X0, (DI)
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, (R8)
@@ -8918,16 +8534,8 @@ dcfLevelAESNI_mixed_one:
 	VPXOR       X15, X2, X2
 	VPAND       (SP), X3, X3
 	VPAND       X11, X12, X15
-	VPXOR       X15, X3, X14
-	VPADDQ      X15, X3, X3
-	VPXOR       X3, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X3, X3
-	VPXOR       X13, X3, X15
-	VPADDQ      X13, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X3, X3
+	VPXOR       X13, X3, X3
 	VMOVDQU     X2, 16(DI)
 	VPANDN      X2, X8, X2
 	VMOVDQU     X2, 16(R8)
@@ -8938,9 +8546,9 @@ dcfLevelAESNI_mixed_one:
 	ADDQ        $0x00000020, R8
 	ADDQ        $0x00000020, R10
 	SUBQ        $0x00000001, CX
-	JMP         dcfLevelAESNI_mixed_one
+	JMP         dcfLevelAESNI_xor_one
 
-dcfLevelAESNI_mixed_end:
+dcfLevelAESNI_xor_end:
 dcfLevelAESNI_done:
 	VZEROUPPER
 	RET
@@ -8972,7 +8580,7 @@ TEXT ·dcfLeavesAESNI(SB), $240-64
 	MOVQ    keys+56(FP), DX
 	VMOVDQU 16(SP), X0
 	VPTEST  X0, X0
-	JNZ     dcfLeavesAESNI_mixed_group
+	JNZ     dcfLeavesAESNI_xor_group
 
 dcfLeavesAESNI_add_group:
 	CMPQ        CX, $0x00000002
@@ -9354,9 +8962,9 @@ dcfLeavesAESNI_add_one:
 dcfLeavesAESNI_add_end:
 	JMP dcfLeavesAESNI_done
 
-dcfLeavesAESNI_mixed_group:
+dcfLeavesAESNI_xor_group:
 	CMPQ        CX, $0x00000002
-	JB          dcfLeavesAESNI_mixed_one
+	JB          dcfLeavesAESNI_xor_one
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -9510,31 +9118,15 @@ dcfLeavesAESNI_mixed_group:
 	VPXOR       X15, X0, X0
 	VPAND       (SP), X1, X1
 	VPAND       X11, X12, X15
-	VPXOR       X15, X1, X14
-	VPADDQ      X15, X1, X1
-	VPXOR       X1, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X1, X1
-	VPXOR       X13, X1, X15
-	VPADDQ      X13, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X1, X1
+	VPXOR       X13, X1, X1
 	VPSHUFD     $0xff, X0, X15
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       224(SP), X15, X15
 	VPAND       (SP), X0, X0
-	VPXOR       X15, X0, X14
-	VPADDQ      X15, X0, X0
-	VPXOR       X0, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X0, X0
-	VPXOR       X0, X1, X15
-	VPADDQ      X0, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       16(SP), X15, X15
-	VPXOR       X15, X1, X1
+	VPXOR       X15, X0, X0
+	VPXOR       X0, X1, X1
 	VPXOR       48(SP), X1, X1
 	VPSUBQ      48(SP), X1, X1
 	VPAND       32(SP), X1, X1
@@ -9543,31 +9135,15 @@ dcfLeavesAESNI_mixed_group:
 	VPXOR       X15, X2, X2
 	VPAND       (SP), X3, X3
 	VPAND       X11, X12, X15
-	VPXOR       X15, X3, X14
-	VPADDQ      X15, X3, X3
-	VPXOR       X3, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X3, X3
-	VPXOR       X13, X3, X15
-	VPADDQ      X13, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X3, X3
+	VPXOR       X13, X3, X3
 	VPSHUFD     $0xff, X2, X15
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       224(SP), X15, X15
 	VPAND       (SP), X2, X2
-	VPXOR       X15, X2, X14
-	VPADDQ      X15, X2, X2
-	VPXOR       X2, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X2, X2
-	VPXOR       X2, X3, X15
-	VPADDQ      X2, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       16(SP), X15, X15
-	VPXOR       X15, X3, X3
+	VPXOR       X15, X2, X2
+	VPXOR       X2, X3, X3
 	VPXOR       48(SP), X3, X3
 	VPSUBQ      48(SP), X3, X3
 	VPAND       32(SP), X3, X3
@@ -9585,31 +9161,15 @@ dcfLeavesAESNI_mixed_group:
 	VPXOR       X15, X4, X4
 	VPAND       (SP), X5, X5
 	VPAND       X11, X12, X15
-	VPXOR       X15, X5, X14
-	VPADDQ      X15, X5, X5
-	VPXOR       X5, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X5, X5
-	VPXOR       X13, X5, X15
-	VPADDQ      X13, X5, X5
-	VPXOR       X5, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X5, X5
+	VPXOR       X13, X5, X5
 	VPSHUFD     $0xff, X4, X15
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       224(SP), X15, X15
 	VPAND       (SP), X4, X4
-	VPXOR       X15, X4, X14
-	VPADDQ      X15, X4, X4
-	VPXOR       X4, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X4, X4
-	VPXOR       X4, X5, X15
-	VPADDQ      X4, X5, X5
-	VPXOR       X5, X15, X15
-	VPAND       16(SP), X15, X15
-	VPXOR       X15, X5, X5
+	VPXOR       X15, X4, X4
+	VPXOR       X4, X5, X5
 	VPXOR       48(SP), X5, X5
 	VPSUBQ      48(SP), X5, X5
 	VPAND       32(SP), X5, X5
@@ -9618,31 +9178,15 @@ dcfLeavesAESNI_mixed_group:
 	VPXOR       X15, X6, X6
 	VPAND       (SP), X7, X7
 	VPAND       X11, X12, X15
-	VPXOR       X15, X7, X14
-	VPADDQ      X15, X7, X7
-	VPXOR       X7, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X7, X7
-	VPXOR       X13, X7, X15
-	VPADDQ      X13, X7, X7
-	VPXOR       X7, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X7, X7
+	VPXOR       X13, X7, X7
 	VPSHUFD     $0xff, X6, X15
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       224(SP), X15, X15
 	VPAND       (SP), X6, X6
-	VPXOR       X15, X6, X14
-	VPADDQ      X15, X6, X6
-	VPXOR       X6, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X6, X6
-	VPXOR       X6, X7, X15
-	VPADDQ      X6, X7, X7
-	VPXOR       X7, X15, X15
-	VPAND       16(SP), X15, X15
-	VPXOR       X15, X7, X7
+	VPXOR       X15, X6, X6
+	VPXOR       X6, X7, X7
 	VPXOR       48(SP), X7, X7
 	VPSUBQ      48(SP), X7, X7
 	VPAND       32(SP), X7, X7
@@ -9651,11 +9195,11 @@ dcfLeavesAESNI_mixed_group:
 	ADDQ        $0x00000020, R9
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000002, CX
-	JMP         dcfLeavesAESNI_mixed_group
+	JMP         dcfLeavesAESNI_xor_group
 
-dcfLeavesAESNI_mixed_one:
+dcfLeavesAESNI_xor_one:
 	TESTQ       CX, CX
-	JZ          dcfLeavesAESNI_mixed_end
+	JZ          dcfLeavesAESNI_xor_end
 	VMOVDQU     (SI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, 96(SP)
@@ -9759,31 +9303,15 @@ dcfLeavesAESNI_mixed_one:
 	VPXOR       X15, X0, X0
 	VPAND       (SP), X1, X1
 	VPAND       X11, X12, X15
-	VPXOR       X15, X1, X14
-	VPADDQ      X15, X1, X1
-	VPXOR       X1, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X1, X1
-	VPXOR       X13, X1, X15
-	VPADDQ      X13, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X1, X1
+	VPXOR       X13, X1, X1
 	VPSHUFD     $0xff, X0, X15
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       224(SP), X15, X15
 	VPAND       (SP), X0, X0
-	VPXOR       X15, X0, X14
-	VPADDQ      X15, X0, X0
-	VPXOR       X0, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X0, X0
-	VPXOR       X0, X1, X15
-	VPADDQ      X0, X1, X1
-	VPXOR       X1, X15, X15
-	VPAND       16(SP), X15, X15
-	VPXOR       X15, X1, X1
+	VPXOR       X15, X0, X0
+	VPXOR       X0, X1, X1
 	VPXOR       48(SP), X1, X1
 	VPSUBQ      48(SP), X1, X1
 	VPAND       32(SP), X1, X1
@@ -9792,31 +9320,15 @@ dcfLeavesAESNI_mixed_one:
 	VPXOR       X15, X2, X2
 	VPAND       (SP), X3, X3
 	VPAND       X11, X12, X15
-	VPXOR       X15, X3, X14
-	VPADDQ      X15, X3, X3
-	VPXOR       X3, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X3, X3
-	VPXOR       X13, X3, X15
-	VPADDQ      X13, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       16(SP), X15, X15
 	VPXOR       X15, X3, X3
+	VPXOR       X13, X3, X3
 	VPSHUFD     $0xff, X2, X15
 	VPSLLD      $0x1f, X15, X15
 	VPSRAD      $0x1f, X15, X15
 	VPAND       224(SP), X15, X15
 	VPAND       (SP), X2, X2
-	VPXOR       X15, X2, X14
-	VPADDQ      X15, X2, X2
-	VPXOR       X2, X14, X14
-	VPAND       16(SP), X14, X14
-	VPXOR       X14, X2, X2
-	VPXOR       X2, X3, X15
-	VPADDQ      X2, X3, X3
-	VPXOR       X3, X15, X15
-	VPAND       16(SP), X15, X15
-	VPXOR       X15, X3, X3
+	VPXOR       X15, X2, X2
+	VPXOR       X2, X3, X3
 	VPXOR       48(SP), X3, X3
 	VPSUBQ      48(SP), X3, X3
 	VPAND       32(SP), X3, X3
@@ -9825,9 +9337,9 @@ dcfLeavesAESNI_mixed_one:
 	ADDQ        $0x00000010, R9
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000001, CX
-	JMP         dcfLeavesAESNI_mixed_one
+	JMP         dcfLeavesAESNI_xor_one
 
-dcfLeavesAESNI_mixed_end:
+dcfLeavesAESNI_xor_end:
 dcfLeavesAESNI_done:
 	VZEROUPPER
 	RET
@@ -10113,7 +9625,7 @@ TEXT ·dcfGenLevelAESNI(SB), $160-120
 	MOVQ         padded+64(FP), CX
 	VMOVDQU      64(SP), X10
 	VPTEST       X10, X10
-	JNZ          dcfGenLevelAESNI_mixed_group
+	JNZ          dcfGenLevelAESNI_xor_group
 
 dcfGenLevelAESNI_add_group:
 	VMOVDQU     (DI), X0
@@ -10338,7 +9850,7 @@ dcfGenLevelAESNI_add_group_pad0:
 	JNZ       dcfGenLevelAESNI_add_group
 	JMP       dcfGenLevelAESNI_done
 
-dcfGenLevelAESNI_mixed_group:
+dcfGenLevelAESNI_xor_group:
 	VMOVDQU     (DI), X0
 	VPANDN      X0, X8, X0
 	VMOVDQU     X0, (SP)
@@ -10496,36 +10008,16 @@ dcfGenLevelAESNI_mixed_group:
 	VPAND       48(SP), X7, X7
 	VPBLENDVB   X10, X7, X11, X5
 	VPBLENDVB   X10, X11, X7, X7
-	VPXOR       X3, X7, X13
-	VPSUBQ      X3, X7, X7
-	VPXOR       X7, X13, X13
-	VPAND       64(SP), X13, X13
-	VPXOR       X13, X7, X7
-	VPXOR       X5, X1, X13
-	VPSUBQ      X5, X1, X1
-	VPXOR       X1, X13, X13
-	VPAND       64(SP), X13, X13
-	VPXOR       X13, X1, X1
+	VPXOR       X3, X7, X7
+	VPXOR       X5, X1, X1
 	VMOVDQU     (R9), X12
 	VPXOR       144(SP), X10, X13
 	VPAND       X13, X12, X12
-	VPXOR       X12, X7, X13
-	VPADDQ      X12, X7, X7
-	VPXOR       X7, X13, X13
-	VPAND       64(SP), X13, X13
-	VPXOR       X13, X7, X7
+	VPXOR       X12, X7, X7
 	VMOVDQU     (R8), X14
-	VPXOR       X7, X1, X13
-	VPADDQ      X7, X1, X1
-	VPXOR       X1, X13, X13
-	VPAND       64(SP), X13, X13
-	VPXOR       X13, X1, X1
+	VPXOR       X7, X1, X1
 	VMOVDQU     X1, (R8)
-	VPXOR       X14, X7, X13
-	VPSUBQ      X14, X7, X7
-	VPXOR       X7, X13, X13
-	VPAND       64(SP), X13, X13
-	VPXOR       X13, X7, X7
+	VPXOR       X14, X7, X7
 	VMOVDQU     (SI), X12
 	VPSHUFD     $0xff, X12, X12
 	VPSLLD      $0x1f, X12, X12
@@ -10549,11 +10041,11 @@ dcfGenLevelAESNI_mixed_group:
 	VPOR        X11, X13, X14
 	VPOR        X12, X1, X15
 	CMPQ        R14, $0x00
-	JLE         dcfGenLevelAESNI_mixed_group_pad0
+	JLE         dcfGenLevelAESNI_xor_group_pad0
 	VMOVDQU     X14, (R11)
 	VMOVDQU     X15, 16(R11)
 
-dcfGenLevelAESNI_mixed_group_pad0:
+dcfGenLevelAESNI_xor_group_pad0:
 	ADDQ      R13, R11
 	VPBLENDVB X10, X12, X11, X14
 	VPOR      X14, X13, X13
@@ -10578,7 +10070,7 @@ dcfGenLevelAESNI_mixed_group_pad0:
 	ADDQ      $0x00000010, R9
 	SUBQ      $0x00000001, R14
 	SUBQ      $0x00000001, CX
-	JNZ       dcfGenLevelAESNI_mixed_group
+	JNZ       dcfGenLevelAESNI_xor_group
 
 dcfGenLevelAESNI_done:
 	VZEROUPPER

@@ -19,10 +19,12 @@ type Block struct{ Lo, Hi uint64 }
 // Arith is an output group's arithmetic on 128-bit lanes, for the groups whose
 // addition carries nothing from the low 64 bits into the high ones: bytes, uint32
 // and uint64. Values are kept as blocks ANDed with From; integer sums may carry
-// into bits outside Mask, which outputs clear.
+// into bits outside Mask, which outputs clear. Xor must be all zeros or all ones:
+// the EvalAll level routines, the Gen routines and the AVX2 DCF Eval walk have a
+// loop for addition alone and one for XOR alone, not for lanes of both.
 type Arith struct {
 	From Block // from(b) = b & From
-	Xor  Block // all ones where + is XOR (bytes), zero where it is integer addition
+	Xor  Block // all ones where + is XOR (bytes), zero where it is integer addition; see below
 	Mask Block // the bits of an output
 	Neg  Block // all ones to negate outputs (party 1 in an integer group), else zero
 }

@@ -51,43 +51,47 @@ func loadArith512(g GPPhysical) {
 	}
 }
 
-// addOnly512 says that the variant being generated takes the group's + for qword
-// addition (byArith512).
-var addOnly512 bool
+// arith512 is the group's + that the variant being generated takes (byArith512).
+var arith512 arithKind
 
 // byArith512 emits body twice, as byArith does for the AVX2 routines: a variant
-// whose group + is qword addition alone (uint32, uint64) and the general one,
-// picked at run time by the Xor mask in xor (K7 scratch). body's labels come from
-// the label function it gets, each variant's its own.
+// whose group + is qword addition alone (uint32, uint64) and one whose + is XOR
+// alone (bytes), picked at run time by the Xor mask in xor (K7 scratch), which is
+// all zeros or all ones. body's labels come from the label function it gets, each
+// variant's its own.
 func byArith512(name string, xor VecPhysical, body func(label func(string) string)) {
 	variant := func(v string) func(string) string {
 		return func(s string) string { return name + "_" + v + "_" + s }
 	}
 	VPTESTMQ(xor, xor, K7)
 	KORTESTW(K7, K7)
-	JNZ(LabelRef(variant("mixed")("start")))
-	addOnly512 = true
+	JNZ(LabelRef(variant("xor")("start")))
+	arith512 = addArith
 	body(variant("add"))
 	JMP(LabelRef(name + "_end"))
-	addOnly512 = false
-	Label(variant("mixed")("start"))
-	body(variant("mixed"))
+	arith512 = xorArith
+	Label(variant("xor")("start"))
+	body(variant("xor"))
 	Label(name + "_end")
+	arith512 = anyArith
 }
 
 // gadd512 sets t to x + y in the group (x is clobbered): x ^ y where Xor is set,
-// else the qword sums; in the addition-only variant, just the sums.
+// else the qword sums; one instruction in byArith512's variants.
 func gadd512(y, x, t VecPhysical) { group512(VPADDQ, y, x, t) }
 
 // group512 sets t to x op y in the group, op a qword addition or subtraction.
 func group512(op func(...Op), y, x, t VecPhysical) {
-	if addOnly512 {
+	switch arith512 {
+	case addArith:
 		op(y, x, t)
-		return
+	case xorArith:
+		VPXORQ(y, x, t)
+	default:
+		VPXORQ(y, x, t)
+		op(y, x, x)
+		VPTERNLOGQ(U8(0xe2), x, Z28, t)
 	}
-	VPXORQ(y, x, t)
-	op(y, x, x)
-	VPTERNLOGQ(U8(0xe2), x, Z28, t)
 }
 
 // sign negates x under Neg (two's complement: (x ^ Neg) - Neg) and keeps Mask's bits.

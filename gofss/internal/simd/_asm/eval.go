@@ -169,11 +169,11 @@ const (
 type walk struct {
 	w       width
 	name    string
-	vectors int  // per group
-	steps   int  // prefetch steps a level
-	addOnly bool // the variant being generated takes the group's + for qword addition
-	pattern int  // bytes per side pattern: 11 round keys and the side mask
-	tables  int  // bytes of one table of patterns (DCF has two: seed and value keys)
+	vectors int       // per group
+	steps   int       // prefetch steps a level
+	arith   arithKind // the group's + in the variant being generated
+	pattern int       // bytes per side pattern: 11 round keys and the side mask
+	tables  int       // bytes of one table of patterns (DCF has two: seed and value keys)
 	table   Mem
 	tableAt Mem // the table's 32-byte aligned start
 	consts  Mem
@@ -400,8 +400,17 @@ func tmask(u, t VecPhysical) {
 	VPSRAD(U8(31), t, t)
 }
 
+// arithKind is the group's + that a routine's code is generated for.
+type arithKind int
+
+const (
+	anyArith arithKind = iota // XOR where the Xor mask is set, qword addition elsewhere
+	addArith                  // qword addition alone (uint32, uint64: Xor all zeros)
+	xorArith                  // XOR alone (bytes: Xor all ones)
+)
+
 // gadd sets x += y in the group (t is clobbered): the qword sums, or x ^ y where
-// Xor is set; in the addition-only variant, just the sums.
+// Xor is set; one instruction in the addition-only and XOR-only variants.
 func (k *walk) gadd(y, x, t VecPhysical) { k.group(VPADDQ, y, x, t) }
 
 // gsub sets x -= y in the group, as gadd adds.
@@ -409,31 +418,37 @@ func (k *walk) gsub(y, x, t VecPhysical) { k.group(VPSUBQ, y, x, t) }
 
 // group sets x to x op y in the group, op a qword addition or subtraction.
 func (k *walk) group(op func(...Op), y, x, t VecPhysical) {
-	if k.addOnly {
+	switch k.arith {
+	case addArith:
 		op(y, x, x)
-		return
+	case xorArith:
+		VPXOR(y, x, x)
+	default:
+		VPXOR(y, x, t)
+		op(y, x, x)
+		VPXOR(x, t, t)
+		VPAND(k.c(cXor), t, t)
+		VPXOR(t, x, x)
 	}
-	VPXOR(y, x, t)
-	op(y, x, x)
-	VPXOR(x, t, t)
-	VPAND(k.c(cXor), t, t)
-	VPXOR(t, x, x)
 }
 
 // byArith emits body twice, for the two kinds of the group's + that the Xor mask
-// tells apart at run time (x scratch): addition alone (uint32, uint64: an add or a
-// subtraction one instruction instead of five) and the general one. body(prefix)
-// begins at the label prefix+"_group" and ends where the routine goes on.
+// tells apart at run time (x scratch): addition alone (uint32, uint64), and XOR
+// alone (bytes), each group operation one instruction instead of five. The
+// routines take the Xor mask to be all zeros or all ones, as every group's is
+// (simdAriths in package gofss gives them no other). body(prefix) begins at the
+// label prefix+"_group" and ends where the routine goes on.
 func (k *walk) byArith(x VecPhysical, body func(prefix string)) {
 	VMOVDQU(k.c(cXor), x)
 	VPTEST(x, x)
-	JNZ(LabelRef(k.name + "_mixed_group"))
-	k.addOnly = true
+	JNZ(LabelRef(k.name + "_xor_group"))
+	k.arith = addArith
 	body(k.name + "_add")
 	JMP(LabelRef(k.name + "_done"))
-	k.addOnly = false
-	body(k.name + "_mixed")
+	k.arith = xorArith
+	body(k.name + "_xor")
 	Label(k.name + "_done")
+	k.arith = anyArith
 }
 
 // output negates x under Neg, keeps it to Mask and stores it as vector v's outputs.
