@@ -98,17 +98,17 @@ func aes(r int, key Op, x VecPhysical) {
 	Instruction(&ir.Instruction{Opcode: op, Operands: []Op{key, x, x}, Inputs: []Op{key, x}, Outputs: []Op{x}, ISA: []string{"VAES", "AVX"}})
 }
 
-// keyedRounds runs AES rounds 1 to 10 on states, state i under key which(i) of the
-// k at key(j, r), each round loading its k keys once into the registers from first
+// keyedRounds runs AES rounds 1 to 10 on states, state i under key i % k of the k
+// at key(j, r), each round loading its k keys once into the registers from first
 // for all the states. As memory operands of every VAESENC (with 256-bit vectors on
 // Zen 4) they took DCF Gen 1.28x the time.
-func keyedRounds(w width, states []VecPhysical, which func(i int) int, k, first int, key func(j, r int) Mem) {
+func keyedRounds(w width, states []VecPhysical, k, first int, key func(j, r int) Mem) {
 	for r := 1; r < rounds; r++ {
 		for j := range min(k, len(states)) {
 			VMOVDQU(key(j, r), w.vec(first+j))
 		}
 		for i, x := range states {
-			aes(r, w.vec(first+which(i)), x)
+			aes(r, w.vec(first+i%k), x)
 		}
 	}
 }

@@ -115,7 +115,7 @@ func genRoutine(w width, dcf bool) {
 				}
 			}
 		}
-		keyedRounds(w, states, func(i int) int { return i % outs }, outs, 10, key)
+		keyedRounds(w, states, outs, 10, key)
 		amask, dl, dr, scw, t, m := w.vec(10), w.vec(11), w.vec(12), w.vec(13), w.vec(14), w.vec(15)
 		// row writes the correction words of unit u's keys, but for padding keys: the
 		// seed correction with tl, then tr alone (DPF, vcw nil) or with the value

@@ -79,7 +79,7 @@ func dpfLevelRoutine(w width, leaves bool) {
 			VPXOR(key(v, 0), x, x)
 		}
 		keys := 2 / w.blocks // L, R in turn with one block, both in a vector with two
-		keyedRounds(w, w.vecs(n), func(v int) int { return v % keys }, keys, 11, key)
+		keyedRounds(w, w.vecs(n), keys, 11, key)
 		for v := range n {
 			x, out := w.vec(v), Mem{Base: RDI, Disp: v * w.size()}
 			VPXOR(parked.Offset(v*w.size()), x, x)
@@ -199,7 +199,7 @@ func dcfLevelRoutine(w width, leaves bool) {
 		for v := range n {
 			VPXOR(key(v, 0), w.vec(v), w.vec(v))
 		}
-		keyedRounds(w, w.vecs(n), func(v int) int { return v % per }, per, 12, key)
+		keyedRounds(w, w.vecs(n), per, 12, key)
 		t, pv, c := w.vec(12), w.vec(13), w.vec(14)
 		for p := range n / per {
 			seed := parked.Offset(p * w.size())
