@@ -176,7 +176,7 @@ func (st *fastEvalState) levels(n int, prg Prg, step func(i int)) {
 func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]/cwSize+n] }
 
 // walkEval runs DPF Eval on the routines. With AES run by the routine, it checks the
-// correction words as it reads them (see simd.DpfEvalAes), so dst may be partly
+// correction words as it reads them (see simd.FusedEval.Dpf), so dst may be partly
 // written when they are refused.
 func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	if len(xs) < minFastPoints {

@@ -54,7 +54,7 @@ type FusedEval struct {
 // without AVX-512 VAES on 256-bit vectors or AES-NI on 128-bit ones, both with AVX2
 // (avx2_amd64.go); _asm generates both.
 var (
-	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalAes, dcfEvalAes,
+	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalVAES512, dcfEvalVAES512,
 		func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys) {
 			dpfLevel(u, s, nil, parents, m, cw, keys)
 		},
@@ -184,7 +184,7 @@ func (f *FusedEval) check(n, group int, pf []int, r *EvalRows) {
 }
 
 //go:noescape
-func dpfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
+func dpfEvalVAES512(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
 
 // checkWalk checks what the fused walks assume beyond the lengths: 1 to 128 levels
 // (their side patterns hold 128) and prefetch ranges inside cws.
@@ -200,4 +200,4 @@ func checkWalk(pf []int, r *EvalRows) {
 }
 
 //go:noescape
-func dcfEvalAes(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
+func dcfEvalVAES512(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)

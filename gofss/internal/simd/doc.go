@@ -9,7 +9,7 @@
 // CPUs without AVX-512 get the fused routines alone (FusedEval: DPF and DCF Eval, the
 // EvalAll levels and DPF Gen's level, with AES-128 MMO), with AVX2 and VAES on 256-bit
 // vectors or AES-NI on 128-bit ones, generated from one description by the command
-// in _asm (`go generate`).
+// in _asm (`go generate`), which gives the AVX-512 fused Eval walks too.
 //
 // The routines exist only in amd64 builds without the purego tag; package gofss
 // holds the portable Go rendering of the same steps and uses these only where

@@ -1,25 +1,26 @@
-// Command _asm generates the fused Eval walks of package simd for CPUs without
-// AVX-512 (run `go generate` in the package), the EvalAll level routines with AES
-// keys (level.go) and DPF Gen's (gen.go): DPF and DCF Eval with AES-128 MMO, in
-// two vector widths from one description, VAES on 256-bit vectors (2 blocks a vector:
-// Zen 3, Alder Lake) and AES-NI on 128-bit vectors (1 block, VEX encodings: every CPU
-// with AES-NI and AVX2). They do the job of the AVX-512 walks dpfEvalAes and
-// dcfEvalAes (avx512.go) with the same arguments, in smaller groups. With -avx512
-// it writes those AVX-512 routines instead, into a file of their own: the fused Eval
-// walks, the EvalAll and Eval level routines and the Gen levels, with named
-// registers (they were written by hand first and measured on AVX-512 CPUs; the
-// generated ones assemble to the same machine code).
+// Command _asm generates the tree-walk routines of package simd (run `go generate`
+// in the package). The fused Eval walks (DPF and DCF Eval with AES-128 MMO, this
+// file) come from one description in three vector widths: AES-NI on 128-bit
+// vectors (1 block a vector, VEX encodings: every CPU with AES-NI and AVX2), VAES
+// on 256-bit vectors (2 blocks: Zen 3, Alder Lake) and VAES on 512-bit vectors (4
+// blocks, EVEX encodings: AVX-512 CPUs). The EvalAll level routines with AES keys
+// (level.go) and the Gen levels (gen.go) come in the two narrower widths. With
+// -avx512 it writes the 512-bit routines, into a file of their own: the fused Eval
+// walks, and from avx512.go the EvalAll and Eval level routines and the Gen levels
+// with named registers (those were written by hand first and measured on AVX-512
+// CPUs; the generated ones assemble to the same machine code).
 //
-// A group of points walks down all levels with its nodes in registers. Only 16
-// vector registers exist, so each vector's node and AES state share one: a level
+// A group of points walks down all levels with its nodes in registers. A level
 // first readies every vector (the node's correction applied, the result parked in a
-// stack slot, the register turned into the AES state of the clamped seed), then runs
-// the rounds over all of them, 8 independent chains keeping the AES units busy, and
-// ends by XORing the parked node back: MMO(seed) ^ t*correction. A lane's AES key
-// depends on its side bit, so the prologue writes on the stack the round keys of
-// every side pattern of a vector (2 with one block, 4 with two), and each vector's
-// rounds read them through a pointer to its pattern, which it computes each level
-// from its inputs' bits.
+// slot, the register turned into the AES state of the clamped seed), then runs the
+// rounds over all of them, 8 independent chains keeping the AES units busy, and
+// ends by XORing the parked node back: MMO(seed) ^ t*correction. With 16 vector
+// registers (the narrower widths) the slots and the constants are on the stack; the
+// 512-bit walks have 32, and keep both in registers. A lane's AES key depends on
+// its side bit, so the prologue writes on the stack the round keys of every side
+// pattern of a vector (2 with one block, 4 with two, 16 with four), and each
+// vector's rounds read them through a pointer to its pattern, which it computes
+// each level from its inputs' bits.
 package main
 
 import (
@@ -48,11 +49,21 @@ type width struct {
 var (
 	xmm = width{"AESNI", 1}
 	ymm = width{"VAES256", 2}
+	zmm = width{"VAES512", 4} // the fused Eval walks alone (-avx512)
 )
 
 var (
 	xregs = []VecPhysical{X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11, X12, X13, X14, X15}
 	yregs = []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15}
+	zregs = []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15,
+		Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z30, Z31}
+)
+
+// The 512-bit walks' registers beyond the 16 the description shares with the
+// narrower ones: dwords of 31 for tmask, and scratch for rows.
+var (
+	thirtyOnes = Z30
+	rowScratch = Z31
 )
 
 // The pattern pointers of a group's vectors; R11 points at the level's correction
@@ -61,10 +72,110 @@ var (
 var patternRegs = []GPPhysical{RBX, RDX, RSI, RDI, R8, R10, R12, R13}
 
 func (w width) vec(i int) VecPhysical {
-	if w.blocks == 1 {
+	switch w.blocks {
+	case 1:
 		return xregs[i]
+	case 2:
+		return yregs[i]
 	}
-	return yregs[i]
+	return zregs[i]
+}
+
+// wide is whether w's vectors need AVX-512 (EVEX) encodings, which name some
+// instructions differently and test vectors through opmasks.
+func (w width) wide() bool { return w.blocks == 4 }
+
+func (w width) mov(src, dst Op) {
+	if w.wide() {
+		VMOVDQU64(src, dst)
+	} else {
+		VMOVDQU(src, dst)
+	}
+}
+
+// vexOrEvex runs an instruction of three operands: its VEX form, or on 512-bit
+// vectors its EVEX one.
+func (w width) vexOrEvex(vex func(y, x, dst Op), evex func(...Op), y, x, dst Op) {
+	if w.wide() {
+		evex(y, x, dst)
+	} else {
+		vex(y, x, dst)
+	}
+}
+
+func (w width) xor(y, x, dst Op) { w.vexOrEvex(VPXOR, VPXORQ, y, x, dst) }
+func (w width) and(y, x, dst Op) { w.vexOrEvex(VPAND, VPANDQ, y, x, dst) }
+func (w width) or(y, x, dst Op)  { w.vexOrEvex(VPOR, VPORQ, y, x, dst) }
+
+// andn sets dst to y with x's bits cleared (^x & y), as VPANDN.
+func (w width) andn(y, x, dst Op) { w.vexOrEvex(VPANDN, VPANDNQ, y, x, dst) }
+
+// The combinations below are one VPTERNLOGQ on 512-bit vectors, two or three
+// instructions on the narrower ones (through the scratch register they name).
+
+// ternlog runs VPTERNLOGQ imm on c, b and a on 512-bit vectors (a takes bit 2 of
+// the table's index, b bit 1, c bit 0), narrow on the other widths.
+func (w width) ternlog(imm uint8, c, b, a Op, narrow func()) {
+	if w.wide() {
+		VPTERNLOGQ(U8(imm), c, b, a)
+	} else {
+		narrow()
+	}
+}
+
+// orAnd sets dst |= x & y (t scratch).
+func (w width) orAnd(x Op, y, dst, t VecPhysical) {
+	w.ternlog(0xf8, x, y, dst, func() {
+		w.and(x, y, t)
+		w.or(t, dst, dst)
+	})
+}
+
+// andAnd sets dst &= x & y, y a register on 512-bit vectors.
+func (w width) andAnd(x, y Op, dst VecPhysical) {
+	w.ternlog(0x80, x, y, dst, func() {
+		w.and(x, dst, dst)
+		w.and(y, dst, dst)
+	})
+}
+
+// blend sets dst to y in the bits where mask is set (t scratch, may be y).
+func (w width) blend(mask Op, y, dst, t VecPhysical) {
+	w.ternlog(0xd8, mask, y, dst, func() {
+		w.xor(dst, y, t)
+		w.and(mask, t, t)
+		w.xor(t, dst, dst)
+	})
+}
+
+// xorAnd sets dst to (dst ^ y) & mask, y a register.
+func (w width) xorAnd(y, mask Op, dst VecPhysical) {
+	w.ternlog(0x28, mask, y, dst, func() {
+		w.xor(y, dst, dst)
+		w.and(mask, dst, dst)
+	})
+}
+
+// park sets slot to x ^ (y & t) (y scratch).
+func (w width) park(x, y, t VecPhysical, slot Op) {
+	if w.wide() {
+		w.mov(x, slot)
+	}
+	w.ternlog(0x78, t, y, slot, func() {
+		w.and(t, y, y)
+		w.xor(x, y, y)
+		w.mov(y, slot)
+	})
+}
+
+// test clears ZF where x has a bit set (K1 scratch), as VPTEST x, x.
+func (w width) test(x VecPhysical) {
+	if w.wide() {
+		VPTESTMQ(x, x, K1)
+		KORTESTW(K1, K1)
+		return
+	}
+	VPTEST(x, x)
 }
 
 func (w width) size() int { return 16 * w.blocks }
@@ -80,11 +191,14 @@ func (w width) vecs(n int) []VecPhysical {
 
 // spread loads the block at m into every lane of x.
 func (w width) spread(m Mem, x VecPhysical) {
-	if w.blocks == 1 {
+	switch w.blocks {
+	case 1:
 		VMOVDQU(m, x)
-		return
+	case 2:
+		VBROADCASTI128(m, x)
+	default:
+		VBROADCASTI32X4(m, x)
 	}
-	VBROADCASTI128(m, x)
 }
 
 // aes runs AES round r (1 to 10) on x with the round key key (memory, or for the
@@ -115,8 +229,8 @@ func keyedRounds(w width, states []VecPhysical, k, first int, key func(j, r int)
 
 var lsb, notTr Mem
 
-// avx512 selects the AVX-512 walk routines (avx512.go), which go to a file of their
-// own.
+// avx512 selects the 512-bit routines (the fused Eval walks from this file's
+// description, the rest from avx512.go), which go to a file of their own.
 var avx512 = flag.Bool("avx512", false, "generate the AVX-512 walk routines alone")
 
 func main() {
@@ -125,7 +239,12 @@ func main() {
 	if *avx512 {
 		avx512Walks()
 		avx512Gens()
-		avx512Evals()
+		lsb = lsbMask512
+		notTr = GLOBL("evalnottr", RODATA|NOPTR)
+		DATA(0, U64(0xfffffffffffffffe))
+		DATA(8, U64(0xffffffffffffffff))
+		dpf(zmm)
+		dcf(zmm)
 		Generate()
 		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 		return
@@ -175,7 +294,8 @@ type walk struct {
 	pattern int       // bytes per side pattern: 11 round keys and the side mask
 	tables  int       // bytes of one table of patterns (DCF has two: seed and value keys)
 	table   Mem
-	tableAt Mem // the table's 32-byte aligned start
+	align   int // of the table: 32 bytes, or a vector's
+	tableAt Mem // the table's aligned start
 	consts  Mem
 	slots   Mem // per vector: the corrected node; DCF also the clamped seed
 	sides   Mem // per vector, sideBytes: byte b its pattern at input bit b
@@ -189,14 +309,22 @@ const sideBytes = 128 // an input's bits
 
 func newWalk(w width, name string, vectors, tables, slots int) *walk {
 	k := &walk{w: w, name: name, vectors: vectors, pattern: (rounds + 1) * w.size(), steps: 2}
-	if vectors*w.blocks <= 8 {
+	switch {
+	case w.wide():
+		// Measured on Zen 4 (DPF eval, 2^16 keys, best of 6): 42.6 ns/key with
+		// the prefetches issued once a level, 38.0 with a step after every round.
+		k.steps = rounds - 1
+	case vectors*w.blocks <= 8:
 		k.steps = 1 // a small group's keys are a few lines a level
 	}
 	k.tables = (1 << w.blocks) * k.pattern
-	k.table = AllocLocal(tables*k.tables + 32)
+	k.align = max(32, w.size())
+	k.table = AllocLocal(tables*k.tables + k.align)
 	k.tableAt = AllocLocal(8)
-	k.consts = AllocLocal(consts * w.size())
-	k.slots = AllocLocal(slots * vectors * w.size())
+	if !w.wide() {
+		k.consts = AllocLocal(consts * w.size())
+		k.slots = AllocLocal(slots * vectors * w.size())
+	}
 	k.sides = AllocLocal(vectors * sideBytes)
 	for _, m := range []*Mem{&k.u, &k.xs, &k.groups, &k.levels, &k.pf, &k.pfNext, &k.pfEnd, &k.pfPer} {
 		*m = AllocLocal(8)
@@ -204,8 +332,21 @@ func newWalk(w width, name string, vectors, tables, slots int) *walk {
 	return k
 }
 
-func (k *walk) c(i int) Mem    { return k.consts.Offset(i * k.w.size()) }
-func (k *walk) slot(i int) Mem { return k.slots.Offset(i * k.w.size()) }
+// c is constant i, and slot slot i: on 512-bit vectors in registers (Z16 on), on
+// the narrower ones, whose registers the walks use up, on the stack.
+func (k *walk) c(i int) Op {
+	if k.w.wide() {
+		return zregs[16+i]
+	}
+	return k.consts.Offset(i * k.w.size())
+}
+
+func (k *walk) slot(i int) Op {
+	if k.w.wide() {
+		return zregs[16+consts+i]
+	}
+	return k.slots.Offset(i * k.w.size())
+}
 
 func (k *walk) label(s string) string {
 	k.labels++
@@ -216,9 +357,13 @@ func (k *walk) label(s string) string {
 // keyOff(bit l of p) from AX, and with sides the control-bit mask where that bit is 1.
 func (k *walk) buildTable(t int, keyOff func(side int) int, sides bool) {
 	w := k.w
-	LEAQ(k.table.Offset(31), R10)
-	ANDQ(I8(-32), R10)
+	LEAQ(k.table.Offset(k.align-1), R10)
+	ANDQ(I32(-k.align), R10)
 	MOVQ(R10, k.tableAt)
+	if w.wide() {
+		k.blendTable(t, keyOff, sides)
+		return
+	}
 	VPXOR(X11, X11, X11)
 	VMOVDQU(lsb, X12)
 	for p := 0; p < 1<<w.blocks; p++ {
@@ -236,11 +381,53 @@ func (k *walk) buildTable(t int, keyOff func(side int) int, sides bool) {
 	}
 }
 
+// blendTable is buildTable for 512-bit vectors, whose 16 patterns of 4 lanes
+// would be 700 copies unrolled: a loop over the patterns blends each round's keys
+// of the two sides (in Z0-Z10 and Z11-Z21) under an opmask of the pattern's bits.
+func (k *walk) blendTable(t int, keyOff func(side int) int, sides bool) {
+	for r := range rounds {
+		VBROADCASTI32X4(Mem{Base: RAX, Disp: keyOff(0) + 16*r}, zregs[r])
+		VBROADCASTI32X4(Mem{Base: RAX, Disp: keyOff(1) + 16*r}, zregs[rounds+r])
+	}
+	VBROADCASTI32X4(lsb, Z23)
+	if t > 0 {
+		ADDQ(U32(t*k.tables), R10)
+	}
+	XORL(ECX, ECX)
+	loop := k.label("table")
+	Label(loop)
+	MOVL(ECX, R9L)
+	PDEPL(laneBits, R9L, R9L)
+	LEAL(Mem{Base: R9, Index: R9, Scale: 2}, R9L) // both qwords of a lane
+	KMOVW(R9L, K1)
+	for r := range rounds {
+		VPBLENDMQ(zregs[rounds+r], zregs[r], K1, Z22)
+		VMOVDQA64(Z22, Mem{Base: R10, Disp: 64 * r})
+	}
+	if sides {
+		VMOVDQA64_Z(Z23, K1, Z22)
+		VMOVDQA64(Z22, Mem{Base: R10, Disp: 64 * rounds})
+	}
+	ADDQ(U32(k.pattern), R10)
+	INCL(ECX)
+	CMPL(ECX, U8(16))
+	JB(LabelRef(loop))
+}
+
+// controlMask loads into x the mask of a lane's control bit, and what tmask needs.
+func (k *walk) controlMask(x VecPhysical) {
+	k.w.spread(lsb, x)
+	if k.w.wide() {
+		MOVL(U32(31), EAX)
+		VPBROADCASTD(EAX, thirtyOnes)
+	}
+}
+
 // loadArith broadcasts the Arith at AX into the constants.
 func (k *walk) loadArith() {
 	for i := cFrom; i <= cNeg; i++ {
 		k.w.spread(Mem{Base: RAX, Disp: 16 * i}, k.w.vec(10))
-		VMOVDQU(k.w.vec(10), k.c(i))
+		k.w.mov(k.w.vec(10), k.c(i))
 	}
 }
 
@@ -287,16 +474,33 @@ func (k *walk) groupStart() {
 }
 
 // sidePatterns writes the group's side patterns: for vector v and input bit b, the
-// byte at sides + sideBytes*v + b has bit l set where lane l's input has bit b set. An
-// input byte spreads over 8 bytes without BMI2 (slow on Zen 2): multiplied into every
-// byte, each byte keeps its own bit, and adding 0x7f moves that to bit 7.
+// byte at sides + sideBytes*v + b has bit l set where lane l's input has bit b set.
+// An input byte spreads over 8 bytes through BMI2's PDEP on AVX-512 CPUs (on Zen 4
+// DPF eval took 1.02-1.03x the time with the way below), and without BMI2 where it is
+// slow (Zen 2): multiplied into every byte, each byte keeps its own bit, and adding
+// 0x7f moves that to bit 7.
 func (k *walk) sidePatterns() {
 	w := k.w
 	rep, sel, add, top, n, xs := RBX, RDX, RSI, RDI, R8, R10
-	MOVQ(U64(0x0101010101010101), rep)
-	MOVQ(U64(0x8040201008040201), sel)
-	MOVQ(U64(0x7f7f7f7f7f7f7f7f), add)
-	MOVQ(U64(0x8080808080808080), top)
+	spread := func(l int) {
+		IMULQ(rep, RAX)
+		ANDQ(sel, RAX)
+		ADDQ(add, RAX)
+		ANDQ(top, RAX)
+		SHRQ(U8(7-l), RAX)
+	}
+	if w.wide() {
+		lanes := []GPPhysical{RBX, RDX, RSI, RDI}
+		for l, r := range lanes {
+			MOVQ(U64(0x0101010101010101<<l), r)
+		}
+		spread = func(l int) { PDEPQ(lanes[l], RAX, RAX) }
+	} else {
+		MOVQ(U64(0x0101010101010101), rep)
+		MOVQ(U64(0x8040201008040201), sel)
+		MOVQ(U64(0x7f7f7f7f7f7f7f7f), add)
+		MOVQ(U64(0x8080808080808080), top)
+	}
 	MOVQ(k.xs, xs)
 	LEAQ(k.sides, RCX)
 	Load(Param("levels"), n)
@@ -307,11 +511,7 @@ func (k *walk) sidePatterns() {
 	for v := 0; v < k.vectors; v++ {
 		for l := 0; l < w.blocks; l++ {
 			MOVBQZX(Mem{Base: xs, Disp: 16 * (w.blocks*v + l)}, RAX)
-			IMULQ(rep, RAX)
-			ANDQ(sel, RAX)
-			ADDQ(add, RAX)
-			ANDQ(top, RAX)
-			SHRQ(U8(7-l), RAX)
+			spread(l)
 			if l == 0 {
 				MOVQ(RAX, R9)
 			} else {
@@ -330,7 +530,7 @@ func (k *walk) sidePatterns() {
 // the walk's steps: after round 5, or 3 and 7. A step after every round costs more
 // instructions than it hides misses.
 func prefetchAfter(r int, k *walk) {
-	if k.steps == 1 && r == 5 || k.steps == 2 && (r == 3 || r == 7) {
+	if k.steps == rounds-1 || k.steps == 1 && r == 5 || k.steps == 2 && (r == 3 || r == 7) {
 		k.prefetch()
 	}
 }
@@ -377,20 +577,33 @@ func (k *walk) patternOf(v int, p GPPhysical) {
 }
 
 // rows loads the correction words of vector v's points at R11: their first blocks
-// into c1, their second into c2.
+// into c1, their second into c2. On 512-bit vectors, two words a ymm load, then
+// their blocks sorted out across the two.
 func (k *walk) rows(v int, c1, c2 VecPhysical) {
 	at := func(r GPPhysical, d int) Mem { return Mem{Base: R11, Index: r, Scale: 1, Disp: d} }
-	MOVQ(Mem{Base: R14, Disp: 8 * k.w.blocks * v}, RAX)
-	if k.w.blocks == 1 {
+	off := func(i int, r GPPhysical) { MOVQ(Mem{Base: R14, Disp: 8 * (k.w.blocks*v + i)}, r) }
+	switch k.w.blocks {
+	case 1:
+		off(0, RAX)
 		VMOVDQU(at(RAX, 0), c1)
 		VMOVDQU(at(RAX, 16), c2)
-		return
+	case 2:
+		off(0, RAX)
+		off(1, R9)
+		VMOVDQU(at(RAX, 0), c1.AsX())
+		VINSERTI128(U8(1), at(R9, 0), c1, c1)
+		VMOVDQU(at(RAX, 16), c2.AsX())
+		VINSERTI128(U8(1), at(R9, 16), c2, c2)
+	default:
+		for i, z := range []VecPhysical{rowScratch, c2} {
+			off(2*i, RAX)
+			off(2*i+1, R9)
+			VMOVDQU64(at(RAX, 0), z.AsY())
+			VINSERTI64X4(U8(1), at(R9, 0), z, z)
+		}
+		VSHUFI64X2(U8(0x88), c2, rowScratch, c1)
+		VSHUFI64X2(U8(0xdd), c2, rowScratch, c2)
 	}
-	MOVQ(Mem{Base: R14, Disp: 8 * (2*v + 1)}, R9)
-	VMOVDQU(at(RAX, 0), c1.AsX())
-	VINSERTI128(U8(1), at(R9, 0), c1, c1)
-	VMOVDQU(at(RAX, 16), c2.AsX())
-	VINSERTI128(U8(1), at(R9, 16), c2, c2)
 }
 
 // tmask sets every bit of each lane of t to the control bit of that lane of u.
@@ -398,6 +611,19 @@ func tmask(u, t VecPhysical) {
 	VPSHUFD(U8(0xff), u, t)
 	VPSLLD(U8(31), t, t)
 	VPSRAD(U8(31), t, t)
+}
+
+// tmask is tmask for the walks on w. On 512-bit vectors the shifts are the variable
+// ones, by thirtyOnes: in the fused walks on Zen 4 those leave the AES unit free,
+// the immediate ones do not.
+func (w width) tmask(u, t VecPhysical) {
+	if !w.wide() {
+		tmask(u, t)
+		return
+	}
+	VPSHUFD(U8(0xff), u, t)
+	VPSLLVD(thirtyOnes, t, t)
+	VPSRAVD(thirtyOnes, t, t)
 }
 
 // arithKind is the group's + that a routine's code is generated for.
@@ -418,11 +644,16 @@ func (k *walk) gsub(y, x, t VecPhysical) { k.group(VPSUBQ, y, x, t) }
 
 // group sets x to x op y in the group, op a qword addition or subtraction.
 func (k *walk) group(op func(...Op), y, x, t VecPhysical) {
-	switch k.arith {
-	case addArith:
+	w := k.w
+	switch {
+	case k.arith == addArith:
 		op(y, x, x)
-	case xorArith:
-		VPXOR(y, x, x)
+	case k.arith == xorArith:
+		w.xor(y, x, x)
+	case w.wide():
+		VPXORQ(y, x, t)
+		op(y, x, x)
+		VPTERNLOGQ(U8(0xd8), k.c(cXor), t, x) // t where Xor is set, else x
 	default:
 		VPXOR(y, x, t)
 		op(y, x, x)
@@ -439,8 +670,8 @@ func (k *walk) group(op func(...Op), y, x, t VecPhysical) {
 // (simdAriths in package gofss gives them no other). body(prefix) begins at the
 // label prefix+"_group" and ends where the routine goes on.
 func (k *walk) byArith(x VecPhysical, body func(prefix string)) {
-	VMOVDQU(k.c(cXor), x)
-	VPTEST(x, x)
+	k.w.mov(k.c(cXor), x)
+	k.w.test(x)
 	JNZ(LabelRef(k.name + "_xor_group"))
 	k.arith = addArith
 	body(k.name + "_add")
@@ -453,31 +684,33 @@ func (k *walk) byArith(x VecPhysical, body func(prefix string)) {
 
 // output negates x under Neg, keeps it to Mask and stores it as vector v's outputs.
 func (k *walk) output(v int, x VecPhysical) {
-	VPXOR(k.c(cNeg), x, x)
+	w := k.w
+	w.xor(k.c(cNeg), x, x)
 	VPSUBQ(k.c(cNeg), x, x)
-	VPAND(k.c(cMask), x, x)
+	w.and(k.c(cMask), x, x)
 	MOVQ(k.u, RAX)
-	VMOVDQU(x, Mem{Base: RAX, Disp: k.w.size() * v})
+	w.mov(x, Mem{Base: RAX, Disp: w.size() * v})
 }
 
 const sig = "func(u, xs *byte, off *int, rows *byte, groups, levels int, keys *[%d][11][16]byte, ar *[8]uint64, pf *int) (bad bool)"
 
-// dpf generates dpfEval<W>, dpfEvalAes's job with 8 vectors (8 or 16 points) a group.
+// dpf generates dpfEval<W>, FusedEval.Dpf's walk with 8 vectors (8, 16 or 32
+// points) a group.
 // Registers: the 8 vectors' nodes (AES states during the rounds), the control-bit
 // mask (8), the bits of the words' second blocks that must be zero (9), scratch (10-12).
 func dpf(w width) {
 	name := "dpfEval" + w.name
 	TEXT(name, 0, fmt.Sprintf(sig, 2))
 	Pragma("noescape")
-	Doc(name + " is dpfEvalAes in groups of " + fmt.Sprint(8*w.blocks) + " points.")
+	Doc(name + " is FusedEval.Dpf's walk in groups of " + fmt.Sprint(8*w.blocks) + " points.")
 	k := newWalk(w, name, 8, 1, 1)
 	lsbv, bad, c1, c2, t := w.vec(8), w.vec(9), w.vec(10), w.vec(11), w.vec(12)
 	Load(Param("keys"), RAX)
 	k.buildTable(0, func(side int) int { return side * keyBytes }, true)
-	w.spread(lsb, lsbv)
-	VPXOR(bad, bad, bad)
+	k.controlMask(lsbv)
+	w.xor(bad, bad, bad)
 	w.spread(notTr, c1)
-	VMOVDQU(c1, k.c(cNotTr))
+	w.mov(c1, k.c(cNotTr))
 	Load(Param("ar"), RAX)
 	TESTQ(RAX, RAX)
 	JZ(LabelRef(name + "_args"))
@@ -489,7 +722,7 @@ func dpf(w width) {
 	k.groupStart()
 	MOVQ(k.u, RAX)
 	for v := range 8 {
-		VMOVDQU(Mem{Base: RAX, Disp: w.size() * v}, w.vec(v))
+		w.mov(Mem{Base: RAX, Disp: w.size() * v}, w.vec(v))
 	}
 
 	Label(name + "_level")
@@ -497,20 +730,15 @@ func dpf(w width) {
 		u, p := w.vec(v), patternRegs[v]
 		k.patternOf(v, p)
 		k.rows(v, c1, c2)
-		VPAND(k.c(cNotTr), c2, t)
-		VPOR(t, bad, bad)
+		w.orAnd(k.c(cNotTr), c2, bad, t)
 		VPSHUFD(U8(0), c2, c2) // tr in every dword's lsb
 		// The correction: the first block, whose control bit is tl, with tr instead
 		// in the lanes whose side is 1.
-		VPXOR(c1, c2, c2)
-		VPAND(Mem{Base: p, Disp: rounds * w.size()}, c2, c2)
-		VPXOR(c2, c1, c1)
-		tmask(u, t)
-		VPANDN(u, lsbv, u)
-		VPAND(t, c1, c1)
-		VPXOR(u, c1, c1)
-		VMOVDQU(c1, k.slot(v))
-		VPXOR(Mem{Base: p}, u, u)
+		w.blend(Mem{Base: p, Disp: rounds * w.size()}, c2, c1, c2)
+		w.tmask(u, t)
+		w.andn(u, lsbv, u)
+		w.park(u, c1, t, k.slot(v))
+		w.xor(Mem{Base: p}, u, u)
 	}
 	for r := 1; r < rounds; r++ {
 		for v := range 8 {
@@ -519,7 +747,7 @@ func dpf(w width) {
 		prefetchAfter(r, k)
 	}
 	for v := range 8 {
-		VPXOR(k.slot(v), w.vec(v), w.vec(v))
+		w.xor(k.slot(v), w.vec(v), w.vec(v))
 	}
 	k.levelEnd(name + "_level")
 
@@ -531,13 +759,11 @@ func dpf(w width) {
 	for v := range 8 {
 		u := w.vec(v)
 		k.rows(v, c1, c2)
-		VPAND(lsbv, c1, t)
-		VPOR(t, c2, c2)
-		VPOR(c2, bad, bad)
-		tmask(u, t)
-		VPAND(k.c(cFrom), c1, c1)
-		VPAND(t, c1, c1)
-		VPAND(k.c(cFrom), u, u)
+		w.orAnd(lsbv, c1, c2, t)
+		w.or(c2, bad, bad)
+		w.tmask(u, t)
+		w.andAnd(k.c(cFrom), t, c1)
+		w.and(k.c(cFrom), u, u)
 		k.gadd(c1, u, c2)
 		k.output(v, u)
 	}
@@ -545,19 +771,20 @@ func dpf(w width) {
 	Label(name + "_nodes")
 	MOVQ(k.u, RAX)
 	for v := range 8 {
-		VMOVDQU(w.vec(v), Mem{Base: RAX, Disp: w.size() * v})
+		w.mov(w.vec(v), Mem{Base: RAX, Disp: w.size() * v})
 	}
 	Label(name + "_next")
 	k.groupEnd(name + "_group")
 
-	VPTEST(bad, bad)
+	w.test(bad)
 	SETNE(AL)
 	Store(AL, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
 
-// dcf generates dcfEval<W>, dcfEvalAes's job with 4 vectors (4 or 8 points) a group.
+// dcf generates dcfEval<W>, FusedEval.Dcf's walk with 4 vectors (4, 8 or 16
+// points) a group.
 // Registers: the nodes (0-3, the seed outputs' AES states during the rounds), the
 // value outputs' AES states (4-7), the control-bit mask (8), the values accumulated
 // along the paths (9-12), scratch (13-15). The value table follows the seed table.
@@ -565,22 +792,22 @@ func dcf(w width) {
 	name := "dcfEval" + w.name
 	TEXT(name, 0, fmt.Sprintf(sig, 4))
 	Pragma("noescape")
-	Doc(name + " is dcfEvalAes in groups of " + fmt.Sprint(4*w.blocks) + " points.")
+	Doc(name + " is FusedEval.Dcf's walk in groups of " + fmt.Sprint(4*w.blocks) + " points.")
 	k := newWalk(w, name, 4, 2, 2)
 	lsbv, c1 := w.vec(8), w.vec(13)
 	Load(Param("keys"), RAX)
 	// Seed outputs: keys 0 (left) and 2 (right); value outputs: keys 1 and 3.
 	k.buildTable(0, func(side int) int { return 2 * side * keyBytes }, true)
 	k.buildTable(1, func(side int) int { return (2*side + 1) * keyBytes }, false)
-	w.spread(lsb, lsbv)
-	VPXOR(c1, c1, c1)
-	VMOVDQU(c1, k.c(cBad))
+	k.controlMask(lsbv)
+	w.xor(c1, c1, c1)
+	w.mov(c1, k.c(cBad))
 	Load(Param("ar"), RAX)
 	k.loadArith()
 	k.args()
 	k.byArith(c1, func(prefix string) { dcfGroups(k, prefix) })
-	VMOVDQU(k.c(cBad), w.vec(4))
-	VPTEST(w.vec(4), w.vec(4))
+	w.mov(k.c(cBad), w.vec(4))
+	w.test(w.vec(4))
 	SETNE(AL)
 	Store(AL, ReturnIndex(0))
 	VZEROUPPER()
@@ -591,14 +818,14 @@ func dcf(w width) {
 func dcfGroups(k *walk, name string) {
 	w := k.w
 	lsbv, c1, c2, t := w.vec(8), w.vec(13), w.vec(14), w.vec(15)
-	node, seed := func(v int) Mem { return k.slot(v) }, func(v int) Mem { return k.slot(4 + v) }
+	node, seed := func(v int) Op { return k.slot(v) }, func(v int) Op { return k.slot(4 + v) }
 
 	Label(name + "_group")
 	k.groupStart()
 	MOVQ(k.u, RAX)
 	for v := range 4 {
-		VMOVDQU(Mem{Base: RAX, Disp: w.size() * v}, w.vec(v))
-		VPXOR(w.vec(9+v), w.vec(9+v), w.vec(9+v))
+		w.mov(Mem{Base: RAX, Disp: w.size() * v}, w.vec(v))
+		w.xor(w.vec(9+v), w.vec(9+v), w.vec(9+v))
 	}
 
 	Label(name + "_level")
@@ -608,20 +835,17 @@ func dcfGroups(k *walk, name string) {
 		k.rows(v, c1, c2)
 		// The seed correction: the first block, whose control bit is tl, with the
 		// second's (tr) in the lanes whose side is 1.
-		VPXOR(c1, c2, t)
-		VPAND(Mem{Base: p, Disp: rounds * w.size()}, t, t)
-		VPXOR(t, c1, c1)
-		tmask(u, t)
-		VPAND(t, c1, c1)
-		VPAND(t, c2, c2)
-		VPAND(k.c(cFrom), c2, c2)
+		w.blend(Mem{Base: p, Disp: rounds * w.size()}, c2, c1, t)
+		w.tmask(u, t)
+		w.and(t, c1, c1)
+		w.andAnd(t, k.c(cFrom), c2)
 		k.gadd(c2, acc, t) // V += t*from(v_cw)
-		VPANDN(u, lsbv, u)
-		VMOVDQU(u, seed(v))
-		VPXOR(u, c1, c1)
-		VMOVDQU(c1, node(v))
-		VPXOR(Mem{Base: p, Disp: k.tables}, u, sv)
-		VPXOR(Mem{Base: p}, u, u)
+		w.andn(u, lsbv, u)
+		w.mov(u, seed(v))
+		w.xor(u, c1, c1)
+		w.mov(c1, node(v))
+		w.xor(Mem{Base: p, Disp: k.tables}, u, sv)
+		w.xor(Mem{Base: p}, u, u)
 	}
 	for r := 1; r < rounds; r++ {
 		for v := range 4 {
@@ -632,9 +856,8 @@ func dcfGroups(k *walk, name string) {
 	}
 	for v := range 4 {
 		u, sv, acc := w.vec(v), w.vec(4+v), w.vec(9+v)
-		VPXOR(node(v), u, u)
-		VPXOR(seed(v), sv, sv)
-		VPAND(k.c(cFrom), sv, sv)
+		w.xor(node(v), u, u)
+		w.xorAnd(seed(v), k.c(cFrom), sv)
 		k.gadd(sv, acc, t) // V += from(value output)
 	}
 	k.levelEnd(name + "_level")
@@ -642,22 +865,21 @@ func dcfGroups(k *walk, name string) {
 	// The leaves: V + from(leaf) + t*from(v_cw_n); the last word's first block and
 	// second control bit join the bits that must be zero (in register 4).
 	bad := w.vec(4)
-	VPXOR(bad, bad, bad)
+	w.xor(bad, bad, bad)
 	for v := range 4 {
 		u, acc := w.vec(v), w.vec(9+v)
 		k.rows(v, c1, c2)
-		VPAND(lsbv, c2, t)
-		VPOR(c1, t, t)
-		VPOR(t, bad, bad)
-		tmask(u, t)
-		VPAND(t, c2, c2)
-		VPAND(k.c(cFrom), c2, c2)
-		VPAND(k.c(cFrom), u, u)
+		w.and(lsbv, c2, t)
+		w.or(c1, t, t)
+		w.or(t, bad, bad)
+		w.tmask(u, t)
+		w.andAnd(t, k.c(cFrom), c2)
+		w.and(k.c(cFrom), u, u)
 		k.gadd(c2, u, t)
 		k.gadd(u, acc, t)
 		k.output(v, acc)
 	}
-	VPOR(k.c(cBad), bad, bad)
-	VMOVDQU(bad, k.c(cBad))
+	w.or(k.c(cBad), bad, bad)
+	w.mov(bad, k.c(cBad))
 	k.groupEnd(name + "_group")
 }
