@@ -3082,7 +3082,7 @@ dpfLeavesVAES256_done:
 
 // func dcfLevelVAES256(u *byte, s *byte, v *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
 // Requires: AVX, AVX2, VAES
-TEXT ·dcfLevelVAES256(SB), $480-80
+TEXT ·dcfLevelVAES256(SB), $1216-80
 	MOVQ           ar+64(FP), AX
 	VBROADCASTI128 (AX), Y10
 	VMOVDQU        Y10, (SP)
@@ -3104,6 +3104,75 @@ TEXT ·dcfLevelVAES256(SB), $480-80
 	MOVQ           pv+32(FP), R9
 	MOVQ           m+40(FP), CX
 	MOVQ           keys+72(FP), DX
+	MOVQ           DX, AX
+	LEAQ           511(SP), DX
+	ANDQ           $-32, DX
+	VMOVDQU        (AX), X12
+	VINSERTI128    $0x01, 32(AX), Y12, Y12
+	VMOVDQU        Y12, (DX)
+	VMOVDQU        16(AX), X12
+	VINSERTI128    $0x01, 48(AX), Y12, Y12
+	VMOVDQU        Y12, 32(DX)
+	VMOVDQU        64(AX), X12
+	VINSERTI128    $0x01, 96(AX), Y12, Y12
+	VMOVDQU        Y12, 64(DX)
+	VMOVDQU        80(AX), X12
+	VINSERTI128    $0x01, 112(AX), Y12, Y12
+	VMOVDQU        Y12, 96(DX)
+	VMOVDQU        128(AX), X12
+	VINSERTI128    $0x01, 160(AX), Y12, Y12
+	VMOVDQU        Y12, 128(DX)
+	VMOVDQU        144(AX), X12
+	VINSERTI128    $0x01, 176(AX), Y12, Y12
+	VMOVDQU        Y12, 160(DX)
+	VMOVDQU        192(AX), X12
+	VINSERTI128    $0x01, 224(AX), Y12, Y12
+	VMOVDQU        Y12, 192(DX)
+	VMOVDQU        208(AX), X12
+	VINSERTI128    $0x01, 240(AX), Y12, Y12
+	VMOVDQU        Y12, 224(DX)
+	VMOVDQU        256(AX), X12
+	VINSERTI128    $0x01, 288(AX), Y12, Y12
+	VMOVDQU        Y12, 256(DX)
+	VMOVDQU        272(AX), X12
+	VINSERTI128    $0x01, 304(AX), Y12, Y12
+	VMOVDQU        Y12, 288(DX)
+	VMOVDQU        320(AX), X12
+	VINSERTI128    $0x01, 352(AX), Y12, Y12
+	VMOVDQU        Y12, 320(DX)
+	VMOVDQU        336(AX), X12
+	VINSERTI128    $0x01, 368(AX), Y12, Y12
+	VMOVDQU        Y12, 352(DX)
+	VMOVDQU        384(AX), X12
+	VINSERTI128    $0x01, 416(AX), Y12, Y12
+	VMOVDQU        Y12, 384(DX)
+	VMOVDQU        400(AX), X12
+	VINSERTI128    $0x01, 432(AX), Y12, Y12
+	VMOVDQU        Y12, 416(DX)
+	VMOVDQU        448(AX), X12
+	VINSERTI128    $0x01, 480(AX), Y12, Y12
+	VMOVDQU        Y12, 448(DX)
+	VMOVDQU        464(AX), X12
+	VINSERTI128    $0x01, 496(AX), Y12, Y12
+	VMOVDQU        Y12, 480(DX)
+	VMOVDQU        512(AX), X12
+	VINSERTI128    $0x01, 544(AX), Y12, Y12
+	VMOVDQU        Y12, 512(DX)
+	VMOVDQU        528(AX), X12
+	VINSERTI128    $0x01, 560(AX), Y12, Y12
+	VMOVDQU        Y12, 544(DX)
+	VMOVDQU        576(AX), X12
+	VINSERTI128    $0x01, 608(AX), Y12, Y12
+	VMOVDQU        Y12, 576(DX)
+	VMOVDQU        592(AX), X12
+	VINSERTI128    $0x01, 624(AX), Y12, Y12
+	VMOVDQU        Y12, 608(DX)
+	VMOVDQU        640(AX), X12
+	VINSERTI128    $0x01, 672(AX), Y12, Y12
+	VMOVDQU        Y12, 640(DX)
+	VMOVDQU        656(AX), X12
+	VINSERTI128    $0x01, 688(AX), Y12, Y12
+	VMOVDQU        Y12, 672(DX)
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
 	JNZ            dcfLevelVAES256_xor_group
@@ -3242,18 +3311,16 @@ dcfLevelVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y1, Y1
+	VPADDQ         Y13, Y1, Y1
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, (R8)
-	VMOVDQU        Y14, (R10)
+	VMOVDQU        Y1, (R10)
 	VPXOR          224(SP), Y2, Y2
 	VPXOR          224(SP), Y3, Y3
 	VBROADCASTI128 16(SI), Y12
@@ -3261,18 +3328,16 @@ dcfLevelVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 16(R9), Y13
-	VPERM2I128     $0x31, Y3, Y2, Y14
-	VPERM2I128     $0x20, Y3, Y2, Y2
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y2, Y2
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y3, Y3
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y3, Y3
+	VPADDQ         Y13, Y3, Y3
 	VMOVDQU        Y2, 32(DI)
 	VPANDN         Y2, Y8, Y2
 	VMOVDQU        Y2, 32(R8)
-	VMOVDQU        Y14, 32(R10)
+	VMOVDQU        Y3, 32(R10)
 	VPXOR          256(SP), Y4, Y4
 	VPXOR          256(SP), Y5, Y5
 	VBROADCASTI128 32(SI), Y12
@@ -3280,18 +3345,16 @@ dcfLevelVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 32(R9), Y13
-	VPERM2I128     $0x31, Y5, Y4, Y14
-	VPERM2I128     $0x20, Y5, Y4, Y4
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y4, Y4
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y5, Y5
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y5, Y5
+	VPADDQ         Y13, Y5, Y5
 	VMOVDQU        Y4, 64(DI)
 	VPANDN         Y4, Y8, Y4
 	VMOVDQU        Y4, 64(R8)
-	VMOVDQU        Y14, 64(R10)
+	VMOVDQU        Y5, 64(R10)
 	VPXOR          288(SP), Y6, Y6
 	VPXOR          288(SP), Y7, Y7
 	VBROADCASTI128 48(SI), Y12
@@ -3299,18 +3362,16 @@ dcfLevelVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 48(R9), Y13
-	VPERM2I128     $0x31, Y7, Y6, Y14
-	VPERM2I128     $0x20, Y7, Y6, Y6
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y6, Y6
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y7, Y7
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y7, Y7
+	VPADDQ         Y13, Y7, Y7
 	VMOVDQU        Y6, 96(DI)
 	VPANDN         Y6, Y8, Y6
 	VMOVDQU        Y6, 96(R8)
-	VMOVDQU        Y14, 96(R10)
+	VMOVDQU        Y7, 96(R10)
 	ADDQ           $0x00000040, SI
 	ADDQ           $0x00000040, R9
 	ADDQ           $0x00000080, DI
@@ -3375,18 +3436,16 @@ dcfLevelVAES256_add_one:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y1, Y1
+	VPADDQ         Y13, Y1, Y1
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, (R8)
-	VMOVDQU        Y14, (R10)
+	VMOVDQU        Y1, (R10)
 	ADDQ           $0x00000010, SI
 	ADDQ           $0x00000010, R9
 	ADDQ           $0x00000020, DI
@@ -3532,18 +3591,16 @@ dcfLevelVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y1, Y1
+	VPXOR          Y13, Y1, Y1
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, (R8)
-	VMOVDQU        Y14, (R10)
+	VMOVDQU        Y1, (R10)
 	VPXOR          224(SP), Y2, Y2
 	VPXOR          224(SP), Y3, Y3
 	VBROADCASTI128 16(SI), Y12
@@ -3551,18 +3608,16 @@ dcfLevelVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 16(R9), Y13
-	VPERM2I128     $0x31, Y3, Y2, Y14
-	VPERM2I128     $0x20, Y3, Y2, Y2
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y2, Y2
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y3, Y3
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y3, Y3
+	VPXOR          Y13, Y3, Y3
 	VMOVDQU        Y2, 32(DI)
 	VPANDN         Y2, Y8, Y2
 	VMOVDQU        Y2, 32(R8)
-	VMOVDQU        Y14, 32(R10)
+	VMOVDQU        Y3, 32(R10)
 	VPXOR          256(SP), Y4, Y4
 	VPXOR          256(SP), Y5, Y5
 	VBROADCASTI128 32(SI), Y12
@@ -3570,18 +3625,16 @@ dcfLevelVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 32(R9), Y13
-	VPERM2I128     $0x31, Y5, Y4, Y14
-	VPERM2I128     $0x20, Y5, Y4, Y4
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y4, Y4
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y5, Y5
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y5, Y5
+	VPXOR          Y13, Y5, Y5
 	VMOVDQU        Y4, 64(DI)
 	VPANDN         Y4, Y8, Y4
 	VMOVDQU        Y4, 64(R8)
-	VMOVDQU        Y14, 64(R10)
+	VMOVDQU        Y5, 64(R10)
 	VPXOR          288(SP), Y6, Y6
 	VPXOR          288(SP), Y7, Y7
 	VBROADCASTI128 48(SI), Y12
@@ -3589,18 +3642,16 @@ dcfLevelVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 48(R9), Y13
-	VPERM2I128     $0x31, Y7, Y6, Y14
-	VPERM2I128     $0x20, Y7, Y6, Y6
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y6, Y6
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y7, Y7
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y7, Y7
+	VPXOR          Y13, Y7, Y7
 	VMOVDQU        Y6, 96(DI)
 	VPANDN         Y6, Y8, Y6
 	VMOVDQU        Y6, 96(R8)
-	VMOVDQU        Y14, 96(R10)
+	VMOVDQU        Y7, 96(R10)
 	ADDQ           $0x00000040, SI
 	ADDQ           $0x00000040, R9
 	ADDQ           $0x00000080, DI
@@ -3665,18 +3716,16 @@ dcfLevelVAES256_xor_one:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y1, Y1
+	VPXOR          Y13, Y1, Y1
 	VMOVDQU        Y0, (DI)
 	VPANDN         Y0, Y8, Y0
 	VMOVDQU        Y0, (R8)
-	VMOVDQU        Y14, (R10)
+	VMOVDQU        Y1, (R10)
 	ADDQ           $0x00000010, SI
 	ADDQ           $0x00000010, R9
 	ADDQ           $0x00000020, DI
@@ -3692,7 +3741,7 @@ dcfLevelVAES256_done:
 
 // func dcfLeavesVAES256(dst *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
 // Requires: AVX, AVX2, VAES
-TEXT ·dcfLeavesVAES256(SB), $480-64
+TEXT ·dcfLeavesVAES256(SB), $1216-64
 	MOVQ           ar+48(FP), AX
 	VBROADCASTI128 (AX), Y10
 	VMOVDQU        Y10, (SP)
@@ -3714,6 +3763,75 @@ TEXT ·dcfLeavesVAES256(SB), $480-64
 	MOVQ           pv+16(FP), R9
 	MOVQ           m+24(FP), CX
 	MOVQ           keys+56(FP), DX
+	MOVQ           DX, AX
+	LEAQ           511(SP), DX
+	ANDQ           $-32, DX
+	VMOVDQU        (AX), X12
+	VINSERTI128    $0x01, 32(AX), Y12, Y12
+	VMOVDQU        Y12, (DX)
+	VMOVDQU        16(AX), X12
+	VINSERTI128    $0x01, 48(AX), Y12, Y12
+	VMOVDQU        Y12, 32(DX)
+	VMOVDQU        64(AX), X12
+	VINSERTI128    $0x01, 96(AX), Y12, Y12
+	VMOVDQU        Y12, 64(DX)
+	VMOVDQU        80(AX), X12
+	VINSERTI128    $0x01, 112(AX), Y12, Y12
+	VMOVDQU        Y12, 96(DX)
+	VMOVDQU        128(AX), X12
+	VINSERTI128    $0x01, 160(AX), Y12, Y12
+	VMOVDQU        Y12, 128(DX)
+	VMOVDQU        144(AX), X12
+	VINSERTI128    $0x01, 176(AX), Y12, Y12
+	VMOVDQU        Y12, 160(DX)
+	VMOVDQU        192(AX), X12
+	VINSERTI128    $0x01, 224(AX), Y12, Y12
+	VMOVDQU        Y12, 192(DX)
+	VMOVDQU        208(AX), X12
+	VINSERTI128    $0x01, 240(AX), Y12, Y12
+	VMOVDQU        Y12, 224(DX)
+	VMOVDQU        256(AX), X12
+	VINSERTI128    $0x01, 288(AX), Y12, Y12
+	VMOVDQU        Y12, 256(DX)
+	VMOVDQU        272(AX), X12
+	VINSERTI128    $0x01, 304(AX), Y12, Y12
+	VMOVDQU        Y12, 288(DX)
+	VMOVDQU        320(AX), X12
+	VINSERTI128    $0x01, 352(AX), Y12, Y12
+	VMOVDQU        Y12, 320(DX)
+	VMOVDQU        336(AX), X12
+	VINSERTI128    $0x01, 368(AX), Y12, Y12
+	VMOVDQU        Y12, 352(DX)
+	VMOVDQU        384(AX), X12
+	VINSERTI128    $0x01, 416(AX), Y12, Y12
+	VMOVDQU        Y12, 384(DX)
+	VMOVDQU        400(AX), X12
+	VINSERTI128    $0x01, 432(AX), Y12, Y12
+	VMOVDQU        Y12, 416(DX)
+	VMOVDQU        448(AX), X12
+	VINSERTI128    $0x01, 480(AX), Y12, Y12
+	VMOVDQU        Y12, 448(DX)
+	VMOVDQU        464(AX), X12
+	VINSERTI128    $0x01, 496(AX), Y12, Y12
+	VMOVDQU        Y12, 480(DX)
+	VMOVDQU        512(AX), X12
+	VINSERTI128    $0x01, 544(AX), Y12, Y12
+	VMOVDQU        Y12, 512(DX)
+	VMOVDQU        528(AX), X12
+	VINSERTI128    $0x01, 560(AX), Y12, Y12
+	VMOVDQU        Y12, 544(DX)
+	VMOVDQU        576(AX), X12
+	VINSERTI128    $0x01, 608(AX), Y12, Y12
+	VMOVDQU        Y12, 576(DX)
+	VMOVDQU        592(AX), X12
+	VINSERTI128    $0x01, 624(AX), Y12, Y12
+	VMOVDQU        Y12, 608(DX)
+	VMOVDQU        640(AX), X12
+	VINSERTI128    $0x01, 672(AX), Y12, Y12
+	VMOVDQU        Y12, 640(DX)
+	VMOVDQU        656(AX), X12
+	VINSERTI128    $0x01, 688(AX), Y12, Y12
+	VMOVDQU        Y12, 672(DX)
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
 	JNZ            dcfLeavesVAES256_xor_group
@@ -3852,25 +3970,23 @@ dcfLeavesVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y1, Y1
+	VPADDQ         Y13, Y1, Y1
 	VPSHUFD        $0xff, Y0, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y0, Y0
 	VPADDQ         Y15, Y0, Y0
-	VPADDQ         Y0, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, (DI)
+	VPADDQ         Y0, Y1, Y1
+	VPXOR          96(SP), Y1, Y1
+	VPSUBQ         96(SP), Y1, Y1
+	VPAND          64(SP), Y1, Y1
+	VMOVDQU        Y1, (DI)
 	VPXOR          224(SP), Y2, Y2
 	VPXOR          224(SP), Y3, Y3
 	VBROADCASTI128 16(SI), Y12
@@ -3878,25 +3994,23 @@ dcfLeavesVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 16(R9), Y13
-	VPERM2I128     $0x31, Y3, Y2, Y14
-	VPERM2I128     $0x20, Y3, Y2, Y2
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y2, Y2
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y3, Y3
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y3, Y3
+	VPADDQ         Y13, Y3, Y3
 	VPSHUFD        $0xff, Y2, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y2, Y2
 	VPADDQ         Y15, Y2, Y2
-	VPADDQ         Y2, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, 32(DI)
+	VPADDQ         Y2, Y3, Y3
+	VPXOR          96(SP), Y3, Y3
+	VPSUBQ         96(SP), Y3, Y3
+	VPAND          64(SP), Y3, Y3
+	VMOVDQU        Y3, 32(DI)
 	VPXOR          256(SP), Y4, Y4
 	VPXOR          256(SP), Y5, Y5
 	VBROADCASTI128 32(SI), Y12
@@ -3904,25 +4018,23 @@ dcfLeavesVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 32(R9), Y13
-	VPERM2I128     $0x31, Y5, Y4, Y14
-	VPERM2I128     $0x20, Y5, Y4, Y4
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y4, Y4
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y5, Y5
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y5, Y5
+	VPADDQ         Y13, Y5, Y5
 	VPSHUFD        $0xff, Y4, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y4, Y4
 	VPADDQ         Y15, Y4, Y4
-	VPADDQ         Y4, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, 64(DI)
+	VPADDQ         Y4, Y5, Y5
+	VPXOR          96(SP), Y5, Y5
+	VPSUBQ         96(SP), Y5, Y5
+	VPAND          64(SP), Y5, Y5
+	VMOVDQU        Y5, 64(DI)
 	VPXOR          288(SP), Y6, Y6
 	VPXOR          288(SP), Y7, Y7
 	VBROADCASTI128 48(SI), Y12
@@ -3930,25 +4042,23 @@ dcfLeavesVAES256_add_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 48(R9), Y13
-	VPERM2I128     $0x31, Y7, Y6, Y14
-	VPERM2I128     $0x20, Y7, Y6, Y6
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y6, Y6
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y7, Y7
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y7, Y7
+	VPADDQ         Y13, Y7, Y7
 	VPSHUFD        $0xff, Y6, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y6, Y6
 	VPADDQ         Y15, Y6, Y6
-	VPADDQ         Y6, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, 96(DI)
+	VPADDQ         Y6, Y7, Y7
+	VPXOR          96(SP), Y7, Y7
+	VPSUBQ         96(SP), Y7, Y7
+	VPAND          64(SP), Y7, Y7
+	VMOVDQU        Y7, 96(DI)
 	ADDQ           $0x00000040, SI
 	ADDQ           $0x00000040, R9
 	ADDQ           $0x00000080, DI
@@ -4011,25 +4121,23 @@ dcfLeavesVAES256_add_one:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPADDQ         Y15, Y14, Y14
-	VPADDQ         Y13, Y14, Y14
+	VPADDQ         Y15, Y1, Y1
+	VPADDQ         Y13, Y1, Y1
 	VPSHUFD        $0xff, Y0, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y0, Y0
 	VPADDQ         Y15, Y0, Y0
-	VPADDQ         Y0, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, (DI)
+	VPADDQ         Y0, Y1, Y1
+	VPXOR          96(SP), Y1, Y1
+	VPSUBQ         96(SP), Y1, Y1
+	VPAND          64(SP), Y1, Y1
+	VMOVDQU        Y1, (DI)
 	ADDQ           $0x00000010, SI
 	ADDQ           $0x00000010, R9
 	ADDQ           $0x00000020, DI
@@ -4173,25 +4281,23 @@ dcfLeavesVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y1, Y1
+	VPXOR          Y13, Y1, Y1
 	VPSHUFD        $0xff, Y0, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y0, Y0
 	VPXOR          Y15, Y0, Y0
-	VPXOR          Y0, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, (DI)
+	VPXOR          Y0, Y1, Y1
+	VPXOR          96(SP), Y1, Y1
+	VPSUBQ         96(SP), Y1, Y1
+	VPAND          64(SP), Y1, Y1
+	VMOVDQU        Y1, (DI)
 	VPXOR          224(SP), Y2, Y2
 	VPXOR          224(SP), Y3, Y3
 	VBROADCASTI128 16(SI), Y12
@@ -4199,25 +4305,23 @@ dcfLeavesVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 16(R9), Y13
-	VPERM2I128     $0x31, Y3, Y2, Y14
-	VPERM2I128     $0x20, Y3, Y2, Y2
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y2, Y2
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y3, Y3
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y3, Y3
+	VPXOR          Y13, Y3, Y3
 	VPSHUFD        $0xff, Y2, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y2, Y2
 	VPXOR          Y15, Y2, Y2
-	VPXOR          Y2, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, 32(DI)
+	VPXOR          Y2, Y3, Y3
+	VPXOR          96(SP), Y3, Y3
+	VPSUBQ         96(SP), Y3, Y3
+	VPAND          64(SP), Y3, Y3
+	VMOVDQU        Y3, 32(DI)
 	VPXOR          256(SP), Y4, Y4
 	VPXOR          256(SP), Y5, Y5
 	VBROADCASTI128 32(SI), Y12
@@ -4225,25 +4329,23 @@ dcfLeavesVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 32(R9), Y13
-	VPERM2I128     $0x31, Y5, Y4, Y14
-	VPERM2I128     $0x20, Y5, Y4, Y4
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y4, Y4
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y5, Y5
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y5, Y5
+	VPXOR          Y13, Y5, Y5
 	VPSHUFD        $0xff, Y4, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y4, Y4
 	VPXOR          Y15, Y4, Y4
-	VPXOR          Y4, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, 64(DI)
+	VPXOR          Y4, Y5, Y5
+	VPXOR          96(SP), Y5, Y5
+	VPSUBQ         96(SP), Y5, Y5
+	VPAND          64(SP), Y5, Y5
+	VMOVDQU        Y5, 64(DI)
 	VPXOR          288(SP), Y6, Y6
 	VPXOR          288(SP), Y7, Y7
 	VBROADCASTI128 48(SI), Y12
@@ -4251,25 +4353,23 @@ dcfLeavesVAES256_xor_group:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 48(R9), Y13
-	VPERM2I128     $0x31, Y7, Y6, Y14
-	VPERM2I128     $0x20, Y7, Y6, Y6
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y6, Y6
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y7, Y7
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y7, Y7
+	VPXOR          Y13, Y7, Y7
 	VPSHUFD        $0xff, Y6, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y6, Y6
 	VPXOR          Y15, Y6, Y6
-	VPXOR          Y6, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, 96(DI)
+	VPXOR          Y6, Y7, Y7
+	VPXOR          96(SP), Y7, Y7
+	VPSUBQ         96(SP), Y7, Y7
+	VPAND          64(SP), Y7, Y7
+	VMOVDQU        Y7, 96(DI)
 	ADDQ           $0x00000040, SI
 	ADDQ           $0x00000040, R9
 	ADDQ           $0x00000080, DI
@@ -4332,25 +4432,23 @@ dcfLeavesVAES256_xor_one:
 	VPSLLD         $0x1f, Y12, Y12
 	VPSRAD         $0x1f, Y12, Y12
 	VBROADCASTI128 (R9), Y13
-	VPERM2I128     $0x31, Y1, Y0, Y14
-	VPERM2I128     $0x20, Y1, Y0, Y0
 	VPAND          Y9, Y12, Y15
 	VPXOR          Y15, Y0, Y0
-	VPAND          (SP), Y14, Y14
+	VPAND          (SP), Y1, Y1
 	VPAND          Y11, Y12, Y15
-	VPXOR          Y15, Y14, Y14
-	VPXOR          Y13, Y14, Y14
+	VPXOR          Y15, Y1, Y1
+	VPXOR          Y13, Y1, Y1
 	VPSHUFD        $0xff, Y0, Y15
 	VPSLLD         $0x1f, Y15, Y15
 	VPSRAD         $0x1f, Y15, Y15
 	VPAND          448(SP), Y15, Y15
 	VPAND          (SP), Y0, Y0
 	VPXOR          Y15, Y0, Y0
-	VPXOR          Y0, Y14, Y14
-	VPXOR          96(SP), Y14, Y14
-	VPSUBQ         96(SP), Y14, Y14
-	VPAND          64(SP), Y14, Y14
-	VMOVDQU        Y14, (DI)
+	VPXOR          Y0, Y1, Y1
+	VPXOR          96(SP), Y1, Y1
+	VPSUBQ         96(SP), Y1, Y1
+	VPAND          64(SP), Y1, Y1
+	VMOVDQU        Y1, (DI)
 	ADDQ           $0x00000010, SI
 	ADDQ           $0x00000010, R9
 	ADDQ           $0x00000020, DI

@@ -142,8 +142,8 @@ func rowLoops(prefix string, perGroup, one int, vectors, advance func(int)) {
 // child's value + from(child) + t(child)*last, negated under Neg and kept to Mask).
 // Both have a loop for each kind of the group's + (byArith).
 // A parent's 4 outputs (SL, VL, SR, VR, as the LaneKeys have them) take 4/w vectors;
-// with 256-bit vectors the seeds and the values are then brought together, a
-// child's to a lane. Registers as dpfLevelRoutine's, with the value correction in 11,
+// with 256-bit vectors its children's seeds (SL, SR) and values (VL, VR), a child's
+// to a lane, the round keys sorted so. Registers as dpfLevelRoutine's, with the value correction in 11,
 // scratch 12-15.
 func dcfLevelRoutine(w width, leaves bool) {
 	name, args := "dcfLevel"+w.name, "u, s, v *byte"
@@ -183,9 +183,26 @@ func dcfLevelRoutine(w width, leaves bool) {
 	Load(Param("keys"), RDX)
 
 	per := 4 / w.blocks // vectors a parent
+	key := func(v, r int) Mem { return Mem{Base: RDX, Disp: 64*r + w.size()*(v%per)} }
+	if w.blocks == 2 {
+		// The LaneKeys hold a round's keys as SL, VL, SR, VR; a 32-byte aligned
+		// table on the stack (then at DX) holds them as (SL, SR), (VL, VR), so that
+		// a parent's two vectors come out of the rounds as its children's seeds and
+		// values, with no lanes to swap.
+		sorted := AllocLocal(rounds*64 + 32)
+		MOVQ(RDX, RAX)
+		LEAQ(sorted.Offset(31), RDX)
+		ANDQ(I8(-32), RDX)
+		for r := range rounds {
+			for v := range 2 {
+				VMOVDQU(Mem{Base: RAX, Disp: 64*r + 16*v}, X12)
+				VINSERTI128(U8(1), Mem{Base: RAX, Disp: 64*r + 16*v + 32}, Y12, Y12)
+				VMOVDQU(Y12, Mem{Base: RDX, Disp: 64*r + 32*v})
+			}
+		}
+	}
 	// vectors emits n vectors' work: n/per parents at SI.
 	vectors := func(n int) {
-		key := func(v, r int) Mem { return Mem{Base: RDX, Disp: 64*r + w.size()*(v%per)} }
 		for v := range n {
 			x := w.vec(v)
 			if v%per == 0 {
@@ -213,12 +230,6 @@ func dcfLevelRoutine(w width, leaves bool) {
 			// spare and x scratch.
 			for c0 := 0; c0 < 2; c0 += w.blocks {
 				S, V, spare, cw, x := w.vec(p*per+2*c0), w.vec(p*per+2*c0+1), c, w.vec(9+c0), w.vec(15)
-				if w.blocks == 2 {
-					a, b := w.vec(p*per), w.vec(p*per+1) // (SL, VL), (SR, VR)
-					VPERM2I128(U8(0x31), b, a, c)
-					VPERM2I128(U8(0x20), b, a, a)
-					S, V, spare = a, c, b
-				}
 				out := 32*p + 16*c0 // the children's byte offset
 				VPAND(cw, t, x)
 				VPXOR(x, S, S)
