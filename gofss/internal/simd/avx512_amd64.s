@@ -3824,8 +3824,8 @@ dpfEvalVAES512_next:
 	ADDQ     $0x00000100, R14
 	DECQ     13400(SP)
 	JNZ      dpfEvalVAES512_group
-	VPTESTMQ Z9, Z9, K1
-	KORTESTW K1, K1
+	VPTESTMQ Z9, Z9, K7
+	KORTESTW K7, K7
 	SETNE    AL
 	MOVB     AL, bad+72(FP)
 	VZEROUPPER
@@ -3980,9 +3980,9 @@ dcfEvalVAES512_table2:
 	MOVQ            AX, 25192(SP)
 	MOVQ            off+16(FP), R14
 	VMOVDQU64       Z17, Z13
-	VPTESTMQ        Z13, Z13, K1
-	KORTESTW        K1, K1
-	JNZ             dcfEvalVAES512_xor_group
+	VPTESTMQ        Z13, Z13, K7
+	KORTESTW        K7, K7
+	JNZ             dcfEvalVAES512_xor_start
 
 dcfEvalVAES512_add_group:
 	MOVQ   25192(SP), R9
@@ -4522,8 +4522,9 @@ dcfEvalVAES512_pfdone23:
 	ADDQ         $0x00000080, R14
 	DECQ         25176(SP)
 	JNZ          dcfEvalVAES512_add_group
-	JMP          dcfEvalVAES512_done
+	JMP          dcfEvalVAES512_end
 
+dcfEvalVAES512_xor_start:
 dcfEvalVAES512_xor_group:
 	MOVQ   25192(SP), R9
 	MOVQ   rows+24(FP), AX
@@ -5063,10 +5064,10 @@ dcfEvalVAES512_pfdone44:
 	DECQ         25176(SP)
 	JNZ          dcfEvalVAES512_xor_group
 
-dcfEvalVAES512_done:
+dcfEvalVAES512_end:
 	VMOVDQU64 Z21, Z4
-	VPTESTMQ  Z4, Z4, K1
-	KORTESTW  K1, K1
+	VPTESTMQ  Z4, Z4, K7
+	KORTESTW  K7, K7
 	SETNE     AL
 	MOVB      AL, bad+72(FP)
 	VZEROUPPER

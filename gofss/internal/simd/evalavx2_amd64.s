@@ -1327,7 +1327,7 @@ TEXT ·dcfEvalVAES256(SB), $4136-73
 	MOVQ           off+16(FP), R14
 	VMOVDQU        3144(SP), Y13
 	VPTEST         Y13, Y13
-	JNZ            dcfEvalVAES256_xor_group
+	JNZ            dcfEvalVAES256_xor_start
 
 dcfEvalVAES256_add_group:
 	MOVQ   4104(SP), R9
@@ -1746,8 +1746,9 @@ dcfEvalVAES256_pfdone3:
 	ADDQ        $0x00000040, R14
 	DECQ        4088(SP)
 	JNZ         dcfEvalVAES256_add_group
-	JMP         dcfEvalVAES256_done
+	JMP         dcfEvalVAES256_end
 
+dcfEvalVAES256_xor_start:
 dcfEvalVAES256_xor_group:
 	MOVQ   4104(SP), R9
 	MOVQ   rows+24(FP), AX
@@ -2166,7 +2167,7 @@ dcfEvalVAES256_pfdone6:
 	DECQ        4088(SP)
 	JNZ         dcfEvalVAES256_xor_group
 
-dcfEvalVAES256_done:
+dcfEvalVAES256_end:
 	VMOVDQU 3272(SP), Y4
 	VPTEST  Y4, Y4
 	SETNE   AL
@@ -2458,7 +2459,7 @@ TEXT ·dpfLeavesVAES256(SB), $448-56
 	MOVQ           keys+48(FP), DX
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
-	JNZ            dpfLeavesVAES256_xor_group
+	JNZ            dpfLeavesVAES256_xor_start
 
 dpfLeavesVAES256_add_group:
 	CMPQ           CX, $0x00000008
@@ -2767,8 +2768,9 @@ dpfLeavesVAES256_add_one:
 	JMP            dpfLeavesVAES256_add_one
 
 dpfLeavesVAES256_add_end:
-	JMP dpfLeavesVAES256_done
+	JMP dpfLeavesVAES256_end
 
+dpfLeavesVAES256_xor_start:
 dpfLeavesVAES256_xor_group:
 	CMPQ           CX, $0x00000008
 	JB             dpfLeavesVAES256_xor_one
@@ -3076,7 +3078,7 @@ dpfLeavesVAES256_xor_one:
 	JMP            dpfLeavesVAES256_xor_one
 
 dpfLeavesVAES256_xor_end:
-dpfLeavesVAES256_done:
+dpfLeavesVAES256_end:
 	VZEROUPPER
 	RET
 
@@ -3175,7 +3177,7 @@ TEXT ·dcfLevelVAES256(SB), $1216-80
 	VMOVDQU        Y12, 672(DX)
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
-	JNZ            dcfLevelVAES256_xor_group
+	JNZ            dcfLevelVAES256_xor_start
 
 dcfLevelVAES256_add_group:
 	CMPQ           CX, $0x00000004
@@ -3455,8 +3457,9 @@ dcfLevelVAES256_add_one:
 	JMP            dcfLevelVAES256_add_one
 
 dcfLevelVAES256_add_end:
-	JMP dcfLevelVAES256_done
+	JMP dcfLevelVAES256_end
 
+dcfLevelVAES256_xor_start:
 dcfLevelVAES256_xor_group:
 	CMPQ           CX, $0x00000004
 	JB             dcfLevelVAES256_xor_one
@@ -3735,7 +3738,7 @@ dcfLevelVAES256_xor_one:
 	JMP            dcfLevelVAES256_xor_one
 
 dcfLevelVAES256_xor_end:
-dcfLevelVAES256_done:
+dcfLevelVAES256_end:
 	VZEROUPPER
 	RET
 
@@ -3834,7 +3837,7 @@ TEXT ·dcfLeavesVAES256(SB), $1216-64
 	VMOVDQU        Y12, 672(DX)
 	VMOVDQU        32(SP), Y0
 	VPTEST         Y0, Y0
-	JNZ            dcfLeavesVAES256_xor_group
+	JNZ            dcfLeavesVAES256_xor_start
 
 dcfLeavesVAES256_add_group:
 	CMPQ           CX, $0x00000004
@@ -4145,8 +4148,9 @@ dcfLeavesVAES256_add_one:
 	JMP            dcfLeavesVAES256_add_one
 
 dcfLeavesVAES256_add_end:
-	JMP dcfLeavesVAES256_done
+	JMP dcfLeavesVAES256_end
 
+dcfLeavesVAES256_xor_start:
 dcfLeavesVAES256_xor_group:
 	CMPQ           CX, $0x00000004
 	JB             dcfLeavesVAES256_xor_one
@@ -4456,7 +4460,7 @@ dcfLeavesVAES256_xor_one:
 	JMP            dcfLeavesVAES256_xor_one
 
 dcfLeavesVAES256_xor_end:
-dcfLeavesVAES256_done:
+dcfLeavesVAES256_end:
 	VZEROUPPER
 	RET
 
@@ -4887,7 +4891,7 @@ TEXT ·dcfGenLevelVAES256(SB), $1728-120
 	MOVQ           padded+64(FP), CX
 	VMOVDQU        1536(SP), Y10
 	VPTEST         Y10, Y10
-	JNZ            dcfGenLevelVAES256_xor_group
+	JNZ            dcfGenLevelVAES256_xor_start
 
 dcfGenLevelVAES256_add_group:
 	VMOVDQU     (DI), Y0
@@ -5117,8 +5121,9 @@ dcfGenLevelVAES256_add_group_pad1:
 	SUBQ      $0x00000002, R14
 	SUBQ      $0x00000002, CX
 	JNZ       dcfGenLevelVAES256_add_group
-	JMP       dcfGenLevelVAES256_done
+	JMP       dcfGenLevelVAES256_end
 
+dcfGenLevelVAES256_xor_start:
 dcfGenLevelVAES256_xor_group:
 	VMOVDQU     (DI), Y0
 	VPANDN      Y0, Y8, Y0
@@ -5348,7 +5353,7 @@ dcfGenLevelVAES256_xor_group_pad1:
 	SUBQ      $0x00000002, CX
 	JNZ       dcfGenLevelVAES256_xor_group
 
-dcfGenLevelVAES256_done:
+dcfGenLevelVAES256_end:
 	VZEROUPPER
 	RET
 
@@ -6142,7 +6147,7 @@ TEXT ·dcfEvalAESNI(SB), $1608-73
 	MOVQ    off+16(FP), R14
 	VMOVDQU 824(SP), X13
 	VPTEST  X13, X13
-	JNZ     dcfEvalAESNI_xor_group
+	JNZ     dcfEvalAESNI_xor_start
 
 dcfEvalAESNI_add_group:
 	MOVQ   1576(SP), R9
@@ -6509,8 +6514,9 @@ dcfEvalAESNI_pfdone3:
 	ADDQ        $0x00000020, R14
 	DECQ        1560(SP)
 	JNZ         dcfEvalAESNI_add_group
-	JMP         dcfEvalAESNI_done
+	JMP         dcfEvalAESNI_end
 
+dcfEvalAESNI_xor_start:
 dcfEvalAESNI_xor_group:
 	MOVQ   1576(SP), R9
 	MOVQ   rows+24(FP), AX
@@ -6877,7 +6883,7 @@ dcfEvalAESNI_pfdone6:
 	DECQ        1560(SP)
 	JNZ         dcfEvalAESNI_xor_group
 
-dcfEvalAESNI_done:
+dcfEvalAESNI_end:
 	VMOVDQU 888(SP), X4
 	VPTEST  X4, X4
 	SETNE   AL
@@ -7214,7 +7220,7 @@ TEXT ·dpfLeavesAESNI(SB), $224-56
 	MOVQ    keys+48(FP), DX
 	VMOVDQU 16(SP), X0
 	VPTEST  X0, X0
-	JNZ     dpfLeavesAESNI_xor_group
+	JNZ     dpfLeavesAESNI_xor_start
 
 dpfLeavesAESNI_add_group:
 	CMPQ        CX, $0x00000004
@@ -7573,8 +7579,9 @@ dpfLeavesAESNI_add_one:
 	JMP         dpfLeavesAESNI_add_one
 
 dpfLeavesAESNI_add_end:
-	JMP dpfLeavesAESNI_done
+	JMP dpfLeavesAESNI_end
 
+dpfLeavesAESNI_xor_start:
 dpfLeavesAESNI_xor_group:
 	CMPQ        CX, $0x00000004
 	JB          dpfLeavesAESNI_xor_one
@@ -7932,7 +7939,7 @@ dpfLeavesAESNI_xor_one:
 	JMP         dpfLeavesAESNI_xor_one
 
 dpfLeavesAESNI_xor_end:
-dpfLeavesAESNI_done:
+dpfLeavesAESNI_end:
 	VZEROUPPER
 	RET
 
@@ -7963,7 +7970,7 @@ TEXT ·dcfLevelAESNI(SB), $240-80
 	MOVQ    keys+72(FP), DX
 	VMOVDQU 16(SP), X0
 	VPTEST  X0, X0
-	JNZ     dcfLevelAESNI_xor_group
+	JNZ     dcfLevelAESNI_xor_start
 
 dcfLevelAESNI_add_group:
 	CMPQ        CX, $0x00000002
@@ -8305,8 +8312,9 @@ dcfLevelAESNI_add_one:
 	JMP         dcfLevelAESNI_add_one
 
 dcfLevelAESNI_add_end:
-	JMP dcfLevelAESNI_done
+	JMP dcfLevelAESNI_end
 
+dcfLevelAESNI_xor_start:
 dcfLevelAESNI_xor_group:
 	CMPQ        CX, $0x00000002
 	JB          dcfLevelAESNI_xor_one
@@ -8647,7 +8655,7 @@ dcfLevelAESNI_xor_one:
 	JMP         dcfLevelAESNI_xor_one
 
 dcfLevelAESNI_xor_end:
-dcfLevelAESNI_done:
+dcfLevelAESNI_end:
 	VZEROUPPER
 	RET
 
@@ -8678,7 +8686,7 @@ TEXT ·dcfLeavesAESNI(SB), $240-64
 	MOVQ    keys+56(FP), DX
 	VMOVDQU 16(SP), X0
 	VPTEST  X0, X0
-	JNZ     dcfLeavesAESNI_xor_group
+	JNZ     dcfLeavesAESNI_xor_start
 
 dcfLeavesAESNI_add_group:
 	CMPQ        CX, $0x00000002
@@ -9058,8 +9066,9 @@ dcfLeavesAESNI_add_one:
 	JMP         dcfLeavesAESNI_add_one
 
 dcfLeavesAESNI_add_end:
-	JMP dcfLeavesAESNI_done
+	JMP dcfLeavesAESNI_end
 
+dcfLeavesAESNI_xor_start:
 dcfLeavesAESNI_xor_group:
 	CMPQ        CX, $0x00000002
 	JB          dcfLeavesAESNI_xor_one
@@ -9438,7 +9447,7 @@ dcfLeavesAESNI_xor_one:
 	JMP         dcfLeavesAESNI_xor_one
 
 dcfLeavesAESNI_xor_end:
-dcfLeavesAESNI_done:
+dcfLeavesAESNI_end:
 	VZEROUPPER
 	RET
 
@@ -9723,7 +9732,7 @@ TEXT ·dcfGenLevelAESNI(SB), $160-120
 	MOVQ         padded+64(FP), CX
 	VMOVDQU      64(SP), X10
 	VPTEST       X10, X10
-	JNZ          dcfGenLevelAESNI_xor_group
+	JNZ          dcfGenLevelAESNI_xor_start
 
 dcfGenLevelAESNI_add_group:
 	VMOVDQU     (DI), X0
@@ -9946,8 +9955,9 @@ dcfGenLevelAESNI_add_group_pad0:
 	SUBQ      $0x00000001, R14
 	SUBQ      $0x00000001, CX
 	JNZ       dcfGenLevelAESNI_add_group
-	JMP       dcfGenLevelAESNI_done
+	JMP       dcfGenLevelAESNI_end
 
+dcfGenLevelAESNI_xor_start:
 dcfGenLevelAESNI_xor_group:
 	VMOVDQU     (DI), X0
 	VPANDN      X0, X8, X0
@@ -10170,7 +10180,7 @@ dcfGenLevelAESNI_xor_group_pad0:
 	SUBQ      $0x00000001, CX
 	JNZ       dcfGenLevelAESNI_xor_group
 
-dcfGenLevelAESNI_done:
+dcfGenLevelAESNI_end:
 	VZEROUPPER
 	RET
 

@@ -54,45 +54,17 @@ func loadArith512(g GPPhysical) {
 // arith512 is the group's + that the variant being generated takes (byArith512).
 var arith512 arithKind
 
-// byArith512 emits body twice, as byArith does for the AVX2 routines: a variant
-// whose group + is qword addition alone (uint32, uint64) and one whose + is XOR
-// alone (bytes), picked at run time by the Xor mask in xor (K7 scratch), which is
-// all zeros or all ones. body's labels come from the label function it gets, each
-// variant's its own.
+// byArith512 is byArith for the AVX-512 routines, the Xor mask in xor; body's labels
+// come from the label function it gets, each variant's its own.
 func byArith512(name string, xor VecPhysical, body func(label func(string) string)) {
-	variant := func(v string) func(string) string {
-		return func(s string) string { return name + "_" + v + "_" + s }
-	}
-	VPTESTMQ(xor, xor, K7)
-	KORTESTW(K7, K7)
-	JNZ(LabelRef(variant("xor")("start")))
-	arith512 = addArith
-	body(variant("add"))
-	JMP(LabelRef(name + "_end"))
-	arith512 = xorArith
-	Label(variant("xor")("start"))
-	body(variant("xor"))
-	Label(name + "_end")
-	arith512 = anyArith
+	byArith(zmm, name, xor, &arith512, func(prefix string) {
+		body(func(s string) string { return prefix + "_" + s })
+	})
 }
 
 // gadd512 sets t to x + y in the group (x is clobbered): x ^ y where Xor is set,
 // else the qword sums; one instruction in byArith512's variants.
-func gadd512(y, x, t VecPhysical) { group512(VPADDQ, y, x, t) }
-
-// group512 sets t to x op y in the group, op a qword addition or subtraction.
-func group512(op func(...Op), y, x, t VecPhysical) {
-	switch arith512 {
-	case addArith:
-		op(y, x, t)
-	case xorArith:
-		VPXORQ(y, x, t)
-	default:
-		VPXORQ(y, x, t)
-		op(y, x, x)
-		VPTERNLOGQ(U8(0xe2), x, Z28, t)
-	}
-}
+func gadd512(y, x, t VecPhysical) { groupOp(zmm, arith512, Z28, VPADDQ, y, x, t, t) }
 
 // sign negates x under Neg (two's complement: (x ^ Neg) - Neg) and keeps Mask's bits.
 func sign(x VecPhysical) {
@@ -598,7 +570,7 @@ func dcfEvalLevel512() {
 }
 
 // gsub512 sets t to x - y in the group, as gadd512 adds.
-func gsub512(y, x, t VecPhysical) { group512(VPSUBQ, y, x, t) }
+func gsub512(y, x, t VecPhysical) { groupOp(zmm, arith512, Z28, VPSUBQ, y, x, t, t) }
 
 // The Gen routines run one level for 4 keys per vector, one key per lane: Z31 holds
 // the control-bit mask, Z30 the shift counts of the level's bit of alpha, Z24

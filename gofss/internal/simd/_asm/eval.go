@@ -168,11 +168,11 @@ func (w width) park(x, y, t VecPhysical, slot Op) {
 	})
 }
 
-// test clears ZF where x has a bit set (K1 scratch), as VPTEST x, x.
+// test clears ZF where x has a bit set (K7 scratch), as VPTEST x, x.
 func (w width) test(x VecPhysical) {
 	if w.wide() {
-		VPTESTMQ(x, x, K1)
-		KORTESTW(K1, K1)
+		VPTESTMQ(x, x, K7)
+		KORTESTW(K7, K7)
 		return
 	}
 	VPTEST(x, x)
@@ -637,49 +637,62 @@ const (
 
 // gadd sets x += y in the group (t is clobbered): the qword sums, or x ^ y where
 // Xor is set; one instruction in the addition-only and XOR-only variants.
-func (k *walk) gadd(y, x, t VecPhysical) { k.group(VPADDQ, y, x, t) }
+func (k *walk) gadd(y, x, t VecPhysical) { groupOp(k.w, k.arith, k.c(cXor), VPADDQ, y, x, x, t) }
 
 // gsub sets x -= y in the group, as gadd adds.
-func (k *walk) gsub(y, x, t VecPhysical) { k.group(VPSUBQ, y, x, t) }
+func (k *walk) gsub(y, x, t VecPhysical) { groupOp(k.w, k.arith, k.c(cXor), VPSUBQ, y, x, x, t) }
 
-// group sets x to x op y in the group, op a qword addition or subtraction.
-func (k *walk) group(op func(...Op), y, x, t VecPhysical) {
-	w := k.w
+// groupOp sets dst, x or s, to x op y in a group whose + is a, op a qword addition
+// or subtraction, xor the Xor mask (a register on 512-bit vectors where dst is s);
+// x and s are clobbered. In the general formula, XOR where the mask is set and op
+// elsewhere, s takes x ^ y and x the sums before the mask picks.
+func groupOp(w width, a arithKind, xor Op, op func(...Op), y, x, dst, s VecPhysical) {
 	switch {
-	case k.arith == addArith:
+	case a == addArith:
+		op(y, x, dst)
+	case a == xorArith:
+		w.xor(y, x, dst)
+	case w.wide() && dst == s:
+		VPXORQ(y, x, s)
 		op(y, x, x)
-	case k.arith == xorArith:
-		w.xor(y, x, x)
+		VPTERNLOGQ(U8(0xe2), x, xor, s)
 	case w.wide():
-		VPXORQ(y, x, t)
+		VPXORQ(y, x, s)
 		op(y, x, x)
-		VPTERNLOGQ(U8(0xd8), k.c(cXor), t, x) // t where Xor is set, else x
+		VPTERNLOGQ(U8(0xd8), xor, s, x)
 	default:
-		VPXOR(y, x, t)
+		VPXOR(y, x, s)
 		op(y, x, x)
-		VPXOR(x, t, t)
-		VPAND(k.c(cXor), t, t)
-		VPXOR(t, x, x)
+		VPXOR(x, s, s)
+		VPAND(xor, s, s)
+		w.xor(s, x, dst)
 	}
 }
 
 // byArith emits body twice, for the two kinds of the group's + that the Xor mask
-// tells apart at run time (x scratch): addition alone (uint32, uint64), and XOR
-// alone (bytes), each group operation one instruction instead of five. The
-// routines take the Xor mask to be all zeros or all ones, as every group's is
-// (simdAriths in package gofss gives them no other). body(prefix) begins at the
-// label prefix+"_group" and ends where the routine goes on.
+// (in xor) tells apart at run time: addition alone (uint32, uint64), and XOR alone
+// (bytes), each group operation one instruction instead of five (three on 512-bit
+// vectors). The routines take the Xor mask to be all zeros or all ones, as every
+// group's is (simdAriths in package gofss gives them no other). *kind is each
+// variant's while body(prefix) emits it, its labels beginning with prefix, and
+// anyArith after.
+func byArith(w width, name string, xor VecPhysical, kind *arithKind, body func(prefix string)) {
+	w.test(xor)
+	JNZ(LabelRef(name + "_xor_start"))
+	*kind = addArith
+	body(name + "_add")
+	JMP(LabelRef(name + "_end"))
+	*kind = xorArith
+	Label(name + "_xor_start")
+	body(name + "_xor")
+	Label(name + "_end")
+	*kind = anyArith
+}
+
+// byArith is byArith for the walk, x scratch.
 func (k *walk) byArith(x VecPhysical, body func(prefix string)) {
 	k.w.mov(k.c(cXor), x)
-	k.w.test(x)
-	JNZ(LabelRef(k.name + "_xor_group"))
-	k.arith = addArith
-	body(k.name + "_add")
-	JMP(LabelRef(k.name + "_done"))
-	k.arith = xorArith
-	body(k.name + "_xor")
-	Label(k.name + "_done")
-	k.arith = anyArith
+	byArith(k.w, k.name, x, &k.arith, body)
 }
 
 // output negates x under Neg, keeps it to Mask and stores it as vector v's outputs.
