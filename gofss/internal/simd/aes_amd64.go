@@ -67,7 +67,7 @@ var (
 		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
 			dcfLeaves(dst, nil, parents, pv, m, cw, vcw, ar, keys)
 		},
-		dpfGenLevel, dcfGenLevel,
+		dpfGenLevelVAES512, dcfGenLevelVAES512,
 	}
 	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256,
 		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256, dpfGenLevelVAES256, dcfGenLevelVAES256}

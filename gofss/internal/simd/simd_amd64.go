@@ -223,7 +223,7 @@ func DpfGenLevel(u0, u1, s, ch []Block, r *GenRows, level int, keys *[2]RoundKey
 	p := r.check(u0, u1, s, ch, 2, level, keys != nil, HasAES)
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		dpfGenLevel(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
+		dpfGenLevelVAES512(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
 	}
 }
 
@@ -238,15 +238,15 @@ func DcfGenLevel(u0, u1, s, ch, vs, betas []Block, r *GenRows, level int, gt boo
 	}
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		dcfGenLevel(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		dcfGenLevelVAES512(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
 	}
 }
 
 //go:noescape
-func dpfGenLevel(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
+func dpfGenLevelVAES512(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
 
 //go:noescape
-func dcfGenLevel(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, vs, betas *Block, gt bool, ar *Arith, rk *[4]RoundKeys)
+func dcfGenLevelVAES512(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, vs, betas *Block, gt bool, ar *Arith, rk *[4]RoundKeys)
 
 // CopyNT copies src to dst (of the same length) with non-temporal stores for dst's
 // whole cache lines. An ordinary store first reads the line it writes; for an

@@ -3,12 +3,12 @@
 // file) come from one description in three vector widths: AES-NI on 128-bit
 // vectors (1 block a vector, VEX encodings: every CPU with AES-NI and AVX2), VAES
 // on 256-bit vectors (2 blocks: Zen 3, Alder Lake) and VAES on 512-bit vectors (4
-// blocks, EVEX encodings: AVX-512 CPUs). The EvalAll level routines with AES keys
-// (level.go) and the Gen levels (gen.go) come in the two narrower widths. With
-// -avx512 it writes the 512-bit routines, into a file of their own: the fused Eval
-// walks, and from avx512.go the EvalAll and Eval level routines and the Gen levels
-// with named registers (those were written by hand first and measured on AVX-512
-// CPUs; the generated ones assemble to the same machine code).
+// blocks, EVEX encodings: AVX-512 CPUs), and so do the Gen levels (gen.go). The
+// EvalAll level routines with AES keys (level.go) come in the two narrower widths.
+// With -avx512 it writes the 512-bit routines, into a file of their own: the fused
+// Eval walks and the Gen levels, and from avx512.go the EvalAll and Eval level
+// routines with named registers (those were written by hand first and measured on
+// AVX-512 CPUs; the generated ones assemble to the same machine code).
 //
 // A group of points walks down all levels with its nodes in registers. A level
 // first readies every vector (the node's correction applied, the result parked in a
@@ -219,7 +219,7 @@ func aes(r int, key Op, x VecPhysical) {
 func keyedRounds(w width, states []VecPhysical, k, first int, key func(j, r int) Mem) {
 	for r := 1; r < rounds; r++ {
 		for j := range min(k, len(states)) {
-			VMOVDQU(key(j, r), w.vec(first+j))
+			w.mov(key(j, r), w.vec(first+j))
 		}
 		for i, x := range states {
 			aes(r, w.vec(first+i%k), x)
@@ -229,8 +229,9 @@ func keyedRounds(w width, states []VecPhysical, k, first int, key func(j, r int)
 
 var lsb, notTr Mem
 
-// avx512 selects the 512-bit routines (the fused Eval walks from this file's
-// description, the rest from avx512.go), which go to a file of their own.
+// avx512 selects the 512-bit routines (the fused Eval walks and the Gen levels from
+// the descriptions of all widths, the rest from avx512.go), which go to a file of
+// their own.
 var avx512 = flag.Bool("avx512", false, "generate the AVX-512 walk routines alone")
 
 func main() {
@@ -238,13 +239,15 @@ func main() {
 	ConstraintExpr("!purego")
 	if *avx512 {
 		avx512Walks()
-		avx512Gens()
 		lsb = lsbMask512
 		notTr = GLOBL("evalnottr", RODATA|NOPTR)
 		DATA(0, U64(0xfffffffffffffffe))
 		DATA(8, U64(0xffffffffffffffff))
 		dpf(zmm)
 		dcf(zmm)
+		rowPairIndices()
+		genRoutine(zmm, false)
+		genRoutine(zmm, true)
 		Generate()
 		asmvet.NoSSEAmongVEX(flag.Lookup("out").Value.String())
 		return
