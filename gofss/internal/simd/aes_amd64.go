@@ -56,16 +56,16 @@ type FusedEval struct {
 var (
 	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalVAES512, dcfEvalVAES512,
 		func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys) {
-			dpfLevel(u, s, nil, parents, m, cw, keys)
+			dpfLevelVAES512(u, s, nil, parents, m, cw, keys)
 		},
 		func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys) {
-			dpfLeaves(dst, nil, parents, m, cw, v, ar, keys)
+			dpfLeavesVAES512(dst, nil, parents, m, cw, v, ar, keys)
 		},
 		func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
-			dcfLevel(u, s, v, nil, parents, pv, m, cw, vcw, ar, keys)
+			dcfLevelVAES512(u, s, v, nil, parents, pv, m, cw, vcw, ar, keys)
 		},
 		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
-			dcfLeaves(dst, nil, parents, pv, m, cw, vcw, ar, keys)
+			dcfLeavesVAES512(dst, nil, parents, pv, m, cw, vcw, ar, keys)
 		},
 		dpfGenLevelVAES512, dcfGenLevelVAES512,
 	}

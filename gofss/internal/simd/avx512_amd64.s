@@ -4,1798 +4,6 @@
 
 #include "textflag.h"
 
-// func dpfLevel(u *byte, s *byte, raw *byte, parents *byte, m int, cw *byte, keys *byte)
-// Requires: AVX, AVX512F, AVX512VL, VAES
-TEXT ·dpfLevel(SB), NOSPLIT, $0-56
-	MOVQ            u+0(FP), DI
-	MOVQ            s+8(FP), SI
-	MOVQ            raw+16(FP), DX
-	MOVQ            parents+24(FP), BX
-	MOVQ            m+32(FP), CX
-	MOVQ            cw+40(FP), AX
-	VBROADCASTI64X4 (AX), Z30
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
-	MOVQ            keys+48(FP), AX
-	TESTQ           AX, AX
-	JZ              lanesetup_done
-	VMOVDQU64       (AX), Z8
-	VMOVDQU64       64(AX), Z9
-	VMOVDQU64       128(AX), Z10
-	VMOVDQU64       192(AX), Z11
-	VMOVDQU64       256(AX), Z12
-	VMOVDQU64       320(AX), Z13
-	VMOVDQU64       384(AX), Z14
-	VMOVDQU64       448(AX), Z15
-	VMOVDQU64       512(AX), Z16
-	VMOVDQU64       576(AX), Z17
-	VMOVDQU64       640(AX), Z18
-	MOVL            $0x0000ff00, AX
-	KMOVW           AX, K3
-
-lanesetup_done:
-	MOVL  $0x00000003, AX
-	KMOVW AX, K1
-	MOVL  $0x0000000f, AX
-	KMOVW AX, K2
-
-dpflevel_loop8:
-	TESTQ           DX, DX
-	JNZ             dpflevel_loop
-	CMPQ            CX, $0x08
-	JB              dpflevel_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), K3, Z19
-	VBROADCASTI32X4 32(BX), Z20
-	VBROADCASTI32X4 48(BX), K3, Z20
-	VBROADCASTI32X4 64(BX), Z21
-	VBROADCASTI32X4 80(BX), K3, Z21
-	VBROADCASTI32X4 96(BX), Z22
-	VBROADCASTI32X4 112(BX), K3, Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VBROADCASTI32X4 16(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 32(BX), Z23
-	VBROADCASTI32X4 48(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 64(BX), Z23
-	VBROADCASTI32X4 80(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 96(BX), Z23
-	VBROADCASTI32X4 112(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z19
-	VMOVDQU64       Z19, (DI)
-	VPANDNQ         Z19, Z31, Z19
-	VMOVDQU64       Z19, (SI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z20
-	VMOVDQU64       Z20, (DI)
-	VPANDNQ         Z20, Z31, Z20
-	VMOVDQU64       Z20, (SI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z21
-	VMOVDQU64       Z21, (DI)
-	VPANDNQ         Z21, Z31, Z21
-	VMOVDQU64       Z21, (SI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z22
-	VMOVDQU64       Z22, (DI)
-	VPANDNQ         Z22, Z31, Z22
-	VMOVDQU64       Z22, (SI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	SUBQ            $0x08, CX
-	JMP             dpflevel_loop8
-
-dpflevel_loop:
-	CMPQ      CX, $0x02
-	JB        dpflevel_tail
-	TESTQ     DX, DX
-	JZ        dpflevel_aes
-	VMOVDQU64 (DX), Z0
-	ADDQ      $0x00000040, DX
-	JMP       dpflevel_child
-
-dpflevel_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), K3, Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dpflevel_child:
-	VMOVDQU64  (BX), Y1
-	VSHUFI64X2 $0x50, Z1, Z1, Z1
-	VPSHUFD    $0xff, Z1, Z1
-	VPSLLD     $0x1f, Z1, Z1
-	VPSRAD     $0x1f, Z1, Z1
-	VPTERNLOGQ $0x78, Z30, Z1, Z0
-	VMOVDQU64  Z0, (DI)
-	VPANDNQ    Z0, Z31, Z0
-	VMOVDQU64  Z0, (SI)
-	ADDQ       $0x20, BX
-	ADDQ       $0x40, DI
-	ADDQ       $0x40, SI
-	SUBQ       $0x02, CX
-	JMP        dpflevel_loop
-
-dpflevel_tail:
-	TESTQ       CX, CX
-	JZ          dpflevel_done
-	VMOVDQU64.Z (BX), K1, Z1
-	TESTQ       DX, DX
-	JZ          dpflevel_tailaes
-	VMOVDQU64.Z (DX), K2, Z0
-	JMP         dpflevel_tailchild
-
-dpflevel_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dpflevel_tailchild:
-	VSHUFI64X2 $0x50, Z1, Z1, Z1
-	VPSHUFD    $0xff, Z1, Z1
-	VPSLLD     $0x1f, Z1, Z1
-	VPSRAD     $0x1f, Z1, Z1
-	VPTERNLOGQ $0x78, Z30, Z1, Z0
-	VMOVDQU64  Z0, K2, (DI)
-	VPANDNQ    Z0, Z31, Z0
-	VMOVDQU64  Z0, K2, (SI)
-
-dpflevel_done:
-	VZEROUPPER
-	RET
-
-// func dpfLeaves(dst *byte, raw *byte, parents *byte, m int, cw *byte, v *byte, ar *byte, keys *byte)
-// Requires: AVX, AVX512F, AVX512VL, VAES
-TEXT ·dpfLeaves(SB), NOSPLIT, $0-64
-	MOVQ            dst+0(FP), DI
-	MOVQ            raw+8(FP), DX
-	MOVQ            parents+16(FP), BX
-	MOVQ            m+24(FP), CX
-	MOVQ            cw+32(FP), AX
-	VBROADCASTI64X4 (AX), Z30
-	MOVQ            v+40(FP), AX
-	VBROADCASTI32X4 (AX), Z25
-	MOVQ            ar+48(FP), AX
-	VBROADCASTI32X4 (AX), Z29
-	VBROADCASTI32X4 16(AX), Z28
-	VBROADCASTI32X4 32(AX), Z27
-	VBROADCASTI32X4 48(AX), Z26
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
-	MOVQ            keys+56(FP), AX
-	TESTQ           AX, AX
-	JZ              lanesetup_done
-	VMOVDQU64       (AX), Z8
-	VMOVDQU64       64(AX), Z9
-	VMOVDQU64       128(AX), Z10
-	VMOVDQU64       192(AX), Z11
-	VMOVDQU64       256(AX), Z12
-	VMOVDQU64       320(AX), Z13
-	VMOVDQU64       384(AX), Z14
-	VMOVDQU64       448(AX), Z15
-	VMOVDQU64       512(AX), Z16
-	VMOVDQU64       576(AX), Z17
-	VMOVDQU64       640(AX), Z18
-	MOVL            $0x0000ff00, AX
-	KMOVW           AX, K3
-
-lanesetup_done:
-	MOVL     $0x00000003, AX
-	KMOVW    AX, K1
-	MOVL     $0x0000000f, AX
-	KMOVW    AX, K2
-	VPTESTMQ Z28, Z28, K7
-	KORTESTW K7, K7
-	JNZ      dpfLeaves_xor_start
-
-dpfLeaves_add_loop8:
-	TESTQ           DX, DX
-	JNZ             dpfLeaves_add_loop
-	CMPQ            CX, $0x08
-	JB              dpfLeaves_add_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), K3, Z19
-	VBROADCASTI32X4 32(BX), Z20
-	VBROADCASTI32X4 48(BX), K3, Z20
-	VBROADCASTI32X4 64(BX), Z21
-	VBROADCASTI32X4 80(BX), K3, Z21
-	VBROADCASTI32X4 96(BX), Z22
-	VBROADCASTI32X4 112(BX), K3, Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VBROADCASTI32X4 16(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 32(BX), Z23
-	VBROADCASTI32X4 48(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 64(BX), Z23
-	VBROADCASTI32X4 80(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 96(BX), Z23
-	VBROADCASTI32X4 112(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z19
-	VPSHUFD         $0xff, Z19, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z19, Z19
-	VPADDQ          Z2, Z19, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z20
-	VPSHUFD         $0xff, Z20, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z20, Z20
-	VPADDQ          Z2, Z20, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z21
-	VPSHUFD         $0xff, Z21, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z21, Z21
-	VPADDQ          Z2, Z21, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z22
-	VPSHUFD         $0xff, Z22, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z22, Z22
-	VPADDQ          Z2, Z22, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	SUBQ            $0x08, CX
-	JMP             dpfLeaves_add_loop8
-
-dpfLeaves_add_loop:
-	CMPQ      CX, $0x02
-	JB        dpfLeaves_add_tail
-	TESTQ     DX, DX
-	JZ        dpfLeaves_add_aes
-	VMOVDQU64 (DX), Z0
-	ADDQ      $0x00000040, DX
-	JMP       dpfLeaves_add_child
-
-dpfLeaves_add_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), K3, Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dpfLeaves_add_child:
-	VMOVDQU64  (BX), Y1
-	VSHUFI64X2 $0x50, Z1, Z1, Z1
-	VPSHUFD    $0xff, Z1, Z1
-	VPSLLD     $0x1f, Z1, Z1
-	VPSRAD     $0x1f, Z1, Z1
-	VPTERNLOGQ $0x78, Z30, Z1, Z0
-	VPSHUFD    $0xff, Z0, Z2
-	VPSLLD     $0x1f, Z2, Z2
-	VPSRAD     $0x1f, Z2, Z2
-	VPANDQ     Z25, Z2, Z2
-	VPANDQ     Z29, Z0, Z0
-	VPADDQ     Z2, Z0, Z3
-	VPXORQ     Z26, Z3, Z3
-	VPSUBQ     Z26, Z3, Z3
-	VPANDQ     Z27, Z3, Z3
-	VMOVDQU64  Z3, (DI)
-	ADDQ       $0x20, BX
-	ADDQ       $0x40, DI
-	SUBQ       $0x02, CX
-	JMP        dpfLeaves_add_loop
-
-dpfLeaves_add_tail:
-	TESTQ       CX, CX
-	JZ          dpfLeaves_add_done
-	VMOVDQU64.Z (BX), K1, Z1
-	TESTQ       DX, DX
-	JZ          dpfLeaves_add_tailaes
-	VMOVDQU64.Z (DX), K2, Z0
-	JMP         dpfLeaves_add_tailchild
-
-dpfLeaves_add_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dpfLeaves_add_tailchild:
-	VSHUFI64X2 $0x50, Z1, Z1, Z1
-	VPSHUFD    $0xff, Z1, Z1
-	VPSLLD     $0x1f, Z1, Z1
-	VPSRAD     $0x1f, Z1, Z1
-	VPTERNLOGQ $0x78, Z30, Z1, Z0
-	VPSHUFD    $0xff, Z0, Z2
-	VPSLLD     $0x1f, Z2, Z2
-	VPSRAD     $0x1f, Z2, Z2
-	VPANDQ     Z25, Z2, Z2
-	VPANDQ     Z29, Z0, Z0
-	VPADDQ     Z2, Z0, Z3
-	VPXORQ     Z26, Z3, Z3
-	VPSUBQ     Z26, Z3, Z3
-	VPANDQ     Z27, Z3, Z3
-	VMOVDQU64  Z3, K2, (DI)
-
-dpfLeaves_add_done:
-	JMP dpfLeaves_end
-
-dpfLeaves_xor_start:
-dpfLeaves_xor_loop8:
-	TESTQ           DX, DX
-	JNZ             dpfLeaves_xor_loop
-	CMPQ            CX, $0x08
-	JB              dpfLeaves_xor_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), K3, Z19
-	VBROADCASTI32X4 32(BX), Z20
-	VBROADCASTI32X4 48(BX), K3, Z20
-	VBROADCASTI32X4 64(BX), Z21
-	VBROADCASTI32X4 80(BX), K3, Z21
-	VBROADCASTI32X4 96(BX), Z22
-	VBROADCASTI32X4 112(BX), K3, Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VBROADCASTI32X4 16(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 32(BX), Z23
-	VBROADCASTI32X4 48(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 64(BX), Z23
-	VBROADCASTI32X4 80(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 96(BX), Z23
-	VBROADCASTI32X4 112(BX), K3, Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z19
-	VPSHUFD         $0xff, Z19, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z19, Z19
-	VPXORQ          Z2, Z19, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z20
-	VPSHUFD         $0xff, Z20, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z20, Z20
-	VPXORQ          Z2, Z20, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z21
-	VPSHUFD         $0xff, Z21, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z21, Z21
-	VPXORQ          Z2, Z21, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y1
-	VSHUFI64X2      $0x50, Z1, Z1, Z1
-	VPSHUFD         $0xff, Z1, Z1
-	VPSLLD          $0x1f, Z1, Z1
-	VPSRAD          $0x1f, Z1, Z1
-	VPTERNLOGQ      $0x78, Z30, Z1, Z22
-	VPSHUFD         $0xff, Z22, Z2
-	VPSLLD          $0x1f, Z2, Z2
-	VPSRAD          $0x1f, Z2, Z2
-	VPANDQ          Z25, Z2, Z2
-	VPANDQ          Z29, Z22, Z22
-	VPXORQ          Z2, Z22, Z3
-	VPXORQ          Z26, Z3, Z3
-	VPSUBQ          Z26, Z3, Z3
-	VPANDQ          Z27, Z3, Z3
-	VMOVDQU64       Z3, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x40, DI
-	SUBQ            $0x08, CX
-	JMP             dpfLeaves_xor_loop8
-
-dpfLeaves_xor_loop:
-	CMPQ      CX, $0x02
-	JB        dpfLeaves_xor_tail
-	TESTQ     DX, DX
-	JZ        dpfLeaves_xor_aes
-	VMOVDQU64 (DX), Z0
-	ADDQ      $0x00000040, DX
-	JMP       dpfLeaves_xor_child
-
-dpfLeaves_xor_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), K3, Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dpfLeaves_xor_child:
-	VMOVDQU64  (BX), Y1
-	VSHUFI64X2 $0x50, Z1, Z1, Z1
-	VPSHUFD    $0xff, Z1, Z1
-	VPSLLD     $0x1f, Z1, Z1
-	VPSRAD     $0x1f, Z1, Z1
-	VPTERNLOGQ $0x78, Z30, Z1, Z0
-	VPSHUFD    $0xff, Z0, Z2
-	VPSLLD     $0x1f, Z2, Z2
-	VPSRAD     $0x1f, Z2, Z2
-	VPANDQ     Z25, Z2, Z2
-	VPANDQ     Z29, Z0, Z0
-	VPXORQ     Z2, Z0, Z3
-	VPXORQ     Z26, Z3, Z3
-	VPSUBQ     Z26, Z3, Z3
-	VPANDQ     Z27, Z3, Z3
-	VMOVDQU64  Z3, (DI)
-	ADDQ       $0x20, BX
-	ADDQ       $0x40, DI
-	SUBQ       $0x02, CX
-	JMP        dpfLeaves_xor_loop
-
-dpfLeaves_xor_tail:
-	TESTQ       CX, CX
-	JZ          dpfLeaves_xor_done
-	VMOVDQU64.Z (BX), K1, Z1
-	TESTQ       DX, DX
-	JZ          dpfLeaves_xor_tailaes
-	VMOVDQU64.Z (DX), K2, Z0
-	JMP         dpfLeaves_xor_tailchild
-
-dpfLeaves_xor_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dpfLeaves_xor_tailchild:
-	VSHUFI64X2 $0x50, Z1, Z1, Z1
-	VPSHUFD    $0xff, Z1, Z1
-	VPSLLD     $0x1f, Z1, Z1
-	VPSRAD     $0x1f, Z1, Z1
-	VPTERNLOGQ $0x78, Z30, Z1, Z0
-	VPSHUFD    $0xff, Z0, Z2
-	VPSLLD     $0x1f, Z2, Z2
-	VPSRAD     $0x1f, Z2, Z2
-	VPANDQ     Z25, Z2, Z2
-	VPANDQ     Z29, Z0, Z0
-	VPXORQ     Z2, Z0, Z3
-	VPXORQ     Z26, Z3, Z3
-	VPSUBQ     Z26, Z3, Z3
-	VPANDQ     Z27, Z3, Z3
-	VMOVDQU64  Z3, K2, (DI)
-
-dpfLeaves_xor_done:
-dpfLeaves_end:
-	VZEROUPPER
-	RET
-
-// func dcfLevel(u *byte, s *byte, v *byte, raw *byte, parents *byte, pv *byte, m int, cw *byte, vcw *byte, ar *byte, keys *byte)
-// Requires: AVX, AVX512F, AVX512VL, VAES
-TEXT ·dcfLevel(SB), NOSPLIT, $0-88
-	MOVQ            u+0(FP), DI
-	MOVQ            s+8(FP), SI
-	MOVQ            v+16(FP), R8
-	MOVQ            raw+24(FP), DX
-	MOVQ            parents+32(FP), BX
-	MOVQ            pv+40(FP), R9
-	MOVQ            m+48(FP), CX
-	MOVQ            cw+56(FP), AX
-	VBROADCASTI64X4 (AX), Z30
-	MOVQ            vcw+64(FP), AX
-	VBROADCASTI32X4 (AX), Z25
-	MOVQ            ar+72(FP), AX
-	VBROADCASTI32X4 (AX), Z29
-	VBROADCASTI32X4 16(AX), Z28
-	VBROADCASTI32X4 32(AX), Z27
-	VBROADCASTI32X4 48(AX), Z26
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
-	MOVQ            keys+80(FP), AX
-	TESTQ           AX, AX
-	JZ              lanesetup_done
-	VMOVDQU64       (AX), Z8
-	VMOVDQU64       64(AX), Z9
-	VMOVDQU64       128(AX), Z10
-	VMOVDQU64       192(AX), Z11
-	VMOVDQU64       256(AX), Z12
-	VMOVDQU64       320(AX), Z13
-	VMOVDQU64       384(AX), Z14
-	VMOVDQU64       448(AX), Z15
-	VMOVDQU64       512(AX), Z16
-	VMOVDQU64       576(AX), Z17
-	VMOVDQU64       640(AX), Z18
-	MOVL            $0x0000ff00, AX
-	KMOVW           AX, K3
-
-lanesetup_done:
-	MOVL     $0x00000003, AX
-	KMOVW    AX, K1
-	MOVL     $0x0000000f, AX
-	KMOVW    AX, K2
-	VPTESTMQ Z28, Z28, K7
-	KORTESTW K7, K7
-	JNZ      dcfLevel_xor_start
-
-dcfLevel_add_loop4:
-	TESTQ           DX, DX
-	JNZ             dcfLevel_add_loop
-	CMPQ            CX, $0x04
-	JB              dcfLevel_add_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), Z20
-	VBROADCASTI32X4 32(BX), Z21
-	VBROADCASTI32X4 48(BX), Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 16(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 32(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 48(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z20, Z19, Z2
-	VSHUFI64X2      $0xdd, Z20, Z19, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPADDQ          Z4, Z3, Z5
-	VPADDQ          Z6, Z5, Z7
-	VMOVDQU64       Z2, (DI)
-	VPANDNQ         Z2, Z31, Z2
-	VMOVDQU64       Z2, (SI)
-	VMOVDQU64       Z7, (R8)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	ADDQ            $0x40, R8
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z22, Z21, Z2
-	VSHUFI64X2      $0xdd, Z22, Z21, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPADDQ          Z4, Z3, Z5
-	VPADDQ          Z6, Z5, Z7
-	VMOVDQU64       Z2, (DI)
-	VPANDNQ         Z2, Z31, Z2
-	VMOVDQU64       Z2, (SI)
-	VMOVDQU64       Z7, (R8)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	ADDQ            $0x40, R8
-	SUBQ            $0x04, CX
-	JMP             dcfLevel_add_loop4
-
-dcfLevel_add_loop:
-	CMPQ      CX, $0x02
-	JB        dcfLevel_add_tail
-	TESTQ     DX, DX
-	JZ        dcfLevel_add_aes
-	VMOVDQU64 (DX), Z0
-	VMOVDQU64 64(DX), Z1
-	ADDQ      $0x00000080, DX
-	JMP       dcfLevel_add_child
-
-dcfLevel_add_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-	VBROADCASTI32X4 16(BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z1
-	VAESENC         Z9, Z1, Z1
-	VAESENC         Z10, Z1, Z1
-	VAESENC         Z11, Z1, Z1
-	VAESENC         Z12, Z1, Z1
-	VAESENC         Z13, Z1, Z1
-	VAESENC         Z14, Z1, Z1
-	VAESENC         Z15, Z1, Z1
-	VAESENC         Z16, Z1, Z1
-	VAESENC         Z17, Z1, Z1
-	VAESENCLAST     Z18, Z1, Z1
-	VPXORQ          Z19, Z1, Z1
-
-dcfLevel_add_child:
-	VMOVDQU64  (BX), Y4
-	VMOVDQU64  (R9), Y6
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPADDQ     Z4, Z3, Z5
-	VPADDQ     Z6, Z5, Z7
-	VMOVDQU64  Z2, (DI)
-	VPANDNQ    Z2, Z31, Z2
-	VMOVDQU64  Z2, (SI)
-	VMOVDQU64  Z7, (R8)
-	ADDQ       $0x20, BX
-	ADDQ       $0x20, R9
-	ADDQ       $0x40, DI
-	ADDQ       $0x40, SI
-	ADDQ       $0x40, R8
-	SUBQ       $0x02, CX
-	JMP        dcfLevel_add_loop
-
-dcfLevel_add_tail:
-	TESTQ       CX, CX
-	JZ          dcfLevel_add_done
-	VMOVDQU64.Z (BX), K1, Z4
-	VMOVDQU64.Z (R9), K1, Z6
-	TESTQ       DX, DX
-	JZ          dcfLevel_add_tailaes
-	VMOVDQU64   (DX), Z0
-	JMP         dcfLevel_add_tailchild
-
-dcfLevel_add_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dcfLevel_add_tailchild:
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPADDQ     Z4, Z3, Z5
-	VPADDQ     Z6, Z5, Z7
-	VMOVDQU64  Z2, K2, (DI)
-	VPANDNQ    Z2, Z31, Z2
-	VMOVDQU64  Z2, K2, (SI)
-	VMOVDQU64  Z7, K2, (R8)
-
-dcfLevel_add_done:
-	JMP dcfLevel_end
-
-dcfLevel_xor_start:
-dcfLevel_xor_loop4:
-	TESTQ           DX, DX
-	JNZ             dcfLevel_xor_loop
-	CMPQ            CX, $0x04
-	JB              dcfLevel_xor_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), Z20
-	VBROADCASTI32X4 32(BX), Z21
-	VBROADCASTI32X4 48(BX), Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 16(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 32(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 48(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z20, Z19, Z2
-	VSHUFI64X2      $0xdd, Z20, Z19, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPXORQ          Z4, Z3, Z5
-	VPXORQ          Z6, Z5, Z7
-	VMOVDQU64       Z2, (DI)
-	VPANDNQ         Z2, Z31, Z2
-	VMOVDQU64       Z2, (SI)
-	VMOVDQU64       Z7, (R8)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	ADDQ            $0x40, R8
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z22, Z21, Z2
-	VSHUFI64X2      $0xdd, Z22, Z21, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPXORQ          Z4, Z3, Z5
-	VPXORQ          Z6, Z5, Z7
-	VMOVDQU64       Z2, (DI)
-	VPANDNQ         Z2, Z31, Z2
-	VMOVDQU64       Z2, (SI)
-	VMOVDQU64       Z7, (R8)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	ADDQ            $0x40, SI
-	ADDQ            $0x40, R8
-	SUBQ            $0x04, CX
-	JMP             dcfLevel_xor_loop4
-
-dcfLevel_xor_loop:
-	CMPQ      CX, $0x02
-	JB        dcfLevel_xor_tail
-	TESTQ     DX, DX
-	JZ        dcfLevel_xor_aes
-	VMOVDQU64 (DX), Z0
-	VMOVDQU64 64(DX), Z1
-	ADDQ      $0x00000080, DX
-	JMP       dcfLevel_xor_child
-
-dcfLevel_xor_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-	VBROADCASTI32X4 16(BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z1
-	VAESENC         Z9, Z1, Z1
-	VAESENC         Z10, Z1, Z1
-	VAESENC         Z11, Z1, Z1
-	VAESENC         Z12, Z1, Z1
-	VAESENC         Z13, Z1, Z1
-	VAESENC         Z14, Z1, Z1
-	VAESENC         Z15, Z1, Z1
-	VAESENC         Z16, Z1, Z1
-	VAESENC         Z17, Z1, Z1
-	VAESENCLAST     Z18, Z1, Z1
-	VPXORQ          Z19, Z1, Z1
-
-dcfLevel_xor_child:
-	VMOVDQU64  (BX), Y4
-	VMOVDQU64  (R9), Y6
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPXORQ     Z4, Z3, Z5
-	VPXORQ     Z6, Z5, Z7
-	VMOVDQU64  Z2, (DI)
-	VPANDNQ    Z2, Z31, Z2
-	VMOVDQU64  Z2, (SI)
-	VMOVDQU64  Z7, (R8)
-	ADDQ       $0x20, BX
-	ADDQ       $0x20, R9
-	ADDQ       $0x40, DI
-	ADDQ       $0x40, SI
-	ADDQ       $0x40, R8
-	SUBQ       $0x02, CX
-	JMP        dcfLevel_xor_loop
-
-dcfLevel_xor_tail:
-	TESTQ       CX, CX
-	JZ          dcfLevel_xor_done
-	VMOVDQU64.Z (BX), K1, Z4
-	VMOVDQU64.Z (R9), K1, Z6
-	TESTQ       DX, DX
-	JZ          dcfLevel_xor_tailaes
-	VMOVDQU64   (DX), Z0
-	JMP         dcfLevel_xor_tailchild
-
-dcfLevel_xor_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dcfLevel_xor_tailchild:
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPXORQ     Z4, Z3, Z5
-	VPXORQ     Z6, Z5, Z7
-	VMOVDQU64  Z2, K2, (DI)
-	VPANDNQ    Z2, Z31, Z2
-	VMOVDQU64  Z2, K2, (SI)
-	VMOVDQU64  Z7, K2, (R8)
-
-dcfLevel_xor_done:
-dcfLevel_end:
-	VZEROUPPER
-	RET
-
-// func dcfLeaves(dst *byte, raw *byte, parents *byte, pv *byte, m int, cw *byte, vcw *byte, ar *byte, keys *byte)
-// Requires: AVX, AVX512F, AVX512VL, VAES
-TEXT ·dcfLeaves(SB), NOSPLIT, $0-72
-	MOVQ            dst+0(FP), DI
-	MOVQ            raw+8(FP), DX
-	MOVQ            parents+16(FP), BX
-	MOVQ            pv+24(FP), R9
-	MOVQ            m+32(FP), CX
-	MOVQ            cw+40(FP), AX
-	VBROADCASTI64X4 (AX), Z30
-	MOVQ            vcw+48(FP), AX
-	VBROADCASTI32X4 (AX), Z25
-	VBROADCASTI32X4 16(AX), Z24
-	MOVQ            ar+56(FP), AX
-	VBROADCASTI32X4 (AX), Z29
-	VBROADCASTI32X4 16(AX), Z28
-	VBROADCASTI32X4 32(AX), Z27
-	VBROADCASTI32X4 48(AX), Z26
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
-	MOVQ            keys+64(FP), AX
-	TESTQ           AX, AX
-	JZ              lanesetup_done
-	VMOVDQU64       (AX), Z8
-	VMOVDQU64       64(AX), Z9
-	VMOVDQU64       128(AX), Z10
-	VMOVDQU64       192(AX), Z11
-	VMOVDQU64       256(AX), Z12
-	VMOVDQU64       320(AX), Z13
-	VMOVDQU64       384(AX), Z14
-	VMOVDQU64       448(AX), Z15
-	VMOVDQU64       512(AX), Z16
-	VMOVDQU64       576(AX), Z17
-	VMOVDQU64       640(AX), Z18
-	MOVL            $0x0000ff00, AX
-	KMOVW           AX, K3
-
-lanesetup_done:
-	MOVL     $0x00000003, AX
-	KMOVW    AX, K1
-	MOVL     $0x0000000f, AX
-	KMOVW    AX, K2
-	VPTESTMQ Z28, Z28, K7
-	KORTESTW K7, K7
-	JNZ      dcfLeaves_xor_start
-
-dcfLeaves_add_loop4:
-	TESTQ           DX, DX
-	JNZ             dcfLeaves_add_loop
-	CMPQ            CX, $0x04
-	JB              dcfLeaves_add_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), Z20
-	VBROADCASTI32X4 32(BX), Z21
-	VBROADCASTI32X4 48(BX), Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 16(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 32(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 48(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z20, Z19, Z2
-	VSHUFI64X2      $0xdd, Z20, Z19, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPADDQ          Z4, Z3, Z5
-	VPADDQ          Z6, Z5, Z7
-	VPSHUFD         $0xff, Z2, Z3
-	VPSLLD          $0x1f, Z3, Z3
-	VPSRAD          $0x1f, Z3, Z3
-	VPANDQ          Z24, Z3, Z3
-	VPANDQ          Z29, Z2, Z2
-	VPADDQ          Z3, Z2, Z4
-	VPADDQ          Z7, Z4, Z5
-	VPXORQ          Z26, Z5, Z5
-	VPSUBQ          Z26, Z5, Z5
-	VPANDQ          Z27, Z5, Z5
-	VMOVDQU64       Z5, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z22, Z21, Z2
-	VSHUFI64X2      $0xdd, Z22, Z21, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPADDQ          Z4, Z3, Z5
-	VPADDQ          Z6, Z5, Z7
-	VPSHUFD         $0xff, Z2, Z3
-	VPSLLD          $0x1f, Z3, Z3
-	VPSRAD          $0x1f, Z3, Z3
-	VPANDQ          Z24, Z3, Z3
-	VPANDQ          Z29, Z2, Z2
-	VPADDQ          Z3, Z2, Z4
-	VPADDQ          Z7, Z4, Z5
-	VPXORQ          Z26, Z5, Z5
-	VPSUBQ          Z26, Z5, Z5
-	VPANDQ          Z27, Z5, Z5
-	VMOVDQU64       Z5, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	SUBQ            $0x04, CX
-	JMP             dcfLeaves_add_loop4
-
-dcfLeaves_add_loop:
-	CMPQ      CX, $0x02
-	JB        dcfLeaves_add_tail
-	TESTQ     DX, DX
-	JZ        dcfLeaves_add_aes
-	VMOVDQU64 (DX), Z0
-	VMOVDQU64 64(DX), Z1
-	ADDQ      $0x00000080, DX
-	JMP       dcfLeaves_add_child
-
-dcfLeaves_add_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-	VBROADCASTI32X4 16(BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z1
-	VAESENC         Z9, Z1, Z1
-	VAESENC         Z10, Z1, Z1
-	VAESENC         Z11, Z1, Z1
-	VAESENC         Z12, Z1, Z1
-	VAESENC         Z13, Z1, Z1
-	VAESENC         Z14, Z1, Z1
-	VAESENC         Z15, Z1, Z1
-	VAESENC         Z16, Z1, Z1
-	VAESENC         Z17, Z1, Z1
-	VAESENCLAST     Z18, Z1, Z1
-	VPXORQ          Z19, Z1, Z1
-
-dcfLeaves_add_child:
-	VMOVDQU64  (BX), Y4
-	VMOVDQU64  (R9), Y6
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPADDQ     Z4, Z3, Z5
-	VPADDQ     Z6, Z5, Z7
-	VPSHUFD    $0xff, Z2, Z3
-	VPSLLD     $0x1f, Z3, Z3
-	VPSRAD     $0x1f, Z3, Z3
-	VPANDQ     Z24, Z3, Z3
-	VPANDQ     Z29, Z2, Z2
-	VPADDQ     Z3, Z2, Z4
-	VPADDQ     Z7, Z4, Z5
-	VPXORQ     Z26, Z5, Z5
-	VPSUBQ     Z26, Z5, Z5
-	VPANDQ     Z27, Z5, Z5
-	VMOVDQU64  Z5, (DI)
-	ADDQ       $0x20, BX
-	ADDQ       $0x20, R9
-	ADDQ       $0x40, DI
-	SUBQ       $0x02, CX
-	JMP        dcfLeaves_add_loop
-
-dcfLeaves_add_tail:
-	TESTQ       CX, CX
-	JZ          dcfLeaves_add_done
-	VMOVDQU64.Z (BX), K1, Z4
-	VMOVDQU64.Z (R9), K1, Z6
-	TESTQ       DX, DX
-	JZ          dcfLeaves_add_tailaes
-	VMOVDQU64   (DX), Z0
-	JMP         dcfLeaves_add_tailchild
-
-dcfLeaves_add_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dcfLeaves_add_tailchild:
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPADDQ     Z4, Z3, Z5
-	VPADDQ     Z6, Z5, Z7
-	VPSHUFD    $0xff, Z2, Z3
-	VPSLLD     $0x1f, Z3, Z3
-	VPSRAD     $0x1f, Z3, Z3
-	VPANDQ     Z24, Z3, Z3
-	VPANDQ     Z29, Z2, Z2
-	VPADDQ     Z3, Z2, Z4
-	VPADDQ     Z7, Z4, Z5
-	VPXORQ     Z26, Z5, Z5
-	VPSUBQ     Z26, Z5, Z5
-	VPANDQ     Z27, Z5, Z5
-	VMOVDQU64  Z5, K2, (DI)
-
-dcfLeaves_add_done:
-	JMP dcfLeaves_end
-
-dcfLeaves_xor_start:
-dcfLeaves_xor_loop4:
-	TESTQ           DX, DX
-	JNZ             dcfLeaves_xor_loop
-	CMPQ            CX, $0x04
-	JB              dcfLeaves_xor_loop
-	VBROADCASTI32X4 (BX), Z19
-	VBROADCASTI32X4 16(BX), Z20
-	VBROADCASTI32X4 32(BX), Z21
-	VBROADCASTI32X4 48(BX), Z22
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z19
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z20
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z21
-	VPTERNLOGQ      $0x9c, Z31, Z8, Z22
-	VAESENC         Z9, Z19, Z19
-	VAESENC         Z9, Z20, Z20
-	VAESENC         Z9, Z21, Z21
-	VAESENC         Z9, Z22, Z22
-	VAESENC         Z10, Z19, Z19
-	VAESENC         Z10, Z20, Z20
-	VAESENC         Z10, Z21, Z21
-	VAESENC         Z10, Z22, Z22
-	VAESENC         Z11, Z19, Z19
-	VAESENC         Z11, Z20, Z20
-	VAESENC         Z11, Z21, Z21
-	VAESENC         Z11, Z22, Z22
-	VAESENC         Z12, Z19, Z19
-	VAESENC         Z12, Z20, Z20
-	VAESENC         Z12, Z21, Z21
-	VAESENC         Z12, Z22, Z22
-	VAESENC         Z13, Z19, Z19
-	VAESENC         Z13, Z20, Z20
-	VAESENC         Z13, Z21, Z21
-	VAESENC         Z13, Z22, Z22
-	VAESENC         Z14, Z19, Z19
-	VAESENC         Z14, Z20, Z20
-	VAESENC         Z14, Z21, Z21
-	VAESENC         Z14, Z22, Z22
-	VAESENC         Z15, Z19, Z19
-	VAESENC         Z15, Z20, Z20
-	VAESENC         Z15, Z21, Z21
-	VAESENC         Z15, Z22, Z22
-	VAESENC         Z16, Z19, Z19
-	VAESENC         Z16, Z20, Z20
-	VAESENC         Z16, Z21, Z21
-	VAESENC         Z16, Z22, Z22
-	VAESENC         Z17, Z19, Z19
-	VAESENC         Z17, Z20, Z20
-	VAESENC         Z17, Z21, Z21
-	VAESENC         Z17, Z22, Z22
-	VAESENCLAST     Z18, Z19, Z19
-	VAESENCLAST     Z18, Z20, Z20
-	VAESENCLAST     Z18, Z21, Z21
-	VAESENCLAST     Z18, Z22, Z22
-	VBROADCASTI32X4 (BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z19
-	VBROADCASTI32X4 16(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z20
-	VBROADCASTI32X4 32(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z21
-	VBROADCASTI32X4 48(BX), Z23
-	VPTERNLOGQ      $0xb4, Z31, Z23, Z22
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z20, Z19, Z2
-	VSHUFI64X2      $0xdd, Z20, Z19, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPXORQ          Z4, Z3, Z5
-	VPXORQ          Z6, Z5, Z7
-	VPSHUFD         $0xff, Z2, Z3
-	VPSLLD          $0x1f, Z3, Z3
-	VPSRAD          $0x1f, Z3, Z3
-	VPANDQ          Z24, Z3, Z3
-	VPANDQ          Z29, Z2, Z2
-	VPXORQ          Z3, Z2, Z4
-	VPXORQ          Z7, Z4, Z5
-	VPXORQ          Z26, Z5, Z5
-	VPSUBQ          Z26, Z5, Z5
-	VPANDQ          Z27, Z5, Z5
-	VMOVDQU64       Z5, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	VMOVDQU64       (BX), Y4
-	VMOVDQU64       (R9), Y6
-	VSHUFI64X2      $0x88, Z22, Z21, Z2
-	VSHUFI64X2      $0xdd, Z22, Z21, Z3
-	VSHUFI64X2      $0x50, Z4, Z4, Z4
-	VSHUFI64X2      $0x50, Z6, Z6, Z6
-	VPSHUFD         $0xff, Z4, Z4
-	VPSLLD          $0x1f, Z4, Z4
-	VPSRAD          $0x1f, Z4, Z4
-	VPTERNLOGQ      $0x78, Z30, Z4, Z2
-	VPANDQ          Z29, Z3, Z3
-	VPANDQ          Z25, Z4, Z4
-	VPXORQ          Z4, Z3, Z5
-	VPXORQ          Z6, Z5, Z7
-	VPSHUFD         $0xff, Z2, Z3
-	VPSLLD          $0x1f, Z3, Z3
-	VPSRAD          $0x1f, Z3, Z3
-	VPANDQ          Z24, Z3, Z3
-	VPANDQ          Z29, Z2, Z2
-	VPXORQ          Z3, Z2, Z4
-	VPXORQ          Z7, Z4, Z5
-	VPXORQ          Z26, Z5, Z5
-	VPSUBQ          Z26, Z5, Z5
-	VPANDQ          Z27, Z5, Z5
-	VMOVDQU64       Z5, (DI)
-	ADDQ            $0x20, BX
-	ADDQ            $0x20, R9
-	ADDQ            $0x40, DI
-	SUBQ            $0x04, CX
-	JMP             dcfLeaves_xor_loop4
-
-dcfLeaves_xor_loop:
-	CMPQ      CX, $0x02
-	JB        dcfLeaves_xor_tail
-	TESTQ     DX, DX
-	JZ        dcfLeaves_xor_aes
-	VMOVDQU64 (DX), Z0
-	VMOVDQU64 64(DX), Z1
-	ADDQ      $0x00000080, DX
-	JMP       dcfLeaves_xor_child
-
-dcfLeaves_xor_aes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-	VBROADCASTI32X4 16(BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z1
-	VAESENC         Z9, Z1, Z1
-	VAESENC         Z10, Z1, Z1
-	VAESENC         Z11, Z1, Z1
-	VAESENC         Z12, Z1, Z1
-	VAESENC         Z13, Z1, Z1
-	VAESENC         Z14, Z1, Z1
-	VAESENC         Z15, Z1, Z1
-	VAESENC         Z16, Z1, Z1
-	VAESENC         Z17, Z1, Z1
-	VAESENCLAST     Z18, Z1, Z1
-	VPXORQ          Z19, Z1, Z1
-
-dcfLeaves_xor_child:
-	VMOVDQU64  (BX), Y4
-	VMOVDQU64  (R9), Y6
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPXORQ     Z4, Z3, Z5
-	VPXORQ     Z6, Z5, Z7
-	VPSHUFD    $0xff, Z2, Z3
-	VPSLLD     $0x1f, Z3, Z3
-	VPSRAD     $0x1f, Z3, Z3
-	VPANDQ     Z24, Z3, Z3
-	VPANDQ     Z29, Z2, Z2
-	VPXORQ     Z3, Z2, Z4
-	VPXORQ     Z7, Z4, Z5
-	VPXORQ     Z26, Z5, Z5
-	VPSUBQ     Z26, Z5, Z5
-	VPANDQ     Z27, Z5, Z5
-	VMOVDQU64  Z5, (DI)
-	ADDQ       $0x20, BX
-	ADDQ       $0x20, R9
-	ADDQ       $0x40, DI
-	SUBQ       $0x02, CX
-	JMP        dcfLeaves_xor_loop
-
-dcfLeaves_xor_tail:
-	TESTQ       CX, CX
-	JZ          dcfLeaves_xor_done
-	VMOVDQU64.Z (BX), K1, Z4
-	VMOVDQU64.Z (R9), K1, Z6
-	TESTQ       DX, DX
-	JZ          dcfLeaves_xor_tailaes
-	VMOVDQU64   (DX), Z0
-	JMP         dcfLeaves_xor_tailchild
-
-dcfLeaves_xor_tailaes:
-	VBROADCASTI32X4 (BX), Z19
-	VPANDNQ         Z19, Z31, Z19
-	VPXORQ          Z8, Z19, Z0
-	VAESENC         Z9, Z0, Z0
-	VAESENC         Z10, Z0, Z0
-	VAESENC         Z11, Z0, Z0
-	VAESENC         Z12, Z0, Z0
-	VAESENC         Z13, Z0, Z0
-	VAESENC         Z14, Z0, Z0
-	VAESENC         Z15, Z0, Z0
-	VAESENC         Z16, Z0, Z0
-	VAESENC         Z17, Z0, Z0
-	VAESENCLAST     Z18, Z0, Z0
-	VPXORQ          Z19, Z0, Z0
-
-dcfLeaves_xor_tailchild:
-	VSHUFI64X2 $0x88, Z1, Z0, Z2
-	VSHUFI64X2 $0xdd, Z1, Z0, Z3
-	VSHUFI64X2 $0x50, Z4, Z4, Z4
-	VSHUFI64X2 $0x50, Z6, Z6, Z6
-	VPSHUFD    $0xff, Z4, Z4
-	VPSLLD     $0x1f, Z4, Z4
-	VPSRAD     $0x1f, Z4, Z4
-	VPTERNLOGQ $0x78, Z30, Z4, Z2
-	VPANDQ     Z29, Z3, Z3
-	VPANDQ     Z25, Z4, Z4
-	VPXORQ     Z4, Z3, Z5
-	VPXORQ     Z6, Z5, Z7
-	VPSHUFD    $0xff, Z2, Z3
-	VPSLLD     $0x1f, Z3, Z3
-	VPSRAD     $0x1f, Z3, Z3
-	VPANDQ     Z24, Z3, Z3
-	VPANDQ     Z29, Z2, Z2
-	VPXORQ     Z3, Z2, Z4
-	VPXORQ     Z7, Z4, Z5
-	VPXORQ     Z26, Z5, Z5
-	VPSUBQ     Z26, Z5, Z5
-	VPANDQ     Z27, Z5, Z5
-	VMOVDQU64  Z5, K2, (DI)
-
-dcfLeaves_xor_done:
-dcfLeaves_end:
-	VZEROUPPER
-	RET
-
 // func dpfEvalLevel(u *byte, s *byte, sides *byte, ch *byte, next *byte, xs *byte, off *byte, rows *byte, m int, cnt *byte)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·dpfEvalLevel(SB), NOSPLIT, $0-80
@@ -4081,6 +2289,2985 @@ dcfEvalVAES512_end:
 	KORTESTW  K7, K7
 	SETNE     AL
 	MOVB      AL, bad+72(FP)
+	VZEROUPPER
+	RET
+
+// func dpfLevelVAES512(u *byte, s *byte, raw *byte, parents *byte, m int, cw *[4]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX512F, AVX512VL, VAES
+TEXT ·dpfLevelVAES512(SB), $0-56
+	MOVQ            u+0(FP), DI
+	MOVQ            s+8(FP), R8
+	MOVQ            cw+40(FP), AX
+	VBROADCASTI64X4 (AX), Z9
+	MOVL            $0x0000001f, AX
+	VPBROADCASTD    AX, Z30
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
+	MOVQ            parents+24(FP), SI
+	MOVQ            m+32(FP), CX
+	MOVQ            keys+48(FP), DX
+	MOVQ            raw+16(FP), R10
+	TESTQ           R10, R10
+	JNZ             dpfLevelVAES512_raw
+
+dpfLevelVAES512_aes_group:
+	CMPQ        CX, $0x00000008
+	JB          dpfLevelVAES512_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z0, Z8, Z0
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z0, Z12, Z12
+	VMOVDQU64   Z12, Z22
+	VPXORQ      (DX), Z0, Z0
+	VMOVDQU64   32(SI), Y1
+	VSHUFI64X2  $0x50, Z1, Z1, Z1
+	VPSHUFD     $0xff, Z1, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z1, Z8, Z1
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z1, Z12, Z12
+	VMOVDQU64   Z12, Z23
+	VPXORQ      (DX), Z1, Z1
+	VMOVDQU64   64(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPSHUFD     $0xff, Z2, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z2, Z8, Z2
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z2, Z12, Z12
+	VMOVDQU64   Z12, Z24
+	VPXORQ      (DX), Z2, Z2
+	VMOVDQU64   96(SI), Y3
+	VSHUFI64X2  $0x50, Z3, Z3, Z3
+	VPSHUFD     $0xff, Z3, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z3, Z8, Z3
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z3, Z12, Z12
+	VMOVDQU64   Z12, Z25
+	VPXORQ      (DX), Z3, Z3
+	VMOVDQU64   64(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   128(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   192(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   256(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   320(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   384(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   448(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   512(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   576(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   640(DX), Z11
+	VAESENCLAST Z11, Z0, Z0
+	VAESENCLAST Z11, Z1, Z1
+	VAESENCLAST Z11, Z2, Z2
+	VAESENCLAST Z11, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, (R8)
+	VPXORQ      Z23, Z1, Z1
+	VMOVDQU64   Z1, 64(DI)
+	VPANDNQ     Z1, Z8, Z1
+	VMOVDQU64   Z1, 64(R8)
+	VPXORQ      Z24, Z2, Z2
+	VMOVDQU64   Z2, 128(DI)
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, 128(R8)
+	VPXORQ      Z25, Z3, Z3
+	VMOVDQU64   Z3, 192(DI)
+	VPANDNQ     Z3, Z8, Z3
+	VMOVDQU64   Z3, 192(R8)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	SUBQ        $0x00000008, CX
+	JMP         dpfLevelVAES512_aes_group
+
+dpfLevelVAES512_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dpfLevelVAES512_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z0, Z8, Z0
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z0, Z12, Z12
+	VMOVDQU64   Z12, Z22
+	VPXORQ      (DX), Z0, Z0
+	VMOVDQU64   64(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   128(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   192(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   256(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   320(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   384(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   448(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   512(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   576(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   640(DX), Z11
+	VAESENCLAST Z11, Z0, Z0
+	VPXORQ      Z22, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, (R8)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000002, CX
+	JMP         dpfLevelVAES512_aes_pair
+
+dpfLevelVAES512_aes_one:
+	TESTQ           CX, CX
+	JZ              dpfLevelVAES512_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDNQ         Z0, Z8, Z0
+	VPANDQ          Z9, Z11, Z12
+	VPXORQ          Z0, Z12, Z12
+	VMOVDQU64       Z12, Z22
+	VPXORQ          (DX), Z0, Z0
+	VMOVDQU64       64(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       128(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       192(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       256(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       320(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       384(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       448(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       512(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       576(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       640(DX), Z11
+	VAESENCLAST     Z11, Z0, Z0
+	VPXORQ          Z22, Z0, Z0
+	VMOVDQU         Y0, (DI)
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU         Y0, (R8)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R8
+	SUBQ            $0x00000001, CX
+
+dpfLevelVAES512_aes_end:
+	JMP dpfLevelVAES512_done
+
+dpfLevelVAES512_raw:
+dpfLevelVAES512_raw_group:
+	CMPQ       CX, $0x00000008
+	JB         dpfLevelVAES512_raw_pair
+	VMOVDQU64  (SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  (R10), Z0
+	VPTERNLOGQ $0x78, Z11, Z9, Z0
+	VMOVDQU64  Z0, (DI)
+	VPANDNQ    Z0, Z8, Z0
+	VMOVDQU64  Z0, (R8)
+	VMOVDQU64  32(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  64(R10), Z1
+	VPTERNLOGQ $0x78, Z11, Z9, Z1
+	VMOVDQU64  Z1, 64(DI)
+	VPANDNQ    Z1, Z8, Z1
+	VMOVDQU64  Z1, 64(R8)
+	VMOVDQU64  64(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  128(R10), Z2
+	VPTERNLOGQ $0x78, Z11, Z9, Z2
+	VMOVDQU64  Z2, 128(DI)
+	VPANDNQ    Z2, Z8, Z2
+	VMOVDQU64  Z2, 128(R8)
+	VMOVDQU64  96(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  192(R10), Z3
+	VPTERNLOGQ $0x78, Z11, Z9, Z3
+	VMOVDQU64  Z3, 192(DI)
+	VPANDNQ    Z3, Z8, Z3
+	VMOVDQU64  Z3, 192(R8)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000100, DI
+	ADDQ       $0x00000100, R8
+	ADDQ       $0x00000100, R10
+	SUBQ       $0x00000008, CX
+	JMP        dpfLevelVAES512_raw_group
+
+dpfLevelVAES512_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dpfLevelVAES512_raw_one
+	VMOVDQU64  (SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  (R10), Z0
+	VPTERNLOGQ $0x78, Z11, Z9, Z0
+	VMOVDQU64  Z0, (DI)
+	VPANDNQ    Z0, Z8, Z0
+	VMOVDQU64  Z0, (R8)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, R8
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000002, CX
+	JMP        dpfLevelVAES512_raw_pair
+
+dpfLevelVAES512_raw_one:
+	TESTQ           CX, CX
+	JZ              dpfLevelVAES512_raw_end
+	VBROADCASTI32X4 (SI), Z11
+	VPSHUFD         $0xff, Z11, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VMOVDQU64       (R10), Y0
+	VPTERNLOGQ      $0x78, Z11, Z9, Z0
+	VMOVDQU         Y0, (DI)
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU         Y0, (R8)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R8
+	ADDQ            $0x00000020, R10
+	SUBQ            $0x00000001, CX
+
+dpfLevelVAES512_raw_end:
+dpfLevelVAES512_done:
+	VZEROUPPER
+	RET
+
+// func dpfLeavesVAES512(dst *byte, raw *byte, parents *byte, m int, cw *[4]uint64, v *[2]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX512F, AVX512VL, VAES
+TEXT ·dpfLeavesVAES512(SB), $0-64
+	MOVQ            ar+48(FP), AX
+	VBROADCASTI32X4 (AX), Z10
+	VMOVDQU64       Z10, Z16
+	VBROADCASTI32X4 16(AX), Z10
+	VMOVDQU64       Z10, Z17
+	VBROADCASTI32X4 32(AX), Z10
+	VMOVDQU64       Z10, Z18
+	VBROADCASTI32X4 48(AX), Z10
+	VMOVDQU64       Z10, Z19
+	MOVQ            v+40(FP), AX
+	VBROADCASTI32X4 (AX), Z14
+	MOVQ            dst+0(FP), DI
+	MOVQ            cw+32(FP), AX
+	VBROADCASTI64X4 (AX), Z9
+	MOVL            $0x0000001f, AX
+	VPBROADCASTD    AX, Z30
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
+	MOVQ            parents+16(FP), SI
+	MOVQ            m+24(FP), CX
+	MOVQ            keys+56(FP), DX
+	VMOVDQU64       Z17, Z0
+	VPTESTMQ        Z0, Z0, K7
+	KORTESTW        K7, K7
+	JNZ             dpfLeavesVAES512_xor_start
+	MOVQ            raw+8(FP), R10
+	TESTQ           R10, R10
+	JNZ             dpfLeavesVAES512_add_raw
+
+dpfLeavesVAES512_add_aes_group:
+	CMPQ        CX, $0x00000008
+	JB          dpfLeavesVAES512_add_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z0, Z8, Z0
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z0, Z12, Z12
+	VMOVDQU64   Z12, Z22
+	VPXORQ      (DX), Z0, Z0
+	VMOVDQU64   32(SI), Y1
+	VSHUFI64X2  $0x50, Z1, Z1, Z1
+	VPSHUFD     $0xff, Z1, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z1, Z8, Z1
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z1, Z12, Z12
+	VMOVDQU64   Z12, Z23
+	VPXORQ      (DX), Z1, Z1
+	VMOVDQU64   64(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPSHUFD     $0xff, Z2, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z2, Z8, Z2
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z2, Z12, Z12
+	VMOVDQU64   Z12, Z24
+	VPXORQ      (DX), Z2, Z2
+	VMOVDQU64   96(SI), Y3
+	VSHUFI64X2  $0x50, Z3, Z3, Z3
+	VPSHUFD     $0xff, Z3, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z3, Z8, Z3
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z3, Z12, Z12
+	VMOVDQU64   Z12, Z25
+	VPXORQ      (DX), Z3, Z3
+	VMOVDQU64   64(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   128(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   192(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   256(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   320(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   384(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   448(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   512(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   576(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   640(DX), Z11
+	VAESENCLAST Z11, Z0, Z0
+	VAESENCLAST Z11, Z1, Z1
+	VAESENCLAST Z11, Z2, Z2
+	VAESENCLAST Z11, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z0, Z0
+	VPADDQ      Z11, Z0, Z0
+	VPXORQ      Z19, Z0, Z0
+	VPSUBQ      Z19, Z0, Z0
+	VPANDQ      Z18, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORQ      Z23, Z1, Z1
+	VPSHUFD     $0xff, Z1, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z1, Z1
+	VPADDQ      Z11, Z1, Z1
+	VPXORQ      Z19, Z1, Z1
+	VPSUBQ      Z19, Z1, Z1
+	VPANDQ      Z18, Z1, Z1
+	VMOVDQU64   Z1, 64(DI)
+	VPXORQ      Z24, Z2, Z2
+	VPSHUFD     $0xff, Z2, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z2, Z2
+	VPADDQ      Z11, Z2, Z2
+	VPXORQ      Z19, Z2, Z2
+	VPSUBQ      Z19, Z2, Z2
+	VPANDQ      Z18, Z2, Z2
+	VMOVDQU64   Z2, 128(DI)
+	VPXORQ      Z25, Z3, Z3
+	VPSHUFD     $0xff, Z3, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z3, Z3
+	VPADDQ      Z11, Z3, Z3
+	VPXORQ      Z19, Z3, Z3
+	VPSUBQ      Z19, Z3, Z3
+	VPANDQ      Z18, Z3, Z3
+	VMOVDQU64   Z3, 192(DI)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000008, CX
+	JMP         dpfLeavesVAES512_add_aes_group
+
+dpfLeavesVAES512_add_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dpfLeavesVAES512_add_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z0, Z8, Z0
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z0, Z12, Z12
+	VMOVDQU64   Z12, Z22
+	VPXORQ      (DX), Z0, Z0
+	VMOVDQU64   64(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   128(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   192(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   256(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   320(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   384(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   448(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   512(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   576(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   640(DX), Z11
+	VAESENCLAST Z11, Z0, Z0
+	VPXORQ      Z22, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z0, Z0
+	VPADDQ      Z11, Z0, Z0
+	VPXORQ      Z19, Z0, Z0
+	VPSUBQ      Z19, Z0, Z0
+	VPANDQ      Z18, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000002, CX
+	JMP         dpfLeavesVAES512_add_aes_pair
+
+dpfLeavesVAES512_add_aes_one:
+	TESTQ           CX, CX
+	JZ              dpfLeavesVAES512_add_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDNQ         Z0, Z8, Z0
+	VPANDQ          Z9, Z11, Z12
+	VPXORQ          Z0, Z12, Z12
+	VMOVDQU64       Z12, Z22
+	VPXORQ          (DX), Z0, Z0
+	VMOVDQU64       64(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       128(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       192(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       256(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       320(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       384(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       448(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       512(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       576(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       640(DX), Z11
+	VAESENCLAST     Z11, Z0, Z0
+	VPXORQ          Z22, Z0, Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDQ          Z14, Z11, Z11
+	VPANDQ          Z16, Z0, Z0
+	VPADDQ          Z11, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+	VPSUBQ          Z19, Z0, Z0
+	VPANDQ          Z18, Z0, Z0
+	VMOVDQU         Y0, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000020, DI
+	SUBQ            $0x00000001, CX
+
+dpfLeavesVAES512_add_aes_end:
+	JMP dpfLeavesVAES512_add_done
+
+dpfLeavesVAES512_add_raw:
+dpfLeavesVAES512_add_raw_group:
+	CMPQ       CX, $0x00000008
+	JB         dpfLeavesVAES512_add_raw_pair
+	VMOVDQU64  (SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  (R10), Z0
+	VPTERNLOGQ $0x78, Z11, Z9, Z0
+	VPSHUFD    $0xff, Z0, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z0, Z0
+	VPADDQ     Z11, Z0, Z0
+	VPXORQ     Z19, Z0, Z0
+	VPSUBQ     Z19, Z0, Z0
+	VPANDQ     Z18, Z0, Z0
+	VMOVDQU64  Z0, (DI)
+	VMOVDQU64  32(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  64(R10), Z1
+	VPTERNLOGQ $0x78, Z11, Z9, Z1
+	VPSHUFD    $0xff, Z1, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z1, Z1
+	VPADDQ     Z11, Z1, Z1
+	VPXORQ     Z19, Z1, Z1
+	VPSUBQ     Z19, Z1, Z1
+	VPANDQ     Z18, Z1, Z1
+	VMOVDQU64  Z1, 64(DI)
+	VMOVDQU64  64(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  128(R10), Z2
+	VPTERNLOGQ $0x78, Z11, Z9, Z2
+	VPSHUFD    $0xff, Z2, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z2, Z2
+	VPADDQ     Z11, Z2, Z2
+	VPXORQ     Z19, Z2, Z2
+	VPSUBQ     Z19, Z2, Z2
+	VPANDQ     Z18, Z2, Z2
+	VMOVDQU64  Z2, 128(DI)
+	VMOVDQU64  96(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  192(R10), Z3
+	VPTERNLOGQ $0x78, Z11, Z9, Z3
+	VPSHUFD    $0xff, Z3, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z3, Z3
+	VPADDQ     Z11, Z3, Z3
+	VPXORQ     Z19, Z3, Z3
+	VPSUBQ     Z19, Z3, Z3
+	VPANDQ     Z18, Z3, Z3
+	VMOVDQU64  Z3, 192(DI)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000100, DI
+	ADDQ       $0x00000100, R10
+	SUBQ       $0x00000008, CX
+	JMP        dpfLeavesVAES512_add_raw_group
+
+dpfLeavesVAES512_add_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dpfLeavesVAES512_add_raw_one
+	VMOVDQU64  (SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  (R10), Z0
+	VPTERNLOGQ $0x78, Z11, Z9, Z0
+	VPSHUFD    $0xff, Z0, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z0, Z0
+	VPADDQ     Z11, Z0, Z0
+	VPXORQ     Z19, Z0, Z0
+	VPSUBQ     Z19, Z0, Z0
+	VPANDQ     Z18, Z0, Z0
+	VMOVDQU64  Z0, (DI)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000002, CX
+	JMP        dpfLeavesVAES512_add_raw_pair
+
+dpfLeavesVAES512_add_raw_one:
+	TESTQ           CX, CX
+	JZ              dpfLeavesVAES512_add_raw_end
+	VBROADCASTI32X4 (SI), Z11
+	VPSHUFD         $0xff, Z11, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VMOVDQU64       (R10), Y0
+	VPTERNLOGQ      $0x78, Z11, Z9, Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDQ          Z14, Z11, Z11
+	VPANDQ          Z16, Z0, Z0
+	VPADDQ          Z11, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+	VPSUBQ          Z19, Z0, Z0
+	VPANDQ          Z18, Z0, Z0
+	VMOVDQU         Y0, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R10
+	SUBQ            $0x00000001, CX
+
+dpfLeavesVAES512_add_raw_end:
+dpfLeavesVAES512_add_done:
+	JMP dpfLeavesVAES512_end
+
+dpfLeavesVAES512_xor_start:
+	MOVQ  raw+8(FP), R10
+	TESTQ R10, R10
+	JNZ   dpfLeavesVAES512_xor_raw
+
+dpfLeavesVAES512_xor_aes_group:
+	CMPQ        CX, $0x00000008
+	JB          dpfLeavesVAES512_xor_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z0, Z8, Z0
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z0, Z12, Z12
+	VMOVDQU64   Z12, Z22
+	VPXORQ      (DX), Z0, Z0
+	VMOVDQU64   32(SI), Y1
+	VSHUFI64X2  $0x50, Z1, Z1, Z1
+	VPSHUFD     $0xff, Z1, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z1, Z8, Z1
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z1, Z12, Z12
+	VMOVDQU64   Z12, Z23
+	VPXORQ      (DX), Z1, Z1
+	VMOVDQU64   64(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPSHUFD     $0xff, Z2, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z2, Z8, Z2
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z2, Z12, Z12
+	VMOVDQU64   Z12, Z24
+	VPXORQ      (DX), Z2, Z2
+	VMOVDQU64   96(SI), Y3
+	VSHUFI64X2  $0x50, Z3, Z3, Z3
+	VPSHUFD     $0xff, Z3, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z3, Z8, Z3
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z3, Z12, Z12
+	VMOVDQU64   Z12, Z25
+	VPXORQ      (DX), Z3, Z3
+	VMOVDQU64   64(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   128(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   192(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   256(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   320(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   384(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   448(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   512(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   576(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VAESENC     Z11, Z1, Z1
+	VAESENC     Z11, Z2, Z2
+	VAESENC     Z11, Z3, Z3
+	VMOVDQU64   640(DX), Z11
+	VAESENCLAST Z11, Z0, Z0
+	VAESENCLAST Z11, Z1, Z1
+	VAESENCLAST Z11, Z2, Z2
+	VAESENCLAST Z11, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z0, Z0
+	VPXORQ      Z11, Z0, Z0
+	VPXORQ      Z19, Z0, Z0
+	VPSUBQ      Z19, Z0, Z0
+	VPANDQ      Z18, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORQ      Z23, Z1, Z1
+	VPSHUFD     $0xff, Z1, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z1, Z1
+	VPXORQ      Z11, Z1, Z1
+	VPXORQ      Z19, Z1, Z1
+	VPSUBQ      Z19, Z1, Z1
+	VPANDQ      Z18, Z1, Z1
+	VMOVDQU64   Z1, 64(DI)
+	VPXORQ      Z24, Z2, Z2
+	VPSHUFD     $0xff, Z2, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z2, Z2
+	VPXORQ      Z11, Z2, Z2
+	VPXORQ      Z19, Z2, Z2
+	VPSUBQ      Z19, Z2, Z2
+	VPANDQ      Z18, Z2, Z2
+	VMOVDQU64   Z2, 128(DI)
+	VPXORQ      Z25, Z3, Z3
+	VPSHUFD     $0xff, Z3, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z3, Z3
+	VPXORQ      Z11, Z3, Z3
+	VPXORQ      Z19, Z3, Z3
+	VPSUBQ      Z19, Z3, Z3
+	VPANDQ      Z18, Z3, Z3
+	VMOVDQU64   Z3, 192(DI)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000008, CX
+	JMP         dpfLeavesVAES512_xor_aes_group
+
+dpfLeavesVAES512_xor_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dpfLeavesVAES512_xor_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDNQ     Z0, Z8, Z0
+	VPANDQ      Z9, Z11, Z12
+	VPXORQ      Z0, Z12, Z12
+	VMOVDQU64   Z12, Z22
+	VPXORQ      (DX), Z0, Z0
+	VMOVDQU64   64(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   128(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   192(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   256(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   320(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   384(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   448(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   512(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   576(DX), Z11
+	VAESENC     Z11, Z0, Z0
+	VMOVDQU64   640(DX), Z11
+	VAESENCLAST Z11, Z0, Z0
+	VPXORQ      Z22, Z0, Z0
+	VPSHUFD     $0xff, Z0, Z11
+	VPSLLVD     Z30, Z11, Z11
+	VPSRAVD     Z30, Z11, Z11
+	VPANDQ      Z14, Z11, Z11
+	VPANDQ      Z16, Z0, Z0
+	VPXORQ      Z11, Z0, Z0
+	VPXORQ      Z19, Z0, Z0
+	VPSUBQ      Z19, Z0, Z0
+	VPANDQ      Z18, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000002, CX
+	JMP         dpfLeavesVAES512_xor_aes_pair
+
+dpfLeavesVAES512_xor_aes_one:
+	TESTQ           CX, CX
+	JZ              dpfLeavesVAES512_xor_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDNQ         Z0, Z8, Z0
+	VPANDQ          Z9, Z11, Z12
+	VPXORQ          Z0, Z12, Z12
+	VMOVDQU64       Z12, Z22
+	VPXORQ          (DX), Z0, Z0
+	VMOVDQU64       64(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       128(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       192(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       256(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       320(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       384(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       448(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       512(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       576(DX), Z11
+	VAESENC         Z11, Z0, Z0
+	VMOVDQU64       640(DX), Z11
+	VAESENCLAST     Z11, Z0, Z0
+	VPXORQ          Z22, Z0, Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDQ          Z14, Z11, Z11
+	VPANDQ          Z16, Z0, Z0
+	VPXORQ          Z11, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+	VPSUBQ          Z19, Z0, Z0
+	VPANDQ          Z18, Z0, Z0
+	VMOVDQU         Y0, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000020, DI
+	SUBQ            $0x00000001, CX
+
+dpfLeavesVAES512_xor_aes_end:
+	JMP dpfLeavesVAES512_xor_done
+
+dpfLeavesVAES512_xor_raw:
+dpfLeavesVAES512_xor_raw_group:
+	CMPQ       CX, $0x00000008
+	JB         dpfLeavesVAES512_xor_raw_pair
+	VMOVDQU64  (SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  (R10), Z0
+	VPTERNLOGQ $0x78, Z11, Z9, Z0
+	VPSHUFD    $0xff, Z0, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z0, Z0
+	VPXORQ     Z11, Z0, Z0
+	VPXORQ     Z19, Z0, Z0
+	VPSUBQ     Z19, Z0, Z0
+	VPANDQ     Z18, Z0, Z0
+	VMOVDQU64  Z0, (DI)
+	VMOVDQU64  32(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  64(R10), Z1
+	VPTERNLOGQ $0x78, Z11, Z9, Z1
+	VPSHUFD    $0xff, Z1, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z1, Z1
+	VPXORQ     Z11, Z1, Z1
+	VPXORQ     Z19, Z1, Z1
+	VPSUBQ     Z19, Z1, Z1
+	VPANDQ     Z18, Z1, Z1
+	VMOVDQU64  Z1, 64(DI)
+	VMOVDQU64  64(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  128(R10), Z2
+	VPTERNLOGQ $0x78, Z11, Z9, Z2
+	VPSHUFD    $0xff, Z2, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z2, Z2
+	VPXORQ     Z11, Z2, Z2
+	VPXORQ     Z19, Z2, Z2
+	VPSUBQ     Z19, Z2, Z2
+	VPANDQ     Z18, Z2, Z2
+	VMOVDQU64  Z2, 128(DI)
+	VMOVDQU64  96(SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  192(R10), Z3
+	VPTERNLOGQ $0x78, Z11, Z9, Z3
+	VPSHUFD    $0xff, Z3, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z3, Z3
+	VPXORQ     Z11, Z3, Z3
+	VPXORQ     Z19, Z3, Z3
+	VPSUBQ     Z19, Z3, Z3
+	VPANDQ     Z18, Z3, Z3
+	VMOVDQU64  Z3, 192(DI)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000100, DI
+	ADDQ       $0x00000100, R10
+	SUBQ       $0x00000008, CX
+	JMP        dpfLeavesVAES512_xor_raw_group
+
+dpfLeavesVAES512_xor_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dpfLeavesVAES512_xor_raw_one
+	VMOVDQU64  (SI), Y11
+	VSHUFI64X2 $0x50, Z11, Z11, Z11
+	VPSHUFD    $0xff, Z11, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VMOVDQU64  (R10), Z0
+	VPTERNLOGQ $0x78, Z11, Z9, Z0
+	VPSHUFD    $0xff, Z0, Z11
+	VPSLLVD    Z30, Z11, Z11
+	VPSRAVD    Z30, Z11, Z11
+	VPANDQ     Z14, Z11, Z11
+	VPANDQ     Z16, Z0, Z0
+	VPXORQ     Z11, Z0, Z0
+	VPXORQ     Z19, Z0, Z0
+	VPSUBQ     Z19, Z0, Z0
+	VPANDQ     Z18, Z0, Z0
+	VMOVDQU64  Z0, (DI)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000002, CX
+	JMP        dpfLeavesVAES512_xor_raw_pair
+
+dpfLeavesVAES512_xor_raw_one:
+	TESTQ           CX, CX
+	JZ              dpfLeavesVAES512_xor_raw_end
+	VBROADCASTI32X4 (SI), Z11
+	VPSHUFD         $0xff, Z11, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VMOVDQU64       (R10), Y0
+	VPTERNLOGQ      $0x78, Z11, Z9, Z0
+	VPSHUFD         $0xff, Z0, Z11
+	VPSLLVD         Z30, Z11, Z11
+	VPSRAVD         Z30, Z11, Z11
+	VPANDQ          Z14, Z11, Z11
+	VPANDQ          Z16, Z0, Z0
+	VPXORQ          Z11, Z0, Z0
+	VPXORQ          Z19, Z0, Z0
+	VPSUBQ          Z19, Z0, Z0
+	VPANDQ          Z18, Z0, Z0
+	VMOVDQU         Y0, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R10
+	SUBQ            $0x00000001, CX
+
+dpfLeavesVAES512_xor_raw_end:
+dpfLeavesVAES512_xor_done:
+dpfLeavesVAES512_end:
+	VZEROUPPER
+	RET
+
+// func dcfLevelVAES512(u *byte, s *byte, v *byte, raw *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX512F, AVX512VL, VAES
+TEXT ·dcfLevelVAES512(SB), $1472-88
+	MOVQ            ar+72(FP), AX
+	VBROADCASTI32X4 (AX), Z10
+	VMOVDQU64       Z10, Z16
+	VBROADCASTI32X4 16(AX), Z10
+	VMOVDQU64       Z10, Z17
+	VBROADCASTI32X4 32(AX), Z10
+	VMOVDQU64       Z10, Z18
+	VBROADCASTI32X4 48(AX), Z10
+	VMOVDQU64       Z10, Z19
+	MOVQ            vcw+64(FP), AX
+	VBROADCASTI32X4 (AX), Z11
+	MOVQ            u+0(FP), DI
+	MOVQ            s+8(FP), R8
+	MOVQ            v+16(FP), R10
+	MOVQ            cw+56(FP), AX
+	VBROADCASTI64X4 (AX), Z9
+	MOVL            $0x0000001f, AX
+	VPBROADCASTD    AX, Z30
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
+	MOVQ            parents+32(FP), SI
+	MOVQ            pv+40(FP), R9
+	MOVQ            m+48(FP), CX
+	MOVQ            keys+80(FP), DX
+	TESTQ           DX, DX
+	JZ              dcfLevelVAES512_sorted
+	MOVQ            DX, AX
+	LEAQ            63(SP), DX
+	ANDQ            $-64, DX
+	VMOVDQU64       (AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, (DX)
+	VMOVDQA64       Z12, 64(DX)
+	VMOVDQU64       64(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 128(DX)
+	VMOVDQA64       Z12, 192(DX)
+	VMOVDQU64       128(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 256(DX)
+	VMOVDQA64       Z12, 320(DX)
+	VMOVDQU64       192(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 384(DX)
+	VMOVDQA64       Z12, 448(DX)
+	VMOVDQU64       256(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 512(DX)
+	VMOVDQA64       Z12, 576(DX)
+	VMOVDQU64       320(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 640(DX)
+	VMOVDQA64       Z12, 704(DX)
+	VMOVDQU64       384(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 768(DX)
+	VMOVDQA64       Z12, 832(DX)
+	VMOVDQU64       448(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 896(DX)
+	VMOVDQA64       Z12, 960(DX)
+	VMOVDQU64       512(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 1024(DX)
+	VMOVDQA64       Z12, 1088(DX)
+	VMOVDQU64       576(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 1152(DX)
+	VMOVDQA64       Z12, 1216(DX)
+	VMOVDQU64       640(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 1280(DX)
+	VMOVDQA64       Z12, 1344(DX)
+
+dcfLevelVAES512_sorted:
+	VMOVDQU64 Z17, Z0
+	VPTESTMQ  Z0, Z0, K7
+	KORTESTW  K7, K7
+	JNZ       dcfLevelVAES512_xor_start
+	MOVQ      raw+24(FP), R12
+	TESTQ     R12, R12
+	JNZ       dcfLevelVAES512_add_raw
+
+dcfLevelVAES512_add_aes_group:
+	CMPQ        CX, $0x00000004
+	JB          dcfLevelVAES512_add_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VMOVDQU64   32(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, Z23
+	VMOVDQU64   Z2, Z3
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VPXORQ      (DX), Z2, Z2
+	VPXORQ      64(DX), Z3, Z3
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VAESENCLAST Z12, Z2, Z2
+	VAESENCLAST Z13, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPADDQ      Z15, Z1, Z1
+	VPADDQ      Z13, Z1, Z1
+	VMOVDQU64   Z0, (DI)
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, (R8)
+	VMOVDQU64   Z1, (R10)
+	VPXORQ      Z23, Z2, Z2
+	VPXORQ      Z23, Z3, Z3
+	VMOVDQU64   32(SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   32(R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z2, Z2
+	VPANDQ      Z16, Z3, Z3
+	VPANDQ      Z11, Z12, Z15
+	VPADDQ      Z15, Z3, Z3
+	VPADDQ      Z13, Z3, Z3
+	VMOVDQU64   Z2, 64(DI)
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, 64(R8)
+	VMOVDQU64   Z3, 64(R10)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R10
+	SUBQ        $0x00000004, CX
+	JMP         dcfLevelVAES512_add_aes_group
+
+dcfLevelVAES512_add_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dcfLevelVAES512_add_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPADDQ      Z15, Z1, Z1
+	VPADDQ      Z13, Z1, Z1
+	VMOVDQU64   Z0, (DI)
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, (R8)
+	VMOVDQU64   Z1, (R10)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000002, CX
+	JMP         dcfLevelVAES512_add_aes_pair
+
+dcfLevelVAES512_add_aes_one:
+	TESTQ           CX, CX
+	JZ              dcfLevelVAES512_add_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU64       Z0, Z22
+	VMOVDQU64       Z0, Z1
+	VPXORQ          (DX), Z0, Z0
+	VPXORQ          64(DX), Z1, Z1
+	VMOVDQU64       128(DX), Z12
+	VMOVDQU64       192(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       256(DX), Z12
+	VMOVDQU64       320(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       384(DX), Z12
+	VMOVDQU64       448(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       512(DX), Z12
+	VMOVDQU64       576(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       640(DX), Z12
+	VMOVDQU64       704(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       768(DX), Z12
+	VMOVDQU64       832(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       896(DX), Z12
+	VMOVDQU64       960(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1024(DX), Z12
+	VMOVDQU64       1088(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1152(DX), Z12
+	VMOVDQU64       1216(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1280(DX), Z12
+	VMOVDQU64       1344(DX), Z13
+	VAESENCLAST     Z12, Z0, Z0
+	VAESENCLAST     Z13, Z1, Z1
+	VPXORQ          Z22, Z0, Z0
+	VPXORQ          Z22, Z1, Z1
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPADDQ          Z15, Z1, Z1
+	VPADDQ          Z13, Z1, Z1
+	VMOVDQU         Y0, (DI)
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU         Y0, (R8)
+	VMOVDQU         Y1, (R10)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R8
+	ADDQ            $0x00000020, R10
+	SUBQ            $0x00000001, CX
+
+dcfLevelVAES512_add_aes_end:
+	JMP dcfLevelVAES512_add_done
+
+dcfLevelVAES512_add_raw:
+dcfLevelVAES512_add_raw_group:
+	CMPQ       CX, $0x00000004
+	JB         dcfLevelVAES512_add_raw_pair
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPADDQ     Z15, Z1, Z1
+	VPADDQ     Z13, Z1, Z1
+	VMOVDQU64  Z0, (DI)
+	VPANDNQ    Z0, Z8, Z0
+	VMOVDQU64  Z0, (R8)
+	VMOVDQU64  Z1, (R10)
+	VMOVDQU64  128(R12), Z2
+	VMOVDQU64  192(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z2, Z3
+	VSHUFI64X2 $0x88, Z14, Z2, Z2
+	VMOVDQU64  32(SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  32(R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z2, Z2
+	VPANDQ     Z16, Z3, Z3
+	VPANDQ     Z11, Z12, Z15
+	VPADDQ     Z15, Z3, Z3
+	VPADDQ     Z13, Z3, Z3
+	VMOVDQU64  Z2, 64(DI)
+	VPANDNQ    Z2, Z8, Z2
+	VMOVDQU64  Z2, 64(R8)
+	VMOVDQU64  Z3, 64(R10)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, R9
+	ADDQ       $0x00000080, DI
+	ADDQ       $0x00000080, R8
+	ADDQ       $0x00000080, R10
+	ADDQ       $0x00000100, R12
+	SUBQ       $0x00000004, CX
+	JMP        dcfLevelVAES512_add_raw_group
+
+dcfLevelVAES512_add_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dcfLevelVAES512_add_raw_one
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPADDQ     Z15, Z1, Z1
+	VPADDQ     Z13, Z1, Z1
+	VMOVDQU64  Z0, (DI)
+	VPANDNQ    Z0, Z8, Z0
+	VMOVDQU64  Z0, (R8)
+	VMOVDQU64  Z1, (R10)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000020, R9
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, R8
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R12
+	SUBQ       $0x00000002, CX
+	JMP        dcfLevelVAES512_add_raw_pair
+
+dcfLevelVAES512_add_raw_one:
+	TESTQ           CX, CX
+	JZ              dcfLevelVAES512_add_raw_end
+	VMOVDQU64       (R12), Z0
+	VSHUFI64X2      $0xdd, Z0, Z0, Z1
+	VSHUFI64X2      $0x88, Z0, Z0, Z0
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPADDQ          Z15, Z1, Z1
+	VPADDQ          Z13, Z1, Z1
+	VMOVDQU         Y0, (DI)
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU         Y0, (R8)
+	VMOVDQU         Y1, (R10)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R8
+	ADDQ            $0x00000020, R10
+	ADDQ            $0x00000040, R12
+	SUBQ            $0x00000001, CX
+
+dcfLevelVAES512_add_raw_end:
+dcfLevelVAES512_add_done:
+	JMP dcfLevelVAES512_end
+
+dcfLevelVAES512_xor_start:
+	MOVQ  raw+24(FP), R12
+	TESTQ R12, R12
+	JNZ   dcfLevelVAES512_xor_raw
+
+dcfLevelVAES512_xor_aes_group:
+	CMPQ        CX, $0x00000004
+	JB          dcfLevelVAES512_xor_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VMOVDQU64   32(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, Z23
+	VMOVDQU64   Z2, Z3
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VPXORQ      (DX), Z2, Z2
+	VPXORQ      64(DX), Z3, Z3
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VAESENCLAST Z12, Z2, Z2
+	VAESENCLAST Z13, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPXORQ      Z15, Z1, Z1
+	VPXORQ      Z13, Z1, Z1
+	VMOVDQU64   Z0, (DI)
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, (R8)
+	VMOVDQU64   Z1, (R10)
+	VPXORQ      Z23, Z2, Z2
+	VPXORQ      Z23, Z3, Z3
+	VMOVDQU64   32(SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   32(R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z2, Z2
+	VPANDQ      Z16, Z3, Z3
+	VPANDQ      Z11, Z12, Z15
+	VPXORQ      Z15, Z3, Z3
+	VPXORQ      Z13, Z3, Z3
+	VMOVDQU64   Z2, 64(DI)
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, 64(R8)
+	VMOVDQU64   Z3, 64(R10)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R10
+	SUBQ        $0x00000004, CX
+	JMP         dcfLevelVAES512_xor_aes_group
+
+dcfLevelVAES512_xor_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dcfLevelVAES512_xor_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPXORQ      Z15, Z1, Z1
+	VPXORQ      Z13, Z1, Z1
+	VMOVDQU64   Z0, (DI)
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, (R8)
+	VMOVDQU64   Z1, (R10)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000002, CX
+	JMP         dcfLevelVAES512_xor_aes_pair
+
+dcfLevelVAES512_xor_aes_one:
+	TESTQ           CX, CX
+	JZ              dcfLevelVAES512_xor_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU64       Z0, Z22
+	VMOVDQU64       Z0, Z1
+	VPXORQ          (DX), Z0, Z0
+	VPXORQ          64(DX), Z1, Z1
+	VMOVDQU64       128(DX), Z12
+	VMOVDQU64       192(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       256(DX), Z12
+	VMOVDQU64       320(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       384(DX), Z12
+	VMOVDQU64       448(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       512(DX), Z12
+	VMOVDQU64       576(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       640(DX), Z12
+	VMOVDQU64       704(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       768(DX), Z12
+	VMOVDQU64       832(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       896(DX), Z12
+	VMOVDQU64       960(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1024(DX), Z12
+	VMOVDQU64       1088(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1152(DX), Z12
+	VMOVDQU64       1216(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1280(DX), Z12
+	VMOVDQU64       1344(DX), Z13
+	VAESENCLAST     Z12, Z0, Z0
+	VAESENCLAST     Z13, Z1, Z1
+	VPXORQ          Z22, Z0, Z0
+	VPXORQ          Z22, Z1, Z1
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPXORQ          Z15, Z1, Z1
+	VPXORQ          Z13, Z1, Z1
+	VMOVDQU         Y0, (DI)
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU         Y0, (R8)
+	VMOVDQU         Y1, (R10)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R8
+	ADDQ            $0x00000020, R10
+	SUBQ            $0x00000001, CX
+
+dcfLevelVAES512_xor_aes_end:
+	JMP dcfLevelVAES512_xor_done
+
+dcfLevelVAES512_xor_raw:
+dcfLevelVAES512_xor_raw_group:
+	CMPQ       CX, $0x00000004
+	JB         dcfLevelVAES512_xor_raw_pair
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPXORQ     Z15, Z1, Z1
+	VPXORQ     Z13, Z1, Z1
+	VMOVDQU64  Z0, (DI)
+	VPANDNQ    Z0, Z8, Z0
+	VMOVDQU64  Z0, (R8)
+	VMOVDQU64  Z1, (R10)
+	VMOVDQU64  128(R12), Z2
+	VMOVDQU64  192(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z2, Z3
+	VSHUFI64X2 $0x88, Z14, Z2, Z2
+	VMOVDQU64  32(SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  32(R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z2, Z2
+	VPANDQ     Z16, Z3, Z3
+	VPANDQ     Z11, Z12, Z15
+	VPXORQ     Z15, Z3, Z3
+	VPXORQ     Z13, Z3, Z3
+	VMOVDQU64  Z2, 64(DI)
+	VPANDNQ    Z2, Z8, Z2
+	VMOVDQU64  Z2, 64(R8)
+	VMOVDQU64  Z3, 64(R10)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, R9
+	ADDQ       $0x00000080, DI
+	ADDQ       $0x00000080, R8
+	ADDQ       $0x00000080, R10
+	ADDQ       $0x00000100, R12
+	SUBQ       $0x00000004, CX
+	JMP        dcfLevelVAES512_xor_raw_group
+
+dcfLevelVAES512_xor_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dcfLevelVAES512_xor_raw_one
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPXORQ     Z15, Z1, Z1
+	VPXORQ     Z13, Z1, Z1
+	VMOVDQU64  Z0, (DI)
+	VPANDNQ    Z0, Z8, Z0
+	VMOVDQU64  Z0, (R8)
+	VMOVDQU64  Z1, (R10)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000020, R9
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, R8
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000080, R12
+	SUBQ       $0x00000002, CX
+	JMP        dcfLevelVAES512_xor_raw_pair
+
+dcfLevelVAES512_xor_raw_one:
+	TESTQ           CX, CX
+	JZ              dcfLevelVAES512_xor_raw_end
+	VMOVDQU64       (R12), Z0
+	VSHUFI64X2      $0xdd, Z0, Z0, Z1
+	VSHUFI64X2      $0x88, Z0, Z0, Z0
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPXORQ          Z15, Z1, Z1
+	VPXORQ          Z13, Z1, Z1
+	VMOVDQU         Y0, (DI)
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU         Y0, (R8)
+	VMOVDQU         Y1, (R10)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000020, R8
+	ADDQ            $0x00000020, R10
+	ADDQ            $0x00000040, R12
+	SUBQ            $0x00000001, CX
+
+dcfLevelVAES512_xor_raw_end:
+dcfLevelVAES512_xor_done:
+dcfLevelVAES512_end:
+	VZEROUPPER
+	RET
+
+// func dcfLeavesVAES512(dst *byte, raw *byte, parents *byte, pv *byte, m int, cw *[4]uint64, vcw *[4]uint64, ar *[8]uint64, keys *[11][4][16]byte)
+// Requires: AVX, AVX512F, AVX512VL, VAES
+TEXT ·dcfLeavesVAES512(SB), $1472-72
+	MOVQ            ar+56(FP), AX
+	VBROADCASTI32X4 (AX), Z10
+	VMOVDQU64       Z10, Z16
+	VBROADCASTI32X4 16(AX), Z10
+	VMOVDQU64       Z10, Z17
+	VBROADCASTI32X4 32(AX), Z10
+	VMOVDQU64       Z10, Z18
+	VBROADCASTI32X4 48(AX), Z10
+	VMOVDQU64       Z10, Z19
+	MOVQ            vcw+48(FP), AX
+	VBROADCASTI32X4 (AX), Z11
+	VBROADCASTI32X4 16(AX), Z12
+	VMOVDQU64       Z12, Z26
+	MOVQ            dst+0(FP), DI
+	MOVQ            cw+40(FP), AX
+	VBROADCASTI64X4 (AX), Z9
+	MOVL            $0x0000001f, AX
+	VPBROADCASTD    AX, Z30
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
+	MOVQ            parents+16(FP), SI
+	MOVQ            pv+24(FP), R9
+	MOVQ            m+32(FP), CX
+	MOVQ            keys+64(FP), DX
+	TESTQ           DX, DX
+	JZ              dcfLeavesVAES512_sorted
+	MOVQ            DX, AX
+	LEAQ            63(SP), DX
+	ANDQ            $-64, DX
+	VMOVDQU64       (AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, (DX)
+	VMOVDQA64       Z12, 64(DX)
+	VMOVDQU64       64(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 128(DX)
+	VMOVDQA64       Z12, 192(DX)
+	VMOVDQU64       128(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 256(DX)
+	VMOVDQA64       Z12, 320(DX)
+	VMOVDQU64       192(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 384(DX)
+	VMOVDQA64       Z12, 448(DX)
+	VMOVDQU64       256(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 512(DX)
+	VMOVDQA64       Z12, 576(DX)
+	VMOVDQU64       320(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 640(DX)
+	VMOVDQA64       Z12, 704(DX)
+	VMOVDQU64       384(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 768(DX)
+	VMOVDQA64       Z12, 832(DX)
+	VMOVDQU64       448(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 896(DX)
+	VMOVDQA64       Z12, 960(DX)
+	VMOVDQU64       512(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 1024(DX)
+	VMOVDQA64       Z12, 1088(DX)
+	VMOVDQU64       576(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 1152(DX)
+	VMOVDQA64       Z12, 1216(DX)
+	VMOVDQU64       640(AX), Z12
+	VSHUFI64X2      $0x88, Z12, Z12, Z13
+	VSHUFI64X2      $0xdd, Z12, Z12, Z12
+	VMOVDQA64       Z13, 1280(DX)
+	VMOVDQA64       Z12, 1344(DX)
+
+dcfLeavesVAES512_sorted:
+	VMOVDQU64 Z17, Z0
+	VPTESTMQ  Z0, Z0, K7
+	KORTESTW  K7, K7
+	JNZ       dcfLeavesVAES512_xor_start
+	MOVQ      raw+8(FP), R12
+	TESTQ     R12, R12
+	JNZ       dcfLeavesVAES512_add_raw
+
+dcfLeavesVAES512_add_aes_group:
+	CMPQ        CX, $0x00000004
+	JB          dcfLeavesVAES512_add_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VMOVDQU64   32(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, Z23
+	VMOVDQU64   Z2, Z3
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VPXORQ      (DX), Z2, Z2
+	VPXORQ      64(DX), Z3, Z3
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VAESENCLAST Z12, Z2, Z2
+	VAESENCLAST Z13, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPADDQ      Z15, Z1, Z1
+	VPADDQ      Z13, Z1, Z1
+	VPSHUFD     $0xff, Z0, Z15
+	VPSLLVD     Z30, Z15, Z15
+	VPSRAVD     Z30, Z15, Z15
+	VPANDQ      Z26, Z15, Z15
+	VPANDQ      Z16, Z0, Z0
+	VPADDQ      Z15, Z0, Z0
+	VPADDQ      Z0, Z1, Z1
+	VPXORQ      Z19, Z1, Z1
+	VPSUBQ      Z19, Z1, Z1
+	VPANDQ      Z18, Z1, Z1
+	VMOVDQU64   Z1, (DI)
+	VPXORQ      Z23, Z2, Z2
+	VPXORQ      Z23, Z3, Z3
+	VMOVDQU64   32(SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   32(R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z2, Z2
+	VPANDQ      Z16, Z3, Z3
+	VPANDQ      Z11, Z12, Z15
+	VPADDQ      Z15, Z3, Z3
+	VPADDQ      Z13, Z3, Z3
+	VPSHUFD     $0xff, Z2, Z15
+	VPSLLVD     Z30, Z15, Z15
+	VPSRAVD     Z30, Z15, Z15
+	VPANDQ      Z26, Z15, Z15
+	VPANDQ      Z16, Z2, Z2
+	VPADDQ      Z15, Z2, Z2
+	VPADDQ      Z2, Z3, Z3
+	VPXORQ      Z19, Z3, Z3
+	VPSUBQ      Z19, Z3, Z3
+	VPANDQ      Z18, Z3, Z3
+	VMOVDQU64   Z3, 64(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000004, CX
+	JMP         dcfLeavesVAES512_add_aes_group
+
+dcfLeavesVAES512_add_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dcfLeavesVAES512_add_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPADDQ      Z15, Z1, Z1
+	VPADDQ      Z13, Z1, Z1
+	VPSHUFD     $0xff, Z0, Z15
+	VPSLLVD     Z30, Z15, Z15
+	VPSRAVD     Z30, Z15, Z15
+	VPANDQ      Z26, Z15, Z15
+	VPANDQ      Z16, Z0, Z0
+	VPADDQ      Z15, Z0, Z0
+	VPADDQ      Z0, Z1, Z1
+	VPXORQ      Z19, Z1, Z1
+	VPSUBQ      Z19, Z1, Z1
+	VPANDQ      Z18, Z1, Z1
+	VMOVDQU64   Z1, (DI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000002, CX
+	JMP         dcfLeavesVAES512_add_aes_pair
+
+dcfLeavesVAES512_add_aes_one:
+	TESTQ           CX, CX
+	JZ              dcfLeavesVAES512_add_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU64       Z0, Z22
+	VMOVDQU64       Z0, Z1
+	VPXORQ          (DX), Z0, Z0
+	VPXORQ          64(DX), Z1, Z1
+	VMOVDQU64       128(DX), Z12
+	VMOVDQU64       192(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       256(DX), Z12
+	VMOVDQU64       320(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       384(DX), Z12
+	VMOVDQU64       448(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       512(DX), Z12
+	VMOVDQU64       576(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       640(DX), Z12
+	VMOVDQU64       704(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       768(DX), Z12
+	VMOVDQU64       832(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       896(DX), Z12
+	VMOVDQU64       960(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1024(DX), Z12
+	VMOVDQU64       1088(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1152(DX), Z12
+	VMOVDQU64       1216(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1280(DX), Z12
+	VMOVDQU64       1344(DX), Z13
+	VAESENCLAST     Z12, Z0, Z0
+	VAESENCLAST     Z13, Z1, Z1
+	VPXORQ          Z22, Z0, Z0
+	VPXORQ          Z22, Z1, Z1
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPADDQ          Z15, Z1, Z1
+	VPADDQ          Z13, Z1, Z1
+	VPSHUFD         $0xff, Z0, Z15
+	VPSLLVD         Z30, Z15, Z15
+	VPSRAVD         Z30, Z15, Z15
+	VPANDQ          Z26, Z15, Z15
+	VPANDQ          Z16, Z0, Z0
+	VPADDQ          Z15, Z0, Z0
+	VPADDQ          Z0, Z1, Z1
+	VPXORQ          Z19, Z1, Z1
+	VPSUBQ          Z19, Z1, Z1
+	VPANDQ          Z18, Z1, Z1
+	VMOVDQU         Y1, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	SUBQ            $0x00000001, CX
+
+dcfLeavesVAES512_add_aes_end:
+	JMP dcfLeavesVAES512_add_done
+
+dcfLeavesVAES512_add_raw:
+dcfLeavesVAES512_add_raw_group:
+	CMPQ       CX, $0x00000004
+	JB         dcfLeavesVAES512_add_raw_pair
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPADDQ     Z15, Z1, Z1
+	VPADDQ     Z13, Z1, Z1
+	VPSHUFD    $0xff, Z0, Z15
+	VPSLLVD    Z30, Z15, Z15
+	VPSRAVD    Z30, Z15, Z15
+	VPANDQ     Z26, Z15, Z15
+	VPANDQ     Z16, Z0, Z0
+	VPADDQ     Z15, Z0, Z0
+	VPADDQ     Z0, Z1, Z1
+	VPXORQ     Z19, Z1, Z1
+	VPSUBQ     Z19, Z1, Z1
+	VPANDQ     Z18, Z1, Z1
+	VMOVDQU64  Z1, (DI)
+	VMOVDQU64  128(R12), Z2
+	VMOVDQU64  192(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z2, Z3
+	VSHUFI64X2 $0x88, Z14, Z2, Z2
+	VMOVDQU64  32(SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  32(R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z2, Z2
+	VPANDQ     Z16, Z3, Z3
+	VPANDQ     Z11, Z12, Z15
+	VPADDQ     Z15, Z3, Z3
+	VPADDQ     Z13, Z3, Z3
+	VPSHUFD    $0xff, Z2, Z15
+	VPSLLVD    Z30, Z15, Z15
+	VPSRAVD    Z30, Z15, Z15
+	VPANDQ     Z26, Z15, Z15
+	VPANDQ     Z16, Z2, Z2
+	VPADDQ     Z15, Z2, Z2
+	VPADDQ     Z2, Z3, Z3
+	VPXORQ     Z19, Z3, Z3
+	VPSUBQ     Z19, Z3, Z3
+	VPANDQ     Z18, Z3, Z3
+	VMOVDQU64  Z3, 64(DI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, R9
+	ADDQ       $0x00000080, DI
+	ADDQ       $0x00000100, R12
+	SUBQ       $0x00000004, CX
+	JMP        dcfLeavesVAES512_add_raw_group
+
+dcfLeavesVAES512_add_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dcfLeavesVAES512_add_raw_one
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPADDQ     Z15, Z1, Z1
+	VPADDQ     Z13, Z1, Z1
+	VPSHUFD    $0xff, Z0, Z15
+	VPSLLVD    Z30, Z15, Z15
+	VPSRAVD    Z30, Z15, Z15
+	VPANDQ     Z26, Z15, Z15
+	VPANDQ     Z16, Z0, Z0
+	VPADDQ     Z15, Z0, Z0
+	VPADDQ     Z0, Z1, Z1
+	VPXORQ     Z19, Z1, Z1
+	VPSUBQ     Z19, Z1, Z1
+	VPANDQ     Z18, Z1, Z1
+	VMOVDQU64  Z1, (DI)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000020, R9
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000080, R12
+	SUBQ       $0x00000002, CX
+	JMP        dcfLeavesVAES512_add_raw_pair
+
+dcfLeavesVAES512_add_raw_one:
+	TESTQ           CX, CX
+	JZ              dcfLeavesVAES512_add_raw_end
+	VMOVDQU64       (R12), Z0
+	VSHUFI64X2      $0xdd, Z0, Z0, Z1
+	VSHUFI64X2      $0x88, Z0, Z0, Z0
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPADDQ          Z15, Z1, Z1
+	VPADDQ          Z13, Z1, Z1
+	VPSHUFD         $0xff, Z0, Z15
+	VPSLLVD         Z30, Z15, Z15
+	VPSRAVD         Z30, Z15, Z15
+	VPANDQ          Z26, Z15, Z15
+	VPANDQ          Z16, Z0, Z0
+	VPADDQ          Z15, Z0, Z0
+	VPADDQ          Z0, Z1, Z1
+	VPXORQ          Z19, Z1, Z1
+	VPSUBQ          Z19, Z1, Z1
+	VPANDQ          Z18, Z1, Z1
+	VMOVDQU         Y1, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000040, R12
+	SUBQ            $0x00000001, CX
+
+dcfLeavesVAES512_add_raw_end:
+dcfLeavesVAES512_add_done:
+	JMP dcfLeavesVAES512_end
+
+dcfLeavesVAES512_xor_start:
+	MOVQ  raw+8(FP), R12
+	TESTQ R12, R12
+	JNZ   dcfLeavesVAES512_xor_raw
+
+dcfLeavesVAES512_xor_aes_group:
+	CMPQ        CX, $0x00000004
+	JB          dcfLeavesVAES512_xor_aes_pair
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VMOVDQU64   32(SI), Y2
+	VSHUFI64X2  $0x50, Z2, Z2, Z2
+	VPANDNQ     Z2, Z8, Z2
+	VMOVDQU64   Z2, Z23
+	VMOVDQU64   Z2, Z3
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VPXORQ      (DX), Z2, Z2
+	VPXORQ      64(DX), Z3, Z3
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VAESENC     Z12, Z2, Z2
+	VAESENC     Z13, Z3, Z3
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VAESENCLAST Z12, Z2, Z2
+	VAESENCLAST Z13, Z3, Z3
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPXORQ      Z15, Z1, Z1
+	VPXORQ      Z13, Z1, Z1
+	VPSHUFD     $0xff, Z0, Z15
+	VPSLLVD     Z30, Z15, Z15
+	VPSRAVD     Z30, Z15, Z15
+	VPANDQ      Z26, Z15, Z15
+	VPANDQ      Z16, Z0, Z0
+	VPXORQ      Z15, Z0, Z0
+	VPXORQ      Z0, Z1, Z1
+	VPXORQ      Z19, Z1, Z1
+	VPSUBQ      Z19, Z1, Z1
+	VPANDQ      Z18, Z1, Z1
+	VMOVDQU64   Z1, (DI)
+	VPXORQ      Z23, Z2, Z2
+	VPXORQ      Z23, Z3, Z3
+	VMOVDQU64   32(SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   32(R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z2, Z2
+	VPANDQ      Z16, Z3, Z3
+	VPANDQ      Z11, Z12, Z15
+	VPXORQ      Z15, Z3, Z3
+	VPXORQ      Z13, Z3, Z3
+	VPSHUFD     $0xff, Z2, Z15
+	VPSLLVD     Z30, Z15, Z15
+	VPSRAVD     Z30, Z15, Z15
+	VPANDQ      Z26, Z15, Z15
+	VPANDQ      Z16, Z2, Z2
+	VPXORQ      Z15, Z2, Z2
+	VPXORQ      Z2, Z3, Z3
+	VPXORQ      Z19, Z3, Z3
+	VPSUBQ      Z19, Z3, Z3
+	VPANDQ      Z18, Z3, Z3
+	VMOVDQU64   Z3, 64(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000004, CX
+	JMP         dcfLeavesVAES512_xor_aes_group
+
+dcfLeavesVAES512_xor_aes_pair:
+	CMPQ        CX, $0x02
+	JB          dcfLeavesVAES512_xor_aes_one
+	VMOVDQU64   (SI), Y0
+	VSHUFI64X2  $0x50, Z0, Z0, Z0
+	VPANDNQ     Z0, Z8, Z0
+	VMOVDQU64   Z0, Z22
+	VMOVDQU64   Z0, Z1
+	VPXORQ      (DX), Z0, Z0
+	VPXORQ      64(DX), Z1, Z1
+	VMOVDQU64   128(DX), Z12
+	VMOVDQU64   192(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   256(DX), Z12
+	VMOVDQU64   320(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   384(DX), Z12
+	VMOVDQU64   448(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   512(DX), Z12
+	VMOVDQU64   576(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   640(DX), Z12
+	VMOVDQU64   704(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   768(DX), Z12
+	VMOVDQU64   832(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   896(DX), Z12
+	VMOVDQU64   960(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1024(DX), Z12
+	VMOVDQU64   1088(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1152(DX), Z12
+	VMOVDQU64   1216(DX), Z13
+	VAESENC     Z12, Z0, Z0
+	VAESENC     Z13, Z1, Z1
+	VMOVDQU64   1280(DX), Z12
+	VMOVDQU64   1344(DX), Z13
+	VAESENCLAST Z12, Z0, Z0
+	VAESENCLAST Z13, Z1, Z1
+	VPXORQ      Z22, Z0, Z0
+	VPXORQ      Z22, Z1, Z1
+	VMOVDQU64   (SI), Y12
+	VSHUFI64X2  $0x50, Z12, Z12, Z12
+	VPSHUFD     $0xff, Z12, Z12
+	VPSLLVD     Z30, Z12, Z12
+	VPSRAVD     Z30, Z12, Z12
+	VMOVDQU64   (R9), Y13
+	VSHUFI64X2  $0x50, Z13, Z13, Z13
+	VPANDQ      Z9, Z12, Z15
+	VPXORQ      Z15, Z0, Z0
+	VPANDQ      Z16, Z1, Z1
+	VPANDQ      Z11, Z12, Z15
+	VPXORQ      Z15, Z1, Z1
+	VPXORQ      Z13, Z1, Z1
+	VPSHUFD     $0xff, Z0, Z15
+	VPSLLVD     Z30, Z15, Z15
+	VPSRAVD     Z30, Z15, Z15
+	VPANDQ      Z26, Z15, Z15
+	VPANDQ      Z16, Z0, Z0
+	VPXORQ      Z15, Z0, Z0
+	VPXORQ      Z0, Z1, Z1
+	VPXORQ      Z19, Z1, Z1
+	VPSUBQ      Z19, Z1, Z1
+	VPANDQ      Z18, Z1, Z1
+	VMOVDQU64   Z1, (DI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000002, CX
+	JMP         dcfLeavesVAES512_xor_aes_pair
+
+dcfLeavesVAES512_xor_aes_one:
+	TESTQ           CX, CX
+	JZ              dcfLeavesVAES512_xor_aes_end
+	VBROADCASTI32X4 (SI), Z0
+	VPANDNQ         Z0, Z8, Z0
+	VMOVDQU64       Z0, Z22
+	VMOVDQU64       Z0, Z1
+	VPXORQ          (DX), Z0, Z0
+	VPXORQ          64(DX), Z1, Z1
+	VMOVDQU64       128(DX), Z12
+	VMOVDQU64       192(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       256(DX), Z12
+	VMOVDQU64       320(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       384(DX), Z12
+	VMOVDQU64       448(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       512(DX), Z12
+	VMOVDQU64       576(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       640(DX), Z12
+	VMOVDQU64       704(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       768(DX), Z12
+	VMOVDQU64       832(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       896(DX), Z12
+	VMOVDQU64       960(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1024(DX), Z12
+	VMOVDQU64       1088(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1152(DX), Z12
+	VMOVDQU64       1216(DX), Z13
+	VAESENC         Z12, Z0, Z0
+	VAESENC         Z13, Z1, Z1
+	VMOVDQU64       1280(DX), Z12
+	VMOVDQU64       1344(DX), Z13
+	VAESENCLAST     Z12, Z0, Z0
+	VAESENCLAST     Z13, Z1, Z1
+	VPXORQ          Z22, Z0, Z0
+	VPXORQ          Z22, Z1, Z1
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPXORQ          Z15, Z1, Z1
+	VPXORQ          Z13, Z1, Z1
+	VPSHUFD         $0xff, Z0, Z15
+	VPSLLVD         Z30, Z15, Z15
+	VPSRAVD         Z30, Z15, Z15
+	VPANDQ          Z26, Z15, Z15
+	VPANDQ          Z16, Z0, Z0
+	VPXORQ          Z15, Z0, Z0
+	VPXORQ          Z0, Z1, Z1
+	VPXORQ          Z19, Z1, Z1
+	VPSUBQ          Z19, Z1, Z1
+	VPANDQ          Z18, Z1, Z1
+	VMOVDQU         Y1, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	SUBQ            $0x00000001, CX
+
+dcfLeavesVAES512_xor_aes_end:
+	JMP dcfLeavesVAES512_xor_done
+
+dcfLeavesVAES512_xor_raw:
+dcfLeavesVAES512_xor_raw_group:
+	CMPQ       CX, $0x00000004
+	JB         dcfLeavesVAES512_xor_raw_pair
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPXORQ     Z15, Z1, Z1
+	VPXORQ     Z13, Z1, Z1
+	VPSHUFD    $0xff, Z0, Z15
+	VPSLLVD    Z30, Z15, Z15
+	VPSRAVD    Z30, Z15, Z15
+	VPANDQ     Z26, Z15, Z15
+	VPANDQ     Z16, Z0, Z0
+	VPXORQ     Z15, Z0, Z0
+	VPXORQ     Z0, Z1, Z1
+	VPXORQ     Z19, Z1, Z1
+	VPSUBQ     Z19, Z1, Z1
+	VPANDQ     Z18, Z1, Z1
+	VMOVDQU64  Z1, (DI)
+	VMOVDQU64  128(R12), Z2
+	VMOVDQU64  192(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z2, Z3
+	VSHUFI64X2 $0x88, Z14, Z2, Z2
+	VMOVDQU64  32(SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  32(R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z2, Z2
+	VPANDQ     Z16, Z3, Z3
+	VPANDQ     Z11, Z12, Z15
+	VPXORQ     Z15, Z3, Z3
+	VPXORQ     Z13, Z3, Z3
+	VPSHUFD    $0xff, Z2, Z15
+	VPSLLVD    Z30, Z15, Z15
+	VPSRAVD    Z30, Z15, Z15
+	VPANDQ     Z26, Z15, Z15
+	VPANDQ     Z16, Z2, Z2
+	VPXORQ     Z15, Z2, Z2
+	VPXORQ     Z2, Z3, Z3
+	VPXORQ     Z19, Z3, Z3
+	VPSUBQ     Z19, Z3, Z3
+	VPANDQ     Z18, Z3, Z3
+	VMOVDQU64  Z3, 64(DI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, R9
+	ADDQ       $0x00000080, DI
+	ADDQ       $0x00000100, R12
+	SUBQ       $0x00000004, CX
+	JMP        dcfLeavesVAES512_xor_raw_group
+
+dcfLeavesVAES512_xor_raw_pair:
+	CMPQ       CX, $0x02
+	JB         dcfLeavesVAES512_xor_raw_one
+	VMOVDQU64  (R12), Z0
+	VMOVDQU64  64(R12), Z14
+	VSHUFI64X2 $0xdd, Z14, Z0, Z1
+	VSHUFI64X2 $0x88, Z14, Z0, Z0
+	VMOVDQU64  (SI), Y12
+	VSHUFI64X2 $0x50, Z12, Z12, Z12
+	VPSHUFD    $0xff, Z12, Z12
+	VPSLLVD    Z30, Z12, Z12
+	VPSRAVD    Z30, Z12, Z12
+	VMOVDQU64  (R9), Y13
+	VSHUFI64X2 $0x50, Z13, Z13, Z13
+	VPANDQ     Z9, Z12, Z15
+	VPXORQ     Z15, Z0, Z0
+	VPANDQ     Z16, Z1, Z1
+	VPANDQ     Z11, Z12, Z15
+	VPXORQ     Z15, Z1, Z1
+	VPXORQ     Z13, Z1, Z1
+	VPSHUFD    $0xff, Z0, Z15
+	VPSLLVD    Z30, Z15, Z15
+	VPSRAVD    Z30, Z15, Z15
+	VPANDQ     Z26, Z15, Z15
+	VPANDQ     Z16, Z0, Z0
+	VPXORQ     Z15, Z0, Z0
+	VPXORQ     Z0, Z1, Z1
+	VPXORQ     Z19, Z1, Z1
+	VPSUBQ     Z19, Z1, Z1
+	VPANDQ     Z18, Z1, Z1
+	VMOVDQU64  Z1, (DI)
+	ADDQ       $0x00000020, SI
+	ADDQ       $0x00000020, R9
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000080, R12
+	SUBQ       $0x00000002, CX
+	JMP        dcfLeavesVAES512_xor_raw_pair
+
+dcfLeavesVAES512_xor_raw_one:
+	TESTQ           CX, CX
+	JZ              dcfLeavesVAES512_xor_raw_end
+	VMOVDQU64       (R12), Z0
+	VSHUFI64X2      $0xdd, Z0, Z0, Z1
+	VSHUFI64X2      $0x88, Z0, Z0, Z0
+	VBROADCASTI32X4 (SI), Z12
+	VPSHUFD         $0xff, Z12, Z12
+	VPSLLVD         Z30, Z12, Z12
+	VPSRAVD         Z30, Z12, Z12
+	VBROADCASTI32X4 (R9), Z13
+	VPANDQ          Z9, Z12, Z15
+	VPXORQ          Z15, Z0, Z0
+	VPANDQ          Z16, Z1, Z1
+	VPANDQ          Z11, Z12, Z15
+	VPXORQ          Z15, Z1, Z1
+	VPXORQ          Z13, Z1, Z1
+	VPSHUFD         $0xff, Z0, Z15
+	VPSLLVD         Z30, Z15, Z15
+	VPSRAVD         Z30, Z15, Z15
+	VPANDQ          Z26, Z15, Z15
+	VPANDQ          Z16, Z0, Z0
+	VPXORQ          Z15, Z0, Z0
+	VPXORQ          Z0, Z1, Z1
+	VPXORQ          Z19, Z1, Z1
+	VPSUBQ          Z19, Z1, Z1
+	VPANDQ          Z18, Z1, Z1
+	VMOVDQU         Y1, (DI)
+	ADDQ            $0x00000010, SI
+	ADDQ            $0x00000010, R9
+	ADDQ            $0x00000020, DI
+	ADDQ            $0x00000040, R12
+	SUBQ            $0x00000001, CX
+
+dcfLeavesVAES512_xor_raw_end:
+dcfLeavesVAES512_xor_done:
+dcfLeavesVAES512_end:
 	VZEROUPPER
 	RET
 

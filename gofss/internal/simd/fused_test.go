@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pyfss/pyfss/gofss/internal/aes128"
+	"github.com/pyfss/pyfss/gofss/internal/guardmem"
 )
 
 // The routines that run AES-128 MMO themselves against the same routines fed the PRG
@@ -133,6 +135,68 @@ func TestEvalAllRoutinesRunAES(t *testing.T) {
 				check(t)
 			})
 		}
+	}
+}
+
+// atEnd copies b to blocks that end where unreadable memory begins.
+func atEnd(t *testing.T, b []Block) []Block {
+	if len(b) == 0 {
+		return nil
+	}
+	mem := guardmem.EndOfMapping(t, 16*len(b))
+	g := unsafe.Slice((*Block)(unsafe.Pointer(&mem[0])), len(b))
+	copy(g, b)
+	return g
+}
+
+// TestLevelRoutinesReadInBounds runs the EvalAll level routines, the package's (with
+// the PRG output given and with AES keys) and each CPU class's, on inputs that end
+// where unreadable memory begins: a routine that reads past them (a last parent
+// loaded as part of a wider vector, say) crashes the test. The outputs are
+// checked for writes past them by guarded.
+func TestLevelRoutinesReadInBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	k2, k4 := newTestKeys(r, 2), newTestKeys(r, 4)
+	lanes2, lanes4 := NewLaneKeys(k2.rounds), NewLaneKeys(k4.rounds)
+	g := &testAriths[1]
+	for _, m := range fusedSizes {
+		t.Run(fmt.Sprintf("parents=%d", m), func(t *testing.T) {
+			parents, pv := atEnd(t, randBlocks(r, m)), atEnd(t, randBlocks(r, m))
+			raw2, raw4 := atEnd(t, k2.prg(t, parents)), atEnd(t, k4.prg(t, parents))
+			cw, vcw, last := [2]Block(randBlocks(r, 2)), randBlocks(r, 1)[0], randBlocks(r, 1)[0]
+			u, checkU := guarded(2 * m)
+			s, checkS := guarded(2 * m)
+			v, checkV := guarded(2 * m)
+			checks := func() {
+				checkU(t)
+				checkS(t)
+				checkV(t)
+			}
+			if Available {
+				DpfLevel(u, s, raw2, parents, &cw, nil)
+				DpfLeaves(v, raw2, parents, &cw, vcw, g, nil)
+				DcfLevel(u, s, v, raw4, parents, pv, &cw, vcw, g, nil)
+				DcfLeaves(v, raw4, parents, pv, &cw, vcw, last, g, nil)
+				checks()
+			}
+			if HasAES {
+				DpfLevel(u, s, nil, parents, &cw, lanes2)
+				DpfLeaves(v, nil, parents, &cw, vcw, g, lanes2)
+				DcfLevel(u, s, v, nil, parents, pv, &cw, vcw, g, lanes4)
+				DcfLeaves(v, nil, parents, pv, &cw, vcw, last, g, lanes4)
+				checks()
+			}
+			for _, f := range fusedEvals {
+				if !f.Available {
+					continue
+				}
+				f.DpfLevel(u, s, parents, &cw, lanes2)
+				f.DpfLeaves(v, parents, &cw, vcw, g, lanes2)
+				f.DcfLevel(u, s, v, parents, pv, &cw, vcw, g, lanes4)
+				f.DcfLeaves(v, parents, pv, &cw, vcw, last, g, lanes4)
+				checks()
+			}
+		})
 	}
 }
 

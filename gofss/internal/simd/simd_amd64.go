@@ -43,7 +43,7 @@ func DpfLevel(u, s, raw, parents []Block, cw *[2]Block, keys *LaneKeys) {
 		panic("simd: DpfLevel: bad lengths")
 	}
 	if m > 0 {
-		dpfLevel(&u[0], &s[0], unsafe.SliceData(raw), &parents[0], m, cw, keys)
+		dpfLevelVAES512(&u[0], &s[0], unsafe.SliceData(raw), &parents[0], m, cw, keys)
 	}
 }
 
@@ -56,7 +56,7 @@ func DpfLeaves(dst, raw, parents []Block, cw *[2]Block, v Block, g *Arith, keys 
 		panic("simd: DpfLeaves: bad lengths")
 	}
 	if m > 0 {
-		dpfLeaves(&dst[0], unsafe.SliceData(raw), &parents[0], m, cw, &v, g, keys)
+		dpfLeavesVAES512(&dst[0], unsafe.SliceData(raw), &parents[0], m, cw, &v, g, keys)
 	}
 }
 
@@ -69,7 +69,7 @@ func DcfLevel(u, s, v, raw, parents, pv []Block, cw *[2]Block, vcw Block, g *Ari
 		panic("simd: DcfLevel: bad lengths")
 	}
 	if m > 0 {
-		dcfLevel(&u[0], &s[0], &v[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
+		dcfLevelVAES512(&u[0], &s[0], &v[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
 	}
 }
 
@@ -81,7 +81,7 @@ func DcfLeaves(dst, raw, parents, pv []Block, cw *[2]Block, vcw, last Block, g *
 		panic("simd: DcfLeaves: bad lengths")
 	}
 	if m > 0 {
-		dcfLeaves(&dst[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
+		dcfLeavesVAES512(&dst[0], unsafe.SliceData(raw), &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
 	}
 }
 
@@ -163,16 +163,16 @@ func checkEval(u, s []Block, sides, next []uint8, r *EvalRows, level int) {
 func shiftCounts(shift int) [2]uint64 { return [2]uint64{uint64(shift), uint64(shift - 64)} }
 
 //go:noescape
-func dpfLevel(u, s, raw, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
+func dpfLevelVAES512(u, s, raw, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
 
 //go:noescape
-func dpfLeaves(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
+func dpfLeavesVAES512(dst, raw, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
-func dcfLevel(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+func dcfLevelVAES512(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
-func dcfLeaves(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
+func dcfLeavesVAES512(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
 func dpfEvalLevel(u, s *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64)

@@ -3,12 +3,10 @@
 // file) come from one description in three vector widths: AES-NI on 128-bit
 // vectors (1 block a vector, VEX encodings: every CPU with AES-NI and AVX2), VAES
 // on 256-bit vectors (2 blocks: Zen 3, Alder Lake) and VAES on 512-bit vectors (4
-// blocks, EVEX encodings: AVX-512 CPUs), and so do the Gen levels (gen.go). The
-// EvalAll level routines with AES keys (level.go) come in the two narrower widths.
-// With -avx512 it writes the 512-bit routines, into a file of their own: the fused
-// Eval walks and the Gen levels, and from avx512.go the EvalAll and Eval level
-// routines with named registers (those were written by hand first and measured on
-// AVX-512 CPUs; the generated ones assemble to the same machine code).
+// blocks, EVEX encodings: AVX-512 CPUs), and so do the EvalAll levels (level.go)
+// and the Gen levels (gen.go). With -avx512 it writes the 512-bit routines, into a
+// file of their own, with the Eval level routines of the portable walks, which
+// exist on AVX-512 alone (avx512.go).
 //
 // A group of points walks down all levels with its nodes in registers. A level
 // first readies every vector (the node's correction applied, the result parked in a
@@ -49,7 +47,7 @@ type width struct {
 var (
 	xmm = width{"AESNI", 1}
 	ymm = width{"VAES256", 2}
-	zmm = width{"VAES512", 4} // the fused Eval walks alone (-avx512)
+	zmm = width{"VAES512", 4} // written with -avx512
 )
 
 var (
@@ -229,22 +227,24 @@ func keyedRounds(w width, states []VecPhysical, k, first int, key func(j, r int)
 
 var lsb, notTr Mem
 
-// avx512 selects the 512-bit routines (the fused Eval walks and the Gen levels from
-// the descriptions of all widths, the rest from avx512.go), which go to a file of
-// their own.
+// avx512 selects the 512-bit routines, which go to a file of their own.
 var avx512 = flag.Bool("avx512", false, "generate the AVX-512 walk routines alone")
 
 func main() {
 	flag.Parse()
 	ConstraintExpr("!purego")
 	if *avx512 {
-		avx512Walks()
+		avx512EvalLevels()
 		lsb = lsbMask512
 		notTr = GLOBL("evalnottr", RODATA|NOPTR)
 		DATA(0, U64(0xfffffffffffffffe))
 		DATA(8, U64(0xffffffffffffffff))
 		dpf(zmm)
 		dcf(zmm)
+		dpfLevelRoutine(zmm, false)
+		dpfLevelRoutine(zmm, true)
+		dcfLevelRoutine(zmm, false)
+		dcfLevelRoutine(zmm, true)
 		rowPairIndices()
 		genRoutine(zmm, false)
 		genRoutine(zmm, true)
