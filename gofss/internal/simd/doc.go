@@ -1,4 +1,4 @@
-// Package routines holds AVX-512 routines for the per-level steps of the DPF and DCF
+// Package simd holds AVX-512 routines for the per-level steps of the DPF and DCF
 // tree walks: applying the correction words to a level's PRG output, carrying the
 // control bits, accumulating DCF values and converting leaves to outputs, many
 // nodes per instruction. The PRG itself runs elsewhere (packages aes128, chacha),
@@ -7,9 +7,10 @@
 // through memory and the rounds overlap the correction work.
 //
 // CPUs without AVX-512 get the fused routines alone (FusedEval: DPF and DCF Eval, the
-// EvalAll levels and DPF Gen's level, with AES-128 MMO), with AVX2 and VAES on 256-bit
+// EvalAll and Gen levels, with AES-128 MMO), with AVX2 and VAES on 256-bit
 // vectors or AES-NI on 128-bit ones, generated from one description by the command
-// in _asm (`go generate`), which gives the AVX-512 fused Eval walks too.
+// in _asm (`go generate`), which gives the AVX-512 routines from the same
+// descriptions (the Eval level routines, AVX-512 alone, from their own).
 //
 // The routines exist only in amd64 builds without the purego tag; package gofss
 // holds the portable Go rendering of the same steps and uses these only where
