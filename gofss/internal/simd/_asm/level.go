@@ -74,15 +74,14 @@ func dpfLevelRoutine(w width, leaves bool) {
 	parentsOf := func(v int, x VecPhysical, half bool) {
 		w.parents(Mem{Base: RSI, Disp: 16 * (w.blocks * v / 2)}, x, half)
 	}
-	store := w.children
 	// children stores what the children x of vector v make: u and s, or the outputs.
 	children := func(v int, x VecPhysical, half bool) {
 		out := Mem{Base: RDI, Disp: v * w.size()}
 		t, c := w.vec(11), w.vec(12)
 		if !leaves {
-			store(x, out, half)
+			w.children(x, out, half)
 			w.andn(x, lsbv, x)
-			store(x, Mem{Base: R8, Disp: v * w.size()}, half)
+			w.children(x, Mem{Base: R8, Disp: v * w.size()}, half)
 			return
 		}
 		w.tmask(x, t)
@@ -92,7 +91,7 @@ func dpfLevelRoutine(w width, leaves bool) {
 		w.xor(k.c(cNeg), x, x)
 		VPSUBQ(k.c(cNeg), x, x)
 		w.and(k.c(cMask), x, x)
-		store(x, out, half)
+		w.children(x, out, half)
 	}
 	// cwOf is the correction of vector v's children.
 	cwOf := func(v int) VecPhysical {
@@ -155,14 +154,7 @@ func dpfLevelRoutine(w width, leaves bool) {
 			rowLoops(prefix, levelGroup*w.blocks/2, 2/w.blocks, func(n int) { vectors(n, false) }, func(p int) { advance(p, false) })
 			return
 		}
-		Load(Param("raw"), R10)
-		TESTQ(R10, R10)
-		JNZ(LabelRef(prefix + "_raw"))
-		pairLoops(prefix+"_aes", wideGroup, 1, vectors, func(p int) { advance(p, false) })
-		JMP(LabelRef(prefix + "_done"))
-		Label(prefix + "_raw")
-		pairLoops(prefix+"_raw", wideGroup, 1, rawVectors, func(p int) { advance(p, true) })
-		Label(prefix + "_done")
+		wideLoops(prefix, R10, 1, vectors, rawVectors, advance)
 	}
 	if leaves {
 		k.byArith(w.vec(0), loops)
@@ -212,6 +204,20 @@ func (w width) children(x VecPhysical, at Mem, half bool) {
 		return
 	}
 	w.mov(x, at)
+}
+
+// wideLoops emits a 512-bit level routine's loops (units of per vectors): aes's,
+// with the AES run here, or where the raw argument (into r) is not nil fromRaw's,
+// with the PRG's output read from there.
+func wideLoops(prefix string, r GPPhysical, per int, aes, fromRaw func(n int, half bool), advance func(parents int, raw bool)) {
+	Load(Param("raw"), r)
+	TESTQ(r, r)
+	JNZ(LabelRef(prefix + "_raw"))
+	pairLoops(prefix+"_aes", wideGroup/per, per, aes, func(p int) { advance(p, false) })
+	JMP(LabelRef(prefix + "_done"))
+	Label(prefix + "_raw")
+	pairLoops(prefix+"_raw", wideGroup/per, per, fromRaw, func(p int) { advance(p, true) })
+	Label(prefix + "_done")
 }
 
 // pairLoops is rowLoops for 512-bit vectors, two parents a unit of per vectors:
@@ -341,7 +347,6 @@ func dcfLevelRoutine(w width, leaves bool) {
 	unitOf := func(base GPPhysical, p int, x VecPhysical, half bool) {
 		w.parents(Mem{Base: base, Disp: 16 * unit * p}, x, half)
 	}
-	store := w.children
 	// children finishes unit p's children from their seed outputs S and value
 	// outputs V (one child, c0, with 128-bit vectors), t its parents' control-bit
 	// masks and pv their values (spare, x: scratch).
@@ -355,10 +360,10 @@ func dcfLevelRoutine(w width, leaves bool) {
 		k.gadd(x, V, spare)
 		k.gadd(pv, V, x)
 		if !leaves {
-			store(S, Mem{Base: RDI, Disp: out}, half)
+			w.children(S, Mem{Base: RDI, Disp: out}, half)
 			w.andn(S, lsbv, S)
-			store(S, Mem{Base: R8, Disp: out}, half)
-			store(V, Mem{Base: R10, Disp: out}, half)
+			w.children(S, Mem{Base: R8, Disp: out}, half)
+			w.children(V, Mem{Base: R10, Disp: out}, half)
 			return
 		}
 		w.tmask(S, x)
@@ -369,7 +374,7 @@ func dcfLevelRoutine(w width, leaves bool) {
 		w.xor(k.c(cNeg), V, V)
 		VPSUBQ(k.c(cNeg), V, V)
 		w.and(k.c(cMask), V, V)
-		store(V, Mem{Base: RDI, Disp: out}, half)
+		w.children(V, Mem{Base: RDI, Disp: out}, half)
 	}
 	// vectors emits n vectors' work: n/per units at SI.
 	vectors := func(n int, half bool) {
@@ -446,23 +451,12 @@ func dcfLevelRoutine(w width, leaves bool) {
 		sortKeys()
 		Label(name + "_sorted")
 	}
-	if !w.wide() {
-		k.byArith(w.vec(0), func(prefix string) {
-			rowLoops(prefix, levelGroup/per, per, func(n int) { vectors(n, false) }, func(p int) { advance(p, false) })
-		})
-		VZEROUPPER()
-		RET()
-		return
-	}
 	k.byArith(w.vec(0), func(prefix string) {
-		Load(Param("raw"), R12)
-		TESTQ(R12, R12)
-		JNZ(LabelRef(prefix + "_raw"))
-		pairLoops(prefix+"_aes", wideGroup/per, per, vectors, func(p int) { advance(p, false) })
-		JMP(LabelRef(prefix + "_done"))
-		Label(prefix + "_raw")
-		pairLoops(prefix+"_raw", wideGroup/per, per, rawVectors, func(p int) { advance(p, true) })
-		Label(prefix + "_done")
+		if w.wide() {
+			wideLoops(prefix, R12, per, vectors, rawVectors, advance)
+			return
+		}
+		rowLoops(prefix, levelGroup/per, per, func(n int) { vectors(n, false) }, func(p int) { advance(p, false) })
 	})
 	VZEROUPPER()
 	RET()
