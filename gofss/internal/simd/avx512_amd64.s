@@ -2299,9 +2299,9 @@ TEXT ·dpfLevelVAES512(SB), $0-56
 	MOVQ            s+8(FP), R8
 	MOVQ            cw+40(FP), AX
 	VBROADCASTI64X4 (AX), Z9
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVL            $0x0000001f, AX
 	VPBROADCASTD    AX, Z30
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVQ            parents+24(FP), SI
 	MOVQ            m+32(FP), CX
 	MOVQ            keys+48(FP), DX
@@ -2622,9 +2622,9 @@ TEXT ·dpfLeavesVAES512(SB), $0-64
 	MOVQ            dst+0(FP), DI
 	MOVQ            cw+32(FP), AX
 	VBROADCASTI64X4 (AX), Z9
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVL            $0x0000001f, AX
 	VPBROADCASTD    AX, Z30
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVQ            parents+16(FP), SI
 	MOVQ            m+24(FP), CX
 	MOVQ            keys+56(FP), DX
@@ -3408,9 +3408,9 @@ TEXT ·dcfLevelVAES512(SB), $1472-88
 	MOVQ            v+16(FP), R10
 	MOVQ            cw+56(FP), AX
 	VBROADCASTI64X4 (AX), Z9
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVL            $0x0000001f, AX
 	VPBROADCASTD    AX, Z30
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVQ            parents+32(FP), SI
 	MOVQ            pv+40(FP), R9
 	MOVQ            m+48(FP), CX
@@ -4305,9 +4305,9 @@ TEXT ·dcfLeavesVAES512(SB), $1472-72
 	MOVQ            dst+0(FP), DI
 	MOVQ            cw+40(FP), AX
 	VBROADCASTI64X4 (AX), Z9
+	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVL            $0x0000001f, AX
 	VPBROADCASTD    AX, Z30
-	VBROADCASTI32X4 ·lsbMask+0(SB), Z8
 	MOVQ            parents+16(FP), SI
 	MOVQ            pv+24(FP), R9
 	MOVQ            m+32(FP), CX

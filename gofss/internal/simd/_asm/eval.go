@@ -418,9 +418,9 @@ func (k *walk) blendTable(t int, keyOff func(side int) int, sides bool) {
 }
 
 // controlMask loads into x the mask of a lane's control bit, and what tmask needs.
-func (k *walk) controlMask(x VecPhysical) {
-	k.w.spread(lsb, x)
-	if k.w.wide() {
+func (w width) controlMask(x VecPhysical) {
+	w.spread(lsb, x)
+	if w.wide() {
 		MOVL(U32(31), EAX)
 		VPBROADCASTD(EAX, thirtyOnes)
 	}
@@ -723,7 +723,7 @@ func dpf(w width) {
 	lsbv, bad, c1, c2, t := w.vec(8), w.vec(9), w.vec(10), w.vec(11), w.vec(12)
 	Load(Param("keys"), RAX)
 	k.buildTable(0, func(side int) int { return side * keyBytes }, true)
-	k.controlMask(lsbv)
+	w.controlMask(lsbv)
 	w.xor(bad, bad, bad)
 	w.spread(notTr, c1)
 	w.mov(c1, k.c(cNotTr))
@@ -815,7 +815,7 @@ func dcf(w width) {
 	// Seed outputs: keys 0 (left) and 2 (right); value outputs: keys 1 and 3.
 	k.buildTable(0, func(side int) int { return 2 * side * keyBytes }, true)
 	k.buildTable(1, func(side int) int { return (2*side + 1) * keyBytes }, false)
-	k.controlMask(lsbv)
+	w.controlMask(lsbv)
 	w.xor(c1, c1, c1)
 	w.mov(c1, k.c(cBad))
 	Load(Param("ar"), RAX)

@@ -117,10 +117,8 @@ func genRoutine(w width, dcf bool) {
 	VMOVQ(RAX, X10)
 	VPBROADCASTQ(X10, w.vec(10))
 	w.mov(w.vec(10), one)
-	w.spread(lsb, lsbv)
+	w.controlMask(lsbv)
 	if w.wide() {
-		MOVL(U32(31), EAX)
-		VPBROADCASTD(EAX, thirtyOnes)
 		VMOVDQU64(rowPairTable, rowPairs[0])
 		VMOVDQU64(rowPairTable.Offset(64), rowPairs[1])
 	}

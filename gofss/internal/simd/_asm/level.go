@@ -178,10 +178,8 @@ func levelSetup(w width, lsbv VecPhysical) {
 		VMOVDQU(Mem{Base: RAX}, w.vec(9))
 	default:
 		VBROADCASTI64X4(Mem{Base: RAX}, w.vec(9))
-		MOVL(U32(31), EAX)
-		VPBROADCASTD(EAX, thirtyOnes)
 	}
-	w.spread(lsb, lsbv)
+	w.controlMask(lsbv)
 }
 
 // parents loads at x the blocks at of the parents of a vector, each in its
