@@ -389,11 +389,7 @@ func genRoutine(w width, dcf bool) {
 		}
 	}
 	if !w.wide() {
-		if dcf {
-			arith.byArith(w.vec(10), func(prefix string) { groups(prefix+"_group", false) })
-		} else {
-			groups(name+"_group", false)
-		}
+		levels(name, false)
 		VZEROUPPER()
 		RET()
 		return
