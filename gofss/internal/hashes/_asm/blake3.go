@@ -445,6 +445,12 @@ func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual
 			VPADDD(mw, a, a)
 			VPADDD(b, a, a)
 		}
+		if g.evex {
+			rotrXor(rotD, d, a, reg)
+			VPADDD(d, c, c)
+			rotrXor(rotB, b, c, reg)
+			return
+		}
 		VPXOR(a, d, d)
 		g.rotr(rotD, d, tmp)
 		VPADDD(d, c, c)
@@ -467,6 +473,20 @@ func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual
 	VPXOR(c, a, a)
 	VPXOR(d, b, b)
 	return a, b
+}
+
+// rotrXor sets x to (x ^ y) rotated right by n, as rotr(x, n) ^ rotr(y, n): the
+// first waits on nothing new (x was set a step before), and y's rotation is two
+// shifts side by side that one three-way XOR joins with it, so x is ready 2 cycles
+// after y, where the XOR and a VPRORD take 3 (VPRORD's latency is 2 cycles on Zen
+// 4). It costs two more operations, which the routines whose compressions wait on
+// each other have room for (docs/performance.md).
+func rotrXor(n int, x, y VecVirtual, reg func() VecVirtual) {
+	VPRORD(U8(n), x, x)
+	lo, hi := reg(), reg()
+	VPSRLD(U8(n), y, lo)
+	VPSLLD(U8(32-n), y, hi)
+	VPTERNLOGD(U8(0x96), lo, hi, x) // x ^ lo ^ hi
 }
 
 // stepWords are the message words of step k (0: columns, 1: diagonals) of round
