@@ -73,7 +73,7 @@ class Key:
         ).encode()
         body = [_PREFIX.pack(MAGIC, VERSION, len(header)), header]
         for t in (self.s0, self.cws):
-            t = t.detach().cpu().contiguous()
+            t = v.dense(t.detach().cpu())
             body.append(ctypes.string_at(t.data_ptr(), 4 * t.numel()) if t.numel() else b"")
         return b"".join(body)
 

@@ -196,6 +196,8 @@ class _Scheme(_Base):
             and beta.shape == _SEED_SHAPE
             and s0s.is_contiguous()
             and beta.is_contiguous()
+            and not s0s.is_neg()
+            and not beta.is_neg()
             and 0 <= alpha < self._domain
             and not ((s0s_ptr := s0s.data_ptr()) | (beta_ptr := beta.data_ptr())) & 7  # aligned
             and not _ext.forked
@@ -274,6 +276,8 @@ class _Scheme(_Base):
             and cws.shape == self._cws_tail
             and s0.is_contiguous()
             and cws.is_contiguous()
+            and not s0.is_neg()  # a negative view's memory holds the negated values
+            and not cws.is_neg()
             and (party == 0 or party == 1)
             and 0 <= x < self._domain
             and not ((s0_ptr := s0.data_ptr()) | (cws_ptr := cws.data_ptr())) & 7  # aligned
@@ -413,6 +417,7 @@ class _Scheme(_Base):
             and beta.is_cpu
             and beta.shape == _SEED_SHAPE
             and beta.is_contiguous()
+            and not beta.is_neg()
             and 0 <= alpha < self._domain
             and not (beta_ptr := beta.data_ptr()) & 7  # aligned
             and not _ext.forked

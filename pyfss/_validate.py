@@ -173,10 +173,11 @@ def _index(name: str, value) -> int:
 def dense(t: torch.Tensor) -> torch.Tensor:
     """t contiguous at an address the core can use: t itself, or a copy. A view (a
     slice, a transpose, an offset into a buffer) is as valid an input as the tensor
-    it came from."""
-    if t.is_contiguous() and not t.data_ptr() & _ALIGN_MASK:
+    it came from; so is a negative view (torch's lazy negation, whose memory holds
+    the negated values), read as the values it shows."""
+    if t.is_contiguous() and not t.data_ptr() & _ALIGN_MASK and not t.is_neg():
         return t
-    return t.clone(memory_format=torch.contiguous_format)
+    return t.clone(memory_format=torch.contiguous_format)  # a clone is never negative
 
 
 def int32_tensor(name: str, t, tail: tuple, what: str) -> torch.Tensor:
@@ -242,8 +243,8 @@ def output(out, like: torch.Tensor, shape: tuple, inputs: dict, dtype=torch.int3
     the output pool, _pool.py). With out, checked to be
     a contiguous tensor of dtype and shape on that device that shares no memory with inputs
     (name -> the argument as the caller passed it), result is out and dst is out or,
-    when out's address is not aligned for the core, an aligned temporary to be copied
-    into out."""
+    when out's address is not aligned for the core or out is a negative view, a
+    temporary to be copied into out."""
     if out is None:
         new = _pool.empty(like, shape, dtype)
         return new, new
@@ -269,8 +270,9 @@ def output(out, like: torch.Tensor, shape: tuple, inputs: dict, dtype=torch.int3
                 f"tensor refer to a single memory location: out overlaps {name}. Please "
                 f"clone() {name} or pass another out."
             )
-    dst = dense(out)
-    return out, dst if dst is out else torch.empty_like(out)
+    if out.data_ptr() & _ALIGN_MASK or out.is_neg():  # a negative view: see dense
+        return out, torch.empty(shape, dtype=dtype, device=out.device)
+    return out, out
 
 
 def _dtype_name(dtype: torch.dtype) -> str:

@@ -21,6 +21,14 @@ def unaligned(t: torch.Tensor) -> torch.Tensor:
     return view
 
 
+def negated(t: torch.Tensor) -> torch.Tensor:
+    """A negative view that shows t's values: torch's lazy negation, whose memory
+    holds -t. Read through its address, it gives the wrong values."""
+    view = (-t)._neg_view()
+    assert view.is_neg() and torch.equal(view, t)
+    return view
+
+
 def batch(scheme, gen):
     s0s = torch.randint(-(2**31), 2**31, (K, 2, 4), dtype=I32, generator=gen)
     betas = torch.randint(-(2**31), 2**31, (K, 4), dtype=I32, generator=gen)
@@ -36,30 +44,75 @@ SCHEMES = [
 ]
 
 
+@pytest.mark.parametrize("view", [unaligned, negated])
 @pytest.mark.parametrize("make", SCHEMES)
-def test_unaligned_views_are_accepted(make):
+def test_views_are_read_as_the_values_they_show(make, view):
     s = make()
     s0s, alphas, betas, xs = batch(s, torch.Generator().manual_seed(1))
     cws = s.gen(s0s, alphas, betas)
     s0 = s0s[:, 0].contiguous()
     y, full = s.eval(0, s0, cws, xs), s.eval_all(0, s0, cws)
 
-    assert torch.equal(s.gen(unaligned(s0s), alphas, betas), cws)
-    assert torch.equal(s.gen(s0s, unaligned(alphas), unaligned(betas)), cws)
-    assert torch.equal(s.gen(unaligned(s0s[0]), int(alphas[0]), unaligned(betas[0])), cws[0])
-    out = unaligned(torch.zeros_like(cws))
+    assert torch.equal(s.gen(view(s0s), alphas, betas), cws)
+    assert torch.equal(s.gen(s0s, view(alphas), view(betas)), cws)
+    # One key (fss_crypto's call): each tensor a view alone, since each is checked.
+    one = (s0s[0], int(alphas[0]), betas[0])
+    for i in (0, 2):
+        args = list(one)
+        args[i] = view(args[i])
+        assert torch.equal(s.gen(*args), cws[0])
+    k0, k1 = s.keygen(int(alphas[0]), view(betas[0]))  # the key of these seeds and beta
+    assert torch.equal(k0.cws, s.gen(torch.stack([k0.s0, k1.s0]), int(alphas[0]), betas[0]))
+    out = view(torch.zeros_like(cws))
     assert s.gen(s0s, alphas, betas, out=out) is out and torch.equal(out, cws)
 
-    assert torch.equal(s.eval(0, unaligned(s0), unaligned(cws), unaligned(xs)), y)
-    assert torch.equal(
-        s.eval(0, unaligned(s0[1]), unaligned(cws[1]), 7), s.eval(0, s0[1], cws[1], 7)
-    )
-    out = unaligned(torch.zeros_like(y))
+    assert torch.equal(s.eval(0, view(s0), view(cws), view(xs)), y)
+    want = s.eval(0, s0[1], cws[1], 7)
+    assert torch.equal(s.eval(0, view(s0[1]), cws[1], 7), want)
+    assert torch.equal(s.eval(0, s0[1], view(cws[1]), 7), want)
+    out = view(torch.zeros_like(y))
     assert s.eval(0, s0, cws, xs, out=out) is out and torch.equal(out, y)
 
-    assert torch.equal(s.eval_all(0, unaligned(s0), unaligned(cws)), full)
-    out = unaligned(torch.zeros_like(full))
+    assert torch.equal(s.eval_all(0, view(s0), view(cws)), full)
+    out = view(torch.zeros_like(full))
     assert s.eval_all(0, s0, cws, out=out) is out and torch.equal(out, full)
+
+
+def test_negative_views_in_every_scheme_and_in_keys():
+    # Every scheme reads its tensors through the same checks; a call of each kind,
+    # with each tensor a negative view, against the same call on plain tensors.
+    gen = torch.Generator().manual_seed(4)
+    seeds = torch.randint(-(2**31), 2**31, (2, 4), dtype=I32, generator=gen)
+    xs = torch.arange(0, 2**N, 37, dtype=I32)
+
+    s = pyfss.Vdpf(N, hash="blake3")
+    cws = s.gen(seeds, 5, torch.tensor([1, 2, 3, 4], dtype=I32))
+    y, pieces = s.eval(0, seeds[0], cws, xs)
+    for got, want in zip(s.eval(0, negated(seeds[0]), negated(cws), negated(xs)), (y, pieces)):
+        assert torch.equal(got, want)
+    pi = s.prove(pieces, cws)
+    assert torch.equal(s.prove(negated(pieces), negated(cws)), pi)
+    assert s.verify(negated(pi), pi).item()
+
+    s = pyfss.Dmpf(N, 4, "uint32")
+    mseeds = torch.randint(-(2**31), 2**31, (s.buckets, 2, 4), dtype=I32, generator=gen)
+    betas, sigma = pyfss.from_int([7, 8], "uint32"), torch.tensor([1, 2, 3, 4], dtype=I32)
+    cws = s.gen(mseeds, [3, 900], betas, sigma=sigma)
+    assert torch.equal(s.gen(negated(mseeds), [3, 900], negated(betas), sigma=negated(sigma)), cws)
+    y = s.eval(0, mseeds[:, 0], cws, xs)
+    assert torch.equal(s.eval(0, negated(mseeds[:, 0]), negated(cws), negated(xs)), y)
+
+    s = pyfss.GrottoDcf(N)
+    cws = s.gen(seeds, 77)
+    pre = s.preprocess(1, seeds[1], cws)
+    assert torch.equal(s.preprocess(1, negated(seeds[1]), negated(cws)), pre)
+    assert torch.equal(s.eval(negated(pre), xs.long()), s.eval(pre, xs.long()))
+
+    # A key holding negative views serializes the values it shows.
+    s = pyfss.Dpf(N)
+    k0, _ = s.keygen(5, torch.tensor([1, 2, 3, 4], dtype=I32))
+    view = type(k0)(k0.params, k0.party, negated(k0.s0), negated(k0.cws))
+    assert view.to_bytes() == k0.to_bytes()
 
 
 def carve(buf: torch.Tensor, offset: int, shape: tuple) -> torch.Tensor:
