@@ -1039,9 +1039,24 @@ func (k *routine) groupAdd(sum, x VecVirtual, xorBits, addBits Mem) {
 	k.or(s, sum, sum)
 }
 
+// seedRounds emits the head of the children routines' chunk loop: the exit once
+// no chunks are left, then the chunk's seeds loaded, their control bits spread into
+// lane masks at tSlot and cleared, and the rounds on them.
+func (k *routine) seedRounds(chunks Register, tSlot Mem) {
+	Label(k.name + "_chunk")
+	CMPQ(chunks, Imm(0))
+	JE(LabelRef(k.name + "_done"))
+	seed := k.loadWords(Mem{Base: k.src})
+	k.move(k.controlMask(seed[3]), tSlot)
+	VPSRLD(U8(1), seed[3], seed[3])
+	VPSLLD(U8(1), seed[3], seed[3])
+	k.initState(seed)
+	k.rounds(k.name + "_round")
+}
+
 // controlMask is all ones in the lanes whose block's control bit (bit 0 of word 3,
 // at m) is set.
-func (k *routine) controlMask(m Mem) VecVirtual {
+func (k *routine) controlMask(m Op) VecVirtual {
 	t := k.vec()
 	k.move(m, t)
 	VPSLLD(U8(31), t, t)
@@ -1132,19 +1147,7 @@ func generateChildren(k *routine) {
 		k.x[i] = k.vec()
 	}
 
-	Label(k.name + "_chunk")
-	CMPQ(chunks, Imm(0))
-	JE(LabelRef(k.name + "_done"))
-	seed := k.loadWords(Mem{Base: k.src})
-	t := k.vec()
-	k.move(seed[3], t)
-	VPSLLD(U8(31), t, t)
-	VPSRAD(U8(31), t, t)
-	k.move(t, tSlot)
-	VPSRLD(U8(1), seed[3], seed[3])
-	VPSLLD(U8(1), seed[3], seed[3])
-	k.initState(seed)
-	k.rounds(k.name + "_round")
+	k.seedRounds(chunks, tSlot)
 
 	var child [2][4]VecVirtual
 	for c := range child {
@@ -1277,19 +1280,7 @@ func generateDcfChildren(k *routine) {
 		k.x[i] = k.vec()
 	}
 
-	Label(k.name + "_chunk")
-	CMPQ(chunks, Imm(0))
-	JE(LabelRef(k.name + "_done"))
-	seed := k.loadWords(Mem{Base: k.src})
-	t := k.vec()
-	k.move(seed[3], t)
-	VPSLLD(U8(31), t, t)
-	VPSRAD(U8(31), t, t)
-	k.move(t, tSlot)
-	VPSRLD(U8(1), seed[3], seed[3])
-	VPSLLD(U8(1), seed[3], seed[3])
-	k.initState(seed)
-	k.rounds(k.name + "_round")
+	k.seedRounds(chunks, tSlot)
 
 	// Seeds: rows 0 and 2, corrected; value outputs: rows 1 and 3.
 	for c, row := range []int{0, 2, 1, 3} {
