@@ -95,296 +95,6 @@ DATA blake3_xh_bit<>+0(SB)/8, $0x0000000000000000
 DATA blake3_xh_bit<>+8(SB)/8, $0x0000000100000000
 GLOBL blake3_xh_bit<>(SB), RODATA|NOPTR, $16
 
-DATA blake3_xh_perm<>+0(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+4(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+8(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+12(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+16(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+20(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+24(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+28(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+32(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+36(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+40(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+44(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+48(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+52(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+56(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+60(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+64(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+68(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+72(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+76(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+80(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+84(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+88(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+92(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+96(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+100(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+104(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+108(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+112(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+116(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+120(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+124(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+128(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+132(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+136(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+140(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+144(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+148(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+152(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+156(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+160(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+164(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+168(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+172(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+176(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+180(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+184(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+188(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+192(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+196(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+200(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+204(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+208(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+212(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+216(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+220(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+224(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+228(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+232(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+236(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+240(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+244(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+248(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+252(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+256(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+260(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+264(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+268(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+272(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+276(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+280(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+284(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+288(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+292(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+296(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+300(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+304(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+308(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+312(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+316(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+320(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+324(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+328(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+332(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+336(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+340(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+344(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+348(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+352(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+356(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+360(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+364(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+368(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+372(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+376(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+380(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+384(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+388(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+392(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+396(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+400(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+404(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+408(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+412(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+416(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+420(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+424(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+428(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+432(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+436(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+440(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+444(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+448(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+452(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+456(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+460(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+464(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+468(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+472(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+476(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+480(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+484(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+488(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+492(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+496(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+500(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+504(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+508(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+512(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+516(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+520(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+524(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+528(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+532(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+536(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+540(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+544(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+548(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+552(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+556(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+560(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+564(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+568(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+572(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+576(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+580(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+584(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+588(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+592(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+596(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+600(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+604(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+608(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+612(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+616(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+620(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+624(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+628(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+632(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+636(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+640(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+644(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+648(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+652(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+656(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+660(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+664(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+668(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+672(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+676(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+680(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+684(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+688(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+692(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+696(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+700(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+704(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+708(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+712(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+716(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+720(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+724(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+728(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+732(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+736(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+740(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+744(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+748(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+752(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+756(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+760(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+764(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+768(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+772(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+776(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+780(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+784(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+788(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+792(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+796(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+800(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+804(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+808(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+812(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+816(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+820(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+824(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+828(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+832(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+836(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+840(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+844(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+848(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+852(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+856(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+860(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+864(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+868(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+872(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+876(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+880(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+884(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+888(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+892(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+896(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+900(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+904(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+908(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+912(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+916(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+920(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+924(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+928(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+932(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+936(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+940(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+944(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+948(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+952(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+956(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+960(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+964(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+968(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+972(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+976(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+980(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+984(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+988(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+992(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+996(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1000(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1004(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1008(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+1012(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1016(SB)/4, $0x00000001
-DATA blake3_xh_perm<>+1020(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+1024(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1028(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1032(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1036(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1040(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1044(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1048(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1052(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1056(SB)/4, $0x00000007
-DATA blake3_xh_perm<>+1060(SB)/4, $0x00000006
-DATA blake3_xh_perm<>+1064(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+1068(SB)/4, $0x00000003
-DATA blake3_xh_perm<>+1072(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1076(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1080(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1084(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1088(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1092(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1096(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1100(SB)/4, $0xffffffff
-DATA blake3_xh_perm<>+1104(SB)/4, $0x00000005
-DATA blake3_xh_perm<>+1108(SB)/4, $0x00000002
-DATA blake3_xh_perm<>+1112(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+1116(SB)/4, $0x00000004
-DATA blake3_xh_perm<>+1120(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1124(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1128(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1132(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1136(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1140(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1144(SB)/4, $0x00000000
-DATA blake3_xh_perm<>+1148(SB)/4, $0xffffffff
-GLOBL blake3_xh_perm<>(SB), RODATA|NOPTR, $1152
-
 DATA blake3_lens<>+0(SB)/4, $0x00000020
 DATA blake3_lens<>+4(SB)/4, $0x00000040
 GLOBL blake3_lens<>(SB), RODATA|NOPTR, $8
@@ -1632,441 +1342,405 @@ TEXT ·blake3OneAVX2(SB), NOSPLIT, $0-28
 	MOVQ    cv+8(FP), CX
 	MOVQ    block+16(FP), DX
 	MOVL    blen+24(FP), BX
-	VMOVDQU (CX), X0
-	VMOVDQU 16(CX), X1
-	VMOVDQU blake3_iv<>+0(SB), X2
-	VPXOR   X3, X3, X3
-	VPINSRD $0x02, BX, X3, X3
-	VPINSRD $0x03, blake3_flags<>+0(SB), X3, X3
+	VMOVDQU (DX), X0
+	VMOVDQU 16(DX), X1
+	VMOVDQU 32(DX), X2
+	VMOVDQU 48(DX), X3
+	VMOVDQU (CX), X4
+	VMOVDQU 16(CX), X5
+	VMOVDQU blake3_iv<>+0(SB), X6
+	VPXOR   X7, X7, X7
+	VPINSRD $0x02, BX, X7, X7
+	VPINSRD $0x03, blake3_flags<>+0(SB), X7, X7
 
 	// Round 0.
-	VMOVD   (DX), X4
-	VPINSRD $0x01, 8(DX), X4, X4
-	VPINSRD $0x02, 16(DX), X4, X4
-	VPINSRD $0x03, 24(DX), X4, X4
-	VMOVD   4(DX), X5
-	VPINSRD $0x01, 12(DX), X5, X5
-	VPINSRD $0x02, 20(DX), X5, X5
-	VPINSRD $0x03, 28(DX), X5, X5
-	VPADDD  X1, X0, X0
-	VPADDD  X4, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   56(DX), X4
-	VPINSRD $0x01, 32(DX), X4, X4
-	VPINSRD $0x02, 40(DX), X4, X4
-	VPINSRD $0x03, 48(DX), X4, X4
-	VMOVD   60(DX), X5
-	VPINSRD $0x01, 36(DX), X5, X5
-	VPINSRD $0x02, 44(DX), X5, X5
-	VPINSRD $0x03, 52(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
+	VSHUFPS $0x88, X1, X0, X8
+	VSHUFPS $0xdd, X1, X0, X0
+	VPADDD  X5, X4, X4
+	VPADDD  X8, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X1
+	VPSLLD  $0x14, X5, X5
+	VPOR    X1, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X1
+	VPSLLD  $0x19, X5, X5
+	VPOR    X1, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VSHUFPS $0x88, X3, X2, X1
+	VPSHUFD $0x93, X1, X1
+	VSHUFPS $0xdd, X3, X2, X2
 	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
+	VPADDD  X1, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X3
+	VPSLLD  $0x14, X5, X5
+	VPOR    X3, X5, X5
+	VPADDD  X2, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X3
+	VPSLLD  $0x19, X5, X5
+	VPOR    X3, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
 
 	// Round 1.
-	VMOVD   8(DX), X4
-	VPINSRD $0x01, 12(DX), X4, X4
-	VPINSRD $0x02, 28(DX), X4, X4
-	VPINSRD $0x03, 16(DX), X4, X4
-	VMOVD   24(DX), X5
-	VPINSRD $0x01, 40(DX), X5, X5
-	VPINSRD $0x02, (DX), X5, X5
-	VPINSRD $0x03, 52(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   60(DX), X4
-	VPINSRD $0x01, 4(DX), X4, X4
-	VPINSRD $0x02, 48(DX), X4, X4
-	VPINSRD $0x03, 36(DX), X4, X4
-	VMOVD   32(DX), X5
-	VPINSRD $0x01, 44(DX), X5, X5
-	VPINSRD $0x02, 20(DX), X5, X5
-	VPINSRD $0x03, 56(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
-	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
+	VSHUFPS $0xd9, X0, X8, X3
+	VPSHUFD $0x78, X3, X3
+	VSHUFPS $0xfa, X2, X1, X9
+	VSHUFPS $0x83, X9, X8, X8
+	VPSHUFD $0xd8, X8, X8
+	VSHUFPS $0xf0, X1, X0, X9
+	VSHUFPS $0x84, X9, X2, X9
+	VPSHUFD $0x78, X9, X9
+	VSHUFPS $0xaa, X2, X0, X0
+	VSHUFPS $0x81, X0, X1, X0
+	VPSHUFD $0x6c, X0, X0
+	VPADDD  X3, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X1
+	VPSLLD  $0x14, X5, X5
+	VPOR    X1, X5, X5
+	VPADDD  X8, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X1
+	VPSLLD  $0x19, X5, X5
+	VPOR    X1, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPADDD  X9, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X1
+	VPSLLD  $0x14, X5, X5
+	VPOR    X1, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X1
+	VPSLLD  $0x19, X5, X5
+	VPOR    X1, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
 
 	// Round 2.
-	VMOVD   12(DX), X4
-	VPINSRD $0x01, 40(DX), X4, X4
-	VPINSRD $0x02, 52(DX), X4, X4
-	VPINSRD $0x03, 28(DX), X4, X4
-	VMOVD   16(DX), X5
-	VPINSRD $0x01, 48(DX), X5, X5
-	VPINSRD $0x02, 8(DX), X5, X5
-	VPINSRD $0x03, 56(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   32(DX), X4
-	VPINSRD $0x01, 24(DX), X4, X4
-	VPINSRD $0x02, 36(DX), X4, X4
-	VPINSRD $0x03, 44(DX), X4, X4
-	VMOVD   4(DX), X5
-	VPINSRD $0x01, 20(DX), X5, X5
-	VPINSRD $0x02, (DX), X5, X5
-	VPINSRD $0x03, 60(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
-	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
+	VSHUFPS $0xd9, X8, X3, X1
+	VPSHUFD $0x78, X1, X1
+	VSHUFPS $0xfa, X0, X9, X2
+	VSHUFPS $0x83, X2, X3, X2
+	VPSHUFD $0xd8, X2, X2
+	VSHUFPS $0xf0, X9, X8, X3
+	VSHUFPS $0x84, X3, X0, X3
+	VPSHUFD $0x78, X3, X3
+	VSHUFPS $0xaa, X0, X8, X0
+	VSHUFPS $0x81, X0, X9, X0
+	VPSHUFD $0x6c, X0, X0
+	VPADDD  X1, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X8
+	VPSLLD  $0x14, X5, X5
+	VPOR    X8, X5, X5
+	VPADDD  X2, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X8
+	VPSLLD  $0x19, X5, X5
+	VPOR    X8, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPADDD  X3, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X8
+	VPSLLD  $0x14, X5, X5
+	VPOR    X8, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X8
+	VPSLLD  $0x19, X5, X5
+	VPOR    X8, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
 
 	// Round 3.
-	VMOVD   40(DX), X4
-	VPINSRD $0x01, 48(DX), X4, X4
-	VPINSRD $0x02, 56(DX), X4, X4
-	VPINSRD $0x03, 52(DX), X4, X4
-	VMOVD   28(DX), X5
-	VPINSRD $0x01, 36(DX), X5, X5
-	VPINSRD $0x02, 12(DX), X5, X5
-	VPINSRD $0x03, 60(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   4(DX), X4
-	VPINSRD $0x01, 16(DX), X4, X4
-	VPINSRD $0x02, 44(DX), X4, X4
-	VPINSRD $0x03, 20(DX), X4, X4
-	VMOVD   24(DX), X5
-	VPINSRD $0x01, (DX), X5, X5
-	VPINSRD $0x02, 8(DX), X5, X5
-	VPINSRD $0x03, 32(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
-	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
+	VSHUFPS $0xd9, X2, X1, X8
+	VPSHUFD $0x78, X8, X8
+	VSHUFPS $0xfa, X0, X3, X9
+	VSHUFPS $0x83, X9, X1, X1
+	VPSHUFD $0xd8, X1, X1
+	VSHUFPS $0xf0, X3, X2, X9
+	VSHUFPS $0x84, X9, X0, X9
+	VPSHUFD $0x78, X9, X9
+	VSHUFPS $0xaa, X0, X2, X0
+	VSHUFPS $0x81, X0, X3, X0
+	VPSHUFD $0x6c, X0, X0
+	VPADDD  X8, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X2
+	VPSLLD  $0x14, X5, X5
+	VPOR    X2, X5, X5
+	VPADDD  X1, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X2
+	VPSLLD  $0x19, X5, X5
+	VPOR    X2, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPADDD  X9, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X2
+	VPSLLD  $0x14, X5, X5
+	VPOR    X2, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X2
+	VPSLLD  $0x19, X5, X5
+	VPOR    X2, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
 
 	// Round 4.
-	VMOVD   48(DX), X4
-	VPINSRD $0x01, 36(DX), X4, X4
-	VPINSRD $0x02, 60(DX), X4, X4
-	VPINSRD $0x03, 56(DX), X4, X4
-	VMOVD   52(DX), X5
-	VPINSRD $0x01, 44(DX), X5, X5
-	VPINSRD $0x02, 40(DX), X5, X5
-	VPINSRD $0x03, 32(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   24(DX), X4
-	VPINSRD $0x01, 28(DX), X4, X4
-	VPINSRD $0x02, 20(DX), X4, X4
-	VPINSRD $0x03, (DX), X4, X4
-	VMOVD   16(DX), X5
-	VPINSRD $0x01, 8(DX), X5, X5
-	VPINSRD $0x02, 12(DX), X5, X5
-	VPINSRD $0x03, 4(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
-	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
+	VSHUFPS $0xd9, X1, X8, X2
+	VPSHUFD $0x78, X2, X2
+	VSHUFPS $0xfa, X0, X9, X3
+	VSHUFPS $0x83, X3, X8, X3
+	VPSHUFD $0xd8, X3, X3
+	VSHUFPS $0xf0, X9, X1, X8
+	VSHUFPS $0x84, X8, X0, X8
+	VPSHUFD $0x78, X8, X8
+	VSHUFPS $0xaa, X0, X1, X0
+	VSHUFPS $0x81, X0, X9, X0
+	VPSHUFD $0x6c, X0, X0
+	VPADDD  X2, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X1
+	VPSLLD  $0x14, X5, X5
+	VPOR    X1, X5, X5
+	VPADDD  X3, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X1
+	VPSLLD  $0x19, X5, X5
+	VPOR    X1, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPADDD  X8, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X1
+	VPSLLD  $0x14, X5, X5
+	VPOR    X1, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X1
+	VPSLLD  $0x19, X5, X5
+	VPOR    X1, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
 
 	// Round 5.
-	VMOVD   36(DX), X4
-	VPINSRD $0x01, 44(DX), X4, X4
-	VPINSRD $0x02, 32(DX), X4, X4
-	VPINSRD $0x03, 60(DX), X4, X4
-	VMOVD   56(DX), X5
-	VPINSRD $0x01, 20(DX), X5, X5
-	VPINSRD $0x02, 48(DX), X5, X5
-	VPINSRD $0x03, 4(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   16(DX), X4
-	VPINSRD $0x01, 52(DX), X4, X4
-	VPINSRD $0x02, (DX), X4, X4
-	VPINSRD $0x03, 8(DX), X4, X4
-	VMOVD   28(DX), X5
-	VPINSRD $0x01, 12(DX), X5, X5
-	VPINSRD $0x02, 40(DX), X5, X5
-	VPINSRD $0x03, 24(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
-	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
+	VSHUFPS $0xd9, X3, X2, X1
+	VPSHUFD $0x78, X1, X1
+	VSHUFPS $0xfa, X0, X8, X9
+	VSHUFPS $0x83, X9, X2, X2
+	VPSHUFD $0xd8, X2, X2
+	VSHUFPS $0xf0, X8, X3, X9
+	VSHUFPS $0x84, X9, X0, X9
+	VPSHUFD $0x78, X9, X9
+	VSHUFPS $0xaa, X0, X3, X0
+	VSHUFPS $0x81, X0, X8, X0
+	VPSHUFD $0x6c, X0, X0
+	VPADDD  X1, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X3
+	VPSLLD  $0x14, X5, X5
+	VPOR    X3, X5, X5
+	VPADDD  X2, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X3
+	VPSLLD  $0x19, X5, X5
+	VPOR    X3, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPADDD  X9, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X3
+	VPSLLD  $0x14, X5, X5
+	VPOR    X3, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X3
+	VPSLLD  $0x19, X5, X5
+	VPOR    X3, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
 
 	// Round 6.
-	VMOVD   44(DX), X4
-	VPINSRD $0x01, 20(DX), X4, X4
-	VPINSRD $0x02, 4(DX), X4, X4
-	VPINSRD $0x03, 32(DX), X4, X4
-	VMOVD   60(DX), X5
-	VPINSRD $0x01, (DX), X5, X5
-	VPINSRD $0x02, 36(DX), X5, X5
-	VPINSRD $0x03, 24(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x93, X0, X0
-	VPSHUFD $0x39, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VMOVD   28(DX), X4
-	VPINSRD $0x01, 56(DX), X4, X4
-	VPINSRD $0x02, 8(DX), X4, X4
-	VPINSRD $0x03, 12(DX), X4, X4
-	VMOVD   52(DX), X5
-	VPINSRD $0x01, 40(DX), X5, X5
-	VPINSRD $0x02, 48(DX), X5, X5
-	VPINSRD $0x03, 16(DX), X5, X5
-	VPADDD  X4, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot16<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x0c, X1, X4
-	VPSLLD  $0x14, X1, X1
-	VPOR    X4, X1, X1
-	VPADDD  X5, X0, X0
-	VPADDD  X1, X0, X0
-	VPXOR   X0, X3, X3
-	VPSHUFB blake3_rot8<>+0(SB), X3, X3
-	VPADDD  X3, X2, X2
-	VPXOR   X2, X1, X1
-	VPSRLD  $0x07, X1, X4
-	VPSLLD  $0x19, X1, X1
-	VPOR    X4, X1, X1
-	VPSHUFD $0x39, X0, X0
-	VPSHUFD $0x93, X2, X2
-	VPSHUFD $0x4e, X3, X3
-	VPXOR   X2, X0, X0
-	VPXOR   X3, X1, X1
-	VMOVDQU X0, (AX)
-	VMOVDQU X1, 16(AX)
+	VSHUFPS $0xd9, X2, X1, X3
+	VPSHUFD $0x78, X3, X3
+	VSHUFPS $0xfa, X0, X9, X8
+	VSHUFPS $0x83, X8, X1, X1
+	VPSHUFD $0xd8, X1, X1
+	VSHUFPS $0xf0, X9, X2, X8
+	VSHUFPS $0x84, X8, X0, X8
+	VPSHUFD $0x78, X8, X8
+	VSHUFPS $0xaa, X0, X2, X0
+	VSHUFPS $0x81, X0, X9, X0
+	VPSHUFD $0x6c, X0, X0
+	VPADDD  X3, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X2
+	VPSLLD  $0x14, X5, X5
+	VPOR    X2, X5, X5
+	VPADDD  X1, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X1
+	VPSLLD  $0x19, X5, X5
+	VPOR    X1, X5, X5
+	VPSHUFD $0x93, X4, X4
+	VPSHUFD $0x39, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPADDD  X8, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot16<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x0c, X5, X1
+	VPSLLD  $0x14, X5, X5
+	VPOR    X1, X5, X5
+	VPADDD  X0, X4, X4
+	VPADDD  X5, X4, X4
+	VPXOR   X4, X7, X7
+	VPSHUFB blake3_rot8<>+0(SB), X7, X7
+	VPADDD  X7, X6, X6
+	VPXOR   X6, X5, X5
+	VPSRLD  $0x07, X5, X0
+	VPSLLD  $0x19, X5, X5
+	VPOR    X0, X5, X5
+	VPSHUFD $0x39, X4, X4
+	VPSHUFD $0x93, X6, X6
+	VPSHUFD $0x4e, X7, X7
+	VPXOR   X6, X4, X4
+	VPXOR   X7, X5, X5
+	VMOVDQU X4, (AX)
+	VMOVDQU X5, 16(AX)
 	RET
 
 // func blake3ChainXHAVX2(pi *[64]byte, xh0 *[32]byte, xh1 *[32]byte, as *[16]byte, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv *[8]uint32, xcv *[8]uint32)
 // Requires: AVX, AVX2, CMOV
-TEXT ·blake3ChainXHAVX2(SB), NOSPLIT, $128-80
+TEXT ·blake3ChainXHAVX2(SB), NOSPLIT, $96-80
 	MOVQ    pi+0(FP), AX
 	MOVQ    xh0+8(FP), CX
 	MOVQ    xh1+16(FP), DX
@@ -2088,7 +1762,9 @@ TEXT ·blake3ChainXHAVX2(SB), NOSPLIT, $128-80
 	VMOVDQU (AX), X0
 	VMOVDQU 16(AX), X1
 	VMOVDQU (DX), X2
-	VMOVDQU 16(DX), X3
+	VMOVDQU X2, 64(SP)
+	VMOVDQU 16(DX), X2
+	VMOVDQU X2, 80(SP)
 	ADDQ    $0x10, BX
 	ADDQ    $0x10, SI
 
@@ -2098,24 +1774,20 @@ chain_step:
 	MOVBLZX        (DI), DX
 	ANDL           $0x01, DX
 	NEGL           DX
-	VMOVD          DX, X4
-	VPSHUFD        $0x00, X4, X4
-	VPAND          (R8), X4, X5
-	VPXOR          (CX), X5, X5
-	VPXOR          X0, X5, X5
-	VMOVDQU        X5, 64(SP)
-	VPAND          16(R8), X4, X6
-	VPXOR          16(CX), X6, X6
-	VPXOR          X1, X6, X6
-	VMOVDQU        X6, 80(SP)
-	VPAND          32(R8), X4, X7
-	VPXOR          X2, X7, X7
-	VPXOR          32(AX), X7, X7
-	VMOVDQU        X7, 96(SP)
-	VPAND          48(R8), X4, X2
-	VPXOR          X3, X2, X2
+	VMOVD          DX, X2
+	VPSHUFD        $0x00, X2, X2
+	VPAND          (R8), X2, X3
+	VPXOR          (CX), X3, X3
+	VPXOR          X0, X3, X3
+	VPAND          16(R8), X2, X4
+	VPXOR          16(CX), X4, X4
+	VPXOR          X1, X4, X4
+	VPAND          32(R8), X2, X5
+	VPXOR          64(SP), X5, X5
+	VPXOR          32(AX), X5, X5
+	VPAND          48(R8), X2, X2
+	VPXOR          80(SP), X2, X2
 	VPXOR          48(AX), X2, X2
-	VMOVDQU        X2, 112(SP)
 	MOVQ           BX, DX
 	MOVQ           SI, R10
 	CMPQ           R9, $0x01
@@ -2123,528 +1795,401 @@ chain_step:
 	CMOVQEQ        R11, DX
 	LEAQ           -16(SI), R11
 	CMOVQEQ        R11, R10
-	VMOVDQU        (DX), X3
-	VPOR           blake3_xh_bit<>+0(SB), X3, X3
-	VMOVDQU        (R10), X4
-	VINSERTI128    $0x01, X4, Y3, Y8
-	VINSERTI128    $0x01, X3, Y5, Y9
-	VINSERTI128    $0x01, X4, Y6, Y4
-	VMOVDQU        (SP), Y10
-	VMOVDQU        32(SP), Y11
-	VBROADCASTI128 blake3_iv<>+0(SB), Y12
-	VMOVDQU        blake3_rows_d<>+0(SB), Y13
+	VMOVDQU        (DX), X6
+	VPOR           blake3_xh_bit<>+0(SB), X6, X6
+	VMOVDQU        (R10), X7
+	VINSERTI128    $0x01, X6, Y3, Y6
+	VINSERTI128    $0x01, X7, Y4, Y7
+	VMOVDQU        (SP), Y8
+	VMOVDQU        32(SP), Y9
+	VBROADCASTI128 blake3_iv<>+0(SB), Y10
+	VMOVDQU        blake3_rows_d<>+0(SB), Y11
 
 	// Round 0.
-	VSHUFPS $0x88, Y4, Y9, Y14
-	VSHUFPS $0xdd, Y4, Y9, Y4
+	VSHUFPS $0x88, Y7, Y6, Y12
+	VSHUFPS $0xdd, Y7, Y6, Y6
+	VPADDD  Y9, Y8, Y8
+	VPADDD  Y12, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
 	VPADDD  Y11, Y10, Y10
-	VPADDD  Y14, Y10, Y10
-	VPXOR   Y10, Y13, Y13
-	VPSHUFB blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD  Y13, Y12, Y12
-	VPXOR   Y12, Y11, Y11
-	VPSRLD  $0x0c, Y11, Y9
-	VPSLLD  $0x14, Y11, Y11
-	VPOR    Y9, Y11, Y11
-	VPADDD  Y4, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y7
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPADDD  Y6, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
 	VPADDD  Y11, Y10, Y10
-	VPXOR   Y10, Y13, Y13
-	VPSHUFB blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD  Y13, Y12, Y12
-	VPXOR   Y12, Y11, Y11
-	VPSRLD  $0x07, Y11, Y9
-	VPSLLD  $0x19, Y11, Y11
-	VPOR    Y9, Y11, Y11
-	VPSHUFD $0x93, Y10, Y10
-	VPSHUFD $0x39, Y12, Y12
-	VPSHUFD $0x4e, Y13, Y13
-	VSHUFPS $0x88, Y2, Y7, Y9
-	VPSHUFD $0x93, Y9, Y9
-	VSHUFPS $0xdd, Y2, Y7, Y4
-	VPSHUFD $0x93, Y4, Y4
-	VPADDD  Y9, Y10, Y10
-	VPADDD  Y11, Y10, Y10
-	VPXOR   Y10, Y13, Y13
-	VPSHUFB blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD  Y13, Y12, Y12
-	VPXOR   Y12, Y11, Y11
-	VPSRLD  $0x0c, Y11, Y9
-	VPSLLD  $0x14, Y11, Y11
-	VPOR    Y9, Y11, Y11
-	VPADDD  Y4, Y10, Y10
-	VPADDD  Y11, Y10, Y10
-	VPXOR   Y10, Y13, Y13
-	VPSHUFB blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD  Y13, Y12, Y12
-	VPXOR   Y12, Y11, Y11
-	VPSRLD  $0x07, Y11, Y9
-	VPSLLD  $0x19, Y11, Y11
-	VPOR    Y9, Y11, Y11
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y7
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPSHUFD $0x93, Y8, Y8
 	VPSHUFD $0x39, Y10, Y10
-	VPSHUFD $0x93, Y12, Y12
-	VPSHUFD $0x4e, Y13, Y13
+	VPSHUFD $0x4e, Y11, Y11
+	VSHUFPS $0x88, Y2, Y5, Y7
+	VPSHUFD $0x93, Y7, Y7
+	VSHUFPS $0xdd, Y2, Y5, Y13
+	VPSHUFD $0x93, Y13, Y13
+	VPADDD  Y7, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y14
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y14, Y9, Y9
+	VPADDD  Y13, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y14
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y14, Y9, Y9
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
 
 	// Round 1.
-	VMOVD       72(SP), X2
-	VPINSRD     $0x01, 76(SP), X2, X2
-	VPINSRD     $0x02, 92(SP), X2, X2
-	VPINSRD     $0x03, 80(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+0(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+32(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       88(SP), X2
-	VPINSRD     $0x01, 104(SP), X2, X2
-	VPINSRD     $0x02, 64(SP), X2, X2
-	VPINSRD     $0x03, 116(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+48(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+80(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       124(SP), X2
-	VPINSRD     $0x01, 68(SP), X2, X2
-	VPINSRD     $0x02, 112(SP), X2, X2
-	VPINSRD     $0x03, 100(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+96(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+128(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       96(SP), X2
-	VPINSRD     $0x01, 108(SP), X2, X2
-	VPINSRD     $0x02, 84(SP), X2, X2
-	VPINSRD     $0x03, 120(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+144(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+176(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS $0xd9, Y6, Y12, Y14
+	VPSHUFD $0x78, Y14, Y14
+	VSHUFPS $0xfa, Y13, Y7, Y15
+	VSHUFPS $0x83, Y15, Y12, Y12
+	VPSHUFD $0xd8, Y12, Y12
+	VSHUFPS $0xf0, Y7, Y6, Y15
+	VSHUFPS $0x84, Y15, Y13, Y15
+	VPSHUFD $0x78, Y15, Y15
+	VSHUFPS $0xaa, Y13, Y6, Y6
+	VSHUFPS $0x81, Y6, Y7, Y6
+	VPSHUFD $0x6c, Y6, Y6
+	VPADDD  Y14, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y7
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPADDD  Y12, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y7
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y15, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y7
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPADDD  Y6, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y7
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
 
 	// Round 2.
-	VMOVD       76(SP), X2
-	VPINSRD     $0x01, 104(SP), X2, X2
-	VPINSRD     $0x02, 116(SP), X2, X2
-	VPINSRD     $0x03, 92(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+192(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+224(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       80(SP), X2
-	VPINSRD     $0x01, 112(SP), X2, X2
-	VPINSRD     $0x02, 72(SP), X2, X2
-	VPINSRD     $0x03, 120(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+240(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+272(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       96(SP), X2
-	VPINSRD     $0x01, 88(SP), X2, X2
-	VPINSRD     $0x02, 100(SP), X2, X2
-	VPINSRD     $0x03, 108(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+288(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+320(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       68(SP), X2
-	VPINSRD     $0x01, 84(SP), X2, X2
-	VPINSRD     $0x02, 64(SP), X2, X2
-	VPINSRD     $0x03, 124(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+336(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+368(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS $0xd9, Y12, Y14, Y7
+	VPSHUFD $0x78, Y7, Y7
+	VSHUFPS $0xfa, Y6, Y15, Y13
+	VSHUFPS $0x83, Y13, Y14, Y13
+	VPSHUFD $0xd8, Y13, Y13
+	VSHUFPS $0xf0, Y15, Y12, Y14
+	VSHUFPS $0x84, Y14, Y6, Y14
+	VPSHUFD $0x78, Y14, Y14
+	VSHUFPS $0xaa, Y6, Y12, Y6
+	VSHUFPS $0x81, Y6, Y15, Y6
+	VPSHUFD $0x6c, Y6, Y6
+	VPADDD  Y7, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y12
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPADDD  Y13, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y12
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y14, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y12
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPADDD  Y6, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y12
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
 
 	// Round 3.
-	VMOVD       104(SP), X2
-	VPINSRD     $0x01, 112(SP), X2, X2
-	VPINSRD     $0x02, 120(SP), X2, X2
-	VPINSRD     $0x03, 116(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+384(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+416(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       92(SP), X2
-	VPINSRD     $0x01, 100(SP), X2, X2
-	VPINSRD     $0x02, 76(SP), X2, X2
-	VPINSRD     $0x03, 124(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+432(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+464(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       68(SP), X2
-	VPINSRD     $0x01, 80(SP), X2, X2
-	VPINSRD     $0x02, 108(SP), X2, X2
-	VPINSRD     $0x03, 84(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+480(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+512(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       88(SP), X2
-	VPINSRD     $0x01, 64(SP), X2, X2
-	VPINSRD     $0x02, 72(SP), X2, X2
-	VPINSRD     $0x03, 96(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+528(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+560(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS $0xd9, Y13, Y7, Y12
+	VPSHUFD $0x78, Y12, Y12
+	VSHUFPS $0xfa, Y6, Y14, Y15
+	VSHUFPS $0x83, Y15, Y7, Y7
+	VPSHUFD $0xd8, Y7, Y7
+	VSHUFPS $0xf0, Y14, Y13, Y15
+	VSHUFPS $0x84, Y15, Y6, Y15
+	VPSHUFD $0x78, Y15, Y15
+	VSHUFPS $0xaa, Y6, Y13, Y6
+	VSHUFPS $0x81, Y6, Y14, Y6
+	VPSHUFD $0x6c, Y6, Y6
+	VPADDD  Y12, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y13
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y13, Y9, Y9
+	VPADDD  Y7, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y13
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y13, Y9, Y9
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y15, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y13
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y13, Y9, Y9
+	VPADDD  Y6, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y13
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y13, Y9, Y9
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
 
 	// Round 4.
-	VMOVD       112(SP), X2
-	VPINSRD     $0x01, 100(SP), X2, X2
-	VPINSRD     $0x02, 124(SP), X2, X2
-	VPINSRD     $0x03, 120(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+576(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+608(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       116(SP), X2
-	VPINSRD     $0x01, 108(SP), X2, X2
-	VPINSRD     $0x02, 104(SP), X2, X2
-	VPINSRD     $0x03, 96(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+624(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+656(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       88(SP), X2
-	VPINSRD     $0x01, 92(SP), X2, X2
-	VPINSRD     $0x02, 84(SP), X2, X2
-	VPINSRD     $0x03, 64(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+672(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+704(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       80(SP), X2
-	VPINSRD     $0x01, 72(SP), X2, X2
-	VPINSRD     $0x02, 76(SP), X2, X2
-	VPINSRD     $0x03, 68(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+720(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+752(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS $0xd9, Y7, Y12, Y13
+	VPSHUFD $0x78, Y13, Y13
+	VSHUFPS $0xfa, Y6, Y15, Y14
+	VSHUFPS $0x83, Y14, Y12, Y12
+	VPSHUFD $0xd8, Y12, Y12
+	VSHUFPS $0xf0, Y15, Y7, Y14
+	VSHUFPS $0x84, Y14, Y6, Y14
+	VPSHUFD $0x78, Y14, Y14
+	VSHUFPS $0xaa, Y6, Y7, Y6
+	VSHUFPS $0x81, Y6, Y15, Y6
+	VPSHUFD $0x6c, Y6, Y6
+	VPADDD  Y13, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y7
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPADDD  Y12, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y7
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y14, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y7
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPADDD  Y6, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y7
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y7, Y9, Y9
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
 
 	// Round 5.
-	VMOVD       100(SP), X2
-	VPINSRD     $0x01, 108(SP), X2, X2
-	VPINSRD     $0x02, 96(SP), X2, X2
-	VPINSRD     $0x03, 124(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+768(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+800(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       120(SP), X2
-	VPINSRD     $0x01, 84(SP), X2, X2
-	VPINSRD     $0x02, 112(SP), X2, X2
-	VPINSRD     $0x03, 68(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+816(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+848(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       80(SP), X2
-	VPINSRD     $0x01, 116(SP), X2, X2
-	VPINSRD     $0x02, 64(SP), X2, X2
-	VPINSRD     $0x03, 72(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+864(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+896(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y9
-	VMOVD       92(SP), X2
-	VPINSRD     $0x01, 76(SP), X2, X2
-	VPINSRD     $0x02, 104(SP), X2, X2
-	VPINSRD     $0x03, 88(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+912(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+944(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x0c, Y11, Y9
-	VPSLLD      $0x14, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPXOR       Y10, Y13, Y13
-	VPSHUFB     blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD      Y13, Y12, Y12
-	VPXOR       Y12, Y11, Y11
-	VPSRLD      $0x07, Y11, Y9
-	VPSLLD      $0x19, Y11, Y11
-	VPOR        Y9, Y11, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS $0xd9, Y12, Y13, Y7
+	VPSHUFD $0x78, Y7, Y7
+	VSHUFPS $0xfa, Y6, Y14, Y15
+	VSHUFPS $0x83, Y15, Y13, Y13
+	VPSHUFD $0xd8, Y13, Y13
+	VSHUFPS $0xf0, Y14, Y12, Y15
+	VSHUFPS $0x84, Y15, Y6, Y15
+	VPSHUFD $0x78, Y15, Y15
+	VSHUFPS $0xaa, Y6, Y12, Y6
+	VSHUFPS $0x81, Y6, Y14, Y6
+	VPSHUFD $0x6c, Y6, Y6
+	VPADDD  Y7, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y12
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPADDD  Y13, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y12
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y15, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x0c, Y9, Y12
+	VPSLLD  $0x14, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPADDD  Y6, Y8, Y8
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y8, Y11, Y11
+	VPSHUFB blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y10, Y9, Y9
+	VPSRLD  $0x07, Y9, Y12
+	VPSLLD  $0x19, Y9, Y9
+	VPOR    Y12, Y9, Y9
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
 
 	// Round 6.
-	VMOVD        108(SP), X2
-	VPINSRD      $0x01, 84(SP), X2, X2
-	VPINSRD      $0x02, 68(SP), X2, X2
-	VPINSRD      $0x03, 96(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+960(SB), Y4
-	VPERMD       Y8, Y4, Y4
-	VPAND        blake3_xh_perm<>+992(SB), X4, X4
-	VINSERTI128  $0x01, X4, Y2, Y9
-	VMOVD        124(SP), X2
-	VPINSRD      $0x01, 64(SP), X2, X2
-	VPINSRD      $0x02, 100(SP), X2, X2
-	VPINSRD      $0x03, 88(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+1008(SB), Y4
-	VPERMD       Y8, Y4, Y4
-	VPAND        blake3_xh_perm<>+1040(SB), X4, X4
-	VINSERTI128  $0x01, X4, Y2, Y4
-	VPADDD       Y9, Y10, Y10
+	VSHUFPS      $0xd9, Y13, Y7, Y12
+	VPSHUFD      $0x78, Y12, Y12
+	VSHUFPS      $0xfa, Y6, Y15, Y14
+	VSHUFPS      $0x83, Y14, Y7, Y7
+	VPSHUFD      $0xd8, Y7, Y7
+	VSHUFPS      $0xf0, Y15, Y13, Y14
+	VSHUFPS      $0x84, Y14, Y6, Y14
+	VPSHUFD      $0x78, Y14, Y14
+	VSHUFPS      $0xaa, Y6, Y13, Y6
+	VSHUFPS      $0x81, Y6, Y15, Y6
+	VPSHUFD      $0x6c, Y6, Y6
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPXOR        Y8, Y11, Y11
+	VPSHUFB      blake3_rot16<>+0(SB), Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VPXOR        Y10, Y13, Y13
-	VPSHUFB      blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD       Y13, Y12, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSRLD       $0x0c, Y11, Y9
-	VPSLLD       $0x14, Y11, Y11
-	VPOR         Y9, Y11, Y11
-	VPADDD       Y4, Y10, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRLD       $0x0c, Y9, Y12
+	VPSLLD       $0x14, Y9, Y9
+	VPOR         Y12, Y9, Y9
+	VPADDD       Y7, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPXOR        Y8, Y11, Y11
+	VPSHUFB      blake3_rot8<>+0(SB), Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VPXOR        Y10, Y13, Y13
-	VPSHUFB      blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD       Y13, Y12, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSRLD       $0x07, Y11, Y9
-	VPSLLD       $0x19, Y11, Y11
-	VPOR         Y9, Y11, Y11
-	VPSHUFD      $0x93, Y10, Y10
-	VPSHUFD      $0x39, Y12, Y12
-	VPSHUFD      $0x4e, Y13, Y13
-	VMOVD        92(SP), X2
-	VPINSRD      $0x01, 120(SP), X2, X2
-	VPINSRD      $0x02, 72(SP), X2, X2
-	VPINSRD      $0x03, 76(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+1056(SB), Y4
-	VPERMD       Y8, Y4, Y4
-	VPAND        blake3_xh_perm<>+1088(SB), X4, X4
-	VINSERTI128  $0x01, X4, Y2, Y4
-	VMOVD        116(SP), X2
-	VPINSRD      $0x01, 104(SP), X2, X2
-	VPINSRD      $0x02, 112(SP), X2, X2
-	VPINSRD      $0x03, 80(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+1104(SB), Y9
-	VPERMD       Y8, Y9, Y8
-	VPAND        blake3_xh_perm<>+1136(SB), X8, X8
-	VINSERTI128  $0x01, X8, Y2, Y8
-	VPADDD       Y4, Y10, Y10
-	VPADDD       Y11, Y10, Y10
-	VPXOR        Y10, Y13, Y13
-	VPSHUFB      blake3_rot16<>+0(SB), Y13, Y13
-	VPADDD       Y13, Y12, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSRLD       $0x0c, Y11, Y9
-	VPSLLD       $0x14, Y11, Y11
-	VPOR         Y9, Y11, Y11
-	VPADDD       Y8, Y10, Y10
-	VPADDD       Y11, Y10, Y10
-	VPXOR        Y10, Y13, Y13
-	VPSHUFB      blake3_rot8<>+0(SB), Y13, Y13
-	VPADDD       Y13, Y12, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSRLD       $0x07, Y11, Y9
-	VPSLLD       $0x19, Y11, Y11
-	VPOR         Y9, Y11, Y11
+	VPXOR        Y10, Y9, Y9
+	VPSRLD       $0x07, Y9, Y7
+	VPSLLD       $0x19, Y9, Y9
+	VPOR         Y7, Y9, Y9
+	VPSHUFD      $0x93, Y8, Y8
 	VPSHUFD      $0x39, Y10, Y10
-	VPSHUFD      $0x93, Y12, Y12
-	VPSHUFD      $0x4e, Y13, Y13
-	VPXOR        Y12, Y10, Y10
-	VPXOR        Y13, Y11, Y11
-	VPXOR        X10, X0, X0
-	VPXOR        X11, X1, X1
-	VEXTRACTI128 $0x01, Y10, X2
-	VEXTRACTI128 $0x01, Y11, X3
+	VPSHUFD      $0x4e, Y11, Y11
+	VPADDD       Y14, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPXOR        Y8, Y11, Y11
+	VPSHUFB      blake3_rot16<>+0(SB), Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRLD       $0x0c, Y9, Y7
+	VPSLLD       $0x14, Y9, Y9
+	VPOR         Y7, Y9, Y9
+	VPADDD       Y6, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPXOR        Y8, Y11, Y11
+	VPSHUFB      blake3_rot8<>+0(SB), Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRLD       $0x07, Y9, Y6
+	VPSLLD       $0x19, Y9, Y9
+	VPOR         Y6, Y9, Y9
+	VPSHUFD      $0x39, Y8, Y8
+	VPSHUFD      $0x93, Y10, Y10
+	VPSHUFD      $0x4e, Y11, Y11
+	VPXOR        Y10, Y8, Y8
+	VPXOR        Y11, Y9, Y9
+	VPXOR        X8, X0, X0
+	VPXOR        X9, X1, X1
+	VEXTRACTI128 $0x01, Y8, 64(SP)
+	VEXTRACTI128 $0x01, Y9, 80(SP)
 	ADDQ         $0x20, CX
 	ADDQ         $0x10, BX
 	ADDQ         $0x10, SI
@@ -6183,497 +5728,573 @@ TEXT ·blake3OneAVX512(SB), NOSPLIT, $0-28
 	MOVQ    cv+8(FP), CX
 	MOVQ    block+16(FP), DX
 	MOVL    blen+24(FP), BX
-	VMOVDQU (CX), X0
-	VMOVDQU 16(CX), X1
-	VMOVDQU blake3_iv<>+0(SB), X2
-	VPXOR   X3, X3, X3
-	VPINSRD $0x02, BX, X3, X3
-	VPINSRD $0x03, blake3_flags<>+0(SB), X3, X3
+	VMOVDQU (DX), X0
+	VMOVDQU 16(DX), X1
+	VMOVDQU 32(DX), X2
+	VMOVDQU 48(DX), X3
+	VMOVDQU (CX), X4
+	VMOVDQU 16(CX), X5
+	VMOVDQU blake3_iv<>+0(SB), X6
+	VPXOR   X7, X7, X7
+	VPINSRD $0x02, BX, X7, X7
+	VPINSRD $0x03, blake3_flags<>+0(SB), X7, X7
 
 	// Round 0.
-	VMOVD      (DX), X4
-	VPINSRD    $0x01, 8(DX), X4, X4
-	VPINSRD    $0x02, 16(DX), X4, X4
-	VPINSRD    $0x03, 24(DX), X4, X4
-	VMOVD      4(DX), X5
-	VPINSRD    $0x01, 12(DX), X5, X5
-	VPINSRD    $0x02, 20(DX), X5, X5
-	VPINSRD    $0x03, 28(DX), X5, X5
-	VPADDD     X1, X0, X0
-	VPADDD     X4, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      56(DX), X4
-	VPINSRD    $0x01, 32(DX), X4, X4
-	VPINSRD    $0x02, 40(DX), X4, X4
-	VPINSRD    $0x03, 48(DX), X4, X4
-	VMOVD      60(DX), X5
-	VPINSRD    $0x01, 36(DX), X5, X5
-	VPINSRD    $0x02, 44(DX), X5, X5
-	VPINSRD    $0x03, 52(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
+	VSHUFPS    $0x88, X1, X0, X8
+	VSHUFPS    $0xdd, X1, X0, X0
+	VPADDD     X5, X4, X4
+	VPADDD     X8, X4, X4
+	VPSRLD     $0x10, X7, X1
+	VPSLLD     $0x10, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x10, X4, X1
+	VPSLLD     $0x10, X4, X9
+	VPTERNLOGD $0x96, X1, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X1
+	VPSLLD     $0x14, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x0c, X6, X1
+	VPSLLD     $0x14, X6, X9
+	VPTERNLOGD $0x96, X1, X9, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X1
+	VPSLLD     $0x18, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x08, X4, X1
+	VPSLLD     $0x18, X4, X9
+	VPTERNLOGD $0x96, X1, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X1
+	VPSLLD     $0x19, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x07, X6, X1
+	VPSLLD     $0x19, X6, X9
+	VPTERNLOGD $0x96, X1, X9, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VSHUFPS    $0x88, X3, X2, X1
+	VPSHUFD    $0x93, X1, X1
+	VSHUFPS    $0xdd, X3, X2, X2
 	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
+	VPADDD     X1, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X3
+	VPSLLD     $0x10, X7, X7
+	VPORD      X3, X7, X7
+	VPSRLD     $0x10, X4, X3
+	VPSLLD     $0x10, X4, X9
+	VPTERNLOGD $0x96, X3, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X3
+	VPSLLD     $0x14, X5, X5
+	VPORD      X3, X5, X5
+	VPSRLD     $0x0c, X6, X3
+	VPSLLD     $0x14, X6, X9
+	VPTERNLOGD $0x96, X3, X9, X5
+	VPADDD     X2, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X3
+	VPSLLD     $0x18, X7, X7
+	VPORD      X3, X7, X7
+	VPSRLD     $0x08, X4, X3
+	VPSLLD     $0x18, X4, X9
+	VPTERNLOGD $0x96, X3, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X3
+	VPSLLD     $0x19, X5, X5
+	VPORD      X3, X5, X5
+	VPSRLD     $0x07, X6, X3
+	VPSLLD     $0x19, X6, X9
+	VPTERNLOGD $0x96, X3, X9, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
 
 	// Round 1.
-	VMOVD      8(DX), X4
-	VPINSRD    $0x01, 12(DX), X4, X4
-	VPINSRD    $0x02, 28(DX), X4, X4
-	VPINSRD    $0x03, 16(DX), X4, X4
-	VMOVD      24(DX), X5
-	VPINSRD    $0x01, 40(DX), X5, X5
-	VPINSRD    $0x02, (DX), X5, X5
-	VPINSRD    $0x03, 52(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      60(DX), X4
-	VPINSRD    $0x01, 4(DX), X4, X4
-	VPINSRD    $0x02, 48(DX), X4, X4
-	VPINSRD    $0x03, 36(DX), X4, X4
-	VMOVD      32(DX), X5
-	VPINSRD    $0x01, 44(DX), X5, X5
-	VPINSRD    $0x02, 20(DX), X5, X5
-	VPINSRD    $0x03, 56(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
-	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
+	VSHUFPS    $0xd9, X0, X8, X3
+	VPSHUFD    $0x78, X3, X3
+	VSHUFPS    $0xfa, X2, X1, X9
+	VSHUFPS    $0x83, X9, X8, X8
+	VPSHUFD    $0xd8, X8, X8
+	VSHUFPS    $0xf0, X1, X0, X9
+	VSHUFPS    $0x84, X9, X2, X9
+	VPSHUFD    $0x78, X9, X9
+	VSHUFPS    $0xaa, X2, X0, X0
+	VSHUFPS    $0x81, X0, X1, X0
+	VPSHUFD    $0x6c, X0, X0
+	VPADDD     X3, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X1
+	VPSLLD     $0x10, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x10, X4, X1
+	VPSLLD     $0x10, X4, X2
+	VPTERNLOGD $0x96, X1, X2, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X1
+	VPSLLD     $0x14, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x0c, X6, X1
+	VPSLLD     $0x14, X6, X2
+	VPTERNLOGD $0x96, X1, X2, X5
+	VPADDD     X8, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X1
+	VPSLLD     $0x18, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x08, X4, X1
+	VPSLLD     $0x18, X4, X2
+	VPTERNLOGD $0x96, X1, X2, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X1
+	VPSLLD     $0x19, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x07, X6, X1
+	VPSLLD     $0x19, X6, X2
+	VPTERNLOGD $0x96, X1, X2, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X9, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X1
+	VPSLLD     $0x10, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x10, X4, X1
+	VPSLLD     $0x10, X4, X2
+	VPTERNLOGD $0x96, X1, X2, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X1
+	VPSLLD     $0x14, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x0c, X6, X1
+	VPSLLD     $0x14, X6, X2
+	VPTERNLOGD $0x96, X1, X2, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X1
+	VPSLLD     $0x18, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x08, X4, X1
+	VPSLLD     $0x18, X4, X2
+	VPTERNLOGD $0x96, X1, X2, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X1
+	VPSLLD     $0x19, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x07, X6, X1
+	VPSLLD     $0x19, X6, X2
+	VPTERNLOGD $0x96, X1, X2, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
 
 	// Round 2.
-	VMOVD      12(DX), X4
-	VPINSRD    $0x01, 40(DX), X4, X4
-	VPINSRD    $0x02, 52(DX), X4, X4
-	VPINSRD    $0x03, 28(DX), X4, X4
-	VMOVD      16(DX), X5
-	VPINSRD    $0x01, 48(DX), X5, X5
-	VPINSRD    $0x02, 8(DX), X5, X5
-	VPINSRD    $0x03, 56(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      32(DX), X4
-	VPINSRD    $0x01, 24(DX), X4, X4
-	VPINSRD    $0x02, 36(DX), X4, X4
-	VPINSRD    $0x03, 44(DX), X4, X4
-	VMOVD      4(DX), X5
-	VPINSRD    $0x01, 20(DX), X5, X5
-	VPINSRD    $0x02, (DX), X5, X5
-	VPINSRD    $0x03, 60(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
-	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
+	VSHUFPS    $0xd9, X8, X3, X1
+	VPSHUFD    $0x78, X1, X1
+	VSHUFPS    $0xfa, X0, X9, X2
+	VSHUFPS    $0x83, X2, X3, X2
+	VPSHUFD    $0xd8, X2, X2
+	VSHUFPS    $0xf0, X9, X8, X3
+	VSHUFPS    $0x84, X3, X0, X3
+	VPSHUFD    $0x78, X3, X3
+	VSHUFPS    $0xaa, X0, X8, X0
+	VSHUFPS    $0x81, X0, X9, X0
+	VPSHUFD    $0x6c, X0, X0
+	VPADDD     X1, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X8
+	VPSLLD     $0x10, X7, X7
+	VPORD      X8, X7, X7
+	VPSRLD     $0x10, X4, X8
+	VPSLLD     $0x10, X4, X9
+	VPTERNLOGD $0x96, X8, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X8
+	VPSLLD     $0x14, X5, X5
+	VPORD      X8, X5, X5
+	VPSRLD     $0x0c, X6, X8
+	VPSLLD     $0x14, X6, X9
+	VPTERNLOGD $0x96, X8, X9, X5
+	VPADDD     X2, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X8
+	VPSLLD     $0x18, X7, X7
+	VPORD      X8, X7, X7
+	VPSRLD     $0x08, X4, X8
+	VPSLLD     $0x18, X4, X9
+	VPTERNLOGD $0x96, X8, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X8
+	VPSLLD     $0x19, X5, X5
+	VPORD      X8, X5, X5
+	VPSRLD     $0x07, X6, X8
+	VPSLLD     $0x19, X6, X9
+	VPTERNLOGD $0x96, X8, X9, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X3, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X8
+	VPSLLD     $0x10, X7, X7
+	VPORD      X8, X7, X7
+	VPSRLD     $0x10, X4, X8
+	VPSLLD     $0x10, X4, X9
+	VPTERNLOGD $0x96, X8, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X8
+	VPSLLD     $0x14, X5, X5
+	VPORD      X8, X5, X5
+	VPSRLD     $0x0c, X6, X8
+	VPSLLD     $0x14, X6, X9
+	VPTERNLOGD $0x96, X8, X9, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X8
+	VPSLLD     $0x18, X7, X7
+	VPORD      X8, X7, X7
+	VPSRLD     $0x08, X4, X8
+	VPSLLD     $0x18, X4, X9
+	VPTERNLOGD $0x96, X8, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X8
+	VPSLLD     $0x19, X5, X5
+	VPORD      X8, X5, X5
+	VPSRLD     $0x07, X6, X8
+	VPSLLD     $0x19, X6, X9
+	VPTERNLOGD $0x96, X8, X9, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
 
 	// Round 3.
-	VMOVD      40(DX), X4
-	VPINSRD    $0x01, 48(DX), X4, X4
-	VPINSRD    $0x02, 56(DX), X4, X4
-	VPINSRD    $0x03, 52(DX), X4, X4
-	VMOVD      28(DX), X5
-	VPINSRD    $0x01, 36(DX), X5, X5
-	VPINSRD    $0x02, 12(DX), X5, X5
-	VPINSRD    $0x03, 60(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      4(DX), X4
-	VPINSRD    $0x01, 16(DX), X4, X4
-	VPINSRD    $0x02, 44(DX), X4, X4
-	VPINSRD    $0x03, 20(DX), X4, X4
-	VMOVD      24(DX), X5
-	VPINSRD    $0x01, (DX), X5, X5
-	VPINSRD    $0x02, 8(DX), X5, X5
-	VPINSRD    $0x03, 32(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
-	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
+	VSHUFPS    $0xd9, X2, X1, X8
+	VPSHUFD    $0x78, X8, X8
+	VSHUFPS    $0xfa, X0, X3, X9
+	VSHUFPS    $0x83, X9, X1, X1
+	VPSHUFD    $0xd8, X1, X1
+	VSHUFPS    $0xf0, X3, X2, X9
+	VSHUFPS    $0x84, X9, X0, X9
+	VPSHUFD    $0x78, X9, X9
+	VSHUFPS    $0xaa, X0, X2, X0
+	VSHUFPS    $0x81, X0, X3, X0
+	VPSHUFD    $0x6c, X0, X0
+	VPADDD     X8, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X2
+	VPSLLD     $0x10, X7, X7
+	VPORD      X2, X7, X7
+	VPSRLD     $0x10, X4, X2
+	VPSLLD     $0x10, X4, X3
+	VPTERNLOGD $0x96, X2, X3, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X2
+	VPSLLD     $0x14, X5, X5
+	VPORD      X2, X5, X5
+	VPSRLD     $0x0c, X6, X2
+	VPSLLD     $0x14, X6, X3
+	VPTERNLOGD $0x96, X2, X3, X5
+	VPADDD     X1, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X2
+	VPSLLD     $0x18, X7, X7
+	VPORD      X2, X7, X7
+	VPSRLD     $0x08, X4, X2
+	VPSLLD     $0x18, X4, X3
+	VPTERNLOGD $0x96, X2, X3, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X2
+	VPSLLD     $0x19, X5, X5
+	VPORD      X2, X5, X5
+	VPSRLD     $0x07, X6, X2
+	VPSLLD     $0x19, X6, X3
+	VPTERNLOGD $0x96, X2, X3, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X9, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X2
+	VPSLLD     $0x10, X7, X7
+	VPORD      X2, X7, X7
+	VPSRLD     $0x10, X4, X2
+	VPSLLD     $0x10, X4, X3
+	VPTERNLOGD $0x96, X2, X3, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X2
+	VPSLLD     $0x14, X5, X5
+	VPORD      X2, X5, X5
+	VPSRLD     $0x0c, X6, X2
+	VPSLLD     $0x14, X6, X3
+	VPTERNLOGD $0x96, X2, X3, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X2
+	VPSLLD     $0x18, X7, X7
+	VPORD      X2, X7, X7
+	VPSRLD     $0x08, X4, X2
+	VPSLLD     $0x18, X4, X3
+	VPTERNLOGD $0x96, X2, X3, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X2
+	VPSLLD     $0x19, X5, X5
+	VPORD      X2, X5, X5
+	VPSRLD     $0x07, X6, X2
+	VPSLLD     $0x19, X6, X3
+	VPTERNLOGD $0x96, X2, X3, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
 
 	// Round 4.
-	VMOVD      48(DX), X4
-	VPINSRD    $0x01, 36(DX), X4, X4
-	VPINSRD    $0x02, 60(DX), X4, X4
-	VPINSRD    $0x03, 56(DX), X4, X4
-	VMOVD      52(DX), X5
-	VPINSRD    $0x01, 44(DX), X5, X5
-	VPINSRD    $0x02, 40(DX), X5, X5
-	VPINSRD    $0x03, 32(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      24(DX), X4
-	VPINSRD    $0x01, 28(DX), X4, X4
-	VPINSRD    $0x02, 20(DX), X4, X4
-	VPINSRD    $0x03, (DX), X4, X4
-	VMOVD      16(DX), X5
-	VPINSRD    $0x01, 8(DX), X5, X5
-	VPINSRD    $0x02, 12(DX), X5, X5
-	VPINSRD    $0x03, 4(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
-	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
+	VSHUFPS    $0xd9, X1, X8, X2
+	VPSHUFD    $0x78, X2, X2
+	VSHUFPS    $0xfa, X0, X9, X3
+	VSHUFPS    $0x83, X3, X8, X3
+	VPSHUFD    $0xd8, X3, X3
+	VSHUFPS    $0xf0, X9, X1, X8
+	VSHUFPS    $0x84, X8, X0, X8
+	VPSHUFD    $0x78, X8, X8
+	VSHUFPS    $0xaa, X0, X1, X0
+	VSHUFPS    $0x81, X0, X9, X0
+	VPSHUFD    $0x6c, X0, X0
+	VPADDD     X2, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X1
+	VPSLLD     $0x10, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x10, X4, X1
+	VPSLLD     $0x10, X4, X9
+	VPTERNLOGD $0x96, X1, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X1
+	VPSLLD     $0x14, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x0c, X6, X1
+	VPSLLD     $0x14, X6, X9
+	VPTERNLOGD $0x96, X1, X9, X5
+	VPADDD     X3, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X1
+	VPSLLD     $0x18, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x08, X4, X1
+	VPSLLD     $0x18, X4, X9
+	VPTERNLOGD $0x96, X1, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X1
+	VPSLLD     $0x19, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x07, X6, X1
+	VPSLLD     $0x19, X6, X9
+	VPTERNLOGD $0x96, X1, X9, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X8, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X1
+	VPSLLD     $0x10, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x10, X4, X1
+	VPSLLD     $0x10, X4, X9
+	VPTERNLOGD $0x96, X1, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X1
+	VPSLLD     $0x14, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x0c, X6, X1
+	VPSLLD     $0x14, X6, X9
+	VPTERNLOGD $0x96, X1, X9, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X1
+	VPSLLD     $0x18, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x08, X4, X1
+	VPSLLD     $0x18, X4, X9
+	VPTERNLOGD $0x96, X1, X9, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X1
+	VPSLLD     $0x19, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x07, X6, X1
+	VPSLLD     $0x19, X6, X9
+	VPTERNLOGD $0x96, X1, X9, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
 
 	// Round 5.
-	VMOVD      36(DX), X4
-	VPINSRD    $0x01, 44(DX), X4, X4
-	VPINSRD    $0x02, 32(DX), X4, X4
-	VPINSRD    $0x03, 60(DX), X4, X4
-	VMOVD      56(DX), X5
-	VPINSRD    $0x01, 20(DX), X5, X5
-	VPINSRD    $0x02, 48(DX), X5, X5
-	VPINSRD    $0x03, 4(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      16(DX), X4
-	VPINSRD    $0x01, 52(DX), X4, X4
-	VPINSRD    $0x02, (DX), X4, X4
-	VPINSRD    $0x03, 8(DX), X4, X4
-	VMOVD      28(DX), X5
-	VPINSRD    $0x01, 12(DX), X5, X5
-	VPINSRD    $0x02, 40(DX), X5, X5
-	VPINSRD    $0x03, 24(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
-	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
+	VSHUFPS    $0xd9, X3, X2, X1
+	VPSHUFD    $0x78, X1, X1
+	VSHUFPS    $0xfa, X0, X8, X9
+	VSHUFPS    $0x83, X9, X2, X2
+	VPSHUFD    $0xd8, X2, X2
+	VSHUFPS    $0xf0, X8, X3, X9
+	VSHUFPS    $0x84, X9, X0, X9
+	VPSHUFD    $0x78, X9, X9
+	VSHUFPS    $0xaa, X0, X3, X0
+	VSHUFPS    $0x81, X0, X8, X0
+	VPSHUFD    $0x6c, X0, X0
+	VPADDD     X1, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X3
+	VPSLLD     $0x10, X7, X7
+	VPORD      X3, X7, X7
+	VPSRLD     $0x10, X4, X3
+	VPSLLD     $0x10, X4, X8
+	VPTERNLOGD $0x96, X3, X8, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X3
+	VPSLLD     $0x14, X5, X5
+	VPORD      X3, X5, X5
+	VPSRLD     $0x0c, X6, X3
+	VPSLLD     $0x14, X6, X8
+	VPTERNLOGD $0x96, X3, X8, X5
+	VPADDD     X2, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X3
+	VPSLLD     $0x18, X7, X7
+	VPORD      X3, X7, X7
+	VPSRLD     $0x08, X4, X3
+	VPSLLD     $0x18, X4, X8
+	VPTERNLOGD $0x96, X3, X8, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X3
+	VPSLLD     $0x19, X5, X5
+	VPORD      X3, X5, X5
+	VPSRLD     $0x07, X6, X3
+	VPSLLD     $0x19, X6, X8
+	VPTERNLOGD $0x96, X3, X8, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X9, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X3
+	VPSLLD     $0x10, X7, X7
+	VPORD      X3, X7, X7
+	VPSRLD     $0x10, X4, X3
+	VPSLLD     $0x10, X4, X8
+	VPTERNLOGD $0x96, X3, X8, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X3
+	VPSLLD     $0x14, X5, X5
+	VPORD      X3, X5, X5
+	VPSRLD     $0x0c, X6, X3
+	VPSLLD     $0x14, X6, X8
+	VPTERNLOGD $0x96, X3, X8, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X3
+	VPSLLD     $0x18, X7, X7
+	VPORD      X3, X7, X7
+	VPSRLD     $0x08, X4, X3
+	VPSLLD     $0x18, X4, X8
+	VPTERNLOGD $0x96, X3, X8, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X3
+	VPSLLD     $0x19, X5, X5
+	VPORD      X3, X5, X5
+	VPSRLD     $0x07, X6, X3
+	VPSLLD     $0x19, X6, X8
+	VPTERNLOGD $0x96, X3, X8, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
 
 	// Round 6.
-	VMOVD      44(DX), X4
-	VPINSRD    $0x01, 20(DX), X4, X4
-	VPINSRD    $0x02, 4(DX), X4, X4
-	VPINSRD    $0x03, 32(DX), X4, X4
-	VMOVD      60(DX), X5
-	VPINSRD    $0x01, (DX), X5, X5
-	VPINSRD    $0x02, 36(DX), X5, X5
-	VPINSRD    $0x03, 24(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x93, X0, X0
-	VPSHUFD    $0x39, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VMOVD      28(DX), X4
-	VPINSRD    $0x01, 56(DX), X4, X4
-	VPINSRD    $0x02, 8(DX), X4, X4
-	VPINSRD    $0x03, 12(DX), X4, X4
-	VMOVD      52(DX), X5
-	VPINSRD    $0x01, 40(DX), X5, X5
-	VPINSRD    $0x02, 48(DX), X5, X5
-	VPINSRD    $0x03, 16(DX), X5, X5
-	VPADDD     X4, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x10, X3, X3
-	VPSRLD     $0x10, X0, X4
-	VPSLLD     $0x10, X0, X6
-	VPTERNLOGD $0x96, X4, X6, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x0c, X1, X1
-	VPSRLD     $0x0c, X2, X4
-	VPSLLD     $0x14, X2, X6
-	VPTERNLOGD $0x96, X4, X6, X1
-	VPADDD     X5, X0, X0
-	VPADDD     X1, X0, X0
-	VPRORD     $0x08, X3, X3
-	VPSRLD     $0x08, X0, X4
-	VPSLLD     $0x18, X0, X5
-	VPTERNLOGD $0x96, X4, X5, X3
-	VPADDD     X3, X2, X2
-	VPRORD     $0x07, X1, X1
-	VPSRLD     $0x07, X2, X4
-	VPSLLD     $0x19, X2, X5
-	VPTERNLOGD $0x96, X4, X5, X1
-	VPSHUFD    $0x39, X0, X0
-	VPSHUFD    $0x93, X2, X2
-	VPSHUFD    $0x4e, X3, X3
-	VPXOR      X2, X0, X0
-	VPXOR      X3, X1, X1
-	VMOVDQU    X0, (AX)
-	VMOVDQU    X1, 16(AX)
+	VSHUFPS    $0xd9, X2, X1, X3
+	VPSHUFD    $0x78, X3, X3
+	VSHUFPS    $0xfa, X0, X9, X8
+	VSHUFPS    $0x83, X8, X1, X1
+	VPSHUFD    $0xd8, X1, X1
+	VSHUFPS    $0xf0, X9, X2, X8
+	VSHUFPS    $0x84, X8, X0, X8
+	VPSHUFD    $0x78, X8, X8
+	VSHUFPS    $0xaa, X0, X2, X0
+	VSHUFPS    $0x81, X0, X9, X0
+	VPSHUFD    $0x6c, X0, X0
+	VPADDD     X3, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X2
+	VPSLLD     $0x10, X7, X7
+	VPORD      X2, X7, X7
+	VPSRLD     $0x10, X4, X2
+	VPSLLD     $0x10, X4, X3
+	VPTERNLOGD $0x96, X2, X3, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X2
+	VPSLLD     $0x14, X5, X5
+	VPORD      X2, X5, X5
+	VPSRLD     $0x0c, X6, X2
+	VPSLLD     $0x14, X6, X3
+	VPTERNLOGD $0x96, X2, X3, X5
+	VPADDD     X1, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X1
+	VPSLLD     $0x18, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x08, X4, X1
+	VPSLLD     $0x18, X4, X2
+	VPTERNLOGD $0x96, X1, X2, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X1
+	VPSLLD     $0x19, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x07, X6, X1
+	VPSLLD     $0x19, X6, X2
+	VPTERNLOGD $0x96, X1, X2, X5
+	VPSHUFD    $0x93, X4, X4
+	VPSHUFD    $0x39, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X8, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x10, X7, X1
+	VPSLLD     $0x10, X7, X7
+	VPORD      X1, X7, X7
+	VPSRLD     $0x10, X4, X1
+	VPSLLD     $0x10, X4, X2
+	VPTERNLOGD $0x96, X1, X2, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x0c, X5, X1
+	VPSLLD     $0x14, X5, X5
+	VPORD      X1, X5, X5
+	VPSRLD     $0x0c, X6, X1
+	VPSLLD     $0x14, X6, X2
+	VPTERNLOGD $0x96, X1, X2, X5
+	VPADDD     X0, X4, X4
+	VPADDD     X5, X4, X4
+	VPSRLD     $0x08, X7, X0
+	VPSLLD     $0x18, X7, X7
+	VPORD      X0, X7, X7
+	VPSRLD     $0x08, X4, X0
+	VPSLLD     $0x18, X4, X1
+	VPTERNLOGD $0x96, X0, X1, X7
+	VPADDD     X7, X6, X6
+	VPSRLD     $0x07, X5, X0
+	VPSLLD     $0x19, X5, X5
+	VPORD      X0, X5, X5
+	VPSRLD     $0x07, X6, X0
+	VPSLLD     $0x19, X6, X1
+	VPTERNLOGD $0x96, X0, X1, X5
+	VPSHUFD    $0x39, X4, X4
+	VPSHUFD    $0x93, X6, X6
+	VPSHUFD    $0x4e, X7, X7
+	VPXOR      X6, X4, X4
+	VPXOR      X7, X5, X5
+	VMOVDQU    X4, (AX)
+	VMOVDQU    X5, 16(AX)
 	RET
 
 // func blake3ChainXHAVX512(pi *[64]byte, xh0 *[32]byte, xh1 *[32]byte, as *[16]byte, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv *[8]uint32, xcv *[8]uint32)
 // Requires: AVX, AVX2, AVX512F, AVX512VL, CMOV
-TEXT ·blake3ChainXHAVX512(SB), NOSPLIT, $128-80
+TEXT ·blake3ChainXHAVX512(SB), NOSPLIT, $96-80
 	MOVQ    pi+0(FP), AX
 	MOVQ    xh0+8(FP), CX
 	MOVQ    xh1+16(FP), DX
@@ -6695,7 +6316,9 @@ TEXT ·blake3ChainXHAVX512(SB), NOSPLIT, $128-80
 	VMOVDQU (AX), X0
 	VMOVDQU 16(AX), X1
 	VMOVDQU (DX), X2
-	VMOVDQU 16(DX), X3
+	VMOVDQU X2, 64(SP)
+	VMOVDQU 16(DX), X2
+	VMOVDQU X2, 80(SP)
 	ADDQ    $0x10, BX
 	ADDQ    $0x10, SI
 
@@ -6705,24 +6328,20 @@ chain_step:
 	MOVBLZX        (DI), DX
 	ANDL           $0x01, DX
 	NEGL           DX
-	VMOVD          DX, X4
-	VPSHUFD        $0x00, X4, X4
-	VPAND          (R8), X4, X5
-	VPXOR          (CX), X5, X5
-	VPXOR          X0, X5, X5
-	VMOVDQU        X5, 64(SP)
-	VPAND          16(R8), X4, X6
-	VPXOR          16(CX), X6, X6
-	VPXOR          X1, X6, X6
-	VMOVDQU        X6, 80(SP)
-	VPAND          32(R8), X4, X7
-	VPXOR          X2, X7, X7
-	VPXOR          32(AX), X7, X7
-	VMOVDQU        X7, 96(SP)
-	VPAND          48(R8), X4, X2
-	VPXOR          X3, X2, X2
+	VMOVD          DX, X2
+	VPSHUFD        $0x00, X2, X2
+	VPAND          (R8), X2, X3
+	VPXOR          (CX), X3, X3
+	VPXOR          X0, X3, X3
+	VPAND          16(R8), X2, X4
+	VPXOR          16(CX), X4, X4
+	VPXOR          X1, X4, X4
+	VPAND          32(R8), X2, X5
+	VPXOR          64(SP), X5, X5
+	VPXOR          32(AX), X5, X5
+	VPAND          48(R8), X2, X2
+	VPXOR          80(SP), X2, X2
 	VPXOR          48(AX), X2, X2
-	VMOVDQU        X2, 112(SP)
 	MOVQ           BX, DX
 	MOVQ           SI, R10
 	CMPQ           R9, $0x01
@@ -6730,584 +6349,569 @@ chain_step:
 	CMOVQEQ        R11, DX
 	LEAQ           -16(SI), R11
 	CMOVQEQ        R11, R10
-	VMOVDQU        (DX), X3
-	VPOR           blake3_xh_bit<>+0(SB), X3, X3
-	VMOVDQU        (R10), X4
-	VINSERTI128    $0x01, X4, Y3, Y8
-	VINSERTI128    $0x01, X3, Y5, Y9
-	VINSERTI128    $0x01, X4, Y6, Y4
-	VMOVDQU        (SP), Y10
-	VMOVDQU        32(SP), Y11
-	VBROADCASTI128 blake3_iv<>+0(SB), Y12
-	VMOVDQU        blake3_rows_d<>+0(SB), Y13
+	VMOVDQU        (DX), X6
+	VPOR           blake3_xh_bit<>+0(SB), X6, X6
+	VMOVDQU        (R10), X7
+	VINSERTI128    $0x01, X6, Y3, Y6
+	VINSERTI128    $0x01, X7, Y4, Y7
+	VMOVDQU        (SP), Y8
+	VMOVDQU        32(SP), Y9
+	VBROADCASTI128 blake3_iv<>+0(SB), Y10
+	VMOVDQU        blake3_rows_d<>+0(SB), Y11
 
 	// Round 0.
-	VSHUFPS    $0x88, Y4, Y9, Y14
-	VSHUFPS    $0xdd, Y4, Y9, Y4
+	VSHUFPS    $0x88, Y7, Y6, Y12
+	VSHUFPS    $0xdd, Y7, Y6, Y6
+	VPADDD     Y9, Y8, Y8
+	VPADDD     Y12, Y8, Y8
+	VPSRLD     $0x10, Y11, Y7
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x10, Y8, Y7
+	VPSLLD     $0x10, Y8, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y11
 	VPADDD     Y11, Y10, Y10
-	VPADDD     Y14, Y10, Y10
-	VPRORD     $0x10, Y13, Y13
-	VPSRLD     $0x10, Y10, Y9
-	VPSLLD     $0x10, Y10, Y14
-	VPTERNLOGD $0x96, Y9, Y14, Y13
-	VPADDD     Y13, Y12, Y12
-	VPRORD     $0x0c, Y11, Y11
-	VPSRLD     $0x0c, Y12, Y9
-	VPSLLD     $0x14, Y12, Y14
-	VPTERNLOGD $0x96, Y9, Y14, Y11
-	VPADDD     Y4, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y7
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y7
+	VPSLLD     $0x14, Y10, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y9
+	VPADDD     Y6, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y7
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x08, Y8, Y7
+	VPSLLD     $0x18, Y8, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y11
 	VPADDD     Y11, Y10, Y10
-	VPRORD     $0x08, Y13, Y13
-	VPSRLD     $0x08, Y10, Y4
-	VPSLLD     $0x18, Y10, Y9
-	VPTERNLOGD $0x96, Y4, Y9, Y13
-	VPADDD     Y13, Y12, Y12
-	VPRORD     $0x07, Y11, Y11
-	VPSRLD     $0x07, Y12, Y4
-	VPSLLD     $0x19, Y12, Y9
-	VPTERNLOGD $0x96, Y4, Y9, Y11
-	VPSHUFD    $0x93, Y10, Y10
-	VPSHUFD    $0x39, Y12, Y12
-	VPSHUFD    $0x4e, Y13, Y13
-	VSHUFPS    $0x88, Y2, Y7, Y4
-	VPSHUFD    $0x93, Y4, Y4
-	VSHUFPS    $0xdd, Y2, Y7, Y9
-	VPSHUFD    $0x93, Y9, Y9
-	VPADDD     Y4, Y10, Y10
-	VPADDD     Y11, Y10, Y10
-	VPRORD     $0x10, Y13, Y13
-	VPSRLD     $0x10, Y10, Y4
-	VPSLLD     $0x10, Y10, Y14
-	VPTERNLOGD $0x96, Y4, Y14, Y13
-	VPADDD     Y13, Y12, Y12
-	VPRORD     $0x0c, Y11, Y11
-	VPSRLD     $0x0c, Y12, Y4
-	VPSLLD     $0x14, Y12, Y14
-	VPTERNLOGD $0x96, Y4, Y14, Y11
-	VPADDD     Y9, Y10, Y10
-	VPADDD     Y11, Y10, Y10
-	VPRORD     $0x08, Y13, Y13
-	VPSRLD     $0x08, Y10, Y4
-	VPSLLD     $0x18, Y10, Y9
-	VPTERNLOGD $0x96, Y4, Y9, Y13
-	VPADDD     Y13, Y12, Y12
-	VPRORD     $0x07, Y11, Y11
-	VPSRLD     $0x07, Y12, Y4
-	VPSLLD     $0x19, Y12, Y9
-	VPTERNLOGD $0x96, Y4, Y9, Y11
+	VPSRLD     $0x07, Y9, Y7
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x07, Y10, Y7
+	VPSLLD     $0x19, Y10, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y9
+	VPSHUFD    $0x93, Y8, Y8
 	VPSHUFD    $0x39, Y10, Y10
-	VPSHUFD    $0x93, Y12, Y12
-	VPSHUFD    $0x4e, Y13, Y13
+	VPSHUFD    $0x4e, Y11, Y11
+	VSHUFPS    $0x88, Y2, Y5, Y7
+	VPSHUFD    $0x93, Y7, Y7
+	VSHUFPS    $0xdd, Y2, Y5, Y13
+	VPSHUFD    $0x93, Y13, Y13
+	VPADDD     Y7, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y14
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y14, Y11, Y11
+	VPSRLD     $0x10, Y8, Y14
+	VPSLLD     $0x10, Y8, Y15
+	VPTERNLOGD $0x96, Y14, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y14
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y14, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y14
+	VPSLLD     $0x14, Y10, Y15
+	VPTERNLOGD $0x96, Y14, Y15, Y9
+	VPADDD     Y13, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y14
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y14, Y11, Y11
+	VPSRLD     $0x08, Y8, Y14
+	VPSLLD     $0x18, Y8, Y15
+	VPTERNLOGD $0x96, Y14, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y14
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y14, Y9, Y9
+	VPSRLD     $0x07, Y10, Y14
+	VPSLLD     $0x19, Y10, Y15
+	VPTERNLOGD $0x96, Y14, Y15, Y9
+	VPSHUFD    $0x39, Y8, Y8
+	VPSHUFD    $0x93, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
 
 	// Round 1.
-	VMOVD       72(SP), X2
-	VPINSRD     $0x01, 76(SP), X2, X2
-	VPINSRD     $0x02, 92(SP), X2, X2
-	VPINSRD     $0x03, 80(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+0(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+32(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       88(SP), X2
-	VPINSRD     $0x01, 104(SP), X2, X2
-	VPINSRD     $0x02, 64(SP), X2, X2
-	VPINSRD     $0x03, 116(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+48(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+80(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       124(SP), X2
-	VPINSRD     $0x01, 68(SP), X2, X2
-	VPINSRD     $0x02, 112(SP), X2, X2
-	VPINSRD     $0x03, 100(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+96(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+128(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       96(SP), X2
-	VPINSRD     $0x01, 108(SP), X2, X2
-	VPINSRD     $0x02, 84(SP), X2, X2
-	VPINSRD     $0x03, 120(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+144(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+176(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS    $0xd9, Y6, Y12, Y14
+	VPSHUFD    $0x78, Y14, Y14
+	VSHUFPS    $0xfa, Y13, Y7, Y15
+	VSHUFPS    $0x83, Y15, Y12, Y12
+	VPSHUFD    $0xd8, Y12, Y12
+	VSHUFPS    $0xf0, Y7, Y6, Y15
+	VSHUFPS    $0x84, Y15, Y13, Y15
+	VPSHUFD    $0x78, Y15, Y15
+	VSHUFPS    $0xaa, Y13, Y6, Y6
+	VSHUFPS    $0x81, Y6, Y7, Y6
+	VPSHUFD    $0x6c, Y6, Y6
+	VPADDD     Y14, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y7
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x10, Y8, Y7
+	VPSLLD     $0x10, Y8, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y7
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y7
+	VPSLLD     $0x14, Y10, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y9
+	VPADDD     Y12, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y7
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x08, Y8, Y7
+	VPSLLD     $0x18, Y8, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y7
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x07, Y10, Y7
+	VPSLLD     $0x19, Y10, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y9
+	VPSHUFD    $0x93, Y8, Y8
+	VPSHUFD    $0x39, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
+	VPADDD     Y15, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y7
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x10, Y8, Y7
+	VPSLLD     $0x10, Y8, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y7
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y7
+	VPSLLD     $0x14, Y10, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y9
+	VPADDD     Y6, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y7
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x08, Y8, Y7
+	VPSLLD     $0x18, Y8, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y7
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x07, Y10, Y7
+	VPSLLD     $0x19, Y10, Y13
+	VPTERNLOGD $0x96, Y7, Y13, Y9
+	VPSHUFD    $0x39, Y8, Y8
+	VPSHUFD    $0x93, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
 
 	// Round 2.
-	VMOVD       76(SP), X2
-	VPINSRD     $0x01, 104(SP), X2, X2
-	VPINSRD     $0x02, 116(SP), X2, X2
-	VPINSRD     $0x03, 92(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+192(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+224(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       80(SP), X2
-	VPINSRD     $0x01, 112(SP), X2, X2
-	VPINSRD     $0x02, 72(SP), X2, X2
-	VPINSRD     $0x03, 120(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+240(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+272(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       96(SP), X2
-	VPINSRD     $0x01, 88(SP), X2, X2
-	VPINSRD     $0x02, 100(SP), X2, X2
-	VPINSRD     $0x03, 108(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+288(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+320(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       68(SP), X2
-	VPINSRD     $0x01, 84(SP), X2, X2
-	VPINSRD     $0x02, 64(SP), X2, X2
-	VPINSRD     $0x03, 124(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+336(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+368(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS    $0xd9, Y12, Y14, Y7
+	VPSHUFD    $0x78, Y7, Y7
+	VSHUFPS    $0xfa, Y6, Y15, Y13
+	VSHUFPS    $0x83, Y13, Y14, Y13
+	VPSHUFD    $0xd8, Y13, Y13
+	VSHUFPS    $0xf0, Y15, Y12, Y14
+	VSHUFPS    $0x84, Y14, Y6, Y14
+	VPSHUFD    $0x78, Y14, Y14
+	VSHUFPS    $0xaa, Y6, Y12, Y6
+	VSHUFPS    $0x81, Y6, Y15, Y6
+	VPSHUFD    $0x6c, Y6, Y6
+	VPADDD     Y7, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y12
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x10, Y8, Y12
+	VPSLLD     $0x10, Y8, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y12
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y12
+	VPSLLD     $0x14, Y10, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y9
+	VPADDD     Y13, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y12
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x08, Y8, Y12
+	VPSLLD     $0x18, Y8, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y12
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x07, Y10, Y12
+	VPSLLD     $0x19, Y10, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y9
+	VPSHUFD    $0x93, Y8, Y8
+	VPSHUFD    $0x39, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
+	VPADDD     Y14, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y12
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x10, Y8, Y12
+	VPSLLD     $0x10, Y8, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y12
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y12
+	VPSLLD     $0x14, Y10, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y9
+	VPADDD     Y6, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y12
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x08, Y8, Y12
+	VPSLLD     $0x18, Y8, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y12
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x07, Y10, Y12
+	VPSLLD     $0x19, Y10, Y15
+	VPTERNLOGD $0x96, Y12, Y15, Y9
+	VPSHUFD    $0x39, Y8, Y8
+	VPSHUFD    $0x93, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
 
 	// Round 3.
-	VMOVD       104(SP), X2
-	VPINSRD     $0x01, 112(SP), X2, X2
-	VPINSRD     $0x02, 120(SP), X2, X2
-	VPINSRD     $0x03, 116(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+384(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+416(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       92(SP), X2
-	VPINSRD     $0x01, 100(SP), X2, X2
-	VPINSRD     $0x02, 76(SP), X2, X2
-	VPINSRD     $0x03, 124(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+432(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+464(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       68(SP), X2
-	VPINSRD     $0x01, 80(SP), X2, X2
-	VPINSRD     $0x02, 108(SP), X2, X2
-	VPINSRD     $0x03, 84(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+480(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+512(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       88(SP), X2
-	VPINSRD     $0x01, 64(SP), X2, X2
-	VPINSRD     $0x02, 72(SP), X2, X2
-	VPINSRD     $0x03, 96(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+528(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+560(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS    $0xd9, Y13, Y7, Y12
+	VPSHUFD    $0x78, Y12, Y12
+	VSHUFPS    $0xfa, Y6, Y14, Y15
+	VSHUFPS    $0x83, Y15, Y7, Y7
+	VPSHUFD    $0xd8, Y7, Y7
+	VSHUFPS    $0xf0, Y14, Y13, Y15
+	VSHUFPS    $0x84, Y15, Y6, Y15
+	VPSHUFD    $0x78, Y15, Y15
+	VSHUFPS    $0xaa, Y6, Y13, Y6
+	VSHUFPS    $0x81, Y6, Y14, Y6
+	VPSHUFD    $0x6c, Y6, Y6
+	VPADDD     Y12, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y13
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y13, Y11, Y11
+	VPSRLD     $0x10, Y8, Y13
+	VPSLLD     $0x10, Y8, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y13
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y13, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y13
+	VPSLLD     $0x14, Y10, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPADDD     Y7, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y13
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y13, Y11, Y11
+	VPSRLD     $0x08, Y8, Y13
+	VPSLLD     $0x18, Y8, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y13
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y13, Y9, Y9
+	VPSRLD     $0x07, Y10, Y13
+	VPSLLD     $0x19, Y10, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSHUFD    $0x93, Y8, Y8
+	VPSHUFD    $0x39, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
+	VPADDD     Y15, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y13
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y13, Y11, Y11
+	VPSRLD     $0x10, Y8, Y13
+	VPSLLD     $0x10, Y8, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y13
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y13, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y13
+	VPSLLD     $0x14, Y10, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPADDD     Y6, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y13
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y13, Y11, Y11
+	VPSRLD     $0x08, Y8, Y13
+	VPSLLD     $0x18, Y8, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y13
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y13, Y9, Y9
+	VPSRLD     $0x07, Y10, Y13
+	VPSLLD     $0x19, Y10, Y14
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSHUFD    $0x39, Y8, Y8
+	VPSHUFD    $0x93, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
 
 	// Round 4.
-	VMOVD       112(SP), X2
-	VPINSRD     $0x01, 100(SP), X2, X2
-	VPINSRD     $0x02, 124(SP), X2, X2
-	VPINSRD     $0x03, 120(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+576(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+608(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       116(SP), X2
-	VPINSRD     $0x01, 108(SP), X2, X2
-	VPINSRD     $0x02, 104(SP), X2, X2
-	VPINSRD     $0x03, 96(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+624(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+656(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       88(SP), X2
-	VPINSRD     $0x01, 92(SP), X2, X2
-	VPINSRD     $0x02, 84(SP), X2, X2
-	VPINSRD     $0x03, 64(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+672(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+704(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       80(SP), X2
-	VPINSRD     $0x01, 72(SP), X2, X2
-	VPINSRD     $0x02, 76(SP), X2, X2
-	VPINSRD     $0x03, 68(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+720(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+752(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS    $0xd9, Y7, Y12, Y13
+	VPSHUFD    $0x78, Y13, Y13
+	VSHUFPS    $0xfa, Y6, Y15, Y14
+	VSHUFPS    $0x83, Y14, Y12, Y12
+	VPSHUFD    $0xd8, Y12, Y12
+	VSHUFPS    $0xf0, Y15, Y7, Y14
+	VSHUFPS    $0x84, Y14, Y6, Y14
+	VPSHUFD    $0x78, Y14, Y14
+	VSHUFPS    $0xaa, Y6, Y7, Y6
+	VSHUFPS    $0x81, Y6, Y15, Y6
+	VPSHUFD    $0x6c, Y6, Y6
+	VPADDD     Y13, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y7
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x10, Y8, Y7
+	VPSLLD     $0x10, Y8, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y7
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y7
+	VPSLLD     $0x14, Y10, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y9
+	VPADDD     Y12, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y7
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x08, Y8, Y7
+	VPSLLD     $0x18, Y8, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y7
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x07, Y10, Y7
+	VPSLLD     $0x19, Y10, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y9
+	VPSHUFD    $0x93, Y8, Y8
+	VPSHUFD    $0x39, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
+	VPADDD     Y14, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y7
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x10, Y8, Y7
+	VPSLLD     $0x10, Y8, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y7
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y7
+	VPSLLD     $0x14, Y10, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y9
+	VPADDD     Y6, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y7
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y7, Y11, Y11
+	VPSRLD     $0x08, Y8, Y7
+	VPSLLD     $0x18, Y8, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y7
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y7, Y9, Y9
+	VPSRLD     $0x07, Y10, Y7
+	VPSLLD     $0x19, Y10, Y15
+	VPTERNLOGD $0x96, Y7, Y15, Y9
+	VPSHUFD    $0x39, Y8, Y8
+	VPSHUFD    $0x93, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
 
 	// Round 5.
-	VMOVD       100(SP), X2
-	VPINSRD     $0x01, 108(SP), X2, X2
-	VPINSRD     $0x02, 96(SP), X2, X2
-	VPINSRD     $0x03, 124(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+768(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+800(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       120(SP), X2
-	VPINSRD     $0x01, 84(SP), X2, X2
-	VPINSRD     $0x02, 112(SP), X2, X2
-	VPINSRD     $0x03, 68(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+816(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+848(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x93, Y10, Y10
-	VPSHUFD     $0x39, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
-	VMOVD       80(SP), X2
-	VPINSRD     $0x01, 116(SP), X2, X2
-	VPINSRD     $0x02, 64(SP), X2, X2
-	VPINSRD     $0x03, 72(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+864(SB), Y4
-	VPERMD      Y8, Y4, Y4
-	VPAND       blake3_xh_perm<>+896(SB), X4, X4
-	VINSERTI128 $0x01, X4, Y2, Y4
-	VMOVD       92(SP), X2
-	VPINSRD     $0x01, 76(SP), X2, X2
-	VPINSRD     $0x02, 104(SP), X2, X2
-	VPINSRD     $0x03, 88(SP), X2, X2
-	VMOVDQU     blake3_xh_perm<>+912(SB), Y9
-	VPERMD      Y8, Y9, Y9
-	VPAND       blake3_xh_perm<>+944(SB), X9, X9
-	VINSERTI128 $0x01, X9, Y2, Y9
-	VPADDD      Y4, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x10, Y13, Y13
-	VPSRLD      $0x10, Y10, Y4
-	VPSLLD      $0x10, Y10, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x0c, Y11, Y11
-	VPSRLD      $0x0c, Y12, Y4
-	VPSLLD      $0x14, Y12, Y14
-	VPTERNLOGD  $0x96, Y4, Y14, Y11
-	VPADDD      Y9, Y10, Y10
-	VPADDD      Y11, Y10, Y10
-	VPRORD      $0x08, Y13, Y13
-	VPSRLD      $0x08, Y10, Y4
-	VPSLLD      $0x18, Y10, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y13
-	VPADDD      Y13, Y12, Y12
-	VPRORD      $0x07, Y11, Y11
-	VPSRLD      $0x07, Y12, Y4
-	VPSLLD      $0x19, Y12, Y9
-	VPTERNLOGD  $0x96, Y4, Y9, Y11
-	VPSHUFD     $0x39, Y10, Y10
-	VPSHUFD     $0x93, Y12, Y12
-	VPSHUFD     $0x4e, Y13, Y13
+	VSHUFPS    $0xd9, Y12, Y13, Y7
+	VPSHUFD    $0x78, Y7, Y7
+	VSHUFPS    $0xfa, Y6, Y14, Y15
+	VSHUFPS    $0x83, Y15, Y13, Y13
+	VPSHUFD    $0xd8, Y13, Y13
+	VSHUFPS    $0xf0, Y14, Y12, Y15
+	VSHUFPS    $0x84, Y15, Y6, Y15
+	VPSHUFD    $0x78, Y15, Y15
+	VSHUFPS    $0xaa, Y6, Y12, Y6
+	VSHUFPS    $0x81, Y6, Y14, Y6
+	VPSHUFD    $0x6c, Y6, Y6
+	VPADDD     Y7, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y12
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x10, Y8, Y12
+	VPSLLD     $0x10, Y8, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y12
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y12
+	VPSLLD     $0x14, Y10, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y9
+	VPADDD     Y13, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y12
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x08, Y8, Y12
+	VPSLLD     $0x18, Y8, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y12
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x07, Y10, Y12
+	VPSLLD     $0x19, Y10, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y9
+	VPSHUFD    $0x93, Y8, Y8
+	VPSHUFD    $0x39, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
+	VPADDD     Y15, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x10, Y11, Y12
+	VPSLLD     $0x10, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x10, Y8, Y12
+	VPSLLD     $0x10, Y8, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x0c, Y9, Y12
+	VPSLLD     $0x14, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x0c, Y10, Y12
+	VPSLLD     $0x14, Y10, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y9
+	VPADDD     Y6, Y8, Y8
+	VPADDD     Y9, Y8, Y8
+	VPSRLD     $0x08, Y11, Y12
+	VPSLLD     $0x18, Y11, Y11
+	VPORD      Y12, Y11, Y11
+	VPSRLD     $0x08, Y8, Y12
+	VPSLLD     $0x18, Y8, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y11
+	VPADDD     Y11, Y10, Y10
+	VPSRLD     $0x07, Y9, Y12
+	VPSLLD     $0x19, Y9, Y9
+	VPORD      Y12, Y9, Y9
+	VPSRLD     $0x07, Y10, Y12
+	VPSLLD     $0x19, Y10, Y14
+	VPTERNLOGD $0x96, Y12, Y14, Y9
+	VPSHUFD    $0x39, Y8, Y8
+	VPSHUFD    $0x93, Y10, Y10
+	VPSHUFD    $0x4e, Y11, Y11
 
 	// Round 6.
-	VMOVD        108(SP), X2
-	VPINSRD      $0x01, 84(SP), X2, X2
-	VPINSRD      $0x02, 68(SP), X2, X2
-	VPINSRD      $0x03, 96(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+960(SB), Y4
-	VPERMD       Y8, Y4, Y4
-	VPAND        blake3_xh_perm<>+992(SB), X4, X4
-	VINSERTI128  $0x01, X4, Y2, Y4
-	VMOVD        124(SP), X2
-	VPINSRD      $0x01, 64(SP), X2, X2
-	VPINSRD      $0x02, 100(SP), X2, X2
-	VPINSRD      $0x03, 88(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+1008(SB), Y9
-	VPERMD       Y8, Y9, Y9
-	VPAND        blake3_xh_perm<>+1040(SB), X9, X9
-	VINSERTI128  $0x01, X9, Y2, Y9
-	VPADDD       Y4, Y10, Y10
+	VSHUFPS      $0xd9, Y13, Y7, Y12
+	VPSHUFD      $0x78, Y12, Y12
+	VSHUFPS      $0xfa, Y6, Y15, Y14
+	VSHUFPS      $0x83, Y14, Y7, Y7
+	VPSHUFD      $0xd8, Y7, Y7
+	VSHUFPS      $0xf0, Y15, Y13, Y14
+	VSHUFPS      $0x84, Y14, Y6, Y14
+	VPSHUFD      $0x78, Y14, Y14
+	VSHUFPS      $0xaa, Y6, Y13, Y6
+	VSHUFPS      $0x81, Y6, Y15, Y6
+	VPSHUFD      $0x6c, Y6, Y6
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPSRLD       $0x10, Y11, Y12
+	VPSLLD       $0x10, Y11, Y11
+	VPORD        Y12, Y11, Y11
+	VPSRLD       $0x10, Y8, Y12
+	VPSLLD       $0x10, Y8, Y13
+	VPTERNLOGD   $0x96, Y12, Y13, Y11
 	VPADDD       Y11, Y10, Y10
-	VPRORD       $0x10, Y13, Y13
-	VPSRLD       $0x10, Y10, Y4
-	VPSLLD       $0x10, Y10, Y14
-	VPTERNLOGD   $0x96, Y4, Y14, Y13
-	VPADDD       Y13, Y12, Y12
-	VPRORD       $0x0c, Y11, Y11
-	VPSRLD       $0x0c, Y12, Y4
-	VPSLLD       $0x14, Y12, Y14
-	VPTERNLOGD   $0x96, Y4, Y14, Y11
-	VPADDD       Y9, Y10, Y10
+	VPSRLD       $0x0c, Y9, Y12
+	VPSLLD       $0x14, Y9, Y9
+	VPORD        Y12, Y9, Y9
+	VPSRLD       $0x0c, Y10, Y12
+	VPSLLD       $0x14, Y10, Y13
+	VPTERNLOGD   $0x96, Y12, Y13, Y9
+	VPADDD       Y7, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPSRLD       $0x08, Y11, Y7
+	VPSLLD       $0x18, Y11, Y11
+	VPORD        Y7, Y11, Y11
+	VPSRLD       $0x08, Y8, Y7
+	VPSLLD       $0x18, Y8, Y12
+	VPTERNLOGD   $0x96, Y7, Y12, Y11
 	VPADDD       Y11, Y10, Y10
-	VPRORD       $0x08, Y13, Y13
-	VPSRLD       $0x08, Y10, Y4
-	VPSLLD       $0x18, Y10, Y9
-	VPTERNLOGD   $0x96, Y4, Y9, Y13
-	VPADDD       Y13, Y12, Y12
-	VPRORD       $0x07, Y11, Y11
-	VPSRLD       $0x07, Y12, Y4
-	VPSLLD       $0x19, Y12, Y9
-	VPTERNLOGD   $0x96, Y4, Y9, Y11
-	VPSHUFD      $0x93, Y10, Y10
-	VPSHUFD      $0x39, Y12, Y12
-	VPSHUFD      $0x4e, Y13, Y13
-	VMOVD        92(SP), X2
-	VPINSRD      $0x01, 120(SP), X2, X2
-	VPINSRD      $0x02, 72(SP), X2, X2
-	VPINSRD      $0x03, 76(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+1056(SB), Y4
-	VPERMD       Y8, Y4, Y4
-	VPAND        blake3_xh_perm<>+1088(SB), X4, X4
-	VINSERTI128  $0x01, X4, Y2, Y4
-	VMOVD        116(SP), X2
-	VPINSRD      $0x01, 104(SP), X2, X2
-	VPINSRD      $0x02, 112(SP), X2, X2
-	VPINSRD      $0x03, 80(SP), X2, X2
-	VMOVDQU      blake3_xh_perm<>+1104(SB), Y9
-	VPERMD       Y8, Y9, Y8
-	VPAND        blake3_xh_perm<>+1136(SB), X8, X8
-	VINSERTI128  $0x01, X8, Y2, Y8
-	VPADDD       Y4, Y10, Y10
-	VPADDD       Y11, Y10, Y10
-	VPRORD       $0x10, Y13, Y13
-	VPSRLD       $0x10, Y10, Y4
-	VPSLLD       $0x10, Y10, Y9
-	VPTERNLOGD   $0x96, Y4, Y9, Y13
-	VPADDD       Y13, Y12, Y12
-	VPRORD       $0x0c, Y11, Y11
-	VPSRLD       $0x0c, Y12, Y4
-	VPSLLD       $0x14, Y12, Y9
-	VPTERNLOGD   $0x96, Y4, Y9, Y11
-	VPADDD       Y8, Y10, Y10
-	VPADDD       Y11, Y10, Y10
-	VPRORD       $0x08, Y13, Y13
-	VPSRLD       $0x08, Y10, Y4
-	VPSLLD       $0x18, Y10, Y8
-	VPTERNLOGD   $0x96, Y4, Y8, Y13
-	VPADDD       Y13, Y12, Y12
-	VPRORD       $0x07, Y11, Y11
-	VPSRLD       $0x07, Y12, Y4
-	VPSLLD       $0x19, Y12, Y8
-	VPTERNLOGD   $0x96, Y4, Y8, Y11
+	VPSRLD       $0x07, Y9, Y7
+	VPSLLD       $0x19, Y9, Y9
+	VPORD        Y7, Y9, Y9
+	VPSRLD       $0x07, Y10, Y7
+	VPSLLD       $0x19, Y10, Y12
+	VPTERNLOGD   $0x96, Y7, Y12, Y9
+	VPSHUFD      $0x93, Y8, Y8
 	VPSHUFD      $0x39, Y10, Y10
-	VPSHUFD      $0x93, Y12, Y12
-	VPSHUFD      $0x4e, Y13, Y13
-	VPXOR        Y12, Y10, Y10
-	VPXOR        Y13, Y11, Y11
-	VPXOR        X10, X0, X0
-	VPXOR        X11, X1, X1
-	VEXTRACTI128 $0x01, Y10, X2
-	VEXTRACTI128 $0x01, Y11, X3
+	VPSHUFD      $0x4e, Y11, Y11
+	VPADDD       Y14, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPSRLD       $0x10, Y11, Y7
+	VPSLLD       $0x10, Y11, Y11
+	VPORD        Y7, Y11, Y11
+	VPSRLD       $0x10, Y8, Y7
+	VPSLLD       $0x10, Y8, Y12
+	VPTERNLOGD   $0x96, Y7, Y12, Y11
+	VPADDD       Y11, Y10, Y10
+	VPSRLD       $0x0c, Y9, Y7
+	VPSLLD       $0x14, Y9, Y9
+	VPORD        Y7, Y9, Y9
+	VPSRLD       $0x0c, Y10, Y7
+	VPSLLD       $0x14, Y10, Y12
+	VPTERNLOGD   $0x96, Y7, Y12, Y9
+	VPADDD       Y6, Y8, Y8
+	VPADDD       Y9, Y8, Y8
+	VPSRLD       $0x08, Y11, Y6
+	VPSLLD       $0x18, Y11, Y11
+	VPORD        Y6, Y11, Y11
+	VPSRLD       $0x08, Y8, Y6
+	VPSLLD       $0x18, Y8, Y7
+	VPTERNLOGD   $0x96, Y6, Y7, Y11
+	VPADDD       Y11, Y10, Y10
+	VPSRLD       $0x07, Y9, Y6
+	VPSLLD       $0x19, Y9, Y9
+	VPORD        Y6, Y9, Y9
+	VPSRLD       $0x07, Y10, Y6
+	VPSLLD       $0x19, Y10, Y7
+	VPTERNLOGD   $0x96, Y6, Y7, Y9
+	VPSHUFD      $0x39, Y8, Y8
+	VPSHUFD      $0x93, Y10, Y10
+	VPSHUFD      $0x4e, Y11, Y11
+	VPXOR        Y10, Y8, Y8
+	VPXOR        Y11, Y9, Y9
+	VPXOR        X8, X0, X0
+	VPXOR        X9, X1, X1
+	VEXTRACTI128 $0x01, Y8, 64(SP)
+	VEXTRACTI128 $0x01, Y9, 80(SP)
 	ADDQ         $0x20, CX
 	ADDQ         $0x10, BX
 	ADDQ         $0x10, SI

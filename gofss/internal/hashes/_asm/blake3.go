@@ -21,16 +21,42 @@ import (
 // schedule[r] are the message words of round r, in the order of its G functions:
 // the message permutation applied r times (BLAKE3 specification, section 2.2).
 var schedule = func() (s [7][16]int) {
-	perm := [16]int{2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8}
 	for i := range s[0] {
 		s[0][i] = i
 	}
 	for r := 1; r < len(s); r++ {
-		for i, p := range perm {
+		for i, p := range permutation {
 			s[r][i] = s[r-1][p]
 		}
 	}
 	return s
+}()
+
+// permutation is BLAKE3's message permutation: word i of a round's message is word
+// permutation[i] of the round before's.
+var permutation = [16]int{2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8}
+
+// nextRound maps a round's four message vectors (x and y of its column step, then
+// of its diagonal step, lane by lane as stepWords orders them) to the next round's:
+// lane l of the next round's vector v is lane nextRound[v][l][1] of this round's
+// vector nextRound[v][l][0]. The map is the same for every round.
+var nextRound = func() (m [4][4][2]int) {
+	var vectors [4][4]int // round 0's vectors' words
+	for k := 0; k < 2; k++ {
+		vectors[2*k], vectors[2*k+1] = stepWords(0, k)
+	}
+	var at [16][2]int
+	for v, words := range vectors {
+		for l, w := range words {
+			at[w] = [2]int{v, l}
+		}
+	}
+	for v, words := range vectors {
+		for l, w := range words {
+			m[v][l] = at[permutation[w]]
+		}
+	}
+	return m
 }()
 
 // The state words each step of a round works on: a, b, c, d of its four G functions.
@@ -173,6 +199,16 @@ func (g *gen) rotr(n int, x, tmp Op) {
 	}
 }
 
+// rotrTemp is a temporary for rotr by n where it needs one (AVX2, not by whole
+// bytes): a register of its own for each rotation, since one register kept for
+// all of them would stay taken through the whole compression.
+func (g *gen) rotrTemp(n int, reg func() VecVirtual) Op {
+	if g.evex || n%8 == 0 {
+		return nil
+	}
+	return reg()
+}
+
 // generateOne writes blake3One, the compression of a single message, for a
 // chain of hashes each waiting on the one before, and blake3ChainXH, which runs
 // VDPF's proof chain over many leaves in one call: the proof stays in registers from
@@ -190,8 +226,10 @@ func generateOne(g *gen) {
 	cv := Load(Param("cv"), GP64())
 	block := Load(Param("block"), GP64())
 	blen := Load(Param("blen"), GP32())
-	gathered := func(_ int, x, y [4]int) (VecVirtual, VecVirtual) {
-		return gather(Mem{Base: block}, x), gather(Mem{Base: block}, y)
+	var rows [4]VecVirtual
+	for i := range rows {
+		rows[i] = XMM()
+		VMOVDQU(Mem{Base: block, Disp: 16 * i}, rows[i])
 	}
 	lo, hi := compressRows(g, xmm, func(a, b, c, d VecVirtual) {
 		VMOVDQU(Mem{Base: cv}, a)
@@ -201,7 +239,7 @@ func generateOne(g *gen) {
 		VPXOR(d, d, d)
 		VPINSRD(U8(2), blen, d, d)
 		VPINSRD(U8(3), g.flags, d, d)
-	}, gathered)
+	}, rows)
 	VMOVDQU(lo, Mem{Base: out})
 	VMOVDQU(hi, Mem{Base: out, Disp: 16})
 	RET()
@@ -216,11 +254,6 @@ func ymm() VecVirtual { return YMM() }
 type chainData struct {
 	rowD   Mem // row d of H' (64 bytes), then of XH (32)
 	setBit Mem // what XH's second message sets in a
-	// For each later round's message vector, the XH lane's words: VPERMD indexes
-	// into the message's eight nonzero words (32 bytes), then a mask keeping those
-	// below word 8 (16 bytes); permAt[w] is the offset of words w's.
-	perm   Mem
-	permAt map[[4]int]int
 }
 
 func newChainData() chainData {
@@ -231,36 +264,12 @@ func newChainData() chainData {
 	setBit := GLOBL("blake3_xh_bit", RODATA|NOPTR)
 	DATA(0, U64(0))
 	DATA(8, U64(1<<32))
-	perm := GLOBL("blake3_xh_perm", RODATA|NOPTR)
-	permAt := map[[4]int]int{}
-	for r := 1; r < len(schedule); r++ {
-		for k := 0; k < 2; k++ {
-			x, y := stepWords(r, k)
-			for _, w := range [][4]int{x, y} {
-				if _, ok := permAt[w]; ok {
-					continue
-				}
-				at := 48 * len(permAt)
-				permAt[w] = at
-				var words [12]uint32 // in offset order, as the assembler wants them
-				for j, word := range w {
-					words[j] = uint32(word % 8)
-					if word < 8 {
-						words[8+j] = ^uint32(0)
-					}
-				}
-				for j, v := range words {
-					DATA(at+4*j, U32(v))
-				}
-			}
-		}
-	}
-	return chainData{rowD, setBit, perm, permAt}
+	return chainData{rowD, setBit}
 }
 
 // generateChain writes blake3ChainXH.
 func generateChain(g *gen) {
-	rowD, setBit, perm, permAt := g.chain.rowD, g.chain.setBit, g.chain.perm, g.chain.permAt
+	rowD, setBit := g.chain.rowD, g.chain.setBit
 	name := g.name("blake3ChainXH")
 	TEXT(name, NOSPLIT, "func(pi *[64]byte, xh0, xh1 *[32]byte, as, ss *[16]byte, ts *uint8, cs *[64]byte, n int, hcv, xcv *[8]uint32)")
 	Pragma("noescape")
@@ -287,12 +296,16 @@ func generateChain(g *gen) {
 			VMOVDQU(x, keys.Offset(32*row+16*half))
 		}
 	}
-	msg := AllocLocal(64)
-	p0, p1, e0, e1 := XMM(), XMM(), XMM(), XMM()
+	// The proof's first half in registers; the second half of the next leaf's XH
+	// (the XH lane's output) on the stack, which frees two registers.
+	p0, p1, e := XMM(), XMM(), AllocLocal(32)
 	VMOVDQU(Mem{Base: pi}, p0)
 	VMOVDQU(Mem{Base: pi, Disp: 16}, p1)
-	VMOVDQU(Mem{Base: xh1}, e0) // the second half of leaf 0's XH
-	VMOVDQU(Mem{Base: xh1, Disp: 16}, e1)
+	for i := 0; i < 2; i++ { // the second half of leaf 0's XH
+		x := XMM()
+		VMOVDQU(Mem{Base: xh1, Disp: 16 * i}, x)
+		VMOVDQU(x, e.Offset(16*i))
+	}
 	ADDQ(U8(16), nextA)
 	ADDQ(U8(16), nextS)
 
@@ -301,9 +314,7 @@ func generateChain(g *gen) {
 	JE(LabelRef("chain_done"))
 	// The message's rows: the piece with cs masked in by t, then the proof. Words
 	// 0-7 wait on the step before, 8-15 (pi's last 32 bytes, which the chain leaves
-	// alone) on the XH lane of the step before. The first round takes its words from
-	// these rows by shuffles; the later ones, which have time, gather them from a
-	// copy on the stack.
+	// alone) on the XH lane of the step before.
 	t, tMask := GP32(), XMM()
 	MOVBLZX(Mem{Base: ts}, t)
 	ANDL(U8(1), t)
@@ -322,17 +333,16 @@ func generateChain(g *gen) {
 			VPXOR(Mem{Base: xh0, Disp: 16}, rows[i], rows[i])
 			VPXOR(p1, rows[i], rows[i])
 		case 2:
-			VPXOR(e0, rows[i], rows[i])
+			VPXOR(e, rows[i], rows[i])
 			VPXOR(Mem{Base: pi, Disp: 32}, rows[i], rows[i])
 		case 3:
-			VPXOR(e1, rows[i], rows[i])
+			VPXOR(e.Offset(16), rows[i], rows[i])
 			VPXOR(Mem{Base: pi, Disp: 48}, rows[i], rows[i])
 		}
-		VMOVDQU(rows[i], msg.Offset(16*i))
 	}
 	// XH's second message of the next leaf (at the last step this leaf's again, its
 	// output unused, so that nothing past the inputs is read): a with its clamped bit
-	// set, s, zeros. Its eight words in xw for the later rounds' permutes.
+	// set, s, zeros.
 	pa, ps, back := GP64(), GP64(), GP64()
 	MOVQ(nextA, pa)
 	MOVQ(nextS, ps)
@@ -341,42 +351,26 @@ func generateChain(g *gen) {
 	CMOVQEQ(back, pa)
 	LEAQ(Mem{Base: nextS, Disp: -16}, back)
 	CMOVQEQ(back, ps)
-	xm0, xm1, xw := XMM(), XMM(), YMM()
+	xm0, xm1 := XMM(), XMM()
 	VMOVDQU(Mem{Base: pa}, xm0)
 	VPOR(setBit, xm0, xm0)
 	VMOVDQU(Mem{Base: ps}, xm1)
-	VINSERTI128(U8(1), xm1, xm0.AsY(), xw)
 	// The first round's rows in both lanes (rows 2 and 3 of XH's message are zero,
 	// as the VEX forms above left the upper halves).
 	r0, r1 := YMM(), YMM()
 	VINSERTI128(U8(1), xm0, rows[0].AsY(), r0)
 	VINSERTI128(U8(1), xm1, rows[1].AsY(), r1)
 	first := [4]VecVirtual{r0, r1, rows[2].AsY().(VecVirtual), rows[3].AsY().(VecVirtual)}
-	twoLanes := func(w [4]int) VecVirtual {
-		low, ix, p, m := gather(msg, w), YMM(), YMM(), YMM()
-		at := permAt[w]
-		VMOVDQU(perm.Offset(at), ix)
-		VPERMD(xw, ix, p)
-		VPAND(perm.Offset(at+32), p.AsX(), p.AsX())
-		VINSERTI128(U8(1), p.AsX(), low.AsY(), m)
-		return m
-	}
-	message := func(r int, x, y [4]int) (VecVirtual, VecVirtual) {
-		if r == 0 {
-			return shuffled(ymm, first, x), shuffled(ymm, first, y)
-		}
-		return twoLanes(x), twoLanes(y)
-	}
 	lo, hi := compressRows(g, ymm, func(a, b, c, d VecVirtual) {
 		VMOVDQU(keys, a)
 		VMOVDQU(keys.Offset(32), b)
 		VBROADCASTI128(g.iv, c)
 		VMOVDQU(rowD, d)
-	}, message)
+	}, first)
 	VPXOR(lo.AsX(), p0, p0)
 	VPXOR(hi.AsX(), p1, p1)
-	VEXTRACTI128(U8(1), lo, e0)
-	VEXTRACTI128(U8(1), hi, e1)
+	VEXTRACTI128(U8(1), lo, e)
+	VEXTRACTI128(U8(1), hi, e.Offset(16))
 	ADDQ(U8(32), xh0)
 	ADDQ(U8(16), nextA)
 	ADDQ(U8(16), nextS)
@@ -390,14 +384,66 @@ func generateChain(g *gen) {
 	RET()
 }
 
-// gather loads message words w[0..3] of block into the lanes of a vector.
-func gather(block Mem, w [4]int) VecVirtual {
-	x := XMM()
-	VMOVD(block.Offset(4*w[0]), x)
-	for i, w := range w[1:] {
-		VPINSRD(U8(i+1), block.Offset(4*w), x, x)
+// nextMessage emits the next round's message vectors from this round's, vs
+// (nextRound): each takes its lanes from two or three of them, by one VSHUFPS (two
+// lanes of each of two vectors) or two (the single lanes of two vectors first),
+// then a VPSHUFD into order. These take a cycle each, and so leave the
+// compression's own operations undelayed, where gathers from memory take more
+// operations and a VPERMD four cycles.
+func nextMessage(reg func() VecVirtual, vs [4]VecVirtual) (next [4]VecVirtual) {
+	for v, src := range nextRound {
+		lanes := map[int][]int{} // source vector -> its lanes here
+		for _, s := range src {
+			lanes[s[0]] = append(lanes[s[0]], s[1])
+		}
+		var pair, single []int // the sources of two lanes, of one
+		for u := range vs {
+			switch len(lanes[u]) {
+			case 0:
+			case 1:
+				single = append(single, u)
+			case 2:
+				pair = append(pair, u)
+			default:
+				panic("nextMessage: three lanes from one vector")
+			}
+		}
+		a, b := pair[0], -1
+		var placed [4][2]int // the source of each lane of the VSHUFPS's result
+		placed[0], placed[1] = [2]int{a, lanes[a][0]}, [2]int{a, lanes[a][1]}
+		var high VecVirtual
+		switch {
+		case len(pair) == 2:
+			b, high = pair[1], vs[pair[1]]
+			placed[2], placed[3] = [2]int{b, lanes[b][0]}, [2]int{b, lanes[b][1]}
+		case len(single) == 2:
+			s0, s1 := single[0], single[1]
+			high = reg()
+			VSHUFPS(U8(lanes[s0][0]*0x05|lanes[s1][0]*0x50), vs[s1], vs[s0], high)
+			placed[2], placed[3] = [2]int{s0, lanes[s0][0]}, [2]int{s1, lanes[s1][0]}
+		default:
+			panic("nextMessage: a vector from more than three others")
+		}
+		x := reg()
+		imm := placed[0][1] | placed[1][1]<<2 | placed[2][1]<<4 | placed[3][1]<<6
+		if b < 0 {
+			imm = placed[0][1] | placed[1][1]<<2 | 0<<4 | 2<<6 // lanes 0 and 2 of high
+		}
+		VSHUFPS(U8(imm), high, vs[a], x)
+		var order [4]int // lane l takes lane order[l] of x
+		for l, want := range src {
+			for p, got := range placed {
+				if got == want {
+					order[l] = p
+				}
+			}
+		}
+		if order != [4]int{0, 1, 2, 3} {
+			VPSHUFD(U8(order[0]|order[1]<<2|order[2]<<4|order[3]<<6), x, x)
+		}
+		next[v] = x
 	}
-	return x
+	return next
 }
 
 // shuffled builds the vector of message words w[0..3] from the message's rows
@@ -425,17 +471,13 @@ func shuffled(reg func() VecVirtual, rows [4]VecVirtual, w [4]int) VecVirtual {
 // 128-bit lane), one per row of four words, so a step's four G functions run side by
 // side in one vector. For the diagonal step rows a, c and d turn by three, one and
 // two words and lane i runs diagonal i-1 (message words in that order); row b stays,
-// since it is the last one each step computes and a turn would wait on it. message
-// gives round r's two message vectors for the words x and y of a step's G
-// functions, lane by lane.
-func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual), message func(r int, x, y [4]int) (VecVirtual, VecVirtual)) (VecVirtual, VecVirtual) {
+// since it is the last one each step computes and a turn would wait on it. The
+// message is in rows too (words 0-3, 4-7, ...): the first round's vectors come
+// from them by shuffles, each later round's from the round before's (nextMessage).
+func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual), rows [4]VecVirtual) (VecVirtual, VecVirtual) {
 	a, b, c, d := reg(), reg(), reg(), reg()
 	init(a, b, c, d)
 
-	var tmp VecVirtual // the rotations' (AVX2 only)
-	if !g.evex {
-		tmp = reg()
-	}
 	half := func(mw VecVirtual, first bool, rotD, rotB int) {
 		if first {
 			// a and b are the key's; the message may come last (the chain's).
@@ -452,18 +494,24 @@ func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual
 			return
 		}
 		VPXOR(a, d, d)
-		g.rotr(rotD, d, tmp)
+		g.rotr(rotD, d, g.rotrTemp(rotD, reg))
 		VPADDD(d, c, c)
 		VPXOR(c, b, b)
-		g.rotr(rotB, b, tmp)
+		g.rotr(rotB, b, g.rotrTemp(rotB, reg))
 	}
+	var message [4]VecVirtual // x and y of the round's two steps
 	for r := range schedule {
 		Commentf("Round %d.", r)
+		if r > 0 {
+			message = nextMessage(reg, message)
+		}
 		for k, rot := range [2][3]uint8{{0x93, 0x39, 0x4e}, {0x39, 0x93, 0x4e}} {
-			x, y := stepWords(r, k)
-			mx, my := message(r, x, y)
-			half(mx, r == 0 && k == 0, 16, 12)
-			half(my, false, 8, 7)
+			if r == 0 { // each step's vectors just before it, to hold fewer registers
+				x, y := stepWords(0, k)
+				message[2*k], message[2*k+1] = shuffled(reg, rows, x), shuffled(reg, rows, y)
+			}
+			half(message[2*k], r == 0 && k == 0, 16, 12)
+			half(message[2*k+1], false, 8, 7)
 			// Rows a, c, d to the diagonals and, after them, back.
 			VPSHUFD(U8(rot[0]), a, a)
 			VPSHUFD(U8(rot[1]), c, c)
@@ -478,15 +526,20 @@ func compressRows(g *gen, reg func() VecVirtual, init func(a, b, c, d VecVirtual
 // rotrXor sets x to (x ^ y) rotated right by n, as rotr(x, n) ^ rotr(y, n): the
 // first waits on nothing new (x was set a step before), and y's rotation is two
 // shifts side by side that one three-way XOR joins with it, so x is ready 2 cycles
-// after y, where the XOR and a VPRORD take 3 (VPRORD's latency is 2 cycles on Zen
-// 4). It costs two more operations, which the routines whose compressions wait on
-// each other have room for (docs/performance.md).
+// after y, where the XOR and a VPRORD take 3. x rotates by shifts and an OR too:
+// VPRORD takes 2 cycles on Zen 4, and operations of more than one cycle among the
+// chain's operations of one delay them (a loop of G functions in this form took
+// 12.6 cycles a G; with VPRORD for x 15.1, in the XOR and VPRORD form 16.0). It
+// costs more operations, which the routines whose compressions wait on each other
+// have room for (docs/performance.md).
 func rotrXor(n int, x, y VecVirtual, reg func() VecVirtual) {
-	VPRORD(U8(n), x, x)
-	lo, hi := reg(), reg()
-	VPSRLD(U8(n), y, lo)
-	VPSLLD(U8(32-n), y, hi)
-	VPTERNLOGD(U8(0x96), lo, hi, x) // x ^ lo ^ hi
+	xl, yl, yh := reg(), reg(), reg()
+	VPSRLD(U8(n), x, xl)
+	VPSLLD(U8(32-n), x, x)
+	VPORD(xl, x, x)
+	VPSRLD(U8(n), y, yl)
+	VPSLLD(U8(32-n), y, yh)
+	VPTERNLOGD(U8(0x96), yl, yh, x) // x ^ yl ^ yh
 }
 
 // stepWords are the message words of step k (0: columns, 1: diagonals) of round
