@@ -12,6 +12,7 @@ package main
 import (
 	"flag"
 
+	"github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -75,7 +76,9 @@ const spilled = 8
 type gen struct {
 	// evex: the routines for AVX-512 CPUs (AVX512VL), whose VPRORD rotates a word in
 	// one instruction and needs no temporary, so no state word waits on the stack.
-	evex        bool
+	evex bool
+	// wide: the state in 512-bit vectors (AVX-512), sixteen messages at once.
+	wide        bool
 	suffix      string // of the routines' names: AVX2 or AVX512
 	v           [16]VecPhysical
 	msg         [16]Mem
@@ -128,7 +131,9 @@ func (g *gen) name(base string) string { return base + g.suffix }
 // generateMany writes blake3x8: eight messages a pass, one per lane.
 func (g *gen) generateMany() {
 	name := g.name("blake3x8")
-	TEXT(name, NOSPLIT, "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
+	// With AVX-512, the frame of the groups taken in pairs is over the limit of
+	// NOSPLIT routines: this one gets the stack check.
+	TEXT(name, map[bool]attr.Attribute{false: NOSPLIT, true: 0}[g.evex], "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
 	Pragma("noescape")
 	Doc(name+" hashes groups*8 blocks of 64 bytes (messages of blen bytes,",
 		"zero-padded) with BLAKE3's keyed one-block compression under the key cv, and",
@@ -148,6 +153,9 @@ func (g *gen) generateMany() {
 	VMOVD(blen, X14)
 	VPBROADCASTD(X14, Y14)
 	VMOVDQU(Y14, blenSlot)
+	if g.evex {
+		g.pairs(out, cv, blocks, groups, blen)
+	}
 
 	Label("group")
 	CMPQ(groups, Imm(0))
@@ -180,6 +188,61 @@ func (g *gen) generateMany() {
 	Label("done")
 	VZEROUPPER()
 	RET()
+}
+
+// pairs emits the loop of blake3x8AVX512 that hashes its groups two at a time,
+// one in each half of 512-bit vectors, while two or more are left: Zen 4 runs a
+// 512-bit operation as two 256-bit halves, and one group's four dependency
+// chains a step leave cycles idle that the other half's fill. The messages go
+// through the 256-bit transposes into the halves of the message words on the
+// stack; the outputs come back the same way, the second group's from the stack.
+func (g *gen) pairs(out, cv, blocks, groups Register, blen Register) {
+	wide := *g
+	wide.wide = true
+	wide.v = [16]VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}
+	frame := AllocLocal(17 * 64)
+	for i := range wide.msg {
+		wide.msg[i] = frame.Offset(64 * i)
+	}
+	blenSlot, high := frame.Offset(16*64), frame // high: over the message once used
+	VPBROADCASTD(blen, Z14)
+	VMOVDQU32(Z14, blenSlot)
+
+	Label("pair")
+	CMPQ(groups, Imm(2))
+	JL(LabelRef("pairs_done"))
+	Comment("The message words, one vector per word, one lane per block.")
+	for grp := 0; grp < 2; grp++ {
+		for half := 0; half < 2; half++ {
+			for l := 0; l < 8; l++ {
+				VMOVDQU(Mem{Base: blocks, Disp: 8*64*grp + 64*l + 32*half}, g.v[l])
+			}
+			for w, r := range transpose(g.v[:8], g.v[8:]) {
+				VMOVDQU(r, wide.msg[8*half+w].Offset(32*grp))
+			}
+		}
+	}
+	wide.compress8(cv, blenSlot)
+	Comment("The output words, transposed back to one row per block: the first group's",
+		"from the vectors' low halves, the second's from their high halves.")
+	for i := 0; i < 8; i++ {
+		VEXTRACTI64X4(U8(1), wide.v[i], high.Offset(32*i))
+	}
+	for grp := 0; grp < 2; grp++ {
+		if grp == 1 {
+			for i := 0; i < 8; i++ {
+				VMOVDQU(high.Offset(32*i), g.v[i])
+			}
+		}
+		for l, r := range transpose(g.v[:8], g.v[8:]) {
+			VMOVDQU(r, Mem{Base: out, Disp: 8*32*grp + 32*l})
+		}
+	}
+	ADDQ(U32(16*32), out)
+	ADDQ(U32(16*64), blocks)
+	SUBQ(U8(2), groups)
+	JMP(LabelRef("pair"))
+	Label("pairs_done")
 }
 
 // rotr rotates each word of x right by n: one VPRORD on AVX-512; else one VPSHUFB
@@ -568,9 +631,9 @@ func (g *gen) compress8(cv Register, blen Mem) {
 	if !g.evex {
 		VMOVDQU(g.v[spilled], g.slot)
 	}
-	VPXOR(g.v[12], g.v[12], g.v[12])
-	VPXOR(g.v[13], g.v[13], g.v[13])
-	VMOVDQU(blen, g.v[14])
+	g.xor(g.v[12], g.v[12], g.v[12])
+	g.xor(g.v[13], g.v[13], g.v[13])
+	g.move(blen, g.v[14])
 	VPBROADCASTD(g.flags, g.v[15])
 
 	for r := range schedule {
@@ -584,8 +647,26 @@ func (g *gen) compress8(cv Register, blen Mem) {
 		VMOVDQU(g.slot, g.v[spilled])
 	}
 	for i := 0; i < 8; i++ {
-		VPXOR(g.v[i+8], g.v[i], g.v[i])
+		g.xor(g.v[i+8], g.v[i], g.v[i])
 	}
+}
+
+// xor and move are VPXOR and VMOVDQU, or on 512-bit vectors, which have no VEX
+// forms, VPXORD and VMOVDQU32.
+func (g *gen) xor(a, b, dst Op) {
+	if g.wide {
+		VPXORD(a, b, dst)
+		return
+	}
+	VPXOR(a, b, dst)
+}
+
+func (g *gen) move(src, dst Op) {
+	if g.wide {
+		VMOVDQU32(src, dst)
+		return
+	}
+	VMOVDQU(src, dst)
 }
 
 // lanesData are blake3ChainLanes's constants.
@@ -831,7 +912,7 @@ func (g *gen) step(quads [4][4]int, m []int) {
 			VPADDD(b[j], a[j], a[j])
 		}
 		for j := range d {
-			VPXOR(a[j], d[j], d[j])
+			g.xor(a[j], d[j], d[j])
 			g.rotr(rotD, d[j], nil)
 		}
 		for j := range c {
@@ -840,7 +921,7 @@ func (g *gen) step(quads [4][4]int, m []int) {
 			} else {
 				VPADDD(d[j], c[j], c[j])
 			}
-			VPXOR(c[j], b[j], b[j])
+			g.xor(c[j], b[j], b[j])
 		}
 		tmp := g.v[spilled]
 		if !g.evex {
