@@ -96,6 +96,31 @@ func blake3x8(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
 	}
 }
 
+// blake3XH writes the hash of XH(as[i], ss[i])'s message bit (0 or 1) to
+// out[i*stride] for every i (stride 1: the outputs one after the other; 2: every
+// other 32 bytes, as XH's two halves lie), eight leaves a pass, the last few
+// through a pass of copies. Only where haveBlake3Lanes.
+func blake3XH(out [][32]byte, stride int, cv *[8]uint32, as, ss [][16]byte, bit uint32) {
+	n := len(as)
+	if len(ss) != n || len(out) < (n-1)*stride+1 {
+		panic("hashes: blake3XH needs a seed and an output for each input")
+	}
+	g := n / 8
+	if g > 0 {
+		blake3Impls.Ops().set.xh(&out[0], cv, &as[0], &ss[0], g, 32*stride, bit)
+	}
+	if i := 8 * g; i < n {
+		var ta, ts [8][16]byte
+		var to [8][32]byte
+		copy(ta[:], as[i:])
+		copy(ts[:], ss[i:])
+		blake3Impls.Ops().set.xh(&to[0], cv, &ta[0], &ts[0], 1, 32, bit)
+		for j := range n - i {
+			out[(i+j)*stride] = to[j]
+		}
+	}
+}
+
 func blake3One(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
 	blake3Impls.Ops().set.one(out, cv, block, blen)
 }

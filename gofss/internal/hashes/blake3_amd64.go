@@ -36,6 +36,14 @@ func (s blake3Set) x8(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int
 	blake3x8AVX2(out, cv, blocks, groups, blen)
 }
 
+func (s blake3Set) xh(out *[32]byte, cv *[8]uint32, as, ss *[16]byte, groups, stride int, bit uint32) {
+	if s == blake3AVX512 {
+		blake3XHAVX512(out, cv, as, ss, groups, stride, bit)
+		return
+	}
+	blake3XHAVX2(out, cv, as, ss, groups, stride, bit)
+}
+
 func (s blake3Set) one(out *[32]byte, cv *[8]uint32, block *[64]byte, blen uint32) {
 	if s == blake3AVX512 {
 		blake3OneAVX512(out, cv, block, blen)

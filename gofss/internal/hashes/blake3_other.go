@@ -16,6 +16,10 @@ func (blake3Set) x8(*[32]byte, *[8]uint32, *[64]byte, int, uint32) {
 	panic("hashes: no eight-lane BLAKE3 here")
 }
 
+func (blake3Set) xh(*[32]byte, *[8]uint32, *[16]byte, *[16]byte, int, int, uint32) {
+	panic("hashes: no eight-lane BLAKE3 here")
+}
+
 func (blake3Set) one(*[32]byte, *[8]uint32, *[64]byte, uint32) {
 	panic("hashes: no one-message BLAKE3 routine here")
 }

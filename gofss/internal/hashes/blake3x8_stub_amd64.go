@@ -11,6 +11,14 @@ package hashes
 //go:noescape
 func blake3x8AVX2(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)
 
+// blake3XHAVX2 writes XH(as[i], ss[i])'s hash of message bit (0 or 1) to
+// out+i*stride for the groups*8 leaves i: BLAKE3's keyed one-block compression
+// under the key cv of a with its clamped bit (bit 0 of byte 12) set to bit,
+// then s (32 bytes, zero-padded).
+//
+//go:noescape
+func blake3XHAVX2(out *[32]byte, cv *[8]uint32, as *[16]byte, ss *[16]byte, groups int, stride int, bit uint32)
+
 // blake3OneAVX2 hashes block (a message of blen bytes, zero-padded) with BLAKE3's
 // keyed one-block compression under the key cv, and writes the first 32 bytes
 // of the output to out.
@@ -55,6 +63,14 @@ func blake3StepLanesAVX2(pis *[16][8]uint32, pieces *[64]byte, poff *[8]int, n i
 //
 //go:noescape
 func blake3x8AVX512(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)
+
+// blake3XHAVX512 writes XH(as[i], ss[i])'s hash of message bit (0 or 1) to
+// out+i*stride for the groups*8 leaves i: BLAKE3's keyed one-block compression
+// under the key cv of a with its clamped bit (bit 0 of byte 12) set to bit,
+// then s (32 bytes, zero-padded).
+//
+//go:noescape
+func blake3XHAVX512(out *[32]byte, cv *[8]uint32, as *[16]byte, ss *[16]byte, groups int, stride int, bit uint32)
 
 // blake3OneAVX512 hashes block (a message of blen bytes, zero-padded) with BLAKE3's
 // keyed one-block compression under the key cv, and writes the first 32 bytes

@@ -220,13 +220,20 @@ func (h *Hasher) XorHashMany(out [][64]byte, as, ss [][16]byte) {
 	if len(out) == 0 {
 		return
 	}
+	// Output i is the two 32-byte hashes of its messages, one after the other.
+	halves := unsafe.Slice((*[32]byte)(unsafe.Pointer(&out[0])), 2*len(out))
+	if haveBlake3Lanes() {
+		for bit := range 2 {
+			blake3XH(halves[bit:], 2, &h.cv, as, ss, uint32(bit))
+		}
+		return
+	}
 	blocks := grown(&h.blocks, 2*len(out))
 	for i := range out {
 		putXHMessage(&blocks[2*i], &as[i], &ss[i], 0)
 		putXHMessage(&blocks[2*i+1], &as[i], &ss[i], 1)
 	}
-	// Output i is the two 32-byte hashes of its messages, one after the other.
-	blake3Many(unsafe.Slice((*[32]byte)(unsafe.Pointer(&out[0])), 2*len(out)), &h.cv, blocks, 32)
+	blake3Many(halves, &h.cv, blocks, 32)
 }
 
 // grown returns (*buf)[:n], replacing *buf by a fresh zeroed slice where it is
@@ -279,12 +286,9 @@ func (h *Hasher) Chain(pi *[64]byte, x *Hasher, as, ss [][16]byte, ts []uint8, c
 		// XH's first message of every leaf and its second of leaf 0 in eight-lane
 		// passes, then the chain in one routine call, which compresses the other
 		// second messages beside it.
-		blocks, halves := grown(&h.blocks, n+1), grown(&h.halves, n+1)
-		for i := range n {
-			putXHMessage(&blocks[i], &as[i], &ss[i], 0)
-		}
-		putXHMessage(&blocks[n], &as[0], &ss[0], 1)
-		blake3Many(halves, &x.cv, blocks, 32)
+		halves := grown(&h.halves, n+1)
+		blake3XH(halves[:n], 1, &x.cv, as, ss, 0)
+		blake3XH(halves[n:], 1, &x.cv, as[:1], ss[:1], 1)
 		blake3ChainXH(pi, halves[:n], &halves[n], as, ss, ts, cs, &h.cv, &x.cv)
 		return
 	}

@@ -148,11 +148,14 @@ func BenchmarkHash(b *testing.B) {
 	}
 }
 
+// batchSizes are the numbers of messages (leaves) the batch tests take: 0 to 17
+// (partly filled groups of eight included), and some to 41 (groups that the
+// AVX-512 routines take in pairs, and a group left after them).
+var batchSizes = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 24, 25, 32, 40, 41}
+
 // TestBlake3Many checks the keyed one-block BLAKE3, eight lanes at a time and one
 // message at a time, against zeebo/blake3 on random keys and messages of every
-// length of one block, for every number of messages from 0 to 17 (partly filled
-// groups of eight included) and some to 41 (groups that the AVX-512 routine takes
-// in pairs, and a group left after them).
+// length of one block, for every number of messages of batchSizes.
 func TestBlake3Many(t *testing.T) {
 	forEachBackend(t, Blake3, checkBlake3Many)
 }
@@ -160,7 +163,7 @@ func TestBlake3Many(t *testing.T) {
 func checkBlake3Many(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for blen := 0; blen <= 64; blen++ {
-		for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 24, 25, 32, 40, 41} {
+		for _, n := range batchSizes {
 			key := make([]byte, 32)
 			for i := range key {
 				key[i] = byte(rng.Uint32())
@@ -317,12 +320,12 @@ func withBackend(kind Kind, name string) (restore func()) {
 	return func() { mustSet(kind, prev) }
 }
 
-// TestXorHashMany checks XH of 0 to 17 random pairs under random keys against the
-// libraries.
+// TestXorHashMany checks XH of batchSizes' numbers of random pairs under random
+// keys against the libraries.
 func TestXorHashMany(t *testing.T) {
 	forEachPath(t, func(t *testing.T, kind Kind) {
 		rng := rand.New(rand.NewPCG(7, uint64(kind)))
-		for n := range 18 {
+		for _, n := range batchSizes {
 			k, key := randKeyed(t, rng, kind)
 			h := k.Get()
 			as, ss := make([][16]byte, n), make([][16]byte, n)
@@ -361,12 +364,12 @@ func TestHMany(t *testing.T) {
 	})
 }
 
-// TestChain checks the proof chain over 0 to 17 random leaves against the chain
-// computed with the libraries' XH and H'.
+// TestChain checks the proof chain over batchSizes' numbers of random leaves
+// against the chain computed with the libraries' XH and H'.
 func TestChain(t *testing.T) {
 	forEachPath(t, func(t *testing.T, kind Kind) {
 		rng := rand.New(rand.NewPCG(8, uint64(kind)))
-		for n := range 18 {
+		for _, n := range batchSizes {
 			xk, xkey := randKeyed(t, rng, kind)
 			hk, hkey := randKeyed(t, rng, kind)
 			as, ss, ts := make([][16]byte, n), make([][16]byte, n), make([]uint8, n)

@@ -109,12 +109,13 @@ func main() {
 	var avx2 []string
 	for _, evex := range []bool{false, true} {
 		g.evex, g.suffix = evex, map[bool]string{false: "AVX2", true: "AVX512"}[evex]
-		g.generateMany()
+		g.generateMany(false)
+		g.generateMany(true)
 		generateOne(&g)
 		generateLanes(&g)
 		generateSteps(&g)
 		if !evex {
-			for _, base := range []string{"blake3x8", "blake3One", "blake3ChainXH", "blake3ChainLanes", "blake3StepLanes"} {
+			for _, base := range []string{"blake3x8", "blake3XH", "blake3One", "blake3ChainXH", "blake3ChainLanes", "blake3StepLanes"} {
 				avx2 = append(avx2, base+"AVX2")
 			}
 		}
@@ -128,75 +129,145 @@ func main() {
 // name is the routine's name for g's CPUs.
 func (g *gen) name(base string) string { return base + g.suffix }
 
-// generateMany writes blake3x8: eight messages a pass, one per lane.
-func (g *gen) generateMany() {
-	name := g.name("blake3x8")
-	// With AVX-512, the frame of the groups taken in pairs is over the limit of
-	// NOSPLIT routines: this one gets the stack check.
-	TEXT(name, map[bool]attr.Attribute{false: NOSPLIT, true: 0}[g.evex], "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)")
-	Pragma("noescape")
-	Doc(name+" hashes groups*8 blocks of 64 bytes (messages of blen bytes,",
-		"zero-padded) with BLAKE3's keyed one-block compression under the key cv, and",
-		"writes the first 32 bytes of each output to out, in the blocks' order.")
-	out := Load(Param("out"), GP64())
-	cv := Load(Param("cv"), GP64())
-	blocks := Load(Param("blocks"), GP64())
-	groups := Load(Param("groups"), GP64())
-	blen := Load(Param("blen"), GP32())
+// many is a routine of many messages a pass, one per 32-bit lane: blake3x8,
+// whose messages are whole blocks, or blake3XH, which makes XH's messages
+// (docs/spec.md section 15) from the leaves' inputs and seeds: a with its clamped
+// bit set to bit, then s, then zeros.
+type many struct {
+	xh                 bool
+	out, src, seeds    Register // src: the blocks, or XH's inputs a; seeds: XH's s
+	groups, stride, cv Register // stride: bytes from one output to the next
+	clear, bit         Mem      // XH: a's word 3 without its clamped bit, and the bit
+}
 
-	frame := AllocLocal(18 * 32)
+// generateMany writes blake3x8 (xh false) or blake3XH: eight messages a pass,
+// and with AVX-512 sixteen (pairs) while two groups or more are left.
+func (g *gen) generateMany(xh bool) {
+	name, sig := g.name("blake3x8"), "func(out *[32]byte, cv *[8]uint32, blocks *[64]byte, groups int, blen uint32)"
+	if xh {
+		name, sig = g.name("blake3XH"), "func(out *[32]byte, cv *[8]uint32, as, ss *[16]byte, groups int, stride int, bit uint32)"
+	}
+	// With AVX-512, the frame of the groups taken in pairs is over the limit of
+	// NOSPLIT routines: these get the stack check.
+	TEXT(name, map[bool]attr.Attribute{false: NOSPLIT, true: 0}[g.evex], sig)
+	Pragma("noescape")
+	if xh {
+		Doc(name+" writes XH(as[i], ss[i])'s hash of message bit (0 or 1) to",
+			"out+i*stride for the groups*8 leaves i: BLAKE3's keyed one-block compression",
+			"under the key cv of a with its clamped bit (bit 0 of byte 12) set to bit,",
+			"then s (32 bytes, zero-padded).")
+	} else {
+		Doc(name+" hashes groups*8 blocks of 64 bytes (messages of blen bytes,",
+			"zero-padded) with BLAKE3's keyed one-block compression under the key cv, and",
+			"writes the first 32 bytes of each output to out, in the blocks' order.")
+	}
+	m := many{xh: xh, out: Load(Param("out"), GP64()), cv: Load(Param("cv"), GP64())}
+	blen, frame := GP32(), AllocLocal(20*32)
 	for i := range g.msg {
 		g.msg[i] = frame.Offset(32 * i)
 	}
 	g.slot = frame.Offset(16 * 32)
 	blenSlot := frame.Offset(17 * 32)
+	m.groups, m.stride = Load(Param("groups"), GP64()), GP64()
+	if xh {
+		m.src, m.seeds = Load(Param("as"), GP64()), Load(Param("ss"), GP64())
+		Load(Param("stride"), m.stride)
+		MOVL(U32(32), blen)
+		m.clear, m.bit = frame.Offset(18*32), frame.Offset(19*32)
+		bit, x := Load(Param("bit"), GP32()), XMM()
+		VMOVD(bit, x)
+		VPBROADCASTD(x, x.AsY())
+		VMOVDQU(x.AsY(), m.bit)
+		MOVL(U32(0xfffffffe), bit)
+		VMOVD(bit, x)
+		VPBROADCASTD(x, x.AsY())
+		VMOVDQU(x.AsY(), m.clear)
+	} else {
+		m.src = Load(Param("blocks"), GP64())
+		MOVQ(U32(32), m.stride)
+		Load(Param("blen"), blen)
+	}
 	VMOVD(blen, X14)
 	VPBROADCASTD(X14, Y14)
 	VMOVDQU(Y14, blenSlot)
 	if g.evex {
-		g.pairs(out, cv, blocks, groups, blen)
+		g.pairs(&m, blen)
 	}
 
-	Label("group")
-	CMPQ(groups, Imm(0))
-	JE(LabelRef("done"))
+	Label(name + "_group")
+	CMPQ(m.groups, Imm(0))
+	JE(LabelRef(name + "_done"))
+	g.loadMessages(&m, 0, func(w int) Mem { return g.msg[w] })
+	g.compress8(m.cv, blenSlot, m.words())
+	Comment("The output words, transposed back to one row per message.")
+	m.store(transpose(g.v[:8], g.v[8:]))
+	m.advance(1)
+	DECQ(m.groups)
+	JMP(LabelRef(name + "_group"))
 
-	Comment("The message words, one vector per word, one lane per block.")
-	for half := 0; half < 2; half++ {
-		for l := 0; l < 8; l++ {
-			VMOVDQU(Mem{Base: blocks, Disp: 64*l + 32*half}, g.v[l])
-		}
-		words := transpose(g.v[:8], g.v[8:])
-		for w, r := range words {
-			VMOVDQU(r, g.msg[8*half+w])
-		}
-	}
-
-	g.compress8(cv, blenSlot)
-
-	Comment("The output words, transposed back to one row per block.")
-	rows := transpose(g.v[:8], g.v[8:])
-	for l, r := range rows {
-		VMOVDQU(r, Mem{Base: out, Disp: 32 * l})
-	}
-
-	ADDQ(U32(8*32), out)
-	ADDQ(U32(8*64), blocks)
-	DECQ(groups)
-	JMP(LabelRef("group"))
-
-	Label("done")
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
 
-// pairs emits the loop of blake3x8AVX512 that hashes its groups two at a time,
-// one in each half of 512-bit vectors, while two or more are left: Zen 4 runs a
-// 512-bit operation as two 256-bit halves, and one group's four dependency
+// words is how many of the message's words are not zero: XH's 8, a block's 16.
+func (m *many) words() int {
+	if m.xh {
+		return 8
+	}
+	return 16
+}
+
+// loadMessages writes the words of group grp's messages (the group grp after src)
+// to slot(w), one 256-bit vector per word, one lane per message.
+func (g *gen) loadMessages(m *many, grp int, slot func(w int) Mem) {
+	Comment("The message words, one vector per word, one lane per message.")
+	for half := 0; half < m.words()/8; half++ {
+		for l := 0; l < 8; l++ {
+			if m.xh {
+				VMOVDQU(Mem{Base: m.src, Disp: 16 * (8*grp + l)}, g.v[l].AsX())
+				VINSERTI128(U8(1), Mem{Base: m.seeds, Disp: 16 * (8*grp + l)}, g.v[l], g.v[l])
+			} else {
+				VMOVDQU(Mem{Base: m.src, Disp: 64*(8*grp+l) + 32*half}, g.v[l])
+			}
+		}
+		words := transpose(g.v[:8], g.v[8:])
+		if m.xh {
+			VPAND(m.clear, words[3], words[3])
+			VPOR(m.bit, words[3], words[3])
+		}
+		for w, r := range words {
+			VMOVDQU(r, slot(8*half+w))
+		}
+	}
+}
+
+// store writes the eight output rows, one per message, stride bytes apart from
+// out on, and leaves out past them.
+func (m *many) store(rows []VecPhysical) {
+	for _, r := range rows {
+		VMOVDQU(r, Mem{Base: m.out})
+		ADDQ(m.stride, m.out)
+	}
+}
+
+// advance moves the inputs past n groups.
+func (m *many) advance(n int) {
+	if m.xh {
+		ADDQ(U32(8*16*n), m.src)
+		ADDQ(U32(8*16*n), m.seeds)
+		return
+	}
+	ADDQ(U32(8*64*n), m.src)
+}
+
+// pairs emits the loop of the AVX-512 routines that hashes their groups two at a
+// time, one in each half of 512-bit vectors, while two or more are left: Zen 4 runs
+// a 512-bit operation as two 256-bit halves, and one group's four dependency
 // chains a step leave cycles idle that the other half's fill. The messages go
 // through the 256-bit transposes into the halves of the message words on the
 // stack; the outputs come back the same way, the second group's from the stack.
-func (g *gen) pairs(out, cv, blocks, groups Register, blen Register) {
+func (g *gen) pairs(m *many, blen Register) {
 	wide := *g
 	wide.wide = true
 	wide.v = [16]VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}
@@ -208,41 +279,28 @@ func (g *gen) pairs(out, cv, blocks, groups Register, blen Register) {
 	VPBROADCASTD(blen, Z14)
 	VMOVDQU32(Z14, blenSlot)
 
-	Label("pair")
-	CMPQ(groups, Imm(2))
-	JL(LabelRef("pairs_done"))
-	Comment("The message words, one vector per word, one lane per block.")
+	label := g.name(map[bool]string{false: "blake3x8", true: "blake3XH"}[m.xh])
+	Label(label + "_pair")
+	CMPQ(m.groups, Imm(2))
+	JL(LabelRef(label + "_pairs_done"))
 	for grp := 0; grp < 2; grp++ {
-		for half := 0; half < 2; half++ {
-			for l := 0; l < 8; l++ {
-				VMOVDQU(Mem{Base: blocks, Disp: 8*64*grp + 64*l + 32*half}, g.v[l])
-			}
-			for w, r := range transpose(g.v[:8], g.v[8:]) {
-				VMOVDQU(r, wide.msg[8*half+w].Offset(32*grp))
-			}
-		}
+		g.loadMessages(m, grp, func(w int) Mem { return wide.msg[w].Offset(32 * grp) })
 	}
-	wide.compress8(cv, blenSlot)
-	Comment("The output words, transposed back to one row per block: the first group's",
-		"from the vectors' low halves, the second's from their high halves.")
+	wide.compress8(m.cv, blenSlot, m.words())
+	Comment("The output words, transposed back to one row per message: the first",
+		"group's from the vectors' low halves, the second's from their high halves.")
 	for i := 0; i < 8; i++ {
 		VEXTRACTI64X4(U8(1), wide.v[i], high.Offset(32*i))
 	}
-	for grp := 0; grp < 2; grp++ {
-		if grp == 1 {
-			for i := 0; i < 8; i++ {
-				VMOVDQU(high.Offset(32*i), g.v[i])
-			}
-		}
-		for l, r := range transpose(g.v[:8], g.v[8:]) {
-			VMOVDQU(r, Mem{Base: out, Disp: 8*32*grp + 32*l})
-		}
+	m.store(transpose(g.v[:8], g.v[8:]))
+	for i := 0; i < 8; i++ {
+		VMOVDQU(high.Offset(32*i), g.v[i])
 	}
-	ADDQ(U32(16*32), out)
-	ADDQ(U32(16*64), blocks)
-	SUBQ(U8(2), groups)
-	JMP(LabelRef("pair"))
-	Label("pairs_done")
+	m.store(transpose(g.v[:8], g.v[8:]))
+	m.advance(2)
+	SUBQ(U8(2), m.groups)
+	JMP(LabelRef(label + "_pair"))
+	Label(label + "_pairs_done")
 }
 
 // rotr rotates each word of x right by n: one VPRORD on AVX-512; else one VPSHUFB
@@ -617,10 +675,11 @@ func stepWords(r, k int) (x, y [4]int) {
 }
 
 // compress8 runs the keyed one-block compression of eight messages, one per lane:
-// message word w in g.msg[w], the key broadcast from cv, the message lengths
-// from the vector at blen. It leaves output word i (v[i] ^ v[i+8]) in g.v[i], i
-// < 8, and uses every vector register.
-func (g *gen) compress8(cv Register, blen Mem) {
+// message word w in g.msg[w] for w below words (the others zero, which adds
+// nothing), the key broadcast from cv, the message lengths from the vector at blen.
+// It leaves output word i (v[i] ^ v[i+8]) in g.v[i], i < 8, and uses every vector
+// register.
+func (g *gen) compress8(cv Register, blen Mem, words int) {
 	Comment("The state: the key, BLAKE3's IV, counter 0, blen and the flags.")
 	for i := 0; i < 8; i++ {
 		VPBROADCASTD(Mem{Base: cv, Disp: 4 * i}, g.v[i])
@@ -638,8 +697,8 @@ func (g *gen) compress8(cv Register, blen Mem) {
 
 	for r := range schedule {
 		Commentf("Round %d.", r)
-		g.step(columns, schedule[r][:8])
-		g.step(diagonals, schedule[r][8:])
+		g.step(columns, schedule[r][:8], words)
+		g.step(diagonals, schedule[r][8:], words)
 	}
 
 	Comment("The output words v[i] ^ v[i+8].")
@@ -779,7 +838,7 @@ func generateLanes(g *gen) {
 	for w := range g.msg {
 		g.msg[w] = Mem{Base: msg, Disp: 32 * w}
 	}
-	g.compress8(key, Mem{Base: msg, Disp: 32 * 16})
+	g.compress8(key, Mem{Base: msg, Disp: 32 * 16}, 16)
 	CMPQ(phase, Imm(1))
 	JE(LabelRef("lanes_xh_second"))
 	JA(LabelRef("lanes_chain"))
@@ -889,7 +948,7 @@ func generateSteps(g *gen) {
 			VMOVDQU(r, g.msg[8*half+w])
 		}
 	}
-	g.compress8(hcv, blen)
+	g.compress8(hcv, blen, 16)
 	for w := 0; w < 8; w++ {
 		VPXOR(Mem{Base: pis, Disp: 32 * w}, g.v[w], g.v[w])
 		VMOVDQU(g.v[w], Mem{Base: pis, Disp: 32 * w})
@@ -904,11 +963,13 @@ func generateSteps(g *gen) {
 
 // step runs four G functions side by side on the words of quads, with message
 // words m[2j] and m[2j+1] for the j-th. State word 8 enters and leaves on the stack.
-func (g *gen) step(quads [4][4]int, m []int) {
+func (g *gen) step(quads [4][4]int, m []int, words int) {
 	a, b, c, d := g.words(quads, 0), g.words(quads, 1), g.words(quads, 2), g.words(quads, 3)
 	half := func(x, rotD, rotB int) {
 		for j := range a {
-			VPADDD(g.msg[m[2*j+x]], a[j], a[j])
+			if w := m[2*j+x]; w < words {
+				VPADDD(g.msg[w], a[j], a[j])
+			}
 			VPADDD(b[j], a[j], a[j])
 		}
 		for j := range d {
