@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zeebo/blake3"
 
+	"github.com/pyfss/pyfss/gofss/internal/guardmem"
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
@@ -606,4 +607,50 @@ func TestHashesDoNotAllocate(t *testing.T) {
 		})
 		require.Zero(t, allocs)
 	})
+}
+
+// TestLaneRoutinesStayInBounds runs the routines of many messages (blake3x8 on
+// blocks, blake3XH on inputs and seeds, at both output strides) on inputs and
+// outputs that end where unreadable memory begins, for whole groups of eight taken
+// singly and in pairs: a read or write past them crashes the test. The results
+// must equal those of the same calls on ordinary memory.
+func TestLaneRoutinesStayInBounds(t *testing.T) {
+	forEachBackend(t, Blake3, func(t *testing.T) {
+		if !haveBlake3Lanes() {
+			t.Skip("no lane routines on this backend")
+		}
+		rng := rand.New(rand.NewPCG(11, 12))
+		var cv [8]uint32
+		for i := range cv {
+			cv[i] = rng.Uint32()
+		}
+		for _, n := range []int{8, 16, 24, 40} {
+			blocks := guarded[[64]byte](t, n)
+			as, ss := guarded[[16]byte](t, n), guarded[[16]byte](t, n)
+			for i := range n {
+				randBytes(rng, blocks[i][:32])
+				randBytes(rng, as[i][:])
+				randBytes(rng, ss[i][:])
+			}
+			want := make([][32]byte, n)
+			blake3x8(want, &cv, append([][64]byte(nil), blocks...), 32)
+			got := guarded[[32]byte](t, n)
+			blake3x8(got, &cv, blocks, 32)
+			require.Equal(t, want, got, "blake3x8, %d blocks", n)
+			for stride := 1; stride <= 2; stride++ {
+				want := make([][32]byte, (n-1)*stride+1)
+				blake3XH(want, stride, &cv, append([][16]byte(nil), as...), append([][16]byte(nil), ss...), 1)
+				got := guarded[[32]byte](t, (n-1)*stride+1)
+				blake3XH(got, stride, &cv, as, ss, 1)
+				require.Equal(t, want, got, "blake3XH, %d leaves, stride %d", n, stride)
+			}
+		}
+	})
+}
+
+// guarded is n values of T that end where unreadable memory begins.
+func guarded[T any](t *testing.T, n int) []T {
+	var zero T
+	mem := guardmem.EndOfMapping(t, n*int(unsafe.Sizeof(zero)))
+	return unsafe.Slice((*T)(unsafe.Pointer(&mem[0])), n)
 }
