@@ -2157,50 +2157,82 @@ rowsAVX512_2:
 	MOVQ    $0x0000000a, DI
 
 rowsAVX512_2_round:
-	VPADDD  Y4, Y3, Y3
-	VPXOR   Y3, Y6, Y6
-	VPROLD  $0x10, Y6, Y6
-	VPADDD  Y6, Y5, Y5
-	VPXOR   Y5, Y4, Y4
-	VPROLD  $0x0c, Y4, Y4
-	VPADDD  Y4, Y3, Y3
-	VPXOR   Y3, Y6, Y6
-	VPROLD  $0x08, Y6, Y6
-	VPADDD  Y6, Y5, Y5
-	VPXOR   Y5, Y4, Y4
-	VPROLD  $0x07, Y4, Y4
-	VPSHUFD $0x93, Y3, Y3
-	VPSHUFD $0x39, Y5, Y5
-	VPSHUFD $0x4e, Y6, Y6
-	VPADDD  Y4, Y3, Y3
-	VPXOR   Y3, Y6, Y6
-	VPROLD  $0x10, Y6, Y6
-	VPADDD  Y6, Y5, Y5
-	VPXOR   Y5, Y4, Y4
-	VPROLD  $0x0c, Y4, Y4
-	VPADDD  Y4, Y3, Y3
-	VPXOR   Y3, Y6, Y6
-	VPROLD  $0x08, Y6, Y6
-	VPADDD  Y6, Y5, Y5
-	VPXOR   Y5, Y4, Y4
-	VPROLD  $0x07, Y4, Y4
-	VPSHUFD $0x39, Y3, Y3
-	VPSHUFD $0x93, Y5, Y5
-	VPSHUFD $0x4e, Y6, Y6
-	DECQ    DI
-	JNZ     rowsAVX512_2_round
-	CMPQ    SI, $0x04
-	JE      rowsAVX512_2_mode4
-	CMPQ    SI, $0x03
-	JE      rowsAVX512_2_mode3
-	CMPQ    SI, $0x02
-	JE      rowsAVX512_2_mode2
-	CMPQ    SI, $0x01
-	JE      rowsAVX512_2_mode1
-	VPXOR   Y2, Y4, Y4
-	VMOVDQU Y4, (AX)
-	ADDQ    $0x00000020, AX
-	JMP     rowsAVX512_2_next
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x10, Y6, Y7
+	VPSRLD     $0x10, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x10, Y3, Y7
+	VPSRLD     $0x10, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x0c, Y4, Y7
+	VPSRLD     $0x14, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x0c, Y5, Y7
+	VPSRLD     $0x14, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x08, Y6, Y7
+	VPSRLD     $0x18, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x08, Y3, Y7
+	VPSRLD     $0x18, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x07, Y4, Y7
+	VPSRLD     $0x19, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x07, Y5, Y7
+	VPSRLD     $0x19, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPSHUFD    $0x93, Y3, Y3
+	VPSHUFD    $0x39, Y5, Y5
+	VPSHUFD    $0x4e, Y6, Y6
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x10, Y6, Y7
+	VPSRLD     $0x10, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x10, Y3, Y7
+	VPSRLD     $0x10, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x0c, Y4, Y7
+	VPSRLD     $0x14, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x0c, Y5, Y7
+	VPSRLD     $0x14, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x08, Y6, Y7
+	VPSRLD     $0x18, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x08, Y3, Y7
+	VPSRLD     $0x18, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x07, Y4, Y7
+	VPSRLD     $0x19, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x07, Y5, Y7
+	VPSRLD     $0x19, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPSHUFD    $0x39, Y3, Y3
+	VPSHUFD    $0x93, Y5, Y5
+	VPSHUFD    $0x4e, Y6, Y6
+	DECQ       DI
+	JNZ        rowsAVX512_2_round
+	CMPQ       SI, $0x04
+	JE         rowsAVX512_2_mode4
+	CMPQ       SI, $0x03
+	JE         rowsAVX512_2_mode3
+	CMPQ       SI, $0x02
+	JE         rowsAVX512_2_mode2
+	CMPQ       SI, $0x01
+	JE         rowsAVX512_2_mode1
+	VPXOR      Y2, Y4, Y4
+	VMOVDQU    Y4, (AX)
+	ADDQ       $0x00000020, AX
+	JMP        rowsAVX512_2_next
 
 rowsAVX512_2_mode1:
 	VPXOR      Y0, Y3, Y3
@@ -2272,50 +2304,82 @@ rowsAVX512_1:
 	MOVQ    $0x0000000a, DI
 
 rowsAVX512_1_round:
-	VPADDD  X4, X3, X3
-	VPXOR   X3, X6, X6
-	VPROLD  $0x10, X6, X6
-	VPADDD  X6, X5, X5
-	VPXOR   X5, X4, X4
-	VPROLD  $0x0c, X4, X4
-	VPADDD  X4, X3, X3
-	VPXOR   X3, X6, X6
-	VPROLD  $0x08, X6, X6
-	VPADDD  X6, X5, X5
-	VPXOR   X5, X4, X4
-	VPROLD  $0x07, X4, X4
-	VPSHUFD $0x93, X3, X3
-	VPSHUFD $0x39, X5, X5
-	VPSHUFD $0x4e, X6, X6
-	VPADDD  X4, X3, X3
-	VPXOR   X3, X6, X6
-	VPROLD  $0x10, X6, X6
-	VPADDD  X6, X5, X5
-	VPXOR   X5, X4, X4
-	VPROLD  $0x0c, X4, X4
-	VPADDD  X4, X3, X3
-	VPXOR   X3, X6, X6
-	VPROLD  $0x08, X6, X6
-	VPADDD  X6, X5, X5
-	VPXOR   X5, X4, X4
-	VPROLD  $0x07, X4, X4
-	VPSHUFD $0x39, X3, X3
-	VPSHUFD $0x93, X5, X5
-	VPSHUFD $0x4e, X6, X6
-	DECQ    DI
-	JNZ     rowsAVX512_1_round
-	CMPQ    SI, $0x04
-	JE      rowsAVX512_1_mode4
-	CMPQ    SI, $0x03
-	JE      rowsAVX512_1_mode3
-	CMPQ    SI, $0x02
-	JE      rowsAVX512_1_mode2
-	CMPQ    SI, $0x01
-	JE      rowsAVX512_1_mode1
-	VPXOR   X2, X4, X4
-	VMOVDQU X4, (AX)
-	ADDQ    $0x00000010, AX
-	JMP     rowsAVX512_1_next
+	VPADDD     X4, X3, X3
+	VPSLLD     $0x10, X6, X7
+	VPSRLD     $0x10, X6, X6
+	VPORD      X7, X6, X6
+	VPSLLD     $0x10, X3, X7
+	VPSRLD     $0x10, X3, X8
+	VPTERNLOGD $0x96, X7, X8, X6
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x0c, X4, X7
+	VPSRLD     $0x14, X4, X4
+	VPORD      X7, X4, X4
+	VPSLLD     $0x0c, X5, X7
+	VPSRLD     $0x14, X5, X8
+	VPTERNLOGD $0x96, X7, X8, X4
+	VPADDD     X4, X3, X3
+	VPSLLD     $0x08, X6, X7
+	VPSRLD     $0x18, X6, X6
+	VPORD      X7, X6, X6
+	VPSLLD     $0x08, X3, X7
+	VPSRLD     $0x18, X3, X8
+	VPTERNLOGD $0x96, X7, X8, X6
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x07, X4, X7
+	VPSRLD     $0x19, X4, X4
+	VPORD      X7, X4, X4
+	VPSLLD     $0x07, X5, X7
+	VPSRLD     $0x19, X5, X8
+	VPTERNLOGD $0x96, X7, X8, X4
+	VPSHUFD    $0x93, X3, X3
+	VPSHUFD    $0x39, X5, X5
+	VPSHUFD    $0x4e, X6, X6
+	VPADDD     X4, X3, X3
+	VPSLLD     $0x10, X6, X7
+	VPSRLD     $0x10, X6, X6
+	VPORD      X7, X6, X6
+	VPSLLD     $0x10, X3, X7
+	VPSRLD     $0x10, X3, X8
+	VPTERNLOGD $0x96, X7, X8, X6
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x0c, X4, X7
+	VPSRLD     $0x14, X4, X4
+	VPORD      X7, X4, X4
+	VPSLLD     $0x0c, X5, X7
+	VPSRLD     $0x14, X5, X8
+	VPTERNLOGD $0x96, X7, X8, X4
+	VPADDD     X4, X3, X3
+	VPSLLD     $0x08, X6, X7
+	VPSRLD     $0x18, X6, X6
+	VPORD      X7, X6, X6
+	VPSLLD     $0x08, X3, X7
+	VPSRLD     $0x18, X3, X8
+	VPTERNLOGD $0x96, X7, X8, X6
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x07, X4, X7
+	VPSRLD     $0x19, X4, X4
+	VPORD      X7, X4, X4
+	VPSLLD     $0x07, X5, X7
+	VPSRLD     $0x19, X5, X8
+	VPTERNLOGD $0x96, X7, X8, X4
+	VPSHUFD    $0x39, X3, X3
+	VPSHUFD    $0x93, X5, X5
+	VPSHUFD    $0x4e, X6, X6
+	DECQ       DI
+	JNZ        rowsAVX512_1_round
+	CMPQ       SI, $0x04
+	JE         rowsAVX512_1_mode4
+	CMPQ       SI, $0x03
+	JE         rowsAVX512_1_mode3
+	CMPQ       SI, $0x02
+	JE         rowsAVX512_1_mode2
+	CMPQ       SI, $0x01
+	JE         rowsAVX512_1_mode1
+	VPXOR      X2, X4, X4
+	VMOVDQU    X4, (AX)
+	ADDQ       $0x00000010, AX
+	JMP        rowsAVX512_1_next
 
 rowsAVX512_1_mode1:
 	VPXOR   X0, X3, X3
@@ -2616,45 +2680,77 @@ walkAVX512_mul2:
 	MOVQ         $0x0000000a, DX
 
 walkAVX512_mul2_round:
-	VPADDD    X6, X5, X5
-	VPXOR     X5, X8, X8
-	VPROLD    $0x10, X8, X8
-	VPADDD    X8, X7, X7
-	VPXOR     X7, X6, X6
-	VPROLD    $0x0c, X6, X6
-	VPADDD    X6, X5, X5
-	VPXOR     X5, X8, X8
-	VPROLD    $0x08, X8, X8
-	VPADDD    X8, X7, X7
-	VPXOR     X7, X6, X6
-	VPROLD    $0x07, X6, X6
-	VPSHUFD   $0x93, X5, X5
-	VPSHUFD   $0x39, X7, X7
-	VPSHUFD   $0x4e, X8, X8
-	VPADDD    X6, X5, X5
-	VPXOR     X5, X8, X8
-	VPROLD    $0x10, X8, X8
-	VPADDD    X8, X7, X7
-	VPXOR     X7, X6, X6
-	VPROLD    $0x0c, X6, X6
-	VPADDD    X6, X5, X5
-	VPXOR     X5, X8, X8
-	VPROLD    $0x08, X8, X8
-	VPADDD    X8, X7, X7
-	VPXOR     X7, X6, X6
-	VPROLD    $0x07, X6, X6
-	VPSHUFD   $0x39, X5, X5
-	VPSHUFD   $0x93, X7, X7
-	VPSHUFD   $0x4e, X8, X8
-	DECQ      DX
-	JNZ       walkAVX512_mul2_round
-	VPXOR     X9, X5, X5
-	VPXOR     X2, X6, X6
-	VPBLENDVB X4, X6, X5, X2
-	ADDQ      $0x20, AX
-	INCQ      CX
-	DECQ      SI
-	JMP       walkAVX512_mul2
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x10, X8, X3
+	VPSRLD     $0x10, X8, X8
+	VPORD      X3, X8, X8
+	VPSLLD     $0x10, X5, X3
+	VPSRLD     $0x10, X5, X10
+	VPTERNLOGD $0x96, X3, X10, X8
+	VPADDD     X8, X7, X7
+	VPSLLD     $0x0c, X6, X3
+	VPSRLD     $0x14, X6, X6
+	VPORD      X3, X6, X6
+	VPSLLD     $0x0c, X7, X3
+	VPSRLD     $0x14, X7, X10
+	VPTERNLOGD $0x96, X3, X10, X6
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x08, X8, X3
+	VPSRLD     $0x18, X8, X8
+	VPORD      X3, X8, X8
+	VPSLLD     $0x08, X5, X3
+	VPSRLD     $0x18, X5, X10
+	VPTERNLOGD $0x96, X3, X10, X8
+	VPADDD     X8, X7, X7
+	VPSLLD     $0x07, X6, X3
+	VPSRLD     $0x19, X6, X6
+	VPORD      X3, X6, X6
+	VPSLLD     $0x07, X7, X3
+	VPSRLD     $0x19, X7, X10
+	VPTERNLOGD $0x96, X3, X10, X6
+	VPSHUFD    $0x93, X5, X5
+	VPSHUFD    $0x39, X7, X7
+	VPSHUFD    $0x4e, X8, X8
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x10, X8, X3
+	VPSRLD     $0x10, X8, X8
+	VPORD      X3, X8, X8
+	VPSLLD     $0x10, X5, X3
+	VPSRLD     $0x10, X5, X10
+	VPTERNLOGD $0x96, X3, X10, X8
+	VPADDD     X8, X7, X7
+	VPSLLD     $0x0c, X6, X3
+	VPSRLD     $0x14, X6, X6
+	VPORD      X3, X6, X6
+	VPSLLD     $0x0c, X7, X3
+	VPSRLD     $0x14, X7, X10
+	VPTERNLOGD $0x96, X3, X10, X6
+	VPADDD     X6, X5, X5
+	VPSLLD     $0x08, X8, X3
+	VPSRLD     $0x18, X8, X8
+	VPORD      X3, X8, X8
+	VPSLLD     $0x08, X5, X3
+	VPSRLD     $0x18, X5, X10
+	VPTERNLOGD $0x96, X3, X10, X8
+	VPADDD     X8, X7, X7
+	VPSLLD     $0x07, X6, X3
+	VPSRLD     $0x19, X6, X6
+	VPORD      X3, X6, X6
+	VPSLLD     $0x07, X7, X3
+	VPSRLD     $0x19, X7, X10
+	VPTERNLOGD $0x96, X3, X10, X6
+	VPSHUFD    $0x39, X5, X5
+	VPSHUFD    $0x93, X7, X7
+	VPSHUFD    $0x4e, X8, X8
+	DECQ       DX
+	JNZ        walkAVX512_mul2_round
+	VPXOR      X9, X5, X5
+	VPXOR      X2, X6, X6
+	VPBLENDVB  X4, X6, X5, X2
+	ADDQ       $0x20, AX
+	INCQ       CX
+	DECQ       SI
+	JMP        walkAVX512_mul2
 
 walkAVX512_mul4:
 	CMPQ         SI, $0x00
@@ -2687,51 +2783,83 @@ walkAVX512_mul4:
 	MOVQ         $0x0000000a, R8
 
 walkAVX512_mul4_round:
-	VPADDD    X6, X2, X2
-	VPXOR     X2, X7, X7
-	VPROLD    $0x10, X7, X7
-	VPADDD    X7, X8, X8
-	VPXOR     X8, X6, X6
-	VPROLD    $0x0c, X6, X6
-	VPADDD    X6, X2, X2
-	VPXOR     X2, X7, X7
-	VPROLD    $0x08, X7, X7
-	VPADDD    X7, X8, X8
-	VPXOR     X8, X6, X6
-	VPROLD    $0x07, X6, X6
-	VPSHUFD   $0x93, X2, X2
-	VPSHUFD   $0x39, X8, X8
-	VPSHUFD   $0x4e, X7, X7
-	VPADDD    X6, X2, X2
-	VPXOR     X2, X7, X7
-	VPROLD    $0x10, X7, X7
-	VPADDD    X7, X8, X8
-	VPXOR     X8, X6, X6
-	VPROLD    $0x0c, X6, X6
-	VPADDD    X6, X2, X2
-	VPXOR     X2, X7, X7
-	VPROLD    $0x08, X7, X7
-	VPADDD    X7, X8, X8
-	VPXOR     X8, X6, X6
-	VPROLD    $0x07, X6, X6
-	VPSHUFD   $0x39, X2, X2
-	VPSHUFD   $0x93, X8, X8
-	VPSHUFD   $0x4e, X7, X7
-	DECQ      R8
-	JNZ       walkAVX512_mul4_round
-	VPXOR     X9, X2, X2
-	VPXOR     X3, X8, X8
-	VPBLENDVB X4, X8, X2, X2
-	VPXOR     X5, X6, X6
-	VPXOR     X1, X7, X7
-	VPBLENDVB X4, X7, X6, X6
-	VMOVDQU   X6, (DX)
-	ADDQ      $0x10, DX
-	INCQ      BX
-	ADDQ      $0x20, AX
-	INCQ      CX
-	DECQ      SI
-	JMP       walkAVX512_mul4
+	VPADDD     X6, X2, X2
+	VPSLLD     $0x10, X7, X10
+	VPSRLD     $0x10, X7, X7
+	VPORD      X10, X7, X7
+	VPSLLD     $0x10, X2, X10
+	VPSRLD     $0x10, X2, X11
+	VPTERNLOGD $0x96, X10, X11, X7
+	VPADDD     X7, X8, X8
+	VPSLLD     $0x0c, X6, X10
+	VPSRLD     $0x14, X6, X6
+	VPORD      X10, X6, X6
+	VPSLLD     $0x0c, X8, X10
+	VPSRLD     $0x14, X8, X11
+	VPTERNLOGD $0x96, X10, X11, X6
+	VPADDD     X6, X2, X2
+	VPSLLD     $0x08, X7, X10
+	VPSRLD     $0x18, X7, X7
+	VPORD      X10, X7, X7
+	VPSLLD     $0x08, X2, X10
+	VPSRLD     $0x18, X2, X11
+	VPTERNLOGD $0x96, X10, X11, X7
+	VPADDD     X7, X8, X8
+	VPSLLD     $0x07, X6, X10
+	VPSRLD     $0x19, X6, X6
+	VPORD      X10, X6, X6
+	VPSLLD     $0x07, X8, X10
+	VPSRLD     $0x19, X8, X11
+	VPTERNLOGD $0x96, X10, X11, X6
+	VPSHUFD    $0x93, X2, X2
+	VPSHUFD    $0x39, X8, X8
+	VPSHUFD    $0x4e, X7, X7
+	VPADDD     X6, X2, X2
+	VPSLLD     $0x10, X7, X10
+	VPSRLD     $0x10, X7, X7
+	VPORD      X10, X7, X7
+	VPSLLD     $0x10, X2, X10
+	VPSRLD     $0x10, X2, X11
+	VPTERNLOGD $0x96, X10, X11, X7
+	VPADDD     X7, X8, X8
+	VPSLLD     $0x0c, X6, X10
+	VPSRLD     $0x14, X6, X6
+	VPORD      X10, X6, X6
+	VPSLLD     $0x0c, X8, X10
+	VPSRLD     $0x14, X8, X11
+	VPTERNLOGD $0x96, X10, X11, X6
+	VPADDD     X6, X2, X2
+	VPSLLD     $0x08, X7, X10
+	VPSRLD     $0x18, X7, X7
+	VPORD      X10, X7, X7
+	VPSLLD     $0x08, X2, X10
+	VPSRLD     $0x18, X2, X11
+	VPTERNLOGD $0x96, X10, X11, X7
+	VPADDD     X7, X8, X8
+	VPSLLD     $0x07, X6, X10
+	VPSRLD     $0x19, X6, X6
+	VPORD      X10, X6, X6
+	VPSLLD     $0x07, X8, X10
+	VPSRLD     $0x19, X8, X11
+	VPTERNLOGD $0x96, X10, X11, X6
+	VPSHUFD    $0x39, X2, X2
+	VPSHUFD    $0x93, X8, X8
+	VPSHUFD    $0x4e, X7, X7
+	DECQ       R8
+	JNZ        walkAVX512_mul4_round
+	VPXOR      X9, X2, X2
+	VPXOR      X3, X8, X8
+	VPBLENDVB  X4, X8, X2, X2
+	VPXOR      X5, X6, X6
+	VPXOR      X1, X7, X7
+	VPBLENDVB  X4, X7, X6, X6
+	VMOVDQU    X6, (DX)
+	ADDQ       $0x10, DX
+	INCQ       BX
+	ADDQ       $0x20, AX
+	INCQ       CX
+	DECQ       SI
+	JMP        walkAVX512_mul4
 
 walkAVX512_done:
 	VPEXTRB $0x0c, X2, R9

@@ -630,6 +630,10 @@ func (k *routine) rowRound(sets []*rowSet) {
 		for _, st := range sets {
 			VPADDD(st.x[add], st.x[sum], st.x[sum])
 		}
+		if k.wide && len(sets) == 1 {
+			rotlXor(sets[0].x[xor], sets[0].x[sum], s)
+			continue
+		}
 		for _, st := range sets {
 			VPXOR(st.x[sum], st.x[xor], st.x[xor])
 		}
@@ -637,6 +641,22 @@ func (k *routine) rowRound(sets []*rowSet) {
 			k.rotate(st.x[xor], s)
 		}
 	}
+}
+
+// rotlXor sets x to (x ^ y) rotated left by n, as rotl(x, n) ^ (y << n) ^ (y >>
+// 32-n), for one set of rows alone, whose rounds are a chain of dependent
+// operations (the one-key walk): x is a step old, so only two shifts side by side
+// and one VPTERNLOGD follow y, 2 cycles where the XOR and VPROLD took 3, and every
+// operation takes one cycle (on Zen 4 VPROLD takes 2, which also delays the
+// one-cycle operations around it; hashes/_asm's rotrXor measured the same).
+func rotlXor(x, y VecVirtual, n int) {
+	xl, yl, yh := like(x), like(y), like(y)
+	VPSLLD(U8(n), x, xl)
+	VPSRLD(U8(32-n), x, x)
+	VPORD(xl, x, x)
+	VPSLLD(U8(n), y, yl)
+	VPSRLD(U8(32-n), y, yh)
+	VPTERNLOGD(U8(0x96), yl, yh, x) // x ^ yl ^ yh
 }
 
 // rotateRows shuffles the words of rows 0, 2 and 3 of every set.
