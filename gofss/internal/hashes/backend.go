@@ -98,26 +98,35 @@ func blake3x8(out [][32]byte, cv *[8]uint32, blocks [][64]byte, blen uint32) {
 
 // blake3XH writes the hash of XH(as[i], ss[i])'s message bit (0 or 1) to
 // out[i*stride] for every i (stride 1: the outputs one after the other; 2: every
-// other 32 bytes, as XH's two halves lie), eight leaves a pass, the last few
-// through a pass of copies. Only where haveBlake3Lanes.
+// other 32 bytes, as XH's two halves lie), eight leaves a pass; of the last few,
+// one or two one by one, more through a pass of copies (as blake3Many). Only
+// where haveBlake3Lanes.
 func blake3XH(out [][32]byte, stride int, cv *[8]uint32, as, ss [][16]byte, bit uint32) {
 	n := len(as)
 	if len(ss) != n || len(out) < (n-1)*stride+1 {
 		panic("hashes: blake3XH needs a seed and an output for each input")
 	}
+	set := blake3Impls.Ops().set
 	g := n / 8
 	if g > 0 {
-		blake3Impls.Ops().set.xh(&out[0], cv, &as[0], &ss[0], g, 32*stride, bit)
+		set.xh(&out[0], cv, &as[0], &ss[0], g, 32*stride, bit)
 	}
-	if i := 8 * g; i < n {
+	i := 8 * g
+	if rest := n - i; rest > 2 {
 		var ta, ts [8][16]byte
 		var to [8][32]byte
 		copy(ta[:], as[i:])
 		copy(ts[:], ss[i:])
-		blake3Impls.Ops().set.xh(&to[0], cv, &ta[0], &ts[0], 1, 32, bit)
-		for j := range n - i {
+		set.xh(&to[0], cv, &ta[0], &ts[0], 1, 32, bit)
+		for j := range rest {
 			out[(i+j)*stride] = to[j]
 		}
+		return
+	}
+	for ; i < n; i++ {
+		var m [64]byte
+		putXHMessage(&m, &as[i], &ss[i], uint64(bit))
+		set.one(&out[i*stride], cv, &m, 32)
 	}
 }
 
