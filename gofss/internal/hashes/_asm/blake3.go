@@ -529,28 +529,26 @@ func nextMessage(reg func() VecVirtual, vs [4]VecVirtual) (next [4]VecVirtual) {
 				panic("nextMessage: three lanes from one vector")
 			}
 		}
-		a, b := pair[0], -1
+		a := pair[0]
 		var placed [4][2]int // the source of each lane of the VSHUFPS's result
 		placed[0], placed[1] = [2]int{a, lanes[a][0]}, [2]int{a, lanes[a][1]}
-		var high VecVirtual
+		var high VecVirtual // and the vector whose lanes hi give its lanes 2 and 3
+		var hi [2]int
 		switch {
 		case len(pair) == 2:
-			b, high = pair[1], vs[pair[1]]
-			placed[2], placed[3] = [2]int{b, lanes[b][0]}, [2]int{b, lanes[b][1]}
+			b := pair[1]
+			high, hi = vs[b], [2]int(lanes[b])
+			placed[2], placed[3] = [2]int{b, hi[0]}, [2]int{b, hi[1]}
 		case len(single) == 2:
 			s0, s1 := single[0], single[1]
-			high = reg()
+			high, hi = reg(), [2]int{0, 2}
 			VSHUFPS(U8(lanes[s0][0]*0x05|lanes[s1][0]*0x50), vs[s1], vs[s0], high)
 			placed[2], placed[3] = [2]int{s0, lanes[s0][0]}, [2]int{s1, lanes[s1][0]}
 		default:
 			panic("nextMessage: a vector from more than three others")
 		}
 		x := reg()
-		imm := placed[0][1] | placed[1][1]<<2 | placed[2][1]<<4 | placed[3][1]<<6
-		if b < 0 {
-			imm = placed[0][1] | placed[1][1]<<2 | 0<<4 | 2<<6 // lanes 0 and 2 of high
-		}
-		VSHUFPS(U8(imm), high, vs[a], x)
+		VSHUFPS(U8(placed[0][1]|placed[1][1]<<2|hi[0]<<4|hi[1]<<6), high, vs[a], x)
 		var order [4]int // lane l takes lane order[l] of x
 		for l, want := range src {
 			for p, got := range placed {
