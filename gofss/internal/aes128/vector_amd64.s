@@ -9018,20 +9018,7 @@ dpf_level:
 	SETCS      R8
 	MOVBQZX    R8, R8
 	MOVQ       (AX)(R8*8), R9
-	MOVBQZX    12(CX), R10
-	MOVBQZX    (CX)(DI*1), R11
-	TESTQ      R8, R8
-	CMOVQNE    R11, R10
-	ANDQ       $0x01, R10
-	MOVOU      (CX), X3
-	PAND       X2, X3
-	MOVQ       R10, X4
-	PSLLO      $0x0c, X4
-	POR        X4, X3
-	PAND       X1, X3
-	PXOR       X0, X3
-	MOVOU      160(R9), X1
-	PXOR       X3, X1
+	MOVOU      X0, X4
 	MOVOU      (R9), X3
 	PXOR       X3, X0
 	MOVOU      16(R9), X3
@@ -9052,6 +9039,20 @@ dpf_level:
 	AESENC     X3, X0
 	MOVOU      144(R9), X3
 	AESENC     X3, X0
+	MOVBQZX    12(CX), R10
+	MOVBQZX    (CX)(DI*1), R11
+	TESTQ      R8, R8
+	CMOVQNE    R11, R10
+	ANDQ       $0x01, R10
+	MOVOU      (CX), X3
+	PAND       X2, X3
+	MOVQ       R10, X5
+	PSLLO      $0x0c, X5
+	POR        X5, X3
+	PAND       X1, X3
+	PXOR       X4, X3
+	MOVOU      160(R9), X1
+	PXOR       X3, X1
 	AESENCLAST X1, X0
 	PSHUFD     $0xff, X0, X1
 	PSLLL      $0x1f, X1
@@ -9074,6 +9075,27 @@ dcf_level:
 	SETCS      R8
 	MOVBQZX    R8, R8
 	MOVQ       (AX)(R8*8), R9
+	MOVOU      X0, X8
+	MOVOU      (R9), X7
+	PXOR       X7, X0
+	MOVOU      16(R9), X7
+	AESENC     X7, X0
+	MOVOU      32(R9), X7
+	AESENC     X7, X0
+	MOVOU      48(R9), X7
+	AESENC     X7, X0
+	MOVOU      64(R9), X7
+	AESENC     X7, X0
+	MOVOU      80(R9), X7
+	AESENC     X7, X0
+	MOVOU      96(R9), X7
+	AESENC     X7, X0
+	MOVOU      112(R9), X7
+	AESENC     X7, X0
+	MOVOU      128(R9), X7
+	AESENC     X7, X0
+	MOVOU      144(R9), X7
+	AESENC     X7, X0
 	MOVBQZX    12(CX), R10
 	MOVBQZX    (CX)(DI*1), R11
 	TESTQ      R8, R8
@@ -9081,75 +9103,55 @@ dcf_level:
 	ANDQ       $0x01, R10
 	MOVOU      (CX), X7
 	PAND       X2, X7
-	MOVQ       R10, X8
-	PSLLO      $0x0c, X8
-	POR        X8, X7
+	MOVQ       R10, X9
+	PSLLO      $0x0c, X9
+	POR        X9, X7
 	PAND       X1, X7
-	PXOR       X0, X7
+	PXOR       X8, X7
+	MOVOU      160(R9), X9
+	PXOR       X7, X9
+	AESENCLAST X9, X0
 	MOVQ       16(AX)(R8*8), R8
-	MOVOU      X0, X9
-	MOVOU      160(R8), X10
-	PXOR       X0, X10
-	MOVOU      (R8), X8
+	MOVOU      X8, X7
+	MOVOU      160(R8), X9
 	PXOR       X8, X9
+	MOVOU      (R8), X8
+	PXOR       X8, X7
 	MOVOU      16(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      32(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      48(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      64(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      80(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      96(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      112(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      128(R8), X8
-	AESENC     X8, X9
+	AESENC     X8, X7
 	MOVOU      144(R8), X8
-	AESENC     X8, X9
-	AESENCLAST X10, X9
-	PAND       X3, X9
+	AESENC     X8, X7
+	AESENCLAST X9, X7
+	PAND       X3, X7
 	MOVOU      16(CX), X8
 	PAND       X3, X8
 	PAND       X1, X8
-	MOVOU      X9, X1
+	MOVOU      X7, X1
 	PXOR       X8, X1
-	PADDQ      X8, X9
+	PADDQ      X8, X7
 	PAND       X4, X1
-	PAND       X5, X9
-	POR        X1, X9
+	PAND       X5, X7
+	POR        X1, X7
 	MOVOU      X6, X1
-	PXOR       X9, X1
-	PADDQ      X9, X6
+	PXOR       X7, X1
+	PADDQ      X7, X6
 	PAND       X4, X1
 	PAND       X5, X6
 	POR        X1, X6
-	MOVOU      160(R9), X1
-	PXOR       X7, X1
-	MOVOU      (R9), X8
-	PXOR       X8, X0
-	MOVOU      16(R9), X8
-	AESENC     X8, X0
-	MOVOU      32(R9), X8
-	AESENC     X8, X0
-	MOVOU      48(R9), X8
-	AESENC     X8, X0
-	MOVOU      64(R9), X8
-	AESENC     X8, X0
-	MOVOU      80(R9), X8
-	AESENC     X8, X0
-	MOVOU      96(R9), X8
-	AESENC     X8, X0
-	MOVOU      112(R9), X8
-	AESENC     X8, X0
-	MOVOU      128(R9), X8
-	AESENC     X8, X0
-	MOVOU      144(R9), X8
-	AESENC     X8, X0
-	AESENCLAST X1, X0
 	PSHUFD     $0xff, X0, X1
 	PSLLL      $0x1f, X1
 	PSRAL      $0x1f, X1

@@ -12,15 +12,17 @@ import (
 
 const walkKeysType = "*[4]*[11][16]byte"
 
-// rounds1 runs the 11 rounds on x with the round keys at keys, each loaded into tmp;
-// last, where given, replaces the last round's key (a key XORed with what the
-// result is XORed with next, which saves that XOR on the latency path).
-func rounds1(keys Mem, x, tmp VecVirtual, last VecVirtual) {
-	for r := 0; r < rounds; r++ {
-		if r == rounds-1 && last != nil {
-			xmm.round(r, last, x)
-			continue
-		}
+// rounds1 runs the 11 rounds on x with the round keys at keys, each loaded into tmp,
+// but the last round's key is last: a key XORed with what the result is XORed
+// with next, which saves that XOR on the latency path.
+func rounds1(keys Mem, x, tmp, last VecVirtual) {
+	allButLast(keys, x, tmp)
+	xmm.round(rounds-1, last, x)
+}
+
+// allButLast runs the rounds before the last on x.
+func allButLast(keys Mem, x, tmp VecVirtual) {
+	for r := 0; r < rounds-1; r++ {
 		xmm.roundFrom(r, keys.Offset(16*r), x, tmp)
 	}
 }
@@ -170,9 +172,16 @@ func evalWalk() {
 		side := pathSide(lo, hi)
 		seedKeys := GP64()
 		MOVQ(Mem{Base: keys, Index: side, Scale: 8}, seedKeys)
+		// The seed's rounds but the last first in program order: where operations
+		// compete for a unit, the oldest ready one goes first, and these are the
+		// latency path.
+		tmp := XMM()
+		clamped := XMM()
+		MOVOU(seed, clamped)
+		allButLast(Mem{Base: seedKeys}, seed, tmp)
 		// The side's correction: tl (row byte 12) or tr (row byte trByte), applied
 		// where the parent's control bit is 1, and the seed, both XORed into the
-		// child after AES.
+		// child in the last round.
 		tc, tr := GP64(), GP64()
 		MOVBQZX(Mem{Base: rows, Disp: 12}, tc)
 		MOVBQZX(Mem{Base: rows, Index: trByte, Scale: 1}, tr)
@@ -184,16 +193,16 @@ func evalWalk() {
 		PAND(clamp, corr)
 		POR(ctlBit(tc), corr)
 		PAND(tMask, corr)
-		PXOR(seed, corr)
-		tmp := XMM()
+		PXOR(clamped, corr)
+		xmm.round(rounds-1, lastKey(Mem{Base: seedKeys}, corr), seed)
 		if g != nil {
 			// The side's value output and, where the parent's control bit is 1,
-			// the row's value word: off the seeds' chain, in the AES latency.
+			// the row's value word: off the seeds' chain.
 			valueKeys := GP64()
 			MOVQ(Mem{Base: keys, Index: side, Scale: 8, Disp: 16}, valueKeys)
 			v, w := XMM(), XMM()
-			MOVOU(seed, v)
-			rounds1(Mem{Base: valueKeys}, v, tmp, lastKey(Mem{Base: valueKeys}, seed))
+			MOVOU(clamped, v)
+			rounds1(Mem{Base: valueKeys}, v, XMM(), lastKey(Mem{Base: valueKeys}, clamped))
 			PAND(g.from, v)
 			MOVOU(Mem{Base: rows, Disp: 16}, w)
 			PAND(g.from, w)
@@ -201,7 +210,6 @@ func evalWalk() {
 			g.add(v, w)
 			g.add(sum, v)
 		}
-		rounds1(Mem{Base: seedKeys}, seed, tmp, lastKey(Mem{Base: seedKeys}, corr))
 		lsbMask(seed, tMask)
 		PAND(clamp, seed)
 		ADDQ(U8(32), rows)
