@@ -101,7 +101,8 @@ def masked_share(x_share: torch.Tensor, c: Correlation) -> torch.Tensor:
 def relu_shares(dcf: pyfss.Dcf, party: int, c: Correlation, xhat: torch.Tensor):
     """A party's shares of 1{x >= 0} and of ReLU(x), from the opened x^ = x + r."""
     tensors = {"r": c.r, "s": c.s, "rs": c.rs, "w.s0": c.key.s0, "w.cws": c.key.cws}
-    return relu_gate(dcf).eval_both(party, gates.GateKey("relu", party, tensors), xhat)
+    gate = relu_gate(dcf)
+    return gate.eval_both(party, gates.GateKey("relu", party, tensors, gate.fingerprint), xhat)
 
 
 def run_protocol(dcf: pyfss.Dcf, x: torch.Tensor, r: torch.Tensor | None = None):

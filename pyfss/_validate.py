@@ -141,6 +141,9 @@ def impl(value) -> str:
 
 
 def party(value) -> int:
+    """0 or 1: an int or what stands for one (a numpy integer), not a bool."""
+    if type(value) is not int and not isinstance(value, bool) and hasattr(value, "__index__"):
+        value = operator.index(value)
     if type(value) is not int or value not in (0, 1):
         raise ValueError(f"party must be 0 or 1, got {value!r}")
     return value

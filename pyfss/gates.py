@@ -25,15 +25,17 @@ rounds and key sizes per gate.
 The dealer draws from ``generator`` (a torch.Generator: reproducible, for tests and
 examples, not cryptographic) or, by default, from os.urandom. A dealer must be a
 third party (or be replaced by a two-party key generation): whoever holds both
-GateKeys can unmask everything.
+GateKeys can unmask everything. A GateKey is for one input: evaluating it on x and
+x' opens x + r and x' + r, whose difference is x - x'. It evaluates only on a gate
+with the public parameters it was dealt for (its ``fingerprint``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 import operator
-import pickle
 from dataclasses import dataclass
 
 import torch
@@ -42,7 +44,8 @@ from ._groups import from_int, to_int
 from ._params import PRGS
 from ._schemes import Dcf, Dpf, _own
 from ._validate import choice
-from .mpc import random_ring
+from ._validate import party as _party
+from .mpc import _tensor_bytes, random_ring
 
 __all__ = [
     "BitDecompose",
@@ -68,11 +71,13 @@ MAX_LUT_BITS = 20
 class GateKey:
     """One party's key material for one gate over a tensor of elements: additive shares
     (``r``, the input mask, and others) and DCF/DPF keys (``<name>.s0``, this party's
-    seeds, and ``<name>.cws``, the correction words both parties hold)."""
+    seeds, and ``<name>.cws``, the correction words both parties hold); ``fingerprint``
+    is the dealing gate's (Gate.fingerprint), which the evaluating gate must share."""
 
     gate: str
     party: int
     tensors: dict
+    fingerprint: str
 
     def __getitem__(self, name: str) -> torch.Tensor:
         if name not in self.tensors:
@@ -89,31 +94,39 @@ class GateKey:
         return sum(t.numel() * t.element_size() for t in self.tensors.values())
 
     def to(self, device) -> GateKey:
-        return GateKey(self.gate, self.party, {k: t.to(device) for k, t in self.tensors.items()})
+        """The key on another device (its dtypes are the gate's and stay)."""
+        if isinstance(device, torch.dtype):
+            raise TypeError("GateKey.to takes a device: the key's dtypes are its gate's")
+        device = torch.device(device)
+        tensors = {k: t.to(device) for k, t in self.tensors.items()}
+        return GateKey(self.gate, self.party, tensors, self.fingerprint)
 
     def to_bytes(self) -> bytes:
         """The key material as torch.save bytes (loadable with weights_only)."""
         buf = io.BytesIO()
         cpu = {k: t.cpu() for k, t in self.tensors.items()}
-        torch.save({"gate": self.gate, "party": self.party, "tensors": cpu}, buf)
+        fields = {"gate": self.gate, "party": self.party, "fingerprint": self.fingerprint}
+        torch.save({**fields, "tensors": cpu}, buf)
         return buf.getvalue()
 
     @classmethod
     def from_bytes(cls, data: bytes, device="cpu") -> GateKey:
         try:
             d = torch.load(io.BytesIO(data), map_location=device, weights_only=True)
-        except (pickle.UnpicklingError, EOFError, RuntimeError, ValueError) as e:
+        except Exception as e:  # noqa: BLE001 (corrupt bytes raise all kinds in torch.load)
             raise ValueError(f"data is not GateKey.to_bytes() output: {e}") from None
         if (
             not isinstance(d, dict)
             or not isinstance(d.get("gate"), str)
-            or d.get("party") not in (0, 1)
+            or type(d.get("party")) is not int
+            or d["party"] not in (0, 1)
+            or not isinstance(d.get("fingerprint"), str)
             or not isinstance(d.get("tensors"), dict)
             or "r" not in d["tensors"]
             or not all(isinstance(t, torch.Tensor) for t in d["tensors"].values())
         ):
             raise ValueError("data is not GateKey.to_bytes() output: wrong fields")
-        return cls(d["gate"], d["party"], d["tensors"])
+        return cls(d["gate"], d["party"], d["tensors"], d["fingerprint"])
 
 
 class _Dealer:
@@ -163,6 +176,25 @@ class Gate:
         self.group = f"uint{self.bits}"
         self.top = self.const(1 << (self.bits - 1))  # -2^(N-1): signed x + 2^(N-1) is x ^ top
         self._schemes: dict = {}
+        self._fingerprint: str | None = None
+
+    def _public(self) -> tuple:
+        """The gate's own public parameters (ints, bools and ring tensors), beyond its
+        name, ring and PRG."""
+        return ()
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of the gate's kind and public parameters, which the keys it deals
+        carry: a key evaluates only on a gate with the same (another one's would give
+        wrong shares, not an error)."""
+        if self._fingerprint is None:
+            h = hashlib.sha256()
+            for p in (self.name, self.bits, self.prg, *self._public()):
+                h.update(_tensor_bytes(p) if isinstance(p, torch.Tensor) else repr(p).encode())
+                h.update(b"\0")
+            self._fingerprint = h.hexdigest()[:32]
+        return self._fingerprint
 
     def _dcf(self, in_bits: int) -> Dcf:
         if ("dcf", in_bits) not in self._schemes:
@@ -191,6 +223,8 @@ class Gate:
         element (or the given ``mask``, a ring tensor of that shape, for tests) and both
         parties' key material -> (GateKey, GateKey)."""
         shape = tuple(_index("shape", n) for n in shape)
+        if any(n < 0 for n in shape):
+            raise ValueError(f"shape must not hold negative sizes, got {shape}")
         d = _Dealer(self, generator, device)
         if mask is None:
             r = d.ring(shape)
@@ -202,7 +236,7 @@ class Gate:
             r = mask.to(d.device)
         d.share("r", r)
         self._deal(d, r)
-        return tuple(GateKey(self.name, b, d.parts[b]) for b in (0, 1))
+        return tuple(GateKey(self.name, b, d.parts[b], self.fingerprint) for b in (0, 1))
 
     def mask(self, key: GateKey, x_share: torch.Tensor) -> torch.Tensor:
         """What party key.party sends the other: its share of x + r."""
@@ -215,17 +249,26 @@ class Gate:
         return self._eval(party, key, xhat)
 
     def _check(self, party: int, key: GateKey, xhat: torch.Tensor) -> None:
-        if party not in (0, 1) or key.party != party:
+        if _party(party) != key.party:
             raise ValueError(f"party must be 0 or 1 and match the key's ({key.party}), got {party}")
-        if key.gate != self.name:
-            raise ValueError(f"key is for gate {key.gate!r}, not {self.name!r}")
         self._check_share(key, xhat)
 
     def run(self, party, key: GateKey, x_share: torch.Tensor) -> torch.Tensor:
         """mask, open with a pyfss.mpc.Party (one round), eval."""
+        if not (hasattr(party, "party") and hasattr(party, "open")):
+            raise TypeError(
+                f"run takes a pyfss.mpc.Party (eval takes the party's index), got {_describe(party)}"
+            )
         return self.eval(party.party, key, party.open(self.mask(key, x_share)))
 
     def _check_share(self, key: GateKey, t: torch.Tensor) -> None:
+        if key.gate != self.name:
+            raise ValueError(f"key is for gate {key.gate!r}, not {self.name!r}")
+        if key.fingerprint != self.fingerprint:
+            raise ValueError(
+                f"key was dealt by a {self.name!r} gate with other public parameters (ring, "
+                "prg or the gate's own): its shares would be wrong here"
+            )
         if not isinstance(t, torch.Tensor) or t.dtype != self.ring:
             raise TypeError(f"shares must be {self.ring} tensors, got {_describe(t)}")
         if tuple(t.shape) != key.shape:
@@ -312,6 +355,9 @@ class Equal(Gate):
         super().__init__(ring, prg)
         self.c = self.const(c)
 
+    def _public(self):
+        return (self.c,)
+
     def _deal(self, d, r):
         d.key("k", self._dpf(self.bits), r)
 
@@ -342,6 +388,9 @@ class IntervalContainment(Gate):
         self._lo = torch.tensor([self.const(v) for v in lo], dtype=ring)
         self._end = torch.tensor([self.const(v + 1) for v in hi], dtype=ring)
         self._hi = torch.tensor([self.const(v) for v in hi], dtype=ring)
+
+    def _public(self):
+        return (self.signed, self._lo, self._hi)
 
     def _deal(self, d, r):
         d.key("d", self._dcf(self.bits), r)
@@ -376,6 +425,8 @@ class LessThan(IntervalContainment):
         low = -(1 << (bits - 1)) if signed else 0
         if c <= low:
             raise ValueError(f"c must be above the smallest value {low}: 1{{x < {c}}} is 0")
+        if c > low + (1 << bits):
+            raise ValueError(f"c must be at most {low + (1 << bits)}: 1{{x < {c}}} is 1")
         super().__init__([(low, c - 1)], ring, prg, signed=signed)
 
     def _eval(self, party, key, xhat):
@@ -398,6 +449,9 @@ class Spline(IntervalContainment):
         if len(rows) != len(self._lo) or len({len(row) for row in rows}) != 1 or not rows[0]:
             raise ValueError("coeffs must have one row of degree + 1 ints per interval")
         self.coeffs = torch.tensor(rows, dtype=ring)  # (m, degree + 1)
+
+    def _public(self):
+        return (*super()._public(), self.coeffs)
 
     def _deal(self, d, r):
         a = self.coeffs.to(r.device)
@@ -431,14 +485,23 @@ class LookupTable(Gate):
 
     def __init__(self, table, ring=torch.int64, prg="aes128_mmo"):
         super().__init__(ring, prg)
-        table = torch.as_tensor(table)
+        if not isinstance(table, torch.Tensor) and hasattr(table, "__array__"):
+            table = torch.as_tensor(table)  # numpy: whole, not element by element
+        if isinstance(table, torch.Tensor):
+            if table.dtype == torch.bool or table.is_floating_point() or table.is_complex():
+                raise TypeError(f"table must hold integers, got {table.dtype}")
+            # A copy of the gate's own (the caller may reuse its tensor), wrapped mod 2^N.
+            table = table.detach().cpu().to(torch.int64).to(ring, copy=True)
+        else:
+            table = torch.tensor([self.const(v) for v in table], dtype=ring)
         n = table.numel()
         if table.dim() != 1 or n < 2 or n & (n - 1) or n > 1 << MAX_LUT_BITS:
             raise ValueError(f"table must be 1-D with 2^m entries, 1 <= m <= {MAX_LUT_BITS}")
-        if table.dtype not in _RINGS:
-            raise TypeError(f"table must hold int32 or int64 values, got {table.dtype}")
-        self.table = table.to(ring)
+        self.table = table
         self.in_bits = n.bit_length() - 1
+
+    def _public(self):
+        return (self.table,)
 
     def _deal(self, d, r):
         low = r & ((1 << self.in_bits) - 1)
@@ -465,9 +528,13 @@ class Truncate(Gate):
 
     def __init__(self, shift: int, ring=torch.int64, prg="aes128_mmo", *, arithmetic=True):
         super().__init__(ring, prg)
-        if isinstance(shift, bool) or not isinstance(shift, int) or not 0 < shift < self.bits:
-            raise ValueError(f"shift must be an int in [1, {self.bits - 1}], got {shift!r}")
-        self.shift, self.arithmetic = shift, arithmetic
+        shift = _index("shift", shift)
+        if not 0 < shift < self.bits:
+            raise ValueError(f"shift must be in [1, {self.bits - 1}], got {shift}")
+        self.shift, self.arithmetic = shift, bool(arithmetic)
+
+    def _public(self):
+        return (self.shift, self.arithmetic)
 
     def _deal(self, d, r):
         s = self.shift
@@ -497,11 +564,14 @@ class BitDecompose(Gate):
 
     def __init__(self, bits: int | None = None, ring=torch.int64, prg="aes128_mmo"):
         super().__init__(ring, prg)
-        bits = self.bits if bits is None else bits
-        if isinstance(bits, bool) or not isinstance(bits, int) or not 0 < bits <= self.bits:
-            raise ValueError(f"bits must be an int in [1, {self.bits}], got {bits!r}")
+        bits = self.bits if bits is None else _index("bits", bits)
+        if not 0 < bits <= self.bits:
+            raise ValueError(f"bits must be in [1, {self.bits}], got {bits}")
         self.out_bits = bits
         self._shifts = range(1, min(bits, self.bits - 1) + 1)
+
+    def _public(self):
+        return (self.out_bits,)
 
     def _deal(self, d, r):
         for i in self._shifts:
@@ -534,7 +604,8 @@ def _point(t: torch.Tensor, in_bits: int) -> torch.Tensor:
     (in_bits <= 63) or little-endian words (in_bits 64)."""
     if in_bits <= 63:
         return t.to(torch.int64) & ((1 << in_bits) - 1)
-    pairs = t.to(torch.int64).contiguous().unsqueeze(-1).view(torch.int32)
+    # resolve_neg: a negative view's memory holds its values negated, and view() reads memory
+    pairs = t.to(torch.int64).resolve_neg().contiguous().unsqueeze(-1).view(torch.int32)
     return torch.cat([pairs, torch.zeros_like(pairs)], -1)
 
 
@@ -543,7 +614,7 @@ def _bounds(intervals, bits: int, signed: bool) -> tuple[list[int], list[int]]:
     low = -(1 << (bits - 1)) if signed else 0
     lo_u, hi_u = [], []
     try:
-        pairs = [(operator.index(lo), operator.index(hi)) for lo, hi in intervals]
+        pairs = [(_index("lo", lo), _index("hi", hi)) for lo, hi in intervals]
     except (TypeError, ValueError):
         raise TypeError("intervals must be (lo, hi) pairs of ints") from None
     if not pairs:
@@ -570,7 +641,10 @@ def _index(name: str, v) -> int:
 def _rows(coeffs) -> list:
     if isinstance(coeffs, torch.Tensor):
         coeffs = coeffs.tolist()
-    return [list(row) for row in coeffs]
+    try:
+        return [list(row) for row in coeffs]
+    except TypeError:
+        raise TypeError("coeffs must be rows of ints, one row per interval") from None
 
 
 def _describe(t) -> str:

@@ -12,11 +12,14 @@ under torchrun): gloo moves CPU tensors, NCCL CUDA tensors; other ranks of the g
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 
 import torch
 import torch.distributed as dist
+
+from ._validate import party as _party
 
 __all__ = ["Party", "random_ring", "share"]
 
@@ -31,9 +34,7 @@ class Party:
     """
 
     def __init__(self, party: int | None = None, *, peer: int | None = None, group=None):
-        self.party = dist.get_rank(group) if party is None else party
-        if self.party not in (0, 1):
-            raise ValueError(f"party must be 0 or 1, got {self.party}")
+        self.party = _party(dist.get_rank(group) if party is None else party)
         self.peer = 1 - self.party if peer is None else peer
         self.group = group
         # NCCL moves tensors on this process's GPU, gloo on the CPU.
@@ -73,14 +74,16 @@ class Party:
         return got.to(device)
 
     def send_bytes(self, data: bytes) -> None:
-        """bytes to the peer (e.g. GateKey.to_bytes()), preceded by their length."""
-        self.send(torch.tensor([len(data)], dtype=torch.int64))
-        if data:
-            self.send(torch.frombuffer(bytearray(data), dtype=torch.uint8))
+        """bytes (or any contiguous buffer: its bytes) to the peer (e.g.
+        GateKey.to_bytes()), preceded by their count."""
+        octets = memoryview(data).cast("B")  # before anything is sent: a str raises here
+        self.send(torch.tensor([len(octets)], dtype=torch.int64))
+        if octets:
+            self.send(torch.frombuffer(bytearray(octets), dtype=torch.uint8))
 
     def recv_bytes(self) -> bytes:
         n = int(self.recv(1, torch.int64)[0])
-        return bytes(self.recv(n, torch.uint8).tolist()) if n else b""
+        return _tensor_bytes(self.recv(n, torch.uint8)) if n else b""
 
     def stats(self) -> dict:
         return {"rounds": self.rounds, "sent": self.bytes_sent, "received": self.bytes_received}
@@ -110,6 +113,12 @@ def random_ring(shape, dtype: torch.dtype, generator: torch.Generator | None = N
     else:
         t = torch.empty(words, dtype=torch.int32)
     return t.view(dtype).squeeze(-1).to(device)
+
+
+def _tensor_bytes(t: torch.Tensor) -> bytes:
+    """The bytes of t's values in memory order (row-major, native byte order)."""
+    t = t.detach().cpu().resolve_neg().resolve_conj().contiguous()
+    return ctypes.string_at(t.data_ptr(), _size(t)) if t.numel() else b""
 
 
 def _size(t: torch.Tensor) -> int:

@@ -131,6 +131,15 @@ def test_party(scheme, key, party):
         scheme.eval_all(party, seeds()[0], key)
 
 
+def test_party_of_a_numpy_int(scheme, key):
+    np = pytest.importorskip("numpy")
+    s0 = seeds()[0]
+    for party in (0, 1):
+        want = scheme.eval(party, s0, key, 1)
+        assert torch.equal(scheme.eval(np.int64(party), s0, key, 1), want)
+        assert torch.equal(scheme.eval(np.uint8(party), s0, key, np.int64(1)), want)
+
+
 def test_eval_tensor_types(scheme, key):
     with pytest.raises(TypeError, match=r"s0 must be a \(4,\) int32 tensor"):
         scheme.eval(0, torch.zeros(3, dtype=I32), key, 1)

@@ -404,8 +404,16 @@ def test_bad_parameters():
         gates.LookupTable(torch.arange(6))
     with pytest.raises(ValueError, match="2\\^m entries"):
         gates.LookupTable(torch.arange(4).reshape(2, 2))
-    with pytest.raises(TypeError, match="int32 or int64"):
+    with pytest.raises(TypeError, match="table must hold integers"):
         gates.LookupTable(torch.zeros(4))
+    with pytest.raises(TypeError, match="value must be an int, got float"):
+        gates.LookupTable([1, 2, 3.5, 4])
+    with pytest.raises(TypeError, match="coeffs must be rows of ints"):
+        gates.Spline([(0, 9)], [1, 2])
+    with pytest.raises(ValueError, match="c must be at most 18446744073709551616"):
+        gates.LessThan(2**64 + 1, signed=False)
+    with pytest.raises(ValueError, match="shape must not hold negative sizes"):
+        gates.DReLU().deal((2, -1))
     with pytest.raises(ValueError, match="smallest value"):
         gates.LessThan(-(2**63))
     with pytest.raises(ValueError, match="prg must be one of"):
@@ -425,6 +433,130 @@ def test_floats_and_bools_are_not_ints():
         gates.DReLU().deal((2.0,))
     with pytest.raises(TypeError, match="got bool"):
         gates.DReLU().deal((True,))
+    with pytest.raises(TypeError, match="intervals must be"):
+        gates.IntervalContainment([(False, True)])
+    with pytest.raises(TypeError, match="shift must be an int, got bool"):
+        gates.Truncate(True)
+    gate, k0, _ = dealt()
+    with pytest.raises(ValueError, match="party must be 0 or 1, got False"):
+        gate.eval(False, k0, torch.zeros(3, dtype=torch.int64))
+
+
+def test_numpy_ints_stand_for_ints():
+    np = pytest.importorskip("numpy")
+    gate = gates.Truncate(np.int64(2), torch.int32)
+    assert gate.shift == 2 and gates.BitDecompose(np.uint8(3)).out_bits == 3
+    x = torch.tensor([-9, 9, 100], dtype=torch.int32)
+    k0, k1 = gate.deal(x.shape, generator=torch.Generator().manual_seed(2))
+    x0, x1 = share(x, torch.Generator().manual_seed(3))
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    y = gate.eval(np.int64(0), k0, xhat) + gate.eval(np.int64(1), k1, xhat)
+    assert as_ints(y) == [-3, 2, 25]
+
+
+def public_variants(ring):
+    """Pairs of gates of one kind whose public parameters differ (keys of one would
+    give wrong shares on the other), and one more gate equal to the first."""
+    other_prg = "chacha"
+    return [
+        (gates.ReLU(ring), gates.ReLU(ring, other_prg), gates.ReLU(ring)),
+        (gates.DReLU(ring), gates.DReLU(ring, other_prg), gates.DReLU(ring)),
+        (gates.Equal(0, ring), gates.Equal(1, ring), gates.Equal(0, ring)),
+        (
+            gates.Spline([(0, 1000)], [[0, 1]], ring),
+            gates.Spline([(0, 1000)], [[1, 2]], ring),
+            gates.Spline([(0, 1000)], torch.tensor([[0, 1]]), ring),
+        ),
+        (
+            gates.IntervalContainment([(0, 5)], ring),
+            gates.IntervalContainment([(0, 5)], ring, signed=False),
+            gates.IntervalContainment([(0, 5)], ring),
+        ),
+        (gates.LessThan(3, ring), gates.LessThan(4, ring), gates.LessThan(3, ring)),
+        (
+            gates.LookupTable(list(range(16)), ring),
+            gates.LookupTable(list(range(1, 17)), ring),
+            gates.LookupTable(torch.arange(16), ring),
+        ),
+        (gates.Truncate(4, ring), gates.Truncate(5, ring), gates.Truncate(4, ring)),
+        (
+            gates.Truncate(4, ring),
+            gates.Truncate(4, ring, arithmetic=False),
+            gates.Truncate(4, ring, arithmetic=1),
+        ),
+        (gates.BitDecompose(8, ring), gates.BitDecompose(5, ring), gates.BitDecompose(8, ring)),
+    ]
+
+
+@pytest.mark.parametrize("ring", [torch.int32, torch.int64], ids=str)
+def test_a_key_evaluates_only_on_its_gates_public_parameters(ring):
+    x = torch.tensor([-5, 0, 3, 100], dtype=ring)
+    x0, x1 = share(x, torch.Generator().manual_seed(1))
+    for dealer, other, same in public_variants(ring):
+        k0, k1 = dealer.deal(x.shape, generator=torch.Generator().manual_seed(0))
+        assert dealer.fingerprint == same.fingerprint != other.fingerprint
+        with pytest.raises(ValueError, match="other public parameters"):
+            other.mask(k0, x0)
+        xhat = dealer.mask(k0, x0) + dealer.mask(k1, x1)
+        with pytest.raises(ValueError, match="other public parameters"):
+            other.eval(0, k0, xhat)
+        # An equal gate made apart (or a key that went through bytes) evaluates.
+        k1 = gates.GateKey.from_bytes(k1.to_bytes())
+        y = same.eval(0, k0, xhat) + same.eval(1, k1, xhat)
+        assert torch.equal(y, dealer.eval(0, k0, xhat) + dealer.eval(1, k1, xhat))
+    k0, _ = gates.ReLU(torch.int32).deal((4,))
+    with pytest.raises(ValueError, match="other public parameters"):
+        gates.ReLU(torch.int64).eval(0, k0, torch.zeros(4, dtype=torch.int64))
+    with pytest.raises(TypeError, match="takes a device"):
+        k0.to(torch.int64)
+    assert k0.to("cpu").fingerprint == k0.fingerprint
+
+
+def test_a_lookup_table_is_the_gates_own():
+    """The table is copied (the caller may reuse its tensor) and taken mod 2^N, from a
+    tensor of any integer dtype, a list or a numpy array."""
+    np = pytest.importorskip("numpy")
+    table = torch.arange(16)
+    gate = gates.LookupTable(table)
+    table.zero_()
+    x = torch.tensor([3, 7, -1, 16])
+    x0, x1 = share(x, torch.Generator().manual_seed(4))
+    k0, k1 = gate.deal(x.shape, generator=torch.Generator().manual_seed(5))
+    xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+    assert as_ints(gate.eval(0, k0, xhat) + gate.eval(1, k1, xhat)) == [3, 7, 15, 0]
+    big = [2**64 - 1, 2**63, -(2**65) + 5, 7]  # mod 2^64: -1, -2^63, 5, 7
+    for ring, want in ((torch.int64, [-1, -(2**63), 5, 7]), (torch.int32, [-1, 0, 5, 7])):
+        assert gates.LookupTable(big, ring).table.tolist() == want
+    assert gates.LookupTable(np.arange(4, dtype=np.uint8)).table.tolist() == [0, 1, 2, 3]
+    u8 = gates.LookupTable(torch.tensor([255, 1], dtype=torch.uint8), torch.int32)
+    assert u8.table.dtype == torch.int32 and u8.table.tolist() == [255, 1]
+
+
+def test_negative_views_are_read_as_their_values():
+    """int64 inputs of 64-bit keys go through a view as int32 words, which must not
+    read a negative view's memory (which holds the negated values)."""
+    x = torch.tensor([-8, 8, 1000, -(2**63)])
+    g = torch.Generator().manual_seed(6)
+    for gate, plain in (
+        (gates.Truncate(2, arithmetic=False), lambda v: (v % 2**64) >> 2),
+        (gates.BitDecompose(4), lambda v: [(v >> i) & 1 for i in range(4)]),
+        (gates.Equal(8), lambda v: int(v == 8)),
+    ):
+        r = random_ring(x.shape, torch.int64, g)
+        k0, k1 = gate.deal(x.shape, generator=g, mask=(-r)._neg_view())
+        assert torch.equal(k0["r"] + k1["r"], r)
+        x0, x1 = share(x, g)
+        xhat = gate.mask(k0, x0) + gate.mask(k1, x1)
+        neg = (-xhat)._neg_view()
+        assert neg.is_neg() and torch.equal(neg, xhat)
+        y = gate.eval(0, k0, neg) + gate.eval(1, k1, neg)
+        assert y.tolist() == [plain(v) for v in x.tolist()]
+
+
+def test_run_takes_a_party_object():
+    gate, k0, _ = dealt()
+    with pytest.raises(TypeError, match="run takes a pyfss.mpc.Party"):
+        gate.run(0, k0, torch.zeros(3, dtype=torch.int64))
 
 
 def test_non_contiguous_shares():
@@ -443,12 +575,14 @@ def test_non_contiguous_shares():
 def test_bytes_that_are_not_key_material():
     with pytest.raises(ValueError, match="not GateKey.to_bytes"):
         gates.GateKey.from_bytes(b"PYFSSKEY garbage")
+    with pytest.raises(ValueError, match="not GateKey.to_bytes"):
+        gates.GateKey.from_bytes(b"hello world")
     buf = __import__("io").BytesIO()
     torch.save({"gate": "relu", "party": 3, "tensors": {}}, buf)
     with pytest.raises(ValueError, match="wrong fields"):
         gates.GateKey.from_bytes(buf.getvalue())
     gate, k0, _ = dealt()
-    partial = gates.GateKey("drelu", 0, {"r": k0["r"]})
+    partial = gates.GateKey("drelu", 0, {"r": k0["r"]}, k0.fingerprint)
     with pytest.raises(ValueError, match="'drelu' key material has no tensor 'w.s0'"):
         gate.eval(0, partial, torch.zeros(3, dtype=torch.int64))
 
@@ -458,7 +592,9 @@ def test_a_corrupted_key_is_refused_not_misread():
     bad = dict(k0.tensors)
     bad["w.cws"] = bad["w.cws"][..., :-1, :]
     with pytest.raises(TypeError, match="cws"):
-        gate.eval(0, gates.GateKey("drelu", 0, bad), torch.zeros(3, dtype=torch.int64))
+        gate.eval(
+            0, gates.GateKey("drelu", 0, bad, k0.fingerprint), torch.zeros(3, dtype=torch.int64)
+        )
 
 
 def test_gates_are_exported():
@@ -526,3 +662,25 @@ def test_deal_parties_do_not_share_memory(gate, shape):
             continue
         for u in private1:
             assert t.untyped_storage().data_ptr() != u.untyped_storage().data_ptr(), n
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch.load on a flipped protocol byte
+def test_altered_key_bytes_load_or_raise_value_error():
+    """Every bit flip of a key's bytes (a seeded sample of them, all of the first 1024
+    bytes, where the archive's structure is) either loads or raises ValueError: torch.load
+    on corrupt bytes raises IndexError, KeyError, TypeError, AttributeError and others."""
+    blob = bytearray(
+        gates.DReLU().deal((2,), generator=torch.Generator().manual_seed(1))[0].to_bytes()
+    )
+    rng = __import__("random").Random(7)
+    positions = list(range(min(1024, len(blob)))) + rng.sample(range(len(blob)), 300)
+    loaded = 0
+    for i in positions:
+        flipped = bytearray(blob)
+        flipped[i] ^= 1 << rng.randrange(8)
+        try:
+            gates.GateKey.from_bytes(bytes(flipped))
+            loaded += 1
+        except ValueError:
+            pass
+    assert loaded < len(positions)

@@ -1,6 +1,7 @@
 """pyfss.mpc.Party between two processes (torchrun, gloo): opened values, messages
 counted, and a gate run end to end."""
 
+import array
 import json
 import subprocess
 import sys
@@ -10,8 +11,8 @@ import pytest
 
 PARTIES = textwrap.dedent(
     """
-    import json, os, sys
-    import torch, torch.distributed as dist
+    import array, json, os, sys
+    import numpy, torch, torch.distributed as dist
     from pyfss import gates
     from pyfss.mpc import Party, share
 
@@ -27,9 +28,16 @@ PARTIES = textwrap.dedent(
     if rank == 0:
         party.send_bytes(b"")
         out["got"] = party.recv_bytes().decode()
+        try:  # refused before anything is sent: the peer's next message is the buffer's
+            party.send_bytes("not bytes")
+        except TypeError as e:
+            out["str_refused"] = str(e)
+        party.send_bytes(memoryview(array.array("i", [1, 2, -3])))
     else:
         out["got"] = party.recv_bytes().decode()
         party.send_bytes(b"hello")
+        out["buffer"] = list(party.recv_bytes())
+    out["numpy_party"] = Party(numpy.int64(rank)).party
     # Both ranks deal with one seed (the same keys) and keep their own half: a test
     # shortcut, not a dealer.
     gate = gates.ReLU(torch.int64)
@@ -85,3 +93,10 @@ def test_bytes_travel_with_their_length(reports):
 def test_a_gate_between_two_processes(reports):
     want = [0, 1, 0, 2**63 - 1, 0, 12345, 0]
     assert reports[0]["relu"] == want and reports[1]["relu"] == want
+
+
+def test_bytes_of_any_buffer_and_nothing_sent_for_a_str(reports):
+    assert "bytes-like object is required" in reports[0]["str_refused"]
+    # The int32 array's 12 bytes, little-endian: not its 3 items.
+    assert reports[1]["buffer"] == list(array.array("i", [1, 2, -3]).tobytes())
+    assert [rep["numpy_party"] for rep in reports] == [0, 1]
