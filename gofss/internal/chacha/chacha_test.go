@@ -118,9 +118,11 @@ func TestVectors(t *testing.T) {
 
 // counts are the batch sizes to test: every size up to two chunks of 16 seeds, so
 // that each backend runs every tail after whole chunks (through the rows routine or a
-// padded chunk) and the rows routine every group of seeds, and a large batch.
+// padded chunk) and the rows routine every group of seeds; three and four chunks with
+// and without a tail (AVX-512 takes chunks in pairs, then an odd one alone); and a
+// large batch.
 var counts = func() []int {
-	c := []int{1000}
+	c := []int{48, 49, 63, 64, 65, 1000}
 	for n := range 34 {
 		c = append(c, n)
 	}
