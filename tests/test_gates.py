@@ -1,7 +1,9 @@
 """The FSS gates against plaintext: random inputs, edge values, and inputs chosen so
 that the opened x + r sits at the wrap-around and borrow boundaries of its mask."""
 
+import hashlib
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -684,3 +686,25 @@ def test_altered_key_bytes_load_or_raise_value_error():
         except ValueError:
             pass
     assert loaded < len(positions)
+
+
+def test_fingerprint_is_the_specs_digest():
+    """docs/spec.md, "Key material": SHA-256 of the name, N, the PRG and the gate's
+    own parameters (repr, or a ring tensor's little-endian bytes), each then a zero
+    byte; the first 32 hex digits."""
+
+    def digest(*parts):
+        h = hashlib.sha256()
+        for p in parts:
+            h.update(p if isinstance(p, bytes) else repr(p).encode())
+            h.update(b"\0")
+        return h.hexdigest()[:32]
+
+    assert gates.DReLU().fingerprint == digest("drelu", 64, "aes128_mmo")
+    shift = gates.Truncate(4, torch.int32, "chacha", arithmetic=False)
+    assert shift.fingerprint == digest("truncate", 32, "chacha", 4, False)
+    table = gates.LookupTable([5, 2**32 - 1, 0, 7], torch.int32)
+    assert table.fingerprint == digest("lut", 32, "aes128_mmo", struct.pack("<4i", 5, -1, 0, 7))
+    less = gates.LessThan(3, torch.int64, signed=False)  # the interval [0, 2]
+    bounds = struct.pack("<q", 0), struct.pack("<q", 2)
+    assert less.fingerprint == digest("less_than", 64, "aes128_mmo", False, *bounds)
