@@ -6,15 +6,21 @@ in the style of Riposte, or the upload of a private heavy-hitters count): it mak
 verifiable DPF (Vdpf) key pair for the point function f(slot) = message, 0 elsewhere,
 and sends one key to each server. Each server evaluates every key it received over the
 whole board (eval_all, which also gives its proof), the servers swap the proofs (64
-bytes per key) and compare them with verify. A key pair is a point function exactly
-when the two proofs are equal (up to a hash collision); both servers drop the others
-and add the rest into their board shares. The two shares then add up to the board.
+bytes per key) and a digest of each key's correction words (32 bytes), which the two
+keys of a pair share, and drop the keys whose proofs (verify) or digests differ; they
+add the rest into their board shares. The two shares then add up to the board.
 
 Without the check, one client can send keys that are not a point function and write
 pseudorandom garbage into many slots at once, over other clients' messages. The
 cheater here does so by changing one correction word of its keys (both servers get the
-changed word), and is caught. What the check does not cover: the message itself is
-any value the client likes (a count that must be 1 needs a further check).
+changed word), and is caught. The digests matter too: the proof does not cover the
+output correction word, and a client that sends the servers two different ones
+writes garbage into about half the slots with equal proofs. What the check does not
+cover: the message itself is any value the client likes (a count that must be 1 needs
+a further check); and, as the scheme is specified (docs/spec.md section 15, "What
+verification does not catch"), a client that gives both servers the same seed and
+makes every level's control-bit corrections 1 passes it with keys that are not a
+point function.
 
 Run:  python examples/verified_writes.py [--log-slots 14] [--clients 8] [--cheater 3]
       [--prg aes128_mmo] [--hash blake3]
@@ -27,6 +33,7 @@ the honest clients' messages, ending with "ok" (exit status 0) or "MISMATCH" (1)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import secrets
 import sys
 import time
@@ -57,21 +64,25 @@ def cheat(upload: tuple[bytes, bytes], level: int) -> tuple[bytes, bytes]:
     return changed[0], changed[1]
 
 
-def server_evaluate(uploads: list[bytes]) -> tuple[torch.Tensor, torch.Tensor]:
+def server_evaluate(uploads: list[bytes]) -> tuple[torch.Tensor, torch.Tensor, list[bytes]]:
     """A server: its shares of every client's write over the whole board, (clients,
-    slots) int64, and the proofs, (clients, 4, 4) int32, in one batched call."""
+    slots) int64, the proofs, (clients, 4, 4) int32, in one batched call, and a digest
+    of each key's correction words."""
     loaded = [pyfss.load_key(b) for b in uploads]
     vdpf = loaded[0][0]
     keys = [k for _, k in loaded]
     s0 = torch.stack([k.s0 for k in keys])
     cws = torch.stack([k.cws for k in keys])
     y, pi = vdpf.eval_all(keys[0].party, s0, cws)
-    return pyfss.to_int(y, GROUP), pi
+    digests = [hashlib.sha256(repr(k.cws.tolist()).encode()).digest() for k in keys]
+    return pyfss.to_int(y, GROUP), pi, digests
 
 
-def server_accept(vdpf: pyfss.Vdpf, mine: torch.Tensor, theirs: torch.Tensor) -> torch.Tensor:
-    """Both servers run this on the two proofs: True for the clients whose keys pass."""
-    return vdpf.verify(mine, theirs)
+def server_accept(vdpf: pyfss.Vdpf, mine: tuple, theirs: tuple) -> torch.Tensor:
+    """Both servers run this on the two (proofs, digests): True for the clients whose
+    keys pass."""
+    same_cws = torch.tensor([a == b for a, b in zip(mine[1], theirs[1])], dtype=torch.bool)
+    return vdpf.verify(mine[0], theirs[0]) & same_cws
 
 
 def board_share(shares: torch.Tensor, accepted: torch.Tensor) -> torch.Tensor:
@@ -103,8 +114,8 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         results.append(server_evaluate([u[server] for u in uploads]))
         times.append(time.perf_counter() - t)
-    (y0, pi0), (y1, pi1) = results
-    accepted = server_accept(vdpf, pi0, pi1)
+    (y0, pi0, d0), (y1, pi1, d1) = results
+    accepted = server_accept(vdpf, (pi0, d0), (pi1, d1))
     board = board_share(y0, accepted) + board_share(y1, accepted)
 
     expected = torch.zeros(1 << n, dtype=torch.int64)
@@ -114,7 +125,8 @@ def main(argv=None) -> int:
     for s, dt in enumerate(times):
         print(f"server {s}: eval_all with proofs of {c} keys over 2^{n} slots in {dt * 1e3:.1f} ms")
     print(
-        f"upload: {len(uploads[0][0])} bytes per key; proofs swapped: {pi0.numel() * 4} bytes each way"
+        f"upload: {len(uploads[0][0])} bytes per key; proofs and digests swapped: "
+        f"{pi0.numel() * 4 + 32 * c} bytes each way"
     )
     print(
         f"rejected clients: {rejected} (cheater: {args.cheater if args.cheater >= 0 else 'none'})"

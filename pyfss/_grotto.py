@@ -70,6 +70,10 @@ class GrottoDcf(_Base):
         party = v.party(party)
         s0, cws, batch = self._key_tensors(s0, cws)
         device = self._device(s0, cws)
+        k = math.prod(batch)
+        v.memory_for(
+            8 * k * self.parity_words, f"preprocess of {k} x 2^{self.in_bits} bits", device
+        )
         pre = _pool.empty(s0, (*batch, self.parity_words), torch.int64)
         if k := math.prod(batch):
             scratch = None

@@ -68,7 +68,7 @@ class Key:
         except (ValueError, TypeError) as e:
             raise type(e)(f"Key.to_bytes: {e}") from None
         header = json.dumps(
-            {"params": self.params, "party": self.party, "batch": list(self.batch_shape)},
+            {"params": self.params, "party": v.party(self.party), "batch": list(self.batch_shape)},
             sort_keys=True,
         ).encode()
         body = [_PREFIX.pack(MAGIC, VERSION, len(header)), header]
@@ -95,6 +95,10 @@ class Key:
             raise ValueError(f"corrupt pyfss key header: {e}") from None
         k, rows = math.prod(batch), Handle(params).cw_rows
         tail = _seed_tail(params)
+        # torch computes strides in int64: a shape whose element count (zero dimensions
+        # taken as one) reaches 2^63 cannot be made, even empty.
+        if math.prod(max(d, 1) for d in batch) * max(8 * rows, math.prod(tail)) >= 1 << 62:
+            raise ValueError(f"corrupt pyfss key header: batch {list(batch)} is too large")
         seeds = k * math.prod(tail) // 4
         body = data[_PREFIX.size + hlen :]
         if len(body) != 16 * seeds + 32 * k * rows:

@@ -162,11 +162,15 @@ class Dmpf(_Base):
         return k0, k1
 
     def eval_key(self, key: Key, xs):
-        """eval (Vdmpf: with the proof) with a Key's party, seeds and correction words."""
+        """eval (Vdmpf: with the proof) with a Key's party, seeds and correction words
+        (a Key made for this scheme's parameters)."""
+        self._check_key(key)
         return self.eval(key.party, key.s0, key.cws, xs)
 
     def eval_all_key(self, key: Key):
-        """eval_all (Vdmpf: with the proof) with a Key's party, seeds and correction words."""
+        """eval_all (Vdmpf: with the proof) with a Key's party, seeds and correction
+        words (a Key made for this scheme's parameters)."""
+        self._check_key(key)
         return self.eval_all(key.party, key.s0, key.cws)
 
     # -- the calls, one per key of a batch -----------------------------------------

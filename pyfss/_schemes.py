@@ -89,14 +89,19 @@ class _Base:
         """Loads a serialized key onto device, refusing one made for other public
         parameters."""
         key = Key.from_bytes(data, device)
-        mine = self.params()
+        self._check_key(key)
+        return key
+
+    def _check_key(self, key: Key) -> None:
+        """Refuses a Key made for other public parameters: its shares would be wrong
+        here, with no error."""
+        mine = self._go.params
         if key.params != mine:
             names = record_fields(mine["scheme"])
             diff = [name for name in names if key.params.get(name) != mine[name]]
             raise ValueError(
                 f"the key was made for other parameters ({', '.join(diff)} differ): {key.params}"
             )
-        return key
 
     def _alphas(self, alpha, batch: tuple) -> v.Inputs:
         """gen's alpha: an int for every key, or a tensor of the batch shape."""
@@ -446,13 +451,15 @@ class _Scheme(_Base):
         return k0, k1
 
     def eval_key(self, key: Key, x) -> torch.Tensor:
-        """eval() with a Key."""
+        """eval() with a Key (made for this scheme's parameters)."""
+        self._check_key(key)
         return self.eval(key.party, key.s0, key.cws, x)
 
     def eval_all_key(
         self, key: Key, *, start: int | None = None, stop: int | None = None
     ) -> torch.Tensor:
-        """eval_all() with a Key."""
+        """eval_all() with a Key (made for this scheme's parameters)."""
+        self._check_key(key)
         return self.eval_all(key.party, key.s0, key.cws, start=start, stop=stop)
 
 

@@ -11,7 +11,6 @@ Two kinds of checks:
 
 from __future__ import annotations
 
-import math
 import operator
 import os
 
@@ -342,12 +341,7 @@ def key_header(header) -> tuple[dict, int, tuple]:
     batch = header["batch"]
     if type(batch) is not list or any(type(d) is not int or d < 0 for d in batch):
         raise ValueError(f"batch must be a list of non-negative integers, got {batch!r:.100}")
-    params = params_record(header["params"])
-    # torch computes strides in int64: a shape whose element count (zero dimensions
-    # taken as one) reaches 2^63 cannot be made, even empty.
-    if math.prod(max(d, 1) for d in batch) * (params["in_bits"] + 1) * 8 >= 1 << 62:
-        raise ValueError(f"batch {batch} is too large")
-    return params, party(header["party"]), tuple(batch)
+    return params_record(header["params"]), party(header["party"]), tuple(batch)
 
 
 def params_record(params) -> dict:

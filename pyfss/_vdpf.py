@@ -196,11 +196,13 @@ class Vdpf(_Scheme):
         return ok.to(device)
 
     def eval_key(self, key: Key, x) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
-        """eval() with a Key."""
+        """eval() with a Key (made for this scheme's parameters)."""
+        self._check_key(key)
         return self.eval(key.party, key.s0, key.cws, x)
 
     def eval_all_key(self, key: Key) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
-        """eval_all() with a Key."""
+        """eval_all() with a Key (made for this scheme's parameters)."""
+        self._check_key(key)
         return self.eval_all(key.party, key.s0, key.cws)
 
 

@@ -188,3 +188,14 @@ def test_eval_all_compares_with_available_memory(monkeypatch):
         s.eval_all(0, SEEDS[0], cws)  # 16 MiB of outputs: one byte too many
     out = torch.empty(1 << 20, 4, dtype=torch.int32)
     assert s.eval_all(0, SEEDS[0], cws, out=out) is out  # nothing to allocate
+
+
+def test_grotto_preprocess_compares_with_available_memory(monkeypatch):
+    """As eval_all does: 2^20 bits are 128 KiB of parity words."""
+    s = pyfss.GrottoDcf(20)
+    k0, _ = s.keygen(5)
+    monkeypatch.setattr(_validate, "available_memory", lambda device: (128 << 10) - 1)
+    with pytest.raises(ValueError, match=r"preprocess of 1 x 2\^20 bits would need 0.1 MiB"):
+        s.preprocess(0, k0.s0, k0.cws)
+    monkeypatch.setattr(_validate, "available_memory", lambda device: 128 << 10)
+    assert s.preprocess(0, k0.s0, k0.cws).shape == (s.parity_words,)

@@ -256,9 +256,9 @@ def writes():
 
 def write_board(writes, uploads):
     """Both servers' evaluation, check and board shares: (board, accepted, shares)."""
-    (y0, pi0), (y1, pi1) = (writes.server_evaluate([u[s] for u in uploads]) for s in (0, 1))
+    (y0, pi0, d0), (y1, pi1, d1) = (writes.server_evaluate([u[s] for u in uploads]) for s in (0, 1))
     vdpf = pyfss.load_key(uploads[0][0])[0]
-    accepted = writes.server_accept(vdpf, pi0, pi1)
+    accepted = writes.server_accept(vdpf, (pi0, d0), (pi1, d1))
     board = writes.board_share(y0, accepted) + writes.board_share(y1, accepted)
     return board, accepted, y0 + y1
 
@@ -292,6 +292,27 @@ def test_a_cheating_client_is_caught_and_its_garbage_kept_out(writes, level):
     assert torch.equal(board, expected)
     # Accepting every key (no check) would have damaged the board.
     assert not torch.equal(board + sums[1], expected)
+
+
+def test_two_output_corrections_pass_verify_but_not_the_digests(writes):
+    """The proof does not cover the output correction word: keys that differ there
+    verify, and write into about half the slots; the servers' digests of the
+    correction words catch them."""
+    n = 9
+    vdpf = pyfss.Vdpf(n, writes.GROUP, "aes128_mmo", "blake3")
+    uploads = [writes.client_upload(vdpf, s, m) for s, m in ([10, 5], [20, 6])]
+    key = pyfss.Key.from_bytes(uploads[1][1])
+    cws = key.cws.clone()
+    cws[n, 0] += 1  # the output correction of server 1's copy only
+    uploads[1] = (uploads[1][0], pyfss.Key(key.params, 1, key.s0, cws).to_bytes())
+    (y0, pi0, _), (y1, pi1, _) = (writes.server_evaluate([u[s] for u in uploads]) for s in (0, 1))
+    assert vdpf.verify(pi0, pi1).tolist() == [True, True]
+    assert int(((y0[1] + y1[1]) != 0).sum()) > 2**n // 4
+    board, accepted, _ = write_board(writes, uploads)
+    assert accepted.tolist() == [True, False]
+    expected = torch.zeros(2**n, dtype=torch.int64)
+    expected[10] = 5
+    assert torch.equal(board, expected)
 
 
 def test_verified_writes_script(tmp_path):

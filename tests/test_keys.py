@@ -132,3 +132,42 @@ def test_key_data_of_the_wrong_length_is_refused():
         pyfss.load_key(assemble(header, body + b"\0" * 4))
     with pytest.raises(ValueError, match="bytes of key data"):
         pyfss.load_key(assemble({**header, "batch": [3]}, body))
+
+
+def test_key_calls_refuse_keys_made_for_other_parameters():
+    """eval_key and eval_all_key check the Key's record as load_key does: a key made
+    under another nonce, in_bits or hash key evaluates to garbage, with no error."""
+    beta = pyfss.from_int(5, "uint32")
+    pairs = [
+        (pyfss.Dpf(8, "uint32"), pyfss.Dpf(8, "uint32", nonce=(1, 2))),
+        (pyfss.HalfTreeDpf(4, "uint32"), pyfss.HalfTreeDpf(5, "uint32")),
+        (pyfss.HalfTreeDpf(8, "uint32"), pyfss.HalfTreeDpf(8, "uint32", hash_key=[1, 2, 3, 4])),
+        (pyfss.Vdpf(8, "uint32"), pyfss.Vdpf(8, "uint32", nonce=(1, 2))),
+        (pyfss.Dmpf(8, 4, "uint32"), pyfss.Dmpf(8, 4, "uint32", nonce=(1, 2))),
+    ]
+    for maker, other in pairs:
+        if isinstance(maker, pyfss.Dmpf):
+            k0, _ = maker.keygen([9], pyfss.from_int([5], "uint32"))
+        else:
+            k0, _ = maker.keygen(9, beta)
+        with pytest.raises(ValueError, match="made for other parameters"):
+            other.eval_key(k0, 3)
+        with pytest.raises(ValueError, match="made for other parameters"):
+            other.eval_all_key(k0)
+        maker.eval_key(k0, 3)  # its own scheme takes it
+
+
+def test_a_batch_too_large_for_a_multi_point_keys_rows():
+    """The size check counts the scheme's own rows: a dmpf key has 1 + buckets *
+    (bucket_bits + 1) of them, far more than in_bits + 1."""
+    params = pyfss.Dmpf(1, 1 << 20, "uint32").params()
+    blob = assemble({"params": params, "party": 0, "batch": [0, 2**40]}, b"")
+    with pytest.raises(ValueError, match=r"batch \[0, 1099511627776\] is too large"):
+        pyfss.Key.from_bytes(blob)
+
+
+def test_a_numpy_party_is_written_as_an_int():
+    np = pytest.importorskip("numpy")
+    s, key = make_key()
+    back = s.load_key(pyfss.Key(key.params, np.int64(1), key.s0, key.cws).to_bytes())
+    assert back.party == 1 and type(back.party) is int

@@ -351,3 +351,22 @@ def test_eval_out():
         s.eval_all(0, s0_in, k0.cws, out=shared.view(2, 256, 4))
     with pytest.raises(RuntimeError, match="out overlaps cws"):
         s.eval(0, k0.s0, k0.cws, xs, out=k0.cws.view(-1)[:24].view(2, 3, 4))
+
+
+@pytest.mark.parametrize("hash_name", ["sha256", "blake3"])
+def test_equal_seeds_pass_verification_as_specified(hash_name):
+    """docs/spec.md section 15, "What verification does not catch": XH hashes the
+    clamped leaf seed alone, so keys with one seed for both parties and every level's
+    control-bit corrections 1 give equal proofs while their shares add up to -ocw or
+    ocw at every input. This pins the documented gap (the vectors fix the proofs)."""
+    n = 4
+    s = pyfss.Vdpf(n, "uint32", hash=hash_name)
+    seed = torch.tensor([11, 22, 33, 44], dtype=torch.int32)
+    cws = torch.zeros(n + 3, 8, dtype=torch.int32)
+    cws[:n, 3] = 1  # tl = 1 (scw = 0)
+    cws[:n, 4] = 1  # tr = 1
+    cws[n, 0] = 7  # ocw
+    (y0, pi0), (y1, pi1) = s.eval_all(0, seed, cws), s.eval_all(1, seed, cws)
+    assert bool(s.verify(pi0, pi1))
+    sums = [(a + b) % 2**32 for a, b in zip(y0[:, 0].tolist(), y1[:, 0].tolist())]
+    assert set(sums) == {7, 2**32 - 7}  # no point function
