@@ -54,7 +54,7 @@ func NewDcf(inBits int, group Group, prg Prg, pred Pred, opts ...Option) (*Dcf, 
 }
 
 func newDcf(p Params, prg Prg, opts []Option) (*Dcf, error) {
-	d := &Dcf{treeScheme{params: p, prg: prg}}
+	d := &Dcf{treeScheme{params: p.owned(), prg: prg}}
 	if err := d.chooseWalks(opts, func(im impl) walks { return im.dcf(d) }); err != nil {
 		return nil, err
 	}

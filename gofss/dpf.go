@@ -17,7 +17,7 @@ func NewDpf(inBits int, group Group, prg Prg, opts ...Option) (*Dpf, error) {
 }
 
 func newDpf(p Params, prg Prg, opts []Option) (*Dpf, error) {
-	d := &Dpf{treeScheme{params: p, prg: prg}}
+	d := &Dpf{treeScheme{params: p.owned(), prg: prg}}
 	if err := d.chooseWalks(opts, func(im impl) walks { return im.dpf(d) }); err != nil {
 		return nil, err
 	}

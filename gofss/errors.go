@@ -13,3 +13,14 @@ func (e *ArgError) Error() string { return e.msg }
 func ArgErrorf(format string, args ...any) error {
 	return &ArgError{msg: fmt.Sprintf(format, args...)}
 }
+
+// firstError is the first of errs that is not nil: the error of a call whose parts
+// failed alike (each stopped part gives ErrStopped, which the call returns once).
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -88,6 +88,9 @@ func (tr *tree) rows(sc *scratch, size, parents int) rows {
 
 // run walks the trees of keys keys, spread over goroutines, until done or stopped.
 func (tr *tree) run(st callControl, keys int) {
+	if keys == 0 {
+		return // no scratch for trees that do not exist (2^n of it at in_bits n)
+	}
 	d, f, tileRows := tr.split()
 	perKey := tr.costNs * float64(uint64(1)<<tr.n)
 	if keys > 1 && perKey < 4*minParallelNs {

@@ -30,10 +30,10 @@ func NewGrottoDcf(p Params, opts ...Option) (*GrottoDcf, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &GrottoDcf{params: p, dpf: d}, nil
+	return &GrottoDcf{params: p.owned(), dpf: d}, nil
 }
 
-func (g *GrottoDcf) Params() Params { return g.params }
+func (g *GrottoDcf) Params() Params { return g.params.owned() }
 
 // WithControl returns the scheme with calls that c can watch and end, as
 // Scheme.WithControl does.

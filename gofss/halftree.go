@@ -25,7 +25,7 @@ func NewHalfTreeDpf(inBits int, group Group, prg Prg, hashKey Block, opts ...Opt
 }
 
 func newHalfTreeDpf(p Params, prg Prg, opts []Option) (*HalfTreeDpf, error) {
-	h := &HalfTreeDpf{treeScheme{params: p, prg: prg}}
+	h := &HalfTreeDpf{treeScheme{params: p.owned(), prg: prg}}
 	// Its walks are its own portable ones; they run fast through the PRG's backends,
 	// which they call on many blocks at once.
 	err := h.chooseWalks(opts, func(im impl) walks {

@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -252,6 +255,24 @@ func TestGroupVectors(t *testing.T) {
 			require.Equal(t, katBlock(v.NegA), g.Neg(g.Canon(a)), "%s #%d -a", g, i)
 		}
 	}
+}
+
+// PrgBackendInfo reports, rather than panics on, a PYFSS_*_BACKEND variable that names
+// no backend (New refuses such a PRG). The variables are read when the process
+// starts, so the test runs its binary again with one set.
+func TestPrgBackendInfoWithARefusedBackend(t *testing.T) {
+	if os.Getenv("GOFSS_BACKEND_INFO_CHILD") != "" {
+		fmt.Println("error:", PrgBackendInfo()["chacha"]["error"])
+		return
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("runs the test binary again, which the emulated arm64 runs cannot")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPrgBackendInfoWithARefusedBackend$")
+	cmd.Env = append(os.Environ(), "GOFSS_BACKEND_INFO_CHILD=1", "PYFSS_CHACHA_BACKEND=no-such-backend")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "error: PYFSS_CHACHA_BACKEND=no-such-backend: chacha: unknown backend")
 }
 
 // PrgBackendInfo's "walks" follows the selected PRG backend: the walks are portable

@@ -57,7 +57,7 @@ func NewMpf(p Params, opts ...Option) (*Mpf, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Mpf{params: p, place: cuckooPlace}
+	d := &Mpf{params: p.owned(), place: cuckooPlace}
 	inner := Params{Kind: KindDpf, InBits: p.BucketBits, Group: p.Group, Prg: p.Prg, Nonce: p.Nonce, AesKeys: p.AesKeys}
 	if p.Kind == KindVdmpf {
 		inner.Kind, inner.Hash = KindVdpf, p.Hash
@@ -94,7 +94,7 @@ func (d *Mpf) WithControl(c *Control) *Mpf {
 	return &cp
 }
 
-func (d *Mpf) Params() Params { return d.params }
+func (d *Mpf) Params() Params { return d.params.owned() }
 func (d *Mpf) Impl() string   { return d.inner.Impl() }
 
 // bucketRows is the number of rows of one bucket's key.
@@ -316,7 +316,7 @@ func (d *Mpf) proveBuckets(pibs [][ProofBlocks]Block, p evalAllPlan, group int, 
 			d.ctl.advance(int(counted*uint64(b1)/uint64(p.used) - counted*uint64(b0)/uint64(p.used)))
 		}
 	})
-	if err := errors.Join(errs...); err != nil {
+	if err := firstError(errs); err != nil {
 		return err
 	}
 	return d.ctl.err()
@@ -565,7 +565,7 @@ func (d *Mpf) evalBuckets(shares []Block, pibs [][ProofBlocks]Block, party int, 
 			hp.Put()
 		}
 	})
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
 // keyedWalks are walks that evaluate points under several keys in one batch (the

@@ -1,11 +1,13 @@
 package gofss
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 )
 
@@ -103,6 +105,13 @@ func (k Kind) multiPoint() bool { return k == KindDmpf || k == KindVdmpf }
 // verifiable reports whether the kind's keys come with proofs, and so a hash.
 func (k Kind) verifiable() bool { return k == KindVdpf || k == KindVdmpf }
 
+// owned returns p with AesKeys in memory of its own: schemes keep and hand out
+// copies, so that no caller's change of a slice rewrites parameters in use.
+func (p Params) owned() Params {
+	p.AesKeys = slices.Clone(p.AesKeys)
+	return p
+}
+
 // WithMaxPoints returns p with MaxPoints set and BucketBits at its default.
 func (p Params) WithMaxPoints(maxPoints int) Params {
 	p.MaxPoints, p.BucketBits = maxPoints, 0
@@ -121,7 +130,7 @@ func DefaultParams(kind Kind, inBits int, group Group, prg PrgKind) Params {
 	case prg == PrgChaCha:
 		p.Nonce = DefaultNonce
 	case kind.valid():
-		p.AesKeys = DefaultAesKeys[:kind.Mul()]
+		p.AesKeys = slices.Clone(DefaultAesKeys[:kind.Mul()]) // the caller's to change
 	}
 	if kind == KindHalfTreeDpf {
 		p.HashKey = DefaultHashKey
@@ -220,7 +229,7 @@ type paramsJSON struct {
 	InBits  int           `json:"in_bits"`
 	Group   string        `json:"group"`
 	Prg     string        `json:"prg"`
-	Nonce   *[2]int64     `json:"nonce"`
+	Nonce   []int64       `json:"nonce"`
 	AesKeys []string      `json:"aes_keys"`
 	HashKey []int64       `json:"hash_key,omitempty"`
 	Hash    *vdpfHashJSON `json:"hash,omitempty"`
@@ -234,7 +243,7 @@ func (p Params) MarshalJSON() ([]byte, error) {
 	j := paramsJSON{Scheme: p.Kind.String(), InBits: p.InBits, Group: p.Group.String(), Prg: p.Prg.String(),
 		MaxPoints: p.MaxPoints, BucketBits: p.BucketBits}
 	if p.Prg == PrgChaCha {
-		j.Nonce = &[2]int64{int64(int32(p.Nonce[0])), int64(int32(p.Nonce[1]))}
+		j.Nonce = []int64{int64(int32(p.Nonce[0])), int64(int32(p.Nonce[1]))}
 	}
 	for _, k := range p.AesKeys {
 		j.AesKeys = append(j.AesKeys, hex.EncodeToString(k[:]))
@@ -269,8 +278,13 @@ func parseWord(what string, w int64) (uint32, error) {
 // without its keys takes the default keys of that hash.
 func ParseParams(data []byte) (Params, error) {
 	var j paramsJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields() // a misspelt field would otherwise take its default without a word
+	if err := dec.Decode(&j); err != nil {
 		return Params{}, ArgErrorf("params: %v", err)
+	}
+	if dec.More() {
+		return Params{}, ArgErrorf("params: data after the object")
 	}
 	var p Params
 	var kind, group, prg uint8
@@ -292,6 +306,9 @@ func ParseParams(data []byte) (Params, error) {
 	if j.Nonce != nil {
 		if p.Prg != PrgChaCha {
 			return p, ArgErrorf("nonce is a parameter of chacha, not of %s", p.Prg)
+		}
+		if len(j.Nonce) != 2 {
+			return p, ArgErrorf("nonce must be two 32-bit words, not %d", len(j.Nonce))
 		}
 		for i, w := range j.Nonce {
 			if p.Nonce[i], err = parseWord("nonce", w); err != nil {
@@ -361,9 +378,10 @@ func Catalogue() map[string]any {
 	grotto["groups"], grotto["max_in_bits"] = []string{Bytes.String()}, MaxEvalAllBits
 	schemes[KindDmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
 	schemes[KindVdmpf.String()].(map[string]any)["max_max_points"] = MaxMpfPoints
-	schemes[KindVdmpf.String()].(map[string]any)["default_hashes"] = schemes[KindVdpf.String()].(map[string]any)["default_hashes"]
-	schemes[KindVdpf.String()].(map[string]any)["default_hashes"] = map[string]any{
+	hashes := map[string]any{
 		HashSha256.String(): DefaultVdpfHash(HashSha256).toJSON(), HashBlake3.String(): DefaultVdpfHash(HashBlake3).toJSON()}
+	schemes[KindVdpf.String()].(map[string]any)["default_hashes"] = hashes
+	schemes[KindVdmpf.String()].(map[string]any)["default_hashes"] = hashes
 	aesKeys := make([]string, len(DefaultAesKeys))
 	for i, k := range DefaultAesKeys {
 		aesKeys[i] = hex.EncodeToString(k[:])

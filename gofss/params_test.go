@@ -34,6 +34,14 @@ func TestParamsJSON(t *testing.T) {
 		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "aes128_mmo", "nonce": [0, 0]}`:                                     "nonce is a parameter of chacha",
 		`{"scheme": "dcf_lt", "in_bits": 8, "group": "bytes", "prg": "aes128_mmo", "aes_keys": ["000102030405060708090a0b0c0d0e0f"]}`: "needs 4 AES keys, not 1",
 		`{"scheme": "dpf", "in_bits": 8.5, "group": "bytes", "prg": "chacha"}`:                                                        "params:",
+		// encoding/json would drop a third word and zero a missing second one.
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "nonce": [7, 8, 9]}`: "nonce must be two 32-bit words, not 3",
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "nonce": [7]}`:       "nonce must be two 32-bit words, not 1",
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "nonce": []}`:        "nonce must be two 32-bit words, not 0",
+		// A misspelt field would take its default.
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "nonse": [7, 8]}`:                    `unknown field "nonse"`,
+		`{"scheme": "dmpf", "in_bits": 8, "group": "bytes", "prg": "chacha", "max_points": 4, "bucket_bit": 30}`: `unknown field "bucket_bit"`,
+		`{"scheme": "dpf", "in_bits": 8, "group": "bytes", "prg": "chacha"} {}`:                                  "data after the object",
 	} {
 		_, err := ParseParams([]byte(src))
 		requireArgError(t, err, msg)
@@ -180,4 +188,42 @@ func TestNewHalfTree(t *testing.T) {
 			requireArgError(t, err, "does not serve these parameters")
 		}
 	}
+}
+
+// A Params value's AES keys are the caller's to change: neither the package's
+// defaults nor a scheme made from them change with it.
+func TestParamsOwnTheirAesKeys(t *testing.T) {
+	defaults := DefaultAesKeys
+	p := DefaultParams(KindDpf, 8, Uint64, PrgAesMmo)
+	s, err := New(p)
+	require.NoError(t, err)
+	p.AesKeys[0] = [16]byte{0xde, 0xad}
+	require.Equal(t, defaults, DefaultAesKeys)
+	require.Equal(t, DefaultAesKeys[:2], s.Params().AesKeys)
+	s.Params().AesKeys[1] = [16]byte{0xbe, 0xef}
+	require.Equal(t, DefaultAesKeys[:2], s.Params().AesKeys)
+	require.Equal(t, DefaultAesKeys[:2], DefaultParams(KindDpf, 8, Uint64, PrgAesMmo).AesKeys)
+	for _, q := range []Params{DefaultParams(KindDmpf, 8, Uint64, PrgAesMmo).WithMaxPoints(4), DefaultParams(KindGrottoDcf, 8, Bytes, PrgAesMmo)} {
+		var got Params
+		switch q.Kind {
+		case KindDmpf:
+			m, err := NewMpf(q)
+			require.NoError(t, err)
+			got = m.Params()
+		default:
+			g, err := NewGrottoDcf(q)
+			require.NoError(t, err)
+			got = g.Params()
+		}
+		q.AesKeys[0] = [16]byte{1}
+		require.Equal(t, DefaultAesKeys[:2], got.AesKeys, "%s", q.Kind)
+	}
+}
+
+// The catalogue gives vdmpf the same default hashes as vdpf.
+func TestCatalogueHashes(t *testing.T) {
+	schemes := Catalogue()["schemes"].(map[string]any)
+	vdpf := schemes["vdpf"].(map[string]any)["default_hashes"]
+	require.NotNil(t, vdpf)
+	require.Equal(t, vdpf, schemes["vdmpf"].(map[string]any)["default_hashes"])
 }

@@ -88,7 +88,7 @@ func (s *treeScheme) chooseWalks(opts []Option, make func(impl) walks) error {
 	return err
 }
 
-func (s *treeScheme) Params() Params { return s.params }
+func (s *treeScheme) Params() Params { return s.params.owned() }
 func (s *treeScheme) InBits() int    { return s.params.InBits }
 func (s *treeScheme) Group() Group   { return s.params.Group }
 func (s *treeScheme) Prg() Prg       { return s.prg }

@@ -3,6 +3,7 @@ package gofss
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -259,4 +260,27 @@ func BenchmarkEvalAllRange(b *testing.B) {
 			})
 		}
 	}
+}
+
+// Full-domain calls on no keys allocate nothing for trees that do not exist (at
+// in_bits 28 the frontier rows of one key were 224 MiB; at 40, 128 GiB).
+func TestEmptyBatchFullDomain(t *testing.T) {
+	const n = 28
+	allocated := func(f func() error) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		require.NoError(t, f())
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for _, kind := range []Kind{KindDpf, KindDcfLt, KindHalfTreeDpf} {
+		s, err := New(DefaultParams(kind, n, Bytes, PrgChaCha))
+		require.NoError(t, err)
+		require.Less(t, allocated(func() error { return s.EvalAll(nil, 0, nil, nil) }), uint64(1<<20), "%s", kind)
+		rs := s.(RangeScheme)
+		require.Less(t, allocated(func() error { return rs.EvalAllRange(nil, 0, nil, nil, 0, 1<<n) }), uint64(1<<20), "%s", kind)
+	}
+	g, err := NewGrottoDcf(DefaultParams(KindGrottoDcf, n, Bytes, PrgChaCha))
+	require.NoError(t, err)
+	require.Less(t, allocated(func() error { return g.Preprocess(nil, 0, nil, nil) }), uint64(1<<20))
 }

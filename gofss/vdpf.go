@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -213,8 +214,8 @@ func NewVdpf(inBits int, group Group, prg Prg, hash VdpfHash, opts ...Option) (*
 
 func newVdpf(p Params, prg Prg, opts []Option) (*Vdpf, error) {
 	v := &Vdpf{
-		treeScheme: treeScheme{params: p, prg: prg},
-		dpf:        &Dpf{treeScheme{params: p, prg: prg}},
+		treeScheme: treeScheme{params: p.owned(), prg: prg},
+		dpf:        &Dpf{treeScheme{params: p.owned(), prg: prg}},
 		xh:         p.Hash.keyed(p.Hash.XorKey),
 		hp:         p.Hash.keyed(p.Hash.Key),
 	}
@@ -389,6 +390,9 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 		return nil
 	}
 	per := len(pieces) / k
+	if overlap(pis, pieces) {
+		pieces = slices.Clone(pieces) // proveGroups writes cs into pis before it reads the pieces
+	}
 	size := laneGroup(k)
 	forChunks((k+size-1)/size, float64(size*per)*100, func(lo, hi int) {
 		v.proveGroups(pis, pieces, cws, per, size, lo, hi)

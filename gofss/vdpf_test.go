@@ -527,3 +527,24 @@ func TestVdpfControl(t *testing.T) {
 	require.ErrorIs(t, v.EvalProof(out[:1], pi, 0, seeds[:1], cws, []Uint128{{}}), ErrStopped)
 	require.ErrorIs(t, v.Prove(pi, pi, cws), ErrStopped)
 }
+
+// Prove with pis in the memory of pieces (one point per key: the same length) gives
+// the proofs of separate memory: cs is written into pis before the pieces are read.
+func TestVdpfProveInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	p := DefaultParams(KindVdpf, 5, Uint64, PrgAesMmo)
+	s, err := New(p)
+	require.NoError(t, err)
+	v := s.(*Vdpf)
+	for _, keys := range []int{1, 3, 9} {
+		cws := make([]Cw, keys*p.CwRows())
+		for i := range cws {
+			cws[i] = Cw{Block{r.Uint64(), r.Uint64()}, Block{r.Uint64(), r.Uint64()}}
+		}
+		pieces := randBlocks(r, ProofBlocks*keys)
+		want := make([]Block, ProofBlocks*keys)
+		require.NoError(t, v.Prove(want, pieces, cws))
+		require.NoError(t, v.Prove(pieces, pieces, cws))
+		require.Equal(t, want, pieces, "%d keys", keys)
+	}
+}
