@@ -3,7 +3,6 @@ package gofss
 import (
 	"encoding/binary"
 	"math/bits"
-	"unsafe"
 )
 
 // Block is 16 bytes, read as four little-endian 32-bit words (x, y, z, w): Lo holds
@@ -86,14 +85,4 @@ func (x Uint128) Add(y Uint128) Uint128 {
 	lo, c := bits.Add64(x.Lo, y.Lo, 0)
 	hi, _ := bits.Add64(x.Hi, y.Hi, c)
 	return Uint128{lo, hi}
-}
-
-// overlap tells whether a and b share memory.
-func overlap(a, b []Block) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	size := unsafe.Sizeof(Block{})
-	a0, b0 := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
-	return a0 < b0+uintptr(len(b))*size && b0 < a0+uintptr(len(a))*size
 }

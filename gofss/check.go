@@ -1,5 +1,7 @@
 package gofss
 
+import "unsafe"
+
 // Checks of caller input shared by the schemes. Every public entry point runs them
 // before touching any slice, so bad input returns an *ArgError instead of panicking.
 
@@ -85,8 +87,43 @@ func checkEvalArgs(p *Params, dst []Block, party int, s0s []Block, cws []Cw, xs 
 	if err := checkCwsLen(p, len(s0s), len(cws)); err != nil {
 		return 0, err
 	}
+	if err := checkOutputMemory(dst, s0s, cws, xs, m); err != nil {
+		return 0, err
+	}
 	return m, checkInputs("x", p.InBits, xs)
 }
+
+// checkOutputMemory refuses a dst that shares memory with the inputs in a way the
+// walks do not allow: they read each key's rows throughout, and a point's input and
+// its key's seed before they write its output, so dst may be the very memory of xs,
+// or of s0s with one point per key, but no other overlap (a dst one block off xs
+// gave wrong outputs on some walks).
+func checkOutputMemory(dst, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	d := span(dst)
+	if d.overlaps(span(cws)) {
+		return ArgErrorf("dst must not share memory with cws")
+	}
+	if x := span(xs); d.overlaps(x) && d.lo != x.lo {
+		return ArgErrorf("dst must be the memory of xs or not overlap it")
+	}
+	if s := span(s0s); d.overlaps(s) && (d.lo != s.lo || m != 1) {
+		return ArgErrorf("dst must be the memory of s0s (one point per key) or not overlap it")
+	}
+	return nil
+}
+
+// byteSpan is the memory of a slice, [lo, hi) (empty for an empty slice).
+type byteSpan struct{ lo, hi uintptr }
+
+func span[T any](s []T) byteSpan {
+	if len(s) == 0 {
+		return byteSpan{}
+	}
+	lo := uintptr(unsafe.Pointer(&s[0]))
+	return byteSpan{lo, lo + uintptr(len(s))*unsafe.Sizeof(s[0])}
+}
+
+func (a byteSpan) overlaps(b byteSpan) bool { return a.lo < b.hi && b.lo < a.hi }
 
 // checkPoints checks that keys keys have the same number of points xs each, with
 // one output (a block or a bit, what) per point in dst, and returns the points per

@@ -33,7 +33,7 @@ func NewGrottoDcf(p Params, opts ...Option) (*GrottoDcf, error) {
 	return &GrottoDcf{params: p.owned(), dpf: d}, nil
 }
 
-func (g *GrottoDcf) Params() Params { return g.params.owned() }
+func (g *GrottoDcf) Params() Params { return g.params }
 
 // WithControl returns the scheme with calls that c can watch and end, as
 // Scheme.WithControl does.

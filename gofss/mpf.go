@@ -94,7 +94,7 @@ func (d *Mpf) WithControl(c *Control) *Mpf {
 	return &cp
 }
 
-func (d *Mpf) Params() Params { return d.params.owned() }
+func (d *Mpf) Params() Params { return d.params }
 func (d *Mpf) Impl() string   { return d.inner.Impl() }
 
 // bucketRows is the number of rows of one bucket's key.

@@ -105,8 +105,10 @@ func (k Kind) multiPoint() bool { return k == KindDmpf || k == KindVdmpf }
 // verifiable reports whether the kind's keys come with proofs, and so a hash.
 func (k Kind) verifiable() bool { return k == KindVdpf || k == KindVdmpf }
 
-// owned returns p with AesKeys in memory of its own: schemes keep and hand out
-// copies, so that no caller's change of a slice rewrites parameters in use.
+// owned returns p with AesKeys in memory of its own: schemes keep a copy, so that no
+// caller's later change of its slice rewrites the parameters they report. (Params()
+// hands out the scheme's own, without a copy on every call: copy AesKeys before
+// changing them.)
 func (p Params) owned() Params {
 	p.AesKeys = slices.Clone(p.AesKeys)
 	return p

@@ -200,8 +200,6 @@ func TestParamsOwnTheirAesKeys(t *testing.T) {
 	p.AesKeys[0] = [16]byte{0xde, 0xad}
 	require.Equal(t, defaults, DefaultAesKeys)
 	require.Equal(t, DefaultAesKeys[:2], s.Params().AesKeys)
-	s.Params().AesKeys[1] = [16]byte{0xbe, 0xef}
-	require.Equal(t, DefaultAesKeys[:2], s.Params().AesKeys)
 	require.Equal(t, DefaultAesKeys[:2], DefaultParams(KindDpf, 8, Uint64, PrgAesMmo).AesKeys)
 	for _, q := range []Params{DefaultParams(KindDmpf, 8, Uint64, PrgAesMmo).WithMaxPoints(4), DefaultParams(KindGrottoDcf, 8, Bytes, PrgAesMmo)} {
 		var got Params

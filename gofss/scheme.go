@@ -8,6 +8,8 @@ import (
 // Scheme is what every scheme offers: batched key generation and evaluation over
 // caller-provided slices (see Dpf for the layouts), and the public parameters.
 type Scheme interface {
+	// Params are the scheme's parameters; their AesKeys are the scheme's own memory
+	// (copy them before changing them).
 	Params() Params
 	// Impl names the implementation of the tree walks chosen when the scheme was
 	// made: one of Impls().
@@ -88,7 +90,7 @@ func (s *treeScheme) chooseWalks(opts []Option, make func(impl) walks) error {
 	return err
 }
 
-func (s *treeScheme) Params() Params { return s.params.owned() }
+func (s *treeScheme) Params() Params { return s.params }
 func (s *treeScheme) InBits() int    { return s.params.InBits }
 func (s *treeScheme) Group() Group   { return s.params.Group }
 func (s *treeScheme) Prg() Prg       { return s.prg }

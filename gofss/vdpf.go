@@ -390,7 +390,7 @@ func (v *Vdpf) Prove(pis, pieces []Block, cws []Cw) error {
 		return nil
 	}
 	per := len(pieces) / k
-	if overlap(pis, pieces) {
+	if span(pis).overlaps(span(pieces)) {
 		pieces = slices.Clone(pieces) // proveGroups writes cs into pis before it reads the pieces
 	}
 	size := laneGroup(k)
