@@ -221,10 +221,21 @@ func (d *Mpf) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128) 
 
 // EvalProof is vdmpf's BatchEval: Eval, and party's proof over xs into pi.
 func (d *Mpf) EvalProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw, xs []Uint128) error {
+	if err := d.checkProofs(pi); err != nil {
+		return err
+	}
+	return d.batchEval(dst, pi, party, s0s, cws, xs, nil)
+}
+
+// checkProofs refuses a proof call on keys without proofs, or with nowhere to put it.
+func (d *Mpf) checkProofs(pi *[ProofBlocks]Block) error {
 	if d.proofs == nil {
 		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
 	}
-	return d.batchEval(dst, pi, party, s0s, cws, xs, nil)
+	if pi == nil {
+		return ArgErrorf("pi must not be nil")
+	}
+	return nil
 }
 
 // EvalAllProof is vdmpf's full-domain evaluation: EvalAll, and party's proof over
@@ -234,8 +245,8 @@ func (d *Mpf) EvalProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 // adds them, and its pieces taken into its proof in the order of those inputs
 // (both found through the PRP's inverse); else it is BatchEval over the domain.
 func (d *Mpf) EvalAllProof(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Block, cws []Cw) error {
-	if d.proofs == nil {
-		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
+	if err := d.checkProofs(pi); err != nil {
+		return err
 	}
 	n := d.params.InBits
 	if err := checkDomainLen(n, len(dst), 1, "blocks"); err != nil {

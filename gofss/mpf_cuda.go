@@ -11,8 +11,8 @@ package gofss
 // order, and pi is the chain of all buckets' proofs. A bucket outside the key's m_rt
 // (the kernels' mark of a bad header) is refused.
 func (d *Mpf) FoldProof(pi *[ProofBlocks]Block, cws []Cw, bkts []int32, pieces []Block) error {
-	if d.proofs == nil {
-		return ArgErrorf("scheme: %s keys have no proofs", d.params.Kind)
+	if err := d.checkProofs(pi); err != nil {
+		return err
 	}
 	if err := checkCwsLen(&d.params, 1, len(cws)); err != nil {
 		return err

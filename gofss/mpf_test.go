@@ -342,6 +342,13 @@ func TestDmpfBadInputs(t *testing.T) {
 	require.NoError(t, d.Eval(nil, 0, seeds, cws, nil))
 	_, err := New(p)
 	require.Error(t, err)
+	// A proof call needs somewhere to put the proof.
+	vp := DefaultParams(KindVdmpf, 8, Uint32, PrgChaCha).WithMaxPoints(4)
+	v, vcws, vs0s, _, _ := genRandomMpf(t, rng, vp, 3)
+	mine := everyOther(vs0s, 0)
+	requireArgError(t, v.EvalProof(make([]Block, 1), nil, 0, mine, vcws, []Uint128{{}}), "pi must not be nil")
+	requireArgError(t, v.EvalAllProof(make([]Block, 256), nil, 0, mine, vcws), "pi must not be nil")
+	requireArgError(t, v.FoldProof(nil, vcws, nil, nil), "pi must not be nil")
 }
 
 func withRow(cws []Cw, i int, row Cw) []Cw {

@@ -21,10 +21,11 @@ type RangeScheme interface {
 
 // EvalAllRange evaluates K = len(s0s) keys of one party at the inputs start ..
 // stop-1: key k at x into dst[k*(stop-start) + x-start], the blocks EvalAll writes
-// at x. Any 0 <= start <= stop <= 2^n will do; start == stop evaluates nothing. A
-// range of 2^d inputs from a multiple of 2^d costs about what EvalAll of in_bits d
-// does, plus n-d PRG expansions per key to reach its subtree; any other range costs
-// at most about that of the aligned ones around it. The Control counts outputs, as
+// at x, for in_bits n up to MaxEvalAllBits. Any 0 <= start <= stop <= 2^n will do;
+// start == stop evaluates nothing. A range of 2^d inputs from a multiple of 2^d
+// costs about what EvalAll of in_bits d does, plus n-d PRG expansions per key to
+// reach its subtree; any other range costs at most about that of the aligned ones
+// around it. The Control counts outputs, as
 // for EvalAll.
 func (s *treeScheme) EvalAllRange(dst []Block, party int, s0s []Block, cws []Cw, start, stop uint64) error {
 	if err := checkRangeArgs(&s.params, dst, party, s0s, cws, start, stop); err != nil {
