@@ -19,7 +19,7 @@ func (g *GrottoDcf) Eval(dst []uint8, pre []uint64, xs []Uint128) error {
 	if err := checkInputs("x", g.params.InBits, xs); err != nil {
 		return err
 	}
-	g.forPoints(len(xs), m, func(k, lo, hi int) {
+	g.forPoints(len(xs), m, true, func(k, lo, hi int) {
 		p := g.keyParities(pre, k)
 		for j := lo; j < hi; j++ {
 			dst[j] = parityAt(p, xs[j].Lo)
@@ -54,7 +54,7 @@ func (g *GrottoDcf) EvalInterval(dst []uint8, pre []uint64, los, his []Uint128) 
 			return ArgErrorf("los: entry %d is above its his entry: an interval needs lo <= hi", j)
 		}
 	}
-	g.forPoints(len(los), m, func(k, lo, hi int) {
+	g.forPoints(len(los), m, true, func(k, lo, hi int) {
 		p := g.keyParities(pre, k)
 		for j := lo; j < hi; j++ {
 			var below uint8 // P(lo - 1), 0 for lo = 0: no alpha is below 0
@@ -79,7 +79,7 @@ func (g *GrottoDcf) EvalAll(dst []uint8, party int, s0s []Block, cws []Cw) error
 	if err := g.Preprocess(pre, party, s0s, cws); err != nil {
 		return err
 	}
-	g.forPoints(len(dst), 1<<n, func(k, lo, hi int) {
+	g.forPoints(len(dst), 1<<n, false, func(k, lo, hi int) { // Preprocess counted the outputs
 		p := g.keyParities(pre, k)
 		for x := lo; x < hi; x++ {
 			dst[x] = parityAt(p, uint64(x-k<<n))
@@ -107,14 +107,17 @@ const lookupCostNs = 2
 const stopEvery = 1 << 14
 
 // forPoints calls fn on runs lo .. hi-1 of the points of a flattened K x m batch,
-// each run within one key k, spread over goroutines, until done or stopped.
-func (g *GrottoDcf) forPoints(total, m int, fn func(k, lo, hi int)) {
+// each run within one key k, spread over goroutines, until done or stopped; counted:
+// the Control counts the points.
+func (g *GrottoDcf) forPoints(total, m int, counted bool, fn func(k, lo, hi int)) {
 	forChunks(total, lookupCostNs, func(lo, hi int) {
 		for lo < hi && !g.ctl.stopped() {
 			k := lo / m
 			end := min(hi, (k+1)*m, lo+stopEvery)
 			fn(k, lo, end)
-			g.ctl.advance(end - lo)
+			if counted {
+				g.ctl.advance(end - lo)
+			}
 			lo = end
 		}
 	})

@@ -212,6 +212,9 @@ func TestGrottoWithControl(t *testing.T) {
 	}
 	pre := make([]uint64, keys*g.ParityWords())
 	require.NoError(t, s.Preprocess(pre, 0, ps, cws))
+	ctl.Done.Store(0)
+	require.NoError(t, s.EvalAll(make([]uint8, keys<<n), 0, ps, cws))
+	require.Equal(t, int64(keys<<n), ctl.Done.Load(), "EvalAll counts each output once")
 
 	ctl.Stop.Store(1)
 	require.ErrorIs(t, s.Gen(cws, seeds, alphas), ErrStopped)
