@@ -68,9 +68,11 @@ func (x Uint128) Bit(inBits, i int) uint8 {
 	return uint8(x.Lo>>k) & 1
 }
 
-// FitsIn reports whether x < 2^bits.
+// FitsIn reports whether x < 2^bits (for bits <= 0, whether x is 0).
 func (x Uint128) FitsIn(bits int) bool {
 	switch {
+	case bits <= 0:
+		return x == Uint128{}
 	case bits >= 128:
 		return true
 	case bits >= 64:

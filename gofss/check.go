@@ -57,7 +57,7 @@ func checkKeyArgs(p *Params, cws []Cw, s0s []Block, alphas []Uint128) error {
 	if err := checkCwsLen(p, k, len(cws)); err != nil {
 		return err
 	}
-	if err := checkSeedPairs(s0s); err != nil {
+	if err := checkSeedPairs(s0s, "key"); err != nil {
 		return err
 	}
 	return checkInputs("alpha", p.InBits, alphas)
@@ -65,11 +65,12 @@ func checkKeyArgs(p *Params, cws []Cw, s0s []Block, alphas []Uint128) error {
 
 // checkSeedPairs refuses a key whose two seeds are equal once their control bits are
 // cleared: both parties would then walk the same tree, every seed correction would
-// be zero and the control-bit corrections would spell alpha's bits in clear.
-func checkSeedPairs(s0s []Block) error {
+// be zero and the control-bit corrections would spell alpha's bits in clear. what
+// names the pairs in the error: keys, or a multi-point key's buckets.
+func checkSeedPairs(s0s []Block, what string) error {
 	for k := 0; k+1 < len(s0s); k += 2 {
 		if s0s[k].Clamp() == s0s[k+1].Clamp() {
-			return ArgErrorf("s0s: key %d: the two seeds are equal once the control bit is cleared", k/2)
+			return ArgErrorf("s0s: %s %d: the two seeds are equal once the control bit is cleared", what, k/2)
 		}
 	}
 	return nil

@@ -36,6 +36,7 @@ func ParseGroup(name string) (Group, error) {
 func (g Group) valid() bool { return int(g) < len(groupNames) }
 
 // Canon returns into(from(clamp(b))): the group element b stands for, in block form.
+// Canon, Add and Neg panic for a Group that is not one of the constants above.
 func (g Group) Canon(b Block) Block {
 	a := g.arith()
 	return a.into(a.from(b))

@@ -132,6 +132,9 @@ func (d *Mpf) Gen(cws []Cw, s0s []Block, sigma Block, alphas []Uint128, betas []
 	if err := checkDistinct(alphas); err != nil {
 		return 0, err
 	}
+	if err := checkSeedPairs(s0s, "bucket"); err != nil { // before the header row is written
+		return 0, err
+	}
 	mRt := mpfBuckets(p.InBits, t, p.BucketBits)
 	bkts, idxs := make([]int32, cuckooHashes*t), make([]Uint128, cuckooHashes*t)
 	for attempt := 1; ; attempt++ {

@@ -338,6 +338,12 @@ func TestDmpfBadInputs(t *testing.T) {
 		var argErr *ArgError
 		require.ErrorAs(t, err, &argErr, name)
 	}
+	// Equal seeds name their bucket, and are refused before anything is written.
+	equal := slices.Clone(s0s)
+	equal[5] = equal[4]
+	untouched := make([]Cw, p.CwRows())
+	requireArgError(t, gen([]Uint128{{Lo: 1}}, one, equal, untouched), "s0s: bucket 2: the two seeds are equal")
+	require.Equal(t, make([]Cw, p.CwRows()), untouched, "Gen wrote before refusing the seeds")
 	// An empty batch is no error.
 	require.NoError(t, d.Eval(nil, 0, seeds, cws, nil))
 	_, err := New(p)

@@ -41,7 +41,8 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Mul is the number of PRG output blocks per seed that the kind's trees use.
+// Mul is the number of PRG output blocks per seed that the kind's trees use. It
+// panics for a Kind that is not one of the constants above.
 func (k Kind) Mul() int { return kindMuls[k] }
 
 func (k Kind) valid() bool { return int(k) < len(kindNames) }

@@ -113,6 +113,17 @@ func TestWithControl(t *testing.T) {
 		require.ErrorIs(t, s.Gen(cws, seeds, alphas, betas), ErrStopped, c.name)
 		require.ErrorIs(t, s.Eval(make([]Block, keys), 0, ps, want, alphas), ErrStopped, c.name)
 		require.ErrorIs(t, s.EvalAll(make([]Block, keys<<c.n), 0, ps, want), ErrStopped, c.name)
+		// A call stopped before it starts does nothing, on short batches too (the
+		// one-key walks take them).
+		for _, k := range []int{1, keys} {
+			before := slices.Clone(cws[:k*c.rows()])
+			require.ErrorIs(t, s.Gen(cws[:k*c.rows()], seeds[:2*k], alphas[:k], betas[:k]), ErrStopped, c.name)
+			require.Equal(t, before, cws[:k*c.rows()], "%s: Gen of %d keys wrote", c.name, k)
+			dst := slices.Repeat([]Block{{Lo: 7, Hi: 7}}, k)
+			require.ErrorIs(t, s.Eval(dst, 0, ps[:k], want[:k*c.rows()], alphas[:k]), ErrStopped, c.name)
+			require.Equal(t, slices.Repeat([]Block{{Lo: 7, Hi: 7}}, k), dst, "%s: Eval of %d keys wrote", c.name, k)
+		}
+		require.Zero(t, ctl.Done.Load(), "%s: items counted after the stop", c.name)
 		require.NoError(t, c.scheme.EvalAll(make([]Block, keys<<c.n), 0, ps, want), "the scheme itself keeps no flag")
 	}
 }

@@ -111,6 +111,9 @@ func (s *treeScheme) Gen(cws []Cw, s0s []Block, alphas []Uint128, betas []Block)
 	if err := checkGenArgs(&s.params, cws, s0s, alphas, betas); err != nil {
 		return err
 	}
+	if s.ctl.stopped() { // the one-key walks of short batches do not look at st
+		return ErrStopped
+	}
 	adviseHugePages(cws)
 	s.walks.walkGen(s.ctl, cws, s0s, alphas, betas)
 	return s.ctl.err()
@@ -124,6 +127,9 @@ func (s *treeScheme) Eval(dst []Block, party int, s0s []Block, cws []Cw, xs []Ui
 	m, err := checkEvalArgs(&s.params, dst, party, s0s, cws, xs)
 	if err != nil {
 		return err
+	}
+	if s.ctl.stopped() {
+		return ErrStopped
 	}
 	adviseHugePages(dst) // a fresh dst faults once per huge page, not per 4 KiB
 	if err := s.walks.walkEval(s.ctl, dst, party, s0s, cws, xs, m); err != nil {

@@ -115,7 +115,7 @@ class Dmpf(_Base):
                 betas.data_ptr() + i * t * 16,
                 t,
             )
-            self._call(lib.MpfGen, v.CPU, cws.view(k, -1)[i], args, work=t * self.in_bits)
+            self._call_key(i, k, lib.MpfGen, cws.view(k, -1)[i], args, work=t * self.in_bits)
         return cws
 
     def eval(
@@ -211,9 +211,8 @@ class Dmpf(_Base):
                 x.hi,
                 m,
             )
-            self._call(
-                lib.MpfEval, v.CPU, dst.view(k, m * 4)[i], args, work=m * self.bucket_bits * 3
-            )
+            dst_i = dst.view(k, m * 4)[i]
+            self._call_key(i, k, lib.MpfEval, dst_i, args, work=m * self.bucket_bits * 3)
         return _into(y, dst), pi
 
     def _eval_all(
@@ -238,13 +237,22 @@ class Dmpf(_Base):
             for i in range(k):
                 args = self._key_args(i, pi, party, s0, cws)
                 span = shown.span(i << n) if shown is not None else None
-                self._call(
-                    lib.MpfEvalAll, v.CPU, dst.view(k, -1)[i], args, work=3 << n, progress=span
-                )
+                dst_i = dst.view(k, -1)[i]
+                self._call_key(i, k, lib.MpfEvalAll, dst_i, args, work=3 << n, progress=span)
         finally:
             if shown is not None:
                 shown.close(shown.done)
         return _into(y, dst), pi
+
+    def _call_key(self, i: int, k: int, fn, dst: torch.Tensor, args: tuple, **kw) -> None:
+        """The CPU call for key i of a batch of k. The core sees one key and counts
+        points, buckets and entries within it, so an error names the key."""
+        try:
+            self._call(fn, v.CPU, dst, args, **kw)
+        except ValueError as e:
+            if k > 1:
+                e.args = (f"key {i}: {e}", *e.args[1:])
+            raise
 
     def _key_args(self, i: int, pi, party: int, s0: torch.Tensor, cws: torch.Tensor) -> tuple:
         """The leading arguments of key i's call into the core: the address of its

@@ -258,6 +258,29 @@ def test_bad_inputs():
     assert y.shape == (0, 4) and p.shape == (4, 4)
     with pytest.raises(ValueError, match="max_points"):
         pyfss.Dmpf(8, 0)
+
+
+def test_batch_errors_name_the_key():
+    """The core sees one key of a batch at a time: its errors name the key, then
+    the bucket or point within it."""
+    s = pyfss.Dmpf(8, 4)
+    seeds = torch.randint(-(2**31), 2**31, (3, s.buckets, 2, 4), dtype=torch.int32)
+    alphas = torch.tensor([[1, 2], [3, 4], [5, 6]], dtype=torch.int32)
+    betas = torch.zeros(3, 2, 4, dtype=torch.int32)
+    equal = seeds.clone()
+    equal[2, 1, 1] = equal[2, 1, 0]
+    with pytest.raises(ValueError, match="^key 2: s0s: bucket 1: the two seeds are equal"):
+        s.gen(equal, alphas, betas)
+    reserved = betas.clone()
+    reserved[1, 1, 3] = 1
+    with pytest.raises(ValueError, match="^key 1: beta: point 1: bit 0 of word 3 is reserved"):
+        s.gen(seeds, alphas, reserved)
+    with pytest.raises(ValueError, match="^s0s: bucket 1: "):
+        s.gen(equal[2], alphas[2], betas[2])  # one key: no key to name
+    cws = s.gen(seeds, alphas, betas)
+    xs = torch.tensor([[1, 2], [3, 4], [5, 300]], dtype=torch.int32)
+    with pytest.raises(ValueError, match=r"^key 2: x must be in \[0, 2\^8\): entry 1"):
+        s.eval(0, seeds[:, :, 0], cws, xs)
     with pytest.raises(ValueError, match="bucket_bits"):
         pyfss.Dmpf(32, 1024, bucket_bits=3)
     with pytest.raises(ValueError, match="hash"):

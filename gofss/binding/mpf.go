@@ -55,7 +55,7 @@ func MpfGen(handle int64, device int, stream uintptr, cws, s0s, sigma, alphas ui
 		return 0, err
 	}
 	if p.Group == gofss.Bytes {
-		if err := checkReservedBits(bs); err != nil {
+		if err := checkReservedBits(bs, "point"); err != nil {
 			return 0, err
 		}
 	}

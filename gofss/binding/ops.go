@@ -58,7 +58,7 @@ func genCPU(s gofss.Scheme, cws uintptr, seeds []gofss.Block, alphas uintptr, al
 		return 0, err
 	}
 	if p.Group == gofss.Bytes {
-		if err := checkReservedBits(bs); err != nil {
+		if err := checkReservedBits(bs, "key"); err != nil {
 			return 0, err
 		}
 	}
@@ -71,11 +71,11 @@ func genCPU(s gofss.Scheme, cws uintptr, seeds []gofss.Block, alphas uintptr, al
 
 // checkReservedBits refuses bytes-group betas with the control bit set: the library
 // clears it, as the spec's Gen does, so the function would silently output another
-// value than the one asked for.
-func checkReservedBits(betas []gofss.Block) error {
+// value than the one asked for. what names the betas in the error: keys' or points'.
+func checkReservedBits(betas []gofss.Block, what string) error {
 	for i, b := range betas {
 		if b.Lsb() != 0 {
-			return valueErrorf("beta: key %d: bit 0 of word 3 is reserved in the bytes group (outputs never carry it) and must be 0", i)
+			return valueErrorf("beta: %s %d: bit 0 of word 3 is reserved in the bytes group (outputs never carry it) and must be 0", what, i)
 		}
 	}
 	return nil
