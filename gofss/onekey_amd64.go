@@ -96,14 +96,20 @@ func (k *oneKeyDpf) walkEval(st callControl, dst []Block, party int, s0s []Block
 	if !oneKeyServes(len(xs), oneKeyMaxDpfPoints) {
 		return k.Dpf.walkEval(st, dst, party, s0s, cws, xs, m)
 	}
-	if err := k.checkCws(cws); err != nil {
+	// The level rows are checked by the walk, which ORs their words 4-7 into Sum.
+	if err := k.checkLastRows(cws); err != nil {
 		return err
 	}
 	n, rows, ar := k.params.InBits, k.params.cwRows(), k.params.Group.arith() // rows: n+1, or VDPF's n+3
+	// The walk's fixed fields are set once (see oneKeyDcf.evalRange).
+	w := aes128.EvalWalk{TrByte: dpfTrByte}
 	for j, x := range xs {
 		key := cws[j/m*rows:][:n+1]
-		w := aes128.EvalWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(x, n), TrByte: dpfTrByte}
+		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(x, n)
 		leaf, t := k.keys.Eval(&w, seedImage(&s0s[j/m]), uint8(party))
+		if !isBit(BlockFromBytes(w.Sum)) {
+			return k.checkCws(cws) // which names the row
+		}
 		dst[j] = dpfLeaf(ar, BlockFromBytes(leaf), t, ar.from(key[n][0]), party)
 	}
 	st.advance(len(xs))
@@ -153,9 +159,12 @@ func oneKeyChunks(st callControl, lo, hi int) func(func(int, int) bool) {
 // evalRange evaluates points lo .. hi-1.
 func (k *oneKeyDcf) evalRange(dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m, lo, hi int) {
 	n, ar := k.params.InBits, k.params.Group.arith()
+	// The walk's fixed fields are set once: a literal per point is built on the
+	// stack and then copied, which took 3% of a one-key Eval.
+	w := aes128.EvalWalk{TrByte: dcfTrByte, Lanes: k.lanes}
 	for j := lo; j < hi; j++ {
 		key := cws[j/m*(n+1):][:n+1]
-		w := aes128.EvalWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(xs[j], n), TrByte: dcfTrByte, Lanes: k.lanes}
+		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(xs[j], n)
 		leaf, t := k.keys.Eval(&w, seedImage(&s0s[j/m]), uint8(party))
 		dst[j] = dcfLeaf(ar, BlockFromBytes(leaf), t, BlockFromBytes(w.Sum), &key[n], party)
 	}
@@ -181,9 +190,10 @@ func (k *oneKeyDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint
 // genRange makes keys lo .. hi-1.
 func (k *oneKeyDpf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, lo, hi int) {
 	n, rows := k.params.InBits, k.params.cwRows()
+	var w aes128.GenWalk // set once (see oneKeyDcf.evalRange)
 	for i := lo; i < hi; i++ {
 		key := cws[i*rows:][:rows]
-		w := aes128.GenWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(alphas[i], n)}
+		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(alphas[i], n)
 		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)
 		k.lastRow(key[n:], alphas[i], betas[i], BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1]), t1)
@@ -213,10 +223,11 @@ func (k *oneKeyDcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint
 // genRange makes keys lo .. hi-1.
 func (k *oneKeyDcf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, lo, hi int) {
 	n, ar := k.params.InBits, k.params.Group.arith()
-	betaSide := 1 - uint8(k.Pred()) // alpha's bit where beta enters: 0 for gt, 1 for lt (betaIf of Dcf.genTile)
+	betaSide := 1 - uint8(k.Pred())     // alpha's bit where beta enters: 0 for gt, 1 for lt (betaIf of Dcf.genTile)
+	w := aes128.GenWalk{Lanes: k.lanes} // set once (see oneKeyDcf.evalRange); Beta[1-betaSide] stays zero
 	for i := lo; i < hi; i++ {
 		key := cws[i*(n+1):][:n+1]
-		w := aes128.GenWalk{Rows: blockBytes(cwBlocks(key[:n])), Path: oneKeyPath(alphas[i], n), Lanes: k.lanes}
+		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(alphas[i], n)
 		w.Beta[betaSide] = ar.from(betas[i]).Bytes()
 		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)

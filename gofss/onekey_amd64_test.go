@@ -3,6 +3,7 @@
 package gofss
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -167,6 +168,40 @@ func TestOneKeyRefusesBadCws(t *testing.T) {
 				bad = append(bad[:0], cws...)
 				bad[3][1].Lo = 2 // a tr word other than 0 or 1
 				require.ErrorAs(t, one.Eval(make([]Block, 1), 1, seeds[1:2], bad, alphas), new(*ArgError))
+			}
+		})
+	}
+}
+
+// The one-key DPF walk checks the level rows as it reads them (it ORs their words
+// 4-7): a stray bit anywhere in them but tr's, in any row, is refused and named,
+// for one point and for the last key of a batch.
+func TestOneKeyDpfRefusesBadRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, c := range testCases(t, []int{1, 20, 64, 65, 128}) {
+		if c.scheme.Params().Prg != PrgAesMmo || c.scheme.Params().Kind != KindDpf {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			one := oneKey(t, c.scheme)
+			const keys = 3 // one point each: the one-key walks take up to 7
+			seeds, alphas, betas := randKeys(r, c.n, keys)
+			cws := make([]Cw, keys*(c.n+1))
+			require.NoError(t, one.Gen(cws, seeds, alphas, betas))
+			ps := []Block{seeds[0], seeds[2], seeds[4]}
+			require.NoError(t, one.Eval(make([]Block, keys), 0, ps, cws, alphas))
+			for range 40 {
+				k, row, bit := r.IntN(keys), r.IntN(c.n), 1+r.IntN(127) // not tr (bit 0)
+				bad := append([]Cw(nil), cws...)
+				if bit < 64 {
+					bad[k*(c.n+1)+row][1].Lo ^= 1 << bit
+				} else {
+					bad[k*(c.n+1)+row][1].Hi ^= 1 << (bit - 64)
+				}
+				err := one.Eval(make([]Block, keys), 0, ps, bad, alphas)
+				requireArgError(t, err, fmt.Sprintf("cws: key %d, row %d: words 4-7", k, row))
+				err = one.Eval(make([]Block, 1), 0, ps[k:k+1], bad[k*(c.n+1):][:c.n+1], alphas[k:k+1])
+				requireArgError(t, err, fmt.Sprintf("cws: key 0, row %d: words 4-7", row))
 			}
 		})
 	}

@@ -67,9 +67,10 @@ func (w *vdpfOneKey) walkEvalProof(st callControl, dst, pieces []Block, party in
 	var s [oneKeyMaxDpfPoints]Block
 	var t [oneKeyMaxDpfPoints]uint8
 	var base [oneKeyMaxDpfPoints]int
+	ew := aes128.EvalWalk{TrByte: dpfTrByte} // set once (see oneKeyDcf.evalRange)
 	for j, x := range xs {
 		base[j] = j / m * rows
-		ew := aes128.EvalWalk{Rows: blockBytes(cwBlocks(cws[base[j]:][:n])), Path: oneKeyPath(x, n), TrByte: dpfTrByte}
+		ew.Rows, ew.Path = blockBytes(cwBlocks(cws[base[j]:][:n])), oneKeyPath(x, n)
 		leaf, tj := w.keys.Eval(&ew, seedImage(&s0s[j/m]), uint8(party))
 		s[j], t[j] = BlockFromBytes(leaf), tj
 	}

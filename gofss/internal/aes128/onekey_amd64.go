@@ -54,7 +54,7 @@ type EvalWalk struct {
 	Path   Path     // the child taken at each level
 	TrByte int      // row byte whose bit 0 is the right child's control-bit correction: 16 (DPF), 28 (DCF)
 	Lanes  *Lanes   // DCF: the value outputs' group; nil for DPF
-	Sum    [16]byte // DCF: receives the sum of the levels' values
+	Sum    [16]byte // DCF: receives the sum of the levels' values; DPF: the OR of the rows' bytes 16-31
 }
 
 // Eval walks from seed (its control bit, bit 0 of byte 12, cleared) with control bit t
@@ -65,8 +65,9 @@ type EvalWalk struct {
 // control bit is the next t, the child with it cleared the next seed. With Lanes
 // (DCF; keys[2:] must be set), the level's value, the value output of side s
 // (AES-MMO of the seed under that side's value key) plus, where t is 1, the row's
-// bytes 16-31, both as values, is added to Sum, which starts at zero. The caller
-// checks HasWalk.
+// bytes 16-31, both as values, is added to Sum, which starts at zero; without
+// Lanes (DPF), Sum receives the OR of the rows' bytes 16-31, for the caller's check
+// of the rows. The caller checks HasWalk.
 func (k *WalkKeys) Eval(w *EvalWalk, seed [16]byte, t uint8) ([16]byte, uint8) {
 	n := len(w.Rows) / 32
 	if len(w.Rows) != 32*n || w.TrByte < 0 || w.TrByte >= 32 || t > 1 || w.Lanes != nil && (k[2] == nil || k[3] == nil) {

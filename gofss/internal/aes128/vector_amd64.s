@@ -9009,6 +9009,7 @@ TEXT ·evalWalkAESNI(SB), NOSPLIT, $0-81
 	PINSRQ  $0x01, R8, X2
 	PAND    X2, X0
 	MOVQ    lanes+64(FP), R8
+	PXOR    X3, X3
 	TESTQ   R8, R8
 	JNZ     dcf
 
@@ -9018,42 +9019,44 @@ dpf_level:
 	SETCS      R8
 	MOVBQZX    R8, R8
 	MOVQ       (AX)(R8*8), R9
-	MOVOU      X0, X4
-	MOVOU      (R9), X3
-	PXOR       X3, X0
-	MOVOU      16(R9), X3
-	AESENC     X3, X0
-	MOVOU      32(R9), X3
-	AESENC     X3, X0
-	MOVOU      48(R9), X3
-	AESENC     X3, X0
-	MOVOU      64(R9), X3
-	AESENC     X3, X0
-	MOVOU      80(R9), X3
-	AESENC     X3, X0
-	MOVOU      96(R9), X3
-	AESENC     X3, X0
-	MOVOU      112(R9), X3
-	AESENC     X3, X0
-	MOVOU      128(R9), X3
-	AESENC     X3, X0
-	MOVOU      144(R9), X3
-	AESENC     X3, X0
+	MOVOU      X0, X5
+	MOVOU      (R9), X4
+	PXOR       X4, X0
+	MOVOU      16(R9), X4
+	AESENC     X4, X0
+	MOVOU      32(R9), X4
+	AESENC     X4, X0
+	MOVOU      48(R9), X4
+	AESENC     X4, X0
+	MOVOU      64(R9), X4
+	AESENC     X4, X0
+	MOVOU      80(R9), X4
+	AESENC     X4, X0
+	MOVOU      96(R9), X4
+	AESENC     X4, X0
+	MOVOU      112(R9), X4
+	AESENC     X4, X0
+	MOVOU      128(R9), X4
+	AESENC     X4, X0
+	MOVOU      144(R9), X4
+	AESENC     X4, X0
 	MOVBQZX    12(CX), R10
 	MOVBQZX    (CX)(DI*1), R11
 	TESTQ      R8, R8
 	CMOVQNE    R11, R10
 	ANDQ       $0x01, R10
-	MOVOU      (CX), X3
-	PAND       X2, X3
-	MOVQ       R10, X5
-	PSLLO      $0x0c, X5
-	POR        X5, X3
-	PAND       X1, X3
-	PXOR       X4, X3
+	MOVOU      (CX), X4
+	PAND       X2, X4
+	MOVQ       R10, X6
+	PSLLO      $0x0c, X6
+	POR        X6, X4
+	PAND       X1, X4
+	PXOR       X5, X4
 	MOVOU      160(R9), X1
-	PXOR       X3, X1
+	PXOR       X4, X1
 	AESENCLAST X1, X0
+	MOVOU      16(CX), X1
+	POR        X1, X3
 	PSHUFD     $0xff, X0, X1
 	PSLLL      $0x1f, X1
 	PSRAL      $0x1f, X1
@@ -9064,10 +9067,9 @@ dpf_level:
 	JMP        done
 
 dcf:
-	MOVOU (R8), X3
-	MOVOU 16(R8), X4
-	MOVOU 32(R8), X5
-	PXOR  X6, X6
+	MOVOU (R8), X4
+	MOVOU 16(R8), X5
+	MOVOU 32(R8), X6
 
 dcf_level:
 	ADDQ       DX, DX
@@ -9136,22 +9138,22 @@ dcf_level:
 	MOVOU      144(R8), X8
 	AESENC     X8, X7
 	AESENCLAST X9, X7
-	PAND       X3, X7
+	PAND       X4, X7
 	MOVOU      16(CX), X8
-	PAND       X3, X8
+	PAND       X4, X8
 	PAND       X1, X8
 	MOVOU      X7, X1
 	PXOR       X8, X1
 	PADDQ      X8, X7
-	PAND       X4, X1
-	PAND       X5, X7
+	PAND       X5, X1
+	PAND       X6, X7
 	POR        X1, X7
-	MOVOU      X6, X1
+	MOVOU      X3, X1
 	PXOR       X7, X1
-	PADDQ      X7, X6
-	PAND       X4, X1
-	PAND       X5, X6
-	POR        X1, X6
+	PADDQ      X7, X3
+	PAND       X5, X1
+	PAND       X6, X3
+	POR        X1, X3
 	PSHUFD     $0xff, X0, X1
 	PSLLL      $0x1f, X1
 	PSRAL      $0x1f, X1
@@ -9159,10 +9161,10 @@ dcf_level:
 	ADDQ       $0x20, CX
 	DECQ       SI
 	JNZ        dcf_level
-	MOVQ       sum+72(FP), AX
-	MOVOU      X6, (AX)
 
 done:
+	MOVQ     sum+72(FP), AX
+	MOVOU    X3, (AX)
 	MOVQ     seed+48(FP), AX
 	MOVOU    X0, (AX)
 	MOVMSKPS X1, AX
