@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func dpfEvalLevel(u *byte, s *byte, sides *byte, ch *byte, next *byte, xs *byte, off *byte, rows *byte, m int, cnt *byte)
-// Requires: AVX, AVX512F, AVX512VL, BMI2
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+
 TEXT ·dpfEvalLevel(SB), NOSPLIT, $0-80
 	MOVQ            u+0(FP), DI
 	MOVQ            s+8(FP), SI
@@ -34,10 +34,14 @@ dpfeval_loop:
 	MOVQ         8(R8), R12
 	VMOVDQU64    (R11)(AX*1), Y2
 	VINSERTI64X4 $0x01, (R11)(R12*1), Z2, Z2
+	PREFETCHT0   64(R11)(AX*1)
+	PREFETCHT0   64(R11)(R12*1)
 	MOVQ         16(R8), AX
 	MOVQ         24(R8), R12
 	VMOVDQU64    (R11)(AX*1), Y3
 	VINSERTI64X4 $0x01, (R11)(R12*1), Z3, Z3
+	PREFETCHT0   64(R11)(AX*1)
+	PREFETCHT0   64(R11)(R12*1)
 	VSHUFI64X2   $0x88, Z3, Z2, Z4
 	VSHUFI64X2   $0xdd, Z3, Z2, Z5
 	VPSHUFD      $0x00, Z5, Z5
@@ -76,7 +80,7 @@ dpfeval_done:
 	RET
 
 // func dcfEvalLevel(u *byte, s *byte, v *byte, sides *byte, ch *byte, next *byte, xs *byte, off *byte, rows *byte, m int, cnt *byte, ar *byte)
-// Requires: AVX, AVX512F, AVX512VL, BMI2
+// Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+
 TEXT ·dcfEvalLevel(SB), NOSPLIT, $0-96
 	MOVQ            u+0(FP), DI
 	MOVQ            s+8(FP), SI
@@ -111,10 +115,14 @@ dcfeval_loop:
 	MOVQ         8(R8), R12
 	VMOVDQU64    (R11)(AX*1), Y2
 	VINSERTI64X4 $0x01, (R11)(R12*1), Z2, Z2
+	PREFETCHT0   64(R11)(AX*1)
+	PREFETCHT0   64(R11)(R12*1)
 	MOVQ         16(R8), AX
 	MOVQ         24(R8), R12
 	VMOVDQU64    (R11)(AX*1), Y3
 	VINSERTI64X4 $0x01, (R11)(R12*1), Z3, Z3
+	PREFETCHT0   64(R11)(AX*1)
+	PREFETCHT0   64(R11)(R12*1)
 	VSHUFI64X2   $0x88, Z3, Z2, Z4
 	VSHUFI64X2   $0xdd, Z3, Z2, Z5
 	VPTERNLOGQ   $0xb8, Z5, Z31, K1, Z4

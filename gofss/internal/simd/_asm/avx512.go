@@ -97,12 +97,19 @@ func sideMask() {
 // rows loads the level's correction words of 4 points, at offsets o(offs) ..
 // o+24(offs) from R11: their first blocks into c0 and their second into c1, through
 // t0 and t1 (AX and idx: scratch).
+// rowsAhead is how far ahead rows fetches each point's correction words: the line
+// of the level after next. A tile's points are far apart in a large batch (a key's
+// rows each), so the level's loads missed the cache, a quarter of a batched Eval.
+const rowsAhead = 64
+
 func rows(offs GPPhysical, o int, idx GPPhysical, t0, t1, c0, c1 VecPhysical) {
 	for i, z := range []VecPhysical{t0, t1} {
 		MOVQ(Mem{Base: offs, Disp: o + 16*i}, RAX)
 		MOVQ(Mem{Base: offs, Disp: o + 16*i + 8}, idx)
 		VMOVDQU64(Mem{Base: R11, Index: RAX, Scale: 1}, z.AsY())
 		VINSERTI64X4(U8(1), Mem{Base: R11, Index: idx, Scale: 1}, z, z)
+		PREFETCHT0(Mem{Base: R11, Index: RAX, Scale: 1, Disp: rowsAhead})
+		PREFETCHT0(Mem{Base: R11, Index: idx, Scale: 1, Disp: rowsAhead})
 	}
 	VSHUFI64X2(U8(0x88), t1, t0, c0)
 	VSHUFI64X2(U8(0xdd), t1, t0, c1)
