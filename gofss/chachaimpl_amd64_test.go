@@ -161,6 +161,39 @@ func TestChachaImplNamesBadKey(t *testing.T) {
 	}
 }
 
+// The avx512 walks with ChaCha check each tile's keys after its walk: a bad row in
+// any key of a batch of several tiles, at one or three points a key, is refused
+// with the error that names the first bad key.
+func TestAvx512ChachaNamesBadKey(t *testing.T) {
+	for _, kind := range []Kind{KindDpf, KindDcfLt} {
+		s, err := New(DefaultParams(kind, 12, Bytes, PrgChaCha), WithImpl("avx512"))
+		if err != nil {
+			t.Skipf("avx512 walks not served here: %v", err)
+		}
+		if kind == KindDpf {
+			testDpfRefusesBadCws(t, s)
+		} else {
+			testDcfRefusesBadCws(t, s)
+		}
+	}
+	s, err := New(DefaultParams(KindDpf, 12, Bytes, PrgChaCha), WithImpl("avx512"))
+	require.NoError(t, err)
+	const n, keys, m = 12, 300, 3
+	r := rand.New(rand.NewPCG(31, 32))
+	seeds, alphas, betas := randKeys(r, n, keys)
+	cws := make([]Cw, keys*(n+1))
+	require.NoError(t, s.Gen(cws, seeds, alphas, betas))
+	xs := make([]Uint128, keys*m)
+	for i := range xs {
+		xs[i] = alphas[i/m]
+	}
+	for _, bad := range badDpfRows(n, keys) {
+		c := append([]Cw(nil), cws...)
+		bad.edit(&c[bad.key*(n+1)+bad.row])
+		requireArgError(t, s.Eval(make([]Block, len(xs)), 0, everyOther(seeds, 0), c, xs), bad.msg)
+	}
+}
+
 // BenchmarkChachaImpl times Eval with ChaCha (uint64, in_bits 20) per key, one point
 // each, on the chacha implementation and, as the baseline in the same run, on the
 // implementation that served ChaCha before it (portable walks on AVX2, the AVX-512
