@@ -60,7 +60,8 @@ func (w *vdpfOneKey) walkEvalProof(st callControl, dst, pieces []Block, party in
 	if !oneKeyServes(len(xs), oneKeyMaxDpfPoints) {
 		return w.Vdpf.walkEvalProof(st, dst, pieces, party, s0s, cws, xs, m)
 	}
-	if err := w.checkCws(cws); err != nil {
+	// The level rows are checked by the walk (see oneKeyDpf.walkEval).
+	if err := w.Vdpf.dpf.checkLastRows(cws); err != nil {
 		return err
 	}
 	n, rows := w.params.InBits, w.params.cwRows()
@@ -72,6 +73,9 @@ func (w *vdpfOneKey) walkEvalProof(st callControl, dst, pieces []Block, party in
 		base[j] = j / m * rows
 		ew.Rows, ew.Path = blockBytes(cwBlocks(cws[base[j]:][:n])), oneKeyPath(x, n)
 		leaf, tj := w.keys.Eval(&ew, seedImage(&s0s[j/m]), uint8(party))
+		if !isBit(BlockFromBytes(ew.Sum)) {
+			return w.checkCws(cws) // which names the row
+		}
 		s[j], t[j] = BlockFromBytes(leaf), tj
 	}
 	k := len(xs)
