@@ -3,6 +3,7 @@
 package gofss
 
 import (
+	"errors"
 	"sync/atomic"
 	"unsafe"
 
@@ -72,26 +73,41 @@ func forFastTiles(stp callControl, b *pointBatch, half int, fn func(j0, j1 int, 
 }
 
 // checkedTiles is forFastTiles for walks that take any row values (they read only
-// the seed words and control bits, and the leaves' last rows): each tile's keys are
-// checked right after its walk, their rows still in cache (a pass over all keys
-// first read them from memory once more, 5% of a batched Eval at 2^16 keys). Once
-// a tile's are refused the other tiles stop, and the check of all keys names the
-// first bad one, with dst partly written. A keyOf batch's caller checked its keys.
-func (b *pointBatch) checkedTiles(stp callControl, half int, check func([]Cw) error, fn func(j0, j1 int, buf *fastEvalState)) error {
+// the seed words and control bits, and the leaves' last rows): fn walks a tile and
+// then tells whether the tile's keys' rows are sound, checked while they are still
+// in cache (a pass over all keys first read them from memory once more, 5% of a
+// batched Eval at 2^16 keys). Once a tile's are refused the other tiles stop, and
+// check of all keys names the first bad one, with dst partly written.
+func (b *pointBatch) checkedTiles(stp callControl, half int, check func([]Cw) error, fn func(j0, j1 int, buf *fastEvalState) bool) error {
 	var bad atomic.Bool
 	forFastTiles(stp, b, half, func(j0, j1 int, buf *fastEvalState) {
 		if bad.Load() {
 			return
 		}
-		fn(j0, j1, buf)
-		if b.keyOf == nil && check(b.tileCws(j0, j1)) != nil {
+		if !fn(j0, j1, buf) {
 			bad.Store(true)
 		}
 	})
 	if bad.Load() {
-		return check(b.cws)
+		return refusal(check, b.cws)
 	}
 	return nil
+}
+
+// refusal is the error of a call whose walk refused some keys' rows: check of all
+// keys names the first bad one. Should check accept them all, the walk and check
+// disagree, and the call fails rather than return with outputs left unwritten.
+func refusal(check func([]Cw) error, cws []Cw) error {
+	if err := check(cws); err != nil {
+		return err
+	}
+	return errors.New("gofss: a walk refused correction words that the key check accepts")
+}
+
+// tileSound tells whether check accepts the keys of points j0 .. j1-1 (j1 > j0). A
+// keyOf batch's caller checked its keys.
+func (b *pointBatch) tileSound(j0, j1 int, check func([]Cw) error) bool {
+	return b.keyOf != nil || check(b.tileCws(j0, j1)) == nil
 }
 
 // tileCws is the correction words of the keys of points j0 .. j1-1 (j1 > j0).
@@ -264,7 +280,7 @@ func (f *fastDpf) evalAes(stp callControl, b *pointBatch) error {
 		f.leaves(b.dst[j0:j1], &st, b)
 	})
 	if bad.Load() {
-		return f.checkCws(b.cws)
+		return refusal(f.checkCws, b.cws)
 	}
 	return nil
 }
@@ -273,12 +289,15 @@ func (f *fastDpf) evalAes(stp callControl, b *pointBatch) error {
 // tile's nodes a level at a time and a routine applies the corrections.
 func (f *fastDpf) evalLevels(stp callControl, b *pointBatch) error {
 	n, prg := b.n, f.prg
-	return b.checkedTiles(stp, 1, f.checkCws, func(j0, j1 int, buf *fastEvalState) {
+	return b.checkedTiles(stp, 1, f.checkCws, func(j0, j1 int, buf *fastEvalState) bool {
 		st, rows := buf.start(b, j0, j1, 1, 4, nil)
 		st.levels(n, prg, func(i int) {
 			simd.DpfEvalLevel(kblocks(st.u), kblocks(st.s), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i)
 		})
 		f.leaves(b.dst[j0:j1], &st, b)
+		// The levels read every level row of the tile's keys (and of key 0, whose
+		// points pad the tile), so the OR of their words 4-7 checks them all.
+		return isBit(Block(rows.DpfRowsOr())) && b.tileSound(j0, j1, f.checkLastRows)
 	})
 }
 
@@ -305,7 +324,7 @@ func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 		return f.evalAes(stp, b)
 	}
 	n, ar, ka, prg := b.n, f.params.Group.arith(), &f.ka[party], f.prg
-	return b.checkedTiles(stp, 2, f.checkCws, func(j0, j1 int, buf *fastEvalState) {
+	return b.checkedTiles(stp, 2, f.checkCws, func(j0, j1 int, buf *fastEvalState) bool {
 		st, rows := buf.start(b, j0, j1, 2, 4, nil)
 		st.levels(n, prg, func(i int) {
 			simd.DcfEvalLevel(kblocks(st.u), kblocks(st.s), kblocks(st.v), st.sides, kblocks(st.ch), st.next, &rows, i, n-2-i, ka)
@@ -314,6 +333,7 @@ func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block,
 			x := st.u[j]
 			dst[j0+j] = dcfLeaf(ar, x.Clamp(), x.Lsb(), st.v[j], st.lastRow(cws, j, n), party)
 		}
+		return b.tileSound(j0, j1, f.checkCws)
 	})
 }
 
@@ -331,7 +351,7 @@ func (f *fastDcf) evalAes(stp callControl, b *pointBatch) error {
 		st.leavesTo(b.dst[j0:j1])
 	})
 	if bad.Load() {
-		return f.checkCws(b.cws)
+		return refusal(f.checkCws, b.cws)
 	}
 	return nil
 }

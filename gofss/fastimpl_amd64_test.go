@@ -50,3 +50,12 @@ func TestFastGenStaged(t *testing.T) {
 		})
 	}
 }
+
+// A walk's refusal that the key check does not confirm is an error, never a
+// success with outputs left unwritten; a confirmed one is the check's error.
+func TestRefusalWithoutBadKeyFails(t *testing.T) {
+	cws := make([]Cw, 3)
+	require.Error(t, refusal(func([]Cw) error { return nil }, cws))
+	bad := ArgErrorf("cws: key 0: bad")
+	require.Equal(t, bad, refusal(func([]Cw) error { return bad }, cws))
+}

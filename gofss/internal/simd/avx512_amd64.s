@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func dpfEvalLevel(u *byte, s *byte, sides *byte, ch *byte, next *byte, xs *byte, off *byte, rows *byte, m int, cnt *byte)
+// func dpfEvalLevel(u *byte, s *byte, sides *byte, ch *byte, next *byte, xs *byte, off *byte, rows *byte, m int, cnt *byte, or *byte)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, MMX+
-TEXT ·dpfEvalLevel(SB), NOSPLIT, $0-80
+TEXT ·dpfEvalLevel(SB), NOSPLIT, $0-88
 	MOVQ            u+0(FP), DI
 	MOVQ            s+8(FP), SI
 	MOVQ            sides+16(FP), R9
@@ -21,6 +21,7 @@ TEXT ·dpfEvalLevel(SB), NOSPLIT, $0-80
 	VBROADCASTI32X4 ·lsbMask+0(SB), Z31
 	MOVL            $0x00000001, AX
 	VPBROADCASTQ    AX, Z24
+	VPXORQ          Z13, Z13, Z13
 
 dpfeval_loop:
 	TESTQ        CX, CX
@@ -44,6 +45,7 @@ dpfeval_loop:
 	PREFETCHT0   64(R11)(R12*1)
 	VSHUFI64X2   $0x88, Z3, Z2, Z4
 	VSHUFI64X2   $0xdd, Z3, Z2, Z5
+	VPORQ        Z5, Z13, Z13
 	VPSHUFD      $0x00, Z5, Z5
 	VPTERNLOGQ   $0xb8, Z5, Z31, K1, Z4
 	VMOVDQU64    (DI), Z6
@@ -76,6 +78,13 @@ dpfeval_loop:
 	JMP          dpfeval_loop
 
 dpfeval_done:
+	VEXTRACTI64X4 $0x01, Z13, Y14
+	VPORQ         Y14, Y13, Y13
+	VEXTRACTI32X4 $0x01, Y13, X14
+	VPORQ         X14, X13, X13
+	MOVQ          or+80(FP), AX
+	VPORQ         (AX), X13, X13
+	VMOVDQU64     X13, (AX)
 	VZEROUPPER
 	RET
 

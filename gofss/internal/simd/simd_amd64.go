@@ -102,7 +102,13 @@ type EvalRows struct {
 	off    []int
 	cws    []Block
 	levels int
+	dpfOr  Block
 }
+
+// DpfRowsOr is the OR of the second blocks of the correction words that the
+// DpfEvalLevel calls on r have read. Each is (0 or 1, 0, 0, 0) in a DPF key's level
+// rows, so the OR is 0 or 1 unless a row read was malformed.
+func (r *EvalRows) DpfRowsOr() Block { return r.dpfOr }
 
 // NewEvalRows checks that every point's key has its levels+1 correction words in cws
 // (two blocks each): the routines read them without further checks.
@@ -115,7 +121,7 @@ func NewEvalRows(xs []Block, off []int, cws []Block, levels int) EvalRows {
 			panic("simd: NewEvalRows: offset out of range")
 		}
 	}
-	return EvalRows{xs, off, cws, levels}
+	return EvalRows{xs: xs, off: off, cws: cws, levels: levels}
 }
 
 // DpfEvalLevel advances a tile of points one level down their paths. ch[j] is the
@@ -123,7 +129,7 @@ func NewEvalRows(xs []Block, off []int, cws []Block, levels int) EvalRows {
 // set it gets the level's seed correction, with the control-bit correction of that
 // side in its lsb. u[j] becomes the child, s[j] its clamped seed, and next[j] bit
 // shift (counted from the lsb) of xs[j], the side of the following level; zero when
-// shift < 0.
+// shift < 0. The second blocks of the rows read are ORed into r's DpfRowsOr.
 func DpfEvalLevel(u, s []Block, sides []uint8, ch []Block, next []uint8, r *EvalRows, level, shift int) {
 	checkEval(u, s, sides, next, r, level)
 	if len(ch) != len(u) {
@@ -131,7 +137,7 @@ func DpfEvalLevel(u, s []Block, sides []uint8, ch []Block, next []uint8, r *Eval
 	}
 	if len(u) > 0 {
 		cnt := shiftCounts(shift)
-		dpfEvalLevel(&u[0], &s[0], &sides[0], &ch[0], &next[0], &r.xs[0], &r.off[0], &r.cws[2*level], len(u), &cnt)
+		dpfEvalLevel(&u[0], &s[0], &sides[0], &ch[0], &next[0], &r.xs[0], &r.off[0], &r.cws[2*level], len(u), &cnt, &r.dpfOr)
 	}
 }
 
@@ -175,7 +181,7 @@ func dcfLevelVAES512(u, s, v, raw, parents, pv *Block, m int, cw *[2]Block, vcw 
 func dcfLeavesVAES512(dst, raw, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
 
 //go:noescape
-func dpfEvalLevel(u, s *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64)
+func dpfEvalLevel(u, s *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64, or *Block)
 
 //go:noescape
 func dcfEvalLevel(u, s, v *Block, sides *uint8, ch *Block, next *uint8, xs *Block, off *int, rows *Block, m int, cnt *[2]uint64, ar *Arith)

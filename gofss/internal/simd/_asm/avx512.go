@@ -136,15 +136,20 @@ func evalNext(chStep int) {
 	SUBQ(U8(4), RCX)
 }
 
+// dpfEvalLevel512 also ORs the second blocks of the rows it reads into *or (Z13
+// gathers them): a DPF level row holds (0 or 1, 0, 0, 0) there, so the caller checks
+// the keys' rows in one comparison instead of a pass over them.
 func dpfEvalLevel512() {
-	TEXT("dpfEvalLevel", NOSPLIT, "func(u, s, sides, ch, next, xs, off, rows *byte, m int, cnt *byte)")
+	TEXT("dpfEvalLevel", NOSPLIT, "func(u, s, sides, ch, next, xs, off, rows *byte, m int, cnt, or *byte)")
 	Pragma("noescape")
 	evalArgs(false)
+	VPXORQ(Z13, Z13, Z13)
 	Label("dpfeval_loop")
 	TESTQ(RCX, RCX)
 	JZ(LabelRef("dpfeval_done"))
 	sideMask()
 	rows(R8, 0, R12, Z2, Z3, Z4, Z5)
+	VPORQ(Z5, Z13, Z13)
 	VPSHUFD(U8(0), Z5, Z5)                // tr, in every dword
 	VPTERNLOGQ(U8(0xb8), Z5, Z31, K1, Z4) // right children: tr in the lsb
 	VMOVDQU64(Mem{Base: RDI}, Z6)
@@ -156,6 +161,13 @@ func dpfEvalLevel512() {
 	evalNext(64)
 	JMP(LabelRef("dpfeval_loop"))
 	Label("dpfeval_done")
+	VEXTRACTI64X4(U8(1), Z13, Y14)
+	VPORQ(Y14, Y13, Y13)
+	VEXTRACTI32X4(U8(1), Y13, X14)
+	VPORQ(X14, X13, X13)
+	Load(Param("or"), RAX)
+	VPORQ(Mem{Base: RAX}, X13, X13)
+	VMOVDQU64(X13, Mem{Base: RAX})
 	VZEROUPPER()
 	RET()
 }
