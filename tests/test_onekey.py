@@ -107,3 +107,22 @@ def test_one_key_gen_and_keygen_refuse_bad_input():
     assert torch.equal(s.gen(wide[:, ::2], 3, beta), s.gen(seeds, 3, beta))
     pair = torch.cat([beta, beta])
     assert torch.equal(s.gen(seeds, 3, pair[4:]), s.gen(seeds, 3, beta))
+
+
+def test_one_key_keygen_makes_the_keys_key_makes():
+    """keygen's single-key call builds its Keys without Key.__init__: the same
+    fields, values and class, equally frozen."""
+    import dataclasses
+
+    s = pyfss.Dpf(20, "uint64", "aes128_mmo")
+    k0, k1 = s.keygen(5, torch.tensor([1, 2, 0, 0], dtype=torch.int32))
+    for k in (k0, k1):
+        assert type(k) is pyfss.Key
+        made = pyfss.Key(k.params, k.party, k.s0, k.cws)
+        assert vars(k).keys() == vars(made).keys()
+        for f in dataclasses.fields(pyfss.Key):
+            assert getattr(k, f.name) is getattr(made, f.name), f.name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            k.party = 1 - k.party
+        assert pyfss.Key.from_bytes(k.to_bytes()).party == k.party
+    assert (k0.party, k1.party) == (0, 1)
