@@ -147,11 +147,15 @@ func TestChachaImplRefusesBadCws(t *testing.T) {
 
 // A batch's bad row in any key, first, middle or last, inner or last row, is refused
 // with the error of the check of all keys, which names the first bad key.
-func TestChachaImplNamesBadKey(t *testing.T) {
+func TestChachaImplNamesBadKey(t *testing.T) { testChachaRefusesBadCws(t, ChachaImpl) }
+
+// testChachaRefusesBadCws runs the DPF and DCF bad-row tests with ChaCha on
+// implementation im, skipping where this CPU does not serve it.
+func testChachaRefusesBadCws(t *testing.T, im string) {
 	for _, kind := range []Kind{KindDpf, KindDcfLt} {
-		s, err := New(DefaultParams(kind, 12, Bytes, PrgChaCha), WithImpl(ChachaImpl))
+		s, err := New(DefaultParams(kind, 12, Bytes, PrgChaCha), WithImpl(im))
 		if err != nil {
-			t.Skipf("chacha walks not served here: %v", err)
+			t.Skipf("%s walks not served here: %v", im, err)
 		}
 		if kind == KindDpf {
 			testDpfRefusesBadCws(t, s)
@@ -165,17 +169,7 @@ func TestChachaImplNamesBadKey(t *testing.T) {
 // any key of a batch of several tiles, at one or three points a key, is refused
 // with the error that names the first bad key.
 func TestAvx512ChachaNamesBadKey(t *testing.T) {
-	for _, kind := range []Kind{KindDpf, KindDcfLt} {
-		s, err := New(DefaultParams(kind, 12, Bytes, PrgChaCha), WithImpl("avx512"))
-		if err != nil {
-			t.Skipf("avx512 walks not served here: %v", err)
-		}
-		if kind == KindDpf {
-			testDpfRefusesBadCws(t, s)
-		} else {
-			testDcfRefusesBadCws(t, s)
-		}
-	}
+	testChachaRefusesBadCws(t, "avx512")
 	s, err := New(DefaultParams(KindDpf, 12, Bytes, PrgChaCha), WithImpl("avx512"))
 	require.NoError(t, err)
 	const n, keys, m = 12, 300, 3
