@@ -1,6 +1,7 @@
 package gofss
 
 import (
+	"cmp"
 	"crypto/rand"
 	"errors"
 	"math/bits"
@@ -168,22 +169,41 @@ func (d *Mpf) genBuckets(cws []Cw, s0s []Block, table []cuckooEntry, idxs []Uint
 
 // checkDistinct refuses a point given twice.
 func checkDistinct(xs []Uint128) error {
-	sorted := slices.Clone(xs)
-	slices.SortFunc(sorted, func(a, b Uint128) int {
-		if a.less(b) {
-			return -1
-		}
-		if b.less(a) {
-			return 1
-		}
-		return 0
-	})
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i] == sorted[i-1] {
-			return ArgErrorf("alphas must be distinct: %s appears more than once", sorted[i].big())
-		}
+	if x, ok := repeatedPoint(xs); ok {
+		return ArgErrorf("alphas must be distinct: %s appears more than once", x.big())
 	}
 	return nil
+}
+
+// repeatedPoint is the least point that xs holds more than once, if any. Points of
+// 64 bits, in_bits <= 64 (the usual case), sort as plain words: through a comparison
+// function the sort took a sixth of a DMPF Gen of 1024 points.
+func repeatedPoint(xs []Uint128) (Uint128, bool) {
+	if slices.ContainsFunc(xs, func(x Uint128) bool { return x.Hi != 0 }) {
+		sorted := slices.Clone(xs)
+		slices.SortFunc(sorted, func(a, b Uint128) int {
+			return cmp.Or(cmp.Compare(a.Hi, b.Hi), cmp.Compare(a.Lo, b.Lo))
+		})
+		return repeatedIn(sorted)
+	}
+	words := make([]uint64, len(xs))
+	for i, x := range xs {
+		words[i] = x.Lo
+	}
+	slices.Sort(words)
+	w, ok := repeatedIn(words)
+	return Uint128{Lo: w}, ok
+}
+
+// repeatedIn is the first element of sorted equal to the one before it, if any.
+func repeatedIn[T comparable](sorted []T) (T, bool) {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return sorted[i], true
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 // header reads a key's header row: the PRP key and the number of buckets in use,

@@ -790,3 +790,25 @@ func TestDpfEvalKeyed(t *testing.T) {
 		require.NotZero(t, keyed, "no implementation walks points of several keys here (default %s)", def.Impl())
 	}
 }
+
+// repeatedPoint finds the least repeated point among points of 64 bits and among
+// wider ones (the two sorts), and nothing where all differ, even in the low words.
+func TestRepeatedPoint(t *testing.T) {
+	for _, c := range []struct {
+		xs   []Uint128
+		want Uint128
+		ok   bool
+	}{
+		{nil, Uint128{}, false},
+		{[]Uint128{{Lo: 7}}, Uint128{}, false},
+		{[]Uint128{{Lo: 9}, {Lo: 3}, {Lo: 9}, {Lo: 3}, {Lo: 1}}, Uint128{Lo: 3}, true},
+		{[]Uint128{{Lo: 0}, {Lo: 1 << 63}, {Lo: 0}}, Uint128{}, true},
+		{[]Uint128{{Lo: 5, Hi: 1}, {Lo: 5}, {Lo: 5, Hi: 2}}, Uint128{}, false},
+		{[]Uint128{{Lo: 5, Hi: 1}, {Lo: 5}, {Lo: 6}, {Lo: 5, Hi: 1}, {Lo: 6}}, Uint128{Lo: 6}, true},
+		{[]Uint128{{Lo: 2, Hi: 9}, {Lo: 1, Hi: 9}, {Lo: 2, Hi: 9}}, Uint128{Lo: 2, Hi: 9}, true},
+	} {
+		got, ok := repeatedPoint(c.xs)
+		require.Equal(t, c.ok, ok, c.xs)
+		require.Equal(t, c.want, got, c.xs)
+	}
+}
