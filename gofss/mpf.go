@@ -494,21 +494,41 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 	if d.keyedBuckets() && pi == nil {
 		size = keyedEvalChunk
 	}
-	var chunk []Uint128
-	if fill != nil {
-		chunk = make([]Uint128, min(len(dst), size))
-	}
-	for lo := 0; lo < len(dst) && !d.ctl.stopped(); lo += size {
-		hi := min(len(dst), lo+size)
-		if fill != nil {
-			fill(chunk[:hi-lo], lo)
-		} else {
-			chunk = xs[lo:hi]
-		}
-		if err := d.evalChunk(dst[lo:hi], pibs, party, s0s, cws, chunk[:hi-lo], h, tab, mRt); err != nil {
+	if pi == nil {
+		// No proof runs through the chunks, so they go to the workers whole: each
+		// chunk's Locate and sums as well as its walk (with the walks alone spread,
+		// two cores ran 1.4 times as fast as one; now 1.9).
+		chunks := (len(dst) + size - 1) / size
+		errs := make([]error, chunks)
+		perChunk := float64(size) * cuckooHashes * evalCostNs(d.params.BucketBits, 1)
+		forChunks(chunks, perChunk, func(c0, c1 int) {
+			for c := c0; c < c1 && !d.ctl.stopped(); c++ {
+				lo, hi := c*size, min(len(dst), (c+1)*size)
+				errs[c] = d.evalChunk(dst[lo:hi], nil, party, s0s, cws, xs[lo:hi], h, tab, mRt)
+				d.ctl.advance(hi - lo)
+			}
+		})
+		if err := firstError(errs); err != nil {
 			return err
 		}
-		d.ctl.advance(hi - lo)
+	} else {
+		// The buckets' proofs take the chunks in order.
+		var chunk []Uint128
+		if fill != nil {
+			chunk = make([]Uint128, min(len(dst), size))
+		}
+		for lo := 0; lo < len(dst) && !d.ctl.stopped(); lo += size {
+			hi := min(len(dst), lo+size)
+			if fill != nil {
+				fill(chunk[:hi-lo], lo)
+			} else {
+				chunk = xs[lo:hi]
+			}
+			if err := d.evalChunk(dst[lo:hi], pibs, party, s0s, cws, chunk[:hi-lo], h, tab, mRt); err != nil {
+				return err
+			}
+			d.ctl.advance(hi - lo)
+		}
 	}
 	if d.ctl.stopped() {
 		return ErrStopped
