@@ -272,6 +272,40 @@ func TestDmpfEvalChunks(t *testing.T) {
 	}
 }
 
+// Calls on one Mpf from several goroutines at once, each batch of several chunks
+// spread over the workers, give what the same calls give one at a time (run under
+// -race this also checks that the chunks share nothing they write).
+func TestDmpfEvalConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	p := DefaultParams(KindDmpf, 16, Uint64, PrgAesMmo).WithMaxPoints(300)
+	d, cws, s0s, _, _ := genRandomMpf(t, rng, p, 200)
+	const calls = 4
+	xs := make([][]Uint128, calls)
+	want := make([][]Block, calls)
+	for c := range xs {
+		xs[c] = make([]Uint128, keyedEvalChunk+c*keyedEvalChunk/2+3)
+		for i := range xs[c] {
+			xs[c][i] = Uint128{Lo: rng.Uint64N(1 << 16)}
+		}
+		want[c] = make([]Block, len(xs[c]))
+		require.NoError(t, d.Eval(want[c], c%2, everyOther(s0s, c%2), cws, xs[c]))
+	}
+	got := make([][]Block, calls)
+	var wg sync.WaitGroup
+	for c := range calls {
+		got[c] = make([]Block, len(xs[c]))
+		wg.Go(func() {
+			if err := d.Eval(got[c], c%2, everyOther(s0s, c%2), cws, xs[c]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for c := range calls {
+		require.Equal(t, want[c], got[c], "call %d", c)
+	}
+}
+
 // TestDmpfRetry checks that Gen draws a new PRP key when the first one gives no
 // placement, and that the key it makes is right.
 func TestDmpfRetry(t *testing.T) {
