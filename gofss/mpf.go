@@ -494,7 +494,7 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 	if d.keyedBuckets() && pi == nil {
 		size = keyedEvalChunk
 	}
-	if pi == nil {
+	if pi == nil && fill == nil {
 		// No proof runs through the chunks, so they go to the workers whole: each
 		// chunk's Locate and sums as well as its walk (with the walks alone spread,
 		// two cores ran 1.4 times as fast as one; now 1.9).
@@ -512,7 +512,7 @@ func (d *Mpf) batchEval(dst []Block, pi *[ProofBlocks]Block, party int, s0s []Bl
 			return err
 		}
 	} else {
-		// The buckets' proofs take the chunks in order.
+		// The buckets' proofs take the chunks in order (and fill shares one chunk).
 		var chunk []Uint128
 		if fill != nil {
 			chunk = make([]Uint128, min(len(dst), size))
@@ -558,7 +558,8 @@ func (d *Mpf) evalChunk(dst []Block, pibs [][ProofBlocks]Block, party int, s0s [
 	if dpf, ok := d.inner.(*Dpf); ok && pibs == nil {
 		// DMPF on walks that take points under several keys: all pairs in one
 		// walk, in the inputs' order, so that an input's shares lie side by side
-		// (sorting the pairs by bucket first took a tenth of the time).
+		// (sorting the pairs by bucket, for the walk's fetches of rows in bucket
+		// order, cost more than those fetches saved).
 		shares, rows := grow(&sc.shares, pairs), d.bucketRows()
 		if served, err := dpf.evalKeyed(shares, party, s0s[:mRt], cws[1:1+mRt*rows], idxs, bkts); served {
 			if err != nil {
