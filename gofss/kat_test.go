@@ -280,7 +280,7 @@ func TestPrgBackendInfoWithARefusedBackend(t *testing.T) {
 // the VAES backend; without AVX-512, AES-NI gets the one-key walks, with AVX2 the
 // fused Eval walks of the backend's class, and ChaCha on AVX2 the point walks.
 func TestPrgBackendInfoWalks(t *testing.T) {
-	want := map[string]string{"generic": "portable", "aesni": "avx512", "vaes256": "avx512", "vaes-avx512": "avx512-vaes", "avx2": "avx512", "avx512": "avx512"}
+	want := map[string]string{"generic": "portable", "aesni": "avx512", "vaes256": "avx512", "vaes-avx512": "avx512-vaes", "avx2": "avx512", "avx512": "avx512", "avx512-shiftrot": "avx512"}
 	for _, prg := range []string{"aes128_mmo", "chacha"} {
 		forEachBackend(t, prg, func(t *testing.T) {
 			info := PrgBackendInfo()[prg]

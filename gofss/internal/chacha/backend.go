@@ -8,7 +8,7 @@ type ops struct {
 	expandSelect func(dst, src []byte, nonce [2]uint32, mul int, sel []byte)
 	children     func(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf)
 	dcfChildren  func(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLevel)
-	// walk is WalkOne's routine, 0 where there is none. Calling a method of it
+	// walk is WalkOne's routine, without lanes where there is none. Calling a method of it
 	// rather than a func value keeps a walk's arguments on the caller's stack: the
 	// compiler takes whatever goes through a func value to escape.
 	walk simd

@@ -16,29 +16,55 @@ const (
 	modeSelect4
 )
 
-// simd names an assembly routine by the number of seeds it runs at once.
-type simd int
+// simd names a set of assembly routines: by the number of seeds the blocks routine
+// runs at once, and for AVX-512 by how the routines of one set of rows (a one-key
+// walk, a few seeds) rotate: VPROLD, or with shiftRot two shifts and a VPTERNLOGD.
+type simd struct {
+	lanes    int
+	shiftRot bool
+}
 
-const (
-	avx2   simd = 8
-	avx512 simd = 16
+var (
+	avx2           = simd{lanes: 8}
+	avx512         = simd{lanes: 16}
+	avx512ShiftRot = simd{lanes: 16, shiftRot: true}
 )
 
+func (s simd) wide() bool { return s.lanes == 16 }
+
+// ShiftRotBackend runs the AVX-512 routines whose one-seed rotations are shifts
+// (rotlXor in _asm): the faster form on Zen 4, where VPROLD takes 2 cycles; the
+// default there, and selectable everywhere with AVX-512.
+const ShiftRotBackend = "avx512-shiftrot"
+
 func archBackends() []*backend {
-	return []*backend{
-		{
-			Name: "avx512",
-			// The blocks routine needs only the foundation subset; the rows routine
-			// rotates xmm and ymm registers, which takes VL.
-			Available: cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL,
-			Ops:       ops{avx512.expand, avx512.expandSelect, avx512.children, avx512.dcfChildren, avx512},
-		},
-		{
-			Name:      "avx2",
-			Available: cpu.X86.HasAVX2,
-			Ops:       ops{avx2.expand, avx2.expandSelect, avx2.children, avx2.dcfChildren, avx2},
-		},
+	// The blocks routine needs only the foundation subset; the rows routine rotates
+	// xmm and ymm registers, which takes VL.
+	hasAVX512 := cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	wide := []*backend{
+		{Name: "avx512", Available: hasAVX512, Ops: avx512.ops()},
+		{Name: ShiftRotBackend, Available: hasAVX512, Ops: avx512ShiftRot.ops()},
 	}
+	if zen4() {
+		wide[0], wide[1] = wide[1], wide[0]
+	}
+	return append(wide, &backend{Name: "avx2", Available: cpu.X86.HasAVX2, Ops: avx2.ops()})
+}
+
+func (s simd) ops() ops { return ops{s.expand, s.expandSelect, s.children, s.dcfChildren, s} }
+
+// zen4 tells whether this is an AMD CPU of family 19h, of which Zen 4 has AVX-512.
+func zen4() bool {
+	_, b, c, d := cpuid(0)
+	if b != 0x68747541 || d != 0x69746e65 || c != 0x444d4163 { // "AuthenticAMD"
+		return false
+	}
+	a, _, _, _ := cpuid(1)
+	family := a >> 8 & 0xf
+	if family == 0xf {
+		family += a >> 20 & 0xff
+	}
+	return family == 0x19
 }
 
 func (s simd) expand(dst, src []byte, nonce [2]uint32, mul int) {
@@ -60,16 +86,16 @@ func (s simd) children(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf 
 	var in [6]uint32
 	setInput(&in, nonce, 2)
 	n := len(src) / BlockSize
-	done := n &^ (int(s) - 1)
+	done := n &^ (s.lanes - 1)
 	if done > 0 {
 		var masks *[5][64]byte
 		if leaf != nil {
 			masks = vectorMasks(&leaf.From, &leaf.Xor, &leaf.Add, &leaf.Neg, &leaf.Value)
 		}
-		if s == avx512 {
-			childrenAVX512(&dst[0], &src[0], done/int(s), cws, masks, &in)
+		if s.wide() {
+			childrenAVX512(&dst[0], &src[0], done/s.lanes, cws, masks, &in)
 		} else {
-			childrenAVX2(&dst[0], &src[0], done/int(s), cws, masks, &in)
+			childrenAVX2(&dst[0], &src[0], done/s.lanes, cws, masks, &in)
 		}
 	}
 	childrenVia(s.expand, dst[2*done*BlockSize:], src[done*BlockSize:], nonce, cws, leaf)
@@ -80,17 +106,17 @@ func (s simd) dcfChildren(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLe
 	var in [6]uint32
 	setInput(&in, nonce, 4)
 	n := len(src) / BlockSize
-	done := n &^ (int(s) - 1)
+	done := n &^ (s.lanes - 1)
 	if done > 0 {
 		masks := vectorMasks(&l.From, &l.Xor, &l.Add, &l.Neg, &l.Last)
 		leaf, values := 0, first(dstV)
 		if l.Leaf {
 			leaf = 1
 		}
-		if s == avx512 {
-			dcfChildrenAVX512(&dst[0], values, &src[0], &srcV[0], done/int(s), &l.Cws, masks, leaf, &in)
+		if s.wide() {
+			dcfChildrenAVX512(&dst[0], values, &src[0], &srcV[0], done/s.lanes, &l.Cws, masks, leaf, &in)
 		} else {
-			dcfChildrenAVX2(&dst[0], values, &src[0], &srcV[0], done/int(s), &l.Cws, masks, leaf, &in)
+			dcfChildrenAVX2(&dst[0], values, &src[0], &srcV[0], done/s.lanes, &l.Cws, masks, leaf, &in)
 		}
 	}
 	rest := done * BlockSize
@@ -136,9 +162,9 @@ func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
 	n := len(src) / BlockSize
 	// A mask rather than a division by s (a power of two), whose latency the few
 	// seeds of the rows routine would wait for.
-	done := n &^ (int(s) - 1)
+	done := n &^ (s.lanes - 1)
 	if done > 0 {
-		s.call(false, &dst[0], &src[0], sel, done/int(s), mode, &in)
+		s.call(false, &dst[0], &src[0], sel, done/s.lanes, mode, &in)
 	}
 	rest := n - done
 	if rest == 0 {
@@ -150,7 +176,7 @@ func (s simd) run(dst, src, sel []byte, nonce [2]uint32, mul, mode, out int) {
 	// The rows routine runs up to 4 seeds in about the time of one; a chunk costs
 	// about as much as two (AVX2) or two and a half (AVX-512) of its passes
 	// (measured on AMD Zen 4).
-	if rest <= int(s)/2 {
+	if rest <= s.lanes/2 {
 		s.call(true, &dst[done*out*BlockSize], &src[done*BlockSize], sel, rest, mode, &in)
 		return
 	}
@@ -168,8 +194,11 @@ func (s simd) walk(w *Walk, nonce [2]uint32, seed *[16]byte, t uint8) uint8 {
 	var in [6]uint32
 	setInput(&in, nonce, w.Mul)
 	rows, sides, values, bits := first(w.Rows), first(w.Sides), first(w.Values), first(w.Bits)
-	if s == avx512 {
+	switch s {
+	case avx512:
 		return walkAVX512(rows, sides, values, bits, len(w.Sides), w.TrByte, w.Mul, &in, seed, t)
+	case avx512ShiftRot:
+		return walkAVX512ShiftRot(rows, sides, values, bits, len(w.Sides), w.TrByte, w.Mul, &in, seed, t)
 	}
 	return walkAVX2(rows, sides, values, bits, len(w.Sides), w.TrByte, w.Mul, &in, seed, t)
 }
@@ -187,9 +216,11 @@ func first(b []byte) *byte {
 func (s simd) call(rows bool, dst, src *byte, sel []byte, count, mode int, in *[6]uint32) {
 	selp := first(sel)
 	switch {
-	case s == avx512 && rows:
+	case s == avx512ShiftRot && rows:
+		rowsAVX512ShiftRot(dst, src, selp, count, mode, in)
+	case s.wide() && rows:
 		rowsAVX512(dst, src, selp, count, mode, in)
-	case s == avx512:
+	case s.wide():
 		blocksAVX512(dst, src, selp, count, mode, in)
 	case rows:
 		rowsAVX2(dst, src, selp, count, mode, in)
@@ -212,7 +243,7 @@ func (s simd) points(w *Points, nonce [2]uint32, n int) {
 		}
 	}
 	nodes, sides, rows, sums := first(w.Nodes), first(w.Sides), first(w.Rows), first(w.Sums)
-	if s == avx512 {
+	if s.wide() {
 		pointsAVX512(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
 		return
 	}

@@ -30,6 +30,12 @@ func rowsAVX2(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
 //go:noescape
 func rowsAVX512(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
 
+// rowsAVX512ShiftRot runs the PRG on n seeds of src, up to four at a time, and writes the
+// outputs that mode asks for to dst. in and sel are as for blocksAVX512ShiftRot.
+//
+//go:noescape
+func rowsAVX512ShiftRot(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
+
 // walkAVX2 walks from seed (control bit clear) with control bit t down n levels
 // and returns the leaf's control bit, the leaf's seed in seed. Level i expands
 // with mul (2 or 4), takes side sides[i] and the correction word at rows+32i,
@@ -49,6 +55,16 @@ func walkAVX2(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, 
 //
 //go:noescape
 func walkAVX512(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
+
+// walkAVX512ShiftRot walks from seed (control bit clear) with control bit t down n levels
+// and returns the leaf's control bit, the leaf's seed in seed. Level i expands
+// with mul (2 or 4), takes side sides[i] and the correction word at rows+32i,
+// whose control bit for side 1 is bit 0 of byte tr; with mul 4 it writes the
+// side's value block to values+16i and the parent control bit to bits[i]. in
+// is as for blocksAVX512ShiftRot.
+//
+//go:noescape
+func walkAVX512ShiftRot(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
 
 // pointsAVX2 walks 8 points from nodes (8 blocks, each a root seed with its
 // control bit) down n levels and leaves their leaves, control bits included, in
@@ -125,3 +141,8 @@ func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, c
 //
 //go:noescape
 func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
+
+// cpuid returns EAX, EBX, ECX and EDX of CPUID leaf leaf, subleaf 0.
+//
+//go:noescape
+func cpuid(leaf uint32) (a uint32, b uint32, c uint32, d uint32)

@@ -3087,82 +3087,50 @@ rowsAVX512_2:
 	MOVQ    $0x0000000a, DI
 
 rowsAVX512_2_round:
-	VPADDD     Y4, Y3, Y3
-	VPSLLD     $0x10, Y6, Y7
-	VPSRLD     $0x10, Y6, Y6
-	VPORD      Y7, Y6, Y6
-	VPSLLD     $0x10, Y3, Y7
-	VPSRLD     $0x10, Y3, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y6
-	VPADDD     Y6, Y5, Y5
-	VPSLLD     $0x0c, Y4, Y7
-	VPSRLD     $0x14, Y4, Y4
-	VPORD      Y7, Y4, Y4
-	VPSLLD     $0x0c, Y5, Y7
-	VPSRLD     $0x14, Y5, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y4
-	VPADDD     Y4, Y3, Y3
-	VPSLLD     $0x08, Y6, Y7
-	VPSRLD     $0x18, Y6, Y6
-	VPORD      Y7, Y6, Y6
-	VPSLLD     $0x08, Y3, Y7
-	VPSRLD     $0x18, Y3, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y6
-	VPADDD     Y6, Y5, Y5
-	VPSLLD     $0x07, Y4, Y7
-	VPSRLD     $0x19, Y4, Y4
-	VPORD      Y7, Y4, Y4
-	VPSLLD     $0x07, Y5, Y7
-	VPSRLD     $0x19, Y5, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y4
-	VPSHUFD    $0x93, Y3, Y3
-	VPSHUFD    $0x39, Y5, Y5
-	VPSHUFD    $0x4e, Y6, Y6
-	VPADDD     Y4, Y3, Y3
-	VPSLLD     $0x10, Y6, Y7
-	VPSRLD     $0x10, Y6, Y6
-	VPORD      Y7, Y6, Y6
-	VPSLLD     $0x10, Y3, Y7
-	VPSRLD     $0x10, Y3, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y6
-	VPADDD     Y6, Y5, Y5
-	VPSLLD     $0x0c, Y4, Y7
-	VPSRLD     $0x14, Y4, Y4
-	VPORD      Y7, Y4, Y4
-	VPSLLD     $0x0c, Y5, Y7
-	VPSRLD     $0x14, Y5, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y4
-	VPADDD     Y4, Y3, Y3
-	VPSLLD     $0x08, Y6, Y7
-	VPSRLD     $0x18, Y6, Y6
-	VPORD      Y7, Y6, Y6
-	VPSLLD     $0x08, Y3, Y7
-	VPSRLD     $0x18, Y3, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y6
-	VPADDD     Y6, Y5, Y5
-	VPSLLD     $0x07, Y4, Y7
-	VPSRLD     $0x19, Y4, Y4
-	VPORD      Y7, Y4, Y4
-	VPSLLD     $0x07, Y5, Y7
-	VPSRLD     $0x19, Y5, Y8
-	VPTERNLOGD $0x96, Y7, Y8, Y4
-	VPSHUFD    $0x39, Y3, Y3
-	VPSHUFD    $0x93, Y5, Y5
-	VPSHUFD    $0x4e, Y6, Y6
-	DECQ       DI
-	JNZ        rowsAVX512_2_round
-	CMPQ       SI, $0x04
-	JE         rowsAVX512_2_mode4
-	CMPQ       SI, $0x03
-	JE         rowsAVX512_2_mode3
-	CMPQ       SI, $0x02
-	JE         rowsAVX512_2_mode2
-	CMPQ       SI, $0x01
-	JE         rowsAVX512_2_mode1
-	VPXOR      Y2, Y4, Y4
-	VMOVDQU    Y4, (AX)
-	ADDQ       $0x00000020, AX
-	JMP        rowsAVX512_2_next
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x10, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x0c, Y4, Y4
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x08, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x07, Y4, Y4
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x10, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x0c, Y4, Y4
+	VPADDD  Y4, Y3, Y3
+	VPXOR   Y3, Y6, Y6
+	VPROLD  $0x08, Y6, Y6
+	VPADDD  Y6, Y5, Y5
+	VPXOR   Y5, Y4, Y4
+	VPROLD  $0x07, Y4, Y4
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	DECQ    DI
+	JNZ     rowsAVX512_2_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512_2_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512_2_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512_2_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512_2_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	ADDQ    $0x00000020, AX
+	JMP     rowsAVX512_2_next
 
 rowsAVX512_2_mode1:
 	VPXOR      Y0, Y3, Y3
@@ -3234,6 +3202,645 @@ rowsAVX512_1:
 	MOVQ    $0x0000000a, DI
 
 rowsAVX512_1_round:
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x10, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x0c, X4, X4
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x08, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x07, X4, X4
+	VPSHUFD $0x93, X3, X3
+	VPSHUFD $0x39, X5, X5
+	VPSHUFD $0x4e, X6, X6
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x10, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x0c, X4, X4
+	VPADDD  X4, X3, X3
+	VPXOR   X3, X6, X6
+	VPROLD  $0x08, X6, X6
+	VPADDD  X6, X5, X5
+	VPXOR   X5, X4, X4
+	VPROLD  $0x07, X4, X4
+	VPSHUFD $0x39, X3, X3
+	VPSHUFD $0x93, X5, X5
+	VPSHUFD $0x4e, X6, X6
+	DECQ    DI
+	JNZ     rowsAVX512_1_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512_1_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512_1_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512_1_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512_1_mode1
+	VPXOR   X2, X4, X4
+	VMOVDQU X4, (AX)
+	ADDQ    $0x00000010, AX
+	JMP     rowsAVX512_1_next
+
+rowsAVX512_1_mode1:
+	VPXOR   X0, X3, X3
+	VPXOR   X2, X4, X4
+	VMOVDQU X3, (AX)
+	VMOVDQU X4, 16(AX)
+	ADDQ    $0x00000020, AX
+	JMP     rowsAVX512_1_next
+
+rowsAVX512_1_mode2:
+	VPXOR   X0, X3, X3
+	VPXOR   X2, X4, X4
+	VPXOR   X2, X5, X5
+	VPXOR   X1, X6, X6
+	VMOVDQU X3, (AX)
+	VMOVDQU X4, 16(AX)
+	VMOVDQU X5, 32(AX)
+	VMOVDQU X6, 48(AX)
+	ADDQ    $0x00000040, AX
+	JMP     rowsAVX512_1_next
+
+rowsAVX512_1_mode3:
+	VPBROADCASTB (DX), X5
+	VPSLLW       $0x07, X5, X5
+	VPXOR        X0, X3, X3
+	VPXOR        X2, X4, X4
+	VPBLENDVB    X5, X4, X3, X3
+	VMOVDQU      X3, (AX)
+	ADDQ         $0x00000010, AX
+	JMP          rowsAVX512_1_next
+
+rowsAVX512_1_mode4:
+	VPBROADCASTB (DX), X7
+	VPSLLW       $0x07, X7, X7
+	VPXOR        X0, X3, X3
+	VPXOR        X2, X5, X5
+	VPBLENDVB    X7, X5, X3, X3
+	VPXOR        X2, X4, X4
+	VPXOR        X1, X6, X6
+	VPBLENDVB    X7, X6, X4, X4
+	VMOVDQU      X3, (AX)
+	VMOVDQU      X4, 16(AX)
+	ADDQ         $0x00000020, AX
+
+rowsAVX512_1_next:
+	ADDQ $0x10, CX
+	ADDQ $0x01, DX
+	SUBQ $0x01, BX
+	JMP  rowsAVX512_1
+
+rowsAVX512_done:
+	VZEROUPPER
+	RET
+
+// func rowsAVX512ShiftRot(dst *byte, src *byte, sel *byte, n int, mode int, in *[6]uint32)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·rowsAVX512ShiftRot(SB), NOSPLIT, $0-48
+	MOVQ           dst+0(FP), AX
+	MOVQ           src+8(FP), CX
+	MOVQ           sel+16(FP), DX
+	MOVQ           n+24(FP), BX
+	MOVQ           mode+32(FP), SI
+	MOVQ           in+40(FP), DI
+	VBROADCASTI128 (DI), Y0
+	VPBROADCASTQ   16(DI), Y1
+	VPSLLDQ        $0x08, Y1, Y1
+
+rowsAVX512ShiftRot_2_2:
+	CMPQ    BX, $0x04
+	JB      rowsAVX512ShiftRot_2_1
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	VMOVDQU 32(CX), Y7
+	VMOVDQU Y0, Y8
+	VMOVDQU Y7, Y9
+	VMOVDQU Y7, Y10
+	VMOVDQU Y1, Y11
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512ShiftRot_2_2_round:
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, Y9, Y9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, Y9, Y9
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x93, Y8, Y8
+	VPSHUFD $0x39, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, Y9, Y9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  Y9, Y8, Y8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   Y8, Y11, Y11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, Y11, Y11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  Y11, Y10, Y10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   Y10, Y9, Y9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, Y9, Y9
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x39, Y8, Y8
+	VPSHUFD $0x93, Y10, Y10
+	VPSHUFD $0x4e, Y11, Y11
+	DECQ    DI
+	JNZ     rowsAVX512ShiftRot_2_2_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512ShiftRot_2_2_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512ShiftRot_2_2_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512ShiftRot_2_2_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512ShiftRot_2_2_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	VPXOR   Y7, Y9, Y9
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x00000040, AX
+	JMP     rowsAVX512ShiftRot_2_2_next
+
+rowsAVX512ShiftRot_2_2_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPXOR      Y0, Y8, Y8
+	VPXOR      Y7, Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x31, Y9, Y8, Y2
+	VMOVDQU    Y2, 96(AX)
+	ADDQ       $0x00000080, AX
+	JMP        rowsAVX512ShiftRot_2_2_next
+
+rowsAVX512ShiftRot_2_2_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	VPXOR      Y0, Y8, Y8
+	VPXOR      Y7, Y9, Y9
+	VPXOR      Y7, Y10, Y10
+	VPXOR      Y1, Y11, Y11
+	VPERM2I128 $0x20, Y9, Y8, Y2
+	VMOVDQU    Y2, 128(AX)
+	VPERM2I128 $0x31, Y9, Y8, Y2
+	VMOVDQU    Y2, 192(AX)
+	VPERM2I128 $0x20, Y11, Y10, Y2
+	VMOVDQU    Y2, 160(AX)
+	VPERM2I128 $0x31, Y11, Y10, Y2
+	VMOVDQU    Y2, 224(AX)
+	ADDQ       $0x00000100, AX
+	JMP        rowsAVX512ShiftRot_2_2_next
+
+rowsAVX512ShiftRot_2_2_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	VPBROADCASTW 2(DX), Y2
+	VPSHUFB      sel_pair<>+0(SB), Y2, Y2
+	VPSLLW       $0x07, Y2, Y2
+	VPXOR        Y0, Y8, Y8
+	VPXOR        Y7, Y9, Y9
+	VPBLENDVB    Y2, Y9, Y8, Y8
+	VMOVDQU      Y8, 32(AX)
+	ADDQ         $0x00000040, AX
+	JMP          rowsAVX512ShiftRot_2_2_next
+
+rowsAVX512ShiftRot_2_2_mode4:
+	VPBROADCASTW (DX), Y12
+	VPSHUFB      sel_pair<>+0(SB), Y12, Y12
+	VPSLLW       $0x07, Y12, Y12
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y12, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y12, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPBROADCASTW 2(DX), Y2
+	VPSHUFB      sel_pair<>+0(SB), Y2, Y2
+	VPSLLW       $0x07, Y2, Y2
+	VPXOR        Y0, Y8, Y8
+	VPXOR        Y7, Y10, Y10
+	VPBLENDVB    Y2, Y10, Y8, Y8
+	VPXOR        Y7, Y9, Y9
+	VPXOR        Y1, Y11, Y11
+	VPBLENDVB    Y2, Y11, Y9, Y9
+	VPERM2I128   $0x20, Y9, Y8, Y2
+	VMOVDQU      Y2, 64(AX)
+	VPERM2I128   $0x31, Y9, Y8, Y2
+	VMOVDQU      Y2, 96(AX)
+	ADDQ         $0x00000080, AX
+
+rowsAVX512ShiftRot_2_2_next:
+	ADDQ $0x40, CX
+	ADDQ $0x04, DX
+	SUBQ $0x04, BX
+	JMP  rowsAVX512ShiftRot_2_2
+
+rowsAVX512ShiftRot_2_1:
+	CMPQ    BX, $0x03
+	JB      rowsAVX512ShiftRot_2
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	VMOVDQU 32(CX), X7
+	VMOVDQU X0, X8
+	VMOVDQU X7, X9
+	VMOVDQU X7, X10
+	VMOVDQU X1, X11
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512ShiftRot_2_1_round:
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, X9, X9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, X9, X9
+	VPSHUFD $0x93, Y3, Y3
+	VPSHUFD $0x39, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x93, X8, X8
+	VPSHUFD $0x39, X10, X10
+	VPSHUFD $0x4e, X11, X11
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x10, Y6, Y6
+	VPROLD  $0x10, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x0c, Y4, Y4
+	VPROLD  $0x0c, X9, X9
+	VPADDD  Y4, Y3, Y3
+	VPADDD  X9, X8, X8
+	VPXOR   Y3, Y6, Y6
+	VPXOR   X8, X11, X11
+	VPROLD  $0x08, Y6, Y6
+	VPROLD  $0x08, X11, X11
+	VPADDD  Y6, Y5, Y5
+	VPADDD  X11, X10, X10
+	VPXOR   Y5, Y4, Y4
+	VPXOR   X10, X9, X9
+	VPROLD  $0x07, Y4, Y4
+	VPROLD  $0x07, X9, X9
+	VPSHUFD $0x39, Y3, Y3
+	VPSHUFD $0x93, Y5, Y5
+	VPSHUFD $0x4e, Y6, Y6
+	VPSHUFD $0x39, X8, X8
+	VPSHUFD $0x93, X10, X10
+	VPSHUFD $0x4e, X11, X11
+	DECQ    DI
+	JNZ     rowsAVX512ShiftRot_2_1_round
+	CMPQ    SI, $0x04
+	JE      rowsAVX512ShiftRot_2_1_mode4
+	CMPQ    SI, $0x03
+	JE      rowsAVX512ShiftRot_2_1_mode3
+	CMPQ    SI, $0x02
+	JE      rowsAVX512ShiftRot_2_1_mode2
+	CMPQ    SI, $0x01
+	JE      rowsAVX512ShiftRot_2_1_mode1
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU Y4, (AX)
+	VPXOR   X7, X9, X9
+	VMOVDQU X9, 32(AX)
+	ADDQ    $0x00000030, AX
+	JMP     rowsAVX512ShiftRot_2_1_next
+
+rowsAVX512ShiftRot_2_1_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPXOR      X0, X8, X8
+	VPXOR      X7, X9, X9
+	VMOVDQU    X8, 64(AX)
+	VMOVDQU    X9, 80(AX)
+	ADDQ       $0x00000060, AX
+	JMP        rowsAVX512ShiftRot_2_1_next
+
+rowsAVX512ShiftRot_2_1_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	VPXOR      X0, X8, X8
+	VPXOR      X7, X9, X9
+	VPXOR      X7, X10, X10
+	VPXOR      X1, X11, X11
+	VMOVDQU    X8, 128(AX)
+	VMOVDQU    X9, 144(AX)
+	VMOVDQU    X10, 160(AX)
+	VMOVDQU    X11, 176(AX)
+	ADDQ       $0x000000c0, AX
+	JMP        rowsAVX512ShiftRot_2_1_next
+
+rowsAVX512ShiftRot_2_1_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	VPBROADCASTB 2(DX), X2
+	VPSLLW       $0x07, X2, X2
+	VPXOR        X0, X8, X8
+	VPXOR        X7, X9, X9
+	VPBLENDVB    X2, X9, X8, X8
+	VMOVDQU      X8, 32(AX)
+	ADDQ         $0x00000030, AX
+	JMP          rowsAVX512ShiftRot_2_1_next
+
+rowsAVX512ShiftRot_2_1_mode4:
+	VPBROADCASTW (DX), Y12
+	VPSHUFB      sel_pair<>+0(SB), Y12, Y12
+	VPSLLW       $0x07, Y12, Y12
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y12, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y12, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	VPBROADCASTB 2(DX), X2
+	VPSLLW       $0x07, X2, X2
+	VPXOR        X0, X8, X8
+	VPXOR        X7, X10, X10
+	VPBLENDVB    X2, X10, X8, X8
+	VPXOR        X7, X9, X9
+	VPXOR        X1, X11, X11
+	VPBLENDVB    X2, X11, X9, X9
+	VMOVDQU      X8, 64(AX)
+	VMOVDQU      X9, 80(AX)
+	ADDQ         $0x00000060, AX
+
+rowsAVX512ShiftRot_2_1_next:
+	ADDQ $0x30, CX
+	ADDQ $0x03, DX
+	SUBQ $0x03, BX
+	JMP  rowsAVX512ShiftRot_2_1
+
+rowsAVX512ShiftRot_2:
+	CMPQ    BX, $0x02
+	JB      rowsAVX512ShiftRot_1
+	VMOVDQU (CX), Y2
+	VMOVDQU Y0, Y3
+	VMOVDQU Y2, Y4
+	VMOVDQU Y2, Y5
+	VMOVDQU Y1, Y6
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512ShiftRot_2_round:
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x10, Y6, Y7
+	VPSRLD     $0x10, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x10, Y3, Y7
+	VPSRLD     $0x10, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x0c, Y4, Y7
+	VPSRLD     $0x14, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x0c, Y5, Y7
+	VPSRLD     $0x14, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x08, Y6, Y7
+	VPSRLD     $0x18, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x08, Y3, Y7
+	VPSRLD     $0x18, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x07, Y4, Y7
+	VPSRLD     $0x19, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x07, Y5, Y7
+	VPSRLD     $0x19, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPSHUFD    $0x93, Y3, Y3
+	VPSHUFD    $0x39, Y5, Y5
+	VPSHUFD    $0x4e, Y6, Y6
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x10, Y6, Y7
+	VPSRLD     $0x10, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x10, Y3, Y7
+	VPSRLD     $0x10, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x0c, Y4, Y7
+	VPSRLD     $0x14, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x0c, Y5, Y7
+	VPSRLD     $0x14, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPADDD     Y4, Y3, Y3
+	VPSLLD     $0x08, Y6, Y7
+	VPSRLD     $0x18, Y6, Y6
+	VPORD      Y7, Y6, Y6
+	VPSLLD     $0x08, Y3, Y7
+	VPSRLD     $0x18, Y3, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y6
+	VPADDD     Y6, Y5, Y5
+	VPSLLD     $0x07, Y4, Y7
+	VPSRLD     $0x19, Y4, Y4
+	VPORD      Y7, Y4, Y4
+	VPSLLD     $0x07, Y5, Y7
+	VPSRLD     $0x19, Y5, Y8
+	VPTERNLOGD $0x96, Y7, Y8, Y4
+	VPSHUFD    $0x39, Y3, Y3
+	VPSHUFD    $0x93, Y5, Y5
+	VPSHUFD    $0x4e, Y6, Y6
+	DECQ       DI
+	JNZ        rowsAVX512ShiftRot_2_round
+	CMPQ       SI, $0x04
+	JE         rowsAVX512ShiftRot_2_mode4
+	CMPQ       SI, $0x03
+	JE         rowsAVX512ShiftRot_2_mode3
+	CMPQ       SI, $0x02
+	JE         rowsAVX512ShiftRot_2_mode2
+	CMPQ       SI, $0x01
+	JE         rowsAVX512ShiftRot_2_mode1
+	VPXOR      Y2, Y4, Y4
+	VMOVDQU    Y4, (AX)
+	ADDQ       $0x00000020, AX
+	JMP        rowsAVX512ShiftRot_2_next
+
+rowsAVX512ShiftRot_2_mode1:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 32(AX)
+	ADDQ       $0x00000040, AX
+	JMP        rowsAVX512ShiftRot_2_next
+
+rowsAVX512ShiftRot_2_mode2:
+	VPXOR      Y0, Y3, Y3
+	VPXOR      Y2, Y4, Y4
+	VPXOR      Y2, Y5, Y5
+	VPXOR      Y1, Y6, Y6
+	VPERM2I128 $0x20, Y4, Y3, Y2
+	VMOVDQU    Y2, (AX)
+	VPERM2I128 $0x31, Y4, Y3, Y2
+	VMOVDQU    Y2, 64(AX)
+	VPERM2I128 $0x20, Y6, Y5, Y2
+	VMOVDQU    Y2, 32(AX)
+	VPERM2I128 $0x31, Y6, Y5, Y2
+	VMOVDQU    Y2, 96(AX)
+	ADDQ       $0x00000080, AX
+	JMP        rowsAVX512ShiftRot_2_next
+
+rowsAVX512ShiftRot_2_mode3:
+	VPBROADCASTW (DX), Y5
+	VPSHUFB      sel_pair<>+0(SB), Y5, Y5
+	VPSLLW       $0x07, Y5, Y5
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPBLENDVB    Y5, Y4, Y3, Y3
+	VMOVDQU      Y3, (AX)
+	ADDQ         $0x00000020, AX
+	JMP          rowsAVX512ShiftRot_2_next
+
+rowsAVX512ShiftRot_2_mode4:
+	VPBROADCASTW (DX), Y7
+	VPSHUFB      sel_pair<>+0(SB), Y7, Y7
+	VPSLLW       $0x07, Y7, Y7
+	VPXOR        Y0, Y3, Y3
+	VPXOR        Y2, Y5, Y5
+	VPBLENDVB    Y7, Y5, Y3, Y3
+	VPXOR        Y2, Y4, Y4
+	VPXOR        Y1, Y6, Y6
+	VPBLENDVB    Y7, Y6, Y4, Y4
+	VPERM2I128   $0x20, Y4, Y3, Y2
+	VMOVDQU      Y2, (AX)
+	VPERM2I128   $0x31, Y4, Y3, Y2
+	VMOVDQU      Y2, 32(AX)
+	ADDQ         $0x00000040, AX
+
+rowsAVX512ShiftRot_2_next:
+	ADDQ $0x20, CX
+	ADDQ $0x02, DX
+	SUBQ $0x02, BX
+	JMP  rowsAVX512ShiftRot_2
+
+rowsAVX512ShiftRot_1:
+	CMPQ    BX, $0x01
+	JB      rowsAVX512ShiftRot_done
+	VMOVDQU (CX), X2
+	VMOVDQU X0, X3
+	VMOVDQU X2, X4
+	VMOVDQU X2, X5
+	VMOVDQU X1, X6
+	MOVQ    $0x0000000a, DI
+
+rowsAVX512ShiftRot_1_round:
 	VPADDD     X4, X3, X3
 	VPSLLD     $0x10, X6, X7
 	VPSRLD     $0x10, X6, X6
@@ -3297,29 +3904,29 @@ rowsAVX512_1_round:
 	VPSHUFD    $0x93, X5, X5
 	VPSHUFD    $0x4e, X6, X6
 	DECQ       DI
-	JNZ        rowsAVX512_1_round
+	JNZ        rowsAVX512ShiftRot_1_round
 	CMPQ       SI, $0x04
-	JE         rowsAVX512_1_mode4
+	JE         rowsAVX512ShiftRot_1_mode4
 	CMPQ       SI, $0x03
-	JE         rowsAVX512_1_mode3
+	JE         rowsAVX512ShiftRot_1_mode3
 	CMPQ       SI, $0x02
-	JE         rowsAVX512_1_mode2
+	JE         rowsAVX512ShiftRot_1_mode2
 	CMPQ       SI, $0x01
-	JE         rowsAVX512_1_mode1
+	JE         rowsAVX512ShiftRot_1_mode1
 	VPXOR      X2, X4, X4
 	VMOVDQU    X4, (AX)
 	ADDQ       $0x00000010, AX
-	JMP        rowsAVX512_1_next
+	JMP        rowsAVX512ShiftRot_1_next
 
-rowsAVX512_1_mode1:
+rowsAVX512ShiftRot_1_mode1:
 	VPXOR   X0, X3, X3
 	VPXOR   X2, X4, X4
 	VMOVDQU X3, (AX)
 	VMOVDQU X4, 16(AX)
 	ADDQ    $0x00000020, AX
-	JMP     rowsAVX512_1_next
+	JMP     rowsAVX512ShiftRot_1_next
 
-rowsAVX512_1_mode2:
+rowsAVX512ShiftRot_1_mode2:
 	VPXOR   X0, X3, X3
 	VPXOR   X2, X4, X4
 	VPXOR   X2, X5, X5
@@ -3329,9 +3936,9 @@ rowsAVX512_1_mode2:
 	VMOVDQU X5, 32(AX)
 	VMOVDQU X6, 48(AX)
 	ADDQ    $0x00000040, AX
-	JMP     rowsAVX512_1_next
+	JMP     rowsAVX512ShiftRot_1_next
 
-rowsAVX512_1_mode3:
+rowsAVX512ShiftRot_1_mode3:
 	VPBROADCASTB (DX), X5
 	VPSLLW       $0x07, X5, X5
 	VPXOR        X0, X3, X3
@@ -3339,9 +3946,9 @@ rowsAVX512_1_mode3:
 	VPBLENDVB    X5, X4, X3, X3
 	VMOVDQU      X3, (AX)
 	ADDQ         $0x00000010, AX
-	JMP          rowsAVX512_1_next
+	JMP          rowsAVX512ShiftRot_1_next
 
-rowsAVX512_1_mode4:
+rowsAVX512ShiftRot_1_mode4:
 	VPBROADCASTB (DX), X7
 	VPSLLW       $0x07, X7, X7
 	VPXOR        X0, X3, X3
@@ -3354,13 +3961,13 @@ rowsAVX512_1_mode4:
 	VMOVDQU      X4, 16(AX)
 	ADDQ         $0x00000020, AX
 
-rowsAVX512_1_next:
+rowsAVX512ShiftRot_1_next:
 	ADDQ $0x10, CX
 	ADDQ $0x01, DX
 	SUBQ $0x01, BX
-	JMP  rowsAVX512_1
+	JMP  rowsAVX512ShiftRot_1
 
-rowsAVX512_done:
+rowsAVX512ShiftRot_done:
 	VZEROUPPER
 	RET
 
@@ -3610,6 +4217,184 @@ walkAVX512_mul2:
 	MOVQ         $0x0000000a, DX
 
 walkAVX512_mul2_round:
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x10, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x08, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x93, X5, X5
+	VPSHUFD   $0x39, X7, X7
+	VPSHUFD   $0x4e, X8, X8
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x10, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X5, X5
+	VPXOR     X5, X8, X8
+	VPROLD    $0x08, X8, X8
+	VPADDD    X8, X7, X7
+	VPXOR     X7, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x39, X5, X5
+	VPSHUFD   $0x93, X7, X7
+	VPSHUFD   $0x4e, X8, X8
+	DECQ      DX
+	JNZ       walkAVX512_mul2_round
+	VPXOR     X9, X5, X5
+	VPXOR     X2, X6, X6
+	VPBLENDVB X4, X6, X5, X2
+	ADDQ      $0x20, AX
+	INCQ      CX
+	DECQ      SI
+	JMP       walkAVX512_mul2
+
+walkAVX512_mul4:
+	CMPQ         SI, $0x00
+	JE           walkAVX512_done
+	MOVBLZX      12(AX), R8
+	MOVBLZX      (AX)(DI*1), R9
+	MOVBLZX      (CX), R11
+	XORL         R8, R9
+	ANDL         R11, R9
+	ANDL         $0x01, R9
+	XORL         R9, R8
+	VMOVDQU      (AX), X3
+	VPINSRB      $0x0c, R8, X3, X3
+	VPSHUFB      ctrl_byte<>+0(SB), X2, X4
+	VPSLLW       $0x07, X4, X4
+	VPXOR        X5, X5, X5
+	VPBLENDVB    X4, X3, X5, X3
+	VPBROADCASTB (CX), X4
+	VPSLLW       $0x07, X4, X4
+	VPEXTRB      $0x0c, X2, R9
+	ANDL         $0x01, R9
+	MOVB         R9, (BX)
+	VPAND        clear_ctrl<>+0(SB), X2, X5
+	VMOVDQU      X0, X2
+	VMOVDQU      X5, X6
+	VMOVDQU      X5, X8
+	VMOVDQU      X1, X7
+	VPXOR        X0, X3, X9
+	VPXOR        X5, X3, X3
+	MOVQ         $0x0000000a, R8
+
+walkAVX512_mul4_round:
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x10, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x08, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x93, X2, X2
+	VPSHUFD   $0x39, X8, X8
+	VPSHUFD   $0x4e, X7, X7
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x10, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x0c, X6, X6
+	VPADDD    X6, X2, X2
+	VPXOR     X2, X7, X7
+	VPROLD    $0x08, X7, X7
+	VPADDD    X7, X8, X8
+	VPXOR     X8, X6, X6
+	VPROLD    $0x07, X6, X6
+	VPSHUFD   $0x39, X2, X2
+	VPSHUFD   $0x93, X8, X8
+	VPSHUFD   $0x4e, X7, X7
+	DECQ      R8
+	JNZ       walkAVX512_mul4_round
+	VPXOR     X9, X2, X2
+	VPXOR     X3, X8, X8
+	VPBLENDVB X4, X8, X2, X2
+	VPXOR     X5, X6, X6
+	VPXOR     X1, X7, X7
+	VPBLENDVB X4, X7, X6, X6
+	VMOVDQU   X6, (DX)
+	ADDQ      $0x10, DX
+	INCQ      BX
+	ADDQ      $0x20, AX
+	INCQ      CX
+	DECQ      SI
+	JMP       walkAVX512_mul4
+
+walkAVX512_done:
+	VPEXTRB $0x0c, X2, R9
+	ANDL    $0x01, R9
+	VPAND   clear_ctrl<>+0(SB), X2, X2
+	VMOVDQU X2, (R10)
+	MOVB    R9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func walkAVX512ShiftRot(rows *byte, sides *byte, values *byte, bits *byte, n int, tr int, mul int, in *[6]uint32, seed *[16]byte, t uint8) uint8
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·walkAVX512ShiftRot(SB), NOSPLIT, $0-81
+	MOVQ    rows+0(FP), AX
+	MOVQ    sides+8(FP), CX
+	MOVQ    values+16(FP), DX
+	MOVQ    bits+24(FP), BX
+	MOVQ    n+32(FP), SI
+	MOVQ    tr+40(FP), DI
+	MOVQ    mul+48(FP), R8
+	MOVQ    in+56(FP), R9
+	MOVQ    seed+64(FP), R10
+	MOVBLZX t+72(FP), R11
+	VMOVDQU (R9), X0
+	VMOVQ   16(R9), X1
+	VPSLLDQ $0x08, X1, X1
+	VMOVDQU (R10), X2
+	MOVBLZX 12(R10), R9
+	ANDL    $0x01, R11
+	ORL     R11, R9
+	VPINSRB $0x0c, R9, X2, X2
+	CMPQ    R8, $0x04
+	JE      walkAVX512ShiftRot_mul4
+
+walkAVX512ShiftRot_mul2:
+	CMPQ         SI, $0x00
+	JE           walkAVX512ShiftRot_done
+	MOVBLZX      12(AX), DX
+	MOVBLZX      (AX)(DI*1), BX
+	MOVBLZX      (CX), R8
+	XORL         DX, BX
+	ANDL         R8, BX
+	ANDL         $0x01, BX
+	XORL         BX, DX
+	VMOVDQU      (AX), X3
+	VPINSRB      $0x0c, DX, X3, X3
+	VPSHUFB      ctrl_byte<>+0(SB), X2, X4
+	VPSLLW       $0x07, X4, X4
+	VPXOR        X5, X5, X5
+	VPBLENDVB    X4, X3, X5, X3
+	VPBROADCASTB (CX), X4
+	VPSLLW       $0x07, X4, X4
+	VPAND        clear_ctrl<>+0(SB), X2, X2
+	VMOVDQU      X0, X5
+	VMOVDQU      X2, X6
+	VMOVDQU      X2, X7
+	VMOVDQU      X1, X8
+	VPXOR        X0, X3, X9
+	VPXOR        X2, X3, X2
+	MOVQ         $0x0000000a, DX
+
+walkAVX512ShiftRot_mul2_round:
 	VPADDD     X6, X5, X5
 	VPSLLD     $0x10, X8, X3
 	VPSRLD     $0x10, X8, X8
@@ -3673,18 +4458,18 @@ walkAVX512_mul2_round:
 	VPSHUFD    $0x93, X7, X7
 	VPSHUFD    $0x4e, X8, X8
 	DECQ       DX
-	JNZ        walkAVX512_mul2_round
+	JNZ        walkAVX512ShiftRot_mul2_round
 	VPXOR      X9, X5, X5
 	VPXOR      X2, X6, X6
 	VPBLENDVB  X4, X6, X5, X2
 	ADDQ       $0x20, AX
 	INCQ       CX
 	DECQ       SI
-	JMP        walkAVX512_mul2
+	JMP        walkAVX512ShiftRot_mul2
 
-walkAVX512_mul4:
+walkAVX512ShiftRot_mul4:
 	CMPQ         SI, $0x00
-	JE           walkAVX512_done
+	JE           walkAVX512ShiftRot_done
 	MOVBLZX      12(AX), R8
 	MOVBLZX      (AX)(DI*1), R9
 	MOVBLZX      (CX), R11
@@ -3712,7 +4497,7 @@ walkAVX512_mul4:
 	VPXOR        X5, X3, X3
 	MOVQ         $0x0000000a, R8
 
-walkAVX512_mul4_round:
+walkAVX512ShiftRot_mul4_round:
 	VPADDD     X6, X2, X2
 	VPSLLD     $0x10, X7, X10
 	VPSRLD     $0x10, X7, X7
@@ -3776,7 +4561,7 @@ walkAVX512_mul4_round:
 	VPSHUFD    $0x93, X8, X8
 	VPSHUFD    $0x4e, X7, X7
 	DECQ       R8
-	JNZ        walkAVX512_mul4_round
+	JNZ        walkAVX512ShiftRot_mul4_round
 	VPXOR      X9, X2, X2
 	VPXOR      X3, X8, X8
 	VPBLENDVB  X4, X8, X2, X2
@@ -3789,9 +4574,9 @@ walkAVX512_mul4_round:
 	ADDQ       $0x20, AX
 	INCQ       CX
 	DECQ       SI
-	JMP        walkAVX512_mul4
+	JMP        walkAVX512ShiftRot_mul4
 
-walkAVX512_done:
+walkAVX512ShiftRot_done:
 	VPEXTRB $0x0c, X2, R9
 	ANDL    $0x01, R9
 	VPAND   clear_ctrl<>+0(SB), X2, X2
@@ -7224,4 +8009,16 @@ dcfChildrenAVX512_next3:
 
 dcfChildrenAVX512_done:
 	VZEROUPPER
+	RET
+
+// func cpuid(leaf uint32) (a uint32, b uint32, c uint32, d uint32)
+// Requires: CPUID
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	XORL CX, CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
 	RET

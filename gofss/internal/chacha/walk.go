@@ -36,7 +36,7 @@ func WalkOne(w *Walk, nonce [2]uint32, seed [16]byte, t uint8) (leaf [16]byte, t
 		panic("chacha: bad Walk lengths or TrByte")
 	}
 	routine := impls.Ops().walk
-	if routine == 0 {
+	if routine.lanes == 0 {
 		return leaf, 0, false
 	}
 	tOut = routine.walk(w, nonce, &seed, t)
@@ -67,7 +67,7 @@ type Arith struct{ From, Xor, Add [16]byte }
 
 // PointLanes is the number of points WalkPoints walks at once on the active backend:
 // 0 where it has no routine for it (the portable backend).
-func PointLanes() int { return int(impls.Ops().walk) }
+func PointLanes() int { return impls.Ops().walk.lanes }
 
 // WalkPoints walks the points of w, each as WalkOne walks one, with the nodes' own
 // control bits as t. It panics if PointLanes() is 0 or w is inconsistent: every
