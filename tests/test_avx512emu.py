@@ -53,19 +53,26 @@ def test_each_path_needs_a_passing_subtest(emu):
         "--- PASS: TestA/vaes-avx512 (0.01s)",
         "    --- PASS: TestB/dpf-n1/avx512-vaes (0.01s)",
         "--- PASS: TestC/avx512/keys=3 (0.00s)",
+        "--- PASS: TestD/avx512-shiftrot (0.00s)",
     )
     assert emu.untested_paths([every]) == []
     # Across guests.
     assert emu.untested_paths(every.splitlines(keepends=True)) == []
-    # A skip or failure is not a pass, and "avx512-vaes" is not the "avx512" path.
+    # A skip or failure is not a pass, and "avx512-vaes" or "avx512-shiftrot" is not
+    # the "avx512" path.
     partial = guest(
         "--- SKIP: TestA/vaes-avx512 (0.00s)",
         "--- FAIL: TestC/avx512 (0.00s)",
         "--- PASS: TestB/avx512-vaes (0.01s)",
+        "--- PASS: TestD/avx512-shiftrot/mul2 (0.01s)",
     )
     assert emu.untested_paths([partial]) == [
         "no test of vaes-avx512 passed",
         "no test of avx512 passed",
+    ]
+    # Each ChaCha backend needs its own.
+    assert emu.untested_paths([every.replace("avx512-shiftrot", "avx2")]) == [
+        "no test of avx512-shiftrot passed"
     ]
 
 
