@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"sync"
 
 	"github.com/pyfss/pyfss/gofss/internal/mt19937"
 )
@@ -99,10 +100,11 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 	// A tile of inputs at a time, its values staying in cache from one step to the
 	// next.
 	const tile = prpTile / cuckooHashes
-	var vs [cuckooHashes * tile]uint64
+	sc := locateScratchPool.Get().(*locateScratch)
+	defer locateScratchPool.Put(sc)
 	for lo := 0; lo < len(xs); lo += tile {
 		part := xs[lo:min(len(xs), lo+tile)]
-		vs := vs[:cuckooHashes*len(part)]
+		vs := sc.vs[:cuckooHashes*len(part)]
 		for i, x := range part {
 			for k := range cuckooHashes {
 				vs[3*i+k] = x.Lo + uint64(k)<<c.inBits
@@ -113,7 +115,7 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 				vs[i] = tab.permute(v, c.dom.small)
 			}
 		} else {
-			c.prp.permute64(vs, &c.dom)
+			c.prp.permute64(vs, &c.dom, &sc.walk)
 		}
 		bkts, idxs := bkts[cuckooHashes*lo:], idxs[cuckooHashes*lo:]
 		for i, y := range vs {
@@ -122,6 +124,15 @@ func (c *cuckooHash) locate(xs []Uint128, bkts []int32, idxs []Uint128, tab *prp
 		}
 	}
 }
+
+// locateScratch is locate's room for a tile's permuted values, reused from call
+// to call (see cycleWalk).
+type locateScratch struct {
+	vs   [prpTile]uint64
+	walk cycleWalk
+}
+
+var locateScratchPool = sync.Pool{New: func() any { return new(locateScratch) }}
 
 // cachedPrpTableBits is the widest half whose tables a batch uses.
 const cachedPrpTableBits = 14

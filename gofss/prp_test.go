@@ -31,7 +31,7 @@ func TestPrpVectors(t *testing.T) {
 			for i, xy := range v.XY {
 				xs[i] = xy[0].Uint64()
 			}
-			p.permute64(xs, &dom)
+			p.permute64(xs, &dom, new(cycleWalk))
 			for i, xy := range v.XY {
 				require.Equal(t, xy[1].Uint64(), xs[i], "domain %d: PRP(%v)", dom.small, &xy[0].Int)
 			}
@@ -49,7 +49,7 @@ func TestPrpPermutes(t *testing.T) {
 		for i := range vs {
 			vs[i] = uint64(i)
 		}
-		p.permute64(vs, &dom)
+		p.permute64(vs, &dom, new(cycleWalk))
 		seen := make([]bool, d)
 		for i, v := range vs {
 			require.Less(t, v, d)
@@ -75,7 +75,7 @@ func TestPrpTables(t *testing.T) {
 		tab := p.tables(&dom)
 		vs := []uint64{0, 1, d / 3, d / 2, d - 1}
 		want := append([]uint64(nil), vs...)
-		p.permute64(want, &dom)
+		p.permute64(want, &dom, new(cycleWalk))
 		for i, v := range vs {
 			require.Equal(t, want[i], tab.permute(v, d), "domain %d: PRP(%d)", d, v)
 		}
