@@ -202,11 +202,18 @@ func BenchmarkChachaImpl(b *testing.B) {
 				continue // not served on this CPU
 			}
 			for _, k := range []int{1, 2, 3, 4, 8, benchKeysN} {
-				_, p0, alphas, _, cws := benchKeys(b, s.(scheme), k)
+				seeds, p0, alphas, betas, cws := benchKeys(b, s.(scheme), k)
 				out := make([]Block, k)
 				b.Run(fmt.Sprintf("%s/keys=%d/%s", kind, k, im), func(b *testing.B) {
 					perItem(b, k, "key", func() {
 						if err := s.Eval(out, 0, p0, cws, alphas); err != nil {
+							b.Fatal(err)
+						}
+					})
+				})
+				b.Run(fmt.Sprintf("%s/keys=%d/%s/gen", kind, k, im), func(b *testing.B) {
+					perItem(b, k, "key", func() {
+						if err := s.Gen(cws, seeds, alphas, betas); err != nil {
 							b.Fatal(err)
 						}
 					})
