@@ -173,12 +173,10 @@ func (st *fastEvalState) prefetch(size, j0 int, b *pointBatch) []int {
 	for g := range len(pf) / 2 {
 		lo, hi := j0+size*(g+1), min(total, j0+size*(g+2))
 		pf[2*g], pf[2*g+1] = 0, 0
-		switch {
-		case lo >= hi:
-		case b.keyOf != nil:
-			// Keys in any order: no range to fetch (a multi-point key's buckets are
-			// about a MiB of rows, in L2; fetching them in bucket order saved nothing).
-		default:
+		// Keys in any order (keyOf) have no range to fetch: a multi-point key's
+		// buckets are about a MiB of rows, in L2; fetching them in bucket order saved
+		// nothing.
+		if lo < hi && b.keyOf == nil {
 			pf[2*g], pf[2*g+1] = lo/b.m*stride, ((hi-1)/b.m+1)*stride
 		}
 	}
