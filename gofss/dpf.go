@@ -26,17 +26,19 @@ func newDpf(p Params, prg Prg, opts []Option) (*Dpf, error) {
 
 // walkGen runs Gen a tile of keys at a time, spread over goroutines.
 func (d *Dpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	d.genKeys(st, cws, s0s, alphas, betas, d.lastRow)
+	d.genKeys(st, cws, s0s, alphas, betas, nil)
 }
 
-// keyEnd writes the rows of a key that follow its n level rows, from its point and
-// value, the parties' clamped seeds at alpha's leaf and party 1's control bit there.
-type keyEnd func(rows []Cw, alpha Uint128, beta Block, s0, s1 Block, t1 uint8)
+// keyTail writes the rows that a scheme built on DPF's tree (VDPF) adds after a DPF
+// key's, from the key's point and the parties' clamped seeds at alpha's leaf. (An
+// interface, not a func: a method value passed down allocated on every Gen.)
+type keyTail interface {
+	tailRows(rows []Cw, alpha Uint128, s0, s1 Block)
+}
 
 // genKeys runs DPF Gen's tree a tile of keys at a time, spread over goroutines, with
-// end writing each key's rows after the levels: DPF's output correction word, or
-// more for a scheme built on DPF's tree (VDPF).
-func (d *Dpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, end keyEnd) {
+// tail, if not nil, writing each key's rows after DPF's.
+func (d *Dpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, tail keyTail) {
 	const tile = 128 // keys whose level state (s, t, children) stays in L1
 	n, rows := d.params.InBits, d.params.cwRows()
 	forChunks(len(alphas), genCostNs(n, 2), func(lo, hi int) {
@@ -45,14 +47,14 @@ func (d *Dpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, b
 		gs := newGenState(sc, tile, 2)
 		for k0 := lo; k0 < hi && !st.stopped(); k0 += tile {
 			k1 := min(hi, k0+tile)
-			d.genTile(cws[k0*rows:k1*rows], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs, end)
+			d.genTile(cws[k0*rows:k1*rows], s0s[2*k0:2*k1], alphas[k0:k1], betas[k0:k1], gs, tail)
 			st.advance(k1 - k0)
 		}
 	})
 }
 
-func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState, end keyEnd) {
-	n, m, rows := d.params.InBits, len(alphas), d.params.cwRows()
+func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st *genState, tail keyTail) {
+	n, m, rows, ar := d.params.InBits, len(alphas), d.params.cwRows(), d.params.Group.arith()
 	s, t, ch := st.init(s0s)
 	for i := range n {
 		d.prg.Expand(ch, s)
@@ -70,13 +72,11 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 		}
 	}
 	for k := range m {
-		end(cws[k*rows+n:(k+1)*rows], alphas[k], betas[k], s[2*k], s[2*k+1], t[2*k+1])
+		cws[k*rows+n] = Cw{dpfLastCw(ar, betas[k], s[2*k], s[2*k+1], t[2*k+1])}
+		if tail != nil {
+			tail.tailRows(cws[k*rows+n+1:(k+1)*rows], alphas[k], s[2*k], s[2*k+1])
+		}
 	}
-}
-
-// lastRow is DPF's keyEnd: the output correction word.
-func (d *Dpf) lastRow(rows []Cw, _ Uint128, beta, s0, s1 Block, t1 uint8) {
-	rows[0] = Cw{dpfLastCw(d.params.Group.arith(), beta, s0, s1, t1)}
 }
 
 // dpfLastCw is the output correction word from the parties' seeds s0, s1 at alpha's

@@ -31,14 +31,14 @@ type fastGenState struct {
 	stage                            []Cw // the tile's correction words, for CopyNT
 }
 
-func newFastGenState(sc *scratch, mul int, cws []Cw, n int) *fastGenState {
+func newFastGenState(sc *scratch, mul int, cws []Cw, rows int) *fastGenState {
 	st := &fastGenState{
 		u0: sc.block(genTileKeys), u1: sc.block(genTileKeys), s: sc.block(2 * genTileKeys), ch: sc.block(2 * mul * genTileKeys),
 		alphas: sc.block(genTileKeys), vs: sc.block(genTileKeys), betas: sc.block(genTileKeys),
 	}
 	if len(cws)*cwSize >= ntMinBytes {
-		b := sc.block(2 * genTileKeys * (n + 1))
-		st.stage = unsafe.Slice((*Cw)(unsafe.Pointer(unsafe.SliceData(b))), genTileKeys*(n+1))
+		b := sc.block(2 * genTileKeys * rows)
+		st.stage = unsafe.Slice((*Cw)(unsafe.Pointer(unsafe.SliceData(b))), genTileKeys*rows)
 	}
 	return st
 }
@@ -79,20 +79,20 @@ func (st *fastGenState) start(s0s []Block, alphas []Uint128, mul int) fastGenSta
 }
 
 // forGenTiles runs fn on the tiles of a fast Gen (keys k0 to k1, at most
-// genTileKeys), spread over goroutines, for a PRG of mul outputs: st holds the
-// tile's keys at the root, rows describe them to the routines, and w receives their
-// correction words.
-func forGenTiles(stp callControl, n, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw)) {
+// genTileKeys) of keys of n levels and perKey rows, spread over goroutines, for a
+// PRG of mul outputs: st holds the tile's keys at the root, rows describe them to
+// the routines, and w receives their correction words.
+func forGenTiles(stp callControl, n, perKey, mul int, cws []Cw, s0s []Block, alphas []Uint128, fn func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw)) {
 	forChunks(len(alphas), genCostNs(n, mul), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
-		buf := newFastGenState(sc, mul, cws, n)
+		buf := newFastGenState(sc, mul, cws, perKey)
 		for k0 := lo; k0 < hi && !stp.stopped(); k0 += genTileKeys {
 			k1 := min(hi, k0+genTileKeys)
 			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], mul)
-			out := cws[k0*(n+1) : k1*(n+1)]
+			out := cws[k0*perKey : k1*perKey]
 			w := st.rows(out)
-			rows := simd.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n}
+			rows := simd.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n, Rows: perKey}
 			fn(&st, k0, k1, &rows, w)
 			stp.advance(k1 - k0)
 			st.done(out)
@@ -101,24 +101,32 @@ func forGenTiles(stp callControl, n, mul int, cws []Cw, s0s []Block, alphas []Ui
 }
 
 func (f *fastDpf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	n, ar, prg := f.params.InBits, f.params.Group.arith(), f.prg
+	f.genKeys(stp, cws, s0s, alphas, betas, nil)
+}
+
+// genKeys is Dpf.genKeys on the tiles.
+func (f *fastDpf) genKeys(stp callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, tail keyTail) {
+	n, rows, ar, prg := f.params.InBits, f.params.cwRows(), f.params.Group.arith(), f.prg
 	keys := f.aes.two()
 	if keys == nil && len(alphas) < fastGenMinKeys {
-		f.Dpf.walkGen(stp, cws, s0s, alphas, betas)
+		f.Dpf.genKeys(stp, cws, s0s, alphas, betas, tail)
 		return
 	}
-	forGenTiles(stp, n, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
+	forGenTiles(stp, n, rows, 2, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, gr *simd.GenRows, w []Cw) {
 		for i := range n {
 			if keys != nil {
-				f.eval.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), rows, i, keys)
+				f.eval.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), gr, i, keys)
 				continue
 			}
 			ch := prgRaw(prg, st.ch, st.s)
-			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, rows, i, nil)
+			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, gr, i, nil)
 		}
 		for j := range k1 - k0 {
-			u0, u1 := st.u0[j], st.u1[j]
-			w[j*(n+1)+n] = Cw{dpfLastCw(ar, betas[k0+j], u0.Clamp(), u1.Clamp(), u1.Lsb())}
+			u0, u1 := st.u0[j].Clamp(), st.u1[j]
+			w[j*rows+n] = Cw{dpfLastCw(ar, betas[k0+j], u0, u1.Clamp(), u1.Lsb())}
+			if tail != nil {
+				tail.tailRows(w[j*rows+n+1:(j+1)*rows], alphas[k0+j], u0, u1.Clamp())
+			}
 		}
 	})
 }
@@ -134,7 +142,7 @@ func (f *fastDcf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 		f.Dcf.walkGen(stp, cws, s0s, alphas, betas)
 		return
 	}
-	forGenTiles(stp, n, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
+	forGenTiles(stp, n, n+1, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
 		for j := range st.betas {
 			st.vs[j], st.betas[j] = Block{}, Block{}
 			if j < k1-k0 {

@@ -125,11 +125,15 @@ func (w *fusedEvalDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []
 }
 
 func (w *fusedEvalDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	w.genKeys(st, cws, s0s, alphas, betas, nil)
+}
+
+func (w *fusedEvalDpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, tail keyTail) {
 	if oneKeyServes(len(alphas), w.short.keys) || !aes128.HasWalk() {
-		w.oneKeyDpf.walkGen(st, cws, s0s, alphas, betas)
+		w.oneKeyDpf.genKeys(st, cws, s0s, alphas, betas, tail)
 		return
 	}
-	w.fast.walkGen(st, cws, s0s, alphas, betas)
+	w.fast.genKeys(st, cws, s0s, alphas, betas, tail)
 }
 
 func (w *fusedEvalDcf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {

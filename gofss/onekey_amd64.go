@@ -171,32 +171,41 @@ func (k *oneKeyDcf) evalRange(dst []Block, party int, s0s []Block, cws []Cw, xs 
 }
 
 func (k *oneKeyDpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	k.genKeys(st, cws, s0s, alphas, betas, nil)
+}
+
+// genKeys is Dpf.genKeys a key at a time.
+func (k *oneKeyDpf) genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, tail keyTail) {
 	if !aes128.HasWalk() {
-		k.Dpf.walkGen(st, cws, s0s, alphas, betas)
+		k.Dpf.genKeys(st, cws, s0s, alphas, betas, tail)
 		return
 	}
 	if len(alphas) <= oneKeyChunk {
-		k.genRange(cws, s0s, alphas, betas, 0, len(alphas))
+		k.genRange(cws, s0s, alphas, betas, 0, len(alphas), tail)
 		st.advance(len(alphas))
 		return
 	}
 	forChunks(len(alphas), genCostNs(k.params.InBits, 2), func(lo, hi int) {
 		for i0, i1 := range oneKeyChunks(st, lo, hi) {
-			k.genRange(cws, s0s, alphas, betas, i0, i1)
+			k.genRange(cws, s0s, alphas, betas, i0, i1, tail)
 		}
 	})
 }
 
 // genRange makes keys lo .. hi-1.
-func (k *oneKeyDpf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, lo, hi int) {
-	n, rows := k.params.InBits, k.params.cwRows()
+func (k *oneKeyDpf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, lo, hi int, tail keyTail) {
+	n, rows, ar := k.params.InBits, k.params.cwRows(), k.params.Group.arith()
 	var w aes128.GenWalk // set once (see oneKeyDcf.evalRange)
 	for i := lo; i < hi; i++ {
 		key := cws[i*rows:][:rows]
 		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(alphas[i], n)
 		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)
-		k.lastRow(key[n:], alphas[i], betas[i], BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1]), t1)
+		s0, s1 := BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1])
+		key[n] = Cw{dpfLastCw(ar, betas[i], s0, s1, t1)}
+		if tail != nil {
+			tail.tailRows(key[n+1:], alphas[i], s0, s1)
+		}
 	}
 }
 

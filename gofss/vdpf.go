@@ -244,7 +244,7 @@ func (v *Vdpf) WithControl(c *Control) Scheme {
 func (v *Vdpf) checkCws(cws []Cw) error { return v.dpf.checkCws(cws) }
 
 func (v *Vdpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
-	v.dpf.genKeys(st, cws, s0s, alphas, betas, v.keyEnd)
+	v.dpf.genKeys(st, cws, s0s, alphas, betas, v)
 }
 
 func (v *Vdpf) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
@@ -255,16 +255,15 @@ func (v *Vdpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree
 	return v.dpf.walkEvalAll(place, party, s0s, cws)
 }
 
-// keyEnd writes DPF's output correction word and cs = XH(alpha, s0) ^ XH(alpha, s1).
-func (v *Vdpf) keyEnd(rows []Cw, alpha Uint128, beta, s0, s1 Block, t1 uint8) {
-	v.dpf.lastRow(rows, alpha, beta, s0, s1, t1)
+// tailRows is VDPF's keyTail: cs = XH(alpha, s0) ^ XH(alpha, s1), two rows.
+func (v *Vdpf) tailRows(rows []Cw, alpha Uint128, s0, s1 Block) {
 	h := v.xh.Get()
 	defer h.Put()
 	var c0, c1 [ProofBlocks]Block
 	xorHash(h, &c0, alpha, s0)
 	xorHash(h, &c1, alpha, s1)
-	rows[1] = Cw{c0[0].Xor(c1[0]), c0[1].Xor(c1[1])}
-	rows[2] = Cw{c0[2].Xor(c1[2]), c0[3].Xor(c1[3])}
+	rows[0] = Cw{c0[0].Xor(c1[0]), c0[1].Xor(c1[1])}
+	rows[1] = Cw{c0[2].Xor(c1[2]), c0[3].Xor(c1[3])}
 }
 
 // xorHash is XH(Pack(x), s): x's block is its 16 little-endian bytes, whatever the

@@ -13,7 +13,10 @@ import (
 // ("aesni"): the walks of the same DPF implementation descend VDPF's keys (their
 // row stride is the key's, n + 3 rows) and hand back each point's leaf, its seed
 // with its control bit in the lsb, from which the hashes and vdpfPoints.leaves make
-// the shares and proof pieces. The "avx512" walks, fed by the PRG, do not serve VDPF.
+// the shares and proof pieces. Gen runs the same implementation's DPF Gen (one-key
+// walks or fused tiles) over VDPF's rows, VDPF's own end of each key (its output
+// correction word and cs) written from the leaves' seeds the walk ends on. The
+// "avx512" walks, fed by the PRG, do not serve VDPF.
 
 // archWalks returns VDPF's walks on implementation im, or nil where im's DPF walks
 // are not ones VDPF takes.
@@ -33,12 +36,17 @@ func (v *Vdpf) archWalks(im impl) walks {
 
 // vdpfOneKey is VDPF on the "aesni" implementation: a short EvalProof batch goes a
 // point at a time through the one-key walk, longer ones take the portable walk;
-// Eval and EvalAll of the shares are DPF's on the same implementation, and Gen the
-// portable one.
+// Gen, and Eval and EvalAll of the shares, are DPF's on the same implementation.
 type vdpfOneKey struct {
 	*Vdpf
-	dpf  walks // DPF's walks of the implementation, over this scheme's keys
+	dpf  dpfWalks // DPF's walks of the implementation, over this scheme's keys
 	keys *aes128.WalkKeys
+}
+
+// dpfWalks are DPF walks whose Gen takes a keyTail.
+type dpfWalks interface {
+	walks
+	genKeys(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block, tail keyTail)
 }
 
 // vdpfFused is VDPF on a fused implementation: EvalProof batches of minFastPoints
@@ -46,6 +54,10 @@ type vdpfOneKey struct {
 type vdpfFused struct {
 	vdpfOneKey
 	fast *fastDpf
+}
+
+func (w *vdpfOneKey) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, betas []Block) {
+	w.dpf.genKeys(st, cws, s0s, alphas, betas, w.Vdpf)
 }
 
 func (w *vdpfOneKey) walkEval(st callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {

@@ -43,8 +43,9 @@ func TestVdpfImplsServe(t *testing.T) {
 	require.Equal(t, names[0], s.Impl(), "the default is the fastest that serves")
 }
 
-// vdpfRandKeys makes keys of v (Gen on the portable walks, which every
-// implementation's Gen is) and points of m per key, every other one the key's alpha.
+// vdpfRandKeys makes keys of v (Gen on the portable walks, against which
+// TestVdpfImplsGen checks the others) and points of m per key, every other one the
+// key's alpha.
 func vdpfRandKeys(t *testing.T, r *rand.Rand, port *Vdpf, keys, m int) ([]Block, []Cw, []Uint128) {
 	n := port.params.InBits
 	seeds, alphas, betas := randKeys(r, n, keys)
@@ -94,6 +95,25 @@ func TestVdpfImplsMatchPortable(t *testing.T) {
 					require.NoError(t, v.Eval(shares, party, ps, cws, xs))
 					require.Equal(t, want, shares, "Eval, %d keys x %d points, party %d", b.keys, b.m, party)
 				}
+			}
+		})
+	})
+}
+
+// TestVdpfImplsGen: Gen on each implementation (DPF's one-key walks or fused tiles,
+// VDPF's rows after the levels from the leaves' seeds) equals the portable Gen, for
+// every group, input widths at the edges, and batches around the one-key walks'
+// share, the routines' groups of 4 and the tiles of 128 keys.
+func TestVdpfImplsGen(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	forEachVdpfCase(t, []int{1, 2, 20, 63, 64, 128}, [2]HashKind{HashBlake3, HashSha256}, func(t *testing.T, n int, p Params, port *Vdpf) {
+		forEachVdpfImpl(t, p, func(t *testing.T, v *Vdpf) {
+			for _, keys := range []int{0, 1, 2, 5, 16, 17, 128, 133} {
+				seeds, alphas, betas := randKeys(r, n, keys)
+				got, want := make([]Cw, keys*p.CwRows()), make([]Cw, keys*p.CwRows())
+				require.NoError(t, port.Gen(want, seeds, alphas, betas))
+				require.NoError(t, v.Gen(got, seeds, alphas, betas))
+				requireSame(t, want, got, "%d keys", keys)
 			}
 		})
 	})

@@ -91,7 +91,7 @@ func (f *FusedEval) DpfGenLevel(u0, u1, s []Block, r *GenRows, level int, keys *
 	p := r.check(u0, u1, s, nil, 2, level, true, f.Available)
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		f.dpfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
+		f.dpfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, keys)
 	}
 }
 
@@ -103,7 +103,7 @@ func (f *FusedEval) DcfGenLevel(u0, u1, s, vs, betas []Block, r *GenRows, level 
 	}
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		f.dcfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		f.dcfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
 	}
 }
 

@@ -88,7 +88,7 @@ func BenchmarkGenLevel(b *testing.B) {
 	for j := range keys {
 		u0[j], u1[j], alphas[j] = Block{r.Uint64(), r.Uint64()}, Block{r.Uint64(), r.Uint64() | 1<<32}, Block{Lo: r.Uint64()}
 	}
-	rows := GenRows{Alphas: alphas, Cws: make([]Block, 2*keys*(levels+1)), Keys: keys, Levels: levels}
+	rows := GenRows{Alphas: alphas, Cws: make([]Block, 2*keys*(levels+1)), Keys: keys, Levels: levels, Rows: levels + 1}
 	ar := Arith{From: Block{^uint64(0), ^uint64(0)}, Mask: Block{^uint64(0), ^uint64(0)}}
 	for _, mul := range []int{2, 4} {
 		ch := make([]Block, 2*mul*keys)

@@ -237,7 +237,7 @@ func TestGenRoutinesRunAES(t *testing.T) {
 					want := newGenState(r, keys, levels)
 					got := want.clone()
 					rows := func(st genState) GenRows {
-						return GenRows{Alphas: st.alphas, Cws: st.cws, Keys: keys, Levels: levels}
+						return GenRows{Alphas: st.alphas, Cws: st.cws, Keys: keys, Levels: levels, Rows: levels + 1}
 					}
 					wr, gr := rows(want), rows(got)
 					for i := range levels {

@@ -325,7 +325,7 @@ func TestFusedDpfGenLevels(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/levels=%d/keys=%d", f.Name, levels, keys), func(t *testing.T) {
 					want := newGenState(r, keys, levels)
 					got := want.clone()
-					rows := GenRows{Alphas: got.alphas, Cws: got.cws, Keys: keys, Levels: levels}
+					rows := GenRows{Alphas: got.alphas, Cws: got.cws, Keys: keys, Levels: levels, Rows: levels + 1}
 					for i := range levels {
 						modelDpfGenLevel(t, k2, want, keys, levels, i)
 						f.DpfGenLevel(got.u0, got.u1, got.s, &rows, i, (*[2]RoundKeys)(k2.rounds))
@@ -395,7 +395,7 @@ func TestFusedDcfGenLevels(t *testing.T) {
 						t.Run(fmt.Sprintf("%s/levels=%d/keys=%d/group=%d/gt=%v", f.Name, levels, keys, gi, gt), func(t *testing.T) {
 							want := newGenState(r, keys, levels)
 							got := want.clone()
-							rows := GenRows{Alphas: got.alphas, Cws: got.cws, Keys: keys, Levels: levels}
+							rows := GenRows{Alphas: got.alphas, Cws: got.cws, Keys: keys, Levels: levels, Rows: levels + 1}
 							for i := range levels {
 								modelDcfGenLevel(t, k4, want, keys, levels, i, gt, &g)
 								f.DcfGenLevel(got.u0, got.u1, got.s, got.vs, got.betas, &rows, i, gt, &g, (*[4]RoundKeys)(k4.rounds))
@@ -417,7 +417,7 @@ func TestFusedDcfGenLevelChecksLengths(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
 	for _, f := range runnableEvals(t) {
 		st := newGenState(r, 5, 3)
-		rows := GenRows{Alphas: st.alphas, Cws: st.cws, Keys: 5, Levels: 3}
+		rows := GenRows{Alphas: st.alphas, Cws: st.cws, Keys: 5, Levels: 3, Rows: 4}
 		require.PanicsWithValue(t, "simd: FusedEval.DcfGenLevel: bad lengths", func() {
 			f.DcfGenLevel(st.u0, st.u1, st.s, st.vs[:4], st.betas, &rows, 0, false, &testAriths[0], &[4]RoundKeys{})
 		}, f.Name)

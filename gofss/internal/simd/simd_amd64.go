@@ -188,14 +188,19 @@ func dcfEvalLevel(u, s, v *Block, sides *uint8, ch *Block, next *uint8, xs *Bloc
 
 // GenRows are the per-tile inputs of the Gen routines: the keys' alphas (as
 // gofss.Uint128, padded to a multiple of 4), their correction words (two blocks each,
-// levels+1 per key) and how many keys are real (the rest are padding, whose rows are
-// not written).
+// Rows per key, of which the routines write the first Levels) and how many keys are
+// real (the rest are padding, whose rows are not written). Rows is levels+1 for DPF
+// and DCF keys, more for a scheme that adds rows (VDPF: levels+3).
 type GenRows struct {
 	Alphas []Block
 	Cws    []Block
 	Keys   int
 	Levels int
+	Rows   int
 }
+
+// stride is the bytes from one key's rows to the next's.
+func (r *GenRows) stride() int { return r.Rows * 32 }
 
 // check panics unless the buffers fit padded keys: u0, u1 (the parties' nodes, seed
 // with control bit in the lsb), s (their clamped seeds, party 0's then party 1's) and
@@ -211,7 +216,7 @@ func (r *GenRows) check(u0, u1, s, ch []Block, mul, level int, fused, canFuse bo
 	if fused && !canFuse {
 		panic("simd: Gen: AES keys given, but the CPU lacks the routine's instructions")
 	}
-	if level < 0 || level >= r.Levels || len(r.Cws) != 2*r.Keys*(r.Levels+1) {
+	if level < 0 || level >= r.Levels || r.Rows <= r.Levels || len(r.Cws) != 2*r.Keys*r.Rows {
 		panic("simd: Gen: bad level or correction words")
 	}
 	return p
@@ -229,7 +234,7 @@ func DpfGenLevel(u0, u1, s, ch []Block, r *GenRows, level int, keys *[2]RoundKey
 	p := r.check(u0, u1, s, ch, 2, level, keys != nil, HasAES)
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		dpfGenLevelVAES512(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, keys)
+		dpfGenLevelVAES512(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, keys)
 	}
 }
 
@@ -244,7 +249,7 @@ func DcfGenLevel(u0, u1, s, ch, vs, betas []Block, r *GenRows, level int, gt boo
 	}
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		dcfGenLevelVAES512(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], (r.Levels+1)*32, r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		dcfGenLevelVAES512(&u0[0], &u1[0], &s[0], unsafe.SliceData(ch), &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
 	}
 }
 
