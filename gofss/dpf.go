@@ -29,11 +29,12 @@ func (d *Dpf) walkGen(st callControl, cws []Cw, s0s []Block, alphas []Uint128, b
 	d.genKeys(st, cws, s0s, alphas, betas, nil)
 }
 
-// keyTail writes the rows that a scheme built on DPF's tree (VDPF) adds after a DPF
-// key's, from the key's point and the parties' clamped seeds at alpha's leaf. (An
-// interface, not a func: a method value passed down allocated on every Gen.)
+// keyTail writes the rows that a scheme built on DPF's tree (VDPF) adds after DPF's
+// in keys cws, from their points and leaves, the parties' clamped seeds at each
+// alpha's leaf (key j's at 2j and 2j+1). (An interface, not a func: a method value
+// passed down allocated on every Gen.)
 type keyTail interface {
-	tailRows(rows []Cw, alpha Uint128, s0, s1 Block)
+	tailRows(cws []Cw, alphas []Uint128, leaves []Block)
 }
 
 // genKeys runs DPF Gen's tree a tile of keys at a time, spread over goroutines, with
@@ -73,9 +74,9 @@ func (d *Dpf) genTile(cws []Cw, s0s []Block, alphas []Uint128, betas []Block, st
 	}
 	for k := range m {
 		cws[k*rows+n] = Cw{dpfLastCw(ar, betas[k], s[2*k], s[2*k+1], t[2*k+1])}
-		if tail != nil {
-			tail.tailRows(cws[k*rows+n+1:(k+1)*rows], alphas[k], s[2*k], s[2*k+1])
-		}
+	}
+	if tail != nil {
+		tail.tailRows(cws, alphas, s)
 	}
 }
 

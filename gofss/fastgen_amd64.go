@@ -121,12 +121,14 @@ func (f *fastDpf) genKeys(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 			ch := prgRaw(prg, st.ch, st.s)
 			simd.DpfGenLevel(kblocks(st.u0), kblocks(st.u1), kblocks(st.s), ch, gr, i, nil)
 		}
+		leaves := st.ch[:2*(k1-k0)] // the PRG's room, free after the levels
 		for j := range k1 - k0 {
-			u0, u1 := st.u0[j].Clamp(), st.u1[j]
-			w[j*rows+n] = Cw{dpfLastCw(ar, betas[k0+j], u0, u1.Clamp(), u1.Lsb())}
-			if tail != nil {
-				tail.tailRows(w[j*rows+n+1:(j+1)*rows], alphas[k0+j], u0, u1.Clamp())
-			}
+			u1 := st.u1[j]
+			leaves[2*j], leaves[2*j+1] = st.u0[j].Clamp(), u1.Clamp()
+			w[j*rows+n] = Cw{dpfLastCw(ar, betas[k0+j], leaves[2*j], leaves[2*j+1], u1.Lsb())}
+		}
+		if tail != nil {
+			tail.tailRows(w, alphas[k0:k1], leaves)
 		}
 	})
 }

@@ -201,10 +201,10 @@ func (k *oneKeyDpf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Bl
 		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(alphas[i], n)
 		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)
-		s0, s1 := BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1])
-		key[n] = Cw{dpfLastCw(ar, betas[i], s0, s1, t1)}
+		leaves := [2]Block{BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1])}
+		key[n] = Cw{dpfLastCw(ar, betas[i], leaves[0], leaves[1], t1)}
 		if tail != nil {
-			tail.tailRows(key[n+1:], alphas[i], s0, s1)
+			tail.tailRows(key, alphas[i:i+1], leaves[:])
 		}
 	}
 }

@@ -255,27 +255,37 @@ func (v *Vdpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree
 	return v.dpf.walkEvalAll(place, party, s0s, cws)
 }
 
-// tailRows is VDPF's keyTail: cs = XH(alpha, s0) ^ XH(alpha, s1), two rows.
-func (v *Vdpf) tailRows(rows []Cw, alpha Uint128, s0, s1 Block) {
+// tailGroup is the keys whose XH tailRows hashes in one call: with BLAKE3 on
+// AVX-512 their 4 messages each go through the hash 16 lanes at a time.
+const tailGroup = 64
+
+// tailRows is VDPF's keyTail: rows n+1 and n+2 of each key hold cs = XH(alpha, s0)
+// ^ XH(alpha, s1), Pack(alpha) being alpha's 16 little-endian bytes whatever the
+// input type (the words above in_bits are zero).
+func (v *Vdpf) tailRows(cws []Cw, alphas []Uint128, leaves []Block) {
+	n, rows := v.params.InBits, v.params.cwRows()
 	h := v.xh.Get()
 	defer h.Put()
-	var c0, c1 [ProofBlocks]Block
-	xorHash(h, &c0, alpha, s0)
-	xorHash(h, &c1, alpha, s1)
-	rows[0] = Cw{c0[0].Xor(c1[0]), c0[1].Xor(c1[1])}
-	rows[1] = Cw{c0[2].Xor(c1[2]), c0[3].Xor(c1[3])}
-}
-
-// xorHash is XH(Pack(x), s): x's block is its 16 little-endian bytes, whatever the
-// input type (the words above in_bits are zero).
-func xorHash(h *hashes.Hasher, out *[ProofBlocks]Block, x Uint128, s Block) {
-	var a, sb [16]byte
-	putBlock(a[:], Block(x))
-	putBlock(sb[:], s)
-	var o [16 * ProofBlocks]byte
-	h.XorHash(&o, &a, &sb)
-	for i := range out {
-		out[i] = getBlock(o[16*i:])
+	// Room from the scratch pool: arrays declared here were zeroed on every call,
+	// a tenth of a one-key Gen.
+	sc := getScratch()
+	defer sc.release()
+	g := min(len(alphas), tailGroup)
+	as, xh := sc.block(2*g), proofImages(sc.block(2*ProofBlocks*g))
+	for lo := 0; lo < len(alphas); lo += tailGroup {
+		group := alphas[lo:min(len(alphas), lo+tailGroup)]
+		for j, a := range group {
+			as[2*j], as[2*j+1] = Block(a), Block(a)
+		}
+		out := xh[:2*len(group)]
+		h.XorHashMany(out, images(as[:len(out)]), images(leaves[2*lo:][:len(out)]))
+		for j := range group {
+			key, c0, c1 := cws[(lo+j)*rows:], &out[2*j], &out[2*j+1]
+			for i := range ProofBlocks {
+				c := getBlock(c0[16*i:]).Xor(getBlock(c1[16*i:]))
+				key[n+1+i/2][i%2] = c
+			}
+		}
 	}
 }
 
