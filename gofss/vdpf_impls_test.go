@@ -285,8 +285,16 @@ func TestVdpfImplsControl(t *testing.T) {
 		out, pieces := make([]Block, keys), make([]Block, ProofBlocks*keys)
 		require.NoError(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs))
 		require.Equal(t, int64(keys), c.Done.Load())
+		gs, alphas, betas := randKeys(r, 16, keys)
+		gen := make([]Cw, len(cws))
+		require.NoError(t, vc.Gen(gen, gs, alphas, betas))
+		require.Equal(t, int64(2*keys), c.Done.Load())
 		c.Stop.Store(1)
 		require.ErrorIs(t, vc.EvalProof(out, pieces, 1, vdpfPartySeeds(seeds, 1), cws, xs), ErrStopped)
+		// A stopped Gen writes nothing.
+		clear(gen)
+		require.ErrorIs(t, vc.Gen(gen, gs, alphas, betas), ErrStopped)
+		require.Equal(t, make([]Cw, len(gen)), gen)
 	})
 }
 
