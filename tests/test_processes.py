@@ -43,10 +43,16 @@ def test_forked_child_is_refused_instead_of_hanging():
     s = pyfss.Dpf(8, "uint32")
     cws = s.gen(SEEDS, 3, pyfss.from_int(1, "uint32"))
     xs = torch.tensor([3, 4], dtype=torch.int32)
+    batch = SEEDS.expand(2, 2, 4).contiguous()
+    betas = pyfss.from_int(1, "uint32").expand(2, 4).contiguous()
+    batch_cws, batch_s0 = s.gen(batch, xs, betas), batch[:, 0].contiguous()
     calls = [
         lambda: s.eval(0, SEEDS[0], cws, 3),  # the fast path, straight to the C entry
         lambda: s.eval(0, SEEDS[0], cws, xs),
         lambda: s.gen(SEEDS, 3, pyfss.from_int(1, "uint32")),
+        # plain batches, also straight to the C entries
+        lambda: s.gen(batch, xs, betas),
+        lambda: s.eval(0, batch_s0, batch_cws, xs),
         lambda: s.eval_all(0, SEEDS[0], cws),
         pyfss.backend_info,
         lambda: pyfss.Dpf(8),
