@@ -201,9 +201,12 @@ func (k *oneKeyDpf) genRange(cws []Cw, s0s []Block, alphas []Uint128, betas []Bl
 		w.Rows, w.Path = blockBytes(cwBlocks(key[:n])), oneKeyPath(alphas[i], n)
 		seeds := seedPairImage((*[2]Block)(s0s[2*i:]))
 		t1 := k.keys.Gen(&w, &seeds)
-		leaves := [2]Block{BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1])}
-		key[n] = Cw{dpfLastCw(ar, betas[i], leaves[0], leaves[1], t1)}
+		s0, s1 := BlockFromBytes(seeds[0]), BlockFromBytes(seeds[1])
+		key[n] = Cw{dpfLastCw(ar, betas[i], s0, s1, t1)}
 		if tail != nil {
+			// Declared here: the slice given to the interface's method goes to the
+			// heap, which DPF's Gen need not pay for.
+			leaves := [2]Block{s0, s1}
 			tail.tailRows(key, alphas[i:i+1], leaves[:])
 		}
 	}

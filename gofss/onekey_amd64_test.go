@@ -206,3 +206,24 @@ func TestOneKeyDpfRefusesBadRows(t *testing.T) {
 		})
 	}
 }
+
+// One key's Gen and Eval on the one-key walks allocate nothing on the Go heap: each
+// crossing from Python is one such call, and garbage there grows the process's memory
+// between collections (a 32-byte array that VDPF's Gen hands to its hashes once went
+// to the heap on DPF's Gen too).
+func TestOneKeyCallsDoNotAllocate(t *testing.T) {
+	for _, im := range append([]string{AesniImpl}, fusedEvalImpls...) {
+		for _, kind := range []Kind{KindDpf, KindDcfLt} {
+			s, err := New(DefaultParams(kind, 20, Uint64, PrgAesMmo), WithImpl(im))
+			if err != nil {
+				continue // not on this CPU
+			}
+			seeds, alphas, betas := []Block{{Lo: 1}, {Lo: 2}}, []Uint128{{Lo: 77}}, []Block{{Lo: 9}}
+			cws, out := make([]Cw, s.Params().CwRows()), make([]Block, 1)
+			gen := testing.AllocsPerRun(100, func() { require.NoError(t, s.Gen(cws, seeds, alphas, betas)) })
+			eval := testing.AllocsPerRun(100, func() { require.NoError(t, s.Eval(out, 0, seeds[:1], cws, alphas)) })
+			require.Zero(t, gen, "%s %s Gen", im, kind)
+			require.Zero(t, eval, "%s %s Eval", im, kind)
+		}
+	}
+}
