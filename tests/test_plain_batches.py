@@ -50,9 +50,10 @@ def test_plain_batches_match_the_general_path(scheme, prg, group):
                 assert torch.equal(y[j], s.eval(party, s0[j], cws[j], int(xs[j])))
 
 
-def _refusal(call):
+def _refusal(fn, *args, **kwargs):
+    """The type and message of the error fn(*args, **kwargs) raises."""
     with pytest.raises((ValueError, TypeError)) as e:
-        call()
+        fn(*args, **kwargs)
     return type(e.value), str(e.value)
 
 
@@ -68,15 +69,15 @@ def test_plain_batches_refuse_what_the_general_path_refuses():
     far = alphas.clone()
     far[3] = 2**N  # outside the domain
     for cws_, xs in ((bad, alphas), (cws, far)):
-        plain = _refusal(lambda: s.eval(1, s0, cws_, xs))
-        assert plain == _refusal(lambda: s.eval(1, s0, cws_, xs, out=out)), plain
+        plain = _refusal(s.eval, 1, s0, cws_, xs)
+        assert plain == _refusal(s.eval, 1, s0, cws_, xs, out=out), plain
 
     same = s0s.clone()
     same[1, 1] = same[1, 0]  # key 1: equal seeds
     gen_out = torch.empty_like(cws)
     for seeds, a in ((same, alphas), (s0s, far)):
-        plain = _refusal(lambda: s.gen(seeds, a, betas))
-        assert plain == _refusal(lambda: s.gen(seeds, a, betas, out=gen_out)), plain
+        plain = _refusal(s.gen, seeds, a, betas)
+        assert plain == _refusal(s.gen, seeds, a, betas, out=gen_out), plain
 
 
 def test_plain_batches_skip_the_general_path(monkeypatch):
