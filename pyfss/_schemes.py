@@ -510,8 +510,8 @@ class _Scheme(_Base):
 
     def keygen(self, alpha, beta: torch.Tensor) -> tuple[Key, Key]:
         """Generates a key pair (or a batch of pairs) with seeds from the OS's
-        randomness: os.urandom, or for one key on the CPU the core's read of the same
-        source, in the same call as gen.
+        randomness: on the CPU the core's read of the source os.urandom reads, in the
+        same call as gen; for CUDA os.urandom, the seeds copied to the device.
 
         alpha and beta are as for gen(); beta's leading dimensions are the batch
         shape. Returns the two parties' keys, each carrying this scheme's public
@@ -549,7 +549,27 @@ class _Scheme(_Base):
                 raise go_error(e) from None
             return made_key(self.params(), 0, s0, cws), made_key(self.params(), 1, s1, cws)
         beta = v.int32_tensor("beta", beta, (4,), "(4,)")
-        seeds = _random_int32((*beta.shape[:-1], 2, 4)).to(beta.device)
+        batch = tuple(beta.shape[:-1])
+        a = self._alphas(alpha, batch)
+        if self._device(beta, *a.tensors) is v.CPU:
+            # One call into the core, which draws the seeds and writes each party's
+            # into memory of its own (see _own): no copies of them here.
+            s0, s1 = (_pool.empty(beta, (*batch, 4)) for _ in (0, 1))
+            cws = _pool.empty(beta, (*batch, *self._cws_tail))
+            if k := math.prod(batch):
+                args = (
+                    s0.data_ptr(),
+                    s1.data_ptr(),
+                    a.ptr,
+                    a.words,
+                    a.lo,
+                    a.hi,
+                    beta.data_ptr(),
+                    k,
+                )
+                self._call(lib.KeyGens, v.CPU, cws, args, work=k * self.in_bits)
+            return Key(self.params(), 0, s0, cws), Key(self.params(), 1, s1, cws)
+        seeds = _random_int32((*batch, 2, 4)).to(beta.device)
         cws = self.gen(seeds, alpha, beta)
         k0, k1 = (Key(self.params(), p, _own(seeds[..., p, :]), cws) for p in (0, 1))
         return k0, k1

@@ -3,6 +3,8 @@ out), which go straight to the core's C entry points (_Scheme._plain_gen and
 _plain_eval), against the general path (forced with out=) and the one-key calls:
 the same outputs, the same refusals, and the general path for every other form."""
 
+import re
+
 import pytest
 import torch
 
@@ -110,3 +112,46 @@ def test_plain_batches_skip_the_general_path(monkeypatch):
     monkeypatch.setattr(_schemes, "STOPPABLE_WORK", 4 * N)
     with pytest.raises(AssertionError, match="general path"):
         s.eval(0, s0, cws, alphas)
+
+
+KEYGEN_SCHEMES = {
+    **{name: make for name, make in SCHEMES.items() if name != "dcf_gt"},
+    "vdpf": pyfss.Vdpf,
+}
+
+
+@pytest.mark.parametrize("scheme", KEYGEN_SCHEMES)
+@pytest.mark.parametrize("group", ["bytes", "uint64"])
+def test_batched_keygen_is_gen_on_fresh_seeds(scheme, group):
+    """A batch's keygen on the CPU (one call: the core draws the seeds): each pair's
+    keys are what gen makes from the seeds they carry, for any batch shape and an
+    int or a tensor alpha; each call draws new seeds."""
+    s = KEYGEN_SCHEMES[scheme](12, group, "aes128_mmo")
+    g = torch.Generator().manual_seed(44)
+    for batch in ((), (1,), (5,), (2, 3)):
+        alphas = torch.randint(0, 2**12, batch, dtype=torch.int32, generator=g)
+        betas = torch.randint(-(2**31), 2**31, (*batch, 4), dtype=torch.int32, generator=g)
+        betas[..., 3] &= ~1
+        for alpha in (alphas, 77):
+            k0, k1 = s.keygen(alpha, betas)
+            assert k0.s0.shape == (*batch, 4) and k1.party == 1 and k0.cws is k1.cws
+            assert k0.cws.shape == (*batch, *s._cws_tail)
+            seeds = torch.stack([k0.s0, k1.s0], -2)
+            assert torch.equal(k0.cws, s.gen(seeds, alpha, betas)), (batch, alpha)
+            again, _ = s.keygen(alpha, betas)
+            assert not torch.equal(again.s0, k0.s0)
+
+
+def test_batched_keygen_refuses_what_gen_refuses():
+    s = pyfss.Dpf(12, "bytes", "aes128_mmo")
+    alphas = torch.tensor([1, 2, 3], dtype=torch.int32)
+    betas = torch.zeros(3, 4, dtype=torch.int32)
+    seeds = torch.arange(24, dtype=torch.int32).reshape(3, 2, 4)
+    far = torch.tensor([1, 2**12, 3], dtype=torch.int32)
+    reserved = betas.clone()
+    reserved[1, 3] = 1  # the bytes group's reserved bit
+    for a, b in ((far, betas), (alphas, reserved), (alphas[:2], betas)):
+        with pytest.raises((ValueError, TypeError)) as gen_error:
+            s.gen(seeds, a, b)
+        with pytest.raises(type(gen_error.value), match=re.escape(str(gen_error.value))):
+            s.keygen(a, b)

@@ -3,6 +3,7 @@ package binding
 import (
 	"crypto/rand"
 	"errors"
+	"math"
 	"sync"
 	"unsafe"
 
@@ -33,6 +34,39 @@ func KeyGen(handle int64, cws, s0, s1 uintptr, alphaLo, alphaHi uint64, betas ui
 	_, _ = rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(&seeds[0])), int(unsafe.Sizeof(*seeds))))
 	if n, err = genCPU(s, cws, seeds[:], 0, 0, alphaLo, alphaHi, betas, 1, 0); err == nil {
 		seed0[0], seed1[0] = seeds[0], seeds[1]
+	}
+	return n, err
+}
+
+// KeyGens is keygen's crossing for a batch of k keys on the CPU (device must be
+// CPU): KeyGen for each key, its two seeds drawn from the OS's randomness and written
+// to s0 and s1 (k blocks each, apart for the same reason), the keys made by Gen at
+// alphas (see readInputs) with the values at betas into cws. control is Gen's.
+// Nothing is written to s0 and s1 when Gen refuses or is stopped. Returns k.
+func KeyGens(handle int64, device int, stream uintptr, cws, s0, s1, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, control uintptr) (n int, err error) {
+	defer guard(&err)
+	s, err := lookup(handle)
+	if err != nil {
+		return 0, err
+	}
+	if device != CPU {
+		return 0, valueErrorf("KeyGens runs on the CPU; on CUDA, Gen takes seeds drawn on the host")
+	}
+	if k < 0 || k > math.MaxInt/(2*s.Params().CwRows()) {
+		return 0, valueErrorf("bad number of keys %d", k)
+	}
+	seed0, err1 := view[gofss.Block]("s0", s0, k)
+	seed1, err2 := view[gofss.Block]("s1", s1, k)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	seeds := make([]gofss.Block, 2*k) // key i's at 2i and 2i+1, as Gen takes them
+	defer clear(seeds)
+	_, _ = rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(seeds))), 2*k*int(unsafe.Sizeof(gofss.Block{}))))
+	if n, err = genCPU(s, cws, seeds, alphas, alphaWords, alphaLo, alphaHi, betas, k, control); err == nil {
+		for i := range k {
+			seed0[i], seed1[i] = seeds[2*i], seeds[2*i+1]
+		}
 	}
 	return n, err
 }
