@@ -267,26 +267,31 @@ class _Scheme(_Base):
             self._call(lib.Gen, device, dst, args, work=k * self.in_bits)
         return _into(cws, dst)
 
-    # A batch of k keys, one int32 point each (in_bits <= 32), CPU tensors as they
-    # usually come, no out, and too little work for the pool or Ctrl-C's thread: the
-    # one-key calls' way for such a batch too, its tensors checked by _plain and
-    # passed straight to the C entry point. The general path costs 4 us more (4
-    # against 8.5 us for 4 keys), the time of a hundred keys' evaluations. None where
-    # a call is not of that form; the general path then checks it and says why.
+    # Calls of the usual forms (a batch of k keys at one int32 point each, or one key
+    # at a vector of int32 points; in_bits <= 32), CPU tensors as they usually come,
+    # no out, and too little work for the pool or Ctrl-C's thread, go the one-key
+    # calls' way: their tensors checked by _plain and passed straight to the C entry
+    # point. The general path costs 4 us more (4 against 8.5 us for 4 keys), the time
+    # of a hundred keys' evaluations. None where a call is not of such a form; the
+    # general path then checks it and says why.
 
-    def _plain_keys(self, s0, rows: int) -> int:
-        """k, the keys of a plain batch (s0's first dimension), or 0."""
-        if type(s0) is not _Tensor or s0.dim() < 2 or self.in_bits > 32 or _ext.forked:
-            return 0
-        k = s0.shape[0]
-        if k * self.in_bits > STOPPABLE_WORK or k * rows * 16 >= _pool.MIN_BYTES:
-            return 0
-        return k
+    def _plain_size(self, points: int, out_blocks: int) -> bool:
+        """Whether a call of this many points (keys for gen) and output blocks goes
+        the plain way."""
+        return (
+            0 < points
+            and points * self.in_bits <= STOPPABLE_WORK
+            and out_blocks * 16 < _pool.MIN_BYTES
+            and self.in_bits <= 32
+            and not _ext.forked
+        )
 
     def _plain_gen(self, s0s, alpha, beta) -> torch.Tensor | None:
-        k = self._plain_keys(s0s, 2 * self._cws_tail[0])
+        if type(s0s) is not _Tensor or s0s.dim() != 3:
+            return None
+        k = s0s.shape[0]
         if not (
-            k
+            self._plain_size(k, 2 * k * self._cws_tail[0])
             and (s0s_ptr := _plain(s0s, (k, 2, 4)))
             and (alpha_ptr := _plain(alpha, (k,)))
             and (beta_ptr := _plain(beta, (k, 4)))
@@ -313,17 +318,25 @@ class _Scheme(_Base):
         return cws
 
     def _plain_eval(self, party, s0, cws, x) -> torch.Tensor | None:
-        k = self._plain_keys(s0, 1)
+        if type(s0) is not _Tensor or x.dim() != 1:
+            return None
+        n = x.shape[0]
+        s0_shape: tuple
+        cws_shape: tuple
+        if s0.dim() == 1:  # one key at n points
+            k, s0_shape, cws_shape = 1, _SEED_SHAPE, self._cws_tail
+        else:  # n keys at a point each
+            k, s0_shape, cws_shape = n, (n, 4), (n, *self._cws_tail)
         if not (
-            k
+            self._plain_size(n, n)
             and type(party) is int
             and (party == 0 or party == 1)
-            and (s0_ptr := _plain(s0, (k, 4)))
-            and (cws_ptr := _plain(cws, (k, *self._cws_tail)))
-            and (x_ptr := _plain(x, (k,)))
+            and (s0_ptr := _plain(s0, s0_shape))
+            and (cws_ptr := _plain(cws, cws_shape))
+            and (x_ptr := _plain(x, (n,)))
         ):
             return None
-        y = s0.new_empty(k, 4)
+        y = s0.new_empty(n, 4)
         try:
             _raw_eval(
                 self._handle,
@@ -338,7 +351,7 @@ class _Scheme(_Base):
                 1,
                 0,
                 0,
-                1,
+                n // k,
                 0,
                 0,
             )

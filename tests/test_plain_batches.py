@@ -1,6 +1,7 @@
-"""Batched calls of the common form (CPU int32 tensors, one int32 point per key, no
-out), which go straight to the core's C entry points (_Scheme._plain_gen and
-_plain_eval), against the general path (forced with out=) and the one-key calls:
+"""Calls of the usual forms (CPU int32 tensors, a batch of keys at one int32 point
+each or one key at a vector of points, no out), which go straight to the core's C
+entry points (_Scheme._plain_gen and _plain_eval), and a batch's keygen (one call,
+KeyGens), against the general path (forced with out=), the one-key calls and gen:
 the same outputs, the same refusals, and the general path for every other form."""
 
 import re
@@ -50,6 +51,11 @@ def test_plain_batches_match_the_general_path(scheme, prg, group):
             assert torch.equal(y, s.eval(party, s0, cws, xs, out=out))
             for j in range(k):
                 assert torch.equal(y[j], s.eval(party, s0[j], cws[j], int(xs[j])))
+            # One key at the k points.
+            y = s.eval(party, s0[0], cws[0], xs)
+            assert torch.equal(y, s.eval(party, s0[0], cws[0], xs, out=out))
+            for j in range(k):
+                assert torch.equal(y[j], s.eval(party, s0[0], cws[0], int(xs[j])))
 
 
 def _refusal(fn, *args, **kwargs):
@@ -97,6 +103,7 @@ def test_plain_batches_skip_the_general_path(monkeypatch):
     cws = s.gen(s0s, alphas, betas)
     assert torch.equal(cws, want)
     assert s.eval(0, s0, cws, alphas).shape == (5, 4)
+    assert s.eval(0, s0[0], cws[0], alphas).shape == (5, 4)  # one key at 5 points
     others = [
         lambda: s.eval(0, s0, cws, alphas.long()),  # int64 points
         lambda: s.eval(0, s0, cws, alphas[:, None]),  # several points per key
