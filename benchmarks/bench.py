@@ -760,14 +760,15 @@ def small_batch_calls(s, k: int, g: torch.Generator) -> dict:
     xs = torch.randint(0, 2**BITS, (k,), dtype=torch.int32, generator=g)
     betas = torch.randint(-(2**31), 2**31 - 1, (k, 4), dtype=torch.int32, generator=g)
     cws, s0, wide = s.gen(s0s, xs, betas), s0s[:, 0].contiguous(), xs.long()
+    one_s0, one_cws = s0[0].clone(), cws[0].clone()  # one key as a user holds it
     return {
         f"eval, {k} keys x 1 point": (
             lambda: s.eval(0, s0, cws, xs),
             lambda: s.eval(0, s0, cws, wide),
         ),
         f"eval, 1 key x {k} points": (
-            lambda: s.eval(0, s0[0], cws[0], xs),
-            lambda: s.eval(0, s0[0], cws[0], wide),
+            lambda: s.eval(0, one_s0, one_cws, xs),
+            lambda: s.eval(0, one_s0, one_cws, wide),
         ),
         f"gen, {k} keys": (lambda: s.gen(s0s, xs, betas), lambda: s.gen(s0s, wide, betas)),
     }
