@@ -107,6 +107,12 @@ def lint(session):
     if unformatted.strip():
         session.error(f"gofmt would change:\n{unformatted}")
     session.run("go", "vet", "./...", external=True)
+    # The binding's entries for CPython (built with their tag, against Python.h).
+    include = session.run(
+        "python", "-c", "import sysconfig; print(sysconfig.get_paths()['include'])", silent=True
+    ).strip()
+    cflags = {"CGO_CFLAGS": f"-O2 -I{include}"}
+    session.run("go", "vet", "-tags", "pyfss_cpython", "./gofss/binding", env=cflags, external=True)
 
     # The x86 assembly comes from the avo generators under each package's _asm: the
     # files must be what the generators write now (the tree's state, edits included,

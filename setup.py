@@ -34,6 +34,8 @@ FATBIN = Path("gofss", "cuda", "kernels", "pyfss.fatbin")
 # the same package; the name must not start with "_", or Go ignores gopy's
 # generated Go file.
 GOPY_NAME = "gofss"
+# Builds the binding's entries that CPython calls without gopy's wrapper.
+CPYTHON_TAG = "pyfss_cpython"
 PACKAGE = "pyfss._gofss"
 GLUE = ("__init__.py", "binding.py", "go.py")
 # The glue changes the working directory around its import, which fails when
@@ -62,6 +64,17 @@ def ldshared_allow():
     if own := os.environ.get("CGO_LDFLAGS_ALLOW"):
         patterns.append(f"(?:{own})")
     return "^(?:" + "|".join(patterns) + ")$" if patterns else None
+
+
+def goflags_with_tag(goflags):
+    """goflags with the build tag of the binding's direct entries (cpython.go and
+    .c) added to its -tags list, or a -tags flag with the tag alone."""
+    flags = goflags.split()
+    for i, flag in enumerate(flags):
+        if flag.startswith("-tags="):
+            flags[i] = f"{flag}{',' if flag != '-tags=' else ''}{CPYTHON_TAG}"
+            return " ".join(flags)
+    return " ".join([*flags, f"-tags={CPYTHON_TAG}"])
 
 
 def fatbin_is_current():
@@ -111,7 +124,10 @@ class BuildGo(build_ext):
             # gopy runs a bare `go` and `goimports`.
             "PATH": os.pathsep.join([str(tools), str(Path(go).parent), goenv.get("PATH", "")]),
             # -trimpath: no paths of the building machine in the binary.
-            "GOFLAGS": f"{goenv.get('GOFLAGS', '')} -buildvcs=false -trimpath".strip(),
+            "GOFLAGS": f"{goflags_with_tag(goenv.get('GOFLAGS', ''))} -buildvcs=false -trimpath",
+            # The binding's cpython.c includes Python.h (gopy sets this itself only
+            # for its final build).
+            "CGO_CFLAGS": f"{goenv.get('CGO_CFLAGS', '-O2 -g')} -I{sysconfig.get_paths()['include']}",
         }
         if allow := ldshared_allow():
             env["CGO_LDFLAGS_ALLOW"] = allow

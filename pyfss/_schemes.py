@@ -17,7 +17,7 @@ import torch
 
 from . import _cuda, _ext, _pool
 from . import _validate as v
-from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, raw
+from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, small
 from ._keys import Key, made_key
 from ._params import MAX_EVAL_ALL_BITS, PRGS, Handle, record_fields
 from ._progress import Progress, Reporter
@@ -27,9 +27,10 @@ _INT32 = torch.int32
 _SEED_SHAPE = (4,)
 _MASK64 = 2**64 - 1
 _SEEDS_SHAPE = (2, 4)
-_raw_eval = raw.binding_Eval
-_raw_gen = raw.binding_Gen
-_raw_keygen = raw.binding_KeyGen
+_empty_like = torch.empty_like
+_small_eval = small.eval
+_small_gen = small.gen
+_small_keygen = small.keygen
 
 
 def _plain(t, shape: tuple) -> int:
@@ -226,7 +227,7 @@ class _Scheme(_Base):
         ):
             cws = s0s.new_empty(*self._cws_tail)  # varargs: a size tuple parses slower
             try:
-                _raw_gen(
+                _small_gen(
                     self._handle,
                     _cuda.HOST,
                     0,
@@ -299,7 +300,7 @@ class _Scheme(_Base):
             return None
         cws = s0s.new_empty(k, *self._cws_tail)
         try:
-            _raw_gen(
+            _small_gen(
                 self._handle,
                 _cuda.HOST,
                 0,
@@ -338,7 +339,7 @@ class _Scheme(_Base):
             return None
         y = s0.new_empty(n, 4)
         try:
-            _raw_eval(
+            _small_eval(
                 self._handle,
                 _cuda.HOST,
                 0,
@@ -401,9 +402,9 @@ class _Scheme(_Base):
             and not ((s0_ptr := s0.data_ptr()) | (cws_ptr := cws.data_ptr())) & 7  # aligned
             and not _ext.forked
         ):
-            y = s0.new_empty(4)
+            y = _empty_like(s0)  # s0 is (4,): cheaper than new_empty(4)
             try:
-                _raw_eval(
+                _small_eval(
                     self._handle,
                     _cuda.HOST,
                     0,
@@ -549,7 +550,7 @@ class _Scheme(_Base):
             s0, s1 = beta.new_empty(4), beta.new_empty(4)
             cws = beta.new_empty(*self._cws_tail)
             try:
-                _raw_keygen(
+                _small_keygen(
                     self._handle,
                     cws.data_ptr(),
                     s0.data_ptr(),

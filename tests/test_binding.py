@@ -3,6 +3,8 @@ the core's catalogue, the walk implementation a scheme runs on, the memory check
 
 import json
 import os
+import sys
+import threading
 
 import pytest
 import torch
@@ -57,6 +59,96 @@ def test_raw_entries_raise_json_runtime_errors_that_call_maps():
         _ext.call(_ext.raw.binding_Eval, *eval_args(-5))
     with pytest.raises(ValueError, match="no scheme with handle -5"):
         _ext.call(pyfss.lib.Eval, *eval_args(-5))
+
+
+def test_small_entries_raise_what_the_raw_ones_raise():
+    for entry in (_ext.small.eval, _ext.raw.binding_Eval):
+        with pytest.raises(RuntimeError) as e:
+            entry(*eval_args(-5))
+        assert json.loads(str(e.value)) == {"kind": "value", "message": "no scheme with handle -5"}
+    with pytest.raises(ValueError, match="no scheme with handle -5"):
+        _ext.call(_ext.small.eval, *eval_args(-5))
+
+
+@pytest.mark.parametrize(
+    ("position", "value", "exc"),
+    [
+        (3, -8, OverflowError),  # an address: unsigned
+        (3, 2**64, OverflowError),
+        (10, 2**64 + 5, OverflowError),  # x's low word, which gopy's "K" would wrap to 5
+        (4, 2**63, OverflowError),  # party: signed
+        (4, 1.0, TypeError),
+        (5, "0", TypeError),
+    ],
+)
+def test_small_entries_refuse_what_does_not_fit_rather_than_wrap(position, value, exc):
+    args = list(eval_args(pyfss.Dpf(8)._handle))
+    args[position] = value
+    with pytest.raises(exc):
+        _ext.small.eval(*args)
+    with pytest.raises(TypeError, match="eval takes 15 arguments"):
+        _ext.small.eval(*args[:-1])
+    with pytest.raises(TypeError, match="keygen takes 7 arguments"):
+        _ext.small.keygen()
+
+
+@pytest.mark.parametrize("prg", ["chacha", "aes128_mmo"])
+def test_small_entries_compute_what_the_raw_ones_compute(prg):
+    # A batch of 3 keys at 2 int32 points each, both ways into the same Go functions.
+    s = pyfss.Dcf(12, "uint64", prg)
+    seeds = torch.randint(-(2**31), 2**31, (3, 2, 4), dtype=torch.int32)
+    alphas = torch.tensor([0, 77, 4095], dtype=torch.int32)
+    betas = torch.randint(0, 2**31, (3, 4), dtype=torch.int32)
+    xs = torch.tensor([[0, 1], [77, 78], [4095, 9]], dtype=torch.int32)
+    gens, evals = [], []
+    for gen, eval_ in (
+        (_ext.small.gen, _ext.small.eval),
+        (_ext.raw.binding_Gen, _ext.raw.binding_Eval),
+    ):
+        cws = torch.empty(3, 13, 8, dtype=torch.int32)
+        a = (alphas.data_ptr(), 1, 0, 0, betas.data_ptr(), 3, 0)
+        assert gen(s._handle, -1, 0, cws.data_ptr(), seeds.data_ptr(), *a) == 3
+        y = torch.empty(3, 2, 4, dtype=torch.int32)
+        s1 = seeds[:, 1].contiguous()
+        x = (xs.data_ptr(), 1, 0, 0, 2, 0, 0)
+        assert eval_(s._handle, -1, 0, y.data_ptr(), 1, s1.data_ptr(), 3, cws.data_ptr(), *x) == 6
+        gens.append(cws)
+        evals.append(y)
+    assert torch.equal(gens[0], gens[1]) and torch.equal(evals[0], evals[1])
+    assert torch.equal(gens[0], s.gen(seeds, alphas, betas))
+    assert torch.equal(evals[0], s.eval(1, seeds[:, 1], gens[0], xs.long()))
+
+
+def test_small_entries_release_the_gil():
+    # With a long switch interval the main thread gives the GIL up only where a call
+    # releases it: a counting thread counts during the call only if it did.
+    s = pyfss.Dpf(20, "uint64", "aes128_mmo")
+    k = 1 << 14
+    seeds, cws = torch.zeros(k, 4, dtype=torch.int32), torch.zeros(k, 21, 8, dtype=torch.int32)
+    y = torch.empty(k, 4, dtype=torch.int32)
+    args = list(eval_args(s._handle))
+    args[3], args[5], args[6], args[7] = y.data_ptr(), seeds.data_ptr(), k, cws.data_ptr()
+    count, started, done = [0], threading.Event(), threading.Event()
+
+    def counter():
+        started.set()
+        while not done.is_set():
+            count[0] += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
+    worker = threading.Thread(target=counter)
+    try:
+        worker.start()
+        started.wait()
+        before = count[0]
+        _ext.small.eval(*args)
+        during = count[0] - before
+    finally:
+        done.set()
+        sys.setswitchinterval(interval)
+        worker.join()
+    assert during > 0
 
 
 def test_defaults_and_limits_come_from_the_catalogue():

@@ -10,6 +10,10 @@
 //   - a function that can fail returns (value, error), never a bare error, whose
 //     message string gopy leaks on every call, and defers guard, because a Go
 //     panic would abort the Python process.
+//
+// With the build tag pyfss_cpython (the extension's build sets it), cpython.go and
+// cpython.c add a module of direct entries to Eval, Gen and KeyGen, which Python
+// uses for its smallest calls: gopy's wrapper costs more than a one-key Eval.
 package binding
 
 import (
