@@ -138,13 +138,13 @@ func (f *fastDcf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 		f.Dcf.walkGen(stp, cws, s0s, alphas, betas)
 		return
 	}
-	n, ar, prg, gt := f.params.InBits, f.params.Group.arith(), f.prg, f.Pred() == Gt
+	n, perKey, ar, prg, gt := f.params.InBits, f.params.cwRows(), f.params.Group.arith(), f.prg, f.Pred() == Gt
 	keys := f.aes.four()
 	if keys == nil && len(alphas) < fastGenMinKeys {
 		f.Dcf.walkGen(stp, cws, s0s, alphas, betas)
 		return
 	}
-	forGenTiles(stp, n, n+1, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
+	forGenTiles(stp, n, perKey, 4, cws, s0s, alphas, func(st *fastGenState, k0, k1 int, rows *simd.GenRows, w []Cw) {
 		for j := range st.betas {
 			st.vs[j], st.betas[j] = Block{}, Block{}
 			if j < k1-k0 {
@@ -161,7 +161,7 @@ func (f *fastDcf) walkGen(stp callControl, cws []Cw, s0s []Block, alphas []Uint1
 		}
 		for j := range k1 - k0 {
 			u0, u1 := st.u0[j], st.u1[j]
-			w[j*(n+1)+n] = Cw{Block{}, dcfLastCw(ar, u0.Clamp(), u1.Clamp(), u1.Lsb(), st.vs[j])}
+			w[j*perKey+n] = Cw{Block{}, dcfLastCw(ar, u0.Clamp(), u1.Clamp(), u1.Lsb(), st.vs[j])}
 		}
 	})
 }
