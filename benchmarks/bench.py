@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 
 import pyfss
+from pyfss._ext import small
 
 REPO = Path(__file__).resolve().parent.parent
 BITS = 20
@@ -717,8 +718,9 @@ def one_key_calls(s, g: torch.Generator) -> dict:
 def one_key_section() -> str:
     """One key per call (uint64, in_bits 20): with aes128_mmo on each CPU walk
     implementation that serves it, with chacha (fss_crypto's default PRG, no target)
-    on the default one, and the floor under any call (a bare gopy call, a 4-word
-    torch allocation) measured in the same run."""
+    on the default one, and the floor under any call (a bare gopy call, a call of the
+    direct entries that one-key calls take, a 4-word torch allocation) measured in
+    the same run."""
     g = torch.Generator().manual_seed(7)
     rows = []
     for cls in (pyfss.Dpf, pyfss.Dcf):
@@ -735,6 +737,13 @@ def one_key_section() -> str:
                     [cls.__name__, prg, s.impl, op, f"{med:.2f}", f"{p90:.2f}", target.get(op, "")]
                 )
     floor = [["gopy no-op", *(f"{u:.2f}" for u in median_p90_us(pyfss.lib.Version))]]
+    s = pyfss.Dpf(BITS)  # kept alive: its handle is freed with it
+    floor.append(
+        [
+            "direct entry, Eval of 0 keys",
+            *(f"{u:.2f}" for u in median_p90_us(lambda: small.eval(s._handle, -1, *[0] * 13))),
+        ]
+    )
     floor.append(
         [
             "torch.empty(4)",

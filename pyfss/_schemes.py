@@ -545,9 +545,9 @@ class _Scheme(_Base):
             and not (beta_ptr := beta.data_ptr()) & 7  # aligned
             and not _ext.forked
         ):
-            # Each party's seed in memory of its own (see _own); sizes as varargs, as
-            # in gen.
-            s0, s1 = beta.new_empty(4), beta.new_empty(4)
+            # Each party's seed in memory of its own (see _own), shaped like beta;
+            # the rows' size as varargs, as in gen.
+            s0, s1 = _empty_like(beta), _empty_like(beta)
             cws = beta.new_empty(*self._cws_tail)
             try:
                 _small_keygen(
