@@ -2,6 +2,8 @@
 buckets' trees and output corrections, without cs), reconstruction against the
 definition, proofs of tampered keys, serialization and the errors."""
 
+import random
+
 import pytest
 import torch
 from vectors import block, load_vectors, prg_kwargs
@@ -188,6 +190,35 @@ def test_serialization():
         other = pyfss.Dmpf(20, 9, "uint64", "aes128_mmo")
         with pytest.raises(ValueError, match="max_points"):
             other.load_key(k0.to_bytes())
+
+
+@pytest.mark.parametrize("kind", ["dmpf", "vdmpf"])
+def test_mutated_key_bytes(kind):
+    """Random byte changes to a serialized key, header and rows alike: loading raises
+    ValueError or TypeError or gives a key; a loaded key evaluates at every input of
+    its domain, and over the whole of it, or raises ValueError."""
+    make = pyfss.Vdmpf if kind == "vdmpf" else pyfss.Dmpf
+    s = make(8, 4, "uint32", "aes128_mmo")
+    _, k1 = s.keygen([3, 200, 17], pyfss.from_int([5, 6, 7], "uint32"))
+    blob = k1.to_bytes()
+    rng = random.Random(11)
+    loaded = 0
+    for _ in range(300):
+        data = bytearray(blob)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            scheme, key = pyfss.load_key(bytes(data))
+        except (ValueError, TypeError):
+            continue
+        loaded += 1
+        xs = torch.arange(1 << min(scheme.in_bits, 8))
+        for run, args in ((scheme.eval_key, (key, xs)), (scheme.eval_all_key, (key,))):
+            try:
+                run(*args)
+            except ValueError:
+                pass
+    assert loaded > 0
 
 
 def test_bad_inputs():
