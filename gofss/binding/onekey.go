@@ -29,13 +29,7 @@ func KeyGen(handle int64, cws, s0, s1 uintptr, alphaLo, alphaHi uint64, betas ui
 	}
 	seeds := keyGenSeeds.Get().(*[2]gofss.Block)
 	defer keyGenSeeds.Put(seeds)
-	defer clear(seeds[:])
-	// crypto/rand.Read reads the OS's source (getrandom on Linux) and does not fail.
-	_, _ = rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(&seeds[0])), int(unsafe.Sizeof(*seeds))))
-	if n, err = genCPU(s, cws, seeds[:], 0, 0, alphaLo, alphaHi, betas, 1, 0); err == nil {
-		seed0[0], seed1[0] = seeds[0], seeds[1]
-	}
-	return n, err
+	return genOnFreshSeeds(s, cws, seeds[:], seed0, seed1, 0, 0, alphaLo, alphaHi, betas, 1, 0)
 }
 
 // KeyGens is keygen's crossing for a batch of k keys on the CPU (device must be
@@ -60,9 +54,17 @@ func KeyGens(handle int64, device int, stream uintptr, cws, s0, s1, alphas uintp
 	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
 	}
-	seeds := make([]gofss.Block, 2*k) // key i's at 2i and 2i+1, as Gen takes them
+	return genOnFreshSeeds(s, cws, make([]gofss.Block, 2*k), seed0, seed1, alphas, alphaWords, alphaLo, alphaHi, betas, k, control)
+}
+
+// genOnFreshSeeds fills seeds (2k blocks, key i's at 2i and 2i+1, as Gen takes them)
+// from the OS's randomness, runs Gen for k keys on them, and only where Gen succeeds
+// writes each key's party 0 and party 1 seeds to seed0 and seed1 (k blocks each).
+// seeds is cleared before it returns.
+func genOnFreshSeeds(s gofss.Scheme, cws uintptr, seeds, seed0, seed1 []gofss.Block, alphas uintptr, alphaWords int, alphaLo, alphaHi uint64, betas uintptr, k int, control uintptr) (n int, err error) {
 	defer clear(seeds)
-	_, _ = rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(seeds))), 2*k*int(unsafe.Sizeof(gofss.Block{}))))
+	// crypto/rand.Read reads the OS's source (getrandom on Linux) and does not fail.
+	_, _ = rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(seeds))), len(seeds)*int(unsafe.Sizeof(gofss.Block{}))))
 	if n, err = genCPU(s, cws, seeds, alphas, alphaWords, alphaLo, alphaHi, betas, k, control); err == nil {
 		for i := range k {
 			seed0[i], seed1[i] = seeds[2*i], seeds[2*i+1]
