@@ -1,9 +1,12 @@
 import hashlib
 import json
+import random
 from pathlib import Path
 
 import pytest
 import torch
+
+import pyfss
 
 VECTORS = Path(__file__).resolve().parent.parent / "gofss" / "testdata" / "vectors"
 
@@ -56,3 +59,22 @@ def check_eval_all(s, case, seeds, cws):
 cuda = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)"
 )
+
+
+def loaded_mutations(blob: bytes, seed: int, count: int = 300):
+    """(scheme, key) for each of count random changes of 1-4 bytes to a serialized
+    key that pyfss.load_key accepts; the others must raise ValueError or TypeError.
+    Ends by checking that some loaded, so that a caller's checks of them ran."""
+    rng = random.Random(seed)
+    loaded = 0
+    for _ in range(count):
+        data = bytearray(blob)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            scheme, key = pyfss.load_key(bytes(data))
+        except (ValueError, TypeError):
+            continue
+        loaded += 1
+        yield scheme, key
+    assert loaded > 0
