@@ -68,6 +68,12 @@ func (x Uint128) Bit(inBits, i int) uint8 {
 	return uint8(x.Lo>>k) & 1
 }
 
+// shl returns x << k (0 for k >= 128): Go's shifts by 64 or more give 0, so each
+// term is the part of x that lands in its word, or 0.
+func (x Uint128) shl(k uint) Uint128 {
+	return Uint128{Lo: x.Lo << k, Hi: x.Hi<<k | x.Lo>>(64-k) | x.Lo<<(k-64)}
+}
+
 // FitsIn reports whether x < 2^bits (for bits <= 0, whether x is 0).
 func (x Uint128) FitsIn(bits int) bool {
 	switch {

@@ -27,3 +27,17 @@ func TestUint128FitsIn(t *testing.T) {
 		}
 	}
 }
+
+// shl agrees with x << k computed on big integers and cut to 128 bits, for every
+// shift from 0 to 130, on values with bits set across both words.
+func TestUint128Shl(t *testing.T) {
+	mask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewInt(1))
+	for _, x := range []Uint128{{Lo: 1}, {Hi: 1 << 63}, {Lo: 0x8000000000000001, Hi: 0x0123456789abcdef}, {Lo: ^uint64(0), Hi: ^uint64(0)}} {
+		v := new(big.Int).Or(new(big.Int).Lsh(new(big.Int).SetUint64(x.Hi), 64), new(big.Int).SetUint64(x.Lo))
+		for k := uint(0); k <= 130; k++ {
+			w := new(big.Int).And(new(big.Int).Lsh(v, k), mask)
+			want := Uint128{Lo: new(big.Int).And(w, new(big.Int).SetUint64(^uint64(0))).Uint64(), Hi: new(big.Int).Rsh(w, 64).Uint64()}
+			require.Equal(t, want, x.shl(k), "%#x << %d", v, k)
+		}
+	}
+}

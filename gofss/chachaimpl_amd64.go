@@ -11,8 +11,10 @@ import (
 
 // The "chacha" implementation: DPF and DCF Eval with the ChaCha PRG on a backend with
 // the walk routines (AVX2 or AVX-512). A chunk of 8 (AVX2) or 16 (AVX-512) points
-// walks down all its levels in one routine call (chacha.WalkPoints), the state
-// transposed, a point per lane, which is bound by the PRG's throughput. One point
+// walks down all its levels in one routine call (chacha.WalkPoints; AVX-512 takes
+// two chunks a call, their rounds interleaved), the state transposed, a point per
+// lane, which is bound by the PRG's throughput; the AVX-512 walks take these
+// batches the same way (dpfPointWalks, dcfPointWalks). One point
 // walks alone (chacha.WalkOne), bound by the latency of its chain of rounds. Between
 // the two, the next walks' level-at-a-time Eval is faster: the PRG's rows routine
 // runs up to 4 seeds in the latency of one, and a chunk would mostly compute
@@ -93,8 +95,14 @@ func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 		stp.advance(1)
 		return nil
 	}
-	n, ar := c.d.params.InBits, c.d.params.Group.arith()
-	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m, c.d.checkCws}
+	return dpfPointWalks(c.d, c.prg, stp, dst, party, s0s, cws, xs, m)
+}
+
+// dpfPointWalks is a DPF Eval with prg on the point walks, at least a chunk's worth
+// of points (the avx512 walks take this way too).
+func dpfPointWalks(d *Dpf, prg *ChaCha, stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	n, ar := d.params.InBits, d.params.Group.arith()
+	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, d.checkCws, d.checkLastRows}
 	return b.walk(2, dpfTrByte, nil, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node, last := ch.nodes[j], &cws[ch.key[j]*(n+1)+n]
@@ -118,14 +126,24 @@ func (c *chachaDcf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 		stp.advance(1)
 		return nil
 	}
-	lm, ok := c.d.params.Group.laneMasks()
+	if served, err := dcfPointWalks(c.d, c.prg, stp, dst, party, s0s, cws, xs, m); served {
+		return err
+	}
+	return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+}
+
+// dcfPointWalks is dpfPointWalks for DCF, where the group has lane masks (all but
+// uint127): served is false, with nothing done, for uint127.
+func dcfPointWalks(d *Dcf, prg *ChaCha, stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) (served bool, err error) {
+	lm, ok := d.params.Group.laneMasks()
 	if !ok {
-		return c.walks.walkEval(stp, dst, party, s0s, cws, xs, m)
+		return false, nil
 	}
 	arith := chachaArith(lm)
-	n, ar := c.d.params.InBits, c.d.params.Group.arith()
-	b := chachaBatch{stp, c.prg, n, party, s0s, cws, xs, m, c.d.checkCws}
-	return b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
+	n, ar := d.params.InBits, d.params.Group.arith()
+	// A DCF key's rows are all checked in its last one.
+	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, d.checkCws, d.checkCws}
+	return true, b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node := ch.nodes[j]
 			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*(n+1)+n], party)
@@ -149,45 +167,60 @@ type chachaBatch struct {
 	xs    []Uint128
 	m     int
 	check func(cws []Cw) error // the scheme's check of whole keys' correction words
+	// checkLast is check without what the walk checks itself: the DPF level rows'
+	// words 4-7, which the routine ORs into Points.RowsOr.
+	checkLast func(cws []Cw) error
 }
 
-// chachaChunk is one chunk of points of a batch as the routine walks it.
+// chachaChunk is the points of one routine call of a batch (1 or 2 chunks, as
+// chacha.Points has them).
 type chachaChunk struct {
 	w      chacha.Points
-	points int       // the chunk's points; the lanes past them repeat its last one
+	points int       // the call's points; the lanes past them repeat its last one
 	nodes  []Block   // w.Nodes: the roots, then the leaves
+	paths  []Block   // w.Paths
 	sums   []Block   // w.Sums (DCF): each point's path value
-	key    [16]int   // the key of each lane's point (16: the most lanes, AVX-512's)
-	offs   [16]int32 // w.Offs
+	key    [32]int   // the key of each lane's point (32: the most lanes, AVX-512's two chunks)
+	offs   [32]int32 // w.Offs
 }
 
 // walk runs the batch's points a chunk at a time, spread over goroutines, with mul
 // PRG outputs per seed, the right child's control-bit correction at trByte and, for
 // DCF, the group's arith, and hands each walked chunk, starting at point j0, to
-// leaves. The routine reads only the rows' seed words and control bits, so any
-// row values are safe to walk: each chunk's keys are checked right after its walk,
-// their rows still in cache (checking all keys first read them from memory once
-// more). Once a chunk's are refused the walk stops and returns the check of all
-// keys, which names the first bad one, with dst partly written.
+// leaves. The routine reads only the rows' seed words and control bits (and DPF's
+// words 4-7, into RowsOr), so any row values are safe to walk: each chunk's keys
+// are checked right after its walk, their rows still in cache (checking all keys
+// first read them from memory once more). Once a chunk's are refused the walk stops
+// and returns the check of all keys, which names the first bad one, with dst partly
+// written.
 func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 int, ch *chachaChunk)) error {
 	lanes, n, rows := chacha.PointLanes(), b.n, b.n+1
-	chunks := (len(b.xs) + lanes - 1) / lanes
+	most := lanes * chacha.PointChunks() // points per call
+	calls := (len(b.xs) + most - 1) / most
 	var bad atomic.Bool
-	forChunks(chunks, float64(lanes)*evalCostNs(n, mul/2), func(lo, hi int) {
+	forChunks(calls, float64(most)*evalCostNs(n, mul/2), func(lo, hi int) {
 		sc := getScratch()
 		defer sc.release()
-		ch := &chachaChunk{nodes: sc.block(lanes)}
-		ch.w = chacha.Points{Nodes: blockBytes(ch.nodes), Sides: sc.byte(n * lanes), Offs: ch.offs[:lanes], Mul: mul, TrByte: trByte}
-		if mul == 4 {
-			ch.sums = sc.block(lanes)
-			ch.w.Sums, ch.w.Arith = blockBytes(ch.sums), arith
-		}
+		nodes, paths, sums := sc.block(most), sc.block(most), sc.block(most*(mul/4))
+		ch := &chachaChunk{}
 		for c := lo; c < hi && !b.stp.stopped() && !bad.Load(); c++ {
-			j0 := c * lanes
-			points := min(lanes, len(b.xs)-j0)
+			j0 := c * most
+			points := min(most, len(b.xs)-j0)
+			// Whole chunks: the last call's points padded to one chunk where they fit.
+			walked := (points + lanes - 1) / lanes * lanes
+			ch.nodes, ch.paths = nodes[:walked], paths[:walked]
+			ch.w = chacha.Points{
+				Nodes: blockBytes(ch.nodes), Paths: blockBytes(ch.paths), Levels: n, Offs: ch.offs[:walked],
+				Mul: mul, TrByte: trByte,
+			}
+			if mul == 4 {
+				ch.sums = sums[:walked]
+				ch.w.Sums, ch.w.Arith = blockBytes(ch.sums), arith
+			}
 			b.load(ch, j0, points)
+			ch.w.RowsOr = 0
 			chacha.WalkPoints(&ch.w, b.prg.Nonce())
-			if b.check(b.cws[j0/b.m*rows:((j0+points-1)/b.m+1)*rows]) != nil {
+			if ch.w.RowsOr != 0 || b.checkLast(b.cws[j0/b.m*rows:((j0+points-1)/b.m+1)*rows]) != nil {
 				bad.Store(true)
 				return
 			}
@@ -196,7 +229,7 @@ func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 
 		}
 	})
 	if bad.Load() {
-		return b.check(b.cws)
+		return refusal(b.check, b.cws)
 	}
 	return nil
 }
@@ -206,21 +239,14 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
 	n, lanes, rows := b.n, len(ch.w.Offs), b.n+1
 	ch.points = points
 	k0 := j0 / b.m
-	var xs [len(chachaChunk{}.key)]Uint128
 	for j := range lanes {
 		p := j0 + min(j, points-1)
 		k := p / b.m
 		ch.key[j] = k
 		ch.nodes[j] = b.s0s[k].WithLsb(uint8(b.party))
 		ch.offs[j] = int32((k - k0) * rows * cwSize)
-		xs[j] = b.xs[p]
-	}
-	// Level by level, so that the sides' bytes are stored in order.
-	for i := range n {
-		row := ch.w.Sides[i*lanes : (i+1)*lanes]
-		for j := range row {
-			row[j] = xs[j].Bit(n, i)
-		}
+		// The path's first level at the top.
+		ch.paths[j] = Block(b.xs[p].shl(uint(128 - n)))
 	}
 	kEnd := ch.key[lanes-1] + 1
 	ch.w.Rows = unsafe.Slice((*byte)(unsafe.Pointer(&b.cws[k0*rows])), (kEnd-k0)*rows*cwSize)

@@ -14,8 +14,8 @@ import (
 	"github.com/pyfss/pyfss/gofss/internal/kat"
 )
 
-// The "chacha" implementation's Eval: its point walks (chunks of 8 or 16 points, and
-// a point at a time for the shortest batches) on the vectors' keys, with every
+// The "chacha" implementation's Eval: its point walks (8 points a call with AVX2, 32
+// with AVX-512, and a point at a time for the shortest batches) on the vectors' keys, with every
 // vector point of a case in one batch, and against the portable walks on random keys,
 // with its EvalAll (the vectors' EvalAll runs on it in TestVectors).
 
@@ -82,7 +82,7 @@ func TestChachaImplMatchesPortable(t *testing.T) {
 				// correction words under a huge page: Gen advises larger ones for huge
 				// pages, and memory reused from them would fail the huge page tests.
 				large := (2<<20)/(c.scheme.Params().CwRows()*cwSize) - 1
-				for _, points := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 300, large} {
+				for _, points := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 300, large} {
 					for _, m := range []int{1, 3} {
 						keys := max(1, points/m)
 						if points == 0 {
@@ -146,8 +146,13 @@ func TestChachaImplRefusesBadCws(t *testing.T) {
 }
 
 // A batch's bad row in any key, first, middle or last, inner or last row, is refused
-// with the error of the check of all keys, which names the first bad key.
-func TestChachaImplNamesBadKey(t *testing.T) { testChachaRefusesBadCws(t, ChachaImpl) }
+// with the error of the check of all keys, which names the first bad key: the
+// routine checks the level rows of DPF keys as it reads them (Points.RowsOr), Go
+// the last rows after each chunk.
+func TestChachaImplNamesBadKey(t *testing.T) {
+	testChachaRefusesBadCws(t, ChachaImpl)
+	testChachaBatchNamesBadKey(t, ChachaImpl)
+}
 
 // testChachaRefusesBadCws runs the DPF and DCF bad-row tests with ChaCha on
 // implementation im, skipping where this CPU does not serve it.
@@ -170,8 +175,16 @@ func testChachaRefusesBadCws(t *testing.T, im string) {
 // with the error that names the first bad key.
 func TestAvx512ChachaNamesBadKey(t *testing.T) {
 	testChachaRefusesBadCws(t, "avx512")
-	s, err := New(DefaultParams(KindDpf, 12, Bytes, PrgChaCha), WithImpl("avx512"))
-	require.NoError(t, err)
+	testChachaBatchNamesBadKey(t, "avx512")
+}
+
+// testChachaBatchNamesBadKey runs the DPF bad-row cases on im with three points a
+// key, so that a key's points share chunks and tiles.
+func testChachaBatchNamesBadKey(t *testing.T, im string) {
+	s, err := New(DefaultParams(KindDpf, 12, Bytes, PrgChaCha), WithImpl(im))
+	if err != nil {
+		t.Skipf("%s walks not served here: %v", im, err)
+	}
 	const n, keys, m = 12, 300, 3
 	r := rand.New(rand.NewPCG(31, 32))
 	seeds, alphas, betas := randKeys(r, n, keys)
@@ -201,7 +214,7 @@ func BenchmarkChachaImpl(b *testing.B) {
 			if err != nil {
 				continue // not served on this CPU
 			}
-			for _, k := range []int{1, 2, 3, 4, 8, benchKeysN} {
+			for _, k := range []int{1, 2, 3, 4, 8, 16, 24, 40, benchKeysN} {
 				seeds, p0, alphas, betas, cws := benchKeys(b, s.(scheme), k)
 				out := make([]Block, k)
 				b.Run(fmt.Sprintf("%s/keys=%d/%s", kind, k, im), func(b *testing.B) {

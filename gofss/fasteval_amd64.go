@@ -221,8 +221,13 @@ func (st *fastEvalState) lastRow(cws []Cw, j, n int) *Cw { return &cws[st.off[j]
 
 // walkEval runs DPF Eval on the routines. With AES run by the routine, it checks the
 // correction words as it reads them (see simd.FusedEval.Dpf), so dst may be partly
-// written when they are refused.
+// written when they are refused. ChaCha batches of a chunk or more take the point
+// walks, which keep each point's seed in a lane from level to level (DPF, 2^16
+// keys: 190 against 205 ns a key level by level on the Intel Xeon VM).
 func (f *fastDpf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if f.chacha != nil && len(xs) > 1 && chachaWalksServe(len(xs)) {
+		return dpfPointWalks(f.Dpf, f.chacha, stp, dst, party, s0s, cws, xs, m)
+	}
 	if len(xs) < minFastPoints {
 		// One ChaCha point walks alone, in one routine call; a few go level by level,
 		// whose PRG calls run up to four seeds in the latency of one.
@@ -312,6 +317,11 @@ func (f *fastDpf) leaves(dst []Block, st *fastEvalState, b *pointBatch) {
 // walkEval is fastDpf.walkEval for DCF; its AES routine checks the last correction
 // words as it reads them.
 func (f *fastDcf) walkEval(stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
+	if f.chacha != nil && len(xs) > 1 && chachaWalksServe(len(xs)) {
+		if served, err := dcfPointWalks(f.Dcf, f.chacha, stp, dst, party, s0s, cws, xs, m); served {
+			return err
+		}
+	}
 	switch {
 	case len(xs) == 1 && f.chacha != nil:
 		return f.evalOnePoints(stp, dst, party, s0s, cws, xs, m)

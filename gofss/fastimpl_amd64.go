@@ -41,7 +41,7 @@ type fastSetup struct {
 	kaOK   bool            // false for uint127, whose leaves and values stay in Go
 	aes    *simdAesKeys    // non-nil: the routines run AES-128 MMO themselves
 	eval   *simd.FusedEval // with aes: the fused Eval walks
-	chacha *ChaCha         // non-nil: short batches take the one-point ChaCha walk
+	chacha *ChaCha         // non-nil: one point, and batches of a chunk or more, take the ChaCha point walks
 }
 
 // newFastSetup returns the setup of the fast walks of a scheme with these parameters

@@ -94,11 +94,12 @@ func benchmarkWalk(b *testing.B, walk func(w *Walk, nonce [2]uint32, seed [16]by
 	})
 }
 
-// BenchmarkWalkPoints measures a chunk of points' walk at in_bits 20, per point
-// (ns/point), beside BenchmarkExpandSelect's ns/seed: a point walks 20 seeds.
+// BenchmarkWalkPoints measures a call of the point walk at in_bits 20 (its most
+// chunks), per point (ns/point), beside BenchmarkExpandSelect's ns/seed: a point
+// walks 20 seeds.
 func BenchmarkWalkPoints(b *testing.B) {
 	pathtest.EachB(b, Backends(), SetBackend, func(b *testing.B) {
-		lanes := PointLanes()
+		lanes := PointLanes() * PointChunks()
 		if lanes == 0 {
 			b.Skip("no point walk")
 		}

@@ -32,6 +32,15 @@ var (
 
 func (s simd) wide() bool { return s.lanes == 16 }
 
+// pointChunks is the most chunks a point walk routine takes: AVX-512's walks two at
+// a time.
+func (s simd) pointChunks() int {
+	if s.wide() {
+		return 2
+	}
+	return 1
+}
+
 // ShiftRotBackend runs the AVX-512 routines whose one-seed rotations are shifts
 // (rotlXor in _asm): the faster form on Zen 4, where VPROLD takes 2 cycles; the
 // default there, and selectable everywhere with AVX-512.
@@ -242,10 +251,14 @@ func (s simd) points(w *Points, nonce [2]uint32, n int) {
 			}
 		}
 	}
-	nodes, sides, rows, sums := first(w.Nodes), first(w.Sides), first(w.Rows), first(w.Sums)
-	if s.wide() {
-		pointsAVX512(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
+	nodes, paths, rows, sums := first(w.Nodes), first(w.Paths), first(w.Rows), first(w.Sums)
+	switch {
+	case s.wide() && len(w.Offs) > s.lanes:
+		pointsAVX512(nodes, paths, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+		return
+	case s.wide():
+		pointsAVX512One(nodes, paths, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
 		return
 	}
-	pointsAVX2(nodes, sides, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in)
+	pointsAVX2(nodes, paths, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
 }

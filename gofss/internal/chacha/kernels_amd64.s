@@ -172,6 +172,43 @@ DATA ctrl_byte<>+14(SB)/1, $0x0c
 DATA ctrl_byte<>+15(SB)/1, $0x0c
 GLOBL ctrl_byte<>(SB), RODATA|NOPTR, $16
 
+DATA sign_bit<>+0(SB)/4, $0x80000000
+GLOBL sign_bit<>(SB), RODATA|NOPTR, $4
+
+DATA ones<>+0(SB)/1, $0xff
+DATA ones<>+1(SB)/1, $0xff
+DATA ones<>+2(SB)/1, $0xff
+DATA ones<>+3(SB)/1, $0xff
+DATA ones<>+4(SB)/1, $0xff
+DATA ones<>+5(SB)/1, $0xff
+DATA ones<>+6(SB)/1, $0xff
+DATA ones<>+7(SB)/1, $0xff
+DATA ones<>+8(SB)/1, $0xff
+DATA ones<>+9(SB)/1, $0xff
+DATA ones<>+10(SB)/1, $0xff
+DATA ones<>+11(SB)/1, $0xff
+DATA ones<>+12(SB)/1, $0xff
+DATA ones<>+13(SB)/1, $0xff
+DATA ones<>+14(SB)/1, $0xff
+DATA ones<>+15(SB)/1, $0xff
+DATA ones<>+16(SB)/1, $0xff
+DATA ones<>+17(SB)/1, $0xff
+DATA ones<>+18(SB)/1, $0xff
+DATA ones<>+19(SB)/1, $0xff
+DATA ones<>+20(SB)/1, $0xff
+DATA ones<>+21(SB)/1, $0xff
+DATA ones<>+22(SB)/1, $0xff
+DATA ones<>+23(SB)/1, $0xff
+DATA ones<>+24(SB)/1, $0xff
+DATA ones<>+25(SB)/1, $0xff
+DATA ones<>+26(SB)/1, $0xff
+DATA ones<>+27(SB)/1, $0xff
+DATA ones<>+28(SB)/1, $0xff
+DATA ones<>+29(SB)/1, $0xff
+DATA ones<>+30(SB)/1, $0xff
+DATA ones<>+31(SB)/1, $0xff
+GLOBL ones<>(SB), RODATA|NOPTR, $32
+
 DATA clear_ctrl<>+0(SB)/1, $0xff
 DATA clear_ctrl<>+1(SB)/1, $0xff
 DATA clear_ctrl<>+2(SB)/1, $0xff
@@ -1597,8 +1634,8 @@ blocksAVX512_second_mode4:
 	ADDQ        $0x00000200, AX
 
 blocksAVX512_second_stored:
-	ADDQ $0x00000200, CX
 	ADDQ $0x00000010, DX
+	ADDQ $0x00000200, CX
 	SUBQ $0x02, BX
 	JMP  blocksAVX512_pair
 
@@ -4585,11 +4622,11 @@ walkAVX512ShiftRot_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX2(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+// func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
 // Requires: AVX, AVX2, MMX+
-TEXT ·pointsAVX2(SB), $696-80
+TEXT ·pointsAVX2(SB), $1208-88
 	MOVQ        nodes+0(FP), AX
-	MOVQ        sides+8(FP), CX
+	MOVQ        xs+8(FP), CX
 	MOVQ        rows+16(FP), DX
 	MOVQ        offs+24(FP), BX
 	MOVQ        n+32(FP), SI
@@ -4600,6 +4637,10 @@ TEXT ·pointsAVX2(SB), $696-80
 	MOVQ        in+72(FP), R11
 	LEAQ        31(SP), R12
 	ANDQ        $-32, R12
+	LEAQ        (DX)(DI*1), DI
+	XORQ        R13, R13
+	XORQ        R14, R14
+	XORQ        R15, R15
 	VMOVDQU     (AX), Y0
 	VMOVDQU     32(AX), Y1
 	VMOVDQU     64(AX), Y2
@@ -4612,66 +4653,141 @@ TEXT ·pointsAVX2(SB), $696-80
 	VPUNPCKHQDQ Y1, Y4, Y1
 	VPUNPCKLQDQ Y3, Y0, Y4
 	VPUNPCKHQDQ Y3, Y0, Y0
-	VMOVDQU     Y2, 256(R12)
-	VMOVDQU     Y1, 288(R12)
-	VMOVDQU     Y4, 320(R12)
-	VMOVDQU     Y0, 352(R12)
+	VMOVDQU     Y2, (R12)
+	VMOVDQU     Y1, 32(R12)
+	VMOVDQU     Y4, 64(R12)
+	VMOVDQU     Y0, 96(R12)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     32(CX), Y1
+	VMOVDQU     64(CX), Y2
+	VMOVDQU     96(CX), Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y3
+	VPUNPCKLQDQ Y1, Y4, Y2
+	VPUNPCKHQDQ Y1, Y4, Y1
+	VPUNPCKLQDQ Y3, Y0, Y4
+	VPUNPCKHQDQ Y3, Y0, Y0
+	VMOVDQU     Y2, 512(R12)
+	VMOVDQU     Y1, 544(R12)
+	VMOVDQU     Y4, 576(R12)
+	VMOVDQU     Y0, 608(R12)
 	VMOVDQU     (BX), Y0
 	VMOVDQU     sel_avx2<>+0(SB), Y1
 	VPERMD      Y0, Y1, Y0
 	VMOVDQU     Y0, 640(R12)
-	LEAQ        (DX)(DI*1), BX
 	CMPQ        R8, $0x04
 	JE          pointsAVX2_mul4
 
 pointsAVX2_mul2_level:
 	CMPQ         SI, $0x00
 	JE           pointsAVX2_mul2_done
-	VMOVDQU      256(R12), Y0
-	VMOVDQU      288(R12), Y1
-	VMOVDQU      320(R12), Y2
-	VMOVDQU      352(R12), Y3
-	VPSRLD       $0x01, Y3, Y3
-	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (R12)
-	VMOVDQU      Y0, Y4
-	VMOVDQU      Y0, Y8
+	VMOVDQU      (R12), Y0
+	VMOVDQU      Y0, 128(R12)
+	VMOVDQU      32(R12), Y0
+	VMOVDQU      Y0, 160(R12)
+	VMOVDQU      64(R12), Y0
+	VMOVDQU      Y0, 192(R12)
+	VMOVDQU      96(R12), Y0
+	VPSRLD       $0x01, Y0, Y0
+	VPSLLD       $0x01, Y0, Y0
+	VMOVDQU      Y0, 224(R12)
+	MOVLQSX      640(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      644(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      648(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      652(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      656(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      660(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      664(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVLQSX      668(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	ORQ          16(DX)(CX*1), R14
+	ORQ          24(DX)(CX*1), R15
+	MOVQ         R13, CX
+	SHRQ         $0x05, CX
+	NEGQ         CX
+	SHLQ         $0x05, CX
+	MOVQ         R13, BX
+	ANDQ         $0x1f, BX
+	VMOVQ        BX, X0
+	VMOVDQU      608(R12)(CX*1), Y1
+	VPSLLD       X0, Y1, Y1
+	VPSRAD       $0x1f, Y1, Y1
+	VPXOR        ones<>+0(SB), Y1, Y1
+	VMOVDQU      96(R12), Y0
+	VPSLLD       $0x1f, Y0, Y0
+	VPSRAD       $0x1f, Y0, Y0
+	VMOVDQU      640(R12), Y2
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, (DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 256(R12)
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 4(DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 288(R12)
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 8(DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 320(R12)
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 12(DX)(Y2*1), Y3
+	VMOVDQU      Y3, Y4
+	VPXOR        Y2, Y2, Y5
+	VPCMPEQD     Y2, Y2, Y6
+	VPGATHERDD   Y6, (DI)(Y2*1), Y5
+	VPBLENDVB    Y1, Y4, Y5, Y4
+	VPXOR        Y3, Y4, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRLD       $0x1f, Y4, Y4
+	VPXOR        Y4, Y3, Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 352(R12)
+	VMOVDQU      128(R12), Y4
+	VMOVDQU      Y4, Y8
 	VPBROADCASTD (R11), Y0
-	VMOVDQU      Y1, 32(R12)
-	VMOVDQU      Y1, Y5
-	VMOVDQU      Y1, Y9
+	VMOVDQU      160(R12), Y5
+	VMOVDQU      Y5, Y9
 	VPBROADCASTD 4(R11), Y1
-	VMOVDQU      Y2, 64(R12)
-	VMOVDQU      Y2, Y6
-	VMOVDQU      Y2, Y10
+	VMOVDQU      192(R12), Y6
+	VMOVDQU      Y6, Y10
 	VPBROADCASTD 8(R11), Y2
-	VMOVDQU      Y3, 96(R12)
-	VMOVDQU      Y3, Y7
-	VMOVDQU      Y3, Y11
+	VMOVDQU      224(R12), Y7
+	VMOVDQU      Y7, Y11
 	VPBROADCASTD 12(R11), Y3
-	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(R11), Y14
 	VPBROADCASTD 20(R11), Y15
-	VMOVDQU      Y10, 192(R12)
-	VMOVDQU      Y11, 224(R12)
-	MOVLQSX      640(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      644(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      648(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      652(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      656(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      660(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      664(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      668(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVQ         $0x0000000a, DI
+	VPXOR        Y14, Y14, Y12
+	VPXOR        Y14, Y14, Y13
+	VMOVDQU      Y10, 992(R12)
+	VMOVDQU      Y11, 1024(R12)
+	MOVQ         $0x0000000a, CX
 
 pointsAVX2_mul2_round:
 	VPADDD       Y4, Y0, Y0
@@ -4706,17 +4822,17 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 128(R12)
-	VMOVDQU      Y9, 160(R12)
+	VMOVDQU      Y8, 928(R12)
+	VMOVDQU      Y9, 960(R12)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      192(R12), Y10
+	VMOVDQU      992(R12), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      224(R12), Y11
+	VMOVDQU      1024(R12), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -4774,17 +4890,17 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 192(R12)
-	VMOVDQU      Y11, 224(R12)
+	VMOVDQU      Y10, 992(R12)
+	VMOVDQU      Y11, 1024(R12)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      128(R12), Y8
+	VMOVDQU      928(R12), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      160(R12), Y9
+	VMOVDQU      960(R12), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -4810,69 +4926,46 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         DI
+	DECQ         CX
 	JNZ          pointsAVX2_mul2_round
-	VPMOVZXBD    (CX), Y8
-	VMOVDQU      sel_avx2<>+0(SB), Y9
-	VPERMD       Y8, Y9, Y8
-	VPXOR        Y9, Y9, Y9
-	VPCMPEQD     Y9, Y8, Y8
-	VPBROADCASTD (R11), Y9
-	VPXOR        Y9, Y0, Y0
-	VPXOR        (R12), Y4, Y4
-	VPBLENDVB    Y8, Y0, Y4, Y0
-	VPBROADCASTD 4(R11), Y4
-	VPXOR        Y4, Y1, Y1
-	VPXOR        32(R12), Y5, Y5
-	VPBLENDVB    Y8, Y1, Y5, Y1
-	VPBROADCASTD 8(R11), Y4
-	VPXOR        Y4, Y2, Y2
-	VPXOR        64(R12), Y6, Y6
-	VPBLENDVB    Y8, Y2, Y6, Y2
-	VPBROADCASTD 12(R11), Y4
-	VPXOR        Y4, Y3, Y3
-	VPXOR        96(R12), Y7, Y7
-	VPBLENDVB    Y8, Y3, Y7, Y3
-	VMOVDQU      352(R12), Y4
-	VPSLLD       $0x1f, Y4, Y4
-	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      640(R12), Y5
-	VPXOR        Y6, Y6, Y6
-	VPCMPEQD     Y5, Y5, Y7
-	VPGATHERDD   Y7, (DX)(Y5*1), Y6
-	VPAND        Y4, Y6, Y6
-	VPXOR        Y0, Y6, Y6
-	VMOVDQU      Y6, 256(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y6
-	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y1, Y0, Y0
-	VMOVDQU      Y0, 288(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y1
-	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y2, Y0, Y0
-	VMOVDQU      Y0, 320(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y1
-	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
-	VMOVDQU      Y0, Y1
-	VPXOR        Y2, Y2, Y2
-	VPCMPEQD     Y5, Y5, Y6
-	VPGATHERDD   Y6, (BX)(Y5*1), Y2
-	VPBLENDVB    Y8, Y1, Y2, Y1
+	MOVQ         R13, CX
+	SHRQ         $0x05, CX
+	NEGQ         CX
+	SHLQ         $0x05, CX
+	MOVQ         R13, BX
+	ANDQ         $0x1f, BX
+	VMOVQ        BX, X8
+	VMOVDQU      608(R12)(CX*1), Y9
+	VPSLLD       X8, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPXOR        ones<>+0(SB), Y9, Y9
+	VPBROADCASTD (R11), Y8
+	VPXOR        Y8, Y0, Y0
+	VPXOR        128(R12), Y4, Y4
+	VPBLENDVB    Y9, Y0, Y4, Y0
+	VPXOR        256(R12), Y0, Y0
+	VMOVDQU      Y0, (R12)
+	VPBROADCASTD 4(R11), Y0
 	VPXOR        Y0, Y1, Y1
-	VPSLLD       $0x1f, Y1, Y1
-	VPSRLD       $0x1f, Y1, Y1
-	VPXOR        Y1, Y0, Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y3, Y0, Y0
-	VMOVDQU      Y0, 352(R12)
+	VPXOR        160(R12), Y5, Y5
+	VPBLENDVB    Y9, Y1, Y5, Y1
+	VPXOR        288(R12), Y1, Y1
+	VMOVDQU      Y1, 32(R12)
+	VPBROADCASTD 8(R11), Y0
+	VPXOR        Y0, Y2, Y2
+	VPXOR        192(R12), Y6, Y6
+	VPBLENDVB    Y9, Y2, Y6, Y2
+	VPXOR        320(R12), Y2, Y2
+	VMOVDQU      Y2, 64(R12)
+	VPBROADCASTD 12(R11), Y0
+	VPXOR        Y0, Y3, Y3
+	VPXOR        224(R12), Y7, Y7
+	VPBLENDVB    Y9, Y3, Y7, Y3
+	VPXOR        352(R12), Y3, Y3
+	VMOVDQU      Y3, 96(R12)
 	ADDQ         $0x20, DX
-	ADDQ         $0x20, BX
-	ADDQ         $0x08, CX
+	ADDQ         $0x20, DI
+	INCQ         R13
 	DECQ         SI
 	JMP          pointsAVX2_mul2_level
 
@@ -4880,6 +4973,7 @@ pointsAVX2_mul2_done:
 	JMP pointsAVX2_done
 
 pointsAVX2_mul4:
+	VMOVDQU (R12), Y0
 	VPXOR   Y0, Y0, Y0
 	VMOVDQU Y0, 384(R12)
 	VMOVDQU Y0, 416(R12)
@@ -4889,51 +4983,151 @@ pointsAVX2_mul4:
 pointsAVX2_mul4_level:
 	CMPQ         SI, $0x00
 	JE           pointsAVX2_mul4_done
-	VMOVDQU      256(R12), Y0
-	VMOVDQU      288(R12), Y1
-	VMOVDQU      320(R12), Y2
-	VMOVDQU      352(R12), Y3
-	VPSRLD       $0x01, Y3, Y3
-	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (R12)
-	VMOVDQU      Y0, Y4
-	VMOVDQU      Y0, Y8
+	VMOVDQU      (R12), Y0
+	VMOVDQU      Y0, 128(R12)
+	VMOVDQU      32(R12), Y0
+	VMOVDQU      Y0, 160(R12)
+	VMOVDQU      64(R12), Y0
+	VMOVDQU      Y0, 192(R12)
+	VMOVDQU      96(R12), Y0
+	VPSRLD       $0x01, Y0, Y0
+	VPSLLD       $0x01, Y0, Y0
+	VMOVDQU      Y0, 224(R12)
+	MOVLQSX      640(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      644(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      648(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      652(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      656(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      660(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      664(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVLQSX      668(R12), CX
+	PREFETCHT0   64(DX)(CX*1)
+	MOVQ         R13, CX
+	SHRQ         $0x05, CX
+	NEGQ         CX
+	SHLQ         $0x05, CX
+	MOVQ         R13, BX
+	ANDQ         $0x1f, BX
+	VMOVQ        BX, X0
+	VMOVDQU      608(R12)(CX*1), Y1
+	VPSLLD       X0, Y1, Y1
+	VPSRAD       $0x1f, Y1, Y1
+	VPXOR        ones<>+0(SB), Y1, Y1
+	VMOVDQU      96(R12), Y0
+	VPSLLD       $0x1f, Y0, Y0
+	VPSRAD       $0x1f, Y0, Y0
+	VMOVDQU      640(R12), Y2
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, (DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 256(R12)
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 4(DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 288(R12)
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 8(DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 320(R12)
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 12(DX)(Y2*1), Y3
+	VMOVDQU      Y3, Y4
+	VPXOR        Y2, Y2, Y5
+	VPCMPEQD     Y2, Y2, Y6
+	VPGATHERDD   Y6, (DI)(Y2*1), Y5
+	VPBLENDVB    Y1, Y4, Y5, Y4
+	VPXOR        Y3, Y4, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRLD       $0x1f, Y4, Y4
+	VPXOR        Y4, Y3, Y3
+	VPAND        Y0, Y3, Y3
+	VMOVDQU      Y3, 352(R12)
+	VPXOR        Y2, Y2, Y1
+	VPCMPEQD     Y2, Y2, Y3
+	VPGATHERDD   Y3, 16(DX)(Y2*1), Y1
+	VPAND        Y0, Y1, Y1
+	VPXOR        Y2, Y2, Y3
+	VPCMPEQD     Y2, Y2, Y4
+	VPGATHERDD   Y4, 20(DX)(Y2*1), Y3
+	VPAND        Y0, Y3, Y3
+	VPXOR        Y2, Y2, Y4
+	VPCMPEQD     Y2, Y2, Y5
+	VPGATHERDD   Y5, 24(DX)(Y2*1), Y4
+	VPAND        Y0, Y4, Y4
+	VPXOR        Y2, Y2, Y5
+	VPCMPEQD     Y2, Y2, Y6
+	VPGATHERDD   Y6, 28(DX)(Y2*1), Y5
+	VPAND        Y0, Y5, Y5
+	VPUNPCKLDQ   Y3, Y1, Y0
+	VPUNPCKHDQ   Y3, Y1, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y4
+	VPUNPCKLQDQ  Y2, Y0, Y3
+	VPUNPCKHQDQ  Y2, Y0, Y0
+	VPUNPCKLQDQ  Y4, Y1, Y2
+	VPUNPCKHQDQ  Y4, Y1, Y1
+	VMOVDQU      384(R12), Y4
+	VPAND        (R10), Y3, Y3
+	VPADDQ       Y3, Y4, Y5
+	VPXOR        Y3, Y4, Y4
+	VPAND        64(R10), Y4, Y4
+	VPAND        128(R10), Y5, Y5
+	VPOR         Y5, Y4, Y4
+	VMOVDQU      Y4, 384(R12)
+	VMOVDQU      416(R12), Y3
+	VPAND        (R10), Y0, Y0
+	VPADDQ       Y0, Y3, Y4
+	VPXOR        Y0, Y3, Y3
+	VPAND        64(R10), Y3, Y3
+	VPAND        128(R10), Y4, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      Y3, 416(R12)
+	VMOVDQU      448(R12), Y0
+	VPAND        (R10), Y2, Y2
+	VPADDQ       Y2, Y0, Y3
+	VPXOR        Y2, Y0, Y0
+	VPAND        64(R10), Y0, Y0
+	VPAND        128(R10), Y3, Y3
+	VPOR         Y3, Y0, Y0
+	VMOVDQU      Y0, 448(R12)
+	VMOVDQU      480(R12), Y0
+	VPAND        (R10), Y1, Y1
+	VPADDQ       Y1, Y0, Y2
+	VPXOR        Y1, Y0, Y0
+	VPAND        64(R10), Y0, Y0
+	VPAND        128(R10), Y2, Y2
+	VPOR         Y2, Y0, Y0
+	VMOVDQU      Y0, 480(R12)
+	VMOVDQU      128(R12), Y4
+	VMOVDQU      Y4, Y8
 	VPBROADCASTD (R11), Y0
-	VMOVDQU      Y1, 32(R12)
-	VMOVDQU      Y1, Y5
-	VMOVDQU      Y1, Y9
+	VMOVDQU      160(R12), Y5
+	VMOVDQU      Y5, Y9
 	VPBROADCASTD 4(R11), Y1
-	VMOVDQU      Y2, 64(R12)
-	VMOVDQU      Y2, Y6
-	VMOVDQU      Y2, Y10
+	VMOVDQU      192(R12), Y6
+	VMOVDQU      Y6, Y10
 	VPBROADCASTD 8(R11), Y2
-	VMOVDQU      Y3, 96(R12)
-	VMOVDQU      Y3, Y7
-	VMOVDQU      Y3, Y11
+	VMOVDQU      224(R12), Y7
+	VMOVDQU      Y7, Y11
 	VPBROADCASTD 12(R11), Y3
-	VPXOR        Y12, Y12, Y12
-	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(R11), Y14
 	VPBROADCASTD 20(R11), Y15
-	VMOVDQU      Y10, 192(R12)
-	VMOVDQU      Y11, 224(R12)
-	MOVLQSX      640(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      644(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      648(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      652(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      656(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      660(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      664(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      668(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVQ         $0x0000000a, DI
+	VPXOR        Y14, Y14, Y12
+	VPXOR        Y14, Y14, Y13
+	VMOVDQU      Y10, 992(R12)
+	VMOVDQU      Y11, 1024(R12)
+	MOVQ         $0x0000000a, CX
 
 pointsAVX2_mul4_round:
 	VPADDD       Y4, Y0, Y0
@@ -4968,17 +5162,17 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 128(R12)
-	VMOVDQU      Y9, 160(R12)
+	VMOVDQU      Y8, 928(R12)
+	VMOVDQU      Y9, 960(R12)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      192(R12), Y10
+	VMOVDQU      992(R12), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      224(R12), Y11
+	VMOVDQU      1024(R12), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -5036,17 +5230,17 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 192(R12)
-	VMOVDQU      Y11, 224(R12)
+	VMOVDQU      Y10, 992(R12)
+	VMOVDQU      Y11, 1024(R12)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      128(R12), Y8
+	VMOVDQU      928(R12), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      160(R12), Y9
+	VMOVDQU      960(R12), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -5072,179 +5266,100 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         DI
+	DECQ         CX
 	JNZ          pointsAVX2_mul4_round
-	VPMOVZXBD    (CX), Y10
-	VMOVDQU      sel_avx2<>+0(SB), Y11
-	VPERMD       Y10, Y11, Y10
-	VPXOR        Y11, Y11, Y11
-	VPCMPEQD     Y11, Y10, Y10
-	VPXOR        (R12), Y4, Y4
-	VPBLENDVB    Y10, Y4, Y12, Y4
-	VPXOR        32(R12), Y5, Y5
-	VPBLENDVB    Y10, Y5, Y13, Y5
-	VPXOR        64(R12), Y6, Y6
-	VPBROADCASTD 16(R11), Y11
-	VPXOR        Y11, Y14, Y14
-	VPBLENDVB    Y10, Y6, Y14, Y6
-	VPXOR        96(R12), Y7, Y7
-	VPBROADCASTD 20(R11), Y11
-	VPXOR        Y11, Y15, Y15
-	VPBLENDVB    Y10, Y7, Y15, Y7
-	VPUNPCKLDQ   Y5, Y4, Y11
+	MOVQ         R13, CX
+	SHRQ         $0x05, CX
+	NEGQ         CX
+	SHLQ         $0x05, CX
+	MOVQ         R13, BX
+	ANDQ         $0x1f, BX
+	VMOVQ        BX, X10
+	VMOVDQU      608(R12)(CX*1), Y11
+	VPSLLD       X10, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPXOR        ones<>+0(SB), Y11, Y11
+	VPXOR        128(R12), Y4, Y4
+	VPBLENDVB    Y11, Y4, Y12, Y4
+	VPXOR        160(R12), Y5, Y5
+	VPBLENDVB    Y11, Y5, Y13, Y5
+	VPXOR        192(R12), Y6, Y6
+	VPBROADCASTD 16(R11), Y10
+	VPXOR        Y10, Y14, Y14
+	VPBLENDVB    Y11, Y6, Y14, Y6
+	VPXOR        224(R12), Y7, Y7
+	VPBROADCASTD 20(R11), Y10
+	VPXOR        Y10, Y15, Y15
+	VPBLENDVB    Y11, Y7, Y15, Y7
+	VPUNPCKLDQ   Y5, Y4, Y10
 	VPUNPCKHDQ   Y5, Y4, Y4
 	VPUNPCKLDQ   Y7, Y6, Y5
 	VPUNPCKHDQ   Y7, Y6, Y7
-	VPUNPCKLQDQ  Y5, Y11, Y6
-	VPUNPCKHQDQ  Y5, Y11, Y5
-	VPUNPCKLQDQ  Y7, Y4, Y11
+	VPUNPCKLQDQ  Y5, Y10, Y6
+	VPUNPCKHQDQ  Y5, Y10, Y5
+	VPUNPCKLQDQ  Y7, Y4, Y10
 	VPUNPCKHQDQ  Y7, Y4, Y4
-	VMOVDQU      Y6, 512(R12)
-	VMOVDQU      Y5, 544(R12)
-	VMOVDQU      Y11, 576(R12)
-	VMOVDQU      Y4, 608(R12)
+	VMOVDQU      384(R12), Y7
+	VPAND        (R10), Y6, Y6
+	VPADDQ       Y6, Y7, Y12
+	VPXOR        Y6, Y7, Y7
+	VPAND        64(R10), Y7, Y7
+	VPAND        128(R10), Y12, Y12
+	VPOR         Y12, Y7, Y7
+	VMOVDQU      Y7, 384(R12)
+	VMOVDQU      416(R12), Y6
+	VPAND        (R10), Y5, Y5
+	VPADDQ       Y5, Y6, Y7
+	VPXOR        Y5, Y6, Y6
+	VPAND        64(R10), Y6, Y6
+	VPAND        128(R10), Y7, Y7
+	VPOR         Y7, Y6, Y6
+	VMOVDQU      Y6, 416(R12)
+	VMOVDQU      448(R12), Y5
+	VPAND        (R10), Y10, Y10
+	VPADDQ       Y10, Y5, Y6
+	VPXOR        Y10, Y5, Y5
+	VPAND        64(R10), Y5, Y5
+	VPAND        128(R10), Y6, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      Y5, 448(R12)
+	VMOVDQU      480(R12), Y5
+	VPAND        (R10), Y4, Y4
+	VPADDQ       Y4, Y5, Y6
+	VPXOR        Y4, Y5, Y5
+	VPAND        64(R10), Y5, Y5
+	VPAND        128(R10), Y6, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      Y5, 480(R12)
 	VPBROADCASTD (R11), Y4
 	VPXOR        Y4, Y0, Y0
-	VPXOR        (R12), Y8, Y8
-	VPBLENDVB    Y10, Y0, Y8, Y0
-	VPBROADCASTD 4(R11), Y4
-	VPXOR        Y4, Y1, Y1
-	VPXOR        32(R12), Y9, Y9
-	VPBLENDVB    Y10, Y1, Y9, Y1
-	VPBROADCASTD 8(R11), Y4
-	VPXOR        Y4, Y2, Y2
-	VMOVDQU      192(R12), Y4
-	VPXOR        64(R12), Y4, Y4
-	VPBLENDVB    Y10, Y2, Y4, Y2
-	VPBROADCASTD 12(R11), Y4
-	VPXOR        Y4, Y3, Y3
-	VMOVDQU      224(R12), Y4
-	VPXOR        96(R12), Y4, Y4
-	VPBLENDVB    Y10, Y3, Y4, Y3
-	VMOVDQU      352(R12), Y4
-	VPSLLD       $0x1f, Y4, Y4
-	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      640(R12), Y5
-	VPXOR        Y6, Y6, Y6
-	VPCMPEQD     Y5, Y5, Y7
-	VPGATHERDD   Y7, (DX)(Y5*1), Y6
-	VPAND        Y4, Y6, Y6
-	VPXOR        Y0, Y6, Y6
-	VMOVDQU      Y6, 256(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y6
-	VPGATHERDD   Y6, 4(DX)(Y5*1), Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y1, Y0, Y0
-	VMOVDQU      Y0, 288(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y1
-	VPGATHERDD   Y1, 8(DX)(Y5*1), Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y2, Y0, Y0
-	VMOVDQU      Y0, 320(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y1
-	VPGATHERDD   Y1, 12(DX)(Y5*1), Y0
-	VMOVDQU      Y0, Y1
-	VPXOR        Y2, Y2, Y2
-	VPCMPEQD     Y5, Y5, Y6
-	VPGATHERDD   Y6, (BX)(Y5*1), Y2
-	VPBLENDVB    Y10, Y1, Y2, Y1
+	VPXOR        128(R12), Y8, Y8
+	VPBLENDVB    Y11, Y0, Y8, Y0
+	VPXOR        256(R12), Y0, Y0
+	VMOVDQU      Y0, (R12)
+	VPBROADCASTD 4(R11), Y0
 	VPXOR        Y0, Y1, Y1
-	VPSLLD       $0x1f, Y1, Y1
-	VPSRLD       $0x1f, Y1, Y1
-	VPXOR        Y1, Y0, Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y3, Y0, Y0
-	VMOVDQU      Y0, 352(R12)
-	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y5, Y5, Y1
-	VPGATHERDD   Y1, 16(DX)(Y5*1), Y0
-	VPAND        Y4, Y0, Y0
-	VPXOR        Y1, Y1, Y1
-	VPCMPEQD     Y5, Y5, Y2
-	VPGATHERDD   Y2, 20(DX)(Y5*1), Y1
-	VPAND        Y4, Y1, Y1
-	VPXOR        Y2, Y2, Y2
-	VPCMPEQD     Y5, Y5, Y3
-	VPGATHERDD   Y3, 24(DX)(Y5*1), Y2
-	VPAND        Y4, Y2, Y2
-	VPXOR        Y3, Y3, Y3
-	VPCMPEQD     Y5, Y5, Y6
-	VPGATHERDD   Y6, 28(DX)(Y5*1), Y3
-	VPAND        Y4, Y3, Y3
-	VPUNPCKLDQ   Y1, Y0, Y4
-	VPUNPCKHDQ   Y1, Y0, Y0
-	VPUNPCKLDQ   Y3, Y2, Y1
-	VPUNPCKHDQ   Y3, Y2, Y3
-	VPUNPCKLQDQ  Y1, Y4, Y2
-	VPUNPCKHQDQ  Y1, Y4, Y1
-	VPUNPCKLQDQ  Y3, Y0, Y4
-	VPUNPCKHQDQ  Y3, Y0, Y0
-	VMOVDQU      384(R12), Y3
-	VMOVDQU      512(R12), Y5
-	VPAND        (R10), Y5, Y5
-	VPADDQ       Y5, Y3, Y6
-	VPXOR        Y5, Y3, Y3
-	VPAND        64(R10), Y3, Y3
-	VPAND        128(R10), Y6, Y6
-	VPOR         Y6, Y3, Y3
-	VPAND        (R10), Y2, Y2
-	VPADDQ       Y2, Y3, Y5
-	VPXOR        Y2, Y3, Y3
-	VPAND        64(R10), Y3, Y3
-	VPAND        128(R10), Y5, Y5
-	VPOR         Y5, Y3, Y3
-	VMOVDQU      Y3, 384(R12)
-	VMOVDQU      416(R12), Y2
-	VMOVDQU      544(R12), Y3
-	VPAND        (R10), Y3, Y3
-	VPADDQ       Y3, Y2, Y5
-	VPXOR        Y3, Y2, Y2
-	VPAND        64(R10), Y2, Y2
-	VPAND        128(R10), Y5, Y5
-	VPOR         Y5, Y2, Y2
-	VPAND        (R10), Y1, Y1
-	VPADDQ       Y1, Y2, Y3
-	VPXOR        Y1, Y2, Y2
-	VPAND        64(R10), Y2, Y2
-	VPAND        128(R10), Y3, Y3
-	VPOR         Y3, Y2, Y2
-	VMOVDQU      Y2, 416(R12)
-	VMOVDQU      448(R12), Y1
-	VMOVDQU      576(R12), Y2
-	VPAND        (R10), Y2, Y2
-	VPADDQ       Y2, Y1, Y3
-	VPXOR        Y2, Y1, Y1
-	VPAND        64(R10), Y1, Y1
-	VPAND        128(R10), Y3, Y3
-	VPOR         Y3, Y1, Y1
-	VPAND        (R10), Y4, Y4
-	VPADDQ       Y4, Y1, Y2
-	VPXOR        Y4, Y1, Y1
-	VPAND        64(R10), Y1, Y1
-	VPAND        128(R10), Y2, Y2
-	VPOR         Y2, Y1, Y1
-	VMOVDQU      Y1, 448(R12)
-	VMOVDQU      480(R12), Y1
-	VMOVDQU      608(R12), Y2
-	VPAND        (R10), Y2, Y2
-	VPADDQ       Y2, Y1, Y3
-	VPXOR        Y2, Y1, Y1
-	VPAND        64(R10), Y1, Y1
-	VPAND        128(R10), Y3, Y3
-	VPOR         Y3, Y1, Y1
-	VPAND        (R10), Y0, Y0
-	VPADDQ       Y0, Y1, Y2
-	VPXOR        Y0, Y1, Y1
-	VPAND        64(R10), Y1, Y1
-	VPAND        128(R10), Y2, Y2
-	VPOR         Y2, Y1, Y1
-	VMOVDQU      Y1, 480(R12)
+	VPXOR        160(R12), Y9, Y9
+	VPBLENDVB    Y11, Y1, Y9, Y1
+	VPXOR        288(R12), Y1, Y1
+	VMOVDQU      Y1, 32(R12)
+	VPBROADCASTD 8(R11), Y0
+	VPXOR        Y0, Y2, Y2
+	VMOVDQU      992(R12), Y0
+	VPXOR        192(R12), Y0, Y0
+	VPBLENDVB    Y11, Y2, Y0, Y2
+	VPXOR        320(R12), Y2, Y2
+	VMOVDQU      Y2, 64(R12)
+	VPBROADCASTD 12(R11), Y0
+	VPXOR        Y0, Y3, Y3
+	VMOVDQU      1024(R12), Y0
+	VPXOR        224(R12), Y0, Y0
+	VPBLENDVB    Y11, Y3, Y0, Y3
+	VPXOR        352(R12), Y3, Y3
+	VMOVDQU      Y3, 96(R12)
 	ADDQ         $0x20, DX
-	ADDQ         $0x20, BX
-	ADDQ         $0x08, CX
+	ADDQ         $0x20, DI
+	INCQ         R13
 	DECQ         SI
 	JMP          pointsAVX2_mul4_level
 
@@ -5259,10 +5374,14 @@ pointsAVX2_mul4_done:
 	VMOVDQU Y0, 96(R9)
 
 pointsAVX2_done:
-	VMOVDQU     256(R12), Y0
-	VMOVDQU     288(R12), Y1
-	VMOVDQU     320(R12), Y2
-	VMOVDQU     352(R12), Y3
+	ANDQ        $-2, R14
+	ORQ         R15, R14
+	MOVQ        or+80(FP), CX
+	ORQ         R14, (CX)
+	VMOVDQU     (R12), Y0
+	VMOVDQU     32(R12), Y1
+	VMOVDQU     64(R12), Y2
+	VMOVDQU     96(R12), Y3
 	VPUNPCKLDQ  Y1, Y0, Y4
 	VPUNPCKHDQ  Y1, Y0, Y0
 	VPUNPCKLDQ  Y3, Y2, Y1
@@ -5278,11 +5397,11 @@ pointsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX512(nodes *byte, sides *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)
+// func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512(SB), $888-80
+TEXT ·pointsAVX512(SB), $3768-88
 	MOVQ        nodes+0(FP), AX
-	MOVQ        sides+8(FP), CX
+	MOVQ        xs+8(FP), CX
 	MOVQ        rows+16(FP), DX
 	MOVQ        offs+24(FP), BX
 	MOVQ        n+32(FP), SI
@@ -5293,6 +5412,10 @@ TEXT ·pointsAVX512(SB), $888-80
 	MOVQ        in+72(FP), R11
 	LEAQ        63(SP), R12
 	ANDQ        $-64, R12
+	LEAQ        (DX)(DI*1), DI
+	XORQ        R13, R13
+	XORQ        R14, R14
+	XORQ        R15, R15
 	VMOVDQU32   (AX), Z0
 	VMOVDQU32   64(AX), Z1
 	VMOVDQU32   128(AX), Z2
@@ -5309,575 +5432,2110 @@ TEXT ·pointsAVX512(SB), $888-80
 	VMOVDQU32   Z1, 64(R12)
 	VMOVDQU32   Z4, 128(R12)
 	VMOVDQU32   Z0, 192(R12)
+	VMOVDQU32   (CX), Z0
+	VMOVDQU32   64(CX), Z1
+	VMOVDQU32   128(CX), Z2
+	VMOVDQU32   192(CX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, 1024(R12)
+	VMOVDQU32   Z1, 1088(R12)
+	VMOVDQU32   Z4, 1152(R12)
+	VMOVDQU32   Z0, 1216(R12)
 	VMOVDQU32   (BX), Z0
 	VMOVDQU32   sel_avx512<>+0(SB), Z1
 	VPERMD      Z0, Z1, Z0
-	VMOVDQU32   Z0, 768(R12)
-	LEAQ        (DX)(DI*1), BX
+	VMOVDQU32   Z0, 1280(R12)
+	VMOVDQU32   256(AX), Z0
+	VMOVDQU32   320(AX), Z1
+	VMOVDQU32   384(AX), Z2
+	VMOVDQU32   448(AX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, 1344(R12)
+	VMOVDQU32   Z1, 1408(R12)
+	VMOVDQU32   Z4, 1472(R12)
+	VMOVDQU32   Z0, 1536(R12)
+	VMOVDQU32   256(CX), Z0
+	VMOVDQU32   320(CX), Z1
+	VMOVDQU32   384(CX), Z2
+	VMOVDQU32   448(CX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, 2368(R12)
+	VMOVDQU32   Z1, 2432(R12)
+	VMOVDQU32   Z4, 2496(R12)
+	VMOVDQU32   Z0, 2560(R12)
+	VMOVDQU32   64(BX), Z0
+	VMOVDQU32   sel_avx512<>+0(SB), Z1
+	VPERMD      Z0, Z1, Z0
+	VMOVDQU32   Z0, 2624(R12)
 	CMPQ        R8, $0x04
 	JE          pointsAVX512_mul4
 
 pointsAVX512_mul2_level:
-	CMPQ         SI, $0x00
-	JE           pointsAVX512_mul2_done
-	VMOVDQU32    (R12), Z16
-	VMOVDQU32    64(R12), Z17
-	VMOVDQU32    128(R12), Z18
-	VMOVDQU32    192(R12), Z19
-	VPSRLD       $0x01, Z19, Z19
-	VPSLLD       $0x01, Z19, Z19
-	VMOVDQU32    Z16, Z4
-	VMOVDQU32    Z16, Z8
-	VPBROADCASTD (R11), Z0
-	VMOVDQU32    Z17, Z5
-	VMOVDQU32    Z17, Z9
-	VPBROADCASTD 4(R11), Z1
-	VMOVDQU32    Z18, Z6
-	VMOVDQU32    Z18, Z10
-	VPBROADCASTD 8(R11), Z2
-	VMOVDQU32    Z19, Z7
-	VMOVDQU32    Z19, Z11
-	VPBROADCASTD 12(R11), Z3
-	VPXORD       Z12, Z12, Z12
-	VPXORD       Z13, Z13, Z13
-	VPBROADCASTD 16(R11), Z14
-	VPBROADCASTD 20(R11), Z15
-	MOVLQSX      768(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      772(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      776(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      780(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      784(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      788(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      792(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      796(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      800(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      804(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      808(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      812(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      816(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      820(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      824(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      828(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVQ         $0x0000000a, DI
+	CMPQ          SI, $0x00
+	JE            pointsAVX512_mul2_done
+	VMOVDQU32     (R12), Z0
+	VMOVDQU32     Z0, 256(R12)
+	VMOVDQU32     64(R12), Z0
+	VMOVDQU32     Z0, 320(R12)
+	VMOVDQU32     128(R12), Z0
+	VMOVDQU32     Z0, 384(R12)
+	VMOVDQU32     192(R12), Z0
+	VPSRLD        $0x01, Z0, Z0
+	VPSLLD        $0x01, Z0, Z0
+	VMOVDQU32     Z0, 448(R12)
+	MOVLQSX       1280(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1284(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1288(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1292(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1296(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1300(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1304(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1308(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1312(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1316(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1320(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1324(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1328(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1332(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1336(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1340(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     1216(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     192(R12), Z0
+	VPSLLD        $0x1f, Z0, Z0
+	VPSRAD        $0x1f, Z0, Z0
+	VMOVDQU32     1280(R12), Z1
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 512(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 576(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 640(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VMOVDQU32     Z2, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPXORD        Z2, Z3, Z3
+	VPSLLD        $0x1f, Z3, Z3
+	VPSRLD        $0x1f, Z3, Z3
+	VPXORD        Z3, Z2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 704(R12)
+	VMOVDQU32     1344(R12), Z0
+	VMOVDQU32     Z0, 1600(R12)
+	VMOVDQU32     1408(R12), Z0
+	VMOVDQU32     Z0, 1664(R12)
+	VMOVDQU32     1472(R12), Z0
+	VMOVDQU32     Z0, 1728(R12)
+	VMOVDQU32     1536(R12), Z0
+	VPSRLD        $0x01, Z0, Z0
+	VPSLLD        $0x01, Z0, Z0
+	VMOVDQU32     Z0, 1792(R12)
+	MOVLQSX       2624(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2628(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2632(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2636(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2640(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2644(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2648(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2652(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2656(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2660(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2664(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2668(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2672(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2676(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2680(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       2684(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     2560(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     1536(R12), Z0
+	VPSLLD        $0x1f, Z0, Z0
+	VPSRAD        $0x1f, Z0, Z0
+	VMOVDQU32     2624(R12), Z1
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 1856(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 1920(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 1984(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VMOVDQU32     Z2, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPXORD        Z2, Z3, Z3
+	VPSLLD        $0x1f, Z3, Z3
+	VPSRLD        $0x1f, Z3, Z3
+	VPXORD        Z3, Z2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 2048(R12)
+	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z4, Z8
+	VPBROADCASTD  (R11), Z0
+	VMOVDQU32     320(R12), Z5
+	VMOVDQU32     Z5, Z9
+	VPBROADCASTD  4(R11), Z1
+	VMOVDQU32     384(R12), Z6
+	VMOVDQU32     Z6, Z10
+	VPBROADCASTD  8(R11), Z2
+	VMOVDQU32     448(R12), Z7
+	VMOVDQU32     Z7, Z11
+	VPBROADCASTD  12(R11), Z3
+	VPBROADCASTD  16(R11), Z14
+	VPBROADCASTD  20(R11), Z15
+	VPXORD        Z14, Z14, Z12
+	VPXORD        Z14, Z14, Z13
+	VMOVDQU32     1600(R12), Z20
+	VMOVDQU32     Z20, Z24
+	VPBROADCASTD  (R11), Z16
+	VMOVDQU32     1664(R12), Z21
+	VMOVDQU32     Z21, Z25
+	VPBROADCASTD  4(R11), Z17
+	VMOVDQU32     1728(R12), Z22
+	VMOVDQU32     Z22, Z26
+	VPBROADCASTD  8(R11), Z18
+	VMOVDQU32     1792(R12), Z23
+	VMOVDQU32     Z23, Z27
+	VPBROADCASTD  12(R11), Z19
+	VPBROADCASTD  16(R11), Z30
+	VPBROADCASTD  20(R11), Z31
+	VPXORD        Z30, Z30, Z28
+	VPXORD        Z30, Z30, Z29
+	MOVQ          $0x0000000a, CX
 
 pointsAVX512_mul2_round:
-	VPADDD      Z4, Z0, Z0
-	VPADDD      Z5, Z1, Z1
-	VPADDD      Z6, Z2, Z2
-	VPADDD      Z7, Z3, Z3
-	VPXORD      Z0, Z12, Z12
-	VPXORD      Z1, Z13, Z13
-	VPXORD      Z2, Z14, Z14
-	VPXORD      Z3, Z15, Z15
-	VPROLD      $0x10, Z12, Z12
-	VPROLD      $0x10, Z13, Z13
-	VPROLD      $0x10, Z14, Z14
-	VPROLD      $0x10, Z15, Z15
-	VPADDD      Z12, Z8, Z8
-	VPADDD      Z13, Z9, Z9
-	VPADDD      Z14, Z10, Z10
-	VPADDD      Z15, Z11, Z11
-	VPXORD      Z8, Z4, Z4
-	VPXORD      Z9, Z5, Z5
-	VPXORD      Z10, Z6, Z6
-	VPXORD      Z11, Z7, Z7
-	VPROLD      $0x0c, Z4, Z4
-	VPROLD      $0x0c, Z5, Z5
-	VPROLD      $0x0c, Z6, Z6
-	VPROLD      $0x0c, Z7, Z7
-	VPADDD      Z4, Z0, Z0
-	VPADDD      Z5, Z1, Z1
-	VPADDD      Z6, Z2, Z2
-	VPADDD      Z7, Z3, Z3
-	VPXORD      Z0, Z12, Z12
-	VPXORD      Z1, Z13, Z13
-	VPXORD      Z2, Z14, Z14
-	VPXORD      Z3, Z15, Z15
-	VPROLD      $0x08, Z12, Z12
-	VPROLD      $0x08, Z13, Z13
-	VPROLD      $0x08, Z14, Z14
-	VPROLD      $0x08, Z15, Z15
-	VPADDD      Z12, Z8, Z8
-	VPADDD      Z13, Z9, Z9
-	VPADDD      Z14, Z10, Z10
-	VPADDD      Z15, Z11, Z11
-	VPXORD      Z8, Z4, Z4
-	VPXORD      Z9, Z5, Z5
-	VPXORD      Z10, Z6, Z6
-	VPXORD      Z11, Z7, Z7
-	VPROLD      $0x07, Z4, Z4
-	VPROLD      $0x07, Z5, Z5
-	VPROLD      $0x07, Z6, Z6
-	VPROLD      $0x07, Z7, Z7
-	VPADDD      Z5, Z0, Z0
-	VPADDD      Z6, Z1, Z1
-	VPADDD      Z7, Z2, Z2
-	VPADDD      Z4, Z3, Z3
-	VPXORD      Z0, Z15, Z15
-	VPXORD      Z1, Z12, Z12
-	VPXORD      Z2, Z13, Z13
-	VPXORD      Z3, Z14, Z14
-	VPROLD      $0x10, Z15, Z15
-	VPROLD      $0x10, Z12, Z12
-	VPROLD      $0x10, Z13, Z13
-	VPROLD      $0x10, Z14, Z14
-	VPADDD      Z15, Z10, Z10
-	VPADDD      Z12, Z11, Z11
-	VPADDD      Z13, Z8, Z8
-	VPADDD      Z14, Z9, Z9
-	VPXORD      Z10, Z5, Z5
-	VPXORD      Z11, Z6, Z6
-	VPXORD      Z8, Z7, Z7
-	VPXORD      Z9, Z4, Z4
-	VPROLD      $0x0c, Z5, Z5
-	VPROLD      $0x0c, Z6, Z6
-	VPROLD      $0x0c, Z7, Z7
-	VPROLD      $0x0c, Z4, Z4
-	VPADDD      Z5, Z0, Z0
-	VPADDD      Z6, Z1, Z1
-	VPADDD      Z7, Z2, Z2
-	VPADDD      Z4, Z3, Z3
-	VPXORD      Z0, Z15, Z15
-	VPXORD      Z1, Z12, Z12
-	VPXORD      Z2, Z13, Z13
-	VPXORD      Z3, Z14, Z14
-	VPROLD      $0x08, Z15, Z15
-	VPROLD      $0x08, Z12, Z12
-	VPROLD      $0x08, Z13, Z13
-	VPROLD      $0x08, Z14, Z14
-	VPADDD      Z15, Z10, Z10
-	VPADDD      Z12, Z11, Z11
-	VPADDD      Z13, Z8, Z8
-	VPADDD      Z14, Z9, Z9
-	VPXORD      Z10, Z5, Z5
-	VPXORD      Z11, Z6, Z6
-	VPXORD      Z8, Z7, Z7
-	VPXORD      Z9, Z4, Z4
-	VPROLD      $0x07, Z5, Z5
-	VPROLD      $0x07, Z6, Z6
-	VPROLD      $0x07, Z7, Z7
-	VPROLD      $0x07, Z4, Z4
-	DECQ        DI
-	JNZ         pointsAVX512_mul2_round
-	VPMOVZXBD   (CX), Z8
-	VMOVDQU32   sel_avx512<>+0(SB), Z9
-	VPERMD      Z8, Z9, Z8
-	VPTESTMD    Z8, Z8, K1
-	VPXORD.BCST (R11), Z0, Z0
-	VPXORD      Z16, Z4, Z4
-	VPBLENDMD   Z4, Z0, K1, Z0
-	VPXORD.BCST 4(R11), Z1, Z1
-	VPXORD      Z17, Z5, Z5
-	VPBLENDMD   Z5, Z1, K1, Z1
-	VPXORD.BCST 8(R11), Z2, Z2
-	VPXORD      Z18, Z6, Z6
-	VPBLENDMD   Z6, Z2, K1, Z2
-	VPXORD.BCST 12(R11), Z3, Z3
-	VPXORD      Z19, Z7, Z7
-	VPBLENDMD   Z7, Z3, K1, Z3
-	VMOVDQU32   192(R12), Z4
-	VPSLLD      $0x1f, Z4, Z4
-	VPSRAD      $0x1f, Z4, Z4
-	VMOVDQU32   768(R12), Z5
-	VPXORD      Z20, Z20, Z20
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  (DX)(Z5*1), K2, Z20
-	VPANDD      Z4, Z20, Z20
-	VPXORD      Z0, Z20, Z20
-	VMOVDQU32   Z20, (R12)
-	VPXORD      Z21, Z21, Z21
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  4(DX)(Z5*1), K2, Z21
-	VPANDD      Z4, Z21, Z21
-	VPXORD      Z1, Z21, Z21
-	VMOVDQU32   Z21, 64(R12)
-	VPXORD      Z22, Z22, Z22
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  8(DX)(Z5*1), K2, Z22
-	VPANDD      Z4, Z22, Z22
-	VPXORD      Z2, Z22, Z22
-	VMOVDQU32   Z22, 128(R12)
-	VPXORD      Z23, Z23, Z23
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  12(DX)(Z5*1), K2, Z23
-	VMOVDQU32   Z23, Z0
-	VPXORD      Z24, Z24, Z24
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  (BX)(Z5*1), K2, Z24
-	VPBLENDMD   Z24, Z0, K1, Z0
-	VPXORD      Z23, Z0, Z0
-	VPSLLD      $0x1f, Z0, Z0
-	VPSRLD      $0x1f, Z0, Z0
-	VPXORD      Z0, Z23, Z23
-	VPANDD      Z4, Z23, Z23
-	VPXORD      Z3, Z23, Z23
-	VMOVDQU32   Z23, 192(R12)
-	ADDQ        $0x20, DX
-	ADDQ        $0x20, BX
-	ADDQ        $0x10, CX
-	DECQ        SI
-	JMP         pointsAVX512_mul2_level
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPADDD        Z20, Z16, Z16
+	VPADDD        Z21, Z17, Z17
+	VPADDD        Z22, Z18, Z18
+	VPADDD        Z23, Z19, Z19
+	VPXORD        Z16, Z28, Z28
+	VPXORD        Z17, Z29, Z29
+	VPXORD        Z18, Z30, Z30
+	VPXORD        Z19, Z31, Z31
+	VPROLD        $0x10, Z28, Z28
+	VPROLD        $0x10, Z29, Z29
+	VPROLD        $0x10, Z30, Z30
+	VPROLD        $0x10, Z31, Z31
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPADDD        Z28, Z24, Z24
+	VPADDD        Z29, Z25, Z25
+	VPADDD        Z30, Z26, Z26
+	VPADDD        Z31, Z27, Z27
+	VPXORD        Z24, Z20, Z20
+	VPXORD        Z25, Z21, Z21
+	VPXORD        Z26, Z22, Z22
+	VPXORD        Z27, Z23, Z23
+	VPROLD        $0x0c, Z20, Z20
+	VPROLD        $0x0c, Z21, Z21
+	VPROLD        $0x0c, Z22, Z22
+	VPROLD        $0x0c, Z23, Z23
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPADDD        Z20, Z16, Z16
+	VPADDD        Z21, Z17, Z17
+	VPADDD        Z22, Z18, Z18
+	VPADDD        Z23, Z19, Z19
+	VPXORD        Z16, Z28, Z28
+	VPXORD        Z17, Z29, Z29
+	VPXORD        Z18, Z30, Z30
+	VPXORD        Z19, Z31, Z31
+	VPROLD        $0x08, Z28, Z28
+	VPROLD        $0x08, Z29, Z29
+	VPROLD        $0x08, Z30, Z30
+	VPROLD        $0x08, Z31, Z31
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPADDD        Z28, Z24, Z24
+	VPADDD        Z29, Z25, Z25
+	VPADDD        Z30, Z26, Z26
+	VPADDD        Z31, Z27, Z27
+	VPXORD        Z24, Z20, Z20
+	VPXORD        Z25, Z21, Z21
+	VPXORD        Z26, Z22, Z22
+	VPXORD        Z27, Z23, Z23
+	VPROLD        $0x07, Z20, Z20
+	VPROLD        $0x07, Z21, Z21
+	VPROLD        $0x07, Z22, Z22
+	VPROLD        $0x07, Z23, Z23
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPADDD        Z21, Z16, Z16
+	VPADDD        Z22, Z17, Z17
+	VPADDD        Z23, Z18, Z18
+	VPADDD        Z20, Z19, Z19
+	VPXORD        Z16, Z31, Z31
+	VPXORD        Z17, Z28, Z28
+	VPXORD        Z18, Z29, Z29
+	VPXORD        Z19, Z30, Z30
+	VPROLD        $0x10, Z31, Z31
+	VPROLD        $0x10, Z28, Z28
+	VPROLD        $0x10, Z29, Z29
+	VPROLD        $0x10, Z30, Z30
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPADDD        Z31, Z26, Z26
+	VPADDD        Z28, Z27, Z27
+	VPADDD        Z29, Z24, Z24
+	VPADDD        Z30, Z25, Z25
+	VPXORD        Z26, Z21, Z21
+	VPXORD        Z27, Z22, Z22
+	VPXORD        Z24, Z23, Z23
+	VPXORD        Z25, Z20, Z20
+	VPROLD        $0x0c, Z21, Z21
+	VPROLD        $0x0c, Z22, Z22
+	VPROLD        $0x0c, Z23, Z23
+	VPROLD        $0x0c, Z20, Z20
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPADDD        Z21, Z16, Z16
+	VPADDD        Z22, Z17, Z17
+	VPADDD        Z23, Z18, Z18
+	VPADDD        Z20, Z19, Z19
+	VPXORD        Z16, Z31, Z31
+	VPXORD        Z17, Z28, Z28
+	VPXORD        Z18, Z29, Z29
+	VPXORD        Z19, Z30, Z30
+	VPROLD        $0x08, Z31, Z31
+	VPROLD        $0x08, Z28, Z28
+	VPROLD        $0x08, Z29, Z29
+	VPROLD        $0x08, Z30, Z30
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	VPADDD        Z31, Z26, Z26
+	VPADDD        Z28, Z27, Z27
+	VPADDD        Z29, Z24, Z24
+	VPADDD        Z30, Z25, Z25
+	VPXORD        Z26, Z21, Z21
+	VPXORD        Z27, Z22, Z22
+	VPXORD        Z24, Z23, Z23
+	VPXORD        Z25, Z20, Z20
+	VPROLD        $0x07, Z21, Z21
+	VPROLD        $0x07, Z22, Z22
+	VPROLD        $0x07, Z23, Z23
+	VPROLD        $0x07, Z20, Z20
+	DECQ          CX
+	JNZ           pointsAVX512_mul2_round
+	VMOVDQU32     Z16, 2688(R12)
+	VMOVDQU32     Z17, 2752(R12)
+	VMOVDQU32     Z18, 2816(R12)
+	VMOVDQU32     Z19, 2880(R12)
+	VMOVDQU32     Z20, 2944(R12)
+	VMOVDQU32     Z21, 3008(R12)
+	VMOVDQU32     Z22, 3072(R12)
+	VMOVDQU32     Z23, 3136(R12)
+	VMOVDQU32     Z24, 3200(R12)
+	VMOVDQU32     Z25, 3264(R12)
+	VMOVDQU32     Z26, 3328(R12)
+	VMOVDQU32     Z27, 3392(R12)
+	VMOVDQU32     Z28, 3456(R12)
+	VMOVDQU32     Z29, 3520(R12)
+	VMOVDQU32     Z30, 3584(R12)
+	VMOVDQU32     Z31, 3648(R12)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X8
+	VMOVDQU32     1216(R12)(CX*1), Z9
+	VPSLLD        X8, Z9, Z9
+	VPTESTMD.BCST sign_bit<>+0(SB), Z9, K1
+	VPXORD.BCST   (R11), Z0, Z0
+	VPXORD        256(R12), Z4, Z4
+	VPBLENDMD     Z4, Z0, K1, Z0
+	VPXORD        512(R12), Z0, Z0
+	VMOVDQU32     Z0, (R12)
+	VPXORD.BCST   4(R11), Z1, Z1
+	VPXORD        320(R12), Z5, Z5
+	VPBLENDMD     Z5, Z1, K1, Z1
+	VPXORD        576(R12), Z1, Z1
+	VMOVDQU32     Z1, 64(R12)
+	VPXORD.BCST   8(R11), Z2, Z2
+	VPXORD        384(R12), Z6, Z6
+	VPBLENDMD     Z6, Z2, K1, Z2
+	VPXORD        640(R12), Z2, Z2
+	VMOVDQU32     Z2, 128(R12)
+	VPXORD.BCST   12(R11), Z3, Z3
+	VPXORD        448(R12), Z7, Z7
+	VPBLENDMD     Z7, Z3, K1, Z3
+	VPXORD        704(R12), Z3, Z3
+	VMOVDQU32     Z3, 192(R12)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     2560(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     2688(R12), Z0
+	VPXORD.BCST   (R11), Z0, Z0
+	VMOVDQU32     2944(R12), Z1
+	VPXORD        1600(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        1856(R12), Z0, Z0
+	VMOVDQU32     Z0, 1344(R12)
+	VMOVDQU32     2752(R12), Z0
+	VPXORD.BCST   4(R11), Z0, Z0
+	VMOVDQU32     3008(R12), Z1
+	VPXORD        1664(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        1920(R12), Z0, Z0
+	VMOVDQU32     Z0, 1408(R12)
+	VMOVDQU32     2816(R12), Z0
+	VPXORD.BCST   8(R11), Z0, Z0
+	VMOVDQU32     3072(R12), Z1
+	VPXORD        1728(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        1984(R12), Z0, Z0
+	VMOVDQU32     Z0, 1472(R12)
+	VMOVDQU32     2880(R12), Z0
+	VPXORD.BCST   12(R11), Z0, Z0
+	VMOVDQU32     3136(R12), Z1
+	VPXORD        1792(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        2048(R12), Z0, Z0
+	VMOVDQU32     Z0, 1536(R12)
+	ADDQ          $0x20, DX
+	ADDQ          $0x20, DI
+	INCQ          R13
+	DECQ          SI
+	JMP           pointsAVX512_mul2_level
 
 pointsAVX512_mul2_done:
 	JMP pointsAVX512_done
 
 pointsAVX512_mul4:
-	VPXORD    Z5, Z5, Z5
-	VMOVDQU32 Z5, 256(R12)
-	VMOVDQU32 Z5, 320(R12)
-	VMOVDQU32 Z5, 384(R12)
-	VMOVDQU32 Z5, 448(R12)
+	VMOVDQU32 (R12), Z0
+	VPXORD    Z0, Z0, Z0
+	VMOVDQU32 Z0, 768(R12)
+	VMOVDQU32 Z0, 832(R12)
+	VMOVDQU32 Z0, 896(R12)
+	VMOVDQU32 Z0, 960(R12)
+	VMOVDQU32 Z0, 2112(R12)
+	VMOVDQU32 Z0, 2176(R12)
+	VMOVDQU32 Z0, 2240(R12)
+	VMOVDQU32 Z0, 2304(R12)
 
 pointsAVX512_mul4_level:
-	CMPQ         SI, $0x00
-	JE           pointsAVX512_mul4_done
-	VMOVDQU32    (R12), Z16
-	VMOVDQU32    64(R12), Z17
-	VMOVDQU32    128(R12), Z18
-	VMOVDQU32    192(R12), Z19
-	VPSRLD       $0x01, Z19, Z19
-	VPSLLD       $0x01, Z19, Z19
-	VMOVDQU32    Z16, Z4
-	VMOVDQU32    Z16, Z8
-	VPBROADCASTD (R11), Z0
-	VMOVDQU32    Z17, Z5
-	VMOVDQU32    Z17, Z9
-	VPBROADCASTD 4(R11), Z1
-	VMOVDQU32    Z18, Z6
-	VMOVDQU32    Z18, Z10
-	VPBROADCASTD 8(R11), Z2
-	VMOVDQU32    Z19, Z7
-	VMOVDQU32    Z19, Z11
-	VPBROADCASTD 12(R11), Z3
-	VPXORD       Z12, Z12, Z12
-	VPXORD       Z13, Z13, Z13
-	VPBROADCASTD 16(R11), Z14
-	VPBROADCASTD 20(R11), Z15
-	MOVLQSX      768(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      772(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      776(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      780(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      784(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      788(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      792(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      796(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      800(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      804(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      808(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      812(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      816(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      820(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      824(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVLQSX      828(R12), DI
-	PREFETCHT0   64(DX)(DI*1)
-	MOVQ         $0x0000000a, DI
+	CMPQ          SI, $0x00
+	JE            pointsAVX512_mul4_done
+	VMOVDQU32     (R12), Z0
+	VMOVDQU32     Z0, 256(R12)
+	VMOVDQU32     64(R12), Z0
+	VMOVDQU32     Z0, 320(R12)
+	VMOVDQU32     128(R12), Z0
+	VMOVDQU32     Z0, 384(R12)
+	VMOVDQU32     192(R12), Z0
+	VPSRLD        $0x01, Z0, Z0
+	VPSLLD        $0x01, Z0, Z0
+	VMOVDQU32     Z0, 448(R12)
+	MOVLQSX       1280(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1284(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1288(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1292(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1296(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1300(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1304(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1308(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1312(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1316(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1320(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1324(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1328(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1332(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1336(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1340(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     1216(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     192(R12), Z0
+	VPSLLD        $0x1f, Z0, Z0
+	VPSRAD        $0x1f, Z0, Z0
+	VMOVDQU32     1280(R12), Z1
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 512(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 576(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 640(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VMOVDQU32     Z2, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPXORD        Z2, Z3, Z3
+	VPSLLD        $0x1f, Z3, Z3
+	VPSRLD        $0x1f, Z3, Z3
+	VPXORD        Z3, Z2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 704(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    16(DX)(Z1*1), K1, Z2
+	VPANDD        Z0, Z2, Z2
+	VPXORD        Z1, Z1, Z3
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    20(DX)(Z1*1), K1, Z3
+	VPANDD        Z0, Z3, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    24(DX)(Z1*1), K1, Z4
+	VPANDD        Z0, Z4, Z4
+	VPXORD        Z1, Z1, Z5
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    28(DX)(Z1*1), K1, Z5
+	VPANDD        Z0, Z5, Z5
+	VPUNPCKLDQ    Z3, Z2, Z0
+	VPUNPCKHDQ    Z3, Z2, Z1
+	VPUNPCKLDQ    Z5, Z4, Z2
+	VPUNPCKHDQ    Z5, Z4, Z4
+	VPUNPCKLQDQ   Z2, Z0, Z3
+	VPUNPCKHQDQ   Z2, Z0, Z0
+	VPUNPCKLQDQ   Z4, Z1, Z2
+	VPUNPCKHQDQ   Z4, Z1, Z1
+	VMOVDQU32     768(R12), Z4
+	VPANDD        (R10), Z3, Z3
+	VPADDQ        Z3, Z4, Z5
+	VPXORD        Z3, Z4, Z4
+	VPANDD        64(R10), Z4, Z4
+	VPANDD        128(R10), Z5, Z5
+	VPORD         Z5, Z4, Z4
+	VMOVDQU32     Z4, 768(R12)
+	VMOVDQU32     832(R12), Z3
+	VPANDD        (R10), Z0, Z0
+	VPADDQ        Z0, Z3, Z4
+	VPXORD        Z0, Z3, Z3
+	VPANDD        64(R10), Z3, Z3
+	VPANDD        128(R10), Z4, Z4
+	VPORD         Z4, Z3, Z3
+	VMOVDQU32     Z3, 832(R12)
+	VMOVDQU32     896(R12), Z0
+	VPANDD        (R10), Z2, Z2
+	VPADDQ        Z2, Z0, Z3
+	VPXORD        Z2, Z0, Z0
+	VPANDD        64(R10), Z0, Z0
+	VPANDD        128(R10), Z3, Z3
+	VPORD         Z3, Z0, Z0
+	VMOVDQU32     Z0, 896(R12)
+	VMOVDQU32     960(R12), Z0
+	VPANDD        (R10), Z1, Z1
+	VPADDQ        Z1, Z0, Z2
+	VPXORD        Z1, Z0, Z0
+	VPANDD        64(R10), Z0, Z0
+	VPANDD        128(R10), Z2, Z2
+	VPORD         Z2, Z0, Z0
+	VMOVDQU32     Z0, 960(R12)
+	VMOVDQU32     1344(R12), Z0
+	VMOVDQU32     Z0, 1600(R12)
+	VMOVDQU32     1408(R12), Z0
+	VMOVDQU32     Z0, 1664(R12)
+	VMOVDQU32     1472(R12), Z0
+	VMOVDQU32     Z0, 1728(R12)
+	VMOVDQU32     1536(R12), Z0
+	VPSRLD        $0x01, Z0, Z0
+	VPSLLD        $0x01, Z0, Z0
+	VMOVDQU32     Z0, 1792(R12)
+	MOVLQSX       2624(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2628(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2632(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2636(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2640(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2644(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2648(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2652(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2656(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2660(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2664(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2668(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2672(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2676(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2680(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       2684(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     2560(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     1536(R12), Z0
+	VPSLLD        $0x1f, Z0, Z0
+	VPSRAD        $0x1f, Z0, Z0
+	VMOVDQU32     2624(R12), Z1
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 1856(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 1920(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 1984(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VMOVDQU32     Z2, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPXORD        Z2, Z3, Z3
+	VPSLLD        $0x1f, Z3, Z3
+	VPSRLD        $0x1f, Z3, Z3
+	VPXORD        Z3, Z2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 2048(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    16(DX)(Z1*1), K1, Z2
+	VPANDD        Z0, Z2, Z2
+	VPXORD        Z1, Z1, Z3
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    20(DX)(Z1*1), K1, Z3
+	VPANDD        Z0, Z3, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    24(DX)(Z1*1), K1, Z4
+	VPANDD        Z0, Z4, Z4
+	VPXORD        Z1, Z1, Z5
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    28(DX)(Z1*1), K1, Z5
+	VPANDD        Z0, Z5, Z5
+	VPUNPCKLDQ    Z3, Z2, Z0
+	VPUNPCKHDQ    Z3, Z2, Z1
+	VPUNPCKLDQ    Z5, Z4, Z2
+	VPUNPCKHDQ    Z5, Z4, Z4
+	VPUNPCKLQDQ   Z2, Z0, Z3
+	VPUNPCKHQDQ   Z2, Z0, Z0
+	VPUNPCKLQDQ   Z4, Z1, Z2
+	VPUNPCKHQDQ   Z4, Z1, Z1
+	VMOVDQU32     2112(R12), Z4
+	VPANDD        (R10), Z3, Z3
+	VPADDQ        Z3, Z4, Z5
+	VPXORD        Z3, Z4, Z4
+	VPANDD        64(R10), Z4, Z4
+	VPANDD        128(R10), Z5, Z5
+	VPORD         Z5, Z4, Z4
+	VMOVDQU32     Z4, 2112(R12)
+	VMOVDQU32     2176(R12), Z3
+	VPANDD        (R10), Z0, Z0
+	VPADDQ        Z0, Z3, Z4
+	VPXORD        Z0, Z3, Z3
+	VPANDD        64(R10), Z3, Z3
+	VPANDD        128(R10), Z4, Z4
+	VPORD         Z4, Z3, Z3
+	VMOVDQU32     Z3, 2176(R12)
+	VMOVDQU32     2240(R12), Z0
+	VPANDD        (R10), Z2, Z2
+	VPADDQ        Z2, Z0, Z3
+	VPXORD        Z2, Z0, Z0
+	VPANDD        64(R10), Z0, Z0
+	VPANDD        128(R10), Z3, Z3
+	VPORD         Z3, Z0, Z0
+	VMOVDQU32     Z0, 2240(R12)
+	VMOVDQU32     2304(R12), Z0
+	VPANDD        (R10), Z1, Z1
+	VPADDQ        Z1, Z0, Z2
+	VPXORD        Z1, Z0, Z0
+	VPANDD        64(R10), Z0, Z0
+	VPANDD        128(R10), Z2, Z2
+	VPORD         Z2, Z0, Z0
+	VMOVDQU32     Z0, 2304(R12)
+	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z4, Z8
+	VPBROADCASTD  (R11), Z0
+	VMOVDQU32     320(R12), Z5
+	VMOVDQU32     Z5, Z9
+	VPBROADCASTD  4(R11), Z1
+	VMOVDQU32     384(R12), Z6
+	VMOVDQU32     Z6, Z10
+	VPBROADCASTD  8(R11), Z2
+	VMOVDQU32     448(R12), Z7
+	VMOVDQU32     Z7, Z11
+	VPBROADCASTD  12(R11), Z3
+	VPBROADCASTD  16(R11), Z14
+	VPBROADCASTD  20(R11), Z15
+	VPXORD        Z14, Z14, Z12
+	VPXORD        Z14, Z14, Z13
+	VMOVDQU32     1600(R12), Z20
+	VMOVDQU32     Z20, Z24
+	VPBROADCASTD  (R11), Z16
+	VMOVDQU32     1664(R12), Z21
+	VMOVDQU32     Z21, Z25
+	VPBROADCASTD  4(R11), Z17
+	VMOVDQU32     1728(R12), Z22
+	VMOVDQU32     Z22, Z26
+	VPBROADCASTD  8(R11), Z18
+	VMOVDQU32     1792(R12), Z23
+	VMOVDQU32     Z23, Z27
+	VPBROADCASTD  12(R11), Z19
+	VPBROADCASTD  16(R11), Z30
+	VPBROADCASTD  20(R11), Z31
+	VPXORD        Z30, Z30, Z28
+	VPXORD        Z30, Z30, Z29
+	MOVQ          $0x0000000a, CX
 
 pointsAVX512_mul4_round:
-	VPADDD      Z4, Z0, Z0
-	VPADDD      Z5, Z1, Z1
-	VPADDD      Z6, Z2, Z2
-	VPADDD      Z7, Z3, Z3
-	VPXORD      Z0, Z12, Z12
-	VPXORD      Z1, Z13, Z13
-	VPXORD      Z2, Z14, Z14
-	VPXORD      Z3, Z15, Z15
-	VPROLD      $0x10, Z12, Z12
-	VPROLD      $0x10, Z13, Z13
-	VPROLD      $0x10, Z14, Z14
-	VPROLD      $0x10, Z15, Z15
-	VPADDD      Z12, Z8, Z8
-	VPADDD      Z13, Z9, Z9
-	VPADDD      Z14, Z10, Z10
-	VPADDD      Z15, Z11, Z11
-	VPXORD      Z8, Z4, Z4
-	VPXORD      Z9, Z5, Z5
-	VPXORD      Z10, Z6, Z6
-	VPXORD      Z11, Z7, Z7
-	VPROLD      $0x0c, Z4, Z4
-	VPROLD      $0x0c, Z5, Z5
-	VPROLD      $0x0c, Z6, Z6
-	VPROLD      $0x0c, Z7, Z7
-	VPADDD      Z4, Z0, Z0
-	VPADDD      Z5, Z1, Z1
-	VPADDD      Z6, Z2, Z2
-	VPADDD      Z7, Z3, Z3
-	VPXORD      Z0, Z12, Z12
-	VPXORD      Z1, Z13, Z13
-	VPXORD      Z2, Z14, Z14
-	VPXORD      Z3, Z15, Z15
-	VPROLD      $0x08, Z12, Z12
-	VPROLD      $0x08, Z13, Z13
-	VPROLD      $0x08, Z14, Z14
-	VPROLD      $0x08, Z15, Z15
-	VPADDD      Z12, Z8, Z8
-	VPADDD      Z13, Z9, Z9
-	VPADDD      Z14, Z10, Z10
-	VPADDD      Z15, Z11, Z11
-	VPXORD      Z8, Z4, Z4
-	VPXORD      Z9, Z5, Z5
-	VPXORD      Z10, Z6, Z6
-	VPXORD      Z11, Z7, Z7
-	VPROLD      $0x07, Z4, Z4
-	VPROLD      $0x07, Z5, Z5
-	VPROLD      $0x07, Z6, Z6
-	VPROLD      $0x07, Z7, Z7
-	VPADDD      Z5, Z0, Z0
-	VPADDD      Z6, Z1, Z1
-	VPADDD      Z7, Z2, Z2
-	VPADDD      Z4, Z3, Z3
-	VPXORD      Z0, Z15, Z15
-	VPXORD      Z1, Z12, Z12
-	VPXORD      Z2, Z13, Z13
-	VPXORD      Z3, Z14, Z14
-	VPROLD      $0x10, Z15, Z15
-	VPROLD      $0x10, Z12, Z12
-	VPROLD      $0x10, Z13, Z13
-	VPROLD      $0x10, Z14, Z14
-	VPADDD      Z15, Z10, Z10
-	VPADDD      Z12, Z11, Z11
-	VPADDD      Z13, Z8, Z8
-	VPADDD      Z14, Z9, Z9
-	VPXORD      Z10, Z5, Z5
-	VPXORD      Z11, Z6, Z6
-	VPXORD      Z8, Z7, Z7
-	VPXORD      Z9, Z4, Z4
-	VPROLD      $0x0c, Z5, Z5
-	VPROLD      $0x0c, Z6, Z6
-	VPROLD      $0x0c, Z7, Z7
-	VPROLD      $0x0c, Z4, Z4
-	VPADDD      Z5, Z0, Z0
-	VPADDD      Z6, Z1, Z1
-	VPADDD      Z7, Z2, Z2
-	VPADDD      Z4, Z3, Z3
-	VPXORD      Z0, Z15, Z15
-	VPXORD      Z1, Z12, Z12
-	VPXORD      Z2, Z13, Z13
-	VPXORD      Z3, Z14, Z14
-	VPROLD      $0x08, Z15, Z15
-	VPROLD      $0x08, Z12, Z12
-	VPROLD      $0x08, Z13, Z13
-	VPROLD      $0x08, Z14, Z14
-	VPADDD      Z15, Z10, Z10
-	VPADDD      Z12, Z11, Z11
-	VPADDD      Z13, Z8, Z8
-	VPADDD      Z14, Z9, Z9
-	VPXORD      Z10, Z5, Z5
-	VPXORD      Z11, Z6, Z6
-	VPXORD      Z8, Z7, Z7
-	VPXORD      Z9, Z4, Z4
-	VPROLD      $0x07, Z5, Z5
-	VPROLD      $0x07, Z6, Z6
-	VPROLD      $0x07, Z7, Z7
-	VPROLD      $0x07, Z4, Z4
-	DECQ        DI
-	JNZ         pointsAVX512_mul4_round
-	VPMOVZXBD   (CX), Z20
-	VMOVDQU32   sel_avx512<>+0(SB), Z21
-	VPERMD      Z20, Z21, Z20
-	VPTESTMD    Z20, Z20, K1
-	VPXORD      Z16, Z4, Z4
-	VPBLENDMD   Z12, Z4, K1, Z4
-	VPXORD      Z17, Z5, Z5
-	VPBLENDMD   Z13, Z5, K1, Z5
-	VPXORD      Z18, Z6, Z6
-	VPXORD.BCST 16(R11), Z14, Z14
-	VPBLENDMD   Z14, Z6, K1, Z6
-	VPXORD      Z19, Z7, Z7
-	VPXORD.BCST 20(R11), Z15, Z15
-	VPBLENDMD   Z15, Z7, K1, Z7
-	VPUNPCKLDQ  Z5, Z4, Z14
-	VPUNPCKHDQ  Z5, Z4, Z4
-	VPUNPCKLDQ  Z7, Z6, Z5
-	VPUNPCKHDQ  Z7, Z6, Z7
-	VPUNPCKLQDQ Z5, Z14, Z6
-	VPUNPCKHQDQ Z5, Z14, Z5
-	VPUNPCKLQDQ Z7, Z4, Z14
-	VPUNPCKHQDQ Z7, Z4, Z4
-	VMOVDQU32   Z6, 512(R12)
-	VMOVDQU32   Z5, 576(R12)
-	VMOVDQU32   Z14, 640(R12)
-	VMOVDQU32   Z4, 704(R12)
-	VPXORD.BCST (R11), Z0, Z0
-	VPXORD      Z16, Z8, Z8
-	VPBLENDMD   Z8, Z0, K1, Z0
-	VPXORD.BCST 4(R11), Z1, Z1
-	VPXORD      Z17, Z9, Z9
-	VPBLENDMD   Z9, Z1, K1, Z1
-	VPXORD.BCST 8(R11), Z2, Z2
-	VPXORD      Z18, Z10, Z10
-	VPBLENDMD   Z10, Z2, K1, Z2
-	VPXORD.BCST 12(R11), Z3, Z3
-	VPXORD      Z19, Z11, Z11
-	VPBLENDMD   Z11, Z3, K1, Z3
-	VMOVDQU32   192(R12), Z4
-	VPSLLD      $0x1f, Z4, Z4
-	VPSRAD      $0x1f, Z4, Z4
-	VMOVDQU32   768(R12), Z5
-	VPXORD      Z22, Z22, Z22
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  (DX)(Z5*1), K2, Z22
-	VPANDD      Z4, Z22, Z22
-	VPXORD      Z0, Z22, Z22
-	VMOVDQU32   Z22, (R12)
-	VPXORD      Z23, Z23, Z23
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  4(DX)(Z5*1), K2, Z23
-	VPANDD      Z4, Z23, Z23
-	VPXORD      Z1, Z23, Z23
-	VMOVDQU32   Z23, 64(R12)
-	VPXORD      Z24, Z24, Z24
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  8(DX)(Z5*1), K2, Z24
-	VPANDD      Z4, Z24, Z24
-	VPXORD      Z2, Z24, Z24
-	VMOVDQU32   Z24, 128(R12)
-	VPXORD      Z25, Z25, Z25
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  12(DX)(Z5*1), K2, Z25
-	VMOVDQU32   Z25, Z0
-	VPXORD      Z26, Z26, Z26
-	VPCMPEQD    Z5, Z5, K2
-	VPGATHERDD  (BX)(Z5*1), K2, Z26
-	VPBLENDMD   Z26, Z0, K1, Z0
-	VPXORD      Z25, Z0, Z0
-	VPSLLD      $0x1f, Z0, Z0
-	VPSRLD      $0x1f, Z0, Z0
-	VPXORD      Z0, Z25, Z25
-	VPANDD      Z4, Z25, Z25
-	VPXORD      Z3, Z25, Z25
-	VMOVDQU32   Z25, 192(R12)
-	VPXORD      Z27, Z27, Z27
-	VPCMPEQD    Z5, Z5, K1
-	VPGATHERDD  16(DX)(Z5*1), K1, Z27
-	VPANDD      Z4, Z27, Z27
-	VPXORD      Z28, Z28, Z28
-	VPCMPEQD    Z5, Z5, K1
-	VPGATHERDD  20(DX)(Z5*1), K1, Z28
-	VPANDD      Z4, Z28, Z28
-	VPXORD      Z29, Z29, Z29
-	VPCMPEQD    Z5, Z5, K1
-	VPGATHERDD  24(DX)(Z5*1), K1, Z29
-	VPANDD      Z4, Z29, Z29
-	VPXORD      Z30, Z30, Z30
-	VPCMPEQD    Z5, Z5, K1
-	VPGATHERDD  28(DX)(Z5*1), K1, Z30
-	VPANDD      Z4, Z30, Z30
-	VPUNPCKLDQ  Z28, Z27, Z0
-	VPUNPCKHDQ  Z28, Z27, Z2
-	VPUNPCKLDQ  Z30, Z29, Z3
-	VPUNPCKHDQ  Z30, Z29, Z4
-	VPUNPCKLQDQ Z3, Z0, Z1
-	VPUNPCKHQDQ Z3, Z0, Z0
-	VPUNPCKLQDQ Z4, Z2, Z3
-	VPUNPCKHQDQ Z4, Z2, Z2
-	VMOVDQU32   256(R12), Z4
-	VMOVDQU32   512(R12), Z5
-	VPANDD      (R10), Z5, Z5
-	VPADDQ      Z5, Z4, Z6
-	VPXORD      Z5, Z4, Z4
-	VPANDD      64(R10), Z4, Z4
-	VPANDD      128(R10), Z6, Z6
-	VPORD       Z6, Z4, Z4
-	VPANDD      (R10), Z1, Z1
-	VPADDQ      Z1, Z4, Z5
-	VPXORD      Z1, Z4, Z4
-	VPANDD      64(R10), Z4, Z4
-	VPANDD      128(R10), Z5, Z5
-	VPORD       Z5, Z4, Z4
-	VMOVDQU32   Z4, 256(R12)
-	VMOVDQU32   320(R12), Z1
-	VMOVDQU32   576(R12), Z4
-	VPANDD      (R10), Z4, Z4
-	VPADDQ      Z4, Z1, Z5
-	VPXORD      Z4, Z1, Z1
-	VPANDD      64(R10), Z1, Z1
-	VPANDD      128(R10), Z5, Z5
-	VPORD       Z5, Z1, Z1
-	VPANDD      (R10), Z0, Z0
-	VPADDQ      Z0, Z1, Z4
-	VPXORD      Z0, Z1, Z1
-	VPANDD      64(R10), Z1, Z1
-	VPANDD      128(R10), Z4, Z4
-	VPORD       Z4, Z1, Z1
-	VMOVDQU32   Z1, 320(R12)
-	VMOVDQU32   384(R12), Z0
-	VMOVDQU32   640(R12), Z1
-	VPANDD      (R10), Z1, Z1
-	VPADDQ      Z1, Z0, Z4
-	VPXORD      Z1, Z0, Z0
-	VPANDD      64(R10), Z0, Z0
-	VPANDD      128(R10), Z4, Z4
-	VPORD       Z4, Z0, Z0
-	VPANDD      (R10), Z3, Z3
-	VPADDQ      Z3, Z0, Z1
-	VPXORD      Z3, Z0, Z0
-	VPANDD      64(R10), Z0, Z0
-	VPANDD      128(R10), Z1, Z1
-	VPORD       Z1, Z0, Z0
-	VMOVDQU32   Z0, 384(R12)
-	VMOVDQU32   448(R12), Z0
-	VMOVDQU32   704(R12), Z1
-	VPANDD      (R10), Z1, Z1
-	VPADDQ      Z1, Z0, Z3
-	VPXORD      Z1, Z0, Z0
-	VPANDD      64(R10), Z0, Z0
-	VPANDD      128(R10), Z3, Z3
-	VPORD       Z3, Z0, Z0
-	VPANDD      (R10), Z2, Z2
-	VPADDQ      Z2, Z0, Z1
-	VPXORD      Z2, Z0, Z0
-	VPANDD      64(R10), Z0, Z0
-	VPANDD      128(R10), Z1, Z1
-	VPORD       Z1, Z0, Z0
-	VMOVDQU32   Z0, 448(R12)
-	ADDQ        $0x20, DX
-	ADDQ        $0x20, BX
-	ADDQ        $0x10, CX
-	DECQ        SI
-	JMP         pointsAVX512_mul4_level
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPADDD        Z20, Z16, Z16
+	VPADDD        Z21, Z17, Z17
+	VPADDD        Z22, Z18, Z18
+	VPADDD        Z23, Z19, Z19
+	VPXORD        Z16, Z28, Z28
+	VPXORD        Z17, Z29, Z29
+	VPXORD        Z18, Z30, Z30
+	VPXORD        Z19, Z31, Z31
+	VPROLD        $0x10, Z28, Z28
+	VPROLD        $0x10, Z29, Z29
+	VPROLD        $0x10, Z30, Z30
+	VPROLD        $0x10, Z31, Z31
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPADDD        Z28, Z24, Z24
+	VPADDD        Z29, Z25, Z25
+	VPADDD        Z30, Z26, Z26
+	VPADDD        Z31, Z27, Z27
+	VPXORD        Z24, Z20, Z20
+	VPXORD        Z25, Z21, Z21
+	VPXORD        Z26, Z22, Z22
+	VPXORD        Z27, Z23, Z23
+	VPROLD        $0x0c, Z20, Z20
+	VPROLD        $0x0c, Z21, Z21
+	VPROLD        $0x0c, Z22, Z22
+	VPROLD        $0x0c, Z23, Z23
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPADDD        Z20, Z16, Z16
+	VPADDD        Z21, Z17, Z17
+	VPADDD        Z22, Z18, Z18
+	VPADDD        Z23, Z19, Z19
+	VPXORD        Z16, Z28, Z28
+	VPXORD        Z17, Z29, Z29
+	VPXORD        Z18, Z30, Z30
+	VPXORD        Z19, Z31, Z31
+	VPROLD        $0x08, Z28, Z28
+	VPROLD        $0x08, Z29, Z29
+	VPROLD        $0x08, Z30, Z30
+	VPROLD        $0x08, Z31, Z31
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPADDD        Z28, Z24, Z24
+	VPADDD        Z29, Z25, Z25
+	VPADDD        Z30, Z26, Z26
+	VPADDD        Z31, Z27, Z27
+	VPXORD        Z24, Z20, Z20
+	VPXORD        Z25, Z21, Z21
+	VPXORD        Z26, Z22, Z22
+	VPXORD        Z27, Z23, Z23
+	VPROLD        $0x07, Z20, Z20
+	VPROLD        $0x07, Z21, Z21
+	VPROLD        $0x07, Z22, Z22
+	VPROLD        $0x07, Z23, Z23
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPADDD        Z21, Z16, Z16
+	VPADDD        Z22, Z17, Z17
+	VPADDD        Z23, Z18, Z18
+	VPADDD        Z20, Z19, Z19
+	VPXORD        Z16, Z31, Z31
+	VPXORD        Z17, Z28, Z28
+	VPXORD        Z18, Z29, Z29
+	VPXORD        Z19, Z30, Z30
+	VPROLD        $0x10, Z31, Z31
+	VPROLD        $0x10, Z28, Z28
+	VPROLD        $0x10, Z29, Z29
+	VPROLD        $0x10, Z30, Z30
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPADDD        Z31, Z26, Z26
+	VPADDD        Z28, Z27, Z27
+	VPADDD        Z29, Z24, Z24
+	VPADDD        Z30, Z25, Z25
+	VPXORD        Z26, Z21, Z21
+	VPXORD        Z27, Z22, Z22
+	VPXORD        Z24, Z23, Z23
+	VPXORD        Z25, Z20, Z20
+	VPROLD        $0x0c, Z21, Z21
+	VPROLD        $0x0c, Z22, Z22
+	VPROLD        $0x0c, Z23, Z23
+	VPROLD        $0x0c, Z20, Z20
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPADDD        Z21, Z16, Z16
+	VPADDD        Z22, Z17, Z17
+	VPADDD        Z23, Z18, Z18
+	VPADDD        Z20, Z19, Z19
+	VPXORD        Z16, Z31, Z31
+	VPXORD        Z17, Z28, Z28
+	VPXORD        Z18, Z29, Z29
+	VPXORD        Z19, Z30, Z30
+	VPROLD        $0x08, Z31, Z31
+	VPROLD        $0x08, Z28, Z28
+	VPROLD        $0x08, Z29, Z29
+	VPROLD        $0x08, Z30, Z30
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	VPADDD        Z31, Z26, Z26
+	VPADDD        Z28, Z27, Z27
+	VPADDD        Z29, Z24, Z24
+	VPADDD        Z30, Z25, Z25
+	VPXORD        Z26, Z21, Z21
+	VPXORD        Z27, Z22, Z22
+	VPXORD        Z24, Z23, Z23
+	VPXORD        Z25, Z20, Z20
+	VPROLD        $0x07, Z21, Z21
+	VPROLD        $0x07, Z22, Z22
+	VPROLD        $0x07, Z23, Z23
+	VPROLD        $0x07, Z20, Z20
+	DECQ          CX
+	JNZ           pointsAVX512_mul4_round
+	VMOVDQU32     Z16, 2688(R12)
+	VMOVDQU32     Z17, 2752(R12)
+	VMOVDQU32     Z18, 2816(R12)
+	VMOVDQU32     Z19, 2880(R12)
+	VMOVDQU32     Z20, 2944(R12)
+	VMOVDQU32     Z21, 3008(R12)
+	VMOVDQU32     Z22, 3072(R12)
+	VMOVDQU32     Z23, 3136(R12)
+	VMOVDQU32     Z24, 3200(R12)
+	VMOVDQU32     Z25, 3264(R12)
+	VMOVDQU32     Z26, 3328(R12)
+	VMOVDQU32     Z27, 3392(R12)
+	VMOVDQU32     Z28, 3456(R12)
+	VMOVDQU32     Z29, 3520(R12)
+	VMOVDQU32     Z30, 3584(R12)
+	VMOVDQU32     Z31, 3648(R12)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X16
+	VMOVDQU32     1216(R12)(CX*1), Z17
+	VPSLLD        X16, Z17, Z17
+	VPTESTMD.BCST sign_bit<>+0(SB), Z17, K1
+	VPXORD        256(R12), Z4, Z4
+	VPBLENDMD     Z12, Z4, K1, Z4
+	VPXORD        320(R12), Z5, Z5
+	VPBLENDMD     Z13, Z5, K1, Z5
+	VPXORD        384(R12), Z6, Z6
+	VPXORD.BCST   16(R11), Z14, Z14
+	VPBLENDMD     Z14, Z6, K1, Z6
+	VPXORD        448(R12), Z7, Z7
+	VPXORD.BCST   20(R11), Z15, Z15
+	VPBLENDMD     Z15, Z7, K1, Z7
+	VPUNPCKLDQ    Z5, Z4, Z12
+	VPUNPCKHDQ    Z5, Z4, Z4
+	VPUNPCKLDQ    Z7, Z6, Z5
+	VPUNPCKHDQ    Z7, Z6, Z7
+	VPUNPCKLQDQ   Z5, Z12, Z6
+	VPUNPCKHQDQ   Z5, Z12, Z5
+	VPUNPCKLQDQ   Z7, Z4, Z12
+	VPUNPCKHQDQ   Z7, Z4, Z4
+	VMOVDQU32     768(R12), Z7
+	VPANDD        (R10), Z6, Z6
+	VPADDQ        Z6, Z7, Z13
+	VPXORD        Z6, Z7, Z7
+	VPANDD        64(R10), Z7, Z7
+	VPANDD        128(R10), Z13, Z13
+	VPORD         Z13, Z7, Z7
+	VMOVDQU32     Z7, 768(R12)
+	VMOVDQU32     832(R12), Z6
+	VPANDD        (R10), Z5, Z5
+	VPADDQ        Z5, Z6, Z7
+	VPXORD        Z5, Z6, Z6
+	VPANDD        64(R10), Z6, Z6
+	VPANDD        128(R10), Z7, Z7
+	VPORD         Z7, Z6, Z6
+	VMOVDQU32     Z6, 832(R12)
+	VMOVDQU32     896(R12), Z5
+	VPANDD        (R10), Z12, Z12
+	VPADDQ        Z12, Z5, Z6
+	VPXORD        Z12, Z5, Z5
+	VPANDD        64(R10), Z5, Z5
+	VPANDD        128(R10), Z6, Z6
+	VPORD         Z6, Z5, Z5
+	VMOVDQU32     Z5, 896(R12)
+	VMOVDQU32     960(R12), Z5
+	VPANDD        (R10), Z4, Z4
+	VPADDQ        Z4, Z5, Z6
+	VPXORD        Z4, Z5, Z5
+	VPANDD        64(R10), Z5, Z5
+	VPANDD        128(R10), Z6, Z6
+	VPORD         Z6, Z5, Z5
+	VMOVDQU32     Z5, 960(R12)
+	VPXORD.BCST   (R11), Z0, Z0
+	VPXORD        256(R12), Z8, Z8
+	VPBLENDMD     Z8, Z0, K1, Z0
+	VPXORD        512(R12), Z0, Z0
+	VMOVDQU32     Z0, (R12)
+	VPXORD.BCST   4(R11), Z1, Z1
+	VPXORD        320(R12), Z9, Z9
+	VPBLENDMD     Z9, Z1, K1, Z1
+	VPXORD        576(R12), Z1, Z1
+	VMOVDQU32     Z1, 64(R12)
+	VPXORD.BCST   8(R11), Z2, Z2
+	VPXORD        384(R12), Z10, Z10
+	VPBLENDMD     Z10, Z2, K1, Z2
+	VPXORD        640(R12), Z2, Z2
+	VMOVDQU32     Z2, 128(R12)
+	VPXORD.BCST   12(R11), Z3, Z3
+	VPXORD        448(R12), Z11, Z11
+	VPBLENDMD     Z11, Z3, K1, Z3
+	VPXORD        704(R12), Z3, Z3
+	VMOVDQU32     Z3, 192(R12)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     2560(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     2944(R12), Z0
+	VPXORD        1600(R12), Z0, Z0
+	VMOVDQU32     3456(R12), Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VMOVDQU32     3008(R12), Z1
+	VPXORD        1664(R12), Z1, Z1
+	VMOVDQU32     3520(R12), Z2
+	VPBLENDMD     Z2, Z1, K1, Z1
+	VMOVDQU32     3072(R12), Z2
+	VPXORD        1728(R12), Z2, Z2
+	VMOVDQU32     3584(R12), Z3
+	VPXORD.BCST   16(R11), Z3, Z3
+	VPBLENDMD     Z3, Z2, K1, Z2
+	VMOVDQU32     3136(R12), Z3
+	VPXORD        1792(R12), Z3, Z3
+	VMOVDQU32     3648(R12), Z4
+	VPXORD.BCST   20(R11), Z4, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPUNPCKLDQ    Z1, Z0, Z4
+	VPUNPCKHDQ    Z1, Z0, Z0
+	VPUNPCKLDQ    Z3, Z2, Z1
+	VPUNPCKHDQ    Z3, Z2, Z3
+	VPUNPCKLQDQ   Z1, Z4, Z2
+	VPUNPCKHQDQ   Z1, Z4, Z1
+	VPUNPCKLQDQ   Z3, Z0, Z4
+	VPUNPCKHQDQ   Z3, Z0, Z0
+	VMOVDQU32     2112(R12), Z3
+	VPANDD        (R10), Z2, Z2
+	VPADDQ        Z2, Z3, Z5
+	VPXORD        Z2, Z3, Z3
+	VPANDD        64(R10), Z3, Z3
+	VPANDD        128(R10), Z5, Z5
+	VPORD         Z5, Z3, Z3
+	VMOVDQU32     Z3, 2112(R12)
+	VMOVDQU32     2176(R12), Z2
+	VPANDD        (R10), Z1, Z1
+	VPADDQ        Z1, Z2, Z3
+	VPXORD        Z1, Z2, Z2
+	VPANDD        64(R10), Z2, Z2
+	VPANDD        128(R10), Z3, Z3
+	VPORD         Z3, Z2, Z2
+	VMOVDQU32     Z2, 2176(R12)
+	VMOVDQU32     2240(R12), Z1
+	VPANDD        (R10), Z4, Z4
+	VPADDQ        Z4, Z1, Z2
+	VPXORD        Z4, Z1, Z1
+	VPANDD        64(R10), Z1, Z1
+	VPANDD        128(R10), Z2, Z2
+	VPORD         Z2, Z1, Z1
+	VMOVDQU32     Z1, 2240(R12)
+	VMOVDQU32     2304(R12), Z1
+	VPANDD        (R10), Z0, Z0
+	VPADDQ        Z0, Z1, Z2
+	VPXORD        Z0, Z1, Z1
+	VPANDD        64(R10), Z1, Z1
+	VPANDD        128(R10), Z2, Z2
+	VPORD         Z2, Z1, Z1
+	VMOVDQU32     Z1, 2304(R12)
+	VMOVDQU32     2688(R12), Z0
+	VPXORD.BCST   (R11), Z0, Z0
+	VMOVDQU32     3200(R12), Z1
+	VPXORD        1600(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        1856(R12), Z0, Z0
+	VMOVDQU32     Z0, 1344(R12)
+	VMOVDQU32     2752(R12), Z0
+	VPXORD.BCST   4(R11), Z0, Z0
+	VMOVDQU32     3264(R12), Z1
+	VPXORD        1664(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        1920(R12), Z0, Z0
+	VMOVDQU32     Z0, 1408(R12)
+	VMOVDQU32     2816(R12), Z0
+	VPXORD.BCST   8(R11), Z0, Z0
+	VMOVDQU32     3328(R12), Z1
+	VPXORD        1728(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        1984(R12), Z0, Z0
+	VMOVDQU32     Z0, 1472(R12)
+	VMOVDQU32     2880(R12), Z0
+	VPXORD.BCST   12(R11), Z0, Z0
+	VMOVDQU32     3392(R12), Z1
+	VPXORD        1792(R12), Z1, Z1
+	VPBLENDMD     Z1, Z0, K1, Z0
+	VPXORD        2048(R12), Z0, Z0
+	VMOVDQU32     Z0, 1536(R12)
+	ADDQ          $0x20, DX
+	ADDQ          $0x20, DI
+	INCQ          R13
+	DECQ          SI
+	JMP           pointsAVX512_mul4_level
 
 pointsAVX512_mul4_done:
-	VMOVDQU32 256(R12), Z0
+	VMOVDQU32 768(R12), Z0
 	VMOVDQU32 Z0, (R9)
-	VMOVDQU32 320(R12), Z0
+	VMOVDQU32 832(R12), Z0
 	VMOVDQU32 Z0, 64(R9)
-	VMOVDQU32 384(R12), Z0
+	VMOVDQU32 896(R12), Z0
 	VMOVDQU32 Z0, 128(R9)
-	VMOVDQU32 448(R12), Z0
+	VMOVDQU32 960(R12), Z0
 	VMOVDQU32 Z0, 192(R9)
+	VMOVDQU32 2112(R12), Z0
+	VMOVDQU32 Z0, 256(R9)
+	VMOVDQU32 2176(R12), Z0
+	VMOVDQU32 Z0, 320(R9)
+	VMOVDQU32 2240(R12), Z0
+	VMOVDQU32 Z0, 384(R9)
+	VMOVDQU32 2304(R12), Z0
+	VMOVDQU32 Z0, 448(R9)
 
 pointsAVX512_done:
+	ANDQ        $-2, R14
+	ORQ         R15, R14
+	MOVQ        or+80(FP), CX
+	ORQ         R14, (CX)
+	VMOVDQU32   (R12), Z0
+	VMOVDQU32   64(R12), Z1
+	VMOVDQU32   128(R12), Z2
+	VMOVDQU32   192(R12), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (AX)
+	VMOVDQU32   Z1, 64(AX)
+	VMOVDQU32   Z4, 128(AX)
+	VMOVDQU32   Z0, 192(AX)
+	VMOVDQU32   1344(R12), Z0
+	VMOVDQU32   1408(R12), Z1
+	VMOVDQU32   1472(R12), Z2
+	VMOVDQU32   1536(R12), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, 256(AX)
+	VMOVDQU32   Z1, 320(AX)
+	VMOVDQU32   Z4, 384(AX)
+	VMOVDQU32   Z0, 448(AX)
+	VZEROUPPER
+	RET
+
+// func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·pointsAVX512One(SB), $2424-88
+	MOVQ        nodes+0(FP), AX
+	MOVQ        xs+8(FP), CX
+	MOVQ        rows+16(FP), DX
+	MOVQ        offs+24(FP), BX
+	MOVQ        n+32(FP), SI
+	MOVQ        tr+40(FP), DI
+	MOVQ        mul+48(FP), R8
+	MOVQ        sums+56(FP), R9
+	MOVQ        arith+64(FP), R10
+	MOVQ        in+72(FP), R11
+	LEAQ        63(SP), R12
+	ANDQ        $-64, R12
+	LEAQ        (DX)(DI*1), DI
+	XORQ        R13, R13
+	XORQ        R14, R14
+	XORQ        R15, R15
+	VMOVDQU32   (AX), Z0
+	VMOVDQU32   64(AX), Z1
+	VMOVDQU32   128(AX), Z2
+	VMOVDQU32   192(AX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (R12)
+	VMOVDQU32   Z1, 64(R12)
+	VMOVDQU32   Z4, 128(R12)
+	VMOVDQU32   Z0, 192(R12)
+	VMOVDQU32   (CX), Z0
+	VMOVDQU32   64(CX), Z1
+	VMOVDQU32   128(CX), Z2
+	VMOVDQU32   192(CX), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, 1024(R12)
+	VMOVDQU32   Z1, 1088(R12)
+	VMOVDQU32   Z4, 1152(R12)
+	VMOVDQU32   Z0, 1216(R12)
+	VMOVDQU32   (BX), Z0
+	VMOVDQU32   sel_avx512<>+0(SB), Z1
+	VPERMD      Z0, Z1, Z0
+	VMOVDQU32   Z0, 1280(R12)
+	CMPQ        R8, $0x04
+	JE          pointsAVX512One_mul4
+
+pointsAVX512One_mul2_level:
+	CMPQ          SI, $0x00
+	JE            pointsAVX512One_mul2_done
+	VMOVDQU32     (R12), Z0
+	VMOVDQU32     Z0, 256(R12)
+	VMOVDQU32     64(R12), Z0
+	VMOVDQU32     Z0, 320(R12)
+	VMOVDQU32     128(R12), Z0
+	VMOVDQU32     Z0, 384(R12)
+	VMOVDQU32     192(R12), Z0
+	VPSRLD        $0x01, Z0, Z0
+	VPSLLD        $0x01, Z0, Z0
+	VMOVDQU32     Z0, 448(R12)
+	MOVLQSX       1280(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1284(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1288(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1292(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1296(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1300(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1304(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1308(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1312(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1316(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1320(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1324(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1328(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1332(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1336(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVLQSX       1340(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	ORQ           16(DX)(CX*1), R14
+	ORQ           24(DX)(CX*1), R15
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     1216(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     192(R12), Z0
+	VPSLLD        $0x1f, Z0, Z0
+	VPSRAD        $0x1f, Z0, Z0
+	VMOVDQU32     1280(R12), Z1
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 512(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 576(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 640(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VMOVDQU32     Z2, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPXORD        Z2, Z3, Z3
+	VPSLLD        $0x1f, Z3, Z3
+	VPSRLD        $0x1f, Z3, Z3
+	VPXORD        Z3, Z2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 704(R12)
+	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z4, Z8
+	VPBROADCASTD  (R11), Z0
+	VMOVDQU32     320(R12), Z5
+	VMOVDQU32     Z5, Z9
+	VPBROADCASTD  4(R11), Z1
+	VMOVDQU32     384(R12), Z6
+	VMOVDQU32     Z6, Z10
+	VPBROADCASTD  8(R11), Z2
+	VMOVDQU32     448(R12), Z7
+	VMOVDQU32     Z7, Z11
+	VPBROADCASTD  12(R11), Z3
+	VPBROADCASTD  16(R11), Z14
+	VPBROADCASTD  20(R11), Z15
+	VPXORD        Z14, Z14, Z12
+	VPXORD        Z14, Z14, Z13
+	MOVQ          $0x0000000a, CX
+
+pointsAVX512One_mul2_round:
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	DECQ          CX
+	JNZ           pointsAVX512One_mul2_round
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X8
+	VMOVDQU32     1216(R12)(CX*1), Z9
+	VPSLLD        X8, Z9, Z9
+	VPTESTMD.BCST sign_bit<>+0(SB), Z9, K1
+	VPXORD.BCST   (R11), Z0, Z0
+	VPXORD        256(R12), Z4, Z4
+	VPBLENDMD     Z4, Z0, K1, Z0
+	VPXORD        512(R12), Z0, Z0
+	VMOVDQU32     Z0, (R12)
+	VPXORD.BCST   4(R11), Z1, Z1
+	VPXORD        320(R12), Z5, Z5
+	VPBLENDMD     Z5, Z1, K1, Z1
+	VPXORD        576(R12), Z1, Z1
+	VMOVDQU32     Z1, 64(R12)
+	VPXORD.BCST   8(R11), Z2, Z2
+	VPXORD        384(R12), Z6, Z6
+	VPBLENDMD     Z6, Z2, K1, Z2
+	VPXORD        640(R12), Z2, Z2
+	VMOVDQU32     Z2, 128(R12)
+	VPXORD.BCST   12(R11), Z3, Z3
+	VPXORD        448(R12), Z7, Z7
+	VPBLENDMD     Z7, Z3, K1, Z3
+	VPXORD        704(R12), Z3, Z3
+	VMOVDQU32     Z3, 192(R12)
+	ADDQ          $0x20, DX
+	ADDQ          $0x20, DI
+	INCQ          R13
+	DECQ          SI
+	JMP           pointsAVX512One_mul2_level
+
+pointsAVX512One_mul2_done:
+	JMP pointsAVX512One_done
+
+pointsAVX512One_mul4:
+	VMOVDQU32 (R12), Z0
+	VPXORD    Z0, Z0, Z0
+	VMOVDQU32 Z0, 768(R12)
+	VMOVDQU32 Z0, 832(R12)
+	VMOVDQU32 Z0, 896(R12)
+	VMOVDQU32 Z0, 960(R12)
+
+pointsAVX512One_mul4_level:
+	CMPQ          SI, $0x00
+	JE            pointsAVX512One_mul4_done
+	VMOVDQU32     (R12), Z0
+	VMOVDQU32     Z0, 256(R12)
+	VMOVDQU32     64(R12), Z0
+	VMOVDQU32     Z0, 320(R12)
+	VMOVDQU32     128(R12), Z0
+	VMOVDQU32     Z0, 384(R12)
+	VMOVDQU32     192(R12), Z0
+	VPSRLD        $0x01, Z0, Z0
+	VPSLLD        $0x01, Z0, Z0
+	VMOVDQU32     Z0, 448(R12)
+	MOVLQSX       1280(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1284(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1288(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1292(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1296(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1300(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1304(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1308(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1312(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1316(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1320(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1324(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1328(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1332(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1336(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVLQSX       1340(R12), CX
+	PREFETCHT0    64(DX)(CX*1)
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X0
+	VMOVDQU32     1216(R12)(CX*1), Z1
+	VPSLLD        X0, Z1, Z1
+	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
+	VMOVDQU32     192(R12), Z0
+	VPSLLD        $0x1f, Z0, Z0
+	VPSRAD        $0x1f, Z0, Z0
+	VMOVDQU32     1280(R12), Z1
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 512(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 576(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 640(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VMOVDQU32     Z2, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K2
+	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPBLENDMD     Z4, Z3, K1, Z3
+	VPXORD        Z2, Z3, Z3
+	VPSLLD        $0x1f, Z3, Z3
+	VPSRLD        $0x1f, Z3, Z3
+	VPXORD        Z3, Z2, Z2
+	VPANDD        Z0, Z2, Z2
+	VMOVDQU32     Z2, 704(R12)
+	VPXORD        Z1, Z1, Z2
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    16(DX)(Z1*1), K1, Z2
+	VPANDD        Z0, Z2, Z2
+	VPXORD        Z1, Z1, Z3
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    20(DX)(Z1*1), K1, Z3
+	VPANDD        Z0, Z3, Z3
+	VPXORD        Z1, Z1, Z4
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    24(DX)(Z1*1), K1, Z4
+	VPANDD        Z0, Z4, Z4
+	VPXORD        Z1, Z1, Z5
+	VPCMPEQD      Z1, Z1, K1
+	VPGATHERDD    28(DX)(Z1*1), K1, Z5
+	VPANDD        Z0, Z5, Z5
+	VPUNPCKLDQ    Z3, Z2, Z0
+	VPUNPCKHDQ    Z3, Z2, Z1
+	VPUNPCKLDQ    Z5, Z4, Z2
+	VPUNPCKHDQ    Z5, Z4, Z4
+	VPUNPCKLQDQ   Z2, Z0, Z3
+	VPUNPCKHQDQ   Z2, Z0, Z0
+	VPUNPCKLQDQ   Z4, Z1, Z2
+	VPUNPCKHQDQ   Z4, Z1, Z1
+	VMOVDQU32     768(R12), Z4
+	VPANDD        (R10), Z3, Z3
+	VPADDQ        Z3, Z4, Z5
+	VPXORD        Z3, Z4, Z4
+	VPANDD        64(R10), Z4, Z4
+	VPANDD        128(R10), Z5, Z5
+	VPORD         Z5, Z4, Z4
+	VMOVDQU32     Z4, 768(R12)
+	VMOVDQU32     832(R12), Z3
+	VPANDD        (R10), Z0, Z0
+	VPADDQ        Z0, Z3, Z4
+	VPXORD        Z0, Z3, Z3
+	VPANDD        64(R10), Z3, Z3
+	VPANDD        128(R10), Z4, Z4
+	VPORD         Z4, Z3, Z3
+	VMOVDQU32     Z3, 832(R12)
+	VMOVDQU32     896(R12), Z0
+	VPANDD        (R10), Z2, Z2
+	VPADDQ        Z2, Z0, Z3
+	VPXORD        Z2, Z0, Z0
+	VPANDD        64(R10), Z0, Z0
+	VPANDD        128(R10), Z3, Z3
+	VPORD         Z3, Z0, Z0
+	VMOVDQU32     Z0, 896(R12)
+	VMOVDQU32     960(R12), Z0
+	VPANDD        (R10), Z1, Z1
+	VPADDQ        Z1, Z0, Z2
+	VPXORD        Z1, Z0, Z0
+	VPANDD        64(R10), Z0, Z0
+	VPANDD        128(R10), Z2, Z2
+	VPORD         Z2, Z0, Z0
+	VMOVDQU32     Z0, 960(R12)
+	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z4, Z8
+	VPBROADCASTD  (R11), Z0
+	VMOVDQU32     320(R12), Z5
+	VMOVDQU32     Z5, Z9
+	VPBROADCASTD  4(R11), Z1
+	VMOVDQU32     384(R12), Z6
+	VMOVDQU32     Z6, Z10
+	VPBROADCASTD  8(R11), Z2
+	VMOVDQU32     448(R12), Z7
+	VMOVDQU32     Z7, Z11
+	VPBROADCASTD  12(R11), Z3
+	VPBROADCASTD  16(R11), Z14
+	VPBROADCASTD  20(R11), Z15
+	VPXORD        Z14, Z14, Z12
+	VPXORD        Z14, Z14, Z13
+	MOVQ          $0x0000000a, CX
+
+pointsAVX512One_mul4_round:
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPADDD        Z4, Z0, Z0
+	VPADDD        Z5, Z1, Z1
+	VPADDD        Z6, Z2, Z2
+	VPADDD        Z7, Z3, Z3
+	VPXORD        Z0, Z12, Z12
+	VPXORD        Z1, Z13, Z13
+	VPXORD        Z2, Z14, Z14
+	VPXORD        Z3, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPADDD        Z12, Z8, Z8
+	VPADDD        Z13, Z9, Z9
+	VPADDD        Z14, Z10, Z10
+	VPADDD        Z15, Z11, Z11
+	VPXORD        Z8, Z4, Z4
+	VPXORD        Z9, Z5, Z5
+	VPXORD        Z10, Z6, Z6
+	VPXORD        Z11, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x10, Z15, Z15
+	VPROLD        $0x10, Z12, Z12
+	VPROLD        $0x10, Z13, Z13
+	VPROLD        $0x10, Z14, Z14
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x0c, Z5, Z5
+	VPROLD        $0x0c, Z6, Z6
+	VPROLD        $0x0c, Z7, Z7
+	VPROLD        $0x0c, Z4, Z4
+	VPADDD        Z5, Z0, Z0
+	VPADDD        Z6, Z1, Z1
+	VPADDD        Z7, Z2, Z2
+	VPADDD        Z4, Z3, Z3
+	VPXORD        Z0, Z15, Z15
+	VPXORD        Z1, Z12, Z12
+	VPXORD        Z2, Z13, Z13
+	VPXORD        Z3, Z14, Z14
+	VPROLD        $0x08, Z15, Z15
+	VPROLD        $0x08, Z12, Z12
+	VPROLD        $0x08, Z13, Z13
+	VPROLD        $0x08, Z14, Z14
+	VPADDD        Z15, Z10, Z10
+	VPADDD        Z12, Z11, Z11
+	VPADDD        Z13, Z8, Z8
+	VPADDD        Z14, Z9, Z9
+	VPXORD        Z10, Z5, Z5
+	VPXORD        Z11, Z6, Z6
+	VPXORD        Z8, Z7, Z7
+	VPXORD        Z9, Z4, Z4
+	VPROLD        $0x07, Z5, Z5
+	VPROLD        $0x07, Z6, Z6
+	VPROLD        $0x07, Z7, Z7
+	VPROLD        $0x07, Z4, Z4
+	DECQ          CX
+	JNZ           pointsAVX512One_mul4_round
+	MOVQ          R13, CX
+	SHRQ          $0x05, CX
+	NEGQ          CX
+	SHLQ          $0x06, CX
+	MOVQ          R13, BX
+	ANDQ          $0x1f, BX
+	VMOVQ         BX, X16
+	VMOVDQU32     1216(R12)(CX*1), Z17
+	VPSLLD        X16, Z17, Z17
+	VPTESTMD.BCST sign_bit<>+0(SB), Z17, K1
+	VPXORD        256(R12), Z4, Z4
+	VPBLENDMD     Z12, Z4, K1, Z4
+	VPXORD        320(R12), Z5, Z5
+	VPBLENDMD     Z13, Z5, K1, Z5
+	VPXORD        384(R12), Z6, Z6
+	VPXORD.BCST   16(R11), Z14, Z14
+	VPBLENDMD     Z14, Z6, K1, Z6
+	VPXORD        448(R12), Z7, Z7
+	VPXORD.BCST   20(R11), Z15, Z15
+	VPBLENDMD     Z15, Z7, K1, Z7
+	VPUNPCKLDQ    Z5, Z4, Z12
+	VPUNPCKHDQ    Z5, Z4, Z4
+	VPUNPCKLDQ    Z7, Z6, Z5
+	VPUNPCKHDQ    Z7, Z6, Z7
+	VPUNPCKLQDQ   Z5, Z12, Z6
+	VPUNPCKHQDQ   Z5, Z12, Z5
+	VPUNPCKLQDQ   Z7, Z4, Z12
+	VPUNPCKHQDQ   Z7, Z4, Z4
+	VMOVDQU32     768(R12), Z7
+	VPANDD        (R10), Z6, Z6
+	VPADDQ        Z6, Z7, Z13
+	VPXORD        Z6, Z7, Z7
+	VPANDD        64(R10), Z7, Z7
+	VPANDD        128(R10), Z13, Z13
+	VPORD         Z13, Z7, Z7
+	VMOVDQU32     Z7, 768(R12)
+	VMOVDQU32     832(R12), Z6
+	VPANDD        (R10), Z5, Z5
+	VPADDQ        Z5, Z6, Z7
+	VPXORD        Z5, Z6, Z6
+	VPANDD        64(R10), Z6, Z6
+	VPANDD        128(R10), Z7, Z7
+	VPORD         Z7, Z6, Z6
+	VMOVDQU32     Z6, 832(R12)
+	VMOVDQU32     896(R12), Z5
+	VPANDD        (R10), Z12, Z12
+	VPADDQ        Z12, Z5, Z6
+	VPXORD        Z12, Z5, Z5
+	VPANDD        64(R10), Z5, Z5
+	VPANDD        128(R10), Z6, Z6
+	VPORD         Z6, Z5, Z5
+	VMOVDQU32     Z5, 896(R12)
+	VMOVDQU32     960(R12), Z5
+	VPANDD        (R10), Z4, Z4
+	VPADDQ        Z4, Z5, Z6
+	VPXORD        Z4, Z5, Z5
+	VPANDD        64(R10), Z5, Z5
+	VPANDD        128(R10), Z6, Z6
+	VPORD         Z6, Z5, Z5
+	VMOVDQU32     Z5, 960(R12)
+	VPXORD.BCST   (R11), Z0, Z0
+	VPXORD        256(R12), Z8, Z8
+	VPBLENDMD     Z8, Z0, K1, Z0
+	VPXORD        512(R12), Z0, Z0
+	VMOVDQU32     Z0, (R12)
+	VPXORD.BCST   4(R11), Z1, Z1
+	VPXORD        320(R12), Z9, Z9
+	VPBLENDMD     Z9, Z1, K1, Z1
+	VPXORD        576(R12), Z1, Z1
+	VMOVDQU32     Z1, 64(R12)
+	VPXORD.BCST   8(R11), Z2, Z2
+	VPXORD        384(R12), Z10, Z10
+	VPBLENDMD     Z10, Z2, K1, Z2
+	VPXORD        640(R12), Z2, Z2
+	VMOVDQU32     Z2, 128(R12)
+	VPXORD.BCST   12(R11), Z3, Z3
+	VPXORD        448(R12), Z11, Z11
+	VPBLENDMD     Z11, Z3, K1, Z3
+	VPXORD        704(R12), Z3, Z3
+	VMOVDQU32     Z3, 192(R12)
+	ADDQ          $0x20, DX
+	ADDQ          $0x20, DI
+	INCQ          R13
+	DECQ          SI
+	JMP           pointsAVX512One_mul4_level
+
+pointsAVX512One_mul4_done:
+	VMOVDQU32 768(R12), Z0
+	VMOVDQU32 Z0, (R9)
+	VMOVDQU32 832(R12), Z0
+	VMOVDQU32 Z0, 64(R9)
+	VMOVDQU32 896(R12), Z0
+	VMOVDQU32 Z0, 128(R9)
+	VMOVDQU32 960(R12), Z0
+	VMOVDQU32 Z0, 192(R9)
+
+pointsAVX512One_done:
+	ANDQ        $-2, R14
+	ORQ         R15, R14
+	MOVQ        or+80(FP), CX
+	ORQ         R14, (CX)
 	VMOVDQU32   (R12), Z0
 	VMOVDQU32   64(R12), Z1
 	VMOVDQU32   128(R12), Z2
@@ -5899,7 +7557,7 @@ pointsAVX512_done:
 
 // func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·childrenAVX2(SB), NOSPLIT, $312-48
+TEXT ·childrenAVX2(SB), NOSPLIT, $344-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ chunks+16(FP), DX
@@ -5927,22 +7585,22 @@ childrenAVX2_chunk:
 	VMOVDQU      Y3, Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      Y4, 256(R8)
+	VMOVDQU      Y4, (R8)
 	VPSRLD       $0x01, Y3, Y3
 	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, (R8)
+	VMOVDQU      Y0, 64(R8)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y0, Y8
 	VPBROADCASTD (DI), Y0
-	VMOVDQU      Y1, 32(R8)
+	VMOVDQU      Y1, 96(R8)
 	VMOVDQU      Y1, Y5
 	VMOVDQU      Y1, Y9
 	VPBROADCASTD 4(DI), Y1
-	VMOVDQU      Y2, 64(R8)
+	VMOVDQU      Y2, 128(R8)
 	VMOVDQU      Y2, Y6
 	VMOVDQU      Y2, Y10
 	VPBROADCASTD 8(DI), Y2
-	VMOVDQU      Y3, 96(R8)
+	VMOVDQU      Y3, 160(R8)
 	VMOVDQU      Y3, Y7
 	VMOVDQU      Y3, Y11
 	VPBROADCASTD 12(DI), Y3
@@ -5950,8 +7608,8 @@ childrenAVX2_chunk:
 	VPXOR        Y13, Y13, Y13
 	VPBROADCASTD 16(DI), Y14
 	VPBROADCASTD 20(DI), Y15
-	VMOVDQU      Y10, 192(R8)
-	VMOVDQU      Y11, 224(R8)
+	VMOVDQU      Y10, 256(R8)
+	VMOVDQU      Y11, 288(R8)
 	MOVQ         $0x0000000a, R9
 
 childrenAVX2_round:
@@ -5987,17 +7645,17 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 128(R8)
-	VMOVDQU      Y9, 160(R8)
+	VMOVDQU      Y8, 192(R8)
+	VMOVDQU      Y9, 224(R8)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      192(R8), Y10
+	VMOVDQU      256(R8), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      224(R8), Y11
+	VMOVDQU      288(R8), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -6055,17 +7713,17 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 192(R8)
-	VMOVDQU      Y11, 224(R8)
+	VMOVDQU      Y10, 256(R8)
+	VMOVDQU      Y11, 288(R8)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      128(R8), Y8
+	VMOVDQU      192(R8), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      160(R8), Y9
+	VMOVDQU      224(R8), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -6096,38 +7754,38 @@ childrenAVX2_round:
 	VPBROADCASTD (DI), Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD (BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD 4(DI), Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 4(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 8(DI), Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 8(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 12(DI), Y8
 	VPXOR        Y8, Y3, Y3
 	VPBROADCASTD 12(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y3, Y3
-	VPXOR        (R8), Y4, Y4
+	VPXOR        64(R8), Y4, Y4
 	VPBROADCASTD 16(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y4, Y4
-	VPXOR        32(R8), Y5, Y5
+	VPXOR        96(R8), Y5, Y5
 	VPBROADCASTD 20(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y5, Y5
-	VPXOR        64(R8), Y6, Y6
+	VPXOR        128(R8), Y6, Y6
 	VPBROADCASTD 24(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y6, Y6
-	VPXOR        96(R8), Y7, Y7
+	VPXOR        160(R8), Y7, Y7
 	VPBROADCASTD 28(BX), Y8
-	VPAND        256(R8), Y8, Y8
+	VPAND        (R8), Y8, Y8
 	VPXOR        Y8, Y7, Y7
 	VPUNPCKLDQ   Y1, Y0, Y8
 	VPUNPCKHDQ   Y1, Y0, Y0
@@ -6157,7 +7815,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y2, Y2
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y2, Y2
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y2, Y2, Y9
 	VPSUBQ       Y2, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6173,7 +7831,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y6, Y6
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y6, Y6
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y6, Y6, Y9
 	VPSUBQ       Y6, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6189,7 +7847,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y1, Y1
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y1, Y1
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y1, Y1, Y9
 	VPSUBQ       Y1, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6205,7 +7863,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y3, Y3
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y3, Y3
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y3, Y3, Y9
 	VPSUBQ       Y3, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6221,7 +7879,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y8, Y8
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y8, Y8
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y8, Y8, Y9
 	VPSUBQ       Y8, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6237,7 +7895,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y5, Y5
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y5, Y5
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y5, Y5, Y9
 	VPSUBQ       Y5, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6253,7 +7911,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y0, Y0
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y0, Y0
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y0, Y0, Y9
 	VPSUBQ       Y0, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6269,7 +7927,7 @@ childrenAVX2_round:
 	VPAND        64(SI), Y4, Y4
 	VPAND        128(SI), Y9, Y9
 	VPOR         Y9, Y4, Y4
-	VPXOR        Y9, Y9, Y9
+	VPXOR        Y4, Y4, Y9
 	VPSUBQ       Y4, Y9, Y9
 	VMOVDQU      192(SI), Y7
 	VPAND        Y7, Y9, Y9
@@ -6304,7 +7962,7 @@ childrenAVX2_done:
 
 // func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·childrenAVX512(SB), NOSPLIT, $120-48
+TEXT ·childrenAVX512(SB), $1776-48
 	MOVQ dst+0(FP), AX
 	MOVQ src+8(FP), CX
 	MOVQ chunks+16(FP), DX
@@ -6313,6 +7971,721 @@ TEXT ·childrenAVX512(SB), NOSPLIT, $120-48
 	MOVQ in+40(FP), DI
 	LEAQ 63(SP), R8
 	ANDQ $-64, R8
+	LEAQ 247(SP), R9
+	ANDQ $-64, R9
+
+childrenAVX512_pair:
+	CMPQ         DX, $0x02
+	JL           childrenAVX512_chunk
+	VMOVDQU32    (CX), Z2
+	VMOVDQU32    64(CX), Z3
+	VMOVDQU32    128(CX), Z0
+	VMOVDQU32    192(CX), Z4
+	VPUNPCKLDQ   Z3, Z2, Z1
+	VPUNPCKHDQ   Z3, Z2, Z3
+	VPUNPCKLDQ   Z4, Z0, Z2
+	VPUNPCKHDQ   Z4, Z0, Z4
+	VPUNPCKLQDQ  Z2, Z1, Z0
+	VPUNPCKHQDQ  Z2, Z1, Z1
+	VPUNPCKLQDQ  Z4, Z3, Z2
+	VPUNPCKHQDQ  Z4, Z3, Z3
+	VMOVDQU32    Z3, Z4
+	VPSLLD       $0x1f, Z4, Z4
+	VPSRAD       $0x1f, Z4, Z4
+	VMOVDQU32    Z4, (R8)
+	VPSRLD       $0x01, Z3, Z3
+	VPSLLD       $0x01, Z3, Z3
+	VMOVDQU32    Z0, (R9)
+	VMOVDQU32    Z0, Z4
+	VMOVDQU32    Z0, Z8
+	VPBROADCASTD (DI), Z0
+	VMOVDQU32    Z1, 64(R9)
+	VMOVDQU32    Z1, Z5
+	VMOVDQU32    Z1, Z9
+	VPBROADCASTD 4(DI), Z1
+	VMOVDQU32    Z2, 128(R9)
+	VMOVDQU32    Z2, Z6
+	VMOVDQU32    Z2, Z10
+	VPBROADCASTD 8(DI), Z2
+	VMOVDQU32    Z3, 192(R9)
+	VMOVDQU32    Z3, Z7
+	VMOVDQU32    Z3, Z11
+	VPBROADCASTD 12(DI), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(DI), Z14
+	VPBROADCASTD 20(DI), Z15
+	VMOVDQU32    256(CX), Z18
+	VMOVDQU32    320(CX), Z19
+	VMOVDQU32    384(CX), Z16
+	VMOVDQU32    448(CX), Z20
+	VPUNPCKLDQ   Z19, Z18, Z17
+	VPUNPCKHDQ   Z19, Z18, Z19
+	VPUNPCKLDQ   Z20, Z16, Z18
+	VPUNPCKHDQ   Z20, Z16, Z20
+	VPUNPCKLQDQ  Z18, Z17, Z16
+	VPUNPCKHQDQ  Z18, Z17, Z17
+	VPUNPCKLQDQ  Z20, Z19, Z18
+	VPUNPCKHQDQ  Z20, Z19, Z19
+	VMOVDQU32    Z19, Z20
+	VPSLLD       $0x1f, Z20, Z20
+	VPSRAD       $0x1f, Z20, Z20
+	VMOVDQU32    Z20, 64(R8)
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, 256(R9)
+	VMOVDQU32    Z16, Z20
+	VMOVDQU32    Z16, Z24
+	VPBROADCASTD (DI), Z16
+	VMOVDQU32    Z17, 320(R9)
+	VMOVDQU32    Z17, Z21
+	VMOVDQU32    Z17, Z25
+	VPBROADCASTD 4(DI), Z17
+	VMOVDQU32    Z18, 384(R9)
+	VMOVDQU32    Z18, Z22
+	VMOVDQU32    Z18, Z26
+	VPBROADCASTD 8(DI), Z18
+	VMOVDQU32    Z19, 448(R9)
+	VMOVDQU32    Z19, Z23
+	VMOVDQU32    Z19, Z27
+	VPBROADCASTD 12(DI), Z19
+	VPXORD       Z28, Z28, Z28
+	VPXORD       Z29, Z29, Z29
+	VPBROADCASTD 16(DI), Z30
+	VPBROADCASTD 20(DI), Z31
+	MOVQ         $0x0000000a, R10
+
+childrenAVX512_pair_round:
+	VPADDD       Z4, Z0, Z0
+	VPADDD       Z5, Z1, Z1
+	VPADDD       Z6, Z2, Z2
+	VPADDD       Z7, Z3, Z3
+	VPXORD       Z0, Z12, Z12
+	VPXORD       Z1, Z13, Z13
+	VPXORD       Z2, Z14, Z14
+	VPXORD       Z3, Z15, Z15
+	VPROLD       $0x10, Z12, Z12
+	VPROLD       $0x10, Z13, Z13
+	VPROLD       $0x10, Z14, Z14
+	VPROLD       $0x10, Z15, Z15
+	VPADDD       Z20, Z16, Z16
+	VPADDD       Z21, Z17, Z17
+	VPADDD       Z22, Z18, Z18
+	VPADDD       Z23, Z19, Z19
+	VPXORD       Z16, Z28, Z28
+	VPXORD       Z17, Z29, Z29
+	VPXORD       Z18, Z30, Z30
+	VPXORD       Z19, Z31, Z31
+	VPROLD       $0x10, Z28, Z28
+	VPROLD       $0x10, Z29, Z29
+	VPROLD       $0x10, Z30, Z30
+	VPROLD       $0x10, Z31, Z31
+	VPADDD       Z12, Z8, Z8
+	VPADDD       Z13, Z9, Z9
+	VPADDD       Z14, Z10, Z10
+	VPADDD       Z15, Z11, Z11
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z9, Z5, Z5
+	VPXORD       Z10, Z6, Z6
+	VPXORD       Z11, Z7, Z7
+	VPROLD       $0x0c, Z4, Z4
+	VPROLD       $0x0c, Z5, Z5
+	VPROLD       $0x0c, Z6, Z6
+	VPROLD       $0x0c, Z7, Z7
+	VPADDD       Z28, Z24, Z24
+	VPADDD       Z29, Z25, Z25
+	VPADDD       Z30, Z26, Z26
+	VPADDD       Z31, Z27, Z27
+	VPXORD       Z24, Z20, Z20
+	VPXORD       Z25, Z21, Z21
+	VPXORD       Z26, Z22, Z22
+	VPXORD       Z27, Z23, Z23
+	VPROLD       $0x0c, Z20, Z20
+	VPROLD       $0x0c, Z21, Z21
+	VPROLD       $0x0c, Z22, Z22
+	VPROLD       $0x0c, Z23, Z23
+	VPADDD       Z4, Z0, Z0
+	VPADDD       Z5, Z1, Z1
+	VPADDD       Z6, Z2, Z2
+	VPADDD       Z7, Z3, Z3
+	VPXORD       Z0, Z12, Z12
+	VPXORD       Z1, Z13, Z13
+	VPXORD       Z2, Z14, Z14
+	VPXORD       Z3, Z15, Z15
+	VPROLD       $0x08, Z12, Z12
+	VPROLD       $0x08, Z13, Z13
+	VPROLD       $0x08, Z14, Z14
+	VPROLD       $0x08, Z15, Z15
+	VPADDD       Z20, Z16, Z16
+	VPADDD       Z21, Z17, Z17
+	VPADDD       Z22, Z18, Z18
+	VPADDD       Z23, Z19, Z19
+	VPXORD       Z16, Z28, Z28
+	VPXORD       Z17, Z29, Z29
+	VPXORD       Z18, Z30, Z30
+	VPXORD       Z19, Z31, Z31
+	VPROLD       $0x08, Z28, Z28
+	VPROLD       $0x08, Z29, Z29
+	VPROLD       $0x08, Z30, Z30
+	VPROLD       $0x08, Z31, Z31
+	VPADDD       Z12, Z8, Z8
+	VPADDD       Z13, Z9, Z9
+	VPADDD       Z14, Z10, Z10
+	VPADDD       Z15, Z11, Z11
+	VPXORD       Z8, Z4, Z4
+	VPXORD       Z9, Z5, Z5
+	VPXORD       Z10, Z6, Z6
+	VPXORD       Z11, Z7, Z7
+	VPROLD       $0x07, Z4, Z4
+	VPROLD       $0x07, Z5, Z5
+	VPROLD       $0x07, Z6, Z6
+	VPROLD       $0x07, Z7, Z7
+	VPADDD       Z28, Z24, Z24
+	VPADDD       Z29, Z25, Z25
+	VPADDD       Z30, Z26, Z26
+	VPADDD       Z31, Z27, Z27
+	VPXORD       Z24, Z20, Z20
+	VPXORD       Z25, Z21, Z21
+	VPXORD       Z26, Z22, Z22
+	VPXORD       Z27, Z23, Z23
+	VPROLD       $0x07, Z20, Z20
+	VPROLD       $0x07, Z21, Z21
+	VPROLD       $0x07, Z22, Z22
+	VPROLD       $0x07, Z23, Z23
+	VPADDD       Z5, Z0, Z0
+	VPADDD       Z6, Z1, Z1
+	VPADDD       Z7, Z2, Z2
+	VPADDD       Z4, Z3, Z3
+	VPXORD       Z0, Z15, Z15
+	VPXORD       Z1, Z12, Z12
+	VPXORD       Z2, Z13, Z13
+	VPXORD       Z3, Z14, Z14
+	VPROLD       $0x10, Z15, Z15
+	VPROLD       $0x10, Z12, Z12
+	VPROLD       $0x10, Z13, Z13
+	VPROLD       $0x10, Z14, Z14
+	VPADDD       Z21, Z16, Z16
+	VPADDD       Z22, Z17, Z17
+	VPADDD       Z23, Z18, Z18
+	VPADDD       Z20, Z19, Z19
+	VPXORD       Z16, Z31, Z31
+	VPXORD       Z17, Z28, Z28
+	VPXORD       Z18, Z29, Z29
+	VPXORD       Z19, Z30, Z30
+	VPROLD       $0x10, Z31, Z31
+	VPROLD       $0x10, Z28, Z28
+	VPROLD       $0x10, Z29, Z29
+	VPROLD       $0x10, Z30, Z30
+	VPADDD       Z15, Z10, Z10
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z13, Z8, Z8
+	VPADDD       Z14, Z9, Z9
+	VPXORD       Z10, Z5, Z5
+	VPXORD       Z11, Z6, Z6
+	VPXORD       Z8, Z7, Z7
+	VPXORD       Z9, Z4, Z4
+	VPROLD       $0x0c, Z5, Z5
+	VPROLD       $0x0c, Z6, Z6
+	VPROLD       $0x0c, Z7, Z7
+	VPROLD       $0x0c, Z4, Z4
+	VPADDD       Z31, Z26, Z26
+	VPADDD       Z28, Z27, Z27
+	VPADDD       Z29, Z24, Z24
+	VPADDD       Z30, Z25, Z25
+	VPXORD       Z26, Z21, Z21
+	VPXORD       Z27, Z22, Z22
+	VPXORD       Z24, Z23, Z23
+	VPXORD       Z25, Z20, Z20
+	VPROLD       $0x0c, Z21, Z21
+	VPROLD       $0x0c, Z22, Z22
+	VPROLD       $0x0c, Z23, Z23
+	VPROLD       $0x0c, Z20, Z20
+	VPADDD       Z5, Z0, Z0
+	VPADDD       Z6, Z1, Z1
+	VPADDD       Z7, Z2, Z2
+	VPADDD       Z4, Z3, Z3
+	VPXORD       Z0, Z15, Z15
+	VPXORD       Z1, Z12, Z12
+	VPXORD       Z2, Z13, Z13
+	VPXORD       Z3, Z14, Z14
+	VPROLD       $0x08, Z15, Z15
+	VPROLD       $0x08, Z12, Z12
+	VPROLD       $0x08, Z13, Z13
+	VPROLD       $0x08, Z14, Z14
+	VPADDD       Z21, Z16, Z16
+	VPADDD       Z22, Z17, Z17
+	VPADDD       Z23, Z18, Z18
+	VPADDD       Z20, Z19, Z19
+	VPXORD       Z16, Z31, Z31
+	VPXORD       Z17, Z28, Z28
+	VPXORD       Z18, Z29, Z29
+	VPXORD       Z19, Z30, Z30
+	VPROLD       $0x08, Z31, Z31
+	VPROLD       $0x08, Z28, Z28
+	VPROLD       $0x08, Z29, Z29
+	VPROLD       $0x08, Z30, Z30
+	VPADDD       Z15, Z10, Z10
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z13, Z8, Z8
+	VPADDD       Z14, Z9, Z9
+	VPXORD       Z10, Z5, Z5
+	VPXORD       Z11, Z6, Z6
+	VPXORD       Z8, Z7, Z7
+	VPXORD       Z9, Z4, Z4
+	VPROLD       $0x07, Z5, Z5
+	VPROLD       $0x07, Z6, Z6
+	VPROLD       $0x07, Z7, Z7
+	VPROLD       $0x07, Z4, Z4
+	VPADDD       Z31, Z26, Z26
+	VPADDD       Z28, Z27, Z27
+	VPADDD       Z29, Z24, Z24
+	VPADDD       Z30, Z25, Z25
+	VPXORD       Z26, Z21, Z21
+	VPXORD       Z27, Z22, Z22
+	VPXORD       Z24, Z23, Z23
+	VPXORD       Z25, Z20, Z20
+	VPROLD       $0x07, Z21, Z21
+	VPROLD       $0x07, Z22, Z22
+	VPROLD       $0x07, Z23, Z23
+	VPROLD       $0x07, Z20, Z20
+	DECQ         R10
+	JNZ          childrenAVX512_pair_round
+	VMOVDQU32    Z16, 512(R9)
+	VMOVDQU32    Z17, 576(R9)
+	VMOVDQU32    Z18, 640(R9)
+	VMOVDQU32    Z19, 704(R9)
+	VMOVDQU32    Z20, 768(R9)
+	VMOVDQU32    Z21, 832(R9)
+	VMOVDQU32    Z22, 896(R9)
+	VMOVDQU32    Z23, 960(R9)
+	VMOVDQU32    Z24, 1024(R9)
+	VMOVDQU32    Z25, 1088(R9)
+	VMOVDQU32    Z26, 1152(R9)
+	VMOVDQU32    Z27, 1216(R9)
+	VMOVDQU32    Z28, 1280(R9)
+	VMOVDQU32    Z29, 1344(R9)
+	VMOVDQU32    Z30, 1408(R9)
+	VMOVDQU32    Z31, 1472(R9)
+	VPXORD.BCST  (DI), Z0, Z0
+	VPBROADCASTD (BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z0, Z0
+	VPXORD.BCST  4(DI), Z1, Z1
+	VPBROADCASTD 4(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z1, Z1
+	VPXORD.BCST  8(DI), Z2, Z2
+	VPBROADCASTD 8(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z2, Z2
+	VPXORD.BCST  12(DI), Z3, Z3
+	VPBROADCASTD 12(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z3, Z3
+	VPXORD       (R9), Z4, Z4
+	VPBROADCASTD 16(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z4, Z4
+	VPXORD       64(R9), Z5, Z5
+	VPBROADCASTD 20(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z5, Z5
+	VPXORD       128(R9), Z6, Z6
+	VPBROADCASTD 24(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z6, Z6
+	VPXORD       192(R9), Z7, Z7
+	VPBROADCASTD 28(BX), Z8
+	VPANDD       (R8), Z8, Z8
+	VPXORD       Z8, Z7, Z7
+	VPUNPCKLDQ   Z1, Z0, Z8
+	VPUNPCKHDQ   Z1, Z0, Z0
+	VPUNPCKLDQ   Z3, Z2, Z1
+	VPUNPCKHDQ   Z3, Z2, Z3
+	VPUNPCKLQDQ  Z1, Z8, Z2
+	VPUNPCKHQDQ  Z1, Z8, Z1
+	VPUNPCKLQDQ  Z3, Z0, Z8
+	VPUNPCKHQDQ  Z3, Z0, Z0
+	VPUNPCKLDQ   Z5, Z4, Z3
+	VPUNPCKHDQ   Z5, Z4, Z4
+	VPUNPCKLDQ   Z7, Z6, Z5
+	VPUNPCKHDQ   Z7, Z6, Z7
+	VPUNPCKLQDQ  Z5, Z3, Z6
+	VPUNPCKHQDQ  Z5, Z3, Z3
+	VPUNPCKLQDQ  Z7, Z4, Z5
+	VPUNPCKHQDQ  Z7, Z4, Z4
+	TESTQ        SI, SI
+	JZ           childrenAVX512_first_store
+	VPSHUFD      $0xff, Z2, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z2, Z2
+	VPADDQ       Z7, Z2, Z9
+	VPXORD       Z7, Z2, Z2
+	VPANDD       64(SI), Z2, Z2
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z2, Z2
+	VPXORD       Z2, Z2, Z9
+	VPSUBQ       Z2, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z2, Z7, Z2
+	VPORD        Z9, Z2, Z2
+	VPSHUFD      $0xff, Z6, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z6, Z6
+	VPADDQ       Z7, Z6, Z9
+	VPXORD       Z7, Z6, Z6
+	VPANDD       64(SI), Z6, Z6
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z6, Z6
+	VPXORD       Z6, Z6, Z9
+	VPSUBQ       Z6, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z6, Z7, Z6
+	VPORD        Z9, Z6, Z6
+	VPSHUFD      $0xff, Z1, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z1, Z1
+	VPADDQ       Z7, Z1, Z9
+	VPXORD       Z7, Z1, Z1
+	VPANDD       64(SI), Z1, Z1
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z1, Z1
+	VPXORD       Z1, Z1, Z9
+	VPSUBQ       Z1, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z1, Z7, Z1
+	VPORD        Z9, Z1, Z1
+	VPSHUFD      $0xff, Z3, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z3, Z3
+	VPADDQ       Z7, Z3, Z9
+	VPXORD       Z7, Z3, Z3
+	VPANDD       64(SI), Z3, Z3
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z3, Z3
+	VPXORD       Z3, Z3, Z9
+	VPSUBQ       Z3, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z3, Z7, Z3
+	VPORD        Z9, Z3, Z3
+	VPSHUFD      $0xff, Z8, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z8, Z8
+	VPADDQ       Z7, Z8, Z9
+	VPXORD       Z7, Z8, Z8
+	VPANDD       64(SI), Z8, Z8
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z8, Z8
+	VPXORD       Z8, Z8, Z9
+	VPSUBQ       Z8, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z8, Z7, Z8
+	VPORD        Z9, Z8, Z8
+	VPSHUFD      $0xff, Z5, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z5, Z5
+	VPADDQ       Z7, Z5, Z9
+	VPXORD       Z7, Z5, Z5
+	VPANDD       64(SI), Z5, Z5
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z5, Z5
+	VPXORD       Z5, Z5, Z9
+	VPSUBQ       Z5, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z5, Z7, Z5
+	VPORD        Z9, Z5, Z5
+	VPSHUFD      $0xff, Z0, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z0, Z0
+	VPADDQ       Z7, Z0, Z9
+	VPXORD       Z7, Z0, Z0
+	VPANDD       64(SI), Z0, Z0
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z0, Z0
+	VPXORD       Z0, Z0, Z9
+	VPSUBQ       Z0, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z0, Z7, Z0
+	VPORD        Z9, Z0, Z0
+	VPSHUFD      $0xff, Z4, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z4, Z4
+	VPADDQ       Z7, Z4, Z9
+	VPXORD       Z7, Z4, Z4
+	VPANDD       64(SI), Z4, Z4
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z4, Z4
+	VPXORD       Z4, Z4, Z9
+	VPSUBQ       Z4, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z4, Z7, Z4
+	VPORD        Z9, Z4, Z4
+
+childrenAVX512_first_store:
+	VMOVDQU64    pair_lo<>+0(SB), Z7
+	VPERMI2Q     Z6, Z2, Z7
+	VMOVDQU64    Z7, (AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z7
+	VPERMI2Q     Z6, Z2, Z7
+	VMOVDQU64    Z7, 64(AX)
+	VMOVDQU64    pair_lo<>+0(SB), Z2
+	VPERMI2Q     Z3, Z1, Z2
+	VMOVDQU64    Z2, 128(AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z2
+	VPERMI2Q     Z3, Z1, Z2
+	VMOVDQU64    Z2, 192(AX)
+	VMOVDQU64    pair_lo<>+0(SB), Z1
+	VPERMI2Q     Z5, Z8, Z1
+	VMOVDQU64    Z1, 256(AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z1
+	VPERMI2Q     Z5, Z8, Z1
+	VMOVDQU64    Z1, 320(AX)
+	VMOVDQU64    pair_lo<>+0(SB), Z1
+	VPERMI2Q     Z4, Z0, Z1
+	VMOVDQU64    Z1, 384(AX)
+	VMOVDQU64    pair_hi<>+0(SB), Z1
+	VPERMI2Q     Z4, Z0, Z1
+	VMOVDQU64    Z1, 448(AX)
+	VMOVDQU32    512(R9), Z0
+	VPXORD.BCST  (DI), Z0, Z0
+	VPBROADCASTD (BX), Z1
+	VPANDD       64(R8), Z1, Z1
+	VPXORD       Z1, Z0, Z0
+	VMOVDQU32    576(R9), Z1
+	VPXORD.BCST  4(DI), Z1, Z1
+	VPBROADCASTD 4(BX), Z2
+	VPANDD       64(R8), Z2, Z2
+	VPXORD       Z2, Z1, Z1
+	VMOVDQU32    640(R9), Z2
+	VPXORD.BCST  8(DI), Z2, Z2
+	VPBROADCASTD 8(BX), Z3
+	VPANDD       64(R8), Z3, Z3
+	VPXORD       Z3, Z2, Z2
+	VMOVDQU32    704(R9), Z3
+	VPXORD.BCST  12(DI), Z3, Z3
+	VPBROADCASTD 12(BX), Z4
+	VPANDD       64(R8), Z4, Z4
+	VPXORD       Z4, Z3, Z3
+	VMOVDQU32    768(R9), Z4
+	VPXORD       256(R9), Z4, Z4
+	VPBROADCASTD 16(BX), Z5
+	VPANDD       64(R8), Z5, Z5
+	VPXORD       Z5, Z4, Z4
+	VMOVDQU32    832(R9), Z5
+	VPXORD       320(R9), Z5, Z5
+	VPBROADCASTD 20(BX), Z6
+	VPANDD       64(R8), Z6, Z6
+	VPXORD       Z6, Z5, Z5
+	VMOVDQU32    896(R9), Z6
+	VPXORD       384(R9), Z6, Z6
+	VPBROADCASTD 24(BX), Z7
+	VPANDD       64(R8), Z7, Z7
+	VPXORD       Z7, Z6, Z6
+	VMOVDQU32    960(R9), Z7
+	VPXORD       448(R9), Z7, Z7
+	VPBROADCASTD 28(BX), Z8
+	VPANDD       64(R8), Z8, Z8
+	VPXORD       Z8, Z7, Z7
+	VPUNPCKLDQ   Z1, Z0, Z8
+	VPUNPCKHDQ   Z1, Z0, Z0
+	VPUNPCKLDQ   Z3, Z2, Z1
+	VPUNPCKHDQ   Z3, Z2, Z3
+	VPUNPCKLQDQ  Z1, Z8, Z2
+	VPUNPCKHQDQ  Z1, Z8, Z1
+	VPUNPCKLQDQ  Z3, Z0, Z8
+	VPUNPCKHQDQ  Z3, Z0, Z0
+	VPUNPCKLDQ   Z5, Z4, Z3
+	VPUNPCKHDQ   Z5, Z4, Z4
+	VPUNPCKLDQ   Z7, Z6, Z5
+	VPUNPCKHDQ   Z7, Z6, Z7
+	VPUNPCKLQDQ  Z5, Z3, Z6
+	VPUNPCKHQDQ  Z5, Z3, Z3
+	VPUNPCKLQDQ  Z7, Z4, Z5
+	VPUNPCKHQDQ  Z7, Z4, Z4
+	TESTQ        SI, SI
+	JZ           childrenAVX512_second_store
+	VPSHUFD      $0xff, Z2, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z2, Z2
+	VPADDQ       Z7, Z2, Z9
+	VPXORD       Z7, Z2, Z2
+	VPANDD       64(SI), Z2, Z2
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z2, Z2
+	VPXORD       Z2, Z2, Z9
+	VPSUBQ       Z2, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z2, Z7, Z2
+	VPORD        Z9, Z2, Z2
+	VPSHUFD      $0xff, Z6, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z6, Z6
+	VPADDQ       Z7, Z6, Z9
+	VPXORD       Z7, Z6, Z6
+	VPANDD       64(SI), Z6, Z6
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z6, Z6
+	VPXORD       Z6, Z6, Z9
+	VPSUBQ       Z6, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z6, Z7, Z6
+	VPORD        Z9, Z6, Z6
+	VPSHUFD      $0xff, Z1, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z1, Z1
+	VPADDQ       Z7, Z1, Z9
+	VPXORD       Z7, Z1, Z1
+	VPANDD       64(SI), Z1, Z1
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z1, Z1
+	VPXORD       Z1, Z1, Z9
+	VPSUBQ       Z1, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z1, Z7, Z1
+	VPORD        Z9, Z1, Z1
+	VPSHUFD      $0xff, Z3, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z3, Z3
+	VPADDQ       Z7, Z3, Z9
+	VPXORD       Z7, Z3, Z3
+	VPANDD       64(SI), Z3, Z3
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z3, Z3
+	VPXORD       Z3, Z3, Z9
+	VPSUBQ       Z3, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z3, Z7, Z3
+	VPORD        Z9, Z3, Z3
+	VPSHUFD      $0xff, Z8, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z8, Z8
+	VPADDQ       Z7, Z8, Z9
+	VPXORD       Z7, Z8, Z8
+	VPANDD       64(SI), Z8, Z8
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z8, Z8
+	VPXORD       Z8, Z8, Z9
+	VPSUBQ       Z8, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z8, Z7, Z8
+	VPORD        Z9, Z8, Z8
+	VPSHUFD      $0xff, Z5, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z5, Z5
+	VPADDQ       Z7, Z5, Z9
+	VPXORD       Z7, Z5, Z5
+	VPANDD       64(SI), Z5, Z5
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z5, Z5
+	VPXORD       Z5, Z5, Z9
+	VPSUBQ       Z5, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z5, Z7, Z5
+	VPORD        Z9, Z5, Z5
+	VPSHUFD      $0xff, Z0, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z0, Z0
+	VPADDQ       Z7, Z0, Z9
+	VPXORD       Z7, Z0, Z0
+	VPANDD       64(SI), Z0, Z0
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z0, Z0
+	VPXORD       Z0, Z0, Z9
+	VPSUBQ       Z0, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z0, Z7, Z0
+	VPORD        Z9, Z0, Z0
+	VPSHUFD      $0xff, Z4, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPSRAD       $0x1f, Z7, Z7
+	VPANDD       256(SI), Z7, Z7
+	VPANDD       (SI), Z4, Z4
+	VPADDQ       Z7, Z4, Z9
+	VPXORD       Z7, Z4, Z4
+	VPANDD       64(SI), Z4, Z4
+	VPANDD       128(SI), Z9, Z9
+	VPORD        Z9, Z4, Z4
+	VPXORD       Z4, Z4, Z9
+	VPSUBQ       Z4, Z9, Z9
+	VMOVDQU32    192(SI), Z7
+	VPANDD       Z7, Z9, Z9
+	VPANDND      Z4, Z7, Z4
+	VPORD        Z9, Z4, Z4
+
+childrenAVX512_second_store:
+	VMOVDQU64 pair_lo<>+0(SB), Z7
+	VPERMI2Q  Z6, Z2, Z7
+	VMOVDQU64 Z7, 512(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z7
+	VPERMI2Q  Z6, Z2, Z7
+	VMOVDQU64 Z7, 576(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z2
+	VPERMI2Q  Z3, Z1, Z2
+	VMOVDQU64 Z2, 640(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z2
+	VPERMI2Q  Z3, Z1, Z2
+	VMOVDQU64 Z2, 704(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z5, Z8, Z1
+	VMOVDQU64 Z1, 768(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z5, Z8, Z1
+	VMOVDQU64 Z1, 832(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z4, Z0, Z1
+	VMOVDQU64 Z1, 896(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z4, Z0, Z1
+	VMOVDQU64 Z1, 960(AX)
+	ADDQ      $0x00000400, AX
+	ADDQ      $0x00000200, CX
+	SUBQ      $0x02, DX
+	JMP       childrenAVX512_pair
 
 childrenAVX512_chunk:
 	CMPQ         DX, $0x00
@@ -6512,12 +8885,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z2, Z2
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z2, Z2
-	VPXORD       Z20, Z20, Z20
-	VPSUBQ       Z2, Z20, Z20
+	VPXORD       Z2, Z2, Z9
+	VPSUBQ       Z2, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z20, Z20
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z2, Z7, Z2
-	VPORD        Z20, Z2, Z2
+	VPORD        Z9, Z2, Z2
 	VPSHUFD      $0xff, Z6, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6528,12 +8901,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z6, Z6
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z6, Z6
-	VPXORD       Z21, Z21, Z21
-	VPSUBQ       Z6, Z21, Z21
+	VPXORD       Z6, Z6, Z9
+	VPSUBQ       Z6, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z21, Z21
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z6, Z7, Z6
-	VPORD        Z21, Z6, Z6
+	VPORD        Z9, Z6, Z6
 	VPSHUFD      $0xff, Z1, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6544,12 +8917,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z1, Z1
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z1, Z1
-	VPXORD       Z22, Z22, Z22
-	VPSUBQ       Z1, Z22, Z22
+	VPXORD       Z1, Z1, Z9
+	VPSUBQ       Z1, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z22, Z22
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z1, Z7, Z1
-	VPORD        Z22, Z1, Z1
+	VPORD        Z9, Z1, Z1
 	VPSHUFD      $0xff, Z3, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6560,12 +8933,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z3, Z3
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z3, Z3
-	VPXORD       Z23, Z23, Z23
-	VPSUBQ       Z3, Z23, Z23
+	VPXORD       Z3, Z3, Z9
+	VPSUBQ       Z3, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z23, Z23
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z3, Z7, Z3
-	VPORD        Z23, Z3, Z3
+	VPORD        Z9, Z3, Z3
 	VPSHUFD      $0xff, Z8, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6576,12 +8949,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z8, Z8
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z8, Z8
-	VPXORD       Z24, Z24, Z24
-	VPSUBQ       Z8, Z24, Z24
+	VPXORD       Z8, Z8, Z9
+	VPSUBQ       Z8, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z24, Z24
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z8, Z7, Z8
-	VPORD        Z24, Z8, Z8
+	VPORD        Z9, Z8, Z8
 	VPSHUFD      $0xff, Z5, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6592,12 +8965,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z5, Z5
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z5, Z5
-	VPXORD       Z25, Z25, Z25
-	VPSUBQ       Z5, Z25, Z25
+	VPXORD       Z5, Z5, Z9
+	VPSUBQ       Z5, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z25, Z25
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z5, Z7, Z5
-	VPORD        Z25, Z5, Z5
+	VPORD        Z9, Z5, Z5
 	VPSHUFD      $0xff, Z0, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6608,12 +8981,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z0, Z0
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z0, Z0
-	VPXORD       Z26, Z26, Z26
-	VPSUBQ       Z0, Z26, Z26
+	VPXORD       Z0, Z0, Z9
+	VPSUBQ       Z0, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z26, Z26
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z0, Z7, Z0
-	VPORD        Z26, Z0, Z0
+	VPORD        Z9, Z0, Z0
 	VPSHUFD      $0xff, Z4, Z7
 	VPSLLD       $0x1f, Z7, Z7
 	VPSRAD       $0x1f, Z7, Z7
@@ -6624,12 +8997,12 @@ childrenAVX512_round:
 	VPANDD       64(SI), Z4, Z4
 	VPANDD       128(SI), Z9, Z9
 	VPORD        Z9, Z4, Z4
-	VPXORD       Z27, Z27, Z27
-	VPSUBQ       Z4, Z27, Z27
+	VPXORD       Z4, Z4, Z9
+	VPSUBQ       Z4, Z9, Z9
 	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z27, Z27
+	VPANDD       Z7, Z9, Z9
 	VPANDND      Z4, Z7, Z4
-	VPORD        Z27, Z4, Z4
+	VPORD        Z9, Z4, Z4
 
 childrenAVX512_store:
 	VMOVDQU64 pair_lo<>+0(SB), Z7
@@ -6667,7 +9040,7 @@ childrenAVX512_done:
 
 // func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·dcfChildrenAVX2(SB), $824-72
+TEXT ·dcfChildrenAVX2(SB), $856-72
 	MOVQ dst+0(FP), AX
 	MOVQ dstV+8(FP), CX
 	MOVQ src+16(FP), DX
@@ -6892,10 +9265,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y1, Y10, Y1
 	VPUNPCKLQDQ    Y3, Y0, Y10
 	VPUNPCKHQDQ    Y3, Y0, Y0
-	VMOVDQU        Y2, 288(R11)
-	VMOVDQU        Y1, 320(R11)
-	VMOVDQU        Y10, 352(R11)
-	VMOVDQU        Y0, 384(R11)
+	VMOVDQU        Y2, 320(R11)
+	VMOVDQU        Y1, 352(R11)
+	VMOVDQU        Y10, 384(R11)
+	VMOVDQU        Y0, 416(R11)
 	VPXOR          (R11), Y8, Y8
 	VPBROADCASTD   16(DI), Y0
 	VPAND          256(R11), Y0, Y0
@@ -6922,10 +9295,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y8, Y2, Y2
 	VPUNPCKLQDQ    Y1, Y3, Y8
 	VPUNPCKHQDQ    Y1, Y3, Y1
-	VMOVDQU        Y0, 416(R11)
-	VMOVDQU        Y2, 448(R11)
-	VMOVDQU        Y8, 480(R11)
-	VMOVDQU        Y1, 512(R11)
+	VMOVDQU        Y0, 448(R11)
+	VMOVDQU        Y2, 480(R11)
+	VMOVDQU        Y8, 512(R11)
+	VMOVDQU        Y1, 544(R11)
 	VPXOR          (R11), Y4, Y4
 	VPXOR          32(R11), Y5, Y5
 	VPXOR          64(R11), Y6, Y6
@@ -6938,10 +9311,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y2, Y0, Y0
 	VPUNPCKLQDQ    Y4, Y1, Y2
 	VPUNPCKHQDQ    Y4, Y1, Y1
-	VMOVDQU        Y3, 544(R11)
-	VMOVDQU        Y0, 576(R11)
-	VMOVDQU        Y2, 608(R11)
-	VMOVDQU        Y1, 640(R11)
+	VMOVDQU        Y3, 576(R11)
+	VMOVDQU        Y0, 608(R11)
+	VMOVDQU        Y2, 640(R11)
+	VMOVDQU        Y1, 672(R11)
 	VPBROADCASTD   16(R10), Y0
 	VPXOR          Y0, Y14, Y14
 	VPBROADCASTD   20(R10), Y0
@@ -6954,112 +9327,16 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y2, Y0, Y0
 	VPUNPCKLQDQ    Y4, Y1, Y2
 	VPUNPCKHQDQ    Y4, Y1, Y1
-	VMOVDQU        Y3, 672(R11)
-	VMOVDQU        Y0, 704(R11)
-	VMOVDQU        Y2, 736(R11)
-	VMOVDQU        Y1, 768(R11)
+	VMOVDQU        Y3, 704(R11)
+	VMOVDQU        Y0, 736(R11)
+	VMOVDQU        Y2, 768(R11)
+	VMOVDQU        Y1, 800(R11)
 	VPSHUFD        $0xff, (DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
 	VMOVDQU        (BX), Y0
-	VMOVDQU        544(R11), Y2
-	VPAND          (R8), Y2, Y2
-	VPADDQ         Y2, Y0, Y3
-	VPXOR          Y2, Y0, Y0
-	VPAND          64(R8), Y0, Y0
-	VPAND          128(R8), Y3, Y3
-	VPOR           Y3, Y0, Y0
-	VPADDQ         Y1, Y0, Y2
-	VPXOR          Y1, Y0, Y0
-	VPAND          64(R8), Y0, Y0
-	VPAND          128(R8), Y2, Y2
-	VPOR           Y2, Y0, Y0
-	VMOVDQU        (BX), Y2
-	VMOVDQU        672(R11), Y3
-	VPAND          (R8), Y3, Y3
-	VPADDQ         Y3, Y2, Y4
-	VPXOR          Y3, Y2, Y2
-	VPAND          64(R8), Y2, Y2
-	VPAND          128(R8), Y4, Y4
-	VPOR           Y4, Y2, Y2
-	VPADDQ         Y1, Y2, Y3
-	VPXOR          Y1, Y2, Y2
-	VPAND          64(R8), Y2, Y2
-	VPAND          128(R8), Y3, Y3
-	VPOR           Y3, Y2, Y2
-	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf0
-	VMOVDQU        288(R11), Y1
-	VMOVDQU        416(R11), Y3
-	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, (AX)
-	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 32(AX)
-	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, (CX)
-	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 32(CX)
-	JMP            dcfChildrenAVX2_next0
-
-dcfChildrenAVX2_leaf0:
-	VMOVDQU    288(R11), Y1
-	VPSHUFD    $0xff, Y1, Y3
-	VPSLLD     $0x1f, Y3, Y3
-	VPSRAD     $0x1f, Y3, Y3
-	VPAND      256(R8), Y3, Y3
-	VPAND      (R8), Y1, Y1
-	VPADDQ     Y3, Y1, Y4
-	VPXOR      Y3, Y1, Y1
-	VPAND      64(R8), Y1, Y1
-	VPAND      128(R8), Y4, Y4
-	VPOR       Y4, Y1, Y1
-	VPADDQ     Y1, Y0, Y3
-	VPXOR      Y1, Y0, Y0
-	VPAND      64(R8), Y0, Y0
-	VPAND      128(R8), Y3, Y3
-	VPOR       Y3, Y0, Y0
-	VPXOR      Y3, Y3, Y3
-	VPSUBQ     Y0, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y0, Y1, Y0
-	VPOR       Y3, Y0, Y0
-	VMOVDQU    416(R11), Y1
-	VPSHUFD    $0xff, Y1, Y3
-	VPSLLD     $0x1f, Y3, Y3
-	VPSRAD     $0x1f, Y3, Y3
-	VPAND      256(R8), Y3, Y3
-	VPAND      (R8), Y1, Y1
-	VPADDQ     Y3, Y1, Y4
-	VPXOR      Y3, Y1, Y1
-	VPAND      64(R8), Y1, Y1
-	VPAND      128(R8), Y4, Y4
-	VPOR       Y4, Y1, Y1
-	VPADDQ     Y1, Y2, Y3
-	VPXOR      Y1, Y2, Y2
-	VPAND      64(R8), Y2, Y2
-	VPAND      128(R8), Y3, Y3
-	VPOR       Y3, Y2, Y2
-	VPXOR      Y3, Y3, Y3
-	VPSUBQ     Y2, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y2, Y1, Y2
-	VPOR       Y3, Y2, Y2
-	VPERM2I128 $0x20, Y2, Y0, Y1
-	VMOVDQU    Y1, (AX)
-	VPERM2I128 $0x31, Y2, Y0, Y0
-	VMOVDQU    Y0, 32(AX)
-
-dcfChildrenAVX2_next0:
-	VPSHUFD        $0xff, 32(DX), Y0
-	VPSLLD         $0x1f, Y0, Y0
-	VPSRAD         $0x1f, Y0, Y0
-	VBROADCASTI128 32(DI), Y1
-	VPAND          Y0, Y1, Y1
-	VMOVDQU        32(BX), Y0
 	VMOVDQU        576(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
@@ -7072,7 +9349,7 @@ dcfChildrenAVX2_next0:
 	VPAND          64(R8), Y0, Y0
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
-	VMOVDQU        32(BX), Y2
+	VMOVDQU        (BX), Y2
 	VMOVDQU        704(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
@@ -7086,20 +9363,20 @@ dcfChildrenAVX2_next0:
 	VPAND          128(R8), Y3, Y3
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf1
+	JNE            dcfChildrenAVX2_leaf0
 	VMOVDQU        320(R11), Y1
 	VMOVDQU        448(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, 64(AX)
+	VMOVDQU        Y4, (AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 96(AX)
+	VMOVDQU        Y1, 32(AX)
 	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, 64(CX)
+	VMOVDQU        Y1, (CX)
 	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 96(CX)
-	JMP            dcfChildrenAVX2_next1
+	VMOVDQU        Y0, 32(CX)
+	JMP            dcfChildrenAVX2_next0
 
-dcfChildrenAVX2_leaf1:
+dcfChildrenAVX2_leaf0:
 	VMOVDQU    320(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -7116,7 +9393,7 @@ dcfChildrenAVX2_leaf1:
 	VPAND      64(R8), Y0, Y0
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y0, Y0
-	VPXOR      Y3, Y3, Y3
+	VPXOR      Y0, Y0, Y3
 	VPSUBQ     Y0, Y3, Y3
 	VMOVDQU    192(R8), Y1
 	VPAND      Y1, Y3, Y3
@@ -7138,24 +9415,24 @@ dcfChildrenAVX2_leaf1:
 	VPAND      64(R8), Y2, Y2
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y2, Y2
-	VPXOR      Y3, Y3, Y3
+	VPXOR      Y2, Y2, Y3
 	VPSUBQ     Y2, Y3, Y3
 	VMOVDQU    192(R8), Y1
 	VPAND      Y1, Y3, Y3
 	VPANDN     Y2, Y1, Y2
 	VPOR       Y3, Y2, Y2
 	VPERM2I128 $0x20, Y2, Y0, Y1
-	VMOVDQU    Y1, 64(AX)
+	VMOVDQU    Y1, (AX)
 	VPERM2I128 $0x31, Y2, Y0, Y0
-	VMOVDQU    Y0, 96(AX)
+	VMOVDQU    Y0, 32(AX)
 
-dcfChildrenAVX2_next1:
-	VPSHUFD        $0xff, 64(DX), Y0
+dcfChildrenAVX2_next0:
+	VPSHUFD        $0xff, 32(DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
-	VMOVDQU        64(BX), Y0
+	VMOVDQU        32(BX), Y0
 	VMOVDQU        608(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
@@ -7168,7 +9445,7 @@ dcfChildrenAVX2_next1:
 	VPAND          64(R8), Y0, Y0
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
-	VMOVDQU        64(BX), Y2
+	VMOVDQU        32(BX), Y2
 	VMOVDQU        736(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
@@ -7182,20 +9459,20 @@ dcfChildrenAVX2_next1:
 	VPAND          128(R8), Y3, Y3
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf2
+	JNE            dcfChildrenAVX2_leaf1
 	VMOVDQU        352(R11), Y1
 	VMOVDQU        480(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, 128(AX)
+	VMOVDQU        Y4, 64(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 160(AX)
+	VMOVDQU        Y1, 96(AX)
 	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, 128(CX)
+	VMOVDQU        Y1, 64(CX)
 	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 160(CX)
-	JMP            dcfChildrenAVX2_next2
+	VMOVDQU        Y0, 96(CX)
+	JMP            dcfChildrenAVX2_next1
 
-dcfChildrenAVX2_leaf2:
+dcfChildrenAVX2_leaf1:
 	VMOVDQU    352(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -7212,7 +9489,7 @@ dcfChildrenAVX2_leaf2:
 	VPAND      64(R8), Y0, Y0
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y0, Y0
-	VPXOR      Y3, Y3, Y3
+	VPXOR      Y0, Y0, Y3
 	VPSUBQ     Y0, Y3, Y3
 	VMOVDQU    192(R8), Y1
 	VPAND      Y1, Y3, Y3
@@ -7234,24 +9511,24 @@ dcfChildrenAVX2_leaf2:
 	VPAND      64(R8), Y2, Y2
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y2, Y2
-	VPXOR      Y3, Y3, Y3
+	VPXOR      Y2, Y2, Y3
 	VPSUBQ     Y2, Y3, Y3
 	VMOVDQU    192(R8), Y1
 	VPAND      Y1, Y3, Y3
 	VPANDN     Y2, Y1, Y2
 	VPOR       Y3, Y2, Y2
 	VPERM2I128 $0x20, Y2, Y0, Y1
-	VMOVDQU    Y1, 128(AX)
+	VMOVDQU    Y1, 64(AX)
 	VPERM2I128 $0x31, Y2, Y0, Y0
-	VMOVDQU    Y0, 160(AX)
+	VMOVDQU    Y0, 96(AX)
 
-dcfChildrenAVX2_next2:
-	VPSHUFD        $0xff, 96(DX), Y0
+dcfChildrenAVX2_next1:
+	VPSHUFD        $0xff, 64(DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
-	VMOVDQU        96(BX), Y0
+	VMOVDQU        64(BX), Y0
 	VMOVDQU        640(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
@@ -7264,7 +9541,7 @@ dcfChildrenAVX2_next2:
 	VPAND          64(R8), Y0, Y0
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
-	VMOVDQU        96(BX), Y2
+	VMOVDQU        64(BX), Y2
 	VMOVDQU        768(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
@@ -7278,20 +9555,20 @@ dcfChildrenAVX2_next2:
 	VPAND          128(R8), Y3, Y3
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf3
+	JNE            dcfChildrenAVX2_leaf2
 	VMOVDQU        384(R11), Y1
 	VMOVDQU        512(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, 192(AX)
+	VMOVDQU        Y4, 128(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 224(AX)
+	VMOVDQU        Y1, 160(AX)
 	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, 192(CX)
+	VMOVDQU        Y1, 128(CX)
 	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 224(CX)
-	JMP            dcfChildrenAVX2_next3
+	VMOVDQU        Y0, 160(CX)
+	JMP            dcfChildrenAVX2_next2
 
-dcfChildrenAVX2_leaf3:
+dcfChildrenAVX2_leaf2:
 	VMOVDQU    384(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -7308,7 +9585,7 @@ dcfChildrenAVX2_leaf3:
 	VPAND      64(R8), Y0, Y0
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y0, Y0
-	VPXOR      Y3, Y3, Y3
+	VPXOR      Y0, Y0, Y3
 	VPSUBQ     Y0, Y3, Y3
 	VMOVDQU    192(R8), Y1
 	VPAND      Y1, Y3, Y3
@@ -7330,7 +9607,103 @@ dcfChildrenAVX2_leaf3:
 	VPAND      64(R8), Y2, Y2
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y2, Y2
-	VPXOR      Y3, Y3, Y3
+	VPXOR      Y2, Y2, Y3
+	VPSUBQ     Y2, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y2, Y1, Y2
+	VPOR       Y3, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, 128(AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 160(AX)
+
+dcfChildrenAVX2_next2:
+	VPSHUFD        $0xff, 96(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        96(BX), Y0
+	VMOVDQU        672(R11), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        96(BX), Y2
+	VMOVDQU        800(R11), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf3
+	VMOVDQU        416(R11), Y1
+	VMOVDQU        544(R11), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 192(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 224(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 192(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 224(CX)
+	JMP            dcfChildrenAVX2_next3
+
+dcfChildrenAVX2_leaf3:
+	VMOVDQU    416(R11), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y0, Y0, Y3
+	VPSUBQ     Y0, Y3, Y3
+	VMOVDQU    192(R8), Y1
+	VPAND      Y1, Y3, Y3
+	VPANDN     Y0, Y1, Y0
+	VPOR       Y3, Y0, Y0
+	VMOVDQU    544(R11), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y2, Y2, Y3
 	VPSUBQ     Y2, Y3, Y3
 	VMOVDQU    192(R8), Y1
 	VPAND      Y1, Y3, Y3
@@ -7355,7 +9728,7 @@ dcfChildrenAVX2_done:
 
 // func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·dcfChildrenAVX512(SB), $1144-72
+TEXT ·dcfChildrenAVX512(SB), $2800-72
 	MOVQ dst+0(FP), AX
 	MOVQ dstV+8(FP), CX
 	MOVQ src+16(FP), DX
@@ -7367,6 +9740,1311 @@ TEXT ·dcfChildrenAVX512(SB), $1144-72
 	MOVQ in+64(FP), R10
 	LEAQ 63(SP), R11
 	ANDQ $-64, R11
+	LEAQ 1271(SP), R12
+	ANDQ $-64, R12
+
+dcfChildrenAVX512_pair:
+	CMPQ         SI, $0x02
+	JL           dcfChildrenAVX512_chunk
+	VMOVDQU32    (DX), Z2
+	VMOVDQU32    64(DX), Z3
+	VMOVDQU32    128(DX), Z0
+	VMOVDQU32    192(DX), Z4
+	VPUNPCKLDQ   Z3, Z2, Z1
+	VPUNPCKHDQ   Z3, Z2, Z3
+	VPUNPCKLDQ   Z4, Z0, Z2
+	VPUNPCKHDQ   Z4, Z0, Z4
+	VPUNPCKLQDQ  Z2, Z1, Z0
+	VPUNPCKHQDQ  Z2, Z1, Z1
+	VPUNPCKLQDQ  Z4, Z3, Z2
+	VPUNPCKHQDQ  Z4, Z3, Z3
+	VMOVDQU32    Z3, Z4
+	VPSLLD       $0x1f, Z4, Z4
+	VPSRAD       $0x1f, Z4, Z4
+	VMOVDQU32    Z4, (R11)
+	VPSRLD       $0x01, Z3, Z3
+	VPSLLD       $0x01, Z3, Z3
+	VMOVDQU32    Z0, (R12)
+	VMOVDQU32    Z0, Z4
+	VMOVDQU32    Z0, Z8
+	VPBROADCASTD (R10), Z0
+	VMOVDQU32    Z1, 64(R12)
+	VMOVDQU32    Z1, Z5
+	VMOVDQU32    Z1, Z9
+	VPBROADCASTD 4(R10), Z1
+	VMOVDQU32    Z2, 128(R12)
+	VMOVDQU32    Z2, Z6
+	VMOVDQU32    Z2, Z10
+	VPBROADCASTD 8(R10), Z2
+	VMOVDQU32    Z3, 192(R12)
+	VMOVDQU32    Z3, Z7
+	VMOVDQU32    Z3, Z11
+	VPBROADCASTD 12(R10), Z3
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPBROADCASTD 16(R10), Z14
+	VPBROADCASTD 20(R10), Z15
+	VMOVDQU32    256(DX), Z18
+	VMOVDQU32    320(DX), Z19
+	VMOVDQU32    384(DX), Z16
+	VMOVDQU32    448(DX), Z20
+	VPUNPCKLDQ   Z19, Z18, Z17
+	VPUNPCKHDQ   Z19, Z18, Z19
+	VPUNPCKLDQ   Z20, Z16, Z18
+	VPUNPCKHDQ   Z20, Z16, Z20
+	VPUNPCKLQDQ  Z18, Z17, Z16
+	VPUNPCKHQDQ  Z18, Z17, Z17
+	VPUNPCKLQDQ  Z20, Z19, Z18
+	VPUNPCKHQDQ  Z20, Z19, Z19
+	VMOVDQU32    Z19, Z20
+	VPSLLD       $0x1f, Z20, Z20
+	VPSRAD       $0x1f, Z20, Z20
+	VMOVDQU32    Z20, 64(R11)
+	VPSRLD       $0x01, Z19, Z19
+	VPSLLD       $0x01, Z19, Z19
+	VMOVDQU32    Z16, 256(R12)
+	VMOVDQU32    Z16, Z20
+	VMOVDQU32    Z16, Z24
+	VPBROADCASTD (R10), Z16
+	VMOVDQU32    Z17, 320(R12)
+	VMOVDQU32    Z17, Z21
+	VMOVDQU32    Z17, Z25
+	VPBROADCASTD 4(R10), Z17
+	VMOVDQU32    Z18, 384(R12)
+	VMOVDQU32    Z18, Z22
+	VMOVDQU32    Z18, Z26
+	VPBROADCASTD 8(R10), Z18
+	VMOVDQU32    Z19, 448(R12)
+	VMOVDQU32    Z19, Z23
+	VMOVDQU32    Z19, Z27
+	VPBROADCASTD 12(R10), Z19
+	VPXORD       Z28, Z28, Z28
+	VPXORD       Z29, Z29, Z29
+	VPBROADCASTD 16(R10), Z30
+	VPBROADCASTD 20(R10), Z31
+	MOVQ         $0x0000000a, R13
+
+dcfChildrenAVX512_pair_round:
+	VPADDD          Z4, Z0, Z0
+	VPADDD          Z5, Z1, Z1
+	VPADDD          Z6, Z2, Z2
+	VPADDD          Z7, Z3, Z3
+	VPXORD          Z0, Z12, Z12
+	VPXORD          Z1, Z13, Z13
+	VPXORD          Z2, Z14, Z14
+	VPXORD          Z3, Z15, Z15
+	VPROLD          $0x10, Z12, Z12
+	VPROLD          $0x10, Z13, Z13
+	VPROLD          $0x10, Z14, Z14
+	VPROLD          $0x10, Z15, Z15
+	VPADDD          Z20, Z16, Z16
+	VPADDD          Z21, Z17, Z17
+	VPADDD          Z22, Z18, Z18
+	VPADDD          Z23, Z19, Z19
+	VPXORD          Z16, Z28, Z28
+	VPXORD          Z17, Z29, Z29
+	VPXORD          Z18, Z30, Z30
+	VPXORD          Z19, Z31, Z31
+	VPROLD          $0x10, Z28, Z28
+	VPROLD          $0x10, Z29, Z29
+	VPROLD          $0x10, Z30, Z30
+	VPROLD          $0x10, Z31, Z31
+	VPADDD          Z12, Z8, Z8
+	VPADDD          Z13, Z9, Z9
+	VPADDD          Z14, Z10, Z10
+	VPADDD          Z15, Z11, Z11
+	VPXORD          Z8, Z4, Z4
+	VPXORD          Z9, Z5, Z5
+	VPXORD          Z10, Z6, Z6
+	VPXORD          Z11, Z7, Z7
+	VPROLD          $0x0c, Z4, Z4
+	VPROLD          $0x0c, Z5, Z5
+	VPROLD          $0x0c, Z6, Z6
+	VPROLD          $0x0c, Z7, Z7
+	VPADDD          Z28, Z24, Z24
+	VPADDD          Z29, Z25, Z25
+	VPADDD          Z30, Z26, Z26
+	VPADDD          Z31, Z27, Z27
+	VPXORD          Z24, Z20, Z20
+	VPXORD          Z25, Z21, Z21
+	VPXORD          Z26, Z22, Z22
+	VPXORD          Z27, Z23, Z23
+	VPROLD          $0x0c, Z20, Z20
+	VPROLD          $0x0c, Z21, Z21
+	VPROLD          $0x0c, Z22, Z22
+	VPROLD          $0x0c, Z23, Z23
+	VPADDD          Z4, Z0, Z0
+	VPADDD          Z5, Z1, Z1
+	VPADDD          Z6, Z2, Z2
+	VPADDD          Z7, Z3, Z3
+	VPXORD          Z0, Z12, Z12
+	VPXORD          Z1, Z13, Z13
+	VPXORD          Z2, Z14, Z14
+	VPXORD          Z3, Z15, Z15
+	VPROLD          $0x08, Z12, Z12
+	VPROLD          $0x08, Z13, Z13
+	VPROLD          $0x08, Z14, Z14
+	VPROLD          $0x08, Z15, Z15
+	VPADDD          Z20, Z16, Z16
+	VPADDD          Z21, Z17, Z17
+	VPADDD          Z22, Z18, Z18
+	VPADDD          Z23, Z19, Z19
+	VPXORD          Z16, Z28, Z28
+	VPXORD          Z17, Z29, Z29
+	VPXORD          Z18, Z30, Z30
+	VPXORD          Z19, Z31, Z31
+	VPROLD          $0x08, Z28, Z28
+	VPROLD          $0x08, Z29, Z29
+	VPROLD          $0x08, Z30, Z30
+	VPROLD          $0x08, Z31, Z31
+	VPADDD          Z12, Z8, Z8
+	VPADDD          Z13, Z9, Z9
+	VPADDD          Z14, Z10, Z10
+	VPADDD          Z15, Z11, Z11
+	VPXORD          Z8, Z4, Z4
+	VPXORD          Z9, Z5, Z5
+	VPXORD          Z10, Z6, Z6
+	VPXORD          Z11, Z7, Z7
+	VPROLD          $0x07, Z4, Z4
+	VPROLD          $0x07, Z5, Z5
+	VPROLD          $0x07, Z6, Z6
+	VPROLD          $0x07, Z7, Z7
+	VPADDD          Z28, Z24, Z24
+	VPADDD          Z29, Z25, Z25
+	VPADDD          Z30, Z26, Z26
+	VPADDD          Z31, Z27, Z27
+	VPXORD          Z24, Z20, Z20
+	VPXORD          Z25, Z21, Z21
+	VPXORD          Z26, Z22, Z22
+	VPXORD          Z27, Z23, Z23
+	VPROLD          $0x07, Z20, Z20
+	VPROLD          $0x07, Z21, Z21
+	VPROLD          $0x07, Z22, Z22
+	VPROLD          $0x07, Z23, Z23
+	VPADDD          Z5, Z0, Z0
+	VPADDD          Z6, Z1, Z1
+	VPADDD          Z7, Z2, Z2
+	VPADDD          Z4, Z3, Z3
+	VPXORD          Z0, Z15, Z15
+	VPXORD          Z1, Z12, Z12
+	VPXORD          Z2, Z13, Z13
+	VPXORD          Z3, Z14, Z14
+	VPROLD          $0x10, Z15, Z15
+	VPROLD          $0x10, Z12, Z12
+	VPROLD          $0x10, Z13, Z13
+	VPROLD          $0x10, Z14, Z14
+	VPADDD          Z21, Z16, Z16
+	VPADDD          Z22, Z17, Z17
+	VPADDD          Z23, Z18, Z18
+	VPADDD          Z20, Z19, Z19
+	VPXORD          Z16, Z31, Z31
+	VPXORD          Z17, Z28, Z28
+	VPXORD          Z18, Z29, Z29
+	VPXORD          Z19, Z30, Z30
+	VPROLD          $0x10, Z31, Z31
+	VPROLD          $0x10, Z28, Z28
+	VPROLD          $0x10, Z29, Z29
+	VPROLD          $0x10, Z30, Z30
+	VPADDD          Z15, Z10, Z10
+	VPADDD          Z12, Z11, Z11
+	VPADDD          Z13, Z8, Z8
+	VPADDD          Z14, Z9, Z9
+	VPXORD          Z10, Z5, Z5
+	VPXORD          Z11, Z6, Z6
+	VPXORD          Z8, Z7, Z7
+	VPXORD          Z9, Z4, Z4
+	VPROLD          $0x0c, Z5, Z5
+	VPROLD          $0x0c, Z6, Z6
+	VPROLD          $0x0c, Z7, Z7
+	VPROLD          $0x0c, Z4, Z4
+	VPADDD          Z31, Z26, Z26
+	VPADDD          Z28, Z27, Z27
+	VPADDD          Z29, Z24, Z24
+	VPADDD          Z30, Z25, Z25
+	VPXORD          Z26, Z21, Z21
+	VPXORD          Z27, Z22, Z22
+	VPXORD          Z24, Z23, Z23
+	VPXORD          Z25, Z20, Z20
+	VPROLD          $0x0c, Z21, Z21
+	VPROLD          $0x0c, Z22, Z22
+	VPROLD          $0x0c, Z23, Z23
+	VPROLD          $0x0c, Z20, Z20
+	VPADDD          Z5, Z0, Z0
+	VPADDD          Z6, Z1, Z1
+	VPADDD          Z7, Z2, Z2
+	VPADDD          Z4, Z3, Z3
+	VPXORD          Z0, Z15, Z15
+	VPXORD          Z1, Z12, Z12
+	VPXORD          Z2, Z13, Z13
+	VPXORD          Z3, Z14, Z14
+	VPROLD          $0x08, Z15, Z15
+	VPROLD          $0x08, Z12, Z12
+	VPROLD          $0x08, Z13, Z13
+	VPROLD          $0x08, Z14, Z14
+	VPADDD          Z21, Z16, Z16
+	VPADDD          Z22, Z17, Z17
+	VPADDD          Z23, Z18, Z18
+	VPADDD          Z20, Z19, Z19
+	VPXORD          Z16, Z31, Z31
+	VPXORD          Z17, Z28, Z28
+	VPXORD          Z18, Z29, Z29
+	VPXORD          Z19, Z30, Z30
+	VPROLD          $0x08, Z31, Z31
+	VPROLD          $0x08, Z28, Z28
+	VPROLD          $0x08, Z29, Z29
+	VPROLD          $0x08, Z30, Z30
+	VPADDD          Z15, Z10, Z10
+	VPADDD          Z12, Z11, Z11
+	VPADDD          Z13, Z8, Z8
+	VPADDD          Z14, Z9, Z9
+	VPXORD          Z10, Z5, Z5
+	VPXORD          Z11, Z6, Z6
+	VPXORD          Z8, Z7, Z7
+	VPXORD          Z9, Z4, Z4
+	VPROLD          $0x07, Z5, Z5
+	VPROLD          $0x07, Z6, Z6
+	VPROLD          $0x07, Z7, Z7
+	VPROLD          $0x07, Z4, Z4
+	VPADDD          Z31, Z26, Z26
+	VPADDD          Z28, Z27, Z27
+	VPADDD          Z29, Z24, Z24
+	VPADDD          Z30, Z25, Z25
+	VPXORD          Z26, Z21, Z21
+	VPXORD          Z27, Z22, Z22
+	VPXORD          Z24, Z23, Z23
+	VPXORD          Z25, Z20, Z20
+	VPROLD          $0x07, Z21, Z21
+	VPROLD          $0x07, Z22, Z22
+	VPROLD          $0x07, Z23, Z23
+	VPROLD          $0x07, Z20, Z20
+	DECQ            R13
+	JNZ             dcfChildrenAVX512_pair_round
+	VMOVDQU32       Z16, 512(R12)
+	VMOVDQU32       Z17, 576(R12)
+	VMOVDQU32       Z18, 640(R12)
+	VMOVDQU32       Z19, 704(R12)
+	VMOVDQU32       Z20, 768(R12)
+	VMOVDQU32       Z21, 832(R12)
+	VMOVDQU32       Z22, 896(R12)
+	VMOVDQU32       Z23, 960(R12)
+	VMOVDQU32       Z24, 1024(R12)
+	VMOVDQU32       Z25, 1088(R12)
+	VMOVDQU32       Z26, 1152(R12)
+	VMOVDQU32       Z27, 1216(R12)
+	VMOVDQU32       Z28, 1280(R12)
+	VMOVDQU32       Z29, 1344(R12)
+	VMOVDQU32       Z30, 1408(R12)
+	VMOVDQU32       Z31, 1472(R12)
+	VPXORD.BCST     (R10), Z0, Z0
+	VPBROADCASTD    (DI), Z16
+	VPANDD          (R11), Z16, Z16
+	VPXORD          Z16, Z0, Z0
+	VPXORD.BCST     4(R10), Z1, Z1
+	VPBROADCASTD    4(DI), Z16
+	VPANDD          (R11), Z16, Z16
+	VPXORD          Z16, Z1, Z1
+	VPXORD.BCST     8(R10), Z2, Z2
+	VPBROADCASTD    8(DI), Z16
+	VPANDD          (R11), Z16, Z16
+	VPXORD          Z16, Z2, Z2
+	VPXORD.BCST     12(R10), Z3, Z3
+	VPBROADCASTD    12(DI), Z16
+	VPANDD          (R11), Z16, Z16
+	VPXORD          Z16, Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z16
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z16, Z2
+	VPUNPCKHQDQ     Z1, Z16, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z16
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 128(R11)
+	VMOVDQU32       Z1, 192(R11)
+	VMOVDQU32       Z16, 256(R11)
+	VMOVDQU32       Z0, 320(R11)
+	VPXORD          (R12), Z8, Z8
+	VPBROADCASTD    16(DI), Z0
+	VPANDD          (R11), Z0, Z0
+	VPXORD          Z0, Z8, Z8
+	VPXORD          64(R12), Z9, Z9
+	VPBROADCASTD    20(DI), Z0
+	VPANDD          (R11), Z0, Z0
+	VPXORD          Z0, Z9, Z9
+	VPXORD          128(R12), Z10, Z10
+	VPBROADCASTD    24(DI), Z0
+	VPANDD          (R11), Z0, Z0
+	VPXORD          Z0, Z10, Z10
+	VPXORD          192(R12), Z11, Z11
+	VPBROADCASTD    28(DI), Z0
+	VPANDD          (R11), Z0, Z0
+	VPXORD          Z0, Z11, Z11
+	VPUNPCKLDQ      Z9, Z8, Z0
+	VPUNPCKHDQ      Z9, Z8, Z1
+	VPUNPCKLDQ      Z11, Z10, Z2
+	VPUNPCKHDQ      Z11, Z10, Z8
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z8, Z1, Z2
+	VPUNPCKHQDQ     Z8, Z1, Z1
+	VMOVDQU32       Z3, 384(R11)
+	VMOVDQU32       Z0, 448(R11)
+	VMOVDQU32       Z2, 512(R11)
+	VMOVDQU32       Z1, 576(R11)
+	VPXORD          (R12), Z4, Z4
+	VPXORD          64(R12), Z5, Z5
+	VPXORD          128(R12), Z6, Z6
+	VPXORD          192(R12), Z7, Z7
+	VPUNPCKLDQ      Z5, Z4, Z0
+	VPUNPCKHDQ      Z5, Z4, Z1
+	VPUNPCKLDQ      Z7, Z6, Z2
+	VPUNPCKHDQ      Z7, Z6, Z4
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z4, Z1, Z2
+	VPUNPCKHQDQ     Z4, Z1, Z1
+	VMOVDQU32       Z3, 640(R11)
+	VMOVDQU32       Z0, 704(R11)
+	VMOVDQU32       Z2, 768(R11)
+	VMOVDQU32       Z1, 832(R11)
+	VPXORD.BCST     16(R10), Z14, Z14
+	VPXORD.BCST     20(R10), Z15, Z15
+	VPUNPCKLDQ      Z13, Z12, Z0
+	VPUNPCKHDQ      Z13, Z12, Z1
+	VPUNPCKLDQ      Z15, Z14, Z2
+	VPUNPCKHDQ      Z15, Z14, Z4
+	VPUNPCKLQDQ     Z2, Z0, Z3
+	VPUNPCKHQDQ     Z2, Z0, Z0
+	VPUNPCKLQDQ     Z4, Z1, Z2
+	VPUNPCKHQDQ     Z4, Z1, Z1
+	VMOVDQU32       Z3, 896(R11)
+	VMOVDQU32       Z0, 960(R11)
+	VMOVDQU32       Z2, 1024(R11)
+	VMOVDQU32       Z1, 1088(R11)
+	VPSHUFD         $0xff, (DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       (BX), Z0
+	VMOVDQU32       640(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       (BX), Z2
+	VMOVDQU32       896(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_first_leaf0
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, (AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 64(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, (CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 64(CX)
+	JMP             dcfChildrenAVX512_first_next0
+
+dcfChildrenAVX512_first_leaf0:
+	VMOVDQU32 128(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 384(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, (AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 64(AX)
+
+dcfChildrenAVX512_first_next0:
+	VPSHUFD         $0xff, 64(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       64(BX), Z0
+	VMOVDQU32       704(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       64(BX), Z2
+	VMOVDQU32       960(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_first_leaf1
+	VMOVDQU32       192(R11), Z1
+	VMOVDQU32       448(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 128(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 192(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 128(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 192(CX)
+	JMP             dcfChildrenAVX512_first_next1
+
+dcfChildrenAVX512_first_leaf1:
+	VMOVDQU32 192(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 448(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 128(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 192(AX)
+
+dcfChildrenAVX512_first_next1:
+	VPSHUFD         $0xff, 128(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       128(BX), Z0
+	VMOVDQU32       768(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       128(BX), Z2
+	VMOVDQU32       1024(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_first_leaf2
+	VMOVDQU32       256(R11), Z1
+	VMOVDQU32       512(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 256(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 320(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 256(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 320(CX)
+	JMP             dcfChildrenAVX512_first_next2
+
+dcfChildrenAVX512_first_leaf2:
+	VMOVDQU32 256(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 512(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 320(AX)
+
+dcfChildrenAVX512_first_next2:
+	VPSHUFD         $0xff, 192(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       192(BX), Z0
+	VMOVDQU32       832(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       192(BX), Z2
+	VMOVDQU32       1088(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_first_leaf3
+	VMOVDQU32       320(R11), Z1
+	VMOVDQU32       576(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 384(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 448(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 384(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 448(CX)
+	JMP             dcfChildrenAVX512_first_next3
+
+dcfChildrenAVX512_first_leaf3:
+	VMOVDQU32 320(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 576(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 384(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 448(AX)
+
+dcfChildrenAVX512_first_next3:
+	VMOVDQU32       512(R12), Z0
+	VPXORD.BCST     (R10), Z0, Z0
+	VPBROADCASTD    (DI), Z1
+	VPANDD          64(R11), Z1, Z1
+	VPXORD          Z1, Z0, Z0
+	VMOVDQU32       576(R12), Z1
+	VPXORD.BCST     4(R10), Z1, Z1
+	VPBROADCASTD    4(DI), Z2
+	VPANDD          64(R11), Z2, Z2
+	VPXORD          Z2, Z1, Z1
+	VMOVDQU32       640(R12), Z2
+	VPXORD.BCST     8(R10), Z2, Z2
+	VPBROADCASTD    8(DI), Z3
+	VPANDD          64(R11), Z3, Z3
+	VPXORD          Z3, Z2, Z2
+	VMOVDQU32       704(R12), Z3
+	VPXORD.BCST     12(R10), Z3, Z3
+	VPBROADCASTD    12(DI), Z4
+	VPANDD          64(R11), Z4, Z4
+	VPXORD          Z4, Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z4, Z2
+	VPUNPCKHQDQ     Z1, Z4, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z4
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 128(R11)
+	VMOVDQU32       Z1, 192(R11)
+	VMOVDQU32       Z4, 256(R11)
+	VMOVDQU32       Z0, 320(R11)
+	VMOVDQU32       1024(R12), Z0
+	VPXORD          256(R12), Z0, Z0
+	VPBROADCASTD    16(DI), Z1
+	VPANDD          64(R11), Z1, Z1
+	VPXORD          Z1, Z0, Z0
+	VMOVDQU32       1088(R12), Z1
+	VPXORD          320(R12), Z1, Z1
+	VPBROADCASTD    20(DI), Z2
+	VPANDD          64(R11), Z2, Z2
+	VPXORD          Z2, Z1, Z1
+	VMOVDQU32       1152(R12), Z2
+	VPXORD          384(R12), Z2, Z2
+	VPBROADCASTD    24(DI), Z3
+	VPANDD          64(R11), Z3, Z3
+	VPXORD          Z3, Z2, Z2
+	VMOVDQU32       1216(R12), Z3
+	VPXORD          448(R12), Z3, Z3
+	VPBROADCASTD    28(DI), Z4
+	VPANDD          64(R11), Z4, Z4
+	VPXORD          Z4, Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z4, Z2
+	VPUNPCKHQDQ     Z1, Z4, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z4
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 384(R11)
+	VMOVDQU32       Z1, 448(R11)
+	VMOVDQU32       Z4, 512(R11)
+	VMOVDQU32       Z0, 576(R11)
+	VMOVDQU32       768(R12), Z0
+	VPXORD          256(R12), Z0, Z0
+	VMOVDQU32       832(R12), Z1
+	VPXORD          320(R12), Z1, Z1
+	VMOVDQU32       896(R12), Z2
+	VPXORD          384(R12), Z2, Z2
+	VMOVDQU32       960(R12), Z3
+	VPXORD          448(R12), Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z4, Z2
+	VPUNPCKHQDQ     Z1, Z4, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z4
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 640(R11)
+	VMOVDQU32       Z1, 704(R11)
+	VMOVDQU32       Z4, 768(R11)
+	VMOVDQU32       Z0, 832(R11)
+	VMOVDQU32       1280(R12), Z0
+	VMOVDQU32       1344(R12), Z1
+	VMOVDQU32       1408(R12), Z2
+	VPXORD.BCST     16(R10), Z2, Z2
+	VMOVDQU32       1472(R12), Z3
+	VPXORD.BCST     20(R10), Z3, Z3
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLQDQ     Z1, Z4, Z2
+	VPUNPCKHQDQ     Z1, Z4, Z1
+	VPUNPCKLQDQ     Z3, Z0, Z4
+	VPUNPCKHQDQ     Z3, Z0, Z0
+	VMOVDQU32       Z2, 896(R11)
+	VMOVDQU32       Z1, 960(R11)
+	VMOVDQU32       Z4, 1024(R11)
+	VMOVDQU32       Z0, 1088(R11)
+	VPSHUFD         $0xff, 256(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       256(BX), Z0
+	VMOVDQU32       640(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       256(BX), Z2
+	VMOVDQU32       896(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_second_leaf0
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 512(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 576(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 512(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 576(CX)
+	JMP             dcfChildrenAVX512_second_next0
+
+dcfChildrenAVX512_second_leaf0:
+	VMOVDQU32 128(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 384(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 512(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 576(AX)
+
+dcfChildrenAVX512_second_next0:
+	VPSHUFD         $0xff, 320(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       320(BX), Z0
+	VMOVDQU32       704(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       320(BX), Z2
+	VMOVDQU32       960(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_second_leaf1
+	VMOVDQU32       192(R11), Z1
+	VMOVDQU32       448(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 640(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 704(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 640(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 704(CX)
+	JMP             dcfChildrenAVX512_second_next1
+
+dcfChildrenAVX512_second_leaf1:
+	VMOVDQU32 192(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 448(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 640(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 704(AX)
+
+dcfChildrenAVX512_second_next1:
+	VPSHUFD         $0xff, 384(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       384(BX), Z0
+	VMOVDQU32       768(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       384(BX), Z2
+	VMOVDQU32       1024(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_second_leaf2
+	VMOVDQU32       256(R11), Z1
+	VMOVDQU32       512(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 768(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 832(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 768(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 832(CX)
+	JMP             dcfChildrenAVX512_second_next2
+
+dcfChildrenAVX512_second_leaf2:
+	VMOVDQU32 256(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 512(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 768(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 832(AX)
+
+dcfChildrenAVX512_second_next2:
+	VPSHUFD         $0xff, 448(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       448(BX), Z0
+	VMOVDQU32       832(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       448(BX), Z2
+	VMOVDQU32       1088(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_second_leaf3
+	VMOVDQU32       320(R11), Z1
+	VMOVDQU32       576(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 896(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 960(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 896(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 960(CX)
+	JMP             dcfChildrenAVX512_second_next3
+
+dcfChildrenAVX512_second_leaf3:
+	VMOVDQU32 320(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 576(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 896(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 960(AX)
+
+dcfChildrenAVX512_second_next3:
+	ADDQ $0x00000400, AX
+	ADDQ $0x00000400, CX
+	ADDQ $0x00000200, DX
+	ADDQ $0x00000200, BX
+	SUBQ $0x02, SI
+	JMP  dcfChildrenAVX512_pair
 
 dcfChildrenAVX512_chunk:
 	CMPQ         SI, $0x00
@@ -7530,10 +11208,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z1, Z20, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z20
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 64(R11)
-	VMOVDQU32       Z1, 128(R11)
-	VMOVDQU32       Z20, 192(R11)
-	VMOVDQU32       Z0, 256(R11)
+	VMOVDQU32       Z2, 128(R11)
+	VMOVDQU32       Z1, 192(R11)
+	VMOVDQU32       Z20, 256(R11)
+	VMOVDQU32       Z0, 320(R11)
 	VPXORD          Z16, Z8, Z8
 	VPBROADCASTD    16(DI), Z0
 	VPANDD          (R11), Z0, Z0
@@ -7558,10 +11236,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z8, Z1, Z2
 	VPUNPCKHQDQ     Z8, Z1, Z1
-	VMOVDQU32       Z3, 320(R11)
-	VMOVDQU32       Z0, 384(R11)
-	VMOVDQU32       Z2, 448(R11)
-	VMOVDQU32       Z1, 512(R11)
+	VMOVDQU32       Z3, 384(R11)
+	VMOVDQU32       Z0, 448(R11)
+	VMOVDQU32       Z2, 512(R11)
+	VMOVDQU32       Z1, 576(R11)
 	VPXORD          Z16, Z4, Z4
 	VPXORD          Z17, Z5, Z5
 	VPXORD          Z18, Z6, Z6
@@ -7574,10 +11252,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 576(R11)
-	VMOVDQU32       Z0, 640(R11)
-	VMOVDQU32       Z2, 704(R11)
-	VMOVDQU32       Z1, 768(R11)
+	VMOVDQU32       Z3, 640(R11)
+	VMOVDQU32       Z0, 704(R11)
+	VMOVDQU32       Z2, 768(R11)
+	VMOVDQU32       Z1, 832(R11)
 	VPXORD.BCST     16(R10), Z14, Z14
 	VPXORD.BCST     20(R10), Z15, Z15
 	VPUNPCKLDQ      Z13, Z12, Z0
@@ -7588,17 +11266,17 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 832(R11)
-	VMOVDQU32       Z0, 896(R11)
-	VMOVDQU32       Z2, 960(R11)
-	VMOVDQU32       Z1, 1024(R11)
+	VMOVDQU32       Z3, 896(R11)
+	VMOVDQU32       Z0, 960(R11)
+	VMOVDQU32       Z2, 1024(R11)
+	VMOVDQU32       Z1, 1088(R11)
 	VPSHUFD         $0xff, (DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       (BX), Z0
-	VMOVDQU32       576(R11), Z2
+	VMOVDQU32       640(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
 	VPXORD          Z2, Z0, Z0
@@ -7611,7 +11289,7 @@ dcfChildrenAVX512_round:
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
 	VMOVDQU32       (BX), Z2
-	VMOVDQU32       832(R11), Z3
+	VMOVDQU32       896(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
 	VPXORD          Z3, Z2, Z2
@@ -7625,8 +11303,8 @@ dcfChildrenAVX512_round:
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf0
-	VMOVDQU32       64(R11), Z1
-	VMOVDQU32       320(R11), Z3
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, (AX)
@@ -7642,108 +11320,6 @@ dcfChildrenAVX512_round:
 	JMP             dcfChildrenAVX512_next0
 
 dcfChildrenAVX512_leaf0:
-	VMOVDQU32 64(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z21, Z21, Z21
-	VPSUBQ    Z0, Z21, Z21
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z21, Z21
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z21, Z0, Z0
-	VMOVDQU32 320(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z22, Z22, Z22
-	VPSUBQ    Z2, Z22, Z22
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z22, Z22
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z22, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, (AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 64(AX)
-
-dcfChildrenAVX512_next0:
-	VPSHUFD         $0xff, 64(DX), Z0
-	VPSLLD          $0x1f, Z0, Z0
-	VPSRAD          $0x1f, Z0, Z0
-	VBROADCASTI32X4 32(DI), Z1
-	VPANDD          Z0, Z1, Z1
-	VMOVDQU32       64(BX), Z0
-	VMOVDQU32       640(R11), Z2
-	VPANDD          (R8), Z2, Z2
-	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
-	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
-	VMOVDQU32       64(BX), Z2
-	VMOVDQU32       896(R11), Z3
-	VPANDD          (R8), Z3, Z3
-	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
-	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
-	CMPQ            R9, $0x00
-	JNE             dcfChildrenAVX512_leaf1
-	VMOVDQU32       128(R11), Z1
-	VMOVDQU32       384(R11), Z3
-	VMOVDQU64       pair_lo<>+0(SB), Z4
-	VPERMI2Q        Z3, Z1, Z4
-	VMOVDQU64       Z4, 128(AX)
-	VMOVDQU64       pair_hi<>+0(SB), Z4
-	VPERMI2Q        Z3, Z1, Z4
-	VMOVDQU64       Z4, 192(AX)
-	VMOVDQU64       pair_lo<>+0(SB), Z1
-	VPERMI2Q        Z2, Z0, Z1
-	VMOVDQU64       Z1, 128(CX)
-	VMOVDQU64       pair_hi<>+0(SB), Z1
-	VPERMI2Q        Z2, Z0, Z1
-	VMOVDQU64       Z1, 192(CX)
-	JMP             dcfChildrenAVX512_next1
-
-dcfChildrenAVX512_leaf1:
 	VMOVDQU32 128(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
@@ -7760,12 +11336,12 @@ dcfChildrenAVX512_leaf1:
 	VPANDD    64(R8), Z0, Z0
 	VPANDD    128(R8), Z3, Z3
 	VPORD     Z3, Z0, Z0
-	VPXORD    Z23, Z23, Z23
-	VPSUBQ    Z0, Z23, Z23
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
 	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z23, Z23
+	VPANDD    Z1, Z3, Z3
 	VPANDND   Z0, Z1, Z0
-	VPORD     Z23, Z0, Z0
+	VPORD     Z3, Z0, Z0
 	VMOVDQU32 384(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
@@ -7782,26 +11358,26 @@ dcfChildrenAVX512_leaf1:
 	VPANDD    64(R8), Z2, Z2
 	VPANDD    128(R8), Z3, Z3
 	VPORD     Z3, Z2, Z2
-	VPXORD    Z24, Z24, Z24
-	VPSUBQ    Z2, Z24, Z24
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
 	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z24, Z24
+	VPANDD    Z1, Z3, Z3
 	VPANDND   Z2, Z1, Z2
-	VPORD     Z24, Z2, Z2
+	VPORD     Z3, Z2, Z2
 	VMOVDQU64 pair_lo<>+0(SB), Z1
 	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 128(AX)
+	VMOVDQU64 Z1, (AX)
 	VMOVDQU64 pair_hi<>+0(SB), Z1
 	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 192(AX)
+	VMOVDQU64 Z1, 64(AX)
 
-dcfChildrenAVX512_next1:
-	VPSHUFD         $0xff, 128(DX), Z0
+dcfChildrenAVX512_next0:
+	VPSHUFD         $0xff, 64(DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
-	VMOVDQU32       128(BX), Z0
+	VMOVDQU32       64(BX), Z0
 	VMOVDQU32       704(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
@@ -7814,7 +11390,7 @@ dcfChildrenAVX512_next1:
 	VPANDD          64(R8), Z0, Z0
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
-	VMOVDQU32       128(BX), Z2
+	VMOVDQU32       64(BX), Z2
 	VMOVDQU32       960(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
@@ -7828,24 +11404,24 @@ dcfChildrenAVX512_next1:
 	VPANDD          128(R8), Z3, Z3
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
-	JNE             dcfChildrenAVX512_leaf2
+	JNE             dcfChildrenAVX512_leaf1
 	VMOVDQU32       192(R11), Z1
 	VMOVDQU32       448(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
-	VMOVDQU64       Z4, 256(AX)
+	VMOVDQU64       Z4, 128(AX)
 	VMOVDQU64       pair_hi<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
-	VMOVDQU64       Z4, 320(AX)
+	VMOVDQU64       Z4, 192(AX)
 	VMOVDQU64       pair_lo<>+0(SB), Z1
 	VPERMI2Q        Z2, Z0, Z1
-	VMOVDQU64       Z1, 256(CX)
+	VMOVDQU64       Z1, 128(CX)
 	VMOVDQU64       pair_hi<>+0(SB), Z1
 	VPERMI2Q        Z2, Z0, Z1
-	VMOVDQU64       Z1, 320(CX)
-	JMP             dcfChildrenAVX512_next2
+	VMOVDQU64       Z1, 192(CX)
+	JMP             dcfChildrenAVX512_next1
 
-dcfChildrenAVX512_leaf2:
+dcfChildrenAVX512_leaf1:
 	VMOVDQU32 192(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
@@ -7862,12 +11438,12 @@ dcfChildrenAVX512_leaf2:
 	VPANDD    64(R8), Z0, Z0
 	VPANDD    128(R8), Z3, Z3
 	VPORD     Z3, Z0, Z0
-	VPXORD    Z25, Z25, Z25
-	VPSUBQ    Z0, Z25, Z25
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
 	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z25, Z25
+	VPANDD    Z1, Z3, Z3
 	VPANDND   Z0, Z1, Z0
-	VPORD     Z25, Z0, Z0
+	VPORD     Z3, Z0, Z0
 	VMOVDQU32 448(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
@@ -7884,26 +11460,26 @@ dcfChildrenAVX512_leaf2:
 	VPANDD    64(R8), Z2, Z2
 	VPANDD    128(R8), Z3, Z3
 	VPORD     Z3, Z2, Z2
-	VPXORD    Z26, Z26, Z26
-	VPSUBQ    Z2, Z26, Z26
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
 	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z26, Z26
+	VPANDD    Z1, Z3, Z3
 	VPANDND   Z2, Z1, Z2
-	VPORD     Z26, Z2, Z2
+	VPORD     Z3, Z2, Z2
 	VMOVDQU64 pair_lo<>+0(SB), Z1
 	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 Z1, 128(AX)
 	VMOVDQU64 pair_hi<>+0(SB), Z1
 	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 320(AX)
+	VMOVDQU64 Z1, 192(AX)
 
-dcfChildrenAVX512_next2:
-	VPSHUFD         $0xff, 192(DX), Z0
+dcfChildrenAVX512_next1:
+	VPSHUFD         $0xff, 128(DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
-	VMOVDQU32       192(BX), Z0
+	VMOVDQU32       128(BX), Z0
 	VMOVDQU32       768(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
@@ -7916,7 +11492,7 @@ dcfChildrenAVX512_next2:
 	VPANDD          64(R8), Z0, Z0
 	VPANDD          128(R8), Z2, Z2
 	VPORD           Z2, Z0, Z0
-	VMOVDQU32       192(BX), Z2
+	VMOVDQU32       128(BX), Z2
 	VMOVDQU32       1024(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
@@ -7930,24 +11506,24 @@ dcfChildrenAVX512_next2:
 	VPANDD          128(R8), Z3, Z3
 	VPORD           Z3, Z2, Z2
 	CMPQ            R9, $0x00
-	JNE             dcfChildrenAVX512_leaf3
+	JNE             dcfChildrenAVX512_leaf2
 	VMOVDQU32       256(R11), Z1
 	VMOVDQU32       512(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
-	VMOVDQU64       Z4, 384(AX)
+	VMOVDQU64       Z4, 256(AX)
 	VMOVDQU64       pair_hi<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
-	VMOVDQU64       Z4, 448(AX)
+	VMOVDQU64       Z4, 320(AX)
 	VMOVDQU64       pair_lo<>+0(SB), Z1
 	VPERMI2Q        Z2, Z0, Z1
-	VMOVDQU64       Z1, 384(CX)
+	VMOVDQU64       Z1, 256(CX)
 	VMOVDQU64       pair_hi<>+0(SB), Z1
 	VPERMI2Q        Z2, Z0, Z1
-	VMOVDQU64       Z1, 448(CX)
-	JMP             dcfChildrenAVX512_next3
+	VMOVDQU64       Z1, 320(CX)
+	JMP             dcfChildrenAVX512_next2
 
-dcfChildrenAVX512_leaf3:
+dcfChildrenAVX512_leaf2:
 	VMOVDQU32 256(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
@@ -7964,12 +11540,12 @@ dcfChildrenAVX512_leaf3:
 	VPANDD    64(R8), Z0, Z0
 	VPANDD    128(R8), Z3, Z3
 	VPORD     Z3, Z0, Z0
-	VPXORD    Z27, Z27, Z27
-	VPSUBQ    Z0, Z27, Z27
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
 	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z27, Z27
+	VPANDD    Z1, Z3, Z3
 	VPANDND   Z0, Z1, Z0
-	VPORD     Z27, Z0, Z0
+	VPORD     Z3, Z0, Z0
 	VMOVDQU32 512(R11), Z1
 	VPSHUFD   $0xff, Z1, Z3
 	VPSLLD    $0x1f, Z3, Z3
@@ -7986,12 +11562,114 @@ dcfChildrenAVX512_leaf3:
 	VPANDD    64(R8), Z2, Z2
 	VPANDD    128(R8), Z3, Z3
 	VPORD     Z3, Z2, Z2
-	VPXORD    Z28, Z28, Z28
-	VPSUBQ    Z2, Z28, Z28
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
 	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z28, Z28
+	VPANDD    Z1, Z3, Z3
 	VPANDND   Z2, Z1, Z2
-	VPORD     Z28, Z2, Z2
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 pair_lo<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 256(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z1
+	VPERMI2Q  Z2, Z0, Z1
+	VMOVDQU64 Z1, 320(AX)
+
+dcfChildrenAVX512_next2:
+	VPSHUFD         $0xff, 192(DX), Z0
+	VPSLLD          $0x1f, Z0, Z0
+	VPSRAD          $0x1f, Z0, Z0
+	VBROADCASTI32X4 32(DI), Z1
+	VPANDD          Z0, Z1, Z1
+	VMOVDQU32       192(BX), Z0
+	VMOVDQU32       832(R11), Z2
+	VPANDD          (R8), Z2, Z2
+	VPADDQ          Z2, Z0, Z3
+	VPXORD          Z2, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z0, Z0
+	VPADDQ          Z1, Z0, Z2
+	VPXORD          Z1, Z0, Z0
+	VPANDD          64(R8), Z0, Z0
+	VPANDD          128(R8), Z2, Z2
+	VPORD           Z2, Z0, Z0
+	VMOVDQU32       192(BX), Z2
+	VMOVDQU32       1088(R11), Z3
+	VPANDD          (R8), Z3, Z3
+	VPADDQ          Z3, Z2, Z4
+	VPXORD          Z3, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z4, Z4
+	VPORD           Z4, Z2, Z2
+	VPADDQ          Z1, Z2, Z3
+	VPXORD          Z1, Z2, Z2
+	VPANDD          64(R8), Z2, Z2
+	VPANDD          128(R8), Z3, Z3
+	VPORD           Z3, Z2, Z2
+	CMPQ            R9, $0x00
+	JNE             dcfChildrenAVX512_leaf3
+	VMOVDQU32       320(R11), Z1
+	VMOVDQU32       576(R11), Z3
+	VMOVDQU64       pair_lo<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 384(AX)
+	VMOVDQU64       pair_hi<>+0(SB), Z4
+	VPERMI2Q        Z3, Z1, Z4
+	VMOVDQU64       Z4, 448(AX)
+	VMOVDQU64       pair_lo<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 384(CX)
+	VMOVDQU64       pair_hi<>+0(SB), Z1
+	VPERMI2Q        Z2, Z0, Z1
+	VMOVDQU64       Z1, 448(CX)
+	JMP             dcfChildrenAVX512_next3
+
+dcfChildrenAVX512_leaf3:
+	VMOVDQU32 320(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z0, Z3
+	VPXORD    Z1, Z0, Z0
+	VPANDD    64(R8), Z0, Z0
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z0, Z0
+	VPXORD    Z0, Z0, Z3
+	VPSUBQ    Z0, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z0, Z1, Z0
+	VPORD     Z3, Z0, Z0
+	VMOVDQU32 576(R11), Z1
+	VPSHUFD   $0xff, Z1, Z3
+	VPSLLD    $0x1f, Z3, Z3
+	VPSRAD    $0x1f, Z3, Z3
+	VPANDD    256(R8), Z3, Z3
+	VPANDD    (R8), Z1, Z1
+	VPADDQ    Z3, Z1, Z4
+	VPXORD    Z3, Z1, Z1
+	VPANDD    64(R8), Z1, Z1
+	VPANDD    128(R8), Z4, Z4
+	VPORD     Z4, Z1, Z1
+	VPADDQ    Z1, Z2, Z3
+	VPXORD    Z1, Z2, Z2
+	VPANDD    64(R8), Z2, Z2
+	VPANDD    128(R8), Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VPXORD    Z2, Z2, Z3
+	VPSUBQ    Z2, Z3, Z3
+	VMOVDQU32 192(R8), Z1
+	VPANDD    Z1, Z3, Z3
+	VPANDND   Z2, Z1, Z2
+	VPORD     Z3, Z2, Z2
 	VMOVDQU64 pair_lo<>+0(SB), Z1
 	VPERMI2Q  Z2, Z0, Z1
 	VMOVDQU64 Z1, 384(AX)

@@ -9,3 +9,5 @@ type simd struct{ lanes int }
 func (simd) walk(*Walk, [2]uint32, *[16]byte, uint8) uint8 { panic("chacha: no walk routine") }
 
 func (simd) points(*Points, [2]uint32, int) { panic("chacha: no walk routine") }
+
+func (simd) pointChunks() int { return 0 }

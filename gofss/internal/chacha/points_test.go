@@ -20,14 +20,13 @@ import (
 func newPoints(t testing.TB, rng *rand.Rand, lanes, n, mul, tr int) *Points {
 	keys := 1 + rng.IntN(lanes)
 	w := &Points{
-		Nodes: guardmem.EndOfMapping(t, lanes*BlockSize), Sides: guardmem.EndOfMapping(t, n*lanes),
+		Nodes: guardmem.EndOfMapping(t, lanes*BlockSize), Paths: guardmem.EndOfMapping(t, lanes*BlockSize), Levels: n,
 		Rows: guardmem.EndOfMapping(t, keys*2*BlockSize*n), Offs: make([]int32, lanes), Mul: mul, TrByte: tr,
 	}
 	fillRandom(rng, w.Nodes)
 	fillRandom(rng, w.Rows)
-	for i := range w.Sides {
-		w.Sides[i] = byte(rng.IntN(2))
-	}
+	// The bits past a path's first n are random too: the walk must not read them.
+	fillRandom(rng, w.Paths)
 	for j := range w.Offs {
 		// The last lane takes the last key, whose rows end at the end of Rows.
 		k := keys - 1
@@ -71,10 +70,11 @@ func addTerm(a *Arith, sum, term []byte) {
 
 // lanePath is point j's walk of w in WalkOne's terms.
 func lanePath(w *Points, j, n int) *Walk {
-	lanes := len(w.Offs)
 	lw := &Walk{Rows: w.Rows[w.Offs[j]:][:2*BlockSize*n], Sides: make([]byte, n), Mul: w.Mul, TrByte: w.TrByte}
+	path := w.Paths[j*BlockSize:][:BlockSize]
 	for i := range n {
-		lw.Sides[i] = w.Sides[i*lanes+j]
+		bit := 127 - i
+		lw.Sides[i] = path[bit/8] >> (bit % 8) & 1
 	}
 	if w.Mul == 4 {
 		lw.Values, lw.Bits = make([]byte, n*BlockSize), make([]byte, n)
@@ -90,41 +90,59 @@ func TestWalkPoints(t *testing.T) {
 			assert.Panics(t, func() { WalkPoints(&Points{Mul: 2, TrByte: 16}, [2]uint32{}) })
 			return
 		}
-		for _, mul := range []int{2, 4} {
-			for _, tr := range []int{16, 28} {
-				for _, n := range []int{0, 1, 2, 3, 20, 63, 64, 128} {
-					t.Run(fmt.Sprintf("mul%d/tr%d/n%d", mul, tr, n), func(t *testing.T) {
-						for range 4 {
-							w := newPoints(t, rng, lanes, n, mul, tr)
-							nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
-							roots := append([]byte(nil), w.Nodes...)
-							WalkPoints(w, nonce)
-							for j := range lanes {
-								lw := lanePath(w, j, n)
-								var seed [16]byte
-								copy(seed[:], roots[j*BlockSize:])
-								t0 := seed[12] & 1
-								seed[12] &^= 1
-								leaf, tOut := walkLevels(lw, seed, t0, permuteLevel(nonce), make([]byte, 3*BlockSize))
-								leaf[12] |= tOut
-								require.Equal(t, leaf[:], w.Nodes[j*BlockSize:][:BlockSize], "point %d: leaf", j)
-								if mul == 4 {
-									sum := make([]byte, BlockSize)
-									for i, t := range lw.Bits {
-										addTerm(w.Arith, sum, lw.Values[i*BlockSize:])
-										if t == 1 {
-											addTerm(w.Arith, sum, lw.Rows[i*2*BlockSize+BlockSize:])
-										}
-									}
-									require.Equal(t, sum, w.Sums[j*BlockSize:][:BlockSize], "point %d: sum", j)
-								}
-							}
-						}
-					})
+		for chunks := 1; chunks <= PointChunks(); chunks++ {
+			for _, mul := range []int{2, 4} {
+				for _, tr := range []int{16, 28} {
+					for _, n := range []int{0, 1, 2, 3, 20, 63, 64, 128} {
+						t.Run(fmt.Sprintf("chunks%d/mul%d/tr%d/n%d", chunks, mul, tr, n), func(t *testing.T) {
+							testWalkPoints(t, rng, chunks*lanes, n, mul, tr)
+						})
+					}
 				}
 			}
 		}
 	})
+}
+
+// testWalkPoints walks 4 sets of random points, lanes of them, of n levels and checks
+// each lane against the portable walk.
+func testWalkPoints(t *testing.T, rng *rand.Rand, lanes, n, mul, tr int) {
+	for range 4 {
+		w := newPoints(t, rng, lanes, n, mul, tr)
+		nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
+		roots := append([]byte(nil), w.Nodes...)
+		prior := rng.Uint64() & 0xf0f0
+		w.RowsOr = prior
+		WalkPoints(w, nonce)
+		rowsOr := prior
+		for j := range lanes {
+			lw := lanePath(w, j, n)
+			var seed [16]byte
+			copy(seed[:], roots[j*BlockSize:])
+			t0 := seed[12] & 1
+			seed[12] &^= 1
+			leaf, tOut := walkLevels(lw, seed, t0, permuteLevel(nonce), make([]byte, 3*BlockSize))
+			leaf[12] |= tOut
+			require.Equal(t, leaf[:], w.Nodes[j*BlockSize:][:BlockSize], "point %d: leaf", j)
+			for i := range n {
+				row := lw.Rows[i*2*BlockSize+BlockSize:]
+				if mul == 2 {
+					rowsOr |= binary.LittleEndian.Uint64(row)&^1 | binary.LittleEndian.Uint64(row[8:])
+				}
+			}
+			if mul == 4 {
+				sum := make([]byte, BlockSize)
+				for i, t := range lw.Bits {
+					addTerm(w.Arith, sum, lw.Values[i*BlockSize:])
+					if t == 1 {
+						addTerm(w.Arith, sum, lw.Rows[i*2*BlockSize+BlockSize:])
+					}
+				}
+				require.Equal(t, sum, w.Sums[j*BlockSize:][:BlockSize], "point %d: sum", j)
+			}
+		}
+		require.Equal(t, rowsOr, w.RowsOr, "RowsOr")
+	}
 }
 
 func TestWalkPointsChecksArguments(t *testing.T) {
@@ -134,15 +152,24 @@ func TestWalkPointsChecksArguments(t *testing.T) {
 	}
 	ok := func() *Points {
 		return &Points{
-			Nodes: make([]byte, lanes*BlockSize), Sides: make([]byte, lanes), Rows: make([]byte, 64),
+			Nodes: make([]byte, lanes*BlockSize), Paths: make([]byte, lanes*BlockSize), Levels: 1, Rows: make([]byte, 64),
 			Offs: make([]int32, lanes), Mul: 2, TrByte: 16,
 		}
 	}
 	assert.NotPanics(t, func() { WalkPoints(ok(), [2]uint32{}) })
 	for name, change := range map[string]func(w *Points){
-		"mul 3":            func(w *Points) { w.Mul = 3 },
-		"short nodes":      func(w *Points) { w.Nodes = w.Nodes[1:] },
-		"ragged sides":     func(w *Points) { w.Sides = w.Sides[1:] },
+		"mul 3":       func(w *Points) { w.Mul = 3 },
+		"short nodes": func(w *Points) { w.Nodes = w.Nodes[1:] },
+		"short paths": func(w *Points) { w.Paths = w.Paths[1:] },
+		"part of a chunk": func(w *Points) {
+			w.Nodes, w.Paths, w.Offs = w.Nodes[BlockSize:], w.Paths[BlockSize:], w.Offs[1:]
+		},
+		"too many chunks": func(w *Points) {
+			m := (PointChunks() + 1) * lanes
+			w.Nodes, w.Paths, w.Offs = make([]byte, m*BlockSize), make([]byte, m*BlockSize), make([]int32, m)
+		},
+		"negative levels":  func(w *Points) { w.Levels = -1 },
+		"129 levels":       func(w *Points) { w.Levels, w.Rows = 129, make([]byte, 129*64) },
 		"short offs":       func(w *Points) { w.Offs = w.Offs[1:] },
 		"offset past rows": func(w *Points) { w.Offs[lanes-1] = 33 },
 		"negative offset":  func(w *Points) { w.Offs[0] = -32 },
@@ -162,7 +189,7 @@ func TestExpandChildren(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, leaves := range []bool{false, true} {
-			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100} {
+			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 48, 100} {
 				src := guardmem.EndOfMapping(t, n*BlockSize)
 				dst := guardmem.EndOfMapping(t, 2*n*BlockSize)
 				fillRandom(rng, src)
@@ -227,7 +254,7 @@ func TestExpandDcfChildren(t *testing.T) {
 	all := [16]byte(bytes.Repeat([]byte{0xff}, 16))
 	pathtest.Each(t, Backends(), SetBackend, func(t *testing.T) {
 		for _, leaf := range []bool{false, true} {
-			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100} {
+			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 48, 100} {
 				src, srcV := guardmem.EndOfMapping(t, n*BlockSize), guardmem.EndOfMapping(t, n*BlockSize)
 				dst, dstV := guardmem.EndOfMapping(t, 2*n*BlockSize), guardmem.EndOfMapping(t, 2*n*BlockSize)
 				for _, b := range [][]byte{src, srcV, dst, dstV} {

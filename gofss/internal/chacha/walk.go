@@ -43,16 +43,23 @@ func WalkOne(w *Walk, nonce [2]uint32, seed [16]byte, t uint8) (leaf [16]byte, t
 	return seed, tOut, true
 }
 
-// Points describes a chunk of PointLanes() points walked down their DPF or DCF trees
-// together, each from its own root along its own path with its own key's rows.
+// Points describes chunks of PointLanes() points (1 to PointChunks() chunks, p points
+// in all) walked down their DPF or DCF trees together, each from its own root along
+// its own path with its own key's rows.
 type Points struct {
-	Nodes  []byte  // PointLanes() blocks: the roots, control bit set to t; receives the leaves, control bit set
-	Sides  []byte  // n*PointLanes() bytes, 0 or 1: point j's side at level i is Sides[i*PointLanes()+j]
+	Nodes  []byte  // p blocks: the roots, control bit set to t; receives the leaves, control bit set
+	Paths  []byte  // p blocks, little-endian 128-bit numbers: point j's side at level i is bit 127-i of path j
+	Levels int     // n, the levels walked: 0 to 128
 	Rows   []byte  // the correction words: point j's row of level i is the 32 bytes at Offs[j]+32i
-	Offs   []int32 // PointLanes() offsets into Rows
+	Offs   []int32 // p offsets into Rows
 	Mul    int     // 2 (DPF) or 4 (DCF)
 	TrByte int     // as in Walk; a multiple of 4
-	// DCF only (Mul 4): Sums receives PointLanes() blocks, point j's sum over the
+	// DPF only (Mul 2): the walk ORs into RowsOr the 64-bit halves of the second
+	// blocks of the rows it reads, bit 0 (the right child's control-bit correction)
+	// left out. A DPF key's level rows hold (0 or 1, 0, 0, 0) there, so RowsOr
+	// stays zero unless a row read is malformed.
+	RowsOr uint64
+	// DCF only (Mul 4): Sums receives p blocks, point j's sum over the
 	// levels of its value output (as Walk.Values has it) and, where the level's t is
 	// set, its row's second block; each term ANDed with Arith.From and added as
 	// Arith says. nil for DPF.
@@ -65,9 +72,13 @@ type Points struct {
 // 8-byte half, in those of Add.
 type Arith struct{ From, Xor, Add [16]byte }
 
-// PointLanes is the number of points WalkPoints walks at once on the active backend:
+// PointLanes is the number of points in a chunk of WalkPoints on the active backend:
 // 0 where it has no routine for it (the portable backend).
 func PointLanes() int { return impls.Ops().walk.lanes }
+
+// PointChunks is the most chunks WalkPoints walks in one call: 2 on AVX-512, whose
+// routine interleaves two chunks' rounds, 1 on AVX2.
+func PointChunks() int { return impls.Ops().walk.pointChunks() }
 
 // WalkPoints walks the points of w, each as WalkOne walks one, with the nodes' own
 // control bits as t. It panics if PointLanes() is 0 or w is inconsistent: every
@@ -77,7 +88,11 @@ func WalkPoints(w *Points, nonce [2]uint32) {
 	if lanes == 0 {
 		panic("chacha: the " + Backend() + " backend has no point walk")
 	}
-	n := len(w.Sides) / lanes
+	if len(w.Offs) == 0 || len(w.Offs)%lanes != 0 || len(w.Offs)/lanes > PointChunks() {
+		panic("chacha: Points must have 1 to PointChunks() chunks of PointLanes() points")
+	}
+	lanes = len(w.Offs)
+	n := w.Levels
 	sums := 0
 	if w.Mul == 4 {
 		sums = lanes * BlockSize
@@ -87,9 +102,9 @@ func WalkPoints(w *Points, nonce [2]uint32) {
 	} else if w.Mul != 2 {
 		panic("chacha: Points.Mul must be 2 or 4")
 	}
-	if len(w.Nodes) != lanes*BlockSize || len(w.Sides) != n*lanes || len(w.Offs) != lanes ||
+	if len(w.Nodes) != lanes*BlockSize || len(w.Paths) != lanes*BlockSize || n < 0 || n > 8*BlockSize ||
 		len(w.Sums) != sums || w.TrByte < 0 || w.TrByte >= 2*BlockSize || w.TrByte%4 != 0 {
-		panic("chacha: bad Points lengths or TrByte")
+		panic("chacha: bad Points lengths, Levels or TrByte")
 	}
 	for _, off := range w.Offs {
 		if off < 0 || int(off)+2*BlockSize*n > len(w.Rows) {

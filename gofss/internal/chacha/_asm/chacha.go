@@ -10,7 +10,9 @@ package main
 
 import (
 	"flag"
+	"math/bits"
 	"strconv"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -40,8 +42,9 @@ func main() {
 	generateWalk(&routine{name: "walkAVX2", wide: false, c: consts})
 	generateWalk(&routine{name: "walkAVX512", wide: true, c: consts})
 	generateWalk(&routine{name: "walkAVX512ShiftRot", wide: true, shiftRot: true, c: consts})
-	generatePoints(&routine{name: "pointsAVX2", wide: false, c: consts})
-	generatePoints(&routine{name: "pointsAVX512", wide: true, c: consts})
+	generatePoints(&routine{name: "pointsAVX2", wide: false, c: consts}, 1)
+	generatePoints(&routine{name: "pointsAVX512", wide: true, c: consts}, 2)
+	generatePoints(&routine{name: "pointsAVX512One", wide: true, c: consts}, 1)
 	generateChildren(&routine{name: "childrenAVX2", wide: false, c: consts})
 	generateChildren(&routine{name: "childrenAVX512", wide: true, c: consts})
 	generateDcfChildren(&routine{name: "dcfChildrenAVX2", wide: false, c: consts})
@@ -62,6 +65,8 @@ type constants struct {
 	pairLo, pairHi Mem // VPERMI2Q indices that interleave two rows' blocks per seed
 	selPair        Mem // VPSHUFB indices that spread sel byte h over 128-bit half h
 	ctrlByte       Mem // VPSHUFB indices that copy byte 12, a block's control bit, everywhere
+	signBit        Mem // a word's top bit
+	ones           Mem // all ones, a ymm register's worth
 	clearCtrl      Mem // all ones but a block's control bit
 }
 
@@ -86,6 +91,12 @@ func newConstants() constants {
 	c.ctrlByte = GLOBL("ctrl_byte", RODATA|NOPTR)
 	for i := 0; i < 16; i++ {
 		DATA(i, U8(12))
+	}
+	c.signBit = GLOBL("sign_bit", RODATA|NOPTR)
+	DATA(0, U32(1<<31))
+	c.ones = GLOBL("ones", RODATA|NOPTR)
+	for i := 0; i < 32; i++ {
+		DATA(i, U8(0xff))
 	}
 	c.clearCtrl = GLOBL("clear_ctrl", RODATA|NOPTR)
 	for i := 0; i < 16; i++ {
@@ -131,7 +142,7 @@ type routine struct {
 	seedReg           [4]VecVirtual  // AVX-512: the same, in registers
 	slot              [16]Mem        // AVX2: where a spilled state word lives (AVX-512 pairs: the second chunk's)
 	spilled           [16]bool
-	pair              bool // emitting blocksAVX512's two chunks at a time: seeds on the stack
+	seedSlots         bool // AVX-512: the seeds wait in seed (pairs, point walks), not seedReg
 }
 
 func generate(k *routine) {
@@ -164,7 +175,14 @@ func generate(k *routine) {
 	}
 
 	if k.wide {
-		k.pairs(chunks, mode)
+		k.pairs(chunks, func(c int) {
+			k.initState(k.loadWords(Mem{Base: k.src}.Offset(c * k.lanes() * 16)))
+		}, func(_ int, infix string) {
+			k.storeModes(mode, infix)
+			ADDQ(U32(k.lanes()), k.sel)
+		}, func() {
+			ADDQ(U32(2*k.lanes()*16), k.src)
+		})
 	}
 	Label(k.name + "_chunk")
 	CMPQ(chunks, Imm(0))
@@ -207,9 +225,12 @@ func (k *routine) storeModes(mode Register, infix string) {
 // quarter-rounds a step, each a chain of an add, a XOR and a two-cycle rotation,
 // the vector units sat idle a fifth of the time (Zen 4: a double round took 61
 // cycles for 96 operations that issue two a cycle; two chunks' interleaved 107).
-// The 32 state words fill all 32 registers, so the seeds wait on the stack, and the
-// second chunk's words go there while the first chunk's outputs are stored.
-func (k *routine) pairs(chunks, mode Register) {
+// head(c) sets k.x to chunk c's initial state, tail(c, infix) writes chunk c's
+// outputs from k.x with labels at infix, and next moves the pointers past both.
+// The 32 state words fill all 32 registers, so the seeds wait on the stack, and
+// the second chunk's words go there while the first chunk's outputs are written.
+// The loop falls through to the label name_chunk of the one-chunk loop.
+func (k *routine) pairs(chunks Register, head func(c int), tail func(c int, infix string), next func()) {
 	size := 4 * k.lanes()
 	frame := alignedLocal(24*size, size)
 	first, second := k.x, [16]VecVirtual{}
@@ -223,17 +244,38 @@ func (k *routine) pairs(chunks, mode Register) {
 	for i := range k.slot {
 		k.slot[i] = frame.Offset(size * (8 + i))
 	}
-	k.pair = true
+	k.seedSlots = true
 	Label(k.name + "_pair")
 	CMPQ(chunks, Imm(2))
 	JL(LabelRef(k.name + "_chunk"))
 	for c, x := range [2][16]VecVirtual{first, second} {
 		k.x, k.seed = x, seeds[c]
-		k.initState(k.loadWords(Mem{Base: k.src}.Offset(c * k.lanes() * 16)))
+		head(c)
 	}
+	k.pairRounds(first, second, k.name+"_pair_round")
+	for i, v := range second {
+		k.move(v, k.slot[i])
+	}
+	k.x, k.seed = first, seeds[0]
+	tail(0, "_first")
+	k.x, k.seed = second, seeds[1]
+	k.spilled = [16]bool{}
+	for i := range k.spilled {
+		k.spilled[i] = true
+	}
+	tail(1, "_second")
+	next()
+	SUBQ(U8(2), chunks)
+	JMP(LabelRef(k.name + "_pair"))
+	k.x, k.seedSlots, k.spilled = first, false, [16]bool{}
+}
+
+// pairRounds runs the rounds on two chunks' states, step by step interleaved, in a
+// loop at label.
+func (k *routine) pairRounds(first, second [16]VecVirtual, label string) {
 	rounds := GP64()
 	MOVQ(U32(10), rounds)
-	Label(k.name + "_pair_round")
+	Label(label)
 	for _, qs := range [][][4]int{columns, diagonals} {
 		for _, step := range quarterSteps {
 			for _, x := range [2][16]VecVirtual{first, second} {
@@ -243,24 +285,7 @@ func (k *routine) pairs(chunks, mode Register) {
 		}
 	}
 	DECQ(rounds)
-	JNZ(LabelRef(k.name + "_pair_round"))
-	for i, v := range second {
-		k.move(v, k.slot[i])
-	}
-	k.x, k.seed = first, seeds[0]
-	k.storeModes(mode, "_first")
-	ADDQ(U32(k.lanes()), k.sel)
-	k.x, k.seed = second, seeds[1]
-	k.spilled = [16]bool{}
-	for i := range k.spilled {
-		k.spilled[i] = true
-	}
-	k.storeModes(mode, "_second")
-	ADDQ(U32(2*k.lanes()*16), k.src)
-	ADDQ(U32(k.lanes()), k.sel)
-	SUBQ(U8(2), chunks)
-	JMP(LabelRef(k.name + "_pair"))
-	k.x, k.pair, k.spilled = first, false, [16]bool{}
+	JNZ(LabelRef(label))
 }
 
 func (k *routine) lanes() int {
@@ -303,7 +328,7 @@ func (k *routine) storeWords(words [4]VecVirtual, m Mem) {
 // seed per lane, and keeps the seed for the final XOR.
 func (k *routine) initState(seed [4]VecVirtual) {
 	for w, s := range seed {
-		if k.wide && !k.pair {
+		if k.wide && !k.seedSlots {
 			k.seedReg[w] = s
 		} else {
 			k.move(s, k.seed[w])
@@ -463,7 +488,7 @@ func (k *routine) output(r, w int) VecVirtual {
 		k.xorBroadcast(Mem{Base: k.in}.Offset(16+4*(w-2)), v)
 	case r == 3:
 		// nonce row words 0 and 1 start at zero
-	case k.wide && !k.pair:
+	case k.wide && !k.seedSlots:
 		k.xor(k.seedReg[w], v, v)
 	default:
 		k.xor(k.seed[w], v, v)
@@ -921,32 +946,37 @@ func generateWalk(k *routine) {
 	RET()
 }
 
-// generatePoints generates a routine that walks a chunk of points (one per lane of
-// the blocks routines' transposed state) down all n levels of their DPF (mul 2) or
-// DCF (mul 4) trees in one call. Each level expands every lane's seed, picks its
-// side's outputs, gathers each lane's correction word from its own key and applies
-// it where the lane's control bit is set; DCF adds the level's value share to each
-// point's sum. Between levels the children and sums wait in the frame: the rounds
-// need every register (AVX2), and a level's few loads and stores are nothing next
-// to its rounds.
-func generatePoints(k *routine) {
-	// Not NOSPLIT: the AVX-512 frame is over the limit of a function that skips the
-	// stack check.
-	TEXT(k.name, 0, "func(nodes, sides, rows *byte, offs *int32, n, tr, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32)")
+// generatePoints generates a routine that walks chunks (1 or 2) chunks of points (a
+// chunk is one point per lane of the blocks routines' transposed state) down all n
+// levels of their DPF (mul 2) or DCF (mul 4) trees in one call. Each level expands
+// every lane's seed, picks its side's outputs, gathers each lane's correction word
+// from its own key and applies it where the lane's control bit is set; DCF adds the
+// level's value share to each point's sum. The gathers and whatever else depends on
+// the parents alone come before the rounds, so that their loads run beside them.
+// Two chunks' rounds go step by step interleaved, as blocksAVX512's pairs do (one
+// chunk's quarter-round steps leave the vector units idle: blocksAVX512 took 9.3 ns
+// a seed with one chunk at a time on the Intel Xeon VM, 8.3 with two). Between
+// levels the children and sums wait in the frame.
+func generatePoints(k *routine, chunks int) {
+	// Not NOSPLIT: the frame is over the limit of a function that skips the stack
+	// check.
+	TEXT(k.name, 0, "func(nodes, xs, rows *byte, offs *int32, n, tr, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)")
 	Pragma("noescape")
-	lanes := strconv.Itoa(k.lanes())
-	Doc(k.name+" walks "+lanes+" points from nodes ("+lanes+" blocks, each a root seed with its",
+	points := strconv.Itoa(chunks * k.lanes())
+	Doc(k.name+" walks "+points+" points from nodes ("+points+" blocks, each a root seed with its",
 		"control bit) down n levels and leaves their leaves, control bits included, in",
-		"nodes. Point j takes side sides[i*"+lanes+"+j] at level i, whose correction word",
-		"is at rows+offs[j]+32i; bit 0 of its byte tr is the control-bit correction of",
-		"side 1. Level i expands with mul (2 or 4). With mul 4 it writes to sums ("+lanes,
-		"blocks) each point's sum over the levels of its value output and, where its",
-		"parent control bit is set, its row's second block, each ANDed with mask",
-		"arith[0] and added as XOR in the bits of mask arith[1], as 64-bit addition in",
-		"those of arith[2]; each mask is a block repeated over 64 bytes. in is as for",
-		"blocks"+k.name[6:]+".")
+		"nodes. Point j's path is xs[j] ("+points+" blocks, little-endian 128-bit numbers):",
+		"at level i it takes the side of bit 127-i, and the correction word at",
+		"rows+offs[j]+32i, of which bit 0 of byte tr is the control-bit correction of side",
+		"1. Level i expands with mul (2 or 4). With mul 2 it ORs into *or the second",
+		"blocks of the rows it reads, bit 0 left out: zero in a DPF key's level rows. With",
+		"mul 4 it writes to sums ("+points+" blocks) each point's sum over the levels of its",
+		"value output and, where its parent control bit is set, its row's second block,",
+		"each ANDed with mask arith[0] and added as XOR in the bits of mask arith[1], as",
+		"64-bit addition in those of arith[2]; each mask is a block repeated over 64",
+		"bytes. in is as for blocks"+strings.TrimSuffix(k.name[6:], "One")+".")
 	nodes := Load(Param("nodes"), GP64())
-	k.sel = Load(Param("sides"), GP64())
+	xs := Load(Param("xs"), GP64())
 	rows := Load(Param("rows"), GP64())
 	offsp := Load(Param("offs"), GP64())
 	n := Load(Param("n"), GP64())
@@ -956,39 +986,51 @@ func generatePoints(k *routine) {
 	arith := Load(Param("arith"), GP64())
 	k.in = Load(Param("in"), GP64())
 
+	// A chunk's frame: children, seeds, corrections, sums and paths (4 slots each)
+	// and its lanes' row offsets; then the spilled state words (AVX2: words 8-11;
+	// AVX-512: the second chunk's 16 while the first one's outputs are picked).
 	size := 4 * k.lanes()
-	slots := 13
-	if !k.wide {
-		slots += 8 // the seed and spilled words, as in generate
-	}
-	frame := alignedLocal(slots*size, size)
+	const chunkSlots = 21
+	frame := alignedLocal((chunks*chunkSlots+16)*size, size)
 	slot := func(i int) Mem { return frame.Offset(i * size) }
-	first := 0
-	if !k.wide {
-		for w := range k.seed {
-			k.seed[w] = slot(w)
-			k.slot[8+w] = slot(4 + w)
+	for i := range k.slot {
+		k.slot[i] = slot(chunks*chunkSlots + i)
+	}
+	trRows, level, or := GP64(), GP64(), [2]Register{GP64(), GP64()}
+	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, trRows)
+	for _, r := range []Register{level, or[0], or[1]} {
+		XORQ(r, r)
+	}
+	fs := make([]*pointFrame, chunks)
+	for c := range fs {
+		f := &pointFrame{rows: rows, trRows: trRows, level: level, arith: arith, or: or}
+		base := c * chunkSlots
+		for w := range 4 {
+			f.child[w], f.seed[w], f.corr[w] = slot(base+w), slot(base+4+w), slot(base+8+w)
+			f.sum[w], f.path[w] = slot(base+12+w), slot(base+16+w)
 		}
-		first = 8
+		f.off = slot(base + 20)
+		fs[c] = f
+		for w, v := range k.loadWords(Mem{Base: nodes}.Offset(c * k.lanes() * 16)) {
+			k.move(v, f.child[w])
+		}
+		for w, v := range k.loadWords(Mem{Base: xs}.Offset(c * k.lanes() * 16)) {
+			k.move(v, f.path[w])
+		}
+		offs, idx := k.vec(), k.vec()
+		k.move(Mem{Base: offsp}.Offset(c*k.lanes()*4), offs)
+		k.move(k.laneOrder(), idx)
+		VPERMD(offs, idx, offs)
+		k.move(offs, f.off)
 	}
-	f := &pointFrame{rows: rows, arith: arith, off: slot(first + 12)}
-	for w := range 4 {
-		f.child[w], f.sum[w], f.value[w] = slot(first+w), slot(first+4+w), slot(first+8+w)
+	// The seeds wait in the frame for the final XOR.
+	k.seedSlots = true
+	states := make([][16]VecVirtual, chunks)
+	for c := range states {
+		for i := range states[c] {
+			states[c][i] = k.vec()
+		}
 	}
-	for i := range k.x {
-		k.x[i] = k.vec()
-	}
-
-	for w, c := range k.loadWords(Mem{Base: nodes}) {
-		k.move(c, f.child[w])
-	}
-	offs, idx := k.vec(), k.vec()
-	k.move(Mem{Base: offsp}, offs)
-	k.move(k.laneOrder(), idx)
-	VPERMD(offs, idx, offs)
-	k.move(offs, f.off)
-	f.trRows = GP64()
-	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, f.trRows)
 
 	done := k.name + "_done"
 	CMPQ(mul, U8(4))
@@ -996,103 +1038,134 @@ func generatePoints(k *routine) {
 	for _, m := range []int{2, 4} {
 		name := k.name + "_mul" + strconv.Itoa(m)
 		if m == 4 {
+			// Zero as a child's word XORed with itself: a register XORed with itself
+			// alone would be live from the entry on, and the pair's rounds take all 32.
 			zero := k.vec()
 			Label(name)
+			k.move(fs[0].child[0], zero)
 			k.xor(zero, zero, zero)
-			for _, s := range f.sum {
-				k.move(zero, s)
+			for _, f := range fs {
+				for _, s := range f.sum {
+					k.move(zero, s)
+				}
 			}
 		}
 		Label(name + "_level")
 		CMPQ(n, U8(0))
 		JE(LabelRef(name + "_done"))
-		k.pointLevel(m, f, name)
-		ADDQ(U8(32), f.rows)
-		ADDQ(U8(32), f.trRows)
-		ADDQ(U8(k.lanes()), k.sel)
+		for _, f := range fs {
+			k.pointParents(m, f)
+		}
+		for c, f := range fs {
+			k.x = states[c]
+			k.initFromSlots(f.seed)
+		}
+		if chunks == 1 {
+			k.rounds(name + "_round")
+		} else {
+			k.pairRounds(states[0], states[1], name+"_round")
+			for i, v := range states[1] {
+				k.move(v, k.slot[i])
+			}
+		}
+		for c, f := range fs {
+			k.x = states[c]
+			if c == 1 {
+				for i := range k.spilled {
+					k.spilled[i] = true
+				}
+			}
+			k.pointChildren(m, f)
+		}
+		k.spilled = [16]bool{}
+		ADDQ(U8(32), rows)
+		ADDQ(U8(32), trRows)
+		INCQ(level)
 		DECQ(n)
 		JMP(LabelRef(name + "_level"))
 
 		Label(name + "_done")
 		if m == 4 {
-			for i, s := range f.sum {
-				v := k.vec()
-				k.move(s, v)
-				k.move(v, Mem{Base: sums}.Offset(i*size))
+			for c, f := range fs {
+				for i, s := range f.sum {
+					v := k.vec()
+					k.move(s, v)
+					k.move(v, Mem{Base: sums}.Offset((c*4+i)*size))
+				}
 			}
 		}
 		JMP(LabelRef(done))
 	}
 
 	Label(done)
-	var leaves [4]VecVirtual
-	for w := range leaves {
-		leaves[w] = k.vec()
-		k.move(f.child[w], leaves[w])
+	k.seedSlots = false
+	// Bit 0, the right child's control-bit correction, may be set in any row.
+	ANDQ(I8(-2), or[0])
+	ORQ(or[1], or[0])
+	orp := Load(Param("or"), GP64())
+	ORQ(or[0], Mem{Base: orp})
+	for c, f := range fs {
+		var leaves [4]VecVirtual
+		for w := range leaves {
+			leaves[w] = k.vec()
+			k.move(f.child[w], leaves[w])
+		}
+		k.storeWords(leaves, Mem{Base: nodes}.Offset(c*k.lanes()*16))
 	}
-	k.storeWords(leaves, Mem{Base: nodes})
 	VZEROUPPER()
 	RET()
 }
 
 // pointFrame is where generatePoints keeps a chunk's walk between levels: the
-// children (transposed words), the DCF sums and a level's value outputs (blocks),
-// and the lanes' row offsets; and the rows of the level and its tr bytes.
+// children, their seeds and corrections (transposed words), the DCF sums (blocks),
+// the paths (transposed words) and the lanes' row offsets; and the rows of the
+// level, its tr bytes, the level's number and the OR of the rows read.
 type pointFrame struct {
-	child, sum, value [4]Mem
-	off               Mem
-	rows, trRows      Register
-	arith             Register
+	child, seed, corr, sum, path [4]Mem
+	off                          Mem
+	rows, trRows                 Register
+	level                        Register
+	or                           [2]Register // the ORs of the second blocks' halves
+	arith                        Register
 }
 
 // prefetchLevels is how many levels ahead generatePoints fetches the lanes' rows:
 // two levels' rounds outlast a miss to memory.
 const prefetchLevels = 2
 
-// pointLevel is one level of generatePoints' walk for mul m, from the children of
-// the previous level (or the roots) in the child slots to the next ones.
-func (k *routine) pointLevel(m int, f *pointFrame, name string) {
-	var seed [4]VecVirtual
-	for w := range seed {
-		seed[w] = k.vec()
-		k.move(f.child[w], seed[w])
+// pointParents is the part of a level of generatePoints' walk for mul m that needs
+// the parents alone (the children of the previous level, or the roots, in the
+// child slots): the seeds, and in the lanes whose control bit is set the side's
+// correction word, and the DCF sums' terms from the rows.
+func (k *routine) pointParents(m int, f *pointFrame) {
+	for w := range 4 {
+		s := k.vec()
+		k.move(f.child[w], s)
+		if w == 3 {
+			// Clear the control bit, bit 0 of word 3.
+			VPSRLD(U8(1), s, s)
+			VPSLLD(U8(1), s, s)
+		}
+		k.move(s, f.seed[w])
 	}
-	// Clear the control bit, bit 0 of word 3.
-	VPSRLD(U8(1), seed[3], seed[3])
-	VPSLLD(U8(1), seed[3], seed[3])
-	k.initState(seed)
-	// Fetch each lane's rows some levels ahead: a gather that misses the cache would
-	// stall the level's end, which the rounds cannot hide.
+	// Fetch each lane's rows some levels ahead: a gather that misses the cache
+	// would stall the level's end, which the rounds cannot hide. DPF ORs the second
+	// blocks of the rows here, in scalar registers, beside the vector work.
 	off := GP64()
 	for j := 0; j < k.lanes(); j++ {
 		MOVLQSX(f.off.Offset(4*j), off)
 		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
-	}
-	k.rounds(name + "_round")
-
-	// The seed output is row 0 for side 0 and row 1 (mul 2) or 2 (mul 4) for side
-	// 1; the value output of mul 4 is row 1 or 3.
-	pick := k.selMask()
-	if m == 4 {
-		var v [4]VecVirtual
-		for w := range v {
-			v[w] = k.output(1, w)
-			k.blend(pick, v[w], k.output(3, w))
-		}
-		for i, b := range k.transpose(v) {
-			k.move(b, f.value[i])
+		if m == 2 {
+			for h, or := range f.or {
+				ORQ(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 16 + 8*h}, or)
+			}
 		}
 	}
-	var out [4]VecVirtual
-	for w := range out {
-		out[w] = k.output(0, w)
-		k.blend(pick, out[w], k.output(m/2, w))
-	}
-
+	pick := k.pathMask(f)
 	t := k.controlMask(f.child[3])
 	offs := k.vec()
 	k.move(f.off, offs)
-	for w, o := range out {
+	for w := range 4 {
 		c := k.gather(f.rows, offs, 4*w)
 		if w == 3 {
 			// The control-bit correction is the row's own bit for side 0 and that
@@ -1106,32 +1179,97 @@ func (k *routine) pointLevel(m int, f *pointFrame, name string) {
 			k.xor(side, c, c)
 		}
 		k.and(t, c, c)
-		k.xor(o, c, c)
-		k.move(c, f.child[w])
+		k.move(c, f.corr[w])
 	}
 	if m == 4 {
-		k.addValues(f, t, offs)
+		var cw [4]VecVirtual
+		for w := range cw {
+			cw[w] = k.gather(f.rows, offs, 16+4*w)
+			k.and(t, cw[w], cw[w])
+		}
+		k.addToSums(f, k.transpose(cw))
 	}
 }
 
-// addValues adds a DCF level's value shares to the sums: the value outputs and,
-// in the lanes whose parent control bit t is set, the rows' second blocks.
-func (k *routine) addValues(f *pointFrame, t, offs VecVirtual) {
-	var cw [4]VecVirtual
-	for w := range cw {
-		cw[w] = k.gather(f.rows, offs, 16+4*w)
-		k.and(t, cw[w], cw[w])
+// pointChildren finishes a level of generatePoints' walk after the rounds on the
+// state in k.x: the seed output is row 0 for side 0 and row 1 (mul 2) or 2 (mul 4)
+// for side 1, XORed with the correction, the next child; the value output of mul
+// 4, row 1 or 3, goes to the sums.
+func (k *routine) pointChildren(m int, f *pointFrame) {
+	k.seed = f.seed
+	pick := k.pathMask(f)
+	if m == 4 {
+		var v [4]VecVirtual
+		for w := range v {
+			v[w] = k.output(1, w)
+			k.blend(pick, v[w], k.output(3, w))
+		}
+		k.addToSums(f, k.transpose(v))
 	}
+	for w := range 4 {
+		o := k.output(0, w)
+		k.blend(pick, o, k.output(m/2, w))
+		k.xor(f.corr[w], o, o)
+		k.move(o, f.child[w])
+	}
+}
+
+// pathMask is the blend mask of the lanes' sides at level f.level, bit 127-i of
+// their paths (word 3-i/32, bit 31-i%32), as selMask makes it: the word shifted
+// left by i%32 has the side in its top bit.
+func (k *routine) pathMask(f *pointFrame) Op {
+	at, cnt, c := GP64(), GP64(), XMM()
+	MOVQ(f.level, at)
+	SHRQ(U8(5), at)
+	NEGQ(at)
+	SHLQ(U8(bits.TrailingZeros(uint(4*k.lanes()))), at)
+	MOVQ(f.level, cnt)
+	ANDQ(U8(31), cnt)
+	VMOVQ(cnt, c)
+	top := k.vec()
+	k.move(Mem{Base: f.path[3].Base, Disp: f.path[3].Disp, Index: at, Scale: 1}, top)
+	VPSLLD(c, top, top)
+	if k.wide {
+		m := K()
+		VPTESTMD_BCST(k.c.signBit, top, m)
+		return m
+	}
+	VPSRAD(U8(31), top, top)
+	VPXOR(k.c.ones, top, top)
+	return top
+}
+
+// initFromSlots sets the state to row 0 and row 3 from in and rows 1 and 2 to the
+// seeds at seed (transposed words), as initState does from registers.
+func (k *routine) initFromSlots(seed [4]Mem) {
+	k.seed = seed
+	for w := range seed {
+		k.move(seed[w], k.x[4+w])
+		k.move(k.x[4+w], k.x[8+w])
+		VPBROADCASTD(Mem{Base: k.in}.Offset(4*w), k.x[w])
+	}
+	VPBROADCASTD(Mem{Base: k.in}.Offset(16), k.x[14])
+	VPBROADCASTD(Mem{Base: k.in}.Offset(20), k.x[15])
+	// Words 12 and 13 start at zero: XORed from word 14, not from themselves,
+	// whose read would keep their registers live, and taken, from the entry on.
+	k.xor(k.x[14], k.x[14], k.x[12])
+	k.xor(k.x[14], k.x[14], k.x[13])
+	if !k.wide {
+		k.spill(10)
+		k.spill(11)
+	}
+}
+
+// addToSums adds a block per lane (ANDed with the group's From mask) to a DCF walk's
+// sums in the group's arithmetic.
+func (k *routine) addToSums(f *pointFrame, blocks [4]VecVirtual) {
 	// The masks are 64 bytes apart, the size of the widest vector.
 	from, xorBits, addBits := Mem{Base: f.arith}, Mem{Base: f.arith}.Offset(64), Mem{Base: f.arith}.Offset(128)
-	for i, c := range k.transpose(cw) {
-		sum, v := k.vec(), k.vec()
+	for i, x := range blocks {
+		sum := k.vec()
 		k.move(f.sum[i], sum)
-		k.move(f.value[i], v)
-		for _, x := range []VecVirtual{v, c} {
-			k.and(from, x, x)
-			k.groupAdd(sum, x, xorBits, addBits)
-		}
+		k.and(from, x, x)
+		k.groupAdd(sum, x, xorBits, addBits)
 		k.move(sum, f.sum[i])
 	}
 }
@@ -1154,12 +1292,18 @@ func (k *routine) seedRounds(chunks Register, tSlot Mem) {
 	Label(k.name + "_chunk")
 	CMPQ(chunks, Imm(0))
 	JE(LabelRef(k.name + "_done"))
-	seed := k.loadWords(Mem{Base: k.src})
+	k.seedState(0, tSlot)
+	k.rounds(k.name + "_round")
+}
+
+// seedState sets the state to chunk c's nodes from k.src, their control bits spread
+// into lane masks at tSlot and cleared.
+func (k *routine) seedState(c int, tSlot Mem) {
+	seed := k.loadWords(Mem{Base: k.src}.Offset(c * k.lanes() * 16))
 	k.move(k.controlMask(seed[3]), tSlot)
 	VPSRLD(U8(1), seed[3], seed[3])
 	VPSLLD(U8(1), seed[3], seed[3])
 	k.initState(seed)
-	k.rounds(k.name + "_round")
 }
 
 // controlMask is all ones in the lanes whose block's control bit (bit 0 of word 3,
@@ -1173,12 +1317,13 @@ func (k *routine) controlMask(m Op) VecVirtual {
 }
 
 // gather loads a word per lane from base+idx+disp. Its mask, which it clears, is
-// set by comparing idx with itself: an instruction that sets a register from
-// itself alone (KXNORW, VPCMPEQD x, x) would read it before it is written, which
+// set by comparing idx with itself, and its destination, which it merges into, is
+// cleared as idx XOR idx: an instruction that sets a register from itself alone
+// (KXNORW, VPCMPEQD x, x, VPXORD x, x) would read it before it is written, which
 // keeps it live, and taken, from the function's entry on.
 func (k *routine) gather(base Register, idx VecVirtual, disp int) VecVirtual {
 	dst := k.vec()
-	k.xor(dst, dst, dst)
+	k.xor(idx, idx, dst)
 	at := Mem{Base: base, Index: idx, Scale: 1, Disp: disp}
 	if k.wide {
 		all := K()
@@ -1222,7 +1367,11 @@ func (k *routine) laneOrder() Mem {
 // the children stored next to each other, control bits in their lsb, as EvalAll's
 // next level or leaves read them.
 func generateChildren(k *routine) {
-	TEXT(k.name, NOSPLIT, "func(dst, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)")
+	flags := NOSPLIT
+	if k.wide {
+		flags = 0 // the pairs' frame passes the NOSPLIT limit
+	}
+	TEXT(k.name, flags, "func(dst, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)")
 	Pragma("noescape")
 	Doc(k.name+" expands chunks*"+strconv.Itoa(k.lanes())+" nodes of src (blocks, control bit t in bit 0",
 		"of byte 12) with mul 2 and writes each node's children to dst, the left one (row",
@@ -1238,49 +1387,57 @@ func generateChildren(k *routine) {
 	leaf := Load(Param("leaf"), GP64())
 	k.in = Load(Param("in"), GP64())
 	size := 4 * k.lanes()
-	slots := 1 // the control bits
+	slots := 2 // the control bits of a chunk, or of a pair's two
 	if !k.wide {
 		slots += 8
 	}
 	frame := alignedLocal(slots*size, size)
-	tSlot := frame
+	tSlots := [2]Mem{frame, frame.Offset(size)}
 	if !k.wide {
 		for w := range k.seed {
-			k.seed[w] = frame.Offset(size * w)
-			k.slot[8+w] = frame.Offset(size * (4 + w))
+			k.seed[w] = frame.Offset(size * (2 + w))
+			k.slot[8+w] = frame.Offset(size * (6 + w))
 		}
-		tSlot = frame.Offset(size * 8)
 	}
 	for i := range k.x {
 		k.x[i] = k.vec()
 	}
 
-	k.seedRounds(chunks, tSlot)
-
-	var child [2][4]VecVirtual
-	for c := range child {
-		for w := range child[c] {
-			o := k.output(c, w)
-			cw := k.vec()
-			VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
-			k.and(tSlot, cw, cw)
-			k.xor(cw, o, o)
-			child[c][w] = o
+	// tail writes chunk c's children (of the state in k.x), c chunks' worth past dst.
+	tail := func(c int, infix string) {
+		var child [2][4]VecVirtual
+		for side := range child {
+			for w := range child[side] {
+				o := k.output(side, w)
+				cw := k.vec()
+				VPBROADCASTD(Mem{Base: cws}.Offset(16*side+4*w), cw)
+				k.and(tSlots[c], cw, cw)
+				k.xor(cw, o, o)
+				child[side][w] = o
+			}
+		}
+		a, b := k.transpose(child[0]), k.transpose(child[1])
+		// The leaf is the same for every chunk, so this branch predicts perfectly.
+		TESTQ(leaf, leaf)
+		JZ(LabelRef(k.name + infix + "_store"))
+		m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
+		for i := range a {
+			k.leafOutput(a[i], m)
+			k.leafOutput(b[i], m)
+		}
+		Label(k.name + infix + "_store")
+		for i := range a {
+			k.storePair(a[i], b[i], c*2*k.lanes()*16, 32, i*k.lanes()/4)
 		}
 	}
-	a, b := k.transpose(child[0]), k.transpose(child[1])
-	// The leaf is the same for every chunk, so this branch predicts perfectly.
-	TESTQ(leaf, leaf)
-	JZ(LabelRef(k.name + "_store"))
-	m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
-	for i := range a {
-		k.leafOutput(a[i], m)
-		k.leafOutput(b[i], m)
+	if k.wide {
+		k.pairs(chunks, func(c int) { k.seedState(c, tSlots[c]) }, tail, func() {
+			ADDQ(U32(4*k.lanes()*16), k.dst)
+			ADDQ(U32(2*k.lanes()*16), k.src)
+		})
 	}
-	Label(k.name + "_store")
-	for i := range a {
-		k.storePair(a[i], b[i], 0, 32, i*k.lanes()/4)
-	}
+	k.seedRounds(chunks, tSlots[0])
+	tail(0, "")
 	ADDQ(U32(2*k.lanes()*16), k.dst)
 	ADDQ(U32(k.lanes()*16), k.src)
 	DECQ(chunks)
@@ -1321,7 +1478,7 @@ func (k *routine) leafShare(x VecVirtual, m func(int) Mem) {
 // negate sets x to 0 - x (64-bit lanes) in the bits of mask neg.
 func (k *routine) negate(x VecVirtual, neg Mem) {
 	n, r := k.vec(), k.vec()
-	k.xor(r, r, r)
+	k.xor(x, x, r) // zero; not r XOR r, which would keep r live from the entry on
 	VPSUBQ(x, r, r)
 	k.move(neg, n)
 	k.and(n, r, r)
@@ -1361,7 +1518,7 @@ func generateDcfChildren(k *routine) {
 	leaf := Load(Param("leaf"), GP64())
 	k.in = Load(Param("in"), GP64())
 	size := 4 * k.lanes()
-	slots := 17 // the control bits, and a chunk's child seeds and value outputs as blocks
+	slots := 18 // the control bits of a chunk (or a pair's two), and a chunk's child seeds and value outputs as blocks
 	if !k.wide {
 		slots += 8
 	}
@@ -1374,13 +1531,13 @@ func generateDcfChildren(k *routine) {
 		}
 		first = 8
 	}
-	tSlot := frame.Offset(size * first)
+	tSlots := [2]Mem{frame.Offset(size * first), frame.Offset(size * (first + 1))}
 	// out[c][i]: vector i of the blocks of output c: the left and right child seeds,
 	// the left and right value outputs.
 	var out [4][4]Mem
 	for c := range out {
 		for i := range out[c] {
-			out[c][i] = frame.Offset(size * (first + 1 + 4*c + i))
+			out[c][i] = frame.Offset(size * (first + 2 + 4*c + i))
 		}
 	}
 	m := func(i int) Mem { return Mem{Base: masks}.Offset(64 * i) }
@@ -1388,64 +1545,79 @@ func generateDcfChildren(k *routine) {
 		k.x[i] = k.vec()
 	}
 
-	k.seedRounds(chunks, tSlot)
-
-	// Seeds: rows 0 and 2, corrected; value outputs: rows 1 and 3.
-	for c, row := range []int{0, 2, 1, 3} {
-		var words [4]VecVirtual
-		for w := range words {
-			words[w] = k.output(row, w)
-			if c < 2 {
-				cw := k.vec()
-				VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
-				k.and(tSlot, cw, cw)
-				k.xor(cw, words[w], words[w])
+	// tail writes chunk ch's children and values (of the state in k.x), ch chunks'
+	// worth past dst and dstV, from its nodes and values ch chunks past src and srcV.
+	tail := func(ch int, infix string) {
+		// Seeds: rows 0 and 2, corrected; value outputs: rows 1 and 3.
+		for c, row := range []int{0, 2, 1, 3} {
+			var words [4]VecVirtual
+			for w := range words {
+				words[w] = k.output(row, w)
+				if c < 2 {
+					cw := k.vec()
+					VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
+					k.and(tSlots[ch], cw, cw)
+					k.xor(cw, words[w], words[w])
+				}
+			}
+			for i, b := range k.transpose(words) {
+				k.move(b, out[c][i])
 			}
 		}
-		for i, b := range k.transpose(words) {
-			k.move(b, out[c][i])
+
+		in, outAt := ch*k.lanes()*16, ch*2*k.lanes()*16
+		for i := range 4 {
+			label := k.name + infix + "_leaf" + strconv.Itoa(i)
+			next := k.name + infix + "_next" + strconv.Itoa(i)
+			// The node's control bit over each of its blocks.
+			t := k.vec()
+			VPSHUFD(U8(0xff), Mem{Base: k.src}.Offset(in+i*size), t)
+			VPSLLD(U8(31), t, t)
+			VPSRAD(U8(31), t, t)
+			vcw := k.vec()
+			k.broadcastBlock(Mem{Base: cws}.Offset(32), vcw)
+			k.and(t, vcw, vcw)
+			var v [2]VecVirtual
+			for c := range v {
+				v[c] = k.vec()
+				k.move(Mem{Base: srcV}.Offset(in+i*size), v[c])
+				raw := k.vec()
+				k.move(out[2+c][i], raw)
+				k.and(m(0), raw, raw)
+				k.groupAdd(v[c], raw, m(1), m(2))
+				k.groupAdd(v[c], vcw, m(1), m(2))
+			}
+			CMPQ(leaf, Imm(0))
+			JNE(LabelRef(label))
+			var s [2]VecVirtual
+			for c := range s {
+				s[c] = k.vec()
+				k.move(out[c][i], s[c])
+			}
+			k.storePairAt(k.dst, s[0], s[1], outAt, i*k.lanes()/4)
+			k.storePairAt(dstV, v[0], v[1], outAt, i*k.lanes()/4)
+			JMP(LabelRef(next))
+
+			Label(label)
+			for c := range v {
+				s := k.vec()
+				k.move(out[c][i], s)
+				k.leafValue(v[c], s, m)
+			}
+			k.storePairAt(k.dst, v[0], v[1], outAt, i*k.lanes()/4)
+			Label(next)
 		}
 	}
-
-	for i := range 4 {
-		// The node's control bit over each of its blocks.
-		t := k.vec()
-		VPSHUFD(U8(0xff), Mem{Base: k.src}.Offset(i*size), t)
-		VPSLLD(U8(31), t, t)
-		VPSRAD(U8(31), t, t)
-		vcw := k.vec()
-		k.broadcastBlock(Mem{Base: cws}.Offset(32), vcw)
-		k.and(t, vcw, vcw)
-		var v [2]VecVirtual
-		for c := range v {
-			v[c] = k.vec()
-			k.move(Mem{Base: srcV}.Offset(i*size), v[c])
-			raw := k.vec()
-			k.move(out[2+c][i], raw)
-			k.and(m(0), raw, raw)
-			k.groupAdd(v[c], raw, m(1), m(2))
-			k.groupAdd(v[c], vcw, m(1), m(2))
-		}
-		CMPQ(leaf, Imm(0))
-		JNE(LabelRef(k.name + "_leaf" + strconv.Itoa(i)))
-		var s [2]VecVirtual
-		for c := range s {
-			s[c] = k.vec()
-			k.move(out[c][i], s[c])
-		}
-		k.storePairAt(k.dst, s[0], s[1], i*k.lanes()/4)
-		k.storePairAt(dstV, v[0], v[1], i*k.lanes()/4)
-		JMP(LabelRef(k.name + "_next" + strconv.Itoa(i)))
-
-		Label(k.name + "_leaf" + strconv.Itoa(i))
-		for c := range v {
-			s := k.vec()
-			k.move(out[c][i], s)
-			k.leafValue(v[c], s, m)
-		}
-		k.storePairAt(k.dst, v[0], v[1], i*k.lanes()/4)
-		Label(k.name + "_next" + strconv.Itoa(i))
+	if k.wide {
+		k.pairs(chunks, func(c int) { k.seedState(c, tSlots[c]) }, tail, func() {
+			ADDQ(U32(4*k.lanes()*16), k.dst)
+			ADDQ(U32(4*k.lanes()*16), dstV)
+			ADDQ(U32(2*k.lanes()*16), k.src)
+			ADDQ(U32(2*k.lanes()*16), srcV)
+		})
 	}
+	k.seedRounds(chunks, tSlots[0])
+	tail(0, "")
 	ADDQ(U32(2*k.lanes()*16), k.dst)
 	ADDQ(U32(2*k.lanes()*16), dstV)
 	ADDQ(U32(k.lanes()*16), k.src)
@@ -1458,11 +1630,11 @@ func generateDcfChildren(k *routine) {
 	RET()
 }
 
-// storePairAt is storePair to base, for two outputs per seed.
-func (k *routine) storePairAt(base Register, a, b VecVirtual, s int) {
+// storePairAt is storePair to base+off, for two outputs per seed.
+func (k *routine) storePairAt(base Register, a, b VecVirtual, off, s int) {
 	dst := k.dst
 	k.dst = base
-	k.storePair(a, b, 0, 32, s)
+	k.storePair(a, b, off, 32, s)
 	k.dst = dst
 }
 
