@@ -182,6 +182,7 @@ type chachaChunk struct {
 	sums   []Block   // w.Sums (DCF): each point's path value
 	key    [32]int   // the key of each lane's point (32: the most lanes, AVX-512's two chunks)
 	offs   [32]int32 // w.Offs
+	next   [32]int32 // w.Next
 }
 
 // walk runs the batch's points a chunk at a time, spread over goroutines, with mul
@@ -217,7 +218,11 @@ func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 
 				ch.sums = sums[:walked]
 				ch.w.Sums, ch.w.Arith = blockBytes(ch.sums), arith
 			}
-			b.load(ch, j0, points)
+			next := 0 // the next call's points in this goroutine's range, whose rows the walk fetches
+			if c+1 < hi {
+				next = min(most, len(b.xs)-j0-most)
+			}
+			b.load(ch, j0, points, next)
 			ch.w.RowsOr = 0
 			chacha.WalkPoints(&ch.w, b.prg.Nonce())
 			if ch.w.RowsOr != 0 || b.checkLast(b.cws[j0/b.m*rows:((j0+points-1)/b.m+1)*rows]) != nil {
@@ -234,8 +239,9 @@ func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 
 	return nil
 }
 
-// load sets ch up for the points j0 .. j0+points-1: each lane's root, path and rows.
-func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
+// load sets ch up for the points j0 .. j0+points-1: each lane's root, path and rows,
+// and the rows of the next call's next points (none for 0), which follow them.
+func (b *chachaBatch) load(ch *chachaChunk, j0, points, next int) {
 	n, lanes, rows := b.n, len(ch.w.Offs), b.n+1
 	ch.points = points
 	k0 := j0 / b.m
@@ -249,6 +255,15 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points int) {
 		ch.paths[j] = Block(b.xs[p].shl(uint(128 - n)))
 	}
 	kEnd := ch.key[lanes-1] + 1
+	ch.w.Next = nil
+	if next > 0 {
+		for j := range lanes {
+			k := (j0 + points + min(j, next-1)) / b.m
+			ch.next[j] = int32((k - k0) * rows * cwSize)
+			kEnd = max(kEnd, k+1)
+		}
+		ch.w.Next = ch.next[:lanes]
+	}
 	ch.w.Rows = unsafe.Slice((*byte)(unsafe.Pointer(&b.cws[k0*rows])), (kEnd-k0)*rows*cwSize)
 }
 

@@ -252,13 +252,17 @@ func (s simd) points(w *Points, nonce [2]uint32, n int) {
 		}
 	}
 	nodes, paths, rows, sums := first(w.Nodes), first(w.Paths), first(w.Rows), first(w.Sums)
+	var next *int32
+	if w.Next != nil {
+		next = &w.Next[0]
+	}
 	switch {
 	case s.wide() && len(w.Offs) > s.lanes:
-		pointsAVX512(nodes, paths, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+		pointsAVX512(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
 		return
 	case s.wide():
-		pointsAVX512One(nodes, paths, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+		pointsAVX512One(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
 		return
 	}
-	pointsAVX2(nodes, paths, rows, &w.Offs[0], n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+	pointsAVX2(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
 }

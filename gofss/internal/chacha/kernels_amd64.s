@@ -4622,25 +4622,40 @@ walkAVX512ShiftRot_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
 // Requires: AVX, AVX2, MMX+
-TEXT ·pointsAVX2(SB), $1208-88
-	MOVQ        nodes+0(FP), AX
-	MOVQ        xs+8(FP), CX
-	MOVQ        rows+16(FP), DX
-	MOVQ        offs+24(FP), BX
-	MOVQ        n+32(FP), SI
-	MOVQ        tr+40(FP), DI
-	MOVQ        mul+48(FP), R8
-	MOVQ        sums+56(FP), R9
-	MOVQ        arith+64(FP), R10
-	MOVQ        in+72(FP), R11
-	LEAQ        31(SP), R12
-	ANDQ        $-32, R12
-	LEAQ        (DX)(DI*1), DI
+TEXT ·pointsAVX2(SB), $1208-96
+	MOVQ        xs+8(FP), AX
+	MOVQ        rows+16(FP), CX
+	MOVQ        offs+24(FP), DX
+	MOVQ        n+40(FP), BX
+	MOVQ        tr+48(FP), SI
+	MOVQ        mul+56(FP), DI
+	MOVQ        arith+72(FP), R8
+	MOVQ        in+80(FP), R9
+	LEAQ        31(SP), R10
+	ANDQ        $-32, R10
+	LEAQ        (CX)(SI*1), SI
+	XORQ        R11, R11
+	XORQ        R12, R12
 	XORQ        R13, R13
-	XORQ        R14, R14
-	XORQ        R15, R15
+	MOVQ        nodes+0(FP), R14
+	VMOVDQU     (R14), Y0
+	VMOVDQU     32(R14), Y1
+	VMOVDQU     64(R14), Y2
+	VMOVDQU     96(R14), Y3
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y0
+	VPUNPCKLDQ  Y3, Y2, Y1
+	VPUNPCKHDQ  Y3, Y2, Y3
+	VPUNPCKLQDQ Y1, Y4, Y2
+	VPUNPCKHQDQ Y1, Y4, Y1
+	VPUNPCKLQDQ Y3, Y0, Y4
+	VPUNPCKHQDQ Y3, Y0, Y0
+	VMOVDQU     Y2, (R10)
+	VMOVDQU     Y1, 32(R10)
+	VMOVDQU     Y4, 64(R10)
+	VMOVDQU     Y0, 96(R10)
 	VMOVDQU     (AX), Y0
 	VMOVDQU     32(AX), Y1
 	VMOVDQU     64(AX), Y2
@@ -4653,141 +4668,153 @@ TEXT ·pointsAVX2(SB), $1208-88
 	VPUNPCKHQDQ Y1, Y4, Y1
 	VPUNPCKLQDQ Y3, Y0, Y4
 	VPUNPCKHQDQ Y3, Y0, Y0
-	VMOVDQU     Y2, (R12)
-	VMOVDQU     Y1, 32(R12)
-	VMOVDQU     Y4, 64(R12)
-	VMOVDQU     Y0, 96(R12)
-	VMOVDQU     (CX), Y0
-	VMOVDQU     32(CX), Y1
-	VMOVDQU     64(CX), Y2
-	VMOVDQU     96(CX), Y3
-	VPUNPCKLDQ  Y1, Y0, Y4
-	VPUNPCKHDQ  Y1, Y0, Y0
-	VPUNPCKLDQ  Y3, Y2, Y1
-	VPUNPCKHDQ  Y3, Y2, Y3
-	VPUNPCKLQDQ Y1, Y4, Y2
-	VPUNPCKHQDQ Y1, Y4, Y1
-	VPUNPCKLQDQ Y3, Y0, Y4
-	VPUNPCKHQDQ Y3, Y0, Y0
-	VMOVDQU     Y2, 512(R12)
-	VMOVDQU     Y1, 544(R12)
-	VMOVDQU     Y4, 576(R12)
-	VMOVDQU     Y0, 608(R12)
-	VMOVDQU     (BX), Y0
+	VMOVDQU     Y2, 512(R10)
+	VMOVDQU     Y1, 544(R10)
+	VMOVDQU     Y4, 576(R10)
+	VMOVDQU     Y0, 608(R10)
+	VMOVDQU     (DX), Y0
 	VMOVDQU     sel_avx2<>+0(SB), Y1
 	VPERMD      Y0, Y1, Y0
-	VMOVDQU     Y0, 640(R12)
-	CMPQ        R8, $0x04
+	VMOVDQU     Y0, 640(R10)
+	CMPQ        DI, $0x04
 	JE          pointsAVX2_mul4
 
 pointsAVX2_mul2_level:
-	CMPQ         SI, $0x00
-	JE           pointsAVX2_mul2_done
-	VMOVDQU      (R12), Y0
-	VMOVDQU      Y0, 128(R12)
-	VMOVDQU      32(R12), Y0
-	VMOVDQU      Y0, 160(R12)
-	VMOVDQU      64(R12), Y0
-	VMOVDQU      Y0, 192(R12)
-	VMOVDQU      96(R12), Y0
+	CMPQ       BX, $0x00
+	JE         pointsAVX2_mul2_done
+	CMPQ       BX, $0x02
+	JA         pointsAVX2_mul2_next_done
+	MOVQ       next+32(FP), AX
+	TESTQ      AX, AX
+	JZ         pointsAVX2_mul2_next_done
+	MOVQ       R11, DX
+	ADDQ       BX, DX
+	SHLQ       $0x05, DX
+	NEGQ       DX
+	LEAQ       64(CX)(DX*1), DX
+	MOVLQSX    (AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    4(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    8(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    12(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    16(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    20(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    24(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    28(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+
+pointsAVX2_mul2_next_done:
+	VMOVDQU      (R10), Y0
+	VMOVDQU      Y0, 128(R10)
+	VMOVDQU      32(R10), Y0
+	VMOVDQU      Y0, 160(R10)
+	VMOVDQU      64(R10), Y0
+	VMOVDQU      Y0, 192(R10)
+	VMOVDQU      96(R10), Y0
 	VPSRLD       $0x01, Y0, Y0
 	VPSLLD       $0x01, Y0, Y0
-	VMOVDQU      Y0, 224(R12)
-	MOVLQSX      640(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      644(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      648(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      652(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      656(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      660(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      664(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVLQSX      668(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	ORQ          16(DX)(CX*1), R14
-	ORQ          24(DX)(CX*1), R15
-	MOVQ         R13, CX
-	SHRQ         $0x05, CX
-	NEGQ         CX
-	SHLQ         $0x05, CX
-	MOVQ         R13, BX
-	ANDQ         $0x1f, BX
-	VMOVQ        BX, X0
-	VMOVDQU      608(R12)(CX*1), Y1
+	VMOVDQU      Y0, 224(R10)
+	MOVLQSX      640(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      644(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      648(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      652(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      656(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      660(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      664(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVLQSX      668(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	ORQ          16(CX)(AX*1), R12
+	ORQ          24(CX)(AX*1), R13
+	MOVQ         R11, AX
+	SHRQ         $0x05, AX
+	NEGQ         AX
+	SHLQ         $0x05, AX
+	MOVQ         R11, DX
+	ANDQ         $0x1f, DX
+	VMOVQ        DX, X0
+	VMOVDQU      608(R10)(AX*1), Y1
 	VPSLLD       X0, Y1, Y1
 	VPSRAD       $0x1f, Y1, Y1
 	VPXOR        ones<>+0(SB), Y1, Y1
-	VMOVDQU      96(R12), Y0
+	VMOVDQU      96(R10), Y0
 	VPSLLD       $0x1f, Y0, Y0
 	VPSRAD       $0x1f, Y0, Y0
-	VMOVDQU      640(R12), Y2
+	VMOVDQU      640(R10), Y2
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, (DX)(Y2*1), Y3
+	VPGATHERDD   Y4, (CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 256(R12)
+	VMOVDQU      Y3, 256(R10)
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 4(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 4(CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 288(R12)
+	VMOVDQU      Y3, 288(R10)
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 8(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 8(CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 320(R12)
+	VMOVDQU      Y3, 320(R10)
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 12(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 12(CX)(Y2*1), Y3
 	VMOVDQU      Y3, Y4
 	VPXOR        Y2, Y2, Y5
 	VPCMPEQD     Y2, Y2, Y6
-	VPGATHERDD   Y6, (DI)(Y2*1), Y5
+	VPGATHERDD   Y6, (SI)(Y2*1), Y5
 	VPBLENDVB    Y1, Y4, Y5, Y4
 	VPXOR        Y3, Y4, Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRLD       $0x1f, Y4, Y4
 	VPXOR        Y4, Y3, Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 352(R12)
-	VMOVDQU      128(R12), Y4
+	VMOVDQU      Y3, 352(R10)
+	VMOVDQU      128(R10), Y4
 	VMOVDQU      Y4, Y8
-	VPBROADCASTD (R11), Y0
-	VMOVDQU      160(R12), Y5
+	VPBROADCASTD (R9), Y0
+	VMOVDQU      160(R10), Y5
 	VMOVDQU      Y5, Y9
-	VPBROADCASTD 4(R11), Y1
-	VMOVDQU      192(R12), Y6
+	VPBROADCASTD 4(R9), Y1
+	VMOVDQU      192(R10), Y6
 	VMOVDQU      Y6, Y10
-	VPBROADCASTD 8(R11), Y2
-	VMOVDQU      224(R12), Y7
+	VPBROADCASTD 8(R9), Y2
+	VMOVDQU      224(R10), Y7
 	VMOVDQU      Y7, Y11
-	VPBROADCASTD 12(R11), Y3
-	VPBROADCASTD 16(R11), Y14
-	VPBROADCASTD 20(R11), Y15
+	VPBROADCASTD 12(R9), Y3
+	VPBROADCASTD 16(R9), Y14
+	VPBROADCASTD 20(R9), Y15
 	VPXOR        Y14, Y14, Y12
 	VPXOR        Y14, Y14, Y13
-	VMOVDQU      Y10, 992(R12)
-	VMOVDQU      Y11, 1024(R12)
-	MOVQ         $0x0000000a, CX
+	VMOVDQU      Y10, 992(R10)
+	VMOVDQU      Y11, 1024(R10)
+	MOVQ         $0x0000000a, AX
 
 pointsAVX2_mul2_round:
 	VPADDD       Y4, Y0, Y0
@@ -4822,17 +4849,17 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 928(R12)
-	VMOVDQU      Y9, 960(R12)
+	VMOVDQU      Y8, 928(R10)
+	VMOVDQU      Y9, 960(R10)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      992(R12), Y10
+	VMOVDQU      992(R10), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      1024(R12), Y11
+	VMOVDQU      1024(R10), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -4890,17 +4917,17 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 992(R12)
-	VMOVDQU      Y11, 1024(R12)
+	VMOVDQU      Y10, 992(R10)
+	VMOVDQU      Y11, 1024(R10)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      928(R12), Y8
+	VMOVDQU      928(R10), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      960(R12), Y9
+	VMOVDQU      960(R10), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -4926,148 +4953,176 @@ pointsAVX2_mul2_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         CX
+	DECQ         AX
 	JNZ          pointsAVX2_mul2_round
-	MOVQ         R13, CX
-	SHRQ         $0x05, CX
-	NEGQ         CX
-	SHLQ         $0x05, CX
-	MOVQ         R13, BX
-	ANDQ         $0x1f, BX
-	VMOVQ        BX, X8
-	VMOVDQU      608(R12)(CX*1), Y9
+	MOVQ         R11, AX
+	SHRQ         $0x05, AX
+	NEGQ         AX
+	SHLQ         $0x05, AX
+	MOVQ         R11, DX
+	ANDQ         $0x1f, DX
+	VMOVQ        DX, X8
+	VMOVDQU      608(R10)(AX*1), Y9
 	VPSLLD       X8, Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPXOR        ones<>+0(SB), Y9, Y9
-	VPBROADCASTD (R11), Y8
+	VPBROADCASTD (R9), Y8
 	VPXOR        Y8, Y0, Y0
-	VPXOR        128(R12), Y4, Y4
+	VPXOR        128(R10), Y4, Y4
 	VPBLENDVB    Y9, Y0, Y4, Y0
-	VPXOR        256(R12), Y0, Y0
-	VMOVDQU      Y0, (R12)
-	VPBROADCASTD 4(R11), Y0
+	VPXOR        256(R10), Y0, Y0
+	VMOVDQU      Y0, (R10)
+	VPBROADCASTD 4(R9), Y0
 	VPXOR        Y0, Y1, Y1
-	VPXOR        160(R12), Y5, Y5
+	VPXOR        160(R10), Y5, Y5
 	VPBLENDVB    Y9, Y1, Y5, Y1
-	VPXOR        288(R12), Y1, Y1
-	VMOVDQU      Y1, 32(R12)
-	VPBROADCASTD 8(R11), Y0
+	VPXOR        288(R10), Y1, Y1
+	VMOVDQU      Y1, 32(R10)
+	VPBROADCASTD 8(R9), Y0
 	VPXOR        Y0, Y2, Y2
-	VPXOR        192(R12), Y6, Y6
+	VPXOR        192(R10), Y6, Y6
 	VPBLENDVB    Y9, Y2, Y6, Y2
-	VPXOR        320(R12), Y2, Y2
-	VMOVDQU      Y2, 64(R12)
-	VPBROADCASTD 12(R11), Y0
+	VPXOR        320(R10), Y2, Y2
+	VMOVDQU      Y2, 64(R10)
+	VPBROADCASTD 12(R9), Y0
 	VPXOR        Y0, Y3, Y3
-	VPXOR        224(R12), Y7, Y7
+	VPXOR        224(R10), Y7, Y7
 	VPBLENDVB    Y9, Y3, Y7, Y3
-	VPXOR        352(R12), Y3, Y3
-	VMOVDQU      Y3, 96(R12)
-	ADDQ         $0x20, DX
-	ADDQ         $0x20, DI
-	INCQ         R13
-	DECQ         SI
+	VPXOR        352(R10), Y3, Y3
+	VMOVDQU      Y3, 96(R10)
+	ADDQ         $0x20, CX
+	ADDQ         $0x20, SI
+	INCQ         R11
+	DECQ         BX
 	JMP          pointsAVX2_mul2_level
 
 pointsAVX2_mul2_done:
 	JMP pointsAVX2_done
 
 pointsAVX2_mul4:
-	VMOVDQU (R12), Y0
+	VMOVDQU (R10), Y0
 	VPXOR   Y0, Y0, Y0
-	VMOVDQU Y0, 384(R12)
-	VMOVDQU Y0, 416(R12)
-	VMOVDQU Y0, 448(R12)
-	VMOVDQU Y0, 480(R12)
+	VMOVDQU Y0, 384(R10)
+	VMOVDQU Y0, 416(R10)
+	VMOVDQU Y0, 448(R10)
+	VMOVDQU Y0, 480(R10)
 
 pointsAVX2_mul4_level:
-	CMPQ         SI, $0x00
-	JE           pointsAVX2_mul4_done
-	VMOVDQU      (R12), Y0
-	VMOVDQU      Y0, 128(R12)
-	VMOVDQU      32(R12), Y0
-	VMOVDQU      Y0, 160(R12)
-	VMOVDQU      64(R12), Y0
-	VMOVDQU      Y0, 192(R12)
-	VMOVDQU      96(R12), Y0
+	CMPQ       BX, $0x00
+	JE         pointsAVX2_mul4_done
+	CMPQ       BX, $0x02
+	JA         pointsAVX2_mul4_next_done
+	MOVQ       next+32(FP), AX
+	TESTQ      AX, AX
+	JZ         pointsAVX2_mul4_next_done
+	MOVQ       R11, DX
+	ADDQ       BX, DX
+	SHLQ       $0x05, DX
+	NEGQ       DX
+	LEAQ       64(CX)(DX*1), DX
+	MOVLQSX    (AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    4(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    8(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    12(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    16(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    20(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    24(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    28(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+
+pointsAVX2_mul4_next_done:
+	VMOVDQU      (R10), Y0
+	VMOVDQU      Y0, 128(R10)
+	VMOVDQU      32(R10), Y0
+	VMOVDQU      Y0, 160(R10)
+	VMOVDQU      64(R10), Y0
+	VMOVDQU      Y0, 192(R10)
+	VMOVDQU      96(R10), Y0
 	VPSRLD       $0x01, Y0, Y0
 	VPSLLD       $0x01, Y0, Y0
-	VMOVDQU      Y0, 224(R12)
-	MOVLQSX      640(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      644(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      648(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      652(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      656(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      660(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      664(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVLQSX      668(R12), CX
-	PREFETCHT0   64(DX)(CX*1)
-	MOVQ         R13, CX
-	SHRQ         $0x05, CX
-	NEGQ         CX
-	SHLQ         $0x05, CX
-	MOVQ         R13, BX
-	ANDQ         $0x1f, BX
-	VMOVQ        BX, X0
-	VMOVDQU      608(R12)(CX*1), Y1
+	VMOVDQU      Y0, 224(R10)
+	MOVLQSX      640(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      644(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      648(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      652(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      656(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      660(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      664(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVLQSX      668(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	MOVQ         R11, AX
+	SHRQ         $0x05, AX
+	NEGQ         AX
+	SHLQ         $0x05, AX
+	MOVQ         R11, DX
+	ANDQ         $0x1f, DX
+	VMOVQ        DX, X0
+	VMOVDQU      608(R10)(AX*1), Y1
 	VPSLLD       X0, Y1, Y1
 	VPSRAD       $0x1f, Y1, Y1
 	VPXOR        ones<>+0(SB), Y1, Y1
-	VMOVDQU      96(R12), Y0
+	VMOVDQU      96(R10), Y0
 	VPSLLD       $0x1f, Y0, Y0
 	VPSRAD       $0x1f, Y0, Y0
-	VMOVDQU      640(R12), Y2
+	VMOVDQU      640(R10), Y2
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, (DX)(Y2*1), Y3
+	VPGATHERDD   Y4, (CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 256(R12)
+	VMOVDQU      Y3, 256(R10)
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 4(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 4(CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 288(R12)
+	VMOVDQU      Y3, 288(R10)
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 8(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 8(CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 320(R12)
+	VMOVDQU      Y3, 320(R10)
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 12(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 12(CX)(Y2*1), Y3
 	VMOVDQU      Y3, Y4
 	VPXOR        Y2, Y2, Y5
 	VPCMPEQD     Y2, Y2, Y6
-	VPGATHERDD   Y6, (DI)(Y2*1), Y5
+	VPGATHERDD   Y6, (SI)(Y2*1), Y5
 	VPBLENDVB    Y1, Y4, Y5, Y4
 	VPXOR        Y3, Y4, Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRLD       $0x1f, Y4, Y4
 	VPXOR        Y4, Y3, Y3
 	VPAND        Y0, Y3, Y3
-	VMOVDQU      Y3, 352(R12)
+	VMOVDQU      Y3, 352(R10)
 	VPXOR        Y2, Y2, Y1
 	VPCMPEQD     Y2, Y2, Y3
-	VPGATHERDD   Y3, 16(DX)(Y2*1), Y1
+	VPGATHERDD   Y3, 16(CX)(Y2*1), Y1
 	VPAND        Y0, Y1, Y1
 	VPXOR        Y2, Y2, Y3
 	VPCMPEQD     Y2, Y2, Y4
-	VPGATHERDD   Y4, 20(DX)(Y2*1), Y3
+	VPGATHERDD   Y4, 20(CX)(Y2*1), Y3
 	VPAND        Y0, Y3, Y3
 	VPXOR        Y2, Y2, Y4
 	VPCMPEQD     Y2, Y2, Y5
-	VPGATHERDD   Y5, 24(DX)(Y2*1), Y4
+	VPGATHERDD   Y5, 24(CX)(Y2*1), Y4
 	VPAND        Y0, Y4, Y4
 	VPXOR        Y2, Y2, Y5
 	VPCMPEQD     Y2, Y2, Y6
-	VPGATHERDD   Y6, 28(DX)(Y2*1), Y5
+	VPGATHERDD   Y6, 28(CX)(Y2*1), Y5
 	VPAND        Y0, Y5, Y5
 	VPUNPCKLDQ   Y3, Y1, Y0
 	VPUNPCKHDQ   Y3, Y1, Y1
@@ -5077,57 +5132,57 @@ pointsAVX2_mul4_level:
 	VPUNPCKHQDQ  Y2, Y0, Y0
 	VPUNPCKLQDQ  Y4, Y1, Y2
 	VPUNPCKHQDQ  Y4, Y1, Y1
-	VMOVDQU      384(R12), Y4
-	VPAND        (R10), Y3, Y3
+	VMOVDQU      384(R10), Y4
+	VPAND        (R8), Y3, Y3
 	VPADDQ       Y3, Y4, Y5
 	VPXOR        Y3, Y4, Y4
-	VPAND        64(R10), Y4, Y4
-	VPAND        128(R10), Y5, Y5
+	VPAND        64(R8), Y4, Y4
+	VPAND        128(R8), Y5, Y5
 	VPOR         Y5, Y4, Y4
-	VMOVDQU      Y4, 384(R12)
-	VMOVDQU      416(R12), Y3
-	VPAND        (R10), Y0, Y0
+	VMOVDQU      Y4, 384(R10)
+	VMOVDQU      416(R10), Y3
+	VPAND        (R8), Y0, Y0
 	VPADDQ       Y0, Y3, Y4
 	VPXOR        Y0, Y3, Y3
-	VPAND        64(R10), Y3, Y3
-	VPAND        128(R10), Y4, Y4
+	VPAND        64(R8), Y3, Y3
+	VPAND        128(R8), Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VMOVDQU      Y3, 416(R12)
-	VMOVDQU      448(R12), Y0
-	VPAND        (R10), Y2, Y2
+	VMOVDQU      Y3, 416(R10)
+	VMOVDQU      448(R10), Y0
+	VPAND        (R8), Y2, Y2
 	VPADDQ       Y2, Y0, Y3
 	VPXOR        Y2, Y0, Y0
-	VPAND        64(R10), Y0, Y0
-	VPAND        128(R10), Y3, Y3
+	VPAND        64(R8), Y0, Y0
+	VPAND        128(R8), Y3, Y3
 	VPOR         Y3, Y0, Y0
-	VMOVDQU      Y0, 448(R12)
-	VMOVDQU      480(R12), Y0
-	VPAND        (R10), Y1, Y1
+	VMOVDQU      Y0, 448(R10)
+	VMOVDQU      480(R10), Y0
+	VPAND        (R8), Y1, Y1
 	VPADDQ       Y1, Y0, Y2
 	VPXOR        Y1, Y0, Y0
-	VPAND        64(R10), Y0, Y0
-	VPAND        128(R10), Y2, Y2
+	VPAND        64(R8), Y0, Y0
+	VPAND        128(R8), Y2, Y2
 	VPOR         Y2, Y0, Y0
-	VMOVDQU      Y0, 480(R12)
-	VMOVDQU      128(R12), Y4
+	VMOVDQU      Y0, 480(R10)
+	VMOVDQU      128(R10), Y4
 	VMOVDQU      Y4, Y8
-	VPBROADCASTD (R11), Y0
-	VMOVDQU      160(R12), Y5
+	VPBROADCASTD (R9), Y0
+	VMOVDQU      160(R10), Y5
 	VMOVDQU      Y5, Y9
-	VPBROADCASTD 4(R11), Y1
-	VMOVDQU      192(R12), Y6
+	VPBROADCASTD 4(R9), Y1
+	VMOVDQU      192(R10), Y6
 	VMOVDQU      Y6, Y10
-	VPBROADCASTD 8(R11), Y2
-	VMOVDQU      224(R12), Y7
+	VPBROADCASTD 8(R9), Y2
+	VMOVDQU      224(R10), Y7
 	VMOVDQU      Y7, Y11
-	VPBROADCASTD 12(R11), Y3
-	VPBROADCASTD 16(R11), Y14
-	VPBROADCASTD 20(R11), Y15
+	VPBROADCASTD 12(R9), Y3
+	VPBROADCASTD 16(R9), Y14
+	VPBROADCASTD 20(R9), Y15
 	VPXOR        Y14, Y14, Y12
 	VPXOR        Y14, Y14, Y13
-	VMOVDQU      Y10, 992(R12)
-	VMOVDQU      Y11, 1024(R12)
-	MOVQ         $0x0000000a, CX
+	VMOVDQU      Y10, 992(R10)
+	VMOVDQU      Y11, 1024(R10)
+	MOVQ         $0x0000000a, AX
 
 pointsAVX2_mul4_round:
 	VPADDD       Y4, Y0, Y0
@@ -5162,17 +5217,17 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 928(R12)
-	VMOVDQU      Y9, 960(R12)
+	VMOVDQU      Y8, 928(R10)
+	VMOVDQU      Y9, 960(R10)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      992(R12), Y10
+	VMOVDQU      992(R10), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      1024(R12), Y11
+	VMOVDQU      1024(R10), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -5230,17 +5285,17 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 992(R12)
-	VMOVDQU      Y11, 1024(R12)
+	VMOVDQU      Y10, 992(R10)
+	VMOVDQU      Y11, 1024(R10)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      928(R12), Y8
+	VMOVDQU      928(R10), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      960(R12), Y9
+	VMOVDQU      960(R10), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -5266,29 +5321,29 @@ pointsAVX2_mul4_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         CX
+	DECQ         AX
 	JNZ          pointsAVX2_mul4_round
-	MOVQ         R13, CX
-	SHRQ         $0x05, CX
-	NEGQ         CX
-	SHLQ         $0x05, CX
-	MOVQ         R13, BX
-	ANDQ         $0x1f, BX
-	VMOVQ        BX, X10
-	VMOVDQU      608(R12)(CX*1), Y11
+	MOVQ         R11, AX
+	SHRQ         $0x05, AX
+	NEGQ         AX
+	SHLQ         $0x05, AX
+	MOVQ         R11, DX
+	ANDQ         $0x1f, DX
+	VMOVQ        DX, X10
+	VMOVDQU      608(R10)(AX*1), Y11
 	VPSLLD       X10, Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPXOR        ones<>+0(SB), Y11, Y11
-	VPXOR        128(R12), Y4, Y4
+	VPXOR        128(R10), Y4, Y4
 	VPBLENDVB    Y11, Y4, Y12, Y4
-	VPXOR        160(R12), Y5, Y5
+	VPXOR        160(R10), Y5, Y5
 	VPBLENDVB    Y11, Y5, Y13, Y5
-	VPXOR        192(R12), Y6, Y6
-	VPBROADCASTD 16(R11), Y10
+	VPXOR        192(R10), Y6, Y6
+	VPBROADCASTD 16(R9), Y10
 	VPXOR        Y10, Y14, Y14
 	VPBLENDVB    Y11, Y6, Y14, Y6
-	VPXOR        224(R12), Y7, Y7
-	VPBROADCASTD 20(R11), Y10
+	VPXOR        224(R10), Y7, Y7
+	VPBROADCASTD 20(R9), Y10
 	VPXOR        Y10, Y15, Y15
 	VPBLENDVB    Y11, Y7, Y15, Y7
 	VPUNPCKLDQ   Y5, Y4, Y10
@@ -5299,89 +5354,91 @@ pointsAVX2_mul4_round:
 	VPUNPCKHQDQ  Y5, Y10, Y5
 	VPUNPCKLQDQ  Y7, Y4, Y10
 	VPUNPCKHQDQ  Y7, Y4, Y4
-	VMOVDQU      384(R12), Y7
-	VPAND        (R10), Y6, Y6
+	VMOVDQU      384(R10), Y7
+	VPAND        (R8), Y6, Y6
 	VPADDQ       Y6, Y7, Y12
 	VPXOR        Y6, Y7, Y7
-	VPAND        64(R10), Y7, Y7
-	VPAND        128(R10), Y12, Y12
+	VPAND        64(R8), Y7, Y7
+	VPAND        128(R8), Y12, Y12
 	VPOR         Y12, Y7, Y7
-	VMOVDQU      Y7, 384(R12)
-	VMOVDQU      416(R12), Y6
-	VPAND        (R10), Y5, Y5
+	VMOVDQU      Y7, 384(R10)
+	VMOVDQU      416(R10), Y6
+	VPAND        (R8), Y5, Y5
 	VPADDQ       Y5, Y6, Y7
 	VPXOR        Y5, Y6, Y6
-	VPAND        64(R10), Y6, Y6
-	VPAND        128(R10), Y7, Y7
+	VPAND        64(R8), Y6, Y6
+	VPAND        128(R8), Y7, Y7
 	VPOR         Y7, Y6, Y6
-	VMOVDQU      Y6, 416(R12)
-	VMOVDQU      448(R12), Y5
-	VPAND        (R10), Y10, Y10
+	VMOVDQU      Y6, 416(R10)
+	VMOVDQU      448(R10), Y5
+	VPAND        (R8), Y10, Y10
 	VPADDQ       Y10, Y5, Y6
 	VPXOR        Y10, Y5, Y5
-	VPAND        64(R10), Y5, Y5
-	VPAND        128(R10), Y6, Y6
+	VPAND        64(R8), Y5, Y5
+	VPAND        128(R8), Y6, Y6
 	VPOR         Y6, Y5, Y5
-	VMOVDQU      Y5, 448(R12)
-	VMOVDQU      480(R12), Y5
-	VPAND        (R10), Y4, Y4
+	VMOVDQU      Y5, 448(R10)
+	VMOVDQU      480(R10), Y5
+	VPAND        (R8), Y4, Y4
 	VPADDQ       Y4, Y5, Y6
 	VPXOR        Y4, Y5, Y5
-	VPAND        64(R10), Y5, Y5
-	VPAND        128(R10), Y6, Y6
+	VPAND        64(R8), Y5, Y5
+	VPAND        128(R8), Y6, Y6
 	VPOR         Y6, Y5, Y5
-	VMOVDQU      Y5, 480(R12)
-	VPBROADCASTD (R11), Y4
+	VMOVDQU      Y5, 480(R10)
+	VPBROADCASTD (R9), Y4
 	VPXOR        Y4, Y0, Y0
-	VPXOR        128(R12), Y8, Y8
+	VPXOR        128(R10), Y8, Y8
 	VPBLENDVB    Y11, Y0, Y8, Y0
-	VPXOR        256(R12), Y0, Y0
-	VMOVDQU      Y0, (R12)
-	VPBROADCASTD 4(R11), Y0
+	VPXOR        256(R10), Y0, Y0
+	VMOVDQU      Y0, (R10)
+	VPBROADCASTD 4(R9), Y0
 	VPXOR        Y0, Y1, Y1
-	VPXOR        160(R12), Y9, Y9
+	VPXOR        160(R10), Y9, Y9
 	VPBLENDVB    Y11, Y1, Y9, Y1
-	VPXOR        288(R12), Y1, Y1
-	VMOVDQU      Y1, 32(R12)
-	VPBROADCASTD 8(R11), Y0
+	VPXOR        288(R10), Y1, Y1
+	VMOVDQU      Y1, 32(R10)
+	VPBROADCASTD 8(R9), Y0
 	VPXOR        Y0, Y2, Y2
-	VMOVDQU      992(R12), Y0
-	VPXOR        192(R12), Y0, Y0
+	VMOVDQU      992(R10), Y0
+	VPXOR        192(R10), Y0, Y0
 	VPBLENDVB    Y11, Y2, Y0, Y2
-	VPXOR        320(R12), Y2, Y2
-	VMOVDQU      Y2, 64(R12)
-	VPBROADCASTD 12(R11), Y0
+	VPXOR        320(R10), Y2, Y2
+	VMOVDQU      Y2, 64(R10)
+	VPBROADCASTD 12(R9), Y0
 	VPXOR        Y0, Y3, Y3
-	VMOVDQU      1024(R12), Y0
-	VPXOR        224(R12), Y0, Y0
+	VMOVDQU      1024(R10), Y0
+	VPXOR        224(R10), Y0, Y0
 	VPBLENDVB    Y11, Y3, Y0, Y3
-	VPXOR        352(R12), Y3, Y3
-	VMOVDQU      Y3, 96(R12)
-	ADDQ         $0x20, DX
-	ADDQ         $0x20, DI
-	INCQ         R13
-	DECQ         SI
+	VPXOR        352(R10), Y3, Y3
+	VMOVDQU      Y3, 96(R10)
+	ADDQ         $0x20, CX
+	ADDQ         $0x20, SI
+	INCQ         R11
+	DECQ         BX
 	JMP          pointsAVX2_mul4_level
 
 pointsAVX2_mul4_done:
-	VMOVDQU 384(R12), Y0
-	VMOVDQU Y0, (R9)
-	VMOVDQU 416(R12), Y0
-	VMOVDQU Y0, 32(R9)
-	VMOVDQU 448(R12), Y0
-	VMOVDQU Y0, 64(R9)
-	VMOVDQU 480(R12), Y0
-	VMOVDQU Y0, 96(R9)
+	MOVQ    sums+64(FP), AX
+	VMOVDQU 384(R10), Y0
+	VMOVDQU Y0, (AX)
+	VMOVDQU 416(R10), Y0
+	VMOVDQU Y0, 32(AX)
+	VMOVDQU 448(R10), Y0
+	VMOVDQU Y0, 64(AX)
+	VMOVDQU 480(R10), Y0
+	VMOVDQU Y0, 96(AX)
 
 pointsAVX2_done:
-	ANDQ        $-2, R14
-	ORQ         R15, R14
-	MOVQ        or+80(FP), CX
-	ORQ         R14, (CX)
-	VMOVDQU     (R12), Y0
-	VMOVDQU     32(R12), Y1
-	VMOVDQU     64(R12), Y2
-	VMOVDQU     96(R12), Y3
+	ANDQ        $-2, R12
+	ORQ         R13, R12
+	MOVQ        or+88(FP), AX
+	ORQ         R12, (AX)
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	VMOVDQU     64(R10), Y2
+	VMOVDQU     96(R10), Y3
+	MOVQ        nodes+0(FP), AX
 	VPUNPCKLDQ  Y1, Y0, Y4
 	VPUNPCKHDQ  Y1, Y0, Y0
 	VPUNPCKLDQ  Y3, Y2, Y1
@@ -5397,25 +5454,40 @@ pointsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512(SB), $3768-88
-	MOVQ        nodes+0(FP), AX
-	MOVQ        xs+8(FP), CX
-	MOVQ        rows+16(FP), DX
-	MOVQ        offs+24(FP), BX
-	MOVQ        n+32(FP), SI
-	MOVQ        tr+40(FP), DI
-	MOVQ        mul+48(FP), R8
-	MOVQ        sums+56(FP), R9
-	MOVQ        arith+64(FP), R10
-	MOVQ        in+72(FP), R11
-	LEAQ        63(SP), R12
-	ANDQ        $-64, R12
-	LEAQ        (DX)(DI*1), DI
+TEXT ·pointsAVX512(SB), $3768-96
+	MOVQ        xs+8(FP), AX
+	MOVQ        rows+16(FP), CX
+	MOVQ        offs+24(FP), DX
+	MOVQ        n+40(FP), BX
+	MOVQ        tr+48(FP), SI
+	MOVQ        mul+56(FP), DI
+	MOVQ        arith+72(FP), R8
+	MOVQ        in+80(FP), R9
+	LEAQ        63(SP), R10
+	ANDQ        $-64, R10
+	LEAQ        (CX)(SI*1), SI
+	XORQ        R11, R11
+	XORQ        R12, R12
 	XORQ        R13, R13
-	XORQ        R14, R14
-	XORQ        R15, R15
+	MOVQ        nodes+0(FP), R14
+	VMOVDQU32   (R14), Z0
+	VMOVDQU32   64(R14), Z1
+	VMOVDQU32   128(R14), Z2
+	VMOVDQU32   192(R14), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (R10)
+	VMOVDQU32   Z1, 64(R10)
+	VMOVDQU32   Z4, 128(R10)
+	VMOVDQU32   Z0, 192(R10)
 	VMOVDQU32   (AX), Z0
 	VMOVDQU32   64(AX), Z1
 	VMOVDQU32   128(AX), Z2
@@ -5428,14 +5500,19 @@ TEXT ·pointsAVX512(SB), $3768-88
 	VPUNPCKHQDQ Z1, Z4, Z1
 	VPUNPCKLQDQ Z3, Z0, Z4
 	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, (R12)
-	VMOVDQU32   Z1, 64(R12)
-	VMOVDQU32   Z4, 128(R12)
-	VMOVDQU32   Z0, 192(R12)
-	VMOVDQU32   (CX), Z0
-	VMOVDQU32   64(CX), Z1
-	VMOVDQU32   128(CX), Z2
-	VMOVDQU32   192(CX), Z3
+	VMOVDQU32   Z2, 1024(R10)
+	VMOVDQU32   Z1, 1088(R10)
+	VMOVDQU32   Z4, 1152(R10)
+	VMOVDQU32   Z0, 1216(R10)
+	VMOVDQU32   (DX), Z0
+	VMOVDQU32   sel_avx512<>+0(SB), Z1
+	VPERMD      Z0, Z1, Z0
+	VMOVDQU32   Z0, 1280(R10)
+	MOVQ        nodes+0(FP), R14
+	VMOVDQU32   256(R14), Z0
+	VMOVDQU32   320(R14), Z1
+	VMOVDQU32   384(R14), Z2
+	VMOVDQU32   448(R14), Z3
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -5444,14 +5521,10 @@ TEXT ·pointsAVX512(SB), $3768-88
 	VPUNPCKHQDQ Z1, Z4, Z1
 	VPUNPCKLQDQ Z3, Z0, Z4
 	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, 1024(R12)
-	VMOVDQU32   Z1, 1088(R12)
-	VMOVDQU32   Z4, 1152(R12)
-	VMOVDQU32   Z0, 1216(R12)
-	VMOVDQU32   (BX), Z0
-	VMOVDQU32   sel_avx512<>+0(SB), Z1
-	VPERMD      Z0, Z1, Z0
-	VMOVDQU32   Z0, 1280(R12)
+	VMOVDQU32   Z2, 1344(R10)
+	VMOVDQU32   Z1, 1408(R10)
+	VMOVDQU32   Z4, 1472(R10)
+	VMOVDQU32   Z0, 1536(R10)
 	VMOVDQU32   256(AX), Z0
 	VMOVDQU32   320(AX), Z1
 	VMOVDQU32   384(AX), Z2
@@ -5464,303 +5537,363 @@ TEXT ·pointsAVX512(SB), $3768-88
 	VPUNPCKHQDQ Z1, Z4, Z1
 	VPUNPCKLQDQ Z3, Z0, Z4
 	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, 1344(R12)
-	VMOVDQU32   Z1, 1408(R12)
-	VMOVDQU32   Z4, 1472(R12)
-	VMOVDQU32   Z0, 1536(R12)
-	VMOVDQU32   256(CX), Z0
-	VMOVDQU32   320(CX), Z1
-	VMOVDQU32   384(CX), Z2
-	VMOVDQU32   448(CX), Z3
-	VPUNPCKLDQ  Z1, Z0, Z4
-	VPUNPCKHDQ  Z1, Z0, Z0
-	VPUNPCKLDQ  Z3, Z2, Z1
-	VPUNPCKHDQ  Z3, Z2, Z3
-	VPUNPCKLQDQ Z1, Z4, Z2
-	VPUNPCKHQDQ Z1, Z4, Z1
-	VPUNPCKLQDQ Z3, Z0, Z4
-	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, 2368(R12)
-	VMOVDQU32   Z1, 2432(R12)
-	VMOVDQU32   Z4, 2496(R12)
-	VMOVDQU32   Z0, 2560(R12)
-	VMOVDQU32   64(BX), Z0
+	VMOVDQU32   Z2, 2368(R10)
+	VMOVDQU32   Z1, 2432(R10)
+	VMOVDQU32   Z4, 2496(R10)
+	VMOVDQU32   Z0, 2560(R10)
+	VMOVDQU32   64(DX), Z0
 	VMOVDQU32   sel_avx512<>+0(SB), Z1
 	VPERMD      Z0, Z1, Z0
-	VMOVDQU32   Z0, 2624(R12)
-	CMPQ        R8, $0x04
+	VMOVDQU32   Z0, 2624(R10)
+	CMPQ        DI, $0x04
 	JE          pointsAVX512_mul4
 
 pointsAVX512_mul2_level:
-	CMPQ          SI, $0x00
-	JE            pointsAVX512_mul2_done
-	VMOVDQU32     (R12), Z0
-	VMOVDQU32     Z0, 256(R12)
-	VMOVDQU32     64(R12), Z0
-	VMOVDQU32     Z0, 320(R12)
-	VMOVDQU32     128(R12), Z0
-	VMOVDQU32     Z0, 384(R12)
-	VMOVDQU32     192(R12), Z0
+	CMPQ       BX, $0x00
+	JE         pointsAVX512_mul2_done
+	CMPQ       BX, $0x02
+	JA         pointsAVX512_mul2_next_done
+	MOVQ       next+32(FP), AX
+	TESTQ      AX, AX
+	JZ         pointsAVX512_mul2_next_done
+	MOVQ       R11, DX
+	ADDQ       BX, DX
+	SHLQ       $0x05, DX
+	NEGQ       DX
+	LEAQ       64(CX)(DX*1), DX
+	MOVLQSX    (AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    4(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    8(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    12(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    16(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    20(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    24(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    28(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    32(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    36(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    40(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    44(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    48(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    52(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    56(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    60(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    64(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    68(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    72(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    76(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    80(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    84(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    88(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    92(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    96(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    100(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    104(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    108(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    112(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    116(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    120(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    124(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+
+pointsAVX512_mul2_next_done:
+	VMOVDQU32     (R10), Z0
+	VMOVDQU32     Z0, 256(R10)
+	VMOVDQU32     64(R10), Z0
+	VMOVDQU32     Z0, 320(R10)
+	VMOVDQU32     128(R10), Z0
+	VMOVDQU32     Z0, 384(R10)
+	VMOVDQU32     192(R10), Z0
 	VPSRLD        $0x01, Z0, Z0
 	VPSLLD        $0x01, Z0, Z0
-	VMOVDQU32     Z0, 448(R12)
-	MOVLQSX       1280(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1284(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1288(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1292(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1296(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1300(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1304(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1308(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1312(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1316(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1320(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1324(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1328(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1332(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1336(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1340(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     1216(R12)(CX*1), Z1
+	VMOVDQU32     Z0, 448(R10)
+	MOVLQSX       1280(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1284(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1288(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1292(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1296(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1300(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1304(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1308(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1312(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1316(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1320(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1324(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1328(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1332(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1336(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1340(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R12), Z0
+	VMOVDQU32     192(R10), Z0
 	VPSLLD        $0x1f, Z0, Z0
 	VPSRAD        $0x1f, Z0, Z0
-	VMOVDQU32     1280(R12), Z1
+	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPGATHERDD    (CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 512(R12)
+	VMOVDQU32     Z2, 512(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPGATHERDD    4(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 576(R12)
+	VMOVDQU32     Z2, 576(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPGATHERDD    8(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 640(R12)
+	VMOVDQU32     Z2, 640(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VPGATHERDD    12(CX)(Z1*1), K2, Z2
 	VMOVDQU32     Z2, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPGATHERDD    (SI)(Z1*1), K2, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPXORD        Z2, Z3, Z3
 	VPSLLD        $0x1f, Z3, Z3
 	VPSRLD        $0x1f, Z3, Z3
 	VPXORD        Z3, Z2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 704(R12)
-	VMOVDQU32     1344(R12), Z0
-	VMOVDQU32     Z0, 1600(R12)
-	VMOVDQU32     1408(R12), Z0
-	VMOVDQU32     Z0, 1664(R12)
-	VMOVDQU32     1472(R12), Z0
-	VMOVDQU32     Z0, 1728(R12)
-	VMOVDQU32     1536(R12), Z0
+	VMOVDQU32     Z2, 704(R10)
+	VMOVDQU32     1344(R10), Z0
+	VMOVDQU32     Z0, 1600(R10)
+	VMOVDQU32     1408(R10), Z0
+	VMOVDQU32     Z0, 1664(R10)
+	VMOVDQU32     1472(R10), Z0
+	VMOVDQU32     Z0, 1728(R10)
+	VMOVDQU32     1536(R10), Z0
 	VPSRLD        $0x01, Z0, Z0
 	VPSLLD        $0x01, Z0, Z0
-	VMOVDQU32     Z0, 1792(R12)
-	MOVLQSX       2624(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2628(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2632(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2636(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2640(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2644(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2648(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2652(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2656(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2660(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2664(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2668(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2672(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2676(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2680(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       2684(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     2560(R12)(CX*1), Z1
+	VMOVDQU32     Z0, 1792(R10)
+	MOVLQSX       2624(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2628(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2632(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2636(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2640(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2644(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2648(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2652(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2656(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2660(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2664(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2668(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2672(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2676(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2680(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       2684(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     2560(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     1536(R12), Z0
+	VMOVDQU32     1536(R10), Z0
 	VPSLLD        $0x1f, Z0, Z0
 	VPSRAD        $0x1f, Z0, Z0
-	VMOVDQU32     2624(R12), Z1
+	VMOVDQU32     2624(R10), Z1
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPGATHERDD    (CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 1856(R12)
+	VMOVDQU32     Z2, 1856(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPGATHERDD    4(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 1920(R12)
+	VMOVDQU32     Z2, 1920(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPGATHERDD    8(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 1984(R12)
+	VMOVDQU32     Z2, 1984(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VPGATHERDD    12(CX)(Z1*1), K2, Z2
 	VMOVDQU32     Z2, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPGATHERDD    (SI)(Z1*1), K2, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPXORD        Z2, Z3, Z3
 	VPSLLD        $0x1f, Z3, Z3
 	VPSRLD        $0x1f, Z3, Z3
 	VPXORD        Z3, Z2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 2048(R12)
-	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z2, 2048(R10)
+	VMOVDQU32     256(R10), Z4
 	VMOVDQU32     Z4, Z8
-	VPBROADCASTD  (R11), Z0
-	VMOVDQU32     320(R12), Z5
+	VPBROADCASTD  (R9), Z0
+	VMOVDQU32     320(R10), Z5
 	VMOVDQU32     Z5, Z9
-	VPBROADCASTD  4(R11), Z1
-	VMOVDQU32     384(R12), Z6
+	VPBROADCASTD  4(R9), Z1
+	VMOVDQU32     384(R10), Z6
 	VMOVDQU32     Z6, Z10
-	VPBROADCASTD  8(R11), Z2
-	VMOVDQU32     448(R12), Z7
+	VPBROADCASTD  8(R9), Z2
+	VMOVDQU32     448(R10), Z7
 	VMOVDQU32     Z7, Z11
-	VPBROADCASTD  12(R11), Z3
-	VPBROADCASTD  16(R11), Z14
-	VPBROADCASTD  20(R11), Z15
+	VPBROADCASTD  12(R9), Z3
+	VPBROADCASTD  16(R9), Z14
+	VPBROADCASTD  20(R9), Z15
 	VPXORD        Z14, Z14, Z12
 	VPXORD        Z14, Z14, Z13
-	VMOVDQU32     1600(R12), Z20
+	VMOVDQU32     1600(R10), Z20
 	VMOVDQU32     Z20, Z24
-	VPBROADCASTD  (R11), Z16
-	VMOVDQU32     1664(R12), Z21
+	VPBROADCASTD  (R9), Z16
+	VMOVDQU32     1664(R10), Z21
 	VMOVDQU32     Z21, Z25
-	VPBROADCASTD  4(R11), Z17
-	VMOVDQU32     1728(R12), Z22
+	VPBROADCASTD  4(R9), Z17
+	VMOVDQU32     1728(R10), Z22
 	VMOVDQU32     Z22, Z26
-	VPBROADCASTD  8(R11), Z18
-	VMOVDQU32     1792(R12), Z23
+	VPBROADCASTD  8(R9), Z18
+	VMOVDQU32     1792(R10), Z23
 	VMOVDQU32     Z23, Z27
-	VPBROADCASTD  12(R11), Z19
-	VPBROADCASTD  16(R11), Z30
-	VPBROADCASTD  20(R11), Z31
+	VPBROADCASTD  12(R9), Z19
+	VPBROADCASTD  16(R9), Z30
+	VPBROADCASTD  20(R9), Z31
 	VPXORD        Z30, Z30, Z28
 	VPXORD        Z30, Z30, Z29
-	MOVQ          $0x0000000a, CX
+	MOVQ          $0x0000000a, AX
 
 pointsAVX512_mul2_round:
 	VPADDD        Z4, Z0, Z0
@@ -5955,216 +6088,292 @@ pointsAVX512_mul2_round:
 	VPROLD        $0x07, Z22, Z22
 	VPROLD        $0x07, Z23, Z23
 	VPROLD        $0x07, Z20, Z20
-	DECQ          CX
+	DECQ          AX
 	JNZ           pointsAVX512_mul2_round
-	VMOVDQU32     Z16, 2688(R12)
-	VMOVDQU32     Z17, 2752(R12)
-	VMOVDQU32     Z18, 2816(R12)
-	VMOVDQU32     Z19, 2880(R12)
-	VMOVDQU32     Z20, 2944(R12)
-	VMOVDQU32     Z21, 3008(R12)
-	VMOVDQU32     Z22, 3072(R12)
-	VMOVDQU32     Z23, 3136(R12)
-	VMOVDQU32     Z24, 3200(R12)
-	VMOVDQU32     Z25, 3264(R12)
-	VMOVDQU32     Z26, 3328(R12)
-	VMOVDQU32     Z27, 3392(R12)
-	VMOVDQU32     Z28, 3456(R12)
-	VMOVDQU32     Z29, 3520(R12)
-	VMOVDQU32     Z30, 3584(R12)
-	VMOVDQU32     Z31, 3648(R12)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X8
-	VMOVDQU32     1216(R12)(CX*1), Z9
+	VMOVDQU32     Z16, 2688(R10)
+	VMOVDQU32     Z17, 2752(R10)
+	VMOVDQU32     Z18, 2816(R10)
+	VMOVDQU32     Z19, 2880(R10)
+	VMOVDQU32     Z20, 2944(R10)
+	VMOVDQU32     Z21, 3008(R10)
+	VMOVDQU32     Z22, 3072(R10)
+	VMOVDQU32     Z23, 3136(R10)
+	VMOVDQU32     Z24, 3200(R10)
+	VMOVDQU32     Z25, 3264(R10)
+	VMOVDQU32     Z26, 3328(R10)
+	VMOVDQU32     Z27, 3392(R10)
+	VMOVDQU32     Z28, 3456(R10)
+	VMOVDQU32     Z29, 3520(R10)
+	VMOVDQU32     Z30, 3584(R10)
+	VMOVDQU32     Z31, 3648(R10)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X8
+	VMOVDQU32     1216(R10)(AX*1), Z9
 	VPSLLD        X8, Z9, Z9
 	VPTESTMD.BCST sign_bit<>+0(SB), Z9, K1
-	VPXORD.BCST   (R11), Z0, Z0
-	VPXORD        256(R12), Z4, Z4
+	VPXORD.BCST   (R9), Z0, Z0
+	VPXORD        256(R10), Z4, Z4
 	VPBLENDMD     Z4, Z0, K1, Z0
-	VPXORD        512(R12), Z0, Z0
-	VMOVDQU32     Z0, (R12)
-	VPXORD.BCST   4(R11), Z1, Z1
-	VPXORD        320(R12), Z5, Z5
+	VPXORD        512(R10), Z0, Z0
+	VMOVDQU32     Z0, (R10)
+	VPXORD.BCST   4(R9), Z1, Z1
+	VPXORD        320(R10), Z5, Z5
 	VPBLENDMD     Z5, Z1, K1, Z1
-	VPXORD        576(R12), Z1, Z1
-	VMOVDQU32     Z1, 64(R12)
-	VPXORD.BCST   8(R11), Z2, Z2
-	VPXORD        384(R12), Z6, Z6
+	VPXORD        576(R10), Z1, Z1
+	VMOVDQU32     Z1, 64(R10)
+	VPXORD.BCST   8(R9), Z2, Z2
+	VPXORD        384(R10), Z6, Z6
 	VPBLENDMD     Z6, Z2, K1, Z2
-	VPXORD        640(R12), Z2, Z2
-	VMOVDQU32     Z2, 128(R12)
-	VPXORD.BCST   12(R11), Z3, Z3
-	VPXORD        448(R12), Z7, Z7
+	VPXORD        640(R10), Z2, Z2
+	VMOVDQU32     Z2, 128(R10)
+	VPXORD.BCST   12(R9), Z3, Z3
+	VPXORD        448(R10), Z7, Z7
 	VPBLENDMD     Z7, Z3, K1, Z3
-	VPXORD        704(R12), Z3, Z3
-	VMOVDQU32     Z3, 192(R12)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     2560(R12)(CX*1), Z1
+	VPXORD        704(R10), Z3, Z3
+	VMOVDQU32     Z3, 192(R10)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     2560(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     2688(R12), Z0
-	VPXORD.BCST   (R11), Z0, Z0
-	VMOVDQU32     2944(R12), Z1
-	VPXORD        1600(R12), Z1, Z1
+	VMOVDQU32     2688(R10), Z0
+	VPXORD.BCST   (R9), Z0, Z0
+	VMOVDQU32     2944(R10), Z1
+	VPXORD        1600(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        1856(R12), Z0, Z0
-	VMOVDQU32     Z0, 1344(R12)
-	VMOVDQU32     2752(R12), Z0
-	VPXORD.BCST   4(R11), Z0, Z0
-	VMOVDQU32     3008(R12), Z1
-	VPXORD        1664(R12), Z1, Z1
+	VPXORD        1856(R10), Z0, Z0
+	VMOVDQU32     Z0, 1344(R10)
+	VMOVDQU32     2752(R10), Z0
+	VPXORD.BCST   4(R9), Z0, Z0
+	VMOVDQU32     3008(R10), Z1
+	VPXORD        1664(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        1920(R12), Z0, Z0
-	VMOVDQU32     Z0, 1408(R12)
-	VMOVDQU32     2816(R12), Z0
-	VPXORD.BCST   8(R11), Z0, Z0
-	VMOVDQU32     3072(R12), Z1
-	VPXORD        1728(R12), Z1, Z1
+	VPXORD        1920(R10), Z0, Z0
+	VMOVDQU32     Z0, 1408(R10)
+	VMOVDQU32     2816(R10), Z0
+	VPXORD.BCST   8(R9), Z0, Z0
+	VMOVDQU32     3072(R10), Z1
+	VPXORD        1728(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        1984(R12), Z0, Z0
-	VMOVDQU32     Z0, 1472(R12)
-	VMOVDQU32     2880(R12), Z0
-	VPXORD.BCST   12(R11), Z0, Z0
-	VMOVDQU32     3136(R12), Z1
-	VPXORD        1792(R12), Z1, Z1
+	VPXORD        1984(R10), Z0, Z0
+	VMOVDQU32     Z0, 1472(R10)
+	VMOVDQU32     2880(R10), Z0
+	VPXORD.BCST   12(R9), Z0, Z0
+	VMOVDQU32     3136(R10), Z1
+	VPXORD        1792(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        2048(R12), Z0, Z0
-	VMOVDQU32     Z0, 1536(R12)
-	ADDQ          $0x20, DX
-	ADDQ          $0x20, DI
-	INCQ          R13
-	DECQ          SI
+	VPXORD        2048(R10), Z0, Z0
+	VMOVDQU32     Z0, 1536(R10)
+	ADDQ          $0x20, CX
+	ADDQ          $0x20, SI
+	INCQ          R11
+	DECQ          BX
 	JMP           pointsAVX512_mul2_level
 
 pointsAVX512_mul2_done:
 	JMP pointsAVX512_done
 
 pointsAVX512_mul4:
-	VMOVDQU32 (R12), Z0
+	VMOVDQU32 (R10), Z0
 	VPXORD    Z0, Z0, Z0
-	VMOVDQU32 Z0, 768(R12)
-	VMOVDQU32 Z0, 832(R12)
-	VMOVDQU32 Z0, 896(R12)
-	VMOVDQU32 Z0, 960(R12)
-	VMOVDQU32 Z0, 2112(R12)
-	VMOVDQU32 Z0, 2176(R12)
-	VMOVDQU32 Z0, 2240(R12)
-	VMOVDQU32 Z0, 2304(R12)
+	VMOVDQU32 Z0, 768(R10)
+	VMOVDQU32 Z0, 832(R10)
+	VMOVDQU32 Z0, 896(R10)
+	VMOVDQU32 Z0, 960(R10)
+	VMOVDQU32 Z0, 2112(R10)
+	VMOVDQU32 Z0, 2176(R10)
+	VMOVDQU32 Z0, 2240(R10)
+	VMOVDQU32 Z0, 2304(R10)
 
 pointsAVX512_mul4_level:
-	CMPQ          SI, $0x00
-	JE            pointsAVX512_mul4_done
-	VMOVDQU32     (R12), Z0
-	VMOVDQU32     Z0, 256(R12)
-	VMOVDQU32     64(R12), Z0
-	VMOVDQU32     Z0, 320(R12)
-	VMOVDQU32     128(R12), Z0
-	VMOVDQU32     Z0, 384(R12)
-	VMOVDQU32     192(R12), Z0
+	CMPQ       BX, $0x00
+	JE         pointsAVX512_mul4_done
+	CMPQ       BX, $0x02
+	JA         pointsAVX512_mul4_next_done
+	MOVQ       next+32(FP), AX
+	TESTQ      AX, AX
+	JZ         pointsAVX512_mul4_next_done
+	MOVQ       R11, DX
+	ADDQ       BX, DX
+	SHLQ       $0x05, DX
+	NEGQ       DX
+	LEAQ       64(CX)(DX*1), DX
+	MOVLQSX    (AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    4(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    8(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    12(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    16(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    20(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    24(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    28(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    32(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    36(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    40(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    44(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    48(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    52(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    56(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    60(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    64(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    68(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    72(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    76(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    80(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    84(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    88(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    92(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    96(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    100(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    104(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    108(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    112(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    116(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    120(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    124(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+
+pointsAVX512_mul4_next_done:
+	VMOVDQU32     (R10), Z0
+	VMOVDQU32     Z0, 256(R10)
+	VMOVDQU32     64(R10), Z0
+	VMOVDQU32     Z0, 320(R10)
+	VMOVDQU32     128(R10), Z0
+	VMOVDQU32     Z0, 384(R10)
+	VMOVDQU32     192(R10), Z0
 	VPSRLD        $0x01, Z0, Z0
 	VPSLLD        $0x01, Z0, Z0
-	VMOVDQU32     Z0, 448(R12)
-	MOVLQSX       1280(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1284(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1288(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1292(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1296(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1300(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1304(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1308(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1312(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1316(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1320(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1324(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1328(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1332(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1336(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1340(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     1216(R12)(CX*1), Z1
+	VMOVDQU32     Z0, 448(R10)
+	MOVLQSX       1280(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1284(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1288(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1292(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1296(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1300(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1304(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1308(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1312(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1316(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1320(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1324(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1328(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1332(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1336(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1340(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R12), Z0
+	VMOVDQU32     192(R10), Z0
 	VPSLLD        $0x1f, Z0, Z0
 	VPSRAD        $0x1f, Z0, Z0
-	VMOVDQU32     1280(R12), Z1
+	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPGATHERDD    (CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 512(R12)
+	VMOVDQU32     Z2, 512(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPGATHERDD    4(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 576(R12)
+	VMOVDQU32     Z2, 576(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPGATHERDD    8(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 640(R12)
+	VMOVDQU32     Z2, 640(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VPGATHERDD    12(CX)(Z1*1), K2, Z2
 	VMOVDQU32     Z2, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPGATHERDD    (SI)(Z1*1), K2, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPXORD        Z2, Z3, Z3
 	VPSLLD        $0x1f, Z3, Z3
 	VPSRLD        $0x1f, Z3, Z3
 	VPXORD        Z3, Z2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 704(R12)
+	VMOVDQU32     Z2, 704(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    16(DX)(Z1*1), K1, Z2
+	VPGATHERDD    16(CX)(Z1*1), K1, Z2
 	VPANDD        Z0, Z2, Z2
 	VPXORD        Z1, Z1, Z3
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    20(DX)(Z1*1), K1, Z3
+	VPGATHERDD    20(CX)(Z1*1), K1, Z3
 	VPANDD        Z0, Z3, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    24(DX)(Z1*1), K1, Z4
+	VPGATHERDD    24(CX)(Z1*1), K1, Z4
 	VPANDD        Z0, Z4, Z4
 	VPXORD        Z1, Z1, Z5
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    28(DX)(Z1*1), K1, Z5
+	VPGATHERDD    28(CX)(Z1*1), K1, Z5
 	VPANDD        Z0, Z5, Z5
 	VPUNPCKLDQ    Z3, Z2, Z0
 	VPUNPCKHDQ    Z3, Z2, Z1
@@ -6174,138 +6383,138 @@ pointsAVX512_mul4_level:
 	VPUNPCKHQDQ   Z2, Z0, Z0
 	VPUNPCKLQDQ   Z4, Z1, Z2
 	VPUNPCKHQDQ   Z4, Z1, Z1
-	VMOVDQU32     768(R12), Z4
-	VPANDD        (R10), Z3, Z3
+	VMOVDQU32     768(R10), Z4
+	VPANDD        (R8), Z3, Z3
 	VPADDQ        Z3, Z4, Z5
 	VPXORD        Z3, Z4, Z4
-	VPANDD        64(R10), Z4, Z4
-	VPANDD        128(R10), Z5, Z5
+	VPANDD        64(R8), Z4, Z4
+	VPANDD        128(R8), Z5, Z5
 	VPORD         Z5, Z4, Z4
-	VMOVDQU32     Z4, 768(R12)
-	VMOVDQU32     832(R12), Z3
-	VPANDD        (R10), Z0, Z0
+	VMOVDQU32     Z4, 768(R10)
+	VMOVDQU32     832(R10), Z3
+	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z3, Z4
 	VPXORD        Z0, Z3, Z3
-	VPANDD        64(R10), Z3, Z3
-	VPANDD        128(R10), Z4, Z4
+	VPANDD        64(R8), Z3, Z3
+	VPANDD        128(R8), Z4, Z4
 	VPORD         Z4, Z3, Z3
-	VMOVDQU32     Z3, 832(R12)
-	VMOVDQU32     896(R12), Z0
-	VPANDD        (R10), Z2, Z2
+	VMOVDQU32     Z3, 832(R10)
+	VMOVDQU32     896(R10), Z0
+	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z0, Z3
 	VPXORD        Z2, Z0, Z0
-	VPANDD        64(R10), Z0, Z0
-	VPANDD        128(R10), Z3, Z3
+	VPANDD        64(R8), Z0, Z0
+	VPANDD        128(R8), Z3, Z3
 	VPORD         Z3, Z0, Z0
-	VMOVDQU32     Z0, 896(R12)
-	VMOVDQU32     960(R12), Z0
-	VPANDD        (R10), Z1, Z1
+	VMOVDQU32     Z0, 896(R10)
+	VMOVDQU32     960(R10), Z0
+	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z0, Z2
 	VPXORD        Z1, Z0, Z0
-	VPANDD        64(R10), Z0, Z0
-	VPANDD        128(R10), Z2, Z2
+	VPANDD        64(R8), Z0, Z0
+	VPANDD        128(R8), Z2, Z2
 	VPORD         Z2, Z0, Z0
-	VMOVDQU32     Z0, 960(R12)
-	VMOVDQU32     1344(R12), Z0
-	VMOVDQU32     Z0, 1600(R12)
-	VMOVDQU32     1408(R12), Z0
-	VMOVDQU32     Z0, 1664(R12)
-	VMOVDQU32     1472(R12), Z0
-	VMOVDQU32     Z0, 1728(R12)
-	VMOVDQU32     1536(R12), Z0
+	VMOVDQU32     Z0, 960(R10)
+	VMOVDQU32     1344(R10), Z0
+	VMOVDQU32     Z0, 1600(R10)
+	VMOVDQU32     1408(R10), Z0
+	VMOVDQU32     Z0, 1664(R10)
+	VMOVDQU32     1472(R10), Z0
+	VMOVDQU32     Z0, 1728(R10)
+	VMOVDQU32     1536(R10), Z0
 	VPSRLD        $0x01, Z0, Z0
 	VPSLLD        $0x01, Z0, Z0
-	VMOVDQU32     Z0, 1792(R12)
-	MOVLQSX       2624(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2628(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2632(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2636(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2640(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2644(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2648(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2652(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2656(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2660(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2664(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2668(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2672(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2676(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2680(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       2684(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     2560(R12)(CX*1), Z1
+	VMOVDQU32     Z0, 1792(R10)
+	MOVLQSX       2624(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2628(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2632(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2636(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2640(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2644(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2648(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2652(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2656(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2660(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2664(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2668(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2672(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2676(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2680(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       2684(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     2560(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     1536(R12), Z0
+	VMOVDQU32     1536(R10), Z0
 	VPSLLD        $0x1f, Z0, Z0
 	VPSRAD        $0x1f, Z0, Z0
-	VMOVDQU32     2624(R12), Z1
+	VMOVDQU32     2624(R10), Z1
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPGATHERDD    (CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 1856(R12)
+	VMOVDQU32     Z2, 1856(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPGATHERDD    4(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 1920(R12)
+	VMOVDQU32     Z2, 1920(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPGATHERDD    8(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 1984(R12)
+	VMOVDQU32     Z2, 1984(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VPGATHERDD    12(CX)(Z1*1), K2, Z2
 	VMOVDQU32     Z2, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPGATHERDD    (SI)(Z1*1), K2, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPXORD        Z2, Z3, Z3
 	VPSLLD        $0x1f, Z3, Z3
 	VPSRLD        $0x1f, Z3, Z3
 	VPXORD        Z3, Z2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 2048(R12)
+	VMOVDQU32     Z2, 2048(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    16(DX)(Z1*1), K1, Z2
+	VPGATHERDD    16(CX)(Z1*1), K1, Z2
 	VPANDD        Z0, Z2, Z2
 	VPXORD        Z1, Z1, Z3
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    20(DX)(Z1*1), K1, Z3
+	VPGATHERDD    20(CX)(Z1*1), K1, Z3
 	VPANDD        Z0, Z3, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    24(DX)(Z1*1), K1, Z4
+	VPGATHERDD    24(CX)(Z1*1), K1, Z4
 	VPANDD        Z0, Z4, Z4
 	VPXORD        Z1, Z1, Z5
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    28(DX)(Z1*1), K1, Z5
+	VPGATHERDD    28(CX)(Z1*1), K1, Z5
 	VPANDD        Z0, Z5, Z5
 	VPUNPCKLDQ    Z3, Z2, Z0
 	VPUNPCKHDQ    Z3, Z2, Z1
@@ -6315,71 +6524,71 @@ pointsAVX512_mul4_level:
 	VPUNPCKHQDQ   Z2, Z0, Z0
 	VPUNPCKLQDQ   Z4, Z1, Z2
 	VPUNPCKHQDQ   Z4, Z1, Z1
-	VMOVDQU32     2112(R12), Z4
-	VPANDD        (R10), Z3, Z3
+	VMOVDQU32     2112(R10), Z4
+	VPANDD        (R8), Z3, Z3
 	VPADDQ        Z3, Z4, Z5
 	VPXORD        Z3, Z4, Z4
-	VPANDD        64(R10), Z4, Z4
-	VPANDD        128(R10), Z5, Z5
+	VPANDD        64(R8), Z4, Z4
+	VPANDD        128(R8), Z5, Z5
 	VPORD         Z5, Z4, Z4
-	VMOVDQU32     Z4, 2112(R12)
-	VMOVDQU32     2176(R12), Z3
-	VPANDD        (R10), Z0, Z0
+	VMOVDQU32     Z4, 2112(R10)
+	VMOVDQU32     2176(R10), Z3
+	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z3, Z4
 	VPXORD        Z0, Z3, Z3
-	VPANDD        64(R10), Z3, Z3
-	VPANDD        128(R10), Z4, Z4
+	VPANDD        64(R8), Z3, Z3
+	VPANDD        128(R8), Z4, Z4
 	VPORD         Z4, Z3, Z3
-	VMOVDQU32     Z3, 2176(R12)
-	VMOVDQU32     2240(R12), Z0
-	VPANDD        (R10), Z2, Z2
+	VMOVDQU32     Z3, 2176(R10)
+	VMOVDQU32     2240(R10), Z0
+	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z0, Z3
 	VPXORD        Z2, Z0, Z0
-	VPANDD        64(R10), Z0, Z0
-	VPANDD        128(R10), Z3, Z3
+	VPANDD        64(R8), Z0, Z0
+	VPANDD        128(R8), Z3, Z3
 	VPORD         Z3, Z0, Z0
-	VMOVDQU32     Z0, 2240(R12)
-	VMOVDQU32     2304(R12), Z0
-	VPANDD        (R10), Z1, Z1
+	VMOVDQU32     Z0, 2240(R10)
+	VMOVDQU32     2304(R10), Z0
+	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z0, Z2
 	VPXORD        Z1, Z0, Z0
-	VPANDD        64(R10), Z0, Z0
-	VPANDD        128(R10), Z2, Z2
+	VPANDD        64(R8), Z0, Z0
+	VPANDD        128(R8), Z2, Z2
 	VPORD         Z2, Z0, Z0
-	VMOVDQU32     Z0, 2304(R12)
-	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z0, 2304(R10)
+	VMOVDQU32     256(R10), Z4
 	VMOVDQU32     Z4, Z8
-	VPBROADCASTD  (R11), Z0
-	VMOVDQU32     320(R12), Z5
+	VPBROADCASTD  (R9), Z0
+	VMOVDQU32     320(R10), Z5
 	VMOVDQU32     Z5, Z9
-	VPBROADCASTD  4(R11), Z1
-	VMOVDQU32     384(R12), Z6
+	VPBROADCASTD  4(R9), Z1
+	VMOVDQU32     384(R10), Z6
 	VMOVDQU32     Z6, Z10
-	VPBROADCASTD  8(R11), Z2
-	VMOVDQU32     448(R12), Z7
+	VPBROADCASTD  8(R9), Z2
+	VMOVDQU32     448(R10), Z7
 	VMOVDQU32     Z7, Z11
-	VPBROADCASTD  12(R11), Z3
-	VPBROADCASTD  16(R11), Z14
-	VPBROADCASTD  20(R11), Z15
+	VPBROADCASTD  12(R9), Z3
+	VPBROADCASTD  16(R9), Z14
+	VPBROADCASTD  20(R9), Z15
 	VPXORD        Z14, Z14, Z12
 	VPXORD        Z14, Z14, Z13
-	VMOVDQU32     1600(R12), Z20
+	VMOVDQU32     1600(R10), Z20
 	VMOVDQU32     Z20, Z24
-	VPBROADCASTD  (R11), Z16
-	VMOVDQU32     1664(R12), Z21
+	VPBROADCASTD  (R9), Z16
+	VMOVDQU32     1664(R10), Z21
 	VMOVDQU32     Z21, Z25
-	VPBROADCASTD  4(R11), Z17
-	VMOVDQU32     1728(R12), Z22
+	VPBROADCASTD  4(R9), Z17
+	VMOVDQU32     1728(R10), Z22
 	VMOVDQU32     Z22, Z26
-	VPBROADCASTD  8(R11), Z18
-	VMOVDQU32     1792(R12), Z23
+	VPBROADCASTD  8(R9), Z18
+	VMOVDQU32     1792(R10), Z23
 	VMOVDQU32     Z23, Z27
-	VPBROADCASTD  12(R11), Z19
-	VPBROADCASTD  16(R11), Z30
-	VPBROADCASTD  20(R11), Z31
+	VPBROADCASTD  12(R9), Z19
+	VPBROADCASTD  16(R9), Z30
+	VPBROADCASTD  20(R9), Z31
 	VPXORD        Z30, Z30, Z28
 	VPXORD        Z30, Z30, Z29
-	MOVQ          $0x0000000a, CX
+	MOVQ          $0x0000000a, AX
 
 pointsAVX512_mul4_round:
 	VPADDD        Z4, Z0, Z0
@@ -6574,43 +6783,43 @@ pointsAVX512_mul4_round:
 	VPROLD        $0x07, Z22, Z22
 	VPROLD        $0x07, Z23, Z23
 	VPROLD        $0x07, Z20, Z20
-	DECQ          CX
+	DECQ          AX
 	JNZ           pointsAVX512_mul4_round
-	VMOVDQU32     Z16, 2688(R12)
-	VMOVDQU32     Z17, 2752(R12)
-	VMOVDQU32     Z18, 2816(R12)
-	VMOVDQU32     Z19, 2880(R12)
-	VMOVDQU32     Z20, 2944(R12)
-	VMOVDQU32     Z21, 3008(R12)
-	VMOVDQU32     Z22, 3072(R12)
-	VMOVDQU32     Z23, 3136(R12)
-	VMOVDQU32     Z24, 3200(R12)
-	VMOVDQU32     Z25, 3264(R12)
-	VMOVDQU32     Z26, 3328(R12)
-	VMOVDQU32     Z27, 3392(R12)
-	VMOVDQU32     Z28, 3456(R12)
-	VMOVDQU32     Z29, 3520(R12)
-	VMOVDQU32     Z30, 3584(R12)
-	VMOVDQU32     Z31, 3648(R12)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X16
-	VMOVDQU32     1216(R12)(CX*1), Z17
+	VMOVDQU32     Z16, 2688(R10)
+	VMOVDQU32     Z17, 2752(R10)
+	VMOVDQU32     Z18, 2816(R10)
+	VMOVDQU32     Z19, 2880(R10)
+	VMOVDQU32     Z20, 2944(R10)
+	VMOVDQU32     Z21, 3008(R10)
+	VMOVDQU32     Z22, 3072(R10)
+	VMOVDQU32     Z23, 3136(R10)
+	VMOVDQU32     Z24, 3200(R10)
+	VMOVDQU32     Z25, 3264(R10)
+	VMOVDQU32     Z26, 3328(R10)
+	VMOVDQU32     Z27, 3392(R10)
+	VMOVDQU32     Z28, 3456(R10)
+	VMOVDQU32     Z29, 3520(R10)
+	VMOVDQU32     Z30, 3584(R10)
+	VMOVDQU32     Z31, 3648(R10)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X16
+	VMOVDQU32     1216(R10)(AX*1), Z17
 	VPSLLD        X16, Z17, Z17
 	VPTESTMD.BCST sign_bit<>+0(SB), Z17, K1
-	VPXORD        256(R12), Z4, Z4
+	VPXORD        256(R10), Z4, Z4
 	VPBLENDMD     Z12, Z4, K1, Z4
-	VPXORD        320(R12), Z5, Z5
+	VPXORD        320(R10), Z5, Z5
 	VPBLENDMD     Z13, Z5, K1, Z5
-	VPXORD        384(R12), Z6, Z6
-	VPXORD.BCST   16(R11), Z14, Z14
+	VPXORD        384(R10), Z6, Z6
+	VPXORD.BCST   16(R9), Z14, Z14
 	VPBLENDMD     Z14, Z6, K1, Z6
-	VPXORD        448(R12), Z7, Z7
-	VPXORD.BCST   20(R11), Z15, Z15
+	VPXORD        448(R10), Z7, Z7
+	VPXORD.BCST   20(R9), Z15, Z15
 	VPBLENDMD     Z15, Z7, K1, Z7
 	VPUNPCKLDQ    Z5, Z4, Z12
 	VPUNPCKHDQ    Z5, Z4, Z4
@@ -6620,85 +6829,85 @@ pointsAVX512_mul4_round:
 	VPUNPCKHQDQ   Z5, Z12, Z5
 	VPUNPCKLQDQ   Z7, Z4, Z12
 	VPUNPCKHQDQ   Z7, Z4, Z4
-	VMOVDQU32     768(R12), Z7
-	VPANDD        (R10), Z6, Z6
+	VMOVDQU32     768(R10), Z7
+	VPANDD        (R8), Z6, Z6
 	VPADDQ        Z6, Z7, Z13
 	VPXORD        Z6, Z7, Z7
-	VPANDD        64(R10), Z7, Z7
-	VPANDD        128(R10), Z13, Z13
+	VPANDD        64(R8), Z7, Z7
+	VPANDD        128(R8), Z13, Z13
 	VPORD         Z13, Z7, Z7
-	VMOVDQU32     Z7, 768(R12)
-	VMOVDQU32     832(R12), Z6
-	VPANDD        (R10), Z5, Z5
+	VMOVDQU32     Z7, 768(R10)
+	VMOVDQU32     832(R10), Z6
+	VPANDD        (R8), Z5, Z5
 	VPADDQ        Z5, Z6, Z7
 	VPXORD        Z5, Z6, Z6
-	VPANDD        64(R10), Z6, Z6
-	VPANDD        128(R10), Z7, Z7
+	VPANDD        64(R8), Z6, Z6
+	VPANDD        128(R8), Z7, Z7
 	VPORD         Z7, Z6, Z6
-	VMOVDQU32     Z6, 832(R12)
-	VMOVDQU32     896(R12), Z5
-	VPANDD        (R10), Z12, Z12
+	VMOVDQU32     Z6, 832(R10)
+	VMOVDQU32     896(R10), Z5
+	VPANDD        (R8), Z12, Z12
 	VPADDQ        Z12, Z5, Z6
 	VPXORD        Z12, Z5, Z5
-	VPANDD        64(R10), Z5, Z5
-	VPANDD        128(R10), Z6, Z6
+	VPANDD        64(R8), Z5, Z5
+	VPANDD        128(R8), Z6, Z6
 	VPORD         Z6, Z5, Z5
-	VMOVDQU32     Z5, 896(R12)
-	VMOVDQU32     960(R12), Z5
-	VPANDD        (R10), Z4, Z4
+	VMOVDQU32     Z5, 896(R10)
+	VMOVDQU32     960(R10), Z5
+	VPANDD        (R8), Z4, Z4
 	VPADDQ        Z4, Z5, Z6
 	VPXORD        Z4, Z5, Z5
-	VPANDD        64(R10), Z5, Z5
-	VPANDD        128(R10), Z6, Z6
+	VPANDD        64(R8), Z5, Z5
+	VPANDD        128(R8), Z6, Z6
 	VPORD         Z6, Z5, Z5
-	VMOVDQU32     Z5, 960(R12)
-	VPXORD.BCST   (R11), Z0, Z0
-	VPXORD        256(R12), Z8, Z8
+	VMOVDQU32     Z5, 960(R10)
+	VPXORD.BCST   (R9), Z0, Z0
+	VPXORD        256(R10), Z8, Z8
 	VPBLENDMD     Z8, Z0, K1, Z0
-	VPXORD        512(R12), Z0, Z0
-	VMOVDQU32     Z0, (R12)
-	VPXORD.BCST   4(R11), Z1, Z1
-	VPXORD        320(R12), Z9, Z9
+	VPXORD        512(R10), Z0, Z0
+	VMOVDQU32     Z0, (R10)
+	VPXORD.BCST   4(R9), Z1, Z1
+	VPXORD        320(R10), Z9, Z9
 	VPBLENDMD     Z9, Z1, K1, Z1
-	VPXORD        576(R12), Z1, Z1
-	VMOVDQU32     Z1, 64(R12)
-	VPXORD.BCST   8(R11), Z2, Z2
-	VPXORD        384(R12), Z10, Z10
+	VPXORD        576(R10), Z1, Z1
+	VMOVDQU32     Z1, 64(R10)
+	VPXORD.BCST   8(R9), Z2, Z2
+	VPXORD        384(R10), Z10, Z10
 	VPBLENDMD     Z10, Z2, K1, Z2
-	VPXORD        640(R12), Z2, Z2
-	VMOVDQU32     Z2, 128(R12)
-	VPXORD.BCST   12(R11), Z3, Z3
-	VPXORD        448(R12), Z11, Z11
+	VPXORD        640(R10), Z2, Z2
+	VMOVDQU32     Z2, 128(R10)
+	VPXORD.BCST   12(R9), Z3, Z3
+	VPXORD        448(R10), Z11, Z11
 	VPBLENDMD     Z11, Z3, K1, Z3
-	VPXORD        704(R12), Z3, Z3
-	VMOVDQU32     Z3, 192(R12)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     2560(R12)(CX*1), Z1
+	VPXORD        704(R10), Z3, Z3
+	VMOVDQU32     Z3, 192(R10)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     2560(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     2944(R12), Z0
-	VPXORD        1600(R12), Z0, Z0
-	VMOVDQU32     3456(R12), Z1
+	VMOVDQU32     2944(R10), Z0
+	VPXORD        1600(R10), Z0, Z0
+	VMOVDQU32     3456(R10), Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VMOVDQU32     3008(R12), Z1
-	VPXORD        1664(R12), Z1, Z1
-	VMOVDQU32     3520(R12), Z2
+	VMOVDQU32     3008(R10), Z1
+	VPXORD        1664(R10), Z1, Z1
+	VMOVDQU32     3520(R10), Z2
 	VPBLENDMD     Z2, Z1, K1, Z1
-	VMOVDQU32     3072(R12), Z2
-	VPXORD        1728(R12), Z2, Z2
-	VMOVDQU32     3584(R12), Z3
-	VPXORD.BCST   16(R11), Z3, Z3
+	VMOVDQU32     3072(R10), Z2
+	VPXORD        1728(R10), Z2, Z2
+	VMOVDQU32     3584(R10), Z3
+	VPXORD.BCST   16(R9), Z3, Z3
 	VPBLENDMD     Z3, Z2, K1, Z2
-	VMOVDQU32     3136(R12), Z3
-	VPXORD        1792(R12), Z3, Z3
-	VMOVDQU32     3648(R12), Z4
-	VPXORD.BCST   20(R11), Z4, Z4
+	VMOVDQU32     3136(R10), Z3
+	VPXORD        1792(R10), Z3, Z3
+	VMOVDQU32     3648(R10), Z4
+	VPXORD.BCST   20(R9), Z4, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPUNPCKLDQ    Z1, Z0, Z4
 	VPUNPCKHDQ    Z1, Z0, Z0
@@ -6708,99 +6917,101 @@ pointsAVX512_mul4_round:
 	VPUNPCKHQDQ   Z1, Z4, Z1
 	VPUNPCKLQDQ   Z3, Z0, Z4
 	VPUNPCKHQDQ   Z3, Z0, Z0
-	VMOVDQU32     2112(R12), Z3
-	VPANDD        (R10), Z2, Z2
+	VMOVDQU32     2112(R10), Z3
+	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z3, Z5
 	VPXORD        Z2, Z3, Z3
-	VPANDD        64(R10), Z3, Z3
-	VPANDD        128(R10), Z5, Z5
+	VPANDD        64(R8), Z3, Z3
+	VPANDD        128(R8), Z5, Z5
 	VPORD         Z5, Z3, Z3
-	VMOVDQU32     Z3, 2112(R12)
-	VMOVDQU32     2176(R12), Z2
-	VPANDD        (R10), Z1, Z1
+	VMOVDQU32     Z3, 2112(R10)
+	VMOVDQU32     2176(R10), Z2
+	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z2, Z3
 	VPXORD        Z1, Z2, Z2
-	VPANDD        64(R10), Z2, Z2
-	VPANDD        128(R10), Z3, Z3
+	VPANDD        64(R8), Z2, Z2
+	VPANDD        128(R8), Z3, Z3
 	VPORD         Z3, Z2, Z2
-	VMOVDQU32     Z2, 2176(R12)
-	VMOVDQU32     2240(R12), Z1
-	VPANDD        (R10), Z4, Z4
+	VMOVDQU32     Z2, 2176(R10)
+	VMOVDQU32     2240(R10), Z1
+	VPANDD        (R8), Z4, Z4
 	VPADDQ        Z4, Z1, Z2
 	VPXORD        Z4, Z1, Z1
-	VPANDD        64(R10), Z1, Z1
-	VPANDD        128(R10), Z2, Z2
+	VPANDD        64(R8), Z1, Z1
+	VPANDD        128(R8), Z2, Z2
 	VPORD         Z2, Z1, Z1
-	VMOVDQU32     Z1, 2240(R12)
-	VMOVDQU32     2304(R12), Z1
-	VPANDD        (R10), Z0, Z0
+	VMOVDQU32     Z1, 2240(R10)
+	VMOVDQU32     2304(R10), Z1
+	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z1, Z2
 	VPXORD        Z0, Z1, Z1
-	VPANDD        64(R10), Z1, Z1
-	VPANDD        128(R10), Z2, Z2
+	VPANDD        64(R8), Z1, Z1
+	VPANDD        128(R8), Z2, Z2
 	VPORD         Z2, Z1, Z1
-	VMOVDQU32     Z1, 2304(R12)
-	VMOVDQU32     2688(R12), Z0
-	VPXORD.BCST   (R11), Z0, Z0
-	VMOVDQU32     3200(R12), Z1
-	VPXORD        1600(R12), Z1, Z1
+	VMOVDQU32     Z1, 2304(R10)
+	VMOVDQU32     2688(R10), Z0
+	VPXORD.BCST   (R9), Z0, Z0
+	VMOVDQU32     3200(R10), Z1
+	VPXORD        1600(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        1856(R12), Z0, Z0
-	VMOVDQU32     Z0, 1344(R12)
-	VMOVDQU32     2752(R12), Z0
-	VPXORD.BCST   4(R11), Z0, Z0
-	VMOVDQU32     3264(R12), Z1
-	VPXORD        1664(R12), Z1, Z1
+	VPXORD        1856(R10), Z0, Z0
+	VMOVDQU32     Z0, 1344(R10)
+	VMOVDQU32     2752(R10), Z0
+	VPXORD.BCST   4(R9), Z0, Z0
+	VMOVDQU32     3264(R10), Z1
+	VPXORD        1664(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        1920(R12), Z0, Z0
-	VMOVDQU32     Z0, 1408(R12)
-	VMOVDQU32     2816(R12), Z0
-	VPXORD.BCST   8(R11), Z0, Z0
-	VMOVDQU32     3328(R12), Z1
-	VPXORD        1728(R12), Z1, Z1
+	VPXORD        1920(R10), Z0, Z0
+	VMOVDQU32     Z0, 1408(R10)
+	VMOVDQU32     2816(R10), Z0
+	VPXORD.BCST   8(R9), Z0, Z0
+	VMOVDQU32     3328(R10), Z1
+	VPXORD        1728(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        1984(R12), Z0, Z0
-	VMOVDQU32     Z0, 1472(R12)
-	VMOVDQU32     2880(R12), Z0
-	VPXORD.BCST   12(R11), Z0, Z0
-	VMOVDQU32     3392(R12), Z1
-	VPXORD        1792(R12), Z1, Z1
+	VPXORD        1984(R10), Z0, Z0
+	VMOVDQU32     Z0, 1472(R10)
+	VMOVDQU32     2880(R10), Z0
+	VPXORD.BCST   12(R9), Z0, Z0
+	VMOVDQU32     3392(R10), Z1
+	VPXORD        1792(R10), Z1, Z1
 	VPBLENDMD     Z1, Z0, K1, Z0
-	VPXORD        2048(R12), Z0, Z0
-	VMOVDQU32     Z0, 1536(R12)
-	ADDQ          $0x20, DX
-	ADDQ          $0x20, DI
-	INCQ          R13
-	DECQ          SI
+	VPXORD        2048(R10), Z0, Z0
+	VMOVDQU32     Z0, 1536(R10)
+	ADDQ          $0x20, CX
+	ADDQ          $0x20, SI
+	INCQ          R11
+	DECQ          BX
 	JMP           pointsAVX512_mul4_level
 
 pointsAVX512_mul4_done:
-	VMOVDQU32 768(R12), Z0
-	VMOVDQU32 Z0, (R9)
-	VMOVDQU32 832(R12), Z0
-	VMOVDQU32 Z0, 64(R9)
-	VMOVDQU32 896(R12), Z0
-	VMOVDQU32 Z0, 128(R9)
-	VMOVDQU32 960(R12), Z0
-	VMOVDQU32 Z0, 192(R9)
-	VMOVDQU32 2112(R12), Z0
-	VMOVDQU32 Z0, 256(R9)
-	VMOVDQU32 2176(R12), Z0
-	VMOVDQU32 Z0, 320(R9)
-	VMOVDQU32 2240(R12), Z0
-	VMOVDQU32 Z0, 384(R9)
-	VMOVDQU32 2304(R12), Z0
-	VMOVDQU32 Z0, 448(R9)
+	MOVQ      sums+64(FP), AX
+	VMOVDQU32 768(R10), Z0
+	VMOVDQU32 Z0, (AX)
+	VMOVDQU32 832(R10), Z0
+	VMOVDQU32 Z0, 64(AX)
+	VMOVDQU32 896(R10), Z0
+	VMOVDQU32 Z0, 128(AX)
+	VMOVDQU32 960(R10), Z0
+	VMOVDQU32 Z0, 192(AX)
+	VMOVDQU32 2112(R10), Z0
+	VMOVDQU32 Z0, 256(AX)
+	VMOVDQU32 2176(R10), Z0
+	VMOVDQU32 Z0, 320(AX)
+	VMOVDQU32 2240(R10), Z0
+	VMOVDQU32 Z0, 384(AX)
+	VMOVDQU32 2304(R10), Z0
+	VMOVDQU32 Z0, 448(AX)
 
 pointsAVX512_done:
-	ANDQ        $-2, R14
-	ORQ         R15, R14
-	MOVQ        or+80(FP), CX
-	ORQ         R14, (CX)
-	VMOVDQU32   (R12), Z0
-	VMOVDQU32   64(R12), Z1
-	VMOVDQU32   128(R12), Z2
-	VMOVDQU32   192(R12), Z3
+	ANDQ        $-2, R12
+	ORQ         R13, R12
+	MOVQ        or+88(FP), AX
+	ORQ         R12, (AX)
+	VMOVDQU32   (R10), Z0
+	VMOVDQU32   64(R10), Z1
+	VMOVDQU32   128(R10), Z2
+	VMOVDQU32   192(R10), Z3
+	MOVQ        nodes+0(FP), AX
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -6813,10 +7024,11 @@ pointsAVX512_done:
 	VMOVDQU32   Z1, 64(AX)
 	VMOVDQU32   Z4, 128(AX)
 	VMOVDQU32   Z0, 192(AX)
-	VMOVDQU32   1344(R12), Z0
-	VMOVDQU32   1408(R12), Z1
-	VMOVDQU32   1472(R12), Z2
-	VMOVDQU32   1536(R12), Z3
+	VMOVDQU32   1344(R10), Z0
+	VMOVDQU32   1408(R10), Z1
+	VMOVDQU32   1472(R10), Z2
+	VMOVDQU32   1536(R10), Z3
+	MOVQ        nodes+0(FP), AX
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -6832,25 +7044,40 @@ pointsAVX512_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512One(SB), $2424-88
-	MOVQ        nodes+0(FP), AX
-	MOVQ        xs+8(FP), CX
-	MOVQ        rows+16(FP), DX
-	MOVQ        offs+24(FP), BX
-	MOVQ        n+32(FP), SI
-	MOVQ        tr+40(FP), DI
-	MOVQ        mul+48(FP), R8
-	MOVQ        sums+56(FP), R9
-	MOVQ        arith+64(FP), R10
-	MOVQ        in+72(FP), R11
-	LEAQ        63(SP), R12
-	ANDQ        $-64, R12
-	LEAQ        (DX)(DI*1), DI
+TEXT ·pointsAVX512One(SB), $2424-96
+	MOVQ        xs+8(FP), AX
+	MOVQ        rows+16(FP), CX
+	MOVQ        offs+24(FP), DX
+	MOVQ        n+40(FP), BX
+	MOVQ        tr+48(FP), SI
+	MOVQ        mul+56(FP), DI
+	MOVQ        arith+72(FP), R8
+	MOVQ        in+80(FP), R9
+	LEAQ        63(SP), R10
+	ANDQ        $-64, R10
+	LEAQ        (CX)(SI*1), SI
+	XORQ        R11, R11
+	XORQ        R12, R12
 	XORQ        R13, R13
-	XORQ        R14, R14
-	XORQ        R15, R15
+	MOVQ        nodes+0(FP), R14
+	VMOVDQU32   (R14), Z0
+	VMOVDQU32   64(R14), Z1
+	VMOVDQU32   128(R14), Z2
+	VMOVDQU32   192(R14), Z3
+	VPUNPCKLDQ  Z1, Z0, Z4
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z3
+	VPUNPCKLQDQ Z1, Z4, Z2
+	VPUNPCKHQDQ Z1, Z4, Z1
+	VPUNPCKLQDQ Z3, Z0, Z4
+	VPUNPCKHQDQ Z3, Z0, Z0
+	VMOVDQU32   Z2, (R10)
+	VMOVDQU32   Z1, 64(R10)
+	VMOVDQU32   Z4, 128(R10)
+	VMOVDQU32   Z0, 192(R10)
 	VMOVDQU32   (AX), Z0
 	VMOVDQU32   64(AX), Z1
 	VMOVDQU32   128(AX), Z2
@@ -6863,170 +7090,198 @@ TEXT ·pointsAVX512One(SB), $2424-88
 	VPUNPCKHQDQ Z1, Z4, Z1
 	VPUNPCKLQDQ Z3, Z0, Z4
 	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, (R12)
-	VMOVDQU32   Z1, 64(R12)
-	VMOVDQU32   Z4, 128(R12)
-	VMOVDQU32   Z0, 192(R12)
-	VMOVDQU32   (CX), Z0
-	VMOVDQU32   64(CX), Z1
-	VMOVDQU32   128(CX), Z2
-	VMOVDQU32   192(CX), Z3
-	VPUNPCKLDQ  Z1, Z0, Z4
-	VPUNPCKHDQ  Z1, Z0, Z0
-	VPUNPCKLDQ  Z3, Z2, Z1
-	VPUNPCKHDQ  Z3, Z2, Z3
-	VPUNPCKLQDQ Z1, Z4, Z2
-	VPUNPCKHQDQ Z1, Z4, Z1
-	VPUNPCKLQDQ Z3, Z0, Z4
-	VPUNPCKHQDQ Z3, Z0, Z0
-	VMOVDQU32   Z2, 1024(R12)
-	VMOVDQU32   Z1, 1088(R12)
-	VMOVDQU32   Z4, 1152(R12)
-	VMOVDQU32   Z0, 1216(R12)
-	VMOVDQU32   (BX), Z0
+	VMOVDQU32   Z2, 1024(R10)
+	VMOVDQU32   Z1, 1088(R10)
+	VMOVDQU32   Z4, 1152(R10)
+	VMOVDQU32   Z0, 1216(R10)
+	VMOVDQU32   (DX), Z0
 	VMOVDQU32   sel_avx512<>+0(SB), Z1
 	VPERMD      Z0, Z1, Z0
-	VMOVDQU32   Z0, 1280(R12)
-	CMPQ        R8, $0x04
+	VMOVDQU32   Z0, 1280(R10)
+	CMPQ        DI, $0x04
 	JE          pointsAVX512One_mul4
 
 pointsAVX512One_mul2_level:
-	CMPQ          SI, $0x00
-	JE            pointsAVX512One_mul2_done
-	VMOVDQU32     (R12), Z0
-	VMOVDQU32     Z0, 256(R12)
-	VMOVDQU32     64(R12), Z0
-	VMOVDQU32     Z0, 320(R12)
-	VMOVDQU32     128(R12), Z0
-	VMOVDQU32     Z0, 384(R12)
-	VMOVDQU32     192(R12), Z0
+	CMPQ       BX, $0x00
+	JE         pointsAVX512One_mul2_done
+	CMPQ       BX, $0x02
+	JA         pointsAVX512One_mul2_next_done
+	MOVQ       next+32(FP), AX
+	TESTQ      AX, AX
+	JZ         pointsAVX512One_mul2_next_done
+	MOVQ       R11, DX
+	ADDQ       BX, DX
+	SHLQ       $0x05, DX
+	NEGQ       DX
+	LEAQ       64(CX)(DX*1), DX
+	MOVLQSX    (AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    4(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    8(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    12(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    16(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    20(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    24(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    28(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    32(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    36(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    40(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    44(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    48(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    52(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    56(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    60(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+
+pointsAVX512One_mul2_next_done:
+	VMOVDQU32     (R10), Z0
+	VMOVDQU32     Z0, 256(R10)
+	VMOVDQU32     64(R10), Z0
+	VMOVDQU32     Z0, 320(R10)
+	VMOVDQU32     128(R10), Z0
+	VMOVDQU32     Z0, 384(R10)
+	VMOVDQU32     192(R10), Z0
 	VPSRLD        $0x01, Z0, Z0
 	VPSLLD        $0x01, Z0, Z0
-	VMOVDQU32     Z0, 448(R12)
-	MOVLQSX       1280(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1284(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1288(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1292(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1296(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1300(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1304(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1308(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1312(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1316(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1320(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1324(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1328(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1332(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1336(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVLQSX       1340(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	ORQ           16(DX)(CX*1), R14
-	ORQ           24(DX)(CX*1), R15
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     1216(R12)(CX*1), Z1
+	VMOVDQU32     Z0, 448(R10)
+	MOVLQSX       1280(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1284(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1288(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1292(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1296(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1300(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1304(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1308(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1312(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1316(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1320(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1324(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1328(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1332(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1336(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVLQSX       1340(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	ORQ           16(CX)(AX*1), R12
+	ORQ           24(CX)(AX*1), R13
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R12), Z0
+	VMOVDQU32     192(R10), Z0
 	VPSLLD        $0x1f, Z0, Z0
 	VPSRAD        $0x1f, Z0, Z0
-	VMOVDQU32     1280(R12), Z1
+	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPGATHERDD    (CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 512(R12)
+	VMOVDQU32     Z2, 512(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPGATHERDD    4(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 576(R12)
+	VMOVDQU32     Z2, 576(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPGATHERDD    8(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 640(R12)
+	VMOVDQU32     Z2, 640(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VPGATHERDD    12(CX)(Z1*1), K2, Z2
 	VMOVDQU32     Z2, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPGATHERDD    (SI)(Z1*1), K2, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPXORD        Z2, Z3, Z3
 	VPSLLD        $0x1f, Z3, Z3
 	VPSRLD        $0x1f, Z3, Z3
 	VPXORD        Z3, Z2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 704(R12)
-	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z2, 704(R10)
+	VMOVDQU32     256(R10), Z4
 	VMOVDQU32     Z4, Z8
-	VPBROADCASTD  (R11), Z0
-	VMOVDQU32     320(R12), Z5
+	VPBROADCASTD  (R9), Z0
+	VMOVDQU32     320(R10), Z5
 	VMOVDQU32     Z5, Z9
-	VPBROADCASTD  4(R11), Z1
-	VMOVDQU32     384(R12), Z6
+	VPBROADCASTD  4(R9), Z1
+	VMOVDQU32     384(R10), Z6
 	VMOVDQU32     Z6, Z10
-	VPBROADCASTD  8(R11), Z2
-	VMOVDQU32     448(R12), Z7
+	VPBROADCASTD  8(R9), Z2
+	VMOVDQU32     448(R10), Z7
 	VMOVDQU32     Z7, Z11
-	VPBROADCASTD  12(R11), Z3
-	VPBROADCASTD  16(R11), Z14
-	VPBROADCASTD  20(R11), Z15
+	VPBROADCASTD  12(R9), Z3
+	VPBROADCASTD  16(R9), Z14
+	VPBROADCASTD  20(R9), Z15
 	VPXORD        Z14, Z14, Z12
 	VPXORD        Z14, Z14, Z13
-	MOVQ          $0x0000000a, CX
+	MOVQ          $0x0000000a, AX
 
 pointsAVX512One_mul2_round:
 	VPADDD        Z4, Z0, Z0
@@ -7125,158 +7380,202 @@ pointsAVX512One_mul2_round:
 	VPROLD        $0x07, Z6, Z6
 	VPROLD        $0x07, Z7, Z7
 	VPROLD        $0x07, Z4, Z4
-	DECQ          CX
+	DECQ          AX
 	JNZ           pointsAVX512One_mul2_round
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X8
-	VMOVDQU32     1216(R12)(CX*1), Z9
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X8
+	VMOVDQU32     1216(R10)(AX*1), Z9
 	VPSLLD        X8, Z9, Z9
 	VPTESTMD.BCST sign_bit<>+0(SB), Z9, K1
-	VPXORD.BCST   (R11), Z0, Z0
-	VPXORD        256(R12), Z4, Z4
+	VPXORD.BCST   (R9), Z0, Z0
+	VPXORD        256(R10), Z4, Z4
 	VPBLENDMD     Z4, Z0, K1, Z0
-	VPXORD        512(R12), Z0, Z0
-	VMOVDQU32     Z0, (R12)
-	VPXORD.BCST   4(R11), Z1, Z1
-	VPXORD        320(R12), Z5, Z5
+	VPXORD        512(R10), Z0, Z0
+	VMOVDQU32     Z0, (R10)
+	VPXORD.BCST   4(R9), Z1, Z1
+	VPXORD        320(R10), Z5, Z5
 	VPBLENDMD     Z5, Z1, K1, Z1
-	VPXORD        576(R12), Z1, Z1
-	VMOVDQU32     Z1, 64(R12)
-	VPXORD.BCST   8(R11), Z2, Z2
-	VPXORD        384(R12), Z6, Z6
+	VPXORD        576(R10), Z1, Z1
+	VMOVDQU32     Z1, 64(R10)
+	VPXORD.BCST   8(R9), Z2, Z2
+	VPXORD        384(R10), Z6, Z6
 	VPBLENDMD     Z6, Z2, K1, Z2
-	VPXORD        640(R12), Z2, Z2
-	VMOVDQU32     Z2, 128(R12)
-	VPXORD.BCST   12(R11), Z3, Z3
-	VPXORD        448(R12), Z7, Z7
+	VPXORD        640(R10), Z2, Z2
+	VMOVDQU32     Z2, 128(R10)
+	VPXORD.BCST   12(R9), Z3, Z3
+	VPXORD        448(R10), Z7, Z7
 	VPBLENDMD     Z7, Z3, K1, Z3
-	VPXORD        704(R12), Z3, Z3
-	VMOVDQU32     Z3, 192(R12)
-	ADDQ          $0x20, DX
-	ADDQ          $0x20, DI
-	INCQ          R13
-	DECQ          SI
+	VPXORD        704(R10), Z3, Z3
+	VMOVDQU32     Z3, 192(R10)
+	ADDQ          $0x20, CX
+	ADDQ          $0x20, SI
+	INCQ          R11
+	DECQ          BX
 	JMP           pointsAVX512One_mul2_level
 
 pointsAVX512One_mul2_done:
 	JMP pointsAVX512One_done
 
 pointsAVX512One_mul4:
-	VMOVDQU32 (R12), Z0
+	VMOVDQU32 (R10), Z0
 	VPXORD    Z0, Z0, Z0
-	VMOVDQU32 Z0, 768(R12)
-	VMOVDQU32 Z0, 832(R12)
-	VMOVDQU32 Z0, 896(R12)
-	VMOVDQU32 Z0, 960(R12)
+	VMOVDQU32 Z0, 768(R10)
+	VMOVDQU32 Z0, 832(R10)
+	VMOVDQU32 Z0, 896(R10)
+	VMOVDQU32 Z0, 960(R10)
 
 pointsAVX512One_mul4_level:
-	CMPQ          SI, $0x00
-	JE            pointsAVX512One_mul4_done
-	VMOVDQU32     (R12), Z0
-	VMOVDQU32     Z0, 256(R12)
-	VMOVDQU32     64(R12), Z0
-	VMOVDQU32     Z0, 320(R12)
-	VMOVDQU32     128(R12), Z0
-	VMOVDQU32     Z0, 384(R12)
-	VMOVDQU32     192(R12), Z0
+	CMPQ       BX, $0x00
+	JE         pointsAVX512One_mul4_done
+	CMPQ       BX, $0x02
+	JA         pointsAVX512One_mul4_next_done
+	MOVQ       next+32(FP), AX
+	TESTQ      AX, AX
+	JZ         pointsAVX512One_mul4_next_done
+	MOVQ       R11, DX
+	ADDQ       BX, DX
+	SHLQ       $0x05, DX
+	NEGQ       DX
+	LEAQ       64(CX)(DX*1), DX
+	MOVLQSX    (AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    4(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    8(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    12(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    16(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    20(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    24(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    28(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    32(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    36(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    40(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    44(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    48(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    52(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    56(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+	MOVLQSX    60(AX), DI
+	PREFETCHT0 (DX)(DI*1)
+
+pointsAVX512One_mul4_next_done:
+	VMOVDQU32     (R10), Z0
+	VMOVDQU32     Z0, 256(R10)
+	VMOVDQU32     64(R10), Z0
+	VMOVDQU32     Z0, 320(R10)
+	VMOVDQU32     128(R10), Z0
+	VMOVDQU32     Z0, 384(R10)
+	VMOVDQU32     192(R10), Z0
 	VPSRLD        $0x01, Z0, Z0
 	VPSLLD        $0x01, Z0, Z0
-	VMOVDQU32     Z0, 448(R12)
-	MOVLQSX       1280(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1284(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1288(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1292(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1296(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1300(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1304(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1308(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1312(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1316(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1320(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1324(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1328(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1332(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1336(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVLQSX       1340(R12), CX
-	PREFETCHT0    64(DX)(CX*1)
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X0
-	VMOVDQU32     1216(R12)(CX*1), Z1
+	VMOVDQU32     Z0, 448(R10)
+	MOVLQSX       1280(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1284(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1288(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1292(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1296(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1300(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1304(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1308(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1312(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1316(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1320(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1324(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1328(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1332(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1336(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVLQSX       1340(R10), AX
+	PREFETCHT0    64(CX)(AX*1)
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X0
+	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R12), Z0
+	VMOVDQU32     192(R10), Z0
 	VPSLLD        $0x1f, Z0, Z0
 	VPSRAD        $0x1f, Z0, Z0
-	VMOVDQU32     1280(R12), Z1
+	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DX)(Z1*1), K2, Z2
+	VPGATHERDD    (CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 512(R12)
+	VMOVDQU32     Z2, 512(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    4(DX)(Z1*1), K2, Z2
+	VPGATHERDD    4(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 576(R12)
+	VMOVDQU32     Z2, 576(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    8(DX)(Z1*1), K2, Z2
+	VPGATHERDD    8(CX)(Z1*1), K2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 640(R12)
+	VMOVDQU32     Z2, 640(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    12(DX)(Z1*1), K2, Z2
+	VPGATHERDD    12(CX)(Z1*1), K2, Z2
 	VMOVDQU32     Z2, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K2
-	VPGATHERDD    (DI)(Z1*1), K2, Z4
+	VPGATHERDD    (SI)(Z1*1), K2, Z4
 	VPBLENDMD     Z4, Z3, K1, Z3
 	VPXORD        Z2, Z3, Z3
 	VPSLLD        $0x1f, Z3, Z3
 	VPSRLD        $0x1f, Z3, Z3
 	VPXORD        Z3, Z2, Z2
 	VPANDD        Z0, Z2, Z2
-	VMOVDQU32     Z2, 704(R12)
+	VMOVDQU32     Z2, 704(R10)
 	VPXORD        Z1, Z1, Z2
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    16(DX)(Z1*1), K1, Z2
+	VPGATHERDD    16(CX)(Z1*1), K1, Z2
 	VPANDD        Z0, Z2, Z2
 	VPXORD        Z1, Z1, Z3
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    20(DX)(Z1*1), K1, Z3
+	VPGATHERDD    20(CX)(Z1*1), K1, Z3
 	VPANDD        Z0, Z3, Z3
 	VPXORD        Z1, Z1, Z4
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    24(DX)(Z1*1), K1, Z4
+	VPGATHERDD    24(CX)(Z1*1), K1, Z4
 	VPANDD        Z0, Z4, Z4
 	VPXORD        Z1, Z1, Z5
 	VPCMPEQD      Z1, Z1, K1
-	VPGATHERDD    28(DX)(Z1*1), K1, Z5
+	VPGATHERDD    28(CX)(Z1*1), K1, Z5
 	VPANDD        Z0, Z5, Z5
 	VPUNPCKLDQ    Z3, Z2, Z0
 	VPUNPCKHDQ    Z3, Z2, Z1
@@ -7286,55 +7585,55 @@ pointsAVX512One_mul4_level:
 	VPUNPCKHQDQ   Z2, Z0, Z0
 	VPUNPCKLQDQ   Z4, Z1, Z2
 	VPUNPCKHQDQ   Z4, Z1, Z1
-	VMOVDQU32     768(R12), Z4
-	VPANDD        (R10), Z3, Z3
+	VMOVDQU32     768(R10), Z4
+	VPANDD        (R8), Z3, Z3
 	VPADDQ        Z3, Z4, Z5
 	VPXORD        Z3, Z4, Z4
-	VPANDD        64(R10), Z4, Z4
-	VPANDD        128(R10), Z5, Z5
+	VPANDD        64(R8), Z4, Z4
+	VPANDD        128(R8), Z5, Z5
 	VPORD         Z5, Z4, Z4
-	VMOVDQU32     Z4, 768(R12)
-	VMOVDQU32     832(R12), Z3
-	VPANDD        (R10), Z0, Z0
+	VMOVDQU32     Z4, 768(R10)
+	VMOVDQU32     832(R10), Z3
+	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z3, Z4
 	VPXORD        Z0, Z3, Z3
-	VPANDD        64(R10), Z3, Z3
-	VPANDD        128(R10), Z4, Z4
+	VPANDD        64(R8), Z3, Z3
+	VPANDD        128(R8), Z4, Z4
 	VPORD         Z4, Z3, Z3
-	VMOVDQU32     Z3, 832(R12)
-	VMOVDQU32     896(R12), Z0
-	VPANDD        (R10), Z2, Z2
+	VMOVDQU32     Z3, 832(R10)
+	VMOVDQU32     896(R10), Z0
+	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z0, Z3
 	VPXORD        Z2, Z0, Z0
-	VPANDD        64(R10), Z0, Z0
-	VPANDD        128(R10), Z3, Z3
+	VPANDD        64(R8), Z0, Z0
+	VPANDD        128(R8), Z3, Z3
 	VPORD         Z3, Z0, Z0
-	VMOVDQU32     Z0, 896(R12)
-	VMOVDQU32     960(R12), Z0
-	VPANDD        (R10), Z1, Z1
+	VMOVDQU32     Z0, 896(R10)
+	VMOVDQU32     960(R10), Z0
+	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z0, Z2
 	VPXORD        Z1, Z0, Z0
-	VPANDD        64(R10), Z0, Z0
-	VPANDD        128(R10), Z2, Z2
+	VPANDD        64(R8), Z0, Z0
+	VPANDD        128(R8), Z2, Z2
 	VPORD         Z2, Z0, Z0
-	VMOVDQU32     Z0, 960(R12)
-	VMOVDQU32     256(R12), Z4
+	VMOVDQU32     Z0, 960(R10)
+	VMOVDQU32     256(R10), Z4
 	VMOVDQU32     Z4, Z8
-	VPBROADCASTD  (R11), Z0
-	VMOVDQU32     320(R12), Z5
+	VPBROADCASTD  (R9), Z0
+	VMOVDQU32     320(R10), Z5
 	VMOVDQU32     Z5, Z9
-	VPBROADCASTD  4(R11), Z1
-	VMOVDQU32     384(R12), Z6
+	VPBROADCASTD  4(R9), Z1
+	VMOVDQU32     384(R10), Z6
 	VMOVDQU32     Z6, Z10
-	VPBROADCASTD  8(R11), Z2
-	VMOVDQU32     448(R12), Z7
+	VPBROADCASTD  8(R9), Z2
+	VMOVDQU32     448(R10), Z7
 	VMOVDQU32     Z7, Z11
-	VPBROADCASTD  12(R11), Z3
-	VPBROADCASTD  16(R11), Z14
-	VPBROADCASTD  20(R11), Z15
+	VPBROADCASTD  12(R9), Z3
+	VPBROADCASTD  16(R9), Z14
+	VPBROADCASTD  20(R9), Z15
 	VPXORD        Z14, Z14, Z12
 	VPXORD        Z14, Z14, Z13
-	MOVQ          $0x0000000a, CX
+	MOVQ          $0x0000000a, AX
 
 pointsAVX512One_mul4_round:
 	VPADDD        Z4, Z0, Z0
@@ -7433,27 +7732,27 @@ pointsAVX512One_mul4_round:
 	VPROLD        $0x07, Z6, Z6
 	VPROLD        $0x07, Z7, Z7
 	VPROLD        $0x07, Z4, Z4
-	DECQ          CX
+	DECQ          AX
 	JNZ           pointsAVX512One_mul4_round
-	MOVQ          R13, CX
-	SHRQ          $0x05, CX
-	NEGQ          CX
-	SHLQ          $0x06, CX
-	MOVQ          R13, BX
-	ANDQ          $0x1f, BX
-	VMOVQ         BX, X16
-	VMOVDQU32     1216(R12)(CX*1), Z17
+	MOVQ          R11, AX
+	SHRQ          $0x05, AX
+	NEGQ          AX
+	SHLQ          $0x06, AX
+	MOVQ          R11, DX
+	ANDQ          $0x1f, DX
+	VMOVQ         DX, X16
+	VMOVDQU32     1216(R10)(AX*1), Z17
 	VPSLLD        X16, Z17, Z17
 	VPTESTMD.BCST sign_bit<>+0(SB), Z17, K1
-	VPXORD        256(R12), Z4, Z4
+	VPXORD        256(R10), Z4, Z4
 	VPBLENDMD     Z12, Z4, K1, Z4
-	VPXORD        320(R12), Z5, Z5
+	VPXORD        320(R10), Z5, Z5
 	VPBLENDMD     Z13, Z5, K1, Z5
-	VPXORD        384(R12), Z6, Z6
-	VPXORD.BCST   16(R11), Z14, Z14
+	VPXORD        384(R10), Z6, Z6
+	VPXORD.BCST   16(R9), Z14, Z14
 	VPBLENDMD     Z14, Z6, K1, Z6
-	VPXORD        448(R12), Z7, Z7
-	VPXORD.BCST   20(R11), Z15, Z15
+	VPXORD        448(R10), Z7, Z7
+	VPXORD.BCST   20(R9), Z15, Z15
 	VPBLENDMD     Z15, Z7, K1, Z7
 	VPUNPCKLDQ    Z5, Z4, Z12
 	VPUNPCKHDQ    Z5, Z4, Z4
@@ -7463,83 +7762,85 @@ pointsAVX512One_mul4_round:
 	VPUNPCKHQDQ   Z5, Z12, Z5
 	VPUNPCKLQDQ   Z7, Z4, Z12
 	VPUNPCKHQDQ   Z7, Z4, Z4
-	VMOVDQU32     768(R12), Z7
-	VPANDD        (R10), Z6, Z6
+	VMOVDQU32     768(R10), Z7
+	VPANDD        (R8), Z6, Z6
 	VPADDQ        Z6, Z7, Z13
 	VPXORD        Z6, Z7, Z7
-	VPANDD        64(R10), Z7, Z7
-	VPANDD        128(R10), Z13, Z13
+	VPANDD        64(R8), Z7, Z7
+	VPANDD        128(R8), Z13, Z13
 	VPORD         Z13, Z7, Z7
-	VMOVDQU32     Z7, 768(R12)
-	VMOVDQU32     832(R12), Z6
-	VPANDD        (R10), Z5, Z5
+	VMOVDQU32     Z7, 768(R10)
+	VMOVDQU32     832(R10), Z6
+	VPANDD        (R8), Z5, Z5
 	VPADDQ        Z5, Z6, Z7
 	VPXORD        Z5, Z6, Z6
-	VPANDD        64(R10), Z6, Z6
-	VPANDD        128(R10), Z7, Z7
+	VPANDD        64(R8), Z6, Z6
+	VPANDD        128(R8), Z7, Z7
 	VPORD         Z7, Z6, Z6
-	VMOVDQU32     Z6, 832(R12)
-	VMOVDQU32     896(R12), Z5
-	VPANDD        (R10), Z12, Z12
+	VMOVDQU32     Z6, 832(R10)
+	VMOVDQU32     896(R10), Z5
+	VPANDD        (R8), Z12, Z12
 	VPADDQ        Z12, Z5, Z6
 	VPXORD        Z12, Z5, Z5
-	VPANDD        64(R10), Z5, Z5
-	VPANDD        128(R10), Z6, Z6
+	VPANDD        64(R8), Z5, Z5
+	VPANDD        128(R8), Z6, Z6
 	VPORD         Z6, Z5, Z5
-	VMOVDQU32     Z5, 896(R12)
-	VMOVDQU32     960(R12), Z5
-	VPANDD        (R10), Z4, Z4
+	VMOVDQU32     Z5, 896(R10)
+	VMOVDQU32     960(R10), Z5
+	VPANDD        (R8), Z4, Z4
 	VPADDQ        Z4, Z5, Z6
 	VPXORD        Z4, Z5, Z5
-	VPANDD        64(R10), Z5, Z5
-	VPANDD        128(R10), Z6, Z6
+	VPANDD        64(R8), Z5, Z5
+	VPANDD        128(R8), Z6, Z6
 	VPORD         Z6, Z5, Z5
-	VMOVDQU32     Z5, 960(R12)
-	VPXORD.BCST   (R11), Z0, Z0
-	VPXORD        256(R12), Z8, Z8
+	VMOVDQU32     Z5, 960(R10)
+	VPXORD.BCST   (R9), Z0, Z0
+	VPXORD        256(R10), Z8, Z8
 	VPBLENDMD     Z8, Z0, K1, Z0
-	VPXORD        512(R12), Z0, Z0
-	VMOVDQU32     Z0, (R12)
-	VPXORD.BCST   4(R11), Z1, Z1
-	VPXORD        320(R12), Z9, Z9
+	VPXORD        512(R10), Z0, Z0
+	VMOVDQU32     Z0, (R10)
+	VPXORD.BCST   4(R9), Z1, Z1
+	VPXORD        320(R10), Z9, Z9
 	VPBLENDMD     Z9, Z1, K1, Z1
-	VPXORD        576(R12), Z1, Z1
-	VMOVDQU32     Z1, 64(R12)
-	VPXORD.BCST   8(R11), Z2, Z2
-	VPXORD        384(R12), Z10, Z10
+	VPXORD        576(R10), Z1, Z1
+	VMOVDQU32     Z1, 64(R10)
+	VPXORD.BCST   8(R9), Z2, Z2
+	VPXORD        384(R10), Z10, Z10
 	VPBLENDMD     Z10, Z2, K1, Z2
-	VPXORD        640(R12), Z2, Z2
-	VMOVDQU32     Z2, 128(R12)
-	VPXORD.BCST   12(R11), Z3, Z3
-	VPXORD        448(R12), Z11, Z11
+	VPXORD        640(R10), Z2, Z2
+	VMOVDQU32     Z2, 128(R10)
+	VPXORD.BCST   12(R9), Z3, Z3
+	VPXORD        448(R10), Z11, Z11
 	VPBLENDMD     Z11, Z3, K1, Z3
-	VPXORD        704(R12), Z3, Z3
-	VMOVDQU32     Z3, 192(R12)
-	ADDQ          $0x20, DX
-	ADDQ          $0x20, DI
-	INCQ          R13
-	DECQ          SI
+	VPXORD        704(R10), Z3, Z3
+	VMOVDQU32     Z3, 192(R10)
+	ADDQ          $0x20, CX
+	ADDQ          $0x20, SI
+	INCQ          R11
+	DECQ          BX
 	JMP           pointsAVX512One_mul4_level
 
 pointsAVX512One_mul4_done:
-	VMOVDQU32 768(R12), Z0
-	VMOVDQU32 Z0, (R9)
-	VMOVDQU32 832(R12), Z0
-	VMOVDQU32 Z0, 64(R9)
-	VMOVDQU32 896(R12), Z0
-	VMOVDQU32 Z0, 128(R9)
-	VMOVDQU32 960(R12), Z0
-	VMOVDQU32 Z0, 192(R9)
+	MOVQ      sums+64(FP), AX
+	VMOVDQU32 768(R10), Z0
+	VMOVDQU32 Z0, (AX)
+	VMOVDQU32 832(R10), Z0
+	VMOVDQU32 Z0, 64(AX)
+	VMOVDQU32 896(R10), Z0
+	VMOVDQU32 Z0, 128(AX)
+	VMOVDQU32 960(R10), Z0
+	VMOVDQU32 Z0, 192(AX)
 
 pointsAVX512One_done:
-	ANDQ        $-2, R14
-	ORQ         R15, R14
-	MOVQ        or+80(FP), CX
-	ORQ         R14, (CX)
-	VMOVDQU32   (R12), Z0
-	VMOVDQU32   64(R12), Z1
-	VMOVDQU32   128(R12), Z2
-	VMOVDQU32   192(R12), Z3
+	ANDQ        $-2, R12
+	ORQ         R13, R12
+	MOVQ        or+88(FP), AX
+	ORQ         R12, (AX)
+	VMOVDQU32   (R10), Z0
+	VMOVDQU32   64(R10), Z1
+	VMOVDQU32   128(R10), Z2
+	VMOVDQU32   192(R10), Z3
+	MOVQ        nodes+0(FP), AX
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1

@@ -35,6 +35,13 @@ func newPoints(t testing.TB, rng *rand.Rand, lanes, n, mul, tr int) *Points {
 		}
 		w.Offs[j] = int32(k * 2 * BlockSize * n)
 	}
+	// Rows to fetch for a next call: the walk must leave the results alone.
+	if n >= 2 {
+		w.Next = make([]int32, lanes)
+		for j := range w.Next {
+			w.Next[j] = int32(rng.IntN(keys) * 2 * BlockSize * n)
+		}
+	}
 	if mul == 4 {
 		w.Sums = guardmem.EndOfMapping(t, lanes*BlockSize)
 		fillRandom(rng, w.Sums)
@@ -161,6 +168,11 @@ func TestWalkPointsChecksArguments(t *testing.T) {
 		"mul 3":       func(w *Points) { w.Mul = 3 },
 		"short nodes": func(w *Points) { w.Nodes = w.Nodes[1:] },
 		"short paths": func(w *Points) { w.Paths = w.Paths[1:] },
+		"short next":  func(w *Points) { w.Next = make([]int32, lanes-1) },
+		"next past rows": func(w *Points) {
+			w.Next = make([]int32, lanes)
+			w.Next[lanes-1] = 1
+		},
 		"part of a chunk": func(w *Points) {
 			w.Nodes, w.Paths, w.Offs = w.Nodes[BlockSize:], w.Paths[BlockSize:], w.Offs[1:]
 		},

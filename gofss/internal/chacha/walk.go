@@ -52,8 +52,12 @@ type Points struct {
 	Levels int     // n, the levels walked: 0 to 128
 	Rows   []byte  // the correction words: point j's row of level i is the 32 bytes at Offs[j]+32i
 	Offs   []int32 // p offsets into Rows
-	Mul    int     // 2 (DPF) or 4 (DCF)
-	TrByte int     // as in Walk; a multiple of 4
+	// Next, nil or p offsets into Rows, are the next call's points' rows: the walk
+	// fetches their first two into the cache during its last two levels, which
+	// otherwise start the next call with misses.
+	Next   []int32
+	Mul    int // 2 (DPF) or 4 (DCF)
+	TrByte int // as in Walk; a multiple of 4
 	// DPF only (Mul 2): the walk ORs into RowsOr the 64-bit halves of the second
 	// blocks of the rows it reads, bit 0 (the right child's control-bit correction)
 	// left out. A DPF key's level rows hold (0 or 1, 0, 0, 0) there, so RowsOr
@@ -109,6 +113,16 @@ func WalkPoints(w *Points, nonce [2]uint32) {
 	for _, off := range w.Offs {
 		if off < 0 || int(off)+2*BlockSize*n > len(w.Rows) {
 			panic("chacha: Points.Offs out of Rows")
+		}
+	}
+	if w.Next != nil {
+		if len(w.Next) != lanes {
+			panic("chacha: Points.Next must be nil or as long as Offs")
+		}
+		for _, off := range w.Next {
+			if off < 0 || int(off)+4*BlockSize > len(w.Rows) {
+				panic("chacha: Points.Next out of Rows (two rows each)")
+			}
 		}
 	}
 	impls.Ops().walk.points(w, nonce, n)

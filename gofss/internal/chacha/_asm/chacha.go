@@ -960,7 +960,7 @@ func generateWalk(k *routine) {
 func generatePoints(k *routine, chunks int) {
 	// Not NOSPLIT: the frame is over the limit of a function that skips the stack
 	// check.
-	TEXT(k.name, 0, "func(nodes, xs, rows *byte, offs *int32, n, tr, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)")
+	TEXT(k.name, 0, "func(nodes, xs, rows *byte, offs, next *int32, n, tr, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)")
 	Pragma("noescape")
 	points := strconv.Itoa(chunks * k.lanes())
 	Doc(k.name+" walks "+points+" points from nodes ("+points+" blocks, each a root seed with its",
@@ -968,21 +968,21 @@ func generatePoints(k *routine, chunks int) {
 		"nodes. Point j's path is xs[j] ("+points+" blocks, little-endian 128-bit numbers):",
 		"at level i it takes the side of bit 127-i, and the correction word at",
 		"rows+offs[j]+32i, of which bit 0 of byte tr is the control-bit correction of side",
-		"1. Level i expands with mul (2 or 4). With mul 2 it ORs into *or the second",
+		"1. Level i expands with mul (2 or 4). In its last two levels it prefetches the",
+		"first two rows at rows+next[j] ("+points+" offsets; next may be nil), the next",
+		"call's. With mul 2 it ORs into *or the second",
 		"blocks of the rows it reads, bit 0 left out: zero in a DPF key's level rows. With",
 		"mul 4 it writes to sums ("+points+" blocks) each point's sum over the levels of its",
 		"value output and, where its parent control bit is set, its row's second block,",
 		"each ANDed with mask arith[0] and added as XOR in the bits of mask arith[1], as",
 		"64-bit addition in those of arith[2]; each mask is a block repeated over 64",
 		"bytes. in is as for blocks"+strings.TrimSuffix(k.name[6:], "One")+".")
-	nodes := Load(Param("nodes"), GP64())
 	xs := Load(Param("xs"), GP64())
 	rows := Load(Param("rows"), GP64())
 	offsp := Load(Param("offs"), GP64())
 	n := Load(Param("n"), GP64())
 	tr := Load(Param("tr"), GP64())
 	mul := Load(Param("mul"), GP64())
-	sums := Load(Param("sums"), GP64())
 	arith := Load(Param("arith"), GP64())
 	k.in = Load(Param("in"), GP64())
 
@@ -1011,6 +1011,7 @@ func generatePoints(k *routine, chunks int) {
 		}
 		f.off = slot(base + 20)
 		fs[c] = f
+		nodes := Load(Param("nodes"), GP64()) // loaded where used: registers are short
 		for w, v := range k.loadWords(Mem{Base: nodes}.Offset(c * k.lanes() * 16)) {
 			k.move(v, f.child[w])
 		}
@@ -1053,6 +1054,7 @@ func generatePoints(k *routine, chunks int) {
 		Label(name + "_level")
 		CMPQ(n, U8(0))
 		JE(LabelRef(name + "_done"))
+		k.prefetchNext(chunks, rows, level, n, name)
 		for _, f := range fs {
 			k.pointParents(m, f)
 		}
@@ -1086,6 +1088,7 @@ func generatePoints(k *routine, chunks int) {
 
 		Label(name + "_done")
 		if m == 4 {
+			sums := Load(Param("sums"), GP64())
 			for c, f := range fs {
 				for i, s := range f.sum {
 					v := k.vec()
@@ -1110,6 +1113,7 @@ func generatePoints(k *routine, chunks int) {
 			leaves[w] = k.vec()
 			k.move(f.child[w], leaves[w])
 		}
+		nodes := Load(Param("nodes"), GP64())
 		k.storeWords(leaves, Mem{Base: nodes}.Offset(c*k.lanes()*16))
 	}
 	VZEROUPPER()
@@ -1189,6 +1193,34 @@ func (k *routine) pointParents(m int, f *pointFrame) {
 		}
 		k.addToSums(f, k.transpose(cw))
 	}
+}
+
+// prefetchNext fetches, in the last two levels of generatePoints' walk (n levels
+// left of the current one's number level, rows at its row), the first two rows of
+// the next call's points: their offsets at next, unless it is nil. The first levels
+// of a call would otherwise wait on memory, its rows fetched ahead of each level only
+// from the call's start.
+func (k *routine) prefetchNext(chunks int, rows, level, n Register, name string) {
+	skip := name + "_next_done"
+	CMPQ(n, U8(2))
+	JA(LabelRef(skip))
+	next := Load(Param("next"), GP64())
+	TESTQ(next, next)
+	JZ(LabelRef(skip))
+	// The call's rows start at rows - 32*level, and the next call's point j fetches
+	// its row 2-n, 32*(2-n) past its offset: at rows + 32*(2-level-n) + next[j].
+	at := GP64()
+	MOVQ(level, at)
+	ADDQ(n, at)
+	SHLQ(U8(5), at)
+	NEGQ(at)
+	LEAQ(Mem{Base: rows, Index: at, Scale: 1, Disp: 64}, at)
+	off := GP64()
+	for j := 0; j < chunks*k.lanes(); j++ {
+		MOVLQSX(Mem{Base: next}.Offset(4*j), off)
+		PREFETCHT0(Mem{Base: at, Index: off, Scale: 1})
+	}
+	Label(skip)
 }
 
 // pointChildren finishes a level of generatePoints' walk after the rounds on the
