@@ -81,7 +81,7 @@ type Arith struct{ From, Xor, Add [16]byte }
 func PointLanes() int { return impls.Ops().walk.lanes }
 
 // PointChunks is the most chunks WalkPoints walks in one call: 2 on AVX-512, whose
-// routine interleaves two chunks' rounds, 1 on AVX2.
+// routine interleaves two chunks' rounds, 1 on AVX2, 0 where PointLanes() is 0.
 func PointChunks() int { return impls.Ops().walk.pointChunks() }
 
 // WalkPoints walks the points of w, each as WalkOne walks one, with the nodes' own
