@@ -87,12 +87,15 @@ func forGenTiles(stp callControl, n, perKey, mul int, cws []Cw, s0s []Block, alp
 		sc := getScratch()
 		defer sc.release()
 		buf := newFastGenState(sc, mul, cws, perKey)
+		// Declared once: fn's pointers move them to the heap, an allocation each.
+		var st fastGenState
+		var rows simd.GenRows
 		for k0 := lo; k0 < hi && !stp.stopped(); k0 += genTileKeys {
 			k1 := min(hi, k0+genTileKeys)
-			st := buf.start(s0s[2*k0:2*k1], alphas[k0:k1], mul)
+			st = buf.start(s0s[2*k0:2*k1], alphas[k0:k1], mul)
 			out := cws[k0*perKey : k1*perKey]
 			w := st.rows(out)
-			rows := simd.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n, Rows: perKey}
+			rows = simd.GenRows{Alphas: kblocks(st.alphas), Cws: kcws(w), Keys: k1 - k0, Levels: n, Rows: perKey}
 			fn(&st, k0, k1, &rows, w)
 			stp.advance(k1 - k0)
 			st.done(out)

@@ -98,8 +98,10 @@ func (s simd) children(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf 
 	done := n &^ (s.lanes - 1)
 	if done > 0 {
 		var masks *[5][64]byte
+		var m [5][64]byte
 		if leaf != nil {
-			masks = vectorMasks(&leaf.From, &leaf.Xor, &leaf.Add, &leaf.Neg, &leaf.Value)
+			vectorMasks(&m, &leaf.From, &leaf.Xor, &leaf.Add, &leaf.Neg, &leaf.Value)
+			masks = &m
 		}
 		if s.wide() {
 			childrenAVX512(&dst[0], &src[0], done/s.lanes, cws, masks, &in)
@@ -117,15 +119,16 @@ func (s simd) dcfChildren(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLe
 	n := len(src) / BlockSize
 	done := n &^ (s.lanes - 1)
 	if done > 0 {
-		masks := vectorMasks(&l.From, &l.Xor, &l.Add, &l.Neg, &l.Last)
+		var masks [5][64]byte
+		vectorMasks(&masks, &l.From, &l.Xor, &l.Add, &l.Neg, &l.Last)
 		leaf, values := 0, first(dstV)
 		if l.Leaf {
 			leaf = 1
 		}
 		if s.wide() {
-			dcfChildrenAVX512(&dst[0], values, &src[0], &srcV[0], done/s.lanes, &l.Cws, masks, leaf, &in)
+			dcfChildrenAVX512(&dst[0], values, &src[0], &srcV[0], done/s.lanes, &l.Cws, &masks, leaf, &in)
 		} else {
-			dcfChildrenAVX2(&dst[0], values, &src[0], &srcV[0], done/s.lanes, &l.Cws, masks, leaf, &in)
+			dcfChildrenAVX2(&dst[0], values, &src[0], &srcV[0], done/s.lanes, &l.Cws, &masks, leaf, &in)
 		}
 	}
 	rest := done * BlockSize
@@ -135,16 +138,15 @@ func (s simd) dcfChildren(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLe
 	dcfChildrenVia(s.expand, dst[2*rest:], dstV, src[rest:], srcV[rest:], nonce, l)
 }
 
-// vectorMasks lays masks out as the routines read them: each block repeated over a
-// vector.
-func vectorMasks(masks ...*[16]byte) *[5][64]byte {
-	var out [5][64]byte
+// vectorMasks lays masks out in out as the routines read them: each block repeated
+// over a vector. out is the caller's, on its stack: a returned array would be an
+// allocation per call.
+func vectorMasks(out *[5][64]byte, masks ...*[16]byte) {
 	for i, m := range masks {
 		for j := 0; j < 64; j += BlockSize {
 			copy(out[i][j:], m[:])
 		}
 	}
-	return &out
 }
 
 // setInput sets in to the part of the initial state that is the same for every

@@ -26,6 +26,9 @@ func childrenGeneric(dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *L
 // childrenVia is ExpandChildren on a backend's expand: the seeds, control bits
 // cleared, through expand, and the corrections (and leaf outputs) done after.
 func childrenVia(expand func(dst, src []byte, nonce [2]uint32, mul int), dst, src []byte, nonce [2]uint32, cws *[2][16]byte, leaf *Leaf) {
+	if len(src) == 0 {
+		return // before seeds, which expand's call moves to the heap: no allocation
+	}
 	var seeds [16 * BlockSize]byte
 	for len(src) > 0 {
 		m := min(len(src), len(seeds))
@@ -57,6 +60,9 @@ func dcfChildrenGeneric(dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLeve
 
 // dcfChildrenVia is ExpandDcfChildren on a backend's expand.
 func dcfChildrenVia(expand func(dst, src []byte, nonce [2]uint32, mul int), dst, dstV, src, srcV []byte, nonce [2]uint32, l *DcfLevel) {
+	if len(src) == 0 {
+		return // as in childrenVia
+	}
 	var seeds [16 * BlockSize]byte
 	var raw [4 * len(seeds)]byte
 	for i := 0; i < len(src); i += len(seeds) {

@@ -38,41 +38,27 @@ type FusedEval struct {
 	Available bool // this CPU runs them
 	DpfGroup  int  // points per group of the DPF walk
 	DcfGroup  int  // and of the DCF walk
-	dpf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[2]RoundKeys, ar *Arith, pf *int) (bad bool)
-	dcf       func(u, xs *Block, off *int, rows *Block, groups, levels int, keys *[4]RoundKeys, ar *Arith, pf *int) (bad bool)
-	// The EvalAll routines, DpfLevel, DpfLeaves, DcfLevel and DcfLeaves with keys
-	dpfLevel  func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys)
-	dpfLeaves func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys)
-	dcfLevel  func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
-	dcfLeaves func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys)
-	// DPF Gen's level routine, DpfGenLevel with keys, and DCF's, DcfGenLevel
-	dpfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, rk *[2]RoundKeys)
-	dcfGen func(u0, u1, s, ch, alphas, rows *Block, stride, keys, padded int, cnt *[2]uint64, vs, betas *Block, gt bool, ar *Arith, rk *[4]RoundKeys)
+	// Which routines the methods call: by name, not through func values, whose
+	// arguments would escape, a few allocations per tile and level of every call.
+	class fusedClass
 }
 
 // The fused walks, fastest first: AVX-512 with VAES (avx512_amd64.s), and for CPUs
 // without AVX-512 VAES on 256-bit vectors or AES-NI on 128-bit ones, both with AVX2
 // (avx2_amd64.go); _asm generates both.
 var (
-	FusedAVX512 = &FusedEval{"avx512", HasAES, 32, 16, dpfEvalVAES512, dcfEvalVAES512,
-		func(u, s, parents *Block, m int, cw *[2]Block, keys *LaneKeys) {
-			dpfLevelVAES512(u, s, nil, parents, m, cw, keys)
-		},
-		func(dst, parents *Block, m int, cw *[2]Block, v *Block, ar *Arith, keys *LaneKeys) {
-			dpfLeavesVAES512(dst, nil, parents, m, cw, v, ar, keys)
-		},
-		func(u, s, v, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
-			dcfLevelVAES512(u, s, v, nil, parents, pv, m, cw, vcw, ar, keys)
-		},
-		func(dst, parents, pv *Block, m int, cw *[2]Block, vcw *[2]Block, ar *Arith, keys *LaneKeys) {
-			dcfLeavesVAES512(dst, nil, parents, pv, m, cw, vcw, ar, keys)
-		},
-		dpfGenLevelVAES512, dcfGenLevelVAES512,
-	}
-	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, dpfEvalVAES256, dcfEvalVAES256,
-		dpfLevelVAES256, dpfLeavesVAES256, dcfLevelVAES256, dcfLeavesVAES256, dpfGenLevelVAES256, dcfGenLevelVAES256}
-	FusedAESNI = &FusedEval{"aesni", hasAVX2AES, 8, 4, dpfEvalAESNI, dcfEvalAESNI,
-		dpfLevelAESNI, dpfLeavesAESNI, dcfLevelAESNI, dcfLeavesAESNI, dpfGenLevelAESNI, dcfGenLevelAESNI}
+	FusedAVX512  = &FusedEval{"avx512", HasAES, 32, 16, classAVX512}
+	FusedVAES256 = &FusedEval{"vaes256", hasVAES256, 16, 8, classVAES256}
+	FusedAESNI   = &FusedEval{"aesni", hasAVX2AES, 8, 4, classAESNI}
+)
+
+// fusedClass names a FusedEval's routines.
+type fusedClass int
+
+const (
+	classAVX512 fusedClass = iota
+	classVAES256
+	classAESNI
 )
 
 // DpfLevel is the package's DpfLevel with keys (raw nil), on f's CPU class.
@@ -81,8 +67,16 @@ func (f *FusedEval) DpfLevel(u, s, parents []Block, cw *[2]Block, keys *LaneKeys
 	if !f.Available || len(u) != 2*m || len(s) != 2*m {
 		panic("simd: FusedEval.DpfLevel: bad lengths or CPU")
 	}
-	if m > 0 {
-		f.dpfLevel(&u[0], &s[0], &parents[0], m, cw, keys)
+	if m == 0 {
+		return
+	}
+	switch f.class {
+	case classAVX512:
+		dpfLevelVAES512(&u[0], &s[0], nil, &parents[0], m, cw, keys)
+	case classVAES256:
+		dpfLevelVAES256(&u[0], &s[0], &parents[0], m, cw, keys)
+	default:
+		dpfLevelAESNI(&u[0], &s[0], &parents[0], m, cw, keys)
 	}
 }
 
@@ -91,7 +85,14 @@ func (f *FusedEval) DpfGenLevel(u0, u1, s []Block, r *GenRows, level int, keys *
 	p := r.check(u0, u1, s, nil, 2, level, true, f.Available)
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		f.dpfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, keys)
+		switch f.class {
+		case classAVX512:
+			dpfGenLevelVAES512(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, keys)
+		case classVAES256:
+			dpfGenLevelVAES256(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, keys)
+		default:
+			dpfGenLevelAESNI(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, keys)
+		}
 	}
 }
 
@@ -103,7 +104,14 @@ func (f *FusedEval) DcfGenLevel(u0, u1, s, vs, betas []Block, r *GenRows, level 
 	}
 	if p > 0 {
 		cnt := shiftCounts(r.Levels - 1 - level)
-		f.dcfGen(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		switch f.class {
+		case classAVX512:
+			dcfGenLevelVAES512(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		case classVAES256:
+			dcfGenLevelVAES256(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		default:
+			dcfGenLevelAESNI(&u0[0], &u1[0], &s[0], nil, &r.Alphas[0], &r.Cws[2*level], r.stride(), r.Keys, p, &cnt, &vs[0], &betas[0], gt, ar, keys)
+		}
 	}
 }
 
@@ -113,8 +121,17 @@ func (f *FusedEval) DcfLevel(u, s, v, parents, pv []Block, cw *[2]Block, vcw Blo
 	if !f.Available || len(u) != 2*m || len(s) != 2*m || len(v) != 2*m || len(pv) != m {
 		panic("simd: FusedEval.DcfLevel: bad lengths or CPU")
 	}
-	if m > 0 {
-		f.dcfLevel(&u[0], &s[0], &v[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw}, g, keys)
+	if m == 0 {
+		return
+	}
+	vcws := [2]Block{vcw}
+	switch f.class {
+	case classAVX512:
+		dcfLevelVAES512(&u[0], &s[0], &v[0], nil, &parents[0], &pv[0], m, cw, &vcws, g, keys)
+	case classVAES256:
+		dcfLevelVAES256(&u[0], &s[0], &v[0], &parents[0], &pv[0], m, cw, &vcws, g, keys)
+	default:
+		dcfLevelAESNI(&u[0], &s[0], &v[0], &parents[0], &pv[0], m, cw, &vcws, g, keys)
 	}
 }
 
@@ -124,8 +141,17 @@ func (f *FusedEval) DcfLeaves(dst, parents, pv []Block, cw *[2]Block, vcw, last 
 	if !f.Available || len(dst) != 2*m || len(pv) != m {
 		panic("simd: FusedEval.DcfLeaves: bad lengths or CPU")
 	}
-	if m > 0 {
-		f.dcfLeaves(&dst[0], &parents[0], &pv[0], m, cw, &[2]Block{vcw, last}, g, keys)
+	if m == 0 {
+		return
+	}
+	vcws := [2]Block{vcw, last}
+	switch f.class {
+	case classAVX512:
+		dcfLeavesVAES512(&dst[0], nil, &parents[0], &pv[0], m, cw, &vcws, g, keys)
+	case classVAES256:
+		dcfLeavesVAES256(&dst[0], &parents[0], &pv[0], m, cw, &vcws, g, keys)
+	default:
+		dcfLeavesAESNI(&dst[0], &parents[0], &pv[0], m, cw, &vcws, g, keys)
 	}
 }
 
@@ -135,8 +161,16 @@ func (f *FusedEval) DpfLeaves(dst, parents []Block, cw *[2]Block, v Block, g *Ar
 	if !f.Available || len(dst) != 2*m {
 		panic("simd: FusedEval.DpfLeaves: bad lengths or CPU")
 	}
-	if m > 0 {
-		f.dpfLeaves(&dst[0], &parents[0], m, cw, &v, g, keys)
+	if m == 0 {
+		return
+	}
+	switch f.class {
+	case classAVX512:
+		dpfLeavesVAES512(&dst[0], nil, &parents[0], m, cw, &v, g, keys)
+	case classVAES256:
+		dpfLeavesVAES256(&dst[0], &parents[0], m, cw, &v, g, keys)
+	default:
+		dpfLeavesAESNI(&dst[0], &parents[0], m, cw, &v, g, keys)
 	}
 }
 
@@ -155,7 +189,15 @@ func (f *FusedEval) Dpf(u []Block, r *EvalRows, keys *[2]RoundKeys, ar *Arith, p
 	if len(u) == 0 {
 		return true
 	}
-	return !f.dpf(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/f.DpfGroup, r.levels, keys, ar, &pf[0])
+	groups := len(u) / f.DpfGroup
+	switch f.class {
+	case classAVX512:
+		return !dpfEvalVAES512(&u[0], &r.xs[0], &r.off[0], &r.cws[0], groups, r.levels, keys, ar, &pf[0])
+	case classVAES256:
+		return !dpfEvalVAES256(&u[0], &r.xs[0], &r.off[0], &r.cws[0], groups, r.levels, keys, ar, &pf[0])
+	default:
+		return !dpfEvalAESNI(&u[0], &r.xs[0], &r.off[0], &r.cws[0], groups, r.levels, keys, ar, &pf[0])
+	}
 }
 
 // Dcf is Dpf for DCF, in groups of DcfGroup points: keys are the expanded keys of
@@ -168,7 +210,15 @@ func (f *FusedEval) Dcf(u []Block, r *EvalRows, keys *[4]RoundKeys, ar *Arith, p
 	if len(u) == 0 {
 		return true
 	}
-	return !f.dcf(&u[0], &r.xs[0], &r.off[0], &r.cws[0], len(u)/f.DcfGroup, r.levels, keys, ar, &pf[0])
+	groups := len(u) / f.DcfGroup
+	switch f.class {
+	case classAVX512:
+		return !dcfEvalVAES512(&u[0], &r.xs[0], &r.off[0], &r.cws[0], groups, r.levels, keys, ar, &pf[0])
+	case classVAES256:
+		return !dcfEvalVAES256(&u[0], &r.xs[0], &r.off[0], &r.cws[0], groups, r.levels, keys, ar, &pf[0])
+	default:
+		return !dcfEvalAESNI(&u[0], &r.xs[0], &r.off[0], &r.cws[0], groups, r.levels, keys, ar, &pf[0])
+	}
 }
 
 // check panics unless the CPU runs the walks and their arguments fit: n points in
