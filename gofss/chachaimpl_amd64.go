@@ -278,10 +278,28 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 	n, g, nonce := c.d.params.InBits, c.d.params.Group, c.prg.Nonce()
 	ar := g.arith()
 	lm, masks := g.laneMasks()
+	// Every key's levels' child corrections and leaf masks, made once: the routines
+	// take them through the backend's func values, so a value made per call would be
+	// an allocation per tile and level.
+	pairs := make([][2][16]byte, len(s0s)*n)
+	for k := range s0s {
+		for i := range n {
+			l, r := dpfChildCws(&cws[k*(n+1)+i])
+			pairs[k*n+i] = [2][16]byte{l.Bytes(), r.Bytes()}
+		}
+	}
+	var leafMasks []chacha.Leaf
+	if masks {
+		leafMasks = make([]chacha.Leaf, len(s0s))
+		for k := range leafMasks {
+			leafMasks[k] = chacha.Leaf{Arith: chachaArith(lm), Value: ar.from(cws[k*(n+1)+n][0]).Bytes()}
+			if party == 1 {
+				leafMasks[k].Neg = lm.add.Bytes()
+			}
+		}
+	}
 	children := func(out, in []Block, k, i int, leaf *chacha.Leaf) {
-		l, r := dpfChildCws(&cws[k*(n+1)+i])
-		cw := [2][16]byte{l.Bytes(), r.Bytes()}
-		chacha.ExpandChildren(blockBytes(out), blockBytes(in), nonce, &cw, leaf)
+		chacha.ExpandChildren(blockBytes(out), blockBytes(in), nonce, &pairs[k*n+i], leaf)
 	}
 	return tree{
 		n:      n,
@@ -295,16 +313,12 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := place(k, x0, 2*len(in.u))
-			v := ar.from(cws[k*(n+1)+n][0])
 			if masks {
-				leaf := &chacha.Leaf{Arith: chachaArith(lm), Value: v.Bytes()}
-				if party == 1 {
-					leaf.Neg = lm.add.Bytes()
-				}
-				children(out, in.u, k, n-1, leaf)
+				children(out, in.u, k, n-1, &leafMasks[k])
 				return
 			}
 			children(out, in.u, k, n-1, nil)
+			v := ar.from(cws[k*(n+1)+n][0])
 			for j, x := range out {
 				out[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), v, party)
 			}
@@ -321,17 +335,21 @@ func (c *chachaDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 		return c.walks.walkEvalAll(place, party, s0s, cws)
 	}
 	n, ar, nonce := c.d.params.InBits, c.d.params.Group.arith(), c.prg.Nonce()
-	level := func(k, i int, leaf bool) *chacha.DcfLevel {
-		cw := &cws[k*(n+1)+i]
-		l := &chacha.DcfLevel{Arith: chachaArith(lm), Leaf: leaf}
-		l.Cws = [3][16]byte{dcfChildCw(cw, 0).Bytes(), dcfChildCw(cw, 1).Bytes(), ar.from(cw[1]).Bytes()}
-		if leaf {
-			l.Last = ar.from(cws[k*(n+1)+n][1]).Bytes()
-			if party == 1 {
-				l.Neg = lm.add.Bytes()
+	// Every key's levels, made once, as chachaDpf's pairs are (level i < n-1 for the
+	// tree's level, which takes nodes at level i, n-1 for its leaves).
+	levels := make([]chacha.DcfLevel, len(s0s)*n)
+	for k := range s0s {
+		for i := range n {
+			cw, l := &cws[k*(n+1)+i], &levels[k*n+i]
+			*l = chacha.DcfLevel{Arith: chachaArith(lm), Leaf: i == n-1}
+			l.Cws = [3][16]byte{dcfChildCw(cw, 0).Bytes(), dcfChildCw(cw, 1).Bytes(), ar.from(cw[1]).Bytes()}
+			if l.Leaf {
+				l.Last = ar.from(cws[k*(n+1)+n][1]).Bytes()
+				if party == 1 {
+					l.Neg = lm.add.Bytes()
+				}
 			}
 		}
-		return l
 	}
 	return tree{
 		n:      n,
@@ -341,11 +359,11 @@ func (c *chachaDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 			r.u[0], r.v[0] = s0s[k].WithLsb(uint8(party)), Block{} // v: the group's zero
 		},
 		level: func(k, i int, out, in nodes, _ []Block) {
-			chacha.ExpandDcfChildren(blockBytes(out.u), blockBytes(out.v), blockBytes(in.u), blockBytes(in.v), nonce, level(k, i, false))
+			chacha.ExpandDcfChildren(blockBytes(out.u), blockBytes(out.v), blockBytes(in.u), blockBytes(in.v), nonce, &levels[k*n+i])
 		},
 		leaves: func(k, x0 int, in nodes, _ []Block) {
 			out := place(k, x0, 2*len(in.u))
-			chacha.ExpandDcfChildren(blockBytes(out), nil, blockBytes(in.u), blockBytes(in.v), nonce, level(k, n-1, true))
+			chacha.ExpandDcfChildren(blockBytes(out), nil, blockBytes(in.u), blockBytes(in.v), nonce, &levels[k*n+n-1])
 		},
 	}
 }
