@@ -102,10 +102,11 @@ func (c *chachaDpf) walkEval(stp callControl, dst []Block, party int, s0s []Bloc
 // of points (the avx512 walks take this way too).
 func dpfPointWalks(d *Dpf, prg *ChaCha, stp callControl, dst []Block, party int, s0s []Block, cws []Cw, xs []Uint128, m int) error {
 	n, ar := d.params.InBits, d.params.Group.arith()
-	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, d.checkCws, d.checkLastRows}
+	rows := d.params.cwRows()
+	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, rows, d.checkCws, d.checkLastRows}
 	return b.walk(2, dpfTrByte, nil, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
-			node, last := ch.nodes[j], &cws[ch.key[j]*(n+1)+n]
+			node, last := ch.nodes[j], &cws[ch.key[j]*rows+n]
 			dst[j0+j] = dpfLeaf(ar, node.Clamp(), node.Lsb(), ar.from(last[0]), party)
 		}
 	})
@@ -142,11 +143,12 @@ func dcfPointWalks(d *Dcf, prg *ChaCha, stp callControl, dst []Block, party int,
 	arith := chachaArith(lm)
 	n, ar := d.params.InBits, d.params.Group.arith()
 	// A DCF key's rows are all checked in its last one.
-	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, d.checkCws, d.checkCws}
+	rows := d.params.cwRows()
+	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, rows, d.checkCws, d.checkCws}
 	return true, b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {
 			node := ch.nodes[j]
-			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*(n+1)+n], party)
+			dst[j0+j] = dcfLeaf(ar, node.Clamp(), node.Lsb(), ch.sums[j], &cws[ch.key[j]*rows+n], party)
 		}
 	})
 }
@@ -166,6 +168,7 @@ type chachaBatch struct {
 	cws   []Cw
 	xs    []Uint128
 	m     int
+	rows  int                  // correction words per key
 	check func(cws []Cw) error // the scheme's check of whole keys' correction words
 	// checkLast is check without what the walk checks itself: the DPF level rows'
 	// words 4-7, which the routine ORs into Points.RowsOr.
@@ -195,7 +198,7 @@ type chachaChunk struct {
 // and returns the check of all keys, which names the first bad one, with dst partly
 // written.
 func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 int, ch *chachaChunk)) error {
-	lanes, n, rows := chacha.PointLanes(), b.n, b.n+1
+	lanes, n, rows := chacha.PointLanes(), b.n, b.rows
 	most := lanes * chacha.PointChunks() // points per call
 	calls := (len(b.xs) + most - 1) / most
 	var bad atomic.Bool
@@ -242,7 +245,7 @@ func (b *chachaBatch) walk(mul, trByte int, arith *chacha.Arith, leaves func(j0 
 // load sets ch up for the points j0 .. j0+points-1: each lane's root, path and rows,
 // and the rows of the next call's next points (none for 0), which follow them.
 func (b *chachaBatch) load(ch *chachaChunk, j0, points, next int) {
-	n, lanes, rows := b.n, len(ch.w.Offs), b.n+1
+	n, lanes, rows := b.n, len(ch.w.Offs), b.rows
 	ch.points = points
 	k0 := j0 / b.m
 	for j := range lanes {
@@ -275,7 +278,13 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 	if chacha.PointLanes() == 0 {
 		return c.walks.walkEvalAll(place, party, s0s, cws)
 	}
-	n, g, nonce := c.d.params.InBits, c.d.params.Group, c.prg.Nonce()
+	return dpfChildrenTree(c.d, c.prg, place, party, s0s, cws)
+}
+
+// dpfChildrenTree is a DPF EvalAll with prg on the children routines (the avx512
+// walks take this way too: 0.97x their own tree's time, same runs).
+func dpfChildrenTree(d *Dpf, prg *ChaCha, place outputs, party int, s0s []Block, cws []Cw) tree {
+	n, rows, g, nonce := d.params.InBits, d.params.cwRows(), d.params.Group, prg.Nonce()
 	ar := g.arith()
 	lm, masks := g.laneMasks()
 	// Every key's levels' child corrections and leaf masks, made once: the routines
@@ -284,7 +293,7 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 	pairs := make([][2][16]byte, len(s0s)*n)
 	for k := range s0s {
 		for i := range n {
-			l, r := dpfChildCws(&cws[k*(n+1)+i])
+			l, r := dpfChildCws(&cws[k*rows+i])
 			pairs[k*n+i] = [2][16]byte{l.Bytes(), r.Bytes()}
 		}
 	}
@@ -292,7 +301,7 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 	if masks {
 		leafMasks = make([]chacha.Leaf, len(s0s))
 		for k := range leafMasks {
-			leafMasks[k] = chacha.Leaf{Arith: chachaArith(lm), Value: ar.from(cws[k*(n+1)+n][0]).Bytes()}
+			leafMasks[k] = chacha.Leaf{Arith: chachaArith(lm), Value: ar.from(cws[k*rows+n][0]).Bytes()}
 			if party == 1 {
 				leafMasks[k].Neg = lm.add.Bytes()
 			}
@@ -318,7 +327,7 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 				return
 			}
 			children(out, in.u, k, n-1, nil)
-			v := ar.from(cws[k*(n+1)+n][0])
+			v := ar.from(cws[k*rows+n][0])
 			for j, x := range out {
 				out[j] = dpfLeaf(ar, x.Clamp(), x.Lsb(), v, party)
 			}
@@ -330,21 +339,32 @@ func (c *chachaDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 // carries each node's path value, where the group has lane masks (uint127 takes the
 // next walks).
 func (c *chachaDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
-	lm, masks := c.d.params.Group.laneMasks()
-	if chacha.PointLanes() == 0 || !masks {
-		return c.walks.walkEvalAll(place, party, s0s, cws)
+	if chacha.PointLanes() > 0 {
+		if tr, ok := dcfChildrenTree(c.d, c.prg, place, party, s0s, cws); ok {
+			return tr
+		}
 	}
-	n, ar, nonce := c.d.params.InBits, c.d.params.Group.arith(), c.prg.Nonce()
+	return c.walks.walkEvalAll(place, party, s0s, cws)
+}
+
+// dcfChildrenTree is dpfChildrenTree for DCF (the chacha walks' alone), where the
+// group has lane masks (all but uint127): ok is false for uint127.
+func dcfChildrenTree(d *Dcf, prg *ChaCha, place outputs, party int, s0s []Block, cws []Cw) (tr tree, ok bool) {
+	lm, masks := d.params.Group.laneMasks()
+	if !masks {
+		return tr, false
+	}
+	n, rows, ar, nonce := d.params.InBits, d.params.cwRows(), d.params.Group.arith(), prg.Nonce()
 	// Every key's levels, made once, as chachaDpf's pairs are (level i < n-1 for the
 	// tree's level, which takes nodes at level i, n-1 for its leaves).
 	levels := make([]chacha.DcfLevel, len(s0s)*n)
 	for k := range s0s {
 		for i := range n {
-			cw, l := &cws[k*(n+1)+i], &levels[k*n+i]
+			cw, l := &cws[k*rows+i], &levels[k*n+i]
 			*l = chacha.DcfLevel{Arith: chachaArith(lm), Leaf: i == n-1}
 			l.Cws = [3][16]byte{dcfChildCw(cw, 0).Bytes(), dcfChildCw(cw, 1).Bytes(), ar.from(cw[1]).Bytes()}
 			if l.Leaf {
-				l.Last = ar.from(cws[k*(n+1)+n][1]).Bytes()
+				l.Last = ar.from(cws[k*rows+n][1]).Bytes()
 				if party == 1 {
 					l.Neg = lm.add.Bytes()
 				}
@@ -365,5 +385,5 @@ func (c *chachaDcf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw)
 			out := place(k, x0, 2*len(in.u))
 			chacha.ExpandDcfChildren(blockBytes(out), nil, blockBytes(in.u), blockBytes(in.v), nonce, &levels[k*n+n-1])
 		},
-	}
+	}, true
 }

@@ -2,13 +2,22 @@
 
 package gofss
 
-import "github.com/pyfss/pyfss/gofss/internal/simd"
+import (
+	"github.com/pyfss/pyfss/gofss/internal/chacha"
+	"github.com/pyfss/pyfss/gofss/internal/simd"
+)
 
-// The EvalAll trees on the routines; groups without lane masks (uint127) take the
-// portable tree. With AES keys the levels run on the CPU class's fused routines
-// (f.eval), AVX-512 or AVX2.
+// The EvalAll trees on the routines. With AES keys the levels run on the CPU
+// class's fused routines (f.eval), AVX-512 or AVX2. DPF with ChaCha takes the
+// chacha walks' children routines, which correct the children themselves (0.97x
+// this tree's time, DCF's 1.0x: DCF keeps this one). Groups without lane masks
+// (uint127) take the portable tree, but for DPF with ChaCha, whose leaves are then
+// converted in Go.
 
 func (f *fastDpf) walkEvalAll(place outputs, party int, s0s []Block, cws []Cw) tree {
+	if f.chacha != nil && chacha.PointLanes() > 0 {
+		return dpfChildrenTree(f.Dpf, f.chacha, place, party, s0s, cws)
+	}
 	if !f.kaOK {
 		return f.Dpf.walkEvalAll(place, party, s0s, cws)
 	}
