@@ -142,8 +142,8 @@ func dcfPointWalks(d *Dcf, prg *ChaCha, stp callControl, dst []Block, party int,
 	}
 	arith := chachaArith(lm)
 	n, ar := d.params.InBits, d.params.Group.arith()
-	// A DCF key's rows are all checked in its last one.
 	rows := d.params.cwRows()
+	// A DCF key's check is of its last row alone: the walk checks nothing of its own.
 	b := chachaBatch{stp, prg, n, party, s0s, cws, xs, m, rows, d.checkCws, d.checkCws}
 	return true, b.walk(4, dcfTrByte, &arith, func(j0 int, ch *chachaChunk) {
 		for j := range ch.points {

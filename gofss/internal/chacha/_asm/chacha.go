@@ -327,24 +327,16 @@ func (k *routine) storeWords(words [4]VecVirtual, m Mem) {
 // initState sets the state to row 0 and row 3 from in and rows 1 and 2 to seed, one
 // seed per lane, and keeps the seed for the final XOR.
 func (k *routine) initState(seed [4]VecVirtual) {
+	var from [4]Op
 	for w, s := range seed {
 		if k.wide && !k.seedSlots {
 			k.seedReg[w] = s
 		} else {
 			k.move(s, k.seed[w])
 		}
-		k.move(s, k.x[4+w])
-		k.move(s, k.x[8+w])
-		VPBROADCASTD(Mem{Base: k.in}.Offset(4*w), k.x[w])
+		from[w] = s
 	}
-	k.xor(k.x[12], k.x[12], k.x[12])
-	k.xor(k.x[13], k.x[13], k.x[13])
-	VPBROADCASTD(Mem{Base: k.in}.Offset(16), k.x[14])
-	VPBROADCASTD(Mem{Base: k.in}.Offset(20), k.x[15])
-	if !k.wide {
-		k.spill(10)
-		k.spill(11)
-	}
+	k.initRows(from)
 }
 
 var (
@@ -1271,10 +1263,14 @@ func (k *routine) pathMask(f *pointFrame) Op {
 	return top
 }
 
-// initFromSlots sets the state to row 0 and row 3 from in and rows 1 and 2 to the
-// seeds at seed (transposed words), as initState does from registers.
+// initFromSlots is initState from seeds kept at seed (transposed words).
 func (k *routine) initFromSlots(seed [4]Mem) {
 	k.seed = seed
+	k.initRows([4]Op{seed[0], seed[1], seed[2], seed[3]})
+}
+
+// initRows sets the state to row 0 and row 3 from in and rows 1 and 2 to seed.
+func (k *routine) initRows(seed [4]Op) {
 	for w := range seed {
 		k.move(seed[w], k.x[4+w])
 		k.move(k.x[4+w], k.x[8+w])
