@@ -54,6 +54,42 @@ func benchmark(b *testing.B, f func(dst, src []byte, nonce [2]uint32, mul int, s
 	}
 }
 
+// BenchmarkExpandChildren measures a level of EvalAll's tree on 1024 nodes (the
+// size of its tiles) in ns a node: an inner level, and a leaf level in a group with
+// both arithmetics, without negation (party 0) and with it.
+func BenchmarkExpandChildren(b *testing.B) {
+	const nodes = 1024
+	nonce := [2]uint32{0x12345678, 0x9abcdef0}
+	rng := rand.New(rand.NewPCG(1, 2))
+	src, dst := make([]byte, nodes*BlockSize), make([]byte, 2*nodes*BlockSize)
+	fillRandom(rng, src)
+	var cws [2][16]byte
+	fillRandom(rng, cws[0][:])
+	fillRandom(rng, cws[1][:])
+	leaf := &Leaf{Arith: *randomArith(rng)}
+	fillRandom(rng, leaf.Value[:])
+	negated := *leaf
+	fillRandom(rng, negated.Neg[:])
+	for _, name := range Backends() {
+		for _, c := range []struct {
+			kind string
+			leaf *Leaf
+		}{{"inner", nil}, {"leaf", leaf}, {"leaf-negated", &negated}} {
+			b.Run(name+"/"+c.kind, func(b *testing.B) {
+				prev, err := SetBackend(name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer SetBackend(prev)
+				for range b.N {
+					ExpandChildren(dst, src, nonce, &cws, c.leaf)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nodes), "ns/node")
+			})
+		}
+	}
+}
+
 // BenchmarkWalkOne measures a single-point Eval's walk at in_bits 20 (ns/op is per
 // walk); BenchmarkWalkExpandSelect takes the same walk with one ExpandSelect call
 // per level, the path that WalkOne replaces.

@@ -175,6 +175,9 @@ GLOBL ctrl_byte<>(SB), RODATA|NOPTR, $16
 DATA sign_bit<>+0(SB)/4, $0x80000000
 GLOBL sign_bit<>(SB), RODATA|NOPTR, $4
 
+DATA low_bit<>+0(SB)/4, $0x00000001
+GLOBL low_bit<>(SB), RODATA|NOPTR, $4
+
 DATA ones<>+0(SB)/1, $0xff
 DATA ones<>+1(SB)/1, $0xff
 DATA ones<>+2(SB)/1, $0xff
@@ -6386,34 +6389,26 @@ pointsAVX512_mul4_next_done:
 	VMOVDQU32     768(R10), Z4
 	VPANDD        (R8), Z3, Z3
 	VPADDQ        Z3, Z4, Z5
-	VPXORD        Z3, Z4, Z4
-	VPANDD        64(R8), Z4, Z4
-	VPANDD        128(R8), Z5, Z5
-	VPORD         Z5, Z4, Z4
+	VPTERNLOGD    $0x28, 64(R8), Z3, Z4
+	VPTERNLOGD    $0xf8, 128(R8), Z5, Z4
 	VMOVDQU32     Z4, 768(R10)
 	VMOVDQU32     832(R10), Z3
 	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z3, Z4
-	VPXORD        Z0, Z3, Z3
-	VPANDD        64(R8), Z3, Z3
-	VPANDD        128(R8), Z4, Z4
-	VPORD         Z4, Z3, Z3
+	VPTERNLOGD    $0x28, 64(R8), Z0, Z3
+	VPTERNLOGD    $0xf8, 128(R8), Z4, Z3
 	VMOVDQU32     Z3, 832(R10)
 	VMOVDQU32     896(R10), Z0
 	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z0, Z3
-	VPXORD        Z2, Z0, Z0
-	VPANDD        64(R8), Z0, Z0
-	VPANDD        128(R8), Z3, Z3
-	VPORD         Z3, Z0, Z0
+	VPTERNLOGD    $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD    $0xf8, 128(R8), Z3, Z0
 	VMOVDQU32     Z0, 896(R10)
 	VMOVDQU32     960(R10), Z0
 	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z0, Z2
-	VPXORD        Z1, Z0, Z0
-	VPANDD        64(R8), Z0, Z0
-	VPANDD        128(R8), Z2, Z2
-	VPORD         Z2, Z0, Z0
+	VPTERNLOGD    $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD    $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32     Z0, 960(R10)
 	VMOVDQU32     1344(R10), Z0
 	VMOVDQU32     Z0, 1600(R10)
@@ -6527,34 +6522,26 @@ pointsAVX512_mul4_next_done:
 	VMOVDQU32     2112(R10), Z4
 	VPANDD        (R8), Z3, Z3
 	VPADDQ        Z3, Z4, Z5
-	VPXORD        Z3, Z4, Z4
-	VPANDD        64(R8), Z4, Z4
-	VPANDD        128(R8), Z5, Z5
-	VPORD         Z5, Z4, Z4
+	VPTERNLOGD    $0x28, 64(R8), Z3, Z4
+	VPTERNLOGD    $0xf8, 128(R8), Z5, Z4
 	VMOVDQU32     Z4, 2112(R10)
 	VMOVDQU32     2176(R10), Z3
 	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z3, Z4
-	VPXORD        Z0, Z3, Z3
-	VPANDD        64(R8), Z3, Z3
-	VPANDD        128(R8), Z4, Z4
-	VPORD         Z4, Z3, Z3
+	VPTERNLOGD    $0x28, 64(R8), Z0, Z3
+	VPTERNLOGD    $0xf8, 128(R8), Z4, Z3
 	VMOVDQU32     Z3, 2176(R10)
 	VMOVDQU32     2240(R10), Z0
 	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z0, Z3
-	VPXORD        Z2, Z0, Z0
-	VPANDD        64(R8), Z0, Z0
-	VPANDD        128(R8), Z3, Z3
-	VPORD         Z3, Z0, Z0
+	VPTERNLOGD    $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD    $0xf8, 128(R8), Z3, Z0
 	VMOVDQU32     Z0, 2240(R10)
 	VMOVDQU32     2304(R10), Z0
 	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z0, Z2
-	VPXORD        Z1, Z0, Z0
-	VPANDD        64(R8), Z0, Z0
-	VPANDD        128(R8), Z2, Z2
-	VPORD         Z2, Z0, Z0
+	VPTERNLOGD    $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD    $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32     Z0, 2304(R10)
 	VMOVDQU32     256(R10), Z4
 	VMOVDQU32     Z4, Z8
@@ -6832,34 +6819,26 @@ pointsAVX512_mul4_round:
 	VMOVDQU32     768(R10), Z7
 	VPANDD        (R8), Z6, Z6
 	VPADDQ        Z6, Z7, Z13
-	VPXORD        Z6, Z7, Z7
-	VPANDD        64(R8), Z7, Z7
-	VPANDD        128(R8), Z13, Z13
-	VPORD         Z13, Z7, Z7
+	VPTERNLOGD    $0x28, 64(R8), Z6, Z7
+	VPTERNLOGD    $0xf8, 128(R8), Z13, Z7
 	VMOVDQU32     Z7, 768(R10)
 	VMOVDQU32     832(R10), Z6
 	VPANDD        (R8), Z5, Z5
 	VPADDQ        Z5, Z6, Z7
-	VPXORD        Z5, Z6, Z6
-	VPANDD        64(R8), Z6, Z6
-	VPANDD        128(R8), Z7, Z7
-	VPORD         Z7, Z6, Z6
+	VPTERNLOGD    $0x28, 64(R8), Z5, Z6
+	VPTERNLOGD    $0xf8, 128(R8), Z7, Z6
 	VMOVDQU32     Z6, 832(R10)
 	VMOVDQU32     896(R10), Z5
 	VPANDD        (R8), Z12, Z12
 	VPADDQ        Z12, Z5, Z6
-	VPXORD        Z12, Z5, Z5
-	VPANDD        64(R8), Z5, Z5
-	VPANDD        128(R8), Z6, Z6
-	VPORD         Z6, Z5, Z5
+	VPTERNLOGD    $0x28, 64(R8), Z12, Z5
+	VPTERNLOGD    $0xf8, 128(R8), Z6, Z5
 	VMOVDQU32     Z5, 896(R10)
 	VMOVDQU32     960(R10), Z5
 	VPANDD        (R8), Z4, Z4
 	VPADDQ        Z4, Z5, Z6
-	VPXORD        Z4, Z5, Z5
-	VPANDD        64(R8), Z5, Z5
-	VPANDD        128(R8), Z6, Z6
-	VPORD         Z6, Z5, Z5
+	VPTERNLOGD    $0x28, 64(R8), Z4, Z5
+	VPTERNLOGD    $0xf8, 128(R8), Z6, Z5
 	VMOVDQU32     Z5, 960(R10)
 	VPXORD.BCST   (R9), Z0, Z0
 	VPXORD        256(R10), Z8, Z8
@@ -6920,34 +6899,26 @@ pointsAVX512_mul4_round:
 	VMOVDQU32     2112(R10), Z3
 	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z3, Z5
-	VPXORD        Z2, Z3, Z3
-	VPANDD        64(R8), Z3, Z3
-	VPANDD        128(R8), Z5, Z5
-	VPORD         Z5, Z3, Z3
+	VPTERNLOGD    $0x28, 64(R8), Z2, Z3
+	VPTERNLOGD    $0xf8, 128(R8), Z5, Z3
 	VMOVDQU32     Z3, 2112(R10)
 	VMOVDQU32     2176(R10), Z2
 	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z2, Z3
-	VPXORD        Z1, Z2, Z2
-	VPANDD        64(R8), Z2, Z2
-	VPANDD        128(R8), Z3, Z3
-	VPORD         Z3, Z2, Z2
+	VPTERNLOGD    $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD    $0xf8, 128(R8), Z3, Z2
 	VMOVDQU32     Z2, 2176(R10)
 	VMOVDQU32     2240(R10), Z1
 	VPANDD        (R8), Z4, Z4
 	VPADDQ        Z4, Z1, Z2
-	VPXORD        Z4, Z1, Z1
-	VPANDD        64(R8), Z1, Z1
-	VPANDD        128(R8), Z2, Z2
-	VPORD         Z2, Z1, Z1
+	VPTERNLOGD    $0x28, 64(R8), Z4, Z1
+	VPTERNLOGD    $0xf8, 128(R8), Z2, Z1
 	VMOVDQU32     Z1, 2240(R10)
 	VMOVDQU32     2304(R10), Z1
 	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z1, Z2
-	VPXORD        Z0, Z1, Z1
-	VPANDD        64(R8), Z1, Z1
-	VPANDD        128(R8), Z2, Z2
-	VPORD         Z2, Z1, Z1
+	VPTERNLOGD    $0x28, 64(R8), Z0, Z1
+	VPTERNLOGD    $0xf8, 128(R8), Z2, Z1
 	VMOVDQU32     Z1, 2304(R10)
 	VMOVDQU32     2688(R10), Z0
 	VPXORD.BCST   (R9), Z0, Z0
@@ -7588,34 +7559,26 @@ pointsAVX512One_mul4_next_done:
 	VMOVDQU32     768(R10), Z4
 	VPANDD        (R8), Z3, Z3
 	VPADDQ        Z3, Z4, Z5
-	VPXORD        Z3, Z4, Z4
-	VPANDD        64(R8), Z4, Z4
-	VPANDD        128(R8), Z5, Z5
-	VPORD         Z5, Z4, Z4
+	VPTERNLOGD    $0x28, 64(R8), Z3, Z4
+	VPTERNLOGD    $0xf8, 128(R8), Z5, Z4
 	VMOVDQU32     Z4, 768(R10)
 	VMOVDQU32     832(R10), Z3
 	VPANDD        (R8), Z0, Z0
 	VPADDQ        Z0, Z3, Z4
-	VPXORD        Z0, Z3, Z3
-	VPANDD        64(R8), Z3, Z3
-	VPANDD        128(R8), Z4, Z4
-	VPORD         Z4, Z3, Z3
+	VPTERNLOGD    $0x28, 64(R8), Z0, Z3
+	VPTERNLOGD    $0xf8, 128(R8), Z4, Z3
 	VMOVDQU32     Z3, 832(R10)
 	VMOVDQU32     896(R10), Z0
 	VPANDD        (R8), Z2, Z2
 	VPADDQ        Z2, Z0, Z3
-	VPXORD        Z2, Z0, Z0
-	VPANDD        64(R8), Z0, Z0
-	VPANDD        128(R8), Z3, Z3
-	VPORD         Z3, Z0, Z0
+	VPTERNLOGD    $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD    $0xf8, 128(R8), Z3, Z0
 	VMOVDQU32     Z0, 896(R10)
 	VMOVDQU32     960(R10), Z0
 	VPANDD        (R8), Z1, Z1
 	VPADDQ        Z1, Z0, Z2
-	VPXORD        Z1, Z0, Z0
-	VPANDD        64(R8), Z0, Z0
-	VPANDD        128(R8), Z2, Z2
-	VPORD         Z2, Z0, Z0
+	VPTERNLOGD    $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD    $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32     Z0, 960(R10)
 	VMOVDQU32     256(R10), Z4
 	VMOVDQU32     Z4, Z8
@@ -7765,34 +7728,26 @@ pointsAVX512One_mul4_round:
 	VMOVDQU32     768(R10), Z7
 	VPANDD        (R8), Z6, Z6
 	VPADDQ        Z6, Z7, Z13
-	VPXORD        Z6, Z7, Z7
-	VPANDD        64(R8), Z7, Z7
-	VPANDD        128(R8), Z13, Z13
-	VPORD         Z13, Z7, Z7
+	VPTERNLOGD    $0x28, 64(R8), Z6, Z7
+	VPTERNLOGD    $0xf8, 128(R8), Z13, Z7
 	VMOVDQU32     Z7, 768(R10)
 	VMOVDQU32     832(R10), Z6
 	VPANDD        (R8), Z5, Z5
 	VPADDQ        Z5, Z6, Z7
-	VPXORD        Z5, Z6, Z6
-	VPANDD        64(R8), Z6, Z6
-	VPANDD        128(R8), Z7, Z7
-	VPORD         Z7, Z6, Z6
+	VPTERNLOGD    $0x28, 64(R8), Z5, Z6
+	VPTERNLOGD    $0xf8, 128(R8), Z7, Z6
 	VMOVDQU32     Z6, 832(R10)
 	VMOVDQU32     896(R10), Z5
 	VPANDD        (R8), Z12, Z12
 	VPADDQ        Z12, Z5, Z6
-	VPXORD        Z12, Z5, Z5
-	VPANDD        64(R8), Z5, Z5
-	VPANDD        128(R8), Z6, Z6
-	VPORD         Z6, Z5, Z5
+	VPTERNLOGD    $0x28, 64(R8), Z12, Z5
+	VPTERNLOGD    $0xf8, 128(R8), Z6, Z5
 	VMOVDQU32     Z5, 896(R10)
 	VMOVDQU32     960(R10), Z5
 	VPANDD        (R8), Z4, Z4
 	VPADDQ        Z4, Z5, Z6
-	VPXORD        Z4, Z5, Z5
-	VPANDD        64(R8), Z5, Z5
-	VPANDD        128(R8), Z6, Z6
-	VPORD         Z6, Z5, Z5
+	VPTERNLOGD    $0x28, 64(R8), Z4, Z5
+	VPTERNLOGD    $0xf8, 128(R8), Z6, Z5
 	VMOVDQU32     Z5, 960(R10)
 	VPXORD.BCST   (R9), Z0, Z0
 	VPXORD        256(R10), Z8, Z8
@@ -7858,15 +7813,22 @@ pointsAVX512One_done:
 
 // func childrenAVX2(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·childrenAVX2(SB), NOSPLIT, $344-48
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ chunks+16(FP), DX
-	MOVQ cws+24(FP), BX
-	MOVQ leaf+32(FP), SI
-	MOVQ in+40(FP), DI
-	LEAQ 31(SP), R8
-	ANDQ $-32, R8
+TEXT ·childrenAVX2(SB), NOSPLIT, $312-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  chunks+16(FP), DX
+	MOVQ  cws+24(FP), BX
+	MOVQ  leaf+32(FP), SI
+	MOVQ  in+40(FP), DI
+	XORQ  R8, R8
+	TESTQ SI, SI
+	JZ    childrenAVX2_negates
+	MOVQ  192(SI), R8
+	ORQ   200(SI), R8
+
+childrenAVX2_negates:
+	LEAQ 31(SP), R9
+	ANDQ $-32, R9
 
 childrenAVX2_chunk:
 	CMPQ         DX, $0x00
@@ -7886,13 +7848,13 @@ childrenAVX2_chunk:
 	VMOVDQU      Y3, Y4
 	VPSLLD       $0x1f, Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
-	VMOVDQU      Y4, (R8)
+	VMOVDQU      Y4, (R9)
 	VPSRLD       $0x01, Y3, Y3
 	VPSLLD       $0x01, Y3, Y3
-	VMOVDQU      Y0, 64(R8)
-	VMOVDQU      Y1, 96(R8)
-	VMOVDQU      Y2, 128(R8)
-	VMOVDQU      Y3, 160(R8)
+	VMOVDQU      Y0, 32(R9)
+	VMOVDQU      Y1, 64(R9)
+	VMOVDQU      Y2, 96(R9)
+	VMOVDQU      Y3, 128(R9)
 	VMOVDQU      Y0, Y4
 	VMOVDQU      Y4, Y8
 	VPBROADCASTD (DI), Y0
@@ -7909,9 +7871,9 @@ childrenAVX2_chunk:
 	VPBROADCASTD 20(DI), Y15
 	VPXOR        Y14, Y14, Y12
 	VPXOR        Y14, Y14, Y13
-	VMOVDQU      Y10, 256(R8)
-	VMOVDQU      Y11, 288(R8)
-	MOVQ         $0x0000000a, R9
+	VMOVDQU      Y10, 224(R9)
+	VMOVDQU      Y11, 256(R9)
+	MOVQ         $0x0000000a, R10
 
 childrenAVX2_round:
 	VPADDD       Y4, Y0, Y0
@@ -7946,17 +7908,17 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y5, Y10
 	VPSRLD       $0x19, Y5, Y5
 	VPOR         Y10, Y5, Y5
-	VMOVDQU      Y8, 192(R8)
-	VMOVDQU      Y9, 224(R8)
+	VMOVDQU      Y8, 160(R9)
+	VMOVDQU      Y9, 192(R9)
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y7, Y3, Y3
 	VPXOR        Y2, Y14, Y14
 	VPXOR        Y3, Y15, Y15
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y15, Y15
-	VMOVDQU      256(R8), Y10
+	VMOVDQU      224(R9), Y10
 	VPADDD       Y14, Y10, Y10
-	VMOVDQU      288(R8), Y11
+	VMOVDQU      256(R9), Y11
 	VPADDD       Y15, Y11, Y11
 	VPXOR        Y10, Y6, Y6
 	VPXOR        Y11, Y7, Y7
@@ -8014,17 +7976,17 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y6, Y8
 	VPSRLD       $0x19, Y6, Y6
 	VPOR         Y8, Y6, Y6
-	VMOVDQU      Y10, 256(R8)
-	VMOVDQU      Y11, 288(R8)
+	VMOVDQU      Y10, 224(R9)
+	VMOVDQU      Y11, 256(R9)
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y4, Y3, Y3
 	VPXOR        Y2, Y13, Y13
 	VPXOR        Y3, Y14, Y14
 	VPSHUFB      rot16<>+0(SB), Y13, Y13
 	VPSHUFB      rot16<>+0(SB), Y14, Y14
-	VMOVDQU      192(R8), Y8
+	VMOVDQU      160(R9), Y8
 	VPADDD       Y13, Y8, Y8
-	VMOVDQU      224(R8), Y9
+	VMOVDQU      192(R9), Y9
 	VPADDD       Y14, Y9, Y9
 	VPXOR        Y8, Y7, Y7
 	VPXOR        Y9, Y4, Y4
@@ -8050,203 +8012,193 @@ childrenAVX2_round:
 	VPSLLD       $0x07, Y4, Y10
 	VPSRLD       $0x19, Y4, Y4
 	VPOR         Y10, Y4, Y4
-	DECQ         R9
+	DECQ         R10
 	JNZ          childrenAVX2_round
 	VPBROADCASTD (DI), Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD (BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y0, Y0
 	VPBROADCASTD 4(DI), Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 4(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y1, Y1
 	VPBROADCASTD 8(DI), Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 8(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y2, Y2
 	VPBROADCASTD 12(DI), Y8
 	VPXOR        Y8, Y3, Y3
 	VPBROADCASTD 12(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y3, Y3
-	VPXOR        64(R8), Y4, Y4
+	VPXOR        32(R9), Y4, Y4
 	VPBROADCASTD 16(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y4, Y4
-	VPXOR        96(R8), Y5, Y5
+	VPXOR        64(R9), Y5, Y5
 	VPBROADCASTD 20(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y5, Y5
-	VPXOR        128(R8), Y6, Y6
+	VPXOR        96(R9), Y6, Y6
 	VPBROADCASTD 24(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y6, Y6
-	VPXOR        160(R8), Y7, Y7
+	VPXOR        128(R9), Y7, Y7
 	VPBROADCASTD 28(BX), Y8
-	VPAND        (R8), Y8, Y8
+	VPAND        (R9), Y8, Y8
 	VPXOR        Y8, Y7, Y7
 	VPUNPCKLDQ   Y1, Y0, Y8
 	VPUNPCKHDQ   Y1, Y0, Y0
 	VPUNPCKLDQ   Y3, Y2, Y1
-	VPUNPCKHDQ   Y3, Y2, Y3
+	VPUNPCKHDQ   Y3, Y2, Y9
 	VPUNPCKLQDQ  Y1, Y8, Y2
 	VPUNPCKHQDQ  Y1, Y8, Y1
-	VPUNPCKLQDQ  Y3, Y0, Y8
-	VPUNPCKHQDQ  Y3, Y0, Y0
-	VPUNPCKLDQ   Y5, Y4, Y3
+	VPUNPCKLQDQ  Y9, Y0, Y8
+	VPUNPCKHQDQ  Y9, Y0, Y0
+	VPUNPCKLDQ   Y5, Y4, Y9
 	VPUNPCKHDQ   Y5, Y4, Y4
 	VPUNPCKLDQ   Y7, Y6, Y5
-	VPUNPCKHDQ   Y7, Y6, Y7
-	VPUNPCKLQDQ  Y5, Y3, Y6
-	VPUNPCKHQDQ  Y5, Y3, Y3
-	VPUNPCKLQDQ  Y7, Y4, Y5
-	VPUNPCKHQDQ  Y7, Y4, Y4
+	VPUNPCKHDQ   Y7, Y6, Y10
+	VPUNPCKLQDQ  Y5, Y9, Y6
+	VPUNPCKHQDQ  Y5, Y9, Y5
+	VPUNPCKLQDQ  Y10, Y4, Y9
+	VPUNPCKHQDQ  Y10, Y4, Y4
 	TESTQ        SI, SI
 	JZ           childrenAVX2_store
-	VPSHUFD      $0xff, Y2, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
-	VPAND        256(SI), Y7, Y7
+	VPSLLD       $0x1f, Y3, Y3
+	VPSRAD       $0x1f, Y3, Y3
+	VPSHUFD      $0x00, Y3, Y10
+	VPAND        256(SI), Y10, Y10
 	VPAND        (SI), Y2, Y2
-	VPADDQ       Y7, Y2, Y9
-	VPXOR        Y7, Y2, Y2
+	VPADDQ       Y10, Y2, Y11
+	VPXOR        Y10, Y2, Y2
 	VPAND        64(SI), Y2, Y2
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y2, Y2
-	VPXOR        Y2, Y2, Y9
-	VPSUBQ       Y2, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y2, Y7, Y2
-	VPOR         Y9, Y2, Y2
-	VPSHUFD      $0xff, Y6, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
+	VPAND        128(SI), Y11, Y11
+	VPOR         Y11, Y2, Y2
+	VPSHUFD      $0x55, Y3, Y10
+	VPAND        256(SI), Y10, Y10
+	VPAND        (SI), Y1, Y1
+	VPADDQ       Y10, Y1, Y11
+	VPXOR        Y10, Y1, Y1
+	VPAND        64(SI), Y1, Y1
+	VPAND        128(SI), Y11, Y11
+	VPOR         Y11, Y1, Y1
+	VPSHUFD      $0xaa, Y3, Y10
+	VPAND        256(SI), Y10, Y10
+	VPAND        (SI), Y8, Y8
+	VPADDQ       Y10, Y8, Y11
+	VPXOR        Y10, Y8, Y8
+	VPAND        64(SI), Y8, Y8
+	VPAND        128(SI), Y11, Y11
+	VPOR         Y11, Y8, Y8
+	VPSHUFD      $0xff, Y3, Y3
+	VPAND        256(SI), Y3, Y3
+	VPAND        (SI), Y0, Y0
+	VPADDQ       Y3, Y0, Y10
+	VPXOR        Y3, Y0, Y0
+	VPAND        64(SI), Y0, Y0
+	VPAND        128(SI), Y10, Y10
+	VPOR         Y10, Y0, Y0
+	VPSLLD       $0x1f, Y7, Y3
+	VPSRAD       $0x1f, Y3, Y3
+	VPSHUFD      $0x00, Y3, Y7
 	VPAND        256(SI), Y7, Y7
 	VPAND        (SI), Y6, Y6
-	VPADDQ       Y7, Y6, Y9
+	VPADDQ       Y7, Y6, Y10
 	VPXOR        Y7, Y6, Y6
 	VPAND        64(SI), Y6, Y6
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y6, Y6
-	VPXOR        Y6, Y6, Y9
-	VPSUBQ       Y6, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y6, Y7, Y6
-	VPOR         Y9, Y6, Y6
-	VPSHUFD      $0xff, Y1, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
-	VPAND        256(SI), Y7, Y7
-	VPAND        (SI), Y1, Y1
-	VPADDQ       Y7, Y1, Y9
-	VPXOR        Y7, Y1, Y1
-	VPAND        64(SI), Y1, Y1
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y1, Y1
-	VPXOR        Y1, Y1, Y9
-	VPSUBQ       Y1, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y1, Y7, Y1
-	VPOR         Y9, Y1, Y1
-	VPSHUFD      $0xff, Y3, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
-	VPAND        256(SI), Y7, Y7
-	VPAND        (SI), Y3, Y3
-	VPADDQ       Y7, Y3, Y9
-	VPXOR        Y7, Y3, Y3
-	VPAND        64(SI), Y3, Y3
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y3, Y3
-	VPXOR        Y3, Y3, Y9
-	VPSUBQ       Y3, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y3, Y7, Y3
-	VPOR         Y9, Y3, Y3
-	VPSHUFD      $0xff, Y8, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
-	VPAND        256(SI), Y7, Y7
-	VPAND        (SI), Y8, Y8
-	VPADDQ       Y7, Y8, Y9
-	VPXOR        Y7, Y8, Y8
-	VPAND        64(SI), Y8, Y8
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y8, Y8
-	VPXOR        Y8, Y8, Y9
-	VPSUBQ       Y8, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y8, Y7, Y8
-	VPOR         Y9, Y8, Y8
-	VPSHUFD      $0xff, Y5, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
+	VPAND        128(SI), Y10, Y10
+	VPOR         Y10, Y6, Y6
+	VPSHUFD      $0x55, Y3, Y7
 	VPAND        256(SI), Y7, Y7
 	VPAND        (SI), Y5, Y5
-	VPADDQ       Y7, Y5, Y9
+	VPADDQ       Y7, Y5, Y10
 	VPXOR        Y7, Y5, Y5
 	VPAND        64(SI), Y5, Y5
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y5, Y5
-	VPXOR        Y5, Y5, Y9
-	VPSUBQ       Y5, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y5, Y7, Y5
-	VPOR         Y9, Y5, Y5
-	VPSHUFD      $0xff, Y0, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
+	VPAND        128(SI), Y10, Y10
+	VPOR         Y10, Y5, Y5
+	VPSHUFD      $0xaa, Y3, Y7
 	VPAND        256(SI), Y7, Y7
-	VPAND        (SI), Y0, Y0
-	VPADDQ       Y7, Y0, Y9
-	VPXOR        Y7, Y0, Y0
-	VPAND        64(SI), Y0, Y0
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y0, Y0
-	VPXOR        Y0, Y0, Y9
-	VPSUBQ       Y0, Y9, Y9
-	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
-	VPANDN       Y0, Y7, Y0
-	VPOR         Y9, Y0, Y0
-	VPSHUFD      $0xff, Y4, Y7
-	VPSLLD       $0x1f, Y7, Y7
-	VPSRAD       $0x1f, Y7, Y7
-	VPAND        256(SI), Y7, Y7
+	VPAND        (SI), Y9, Y9
+	VPADDQ       Y7, Y9, Y10
+	VPXOR        Y7, Y9, Y9
+	VPAND        64(SI), Y9, Y9
+	VPAND        128(SI), Y10, Y10
+	VPOR         Y10, Y9, Y9
+	VPSHUFD      $0xff, Y3, Y3
+	VPAND        256(SI), Y3, Y3
 	VPAND        (SI), Y4, Y4
-	VPADDQ       Y7, Y4, Y9
-	VPXOR        Y7, Y4, Y4
+	VPADDQ       Y3, Y4, Y7
+	VPXOR        Y3, Y4, Y4
 	VPAND        64(SI), Y4, Y4
-	VPAND        128(SI), Y9, Y9
-	VPOR         Y9, Y4, Y4
-	VPXOR        Y4, Y4, Y9
-	VPSUBQ       Y4, Y9, Y9
+	VPAND        128(SI), Y7, Y7
+	VPOR         Y7, Y4, Y4
+	TESTQ        R8, R8
+	JZ           childrenAVX2_store
+	VPXOR        Y2, Y2, Y3
+	VPSUBQ       Y2, Y3, Y3
 	VMOVDQU      192(SI), Y7
-	VPAND        Y7, Y9, Y9
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y2, Y7, Y2
+	VPOR         Y3, Y2, Y2
+	VPXOR        Y1, Y1, Y3
+	VPSUBQ       Y1, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y1, Y7, Y1
+	VPOR         Y3, Y1, Y1
+	VPXOR        Y8, Y8, Y3
+	VPSUBQ       Y8, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y8, Y7, Y8
+	VPOR         Y3, Y8, Y8
+	VPXOR        Y0, Y0, Y3
+	VPSUBQ       Y0, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y0, Y7, Y0
+	VPOR         Y3, Y0, Y0
+	VPXOR        Y6, Y6, Y3
+	VPSUBQ       Y6, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y6, Y7, Y6
+	VPOR         Y3, Y6, Y6
+	VPXOR        Y5, Y5, Y3
+	VPSUBQ       Y5, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y5, Y7, Y5
+	VPOR         Y3, Y5, Y5
+	VPXOR        Y9, Y9, Y3
+	VPSUBQ       Y9, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
+	VPANDN       Y9, Y7, Y9
+	VPOR         Y3, Y9, Y9
+	VPXOR        Y4, Y4, Y3
+	VPSUBQ       Y4, Y3, Y3
+	VMOVDQU      192(SI), Y7
+	VPAND        Y7, Y3, Y3
 	VPANDN       Y4, Y7, Y4
-	VPOR         Y9, Y4, Y4
+	VPOR         Y3, Y4, Y4
 
 childrenAVX2_store:
-	VPERM2I128 $0x20, Y6, Y2, Y7
-	VMOVDQU    Y7, (AX)
+	VPERM2I128 $0x20, Y6, Y2, Y3
+	VMOVDQU    Y3, (AX)
 	VPERM2I128 $0x31, Y6, Y2, Y2
 	VMOVDQU    Y2, 32(AX)
-	VPERM2I128 $0x20, Y3, Y1, Y2
+	VPERM2I128 $0x20, Y5, Y1, Y2
 	VMOVDQU    Y2, 64(AX)
-	VPERM2I128 $0x31, Y3, Y1, Y1
+	VPERM2I128 $0x31, Y5, Y1, Y1
 	VMOVDQU    Y1, 96(AX)
-	VPERM2I128 $0x20, Y5, Y8, Y1
+	VPERM2I128 $0x20, Y9, Y8, Y1
 	VMOVDQU    Y1, 128(AX)
-	VPERM2I128 $0x31, Y5, Y8, Y1
+	VPERM2I128 $0x31, Y9, Y8, Y1
 	VMOVDQU    Y1, 160(AX)
 	VPERM2I128 $0x20, Y4, Y0, Y1
 	VMOVDQU    Y1, 192(AX)
@@ -8263,719 +8215,584 @@ childrenAVX2_done:
 
 // func childrenAVX512(dst *byte, src *byte, chunks int, cws *[2][16]byte, leaf *[5][64]byte, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·childrenAVX512(SB), $1776-48
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ chunks+16(FP), DX
-	MOVQ cws+24(FP), BX
-	MOVQ leaf+32(FP), SI
-	MOVQ in+40(FP), DI
-	LEAQ 63(SP), R8
-	ANDQ $-64, R8
-	LEAQ 247(SP), R9
+TEXT ·childrenAVX512(SB), $1592-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  chunks+16(FP), DX
+	MOVQ  cws+24(FP), BX
+	MOVQ  leaf+32(FP), SI
+	MOVQ  in+40(FP), DI
+	XORQ  R8, R8
+	TESTQ SI, SI
+	JZ    childrenAVX512_negates
+	MOVQ  192(SI), R8
+	ORQ   200(SI), R8
+
+childrenAVX512_negates:
+	LEAQ 63(SP), R9
 	ANDQ $-64, R9
 
 childrenAVX512_pair:
-	CMPQ         DX, $0x02
-	JL           childrenAVX512_chunk
-	VMOVDQU32    (CX), Z2
-	VMOVDQU32    64(CX), Z3
-	VMOVDQU32    128(CX), Z0
-	VMOVDQU32    192(CX), Z4
-	VPUNPCKLDQ   Z3, Z2, Z1
-	VPUNPCKHDQ   Z3, Z2, Z3
-	VPUNPCKLDQ   Z4, Z0, Z2
-	VPUNPCKHDQ   Z4, Z0, Z4
-	VPUNPCKLQDQ  Z2, Z1, Z0
-	VPUNPCKHQDQ  Z2, Z1, Z1
-	VPUNPCKLQDQ  Z4, Z3, Z2
-	VPUNPCKHQDQ  Z4, Z3, Z3
-	VMOVDQU32    Z3, Z4
-	VPSLLD       $0x1f, Z4, Z4
-	VPSRAD       $0x1f, Z4, Z4
-	VMOVDQU32    Z4, (R8)
-	VPSRLD       $0x01, Z3, Z3
-	VPSLLD       $0x01, Z3, Z3
-	VMOVDQU32    Z0, (R9)
-	VMOVDQU32    Z1, 64(R9)
-	VMOVDQU32    Z2, 128(R9)
-	VMOVDQU32    Z3, 192(R9)
-	VMOVDQU32    Z0, Z4
-	VMOVDQU32    Z4, Z8
-	VPBROADCASTD (DI), Z0
-	VMOVDQU32    Z1, Z5
-	VMOVDQU32    Z5, Z9
-	VPBROADCASTD 4(DI), Z1
-	VMOVDQU32    Z2, Z6
-	VMOVDQU32    Z6, Z10
-	VPBROADCASTD 8(DI), Z2
-	VMOVDQU32    Z3, Z7
-	VMOVDQU32    Z7, Z11
-	VPBROADCASTD 12(DI), Z3
-	VPBROADCASTD 16(DI), Z14
-	VPBROADCASTD 20(DI), Z15
-	VPXORD       Z14, Z14, Z12
-	VPXORD       Z14, Z14, Z13
-	VMOVDQU32    256(CX), Z18
-	VMOVDQU32    320(CX), Z19
-	VMOVDQU32    384(CX), Z16
-	VMOVDQU32    448(CX), Z20
-	VPUNPCKLDQ   Z19, Z18, Z17
-	VPUNPCKHDQ   Z19, Z18, Z19
-	VPUNPCKLDQ   Z20, Z16, Z18
-	VPUNPCKHDQ   Z20, Z16, Z20
-	VPUNPCKLQDQ  Z18, Z17, Z16
-	VPUNPCKHQDQ  Z18, Z17, Z17
-	VPUNPCKLQDQ  Z20, Z19, Z18
-	VPUNPCKHQDQ  Z20, Z19, Z19
-	VMOVDQU32    Z19, Z20
-	VPSLLD       $0x1f, Z20, Z20
-	VPSRAD       $0x1f, Z20, Z20
-	VMOVDQU32    Z20, 64(R8)
-	VPSRLD       $0x01, Z19, Z19
-	VPSLLD       $0x01, Z19, Z19
-	VMOVDQU32    Z16, 256(R9)
-	VMOVDQU32    Z17, 320(R9)
-	VMOVDQU32    Z18, 384(R9)
-	VMOVDQU32    Z19, 448(R9)
-	VMOVDQU32    Z16, Z20
-	VMOVDQU32    Z20, Z24
-	VPBROADCASTD (DI), Z16
-	VMOVDQU32    Z17, Z21
-	VMOVDQU32    Z21, Z25
-	VPBROADCASTD 4(DI), Z17
-	VMOVDQU32    Z18, Z22
-	VMOVDQU32    Z22, Z26
-	VPBROADCASTD 8(DI), Z18
-	VMOVDQU32    Z19, Z23
-	VMOVDQU32    Z23, Z27
-	VPBROADCASTD 12(DI), Z19
-	VPBROADCASTD 16(DI), Z30
-	VPBROADCASTD 20(DI), Z31
-	VPXORD       Z30, Z30, Z28
-	VPXORD       Z30, Z30, Z29
-	MOVQ         $0x0000000a, R10
+	CMPQ            DX, $0x02
+	JL              childrenAVX512_chunk
+	VMOVDQU32       (CX), Z2
+	VMOVDQU32       64(CX), Z3
+	VMOVDQU32       128(CX), Z0
+	VMOVDQU32       192(CX), Z4
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLDQ      Z4, Z0, Z2
+	VPUNPCKHDQ      Z4, Z0, Z4
+	VPUNPCKLQDQ     Z2, Z1, Z0
+	VPUNPCKHQDQ     Z2, Z1, Z1
+	VPUNPCKLQDQ     Z4, Z3, Z2
+	VPUNPCKHQDQ     Z4, Z3, Z3
+	VPTESTMD.BCST   low_bit<>+0(SB), Z3, K1
+	VPTERNLOGD.BCST $0x50, low_bit<>+0(SB), Z3, Z3
+	VMOVDQU32       Z0, (R9)
+	VMOVDQU32       Z1, 64(R9)
+	VMOVDQU32       Z2, 128(R9)
+	VMOVDQU32       Z3, 192(R9)
+	VMOVDQU32       Z0, Z4
+	VMOVDQU32       Z4, Z8
+	VPBROADCASTD    (DI), Z0
+	VMOVDQU32       Z1, Z5
+	VMOVDQU32       Z5, Z9
+	VPBROADCASTD    4(DI), Z1
+	VMOVDQU32       Z2, Z6
+	VMOVDQU32       Z6, Z10
+	VPBROADCASTD    8(DI), Z2
+	VMOVDQU32       Z3, Z7
+	VMOVDQU32       Z7, Z11
+	VPBROADCASTD    12(DI), Z3
+	VPBROADCASTD    16(DI), Z14
+	VPBROADCASTD    20(DI), Z15
+	VPXORD          Z14, Z14, Z12
+	VPXORD          Z14, Z14, Z13
+	VMOVDQU32       256(CX), Z18
+	VMOVDQU32       320(CX), Z19
+	VMOVDQU32       384(CX), Z16
+	VMOVDQU32       448(CX), Z20
+	VPUNPCKLDQ      Z19, Z18, Z17
+	VPUNPCKHDQ      Z19, Z18, Z19
+	VPUNPCKLDQ      Z20, Z16, Z18
+	VPUNPCKHDQ      Z20, Z16, Z20
+	VPUNPCKLQDQ     Z18, Z17, Z16
+	VPUNPCKHQDQ     Z18, Z17, Z17
+	VPUNPCKLQDQ     Z20, Z19, Z18
+	VPUNPCKHQDQ     Z20, Z19, Z19
+	VPTESTMD.BCST   low_bit<>+0(SB), Z19, K2
+	VPTERNLOGD.BCST $0x50, low_bit<>+0(SB), Z19, Z19
+	VMOVDQU32       Z16, 256(R9)
+	VMOVDQU32       Z17, 320(R9)
+	VMOVDQU32       Z18, 384(R9)
+	VMOVDQU32       Z19, 448(R9)
+	VMOVDQU32       Z16, Z20
+	VMOVDQU32       Z20, Z24
+	VPBROADCASTD    (DI), Z16
+	VMOVDQU32       Z17, Z21
+	VMOVDQU32       Z21, Z25
+	VPBROADCASTD    4(DI), Z17
+	VMOVDQU32       Z18, Z22
+	VMOVDQU32       Z22, Z26
+	VPBROADCASTD    8(DI), Z18
+	VMOVDQU32       Z19, Z23
+	VMOVDQU32       Z23, Z27
+	VPBROADCASTD    12(DI), Z19
+	VPBROADCASTD    16(DI), Z30
+	VPBROADCASTD    20(DI), Z31
+	VPXORD          Z30, Z30, Z28
+	VPXORD          Z30, Z30, Z29
+	MOVQ            $0x0000000a, R10
 
 childrenAVX512_pair_round:
-	VPADDD       Z4, Z0, Z0
-	VPADDD       Z5, Z1, Z1
-	VPADDD       Z6, Z2, Z2
-	VPADDD       Z7, Z3, Z3
-	VPXORD       Z0, Z12, Z12
-	VPXORD       Z1, Z13, Z13
-	VPXORD       Z2, Z14, Z14
-	VPXORD       Z3, Z15, Z15
-	VPROLD       $0x10, Z12, Z12
-	VPROLD       $0x10, Z13, Z13
-	VPROLD       $0x10, Z14, Z14
-	VPROLD       $0x10, Z15, Z15
-	VPADDD       Z20, Z16, Z16
-	VPADDD       Z21, Z17, Z17
-	VPADDD       Z22, Z18, Z18
-	VPADDD       Z23, Z19, Z19
-	VPXORD       Z16, Z28, Z28
-	VPXORD       Z17, Z29, Z29
-	VPXORD       Z18, Z30, Z30
-	VPXORD       Z19, Z31, Z31
-	VPROLD       $0x10, Z28, Z28
-	VPROLD       $0x10, Z29, Z29
-	VPROLD       $0x10, Z30, Z30
-	VPROLD       $0x10, Z31, Z31
-	VPADDD       Z12, Z8, Z8
-	VPADDD       Z13, Z9, Z9
-	VPADDD       Z14, Z10, Z10
-	VPADDD       Z15, Z11, Z11
-	VPXORD       Z8, Z4, Z4
-	VPXORD       Z9, Z5, Z5
-	VPXORD       Z10, Z6, Z6
-	VPXORD       Z11, Z7, Z7
-	VPROLD       $0x0c, Z4, Z4
-	VPROLD       $0x0c, Z5, Z5
-	VPROLD       $0x0c, Z6, Z6
-	VPROLD       $0x0c, Z7, Z7
-	VPADDD       Z28, Z24, Z24
-	VPADDD       Z29, Z25, Z25
-	VPADDD       Z30, Z26, Z26
-	VPADDD       Z31, Z27, Z27
-	VPXORD       Z24, Z20, Z20
-	VPXORD       Z25, Z21, Z21
-	VPXORD       Z26, Z22, Z22
-	VPXORD       Z27, Z23, Z23
-	VPROLD       $0x0c, Z20, Z20
-	VPROLD       $0x0c, Z21, Z21
-	VPROLD       $0x0c, Z22, Z22
-	VPROLD       $0x0c, Z23, Z23
-	VPADDD       Z4, Z0, Z0
-	VPADDD       Z5, Z1, Z1
-	VPADDD       Z6, Z2, Z2
-	VPADDD       Z7, Z3, Z3
-	VPXORD       Z0, Z12, Z12
-	VPXORD       Z1, Z13, Z13
-	VPXORD       Z2, Z14, Z14
-	VPXORD       Z3, Z15, Z15
-	VPROLD       $0x08, Z12, Z12
-	VPROLD       $0x08, Z13, Z13
-	VPROLD       $0x08, Z14, Z14
-	VPROLD       $0x08, Z15, Z15
-	VPADDD       Z20, Z16, Z16
-	VPADDD       Z21, Z17, Z17
-	VPADDD       Z22, Z18, Z18
-	VPADDD       Z23, Z19, Z19
-	VPXORD       Z16, Z28, Z28
-	VPXORD       Z17, Z29, Z29
-	VPXORD       Z18, Z30, Z30
-	VPXORD       Z19, Z31, Z31
-	VPROLD       $0x08, Z28, Z28
-	VPROLD       $0x08, Z29, Z29
-	VPROLD       $0x08, Z30, Z30
-	VPROLD       $0x08, Z31, Z31
-	VPADDD       Z12, Z8, Z8
-	VPADDD       Z13, Z9, Z9
-	VPADDD       Z14, Z10, Z10
-	VPADDD       Z15, Z11, Z11
-	VPXORD       Z8, Z4, Z4
-	VPXORD       Z9, Z5, Z5
-	VPXORD       Z10, Z6, Z6
-	VPXORD       Z11, Z7, Z7
-	VPROLD       $0x07, Z4, Z4
-	VPROLD       $0x07, Z5, Z5
-	VPROLD       $0x07, Z6, Z6
-	VPROLD       $0x07, Z7, Z7
-	VPADDD       Z28, Z24, Z24
-	VPADDD       Z29, Z25, Z25
-	VPADDD       Z30, Z26, Z26
-	VPADDD       Z31, Z27, Z27
-	VPXORD       Z24, Z20, Z20
-	VPXORD       Z25, Z21, Z21
-	VPXORD       Z26, Z22, Z22
-	VPXORD       Z27, Z23, Z23
-	VPROLD       $0x07, Z20, Z20
-	VPROLD       $0x07, Z21, Z21
-	VPROLD       $0x07, Z22, Z22
-	VPROLD       $0x07, Z23, Z23
-	VPADDD       Z5, Z0, Z0
-	VPADDD       Z6, Z1, Z1
-	VPADDD       Z7, Z2, Z2
-	VPADDD       Z4, Z3, Z3
-	VPXORD       Z0, Z15, Z15
-	VPXORD       Z1, Z12, Z12
-	VPXORD       Z2, Z13, Z13
-	VPXORD       Z3, Z14, Z14
-	VPROLD       $0x10, Z15, Z15
-	VPROLD       $0x10, Z12, Z12
-	VPROLD       $0x10, Z13, Z13
-	VPROLD       $0x10, Z14, Z14
-	VPADDD       Z21, Z16, Z16
-	VPADDD       Z22, Z17, Z17
-	VPADDD       Z23, Z18, Z18
-	VPADDD       Z20, Z19, Z19
-	VPXORD       Z16, Z31, Z31
-	VPXORD       Z17, Z28, Z28
-	VPXORD       Z18, Z29, Z29
-	VPXORD       Z19, Z30, Z30
-	VPROLD       $0x10, Z31, Z31
-	VPROLD       $0x10, Z28, Z28
-	VPROLD       $0x10, Z29, Z29
-	VPROLD       $0x10, Z30, Z30
-	VPADDD       Z15, Z10, Z10
-	VPADDD       Z12, Z11, Z11
-	VPADDD       Z13, Z8, Z8
-	VPADDD       Z14, Z9, Z9
-	VPXORD       Z10, Z5, Z5
-	VPXORD       Z11, Z6, Z6
-	VPXORD       Z8, Z7, Z7
-	VPXORD       Z9, Z4, Z4
-	VPROLD       $0x0c, Z5, Z5
-	VPROLD       $0x0c, Z6, Z6
-	VPROLD       $0x0c, Z7, Z7
-	VPROLD       $0x0c, Z4, Z4
-	VPADDD       Z31, Z26, Z26
-	VPADDD       Z28, Z27, Z27
-	VPADDD       Z29, Z24, Z24
-	VPADDD       Z30, Z25, Z25
-	VPXORD       Z26, Z21, Z21
-	VPXORD       Z27, Z22, Z22
-	VPXORD       Z24, Z23, Z23
-	VPXORD       Z25, Z20, Z20
-	VPROLD       $0x0c, Z21, Z21
-	VPROLD       $0x0c, Z22, Z22
-	VPROLD       $0x0c, Z23, Z23
-	VPROLD       $0x0c, Z20, Z20
-	VPADDD       Z5, Z0, Z0
-	VPADDD       Z6, Z1, Z1
-	VPADDD       Z7, Z2, Z2
-	VPADDD       Z4, Z3, Z3
-	VPXORD       Z0, Z15, Z15
-	VPXORD       Z1, Z12, Z12
-	VPXORD       Z2, Z13, Z13
-	VPXORD       Z3, Z14, Z14
-	VPROLD       $0x08, Z15, Z15
-	VPROLD       $0x08, Z12, Z12
-	VPROLD       $0x08, Z13, Z13
-	VPROLD       $0x08, Z14, Z14
-	VPADDD       Z21, Z16, Z16
-	VPADDD       Z22, Z17, Z17
-	VPADDD       Z23, Z18, Z18
-	VPADDD       Z20, Z19, Z19
-	VPXORD       Z16, Z31, Z31
-	VPXORD       Z17, Z28, Z28
-	VPXORD       Z18, Z29, Z29
-	VPXORD       Z19, Z30, Z30
-	VPROLD       $0x08, Z31, Z31
-	VPROLD       $0x08, Z28, Z28
-	VPROLD       $0x08, Z29, Z29
-	VPROLD       $0x08, Z30, Z30
-	VPADDD       Z15, Z10, Z10
-	VPADDD       Z12, Z11, Z11
-	VPADDD       Z13, Z8, Z8
-	VPADDD       Z14, Z9, Z9
-	VPXORD       Z10, Z5, Z5
-	VPXORD       Z11, Z6, Z6
-	VPXORD       Z8, Z7, Z7
-	VPXORD       Z9, Z4, Z4
-	VPROLD       $0x07, Z5, Z5
-	VPROLD       $0x07, Z6, Z6
-	VPROLD       $0x07, Z7, Z7
-	VPROLD       $0x07, Z4, Z4
-	VPADDD       Z31, Z26, Z26
-	VPADDD       Z28, Z27, Z27
-	VPADDD       Z29, Z24, Z24
-	VPADDD       Z30, Z25, Z25
-	VPXORD       Z26, Z21, Z21
-	VPXORD       Z27, Z22, Z22
-	VPXORD       Z24, Z23, Z23
-	VPXORD       Z25, Z20, Z20
-	VPROLD       $0x07, Z21, Z21
-	VPROLD       $0x07, Z22, Z22
-	VPROLD       $0x07, Z23, Z23
-	VPROLD       $0x07, Z20, Z20
-	DECQ         R10
-	JNZ          childrenAVX512_pair_round
-	VMOVDQU32    Z16, 512(R9)
-	VMOVDQU32    Z17, 576(R9)
-	VMOVDQU32    Z18, 640(R9)
-	VMOVDQU32    Z19, 704(R9)
-	VMOVDQU32    Z20, 768(R9)
-	VMOVDQU32    Z21, 832(R9)
-	VMOVDQU32    Z22, 896(R9)
-	VMOVDQU32    Z23, 960(R9)
-	VMOVDQU32    Z24, 1024(R9)
-	VMOVDQU32    Z25, 1088(R9)
-	VMOVDQU32    Z26, 1152(R9)
-	VMOVDQU32    Z27, 1216(R9)
-	VMOVDQU32    Z28, 1280(R9)
-	VMOVDQU32    Z29, 1344(R9)
-	VMOVDQU32    Z30, 1408(R9)
-	VMOVDQU32    Z31, 1472(R9)
-	VPXORD.BCST  (DI), Z0, Z0
-	VPBROADCASTD (BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z0, Z0
-	VPXORD.BCST  4(DI), Z1, Z1
-	VPBROADCASTD 4(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z1, Z1
-	VPXORD.BCST  8(DI), Z2, Z2
-	VPBROADCASTD 8(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z2, Z2
-	VPXORD.BCST  12(DI), Z3, Z3
-	VPBROADCASTD 12(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z3, Z3
-	VPXORD       (R9), Z4, Z4
-	VPBROADCASTD 16(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z4, Z4
-	VPXORD       64(R9), Z5, Z5
-	VPBROADCASTD 20(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z5, Z5
-	VPXORD       128(R9), Z6, Z6
-	VPBROADCASTD 24(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z6, Z6
-	VPXORD       192(R9), Z7, Z7
-	VPBROADCASTD 28(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z7, Z7
-	VPUNPCKLDQ   Z1, Z0, Z8
-	VPUNPCKHDQ   Z1, Z0, Z0
-	VPUNPCKLDQ   Z3, Z2, Z1
-	VPUNPCKHDQ   Z3, Z2, Z3
-	VPUNPCKLQDQ  Z1, Z8, Z2
-	VPUNPCKHQDQ  Z1, Z8, Z1
-	VPUNPCKLQDQ  Z3, Z0, Z8
-	VPUNPCKHQDQ  Z3, Z0, Z0
-	VPUNPCKLDQ   Z5, Z4, Z3
-	VPUNPCKHDQ   Z5, Z4, Z4
-	VPUNPCKLDQ   Z7, Z6, Z5
-	VPUNPCKHDQ   Z7, Z6, Z7
-	VPUNPCKLQDQ  Z5, Z3, Z6
-	VPUNPCKHQDQ  Z5, Z3, Z3
-	VPUNPCKLQDQ  Z7, Z4, Z5
-	VPUNPCKHQDQ  Z7, Z4, Z4
-	TESTQ        SI, SI
-	JZ           childrenAVX512_first_store
-	VPSHUFD      $0xff, Z2, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z2, Z2
-	VPADDQ       Z7, Z2, Z9
-	VPXORD       Z7, Z2, Z2
-	VPANDD       64(SI), Z2, Z2
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z2, Z2
-	VPXORD       Z2, Z2, Z9
-	VPSUBQ       Z2, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z2, Z7, Z2
-	VPORD        Z9, Z2, Z2
-	VPSHUFD      $0xff, Z6, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z6, Z6
-	VPADDQ       Z7, Z6, Z9
-	VPXORD       Z7, Z6, Z6
-	VPANDD       64(SI), Z6, Z6
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z6, Z6
-	VPXORD       Z6, Z6, Z9
-	VPSUBQ       Z6, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z6, Z7, Z6
-	VPORD        Z9, Z6, Z6
-	VPSHUFD      $0xff, Z1, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z1, Z1
-	VPADDQ       Z7, Z1, Z9
-	VPXORD       Z7, Z1, Z1
-	VPANDD       64(SI), Z1, Z1
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z1, Z1
-	VPXORD       Z1, Z1, Z9
-	VPSUBQ       Z1, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z1, Z7, Z1
-	VPORD        Z9, Z1, Z1
-	VPSHUFD      $0xff, Z3, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z3, Z3
-	VPADDQ       Z7, Z3, Z9
-	VPXORD       Z7, Z3, Z3
-	VPANDD       64(SI), Z3, Z3
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z3, Z3
-	VPXORD       Z3, Z3, Z9
-	VPSUBQ       Z3, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z3, Z7, Z3
-	VPORD        Z9, Z3, Z3
-	VPSHUFD      $0xff, Z8, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z8, Z8
-	VPADDQ       Z7, Z8, Z9
-	VPXORD       Z7, Z8, Z8
-	VPANDD       64(SI), Z8, Z8
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z8, Z8
-	VPXORD       Z8, Z8, Z9
-	VPSUBQ       Z8, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z8, Z7, Z8
-	VPORD        Z9, Z8, Z8
-	VPSHUFD      $0xff, Z5, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z5, Z5
-	VPADDQ       Z7, Z5, Z9
-	VPXORD       Z7, Z5, Z5
-	VPANDD       64(SI), Z5, Z5
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z5, Z5
-	VPXORD       Z5, Z5, Z9
-	VPSUBQ       Z5, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z5, Z7, Z5
-	VPORD        Z9, Z5, Z5
-	VPSHUFD      $0xff, Z0, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z0, Z0
-	VPADDQ       Z7, Z0, Z9
-	VPXORD       Z7, Z0, Z0
-	VPANDD       64(SI), Z0, Z0
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z0, Z0
-	VPXORD       Z0, Z0, Z9
-	VPSUBQ       Z0, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z0, Z7, Z0
-	VPORD        Z9, Z0, Z0
-	VPSHUFD      $0xff, Z4, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z4, Z4
-	VPADDQ       Z7, Z4, Z9
-	VPXORD       Z7, Z4, Z4
-	VPANDD       64(SI), Z4, Z4
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z4, Z4
-	VPXORD       Z4, Z4, Z9
-	VPSUBQ       Z4, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z4, Z7, Z4
-	VPORD        Z9, Z4, Z4
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPADDD      Z20, Z16, Z16
+	VPADDD      Z21, Z17, Z17
+	VPADDD      Z22, Z18, Z18
+	VPADDD      Z23, Z19, Z19
+	VPXORD      Z16, Z28, Z28
+	VPXORD      Z17, Z29, Z29
+	VPXORD      Z18, Z30, Z30
+	VPXORD      Z19, Z31, Z31
+	VPROLD      $0x10, Z28, Z28
+	VPROLD      $0x10, Z29, Z29
+	VPROLD      $0x10, Z30, Z30
+	VPROLD      $0x10, Z31, Z31
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPADDD      Z28, Z24, Z24
+	VPADDD      Z29, Z25, Z25
+	VPADDD      Z30, Z26, Z26
+	VPADDD      Z31, Z27, Z27
+	VPXORD      Z24, Z20, Z20
+	VPXORD      Z25, Z21, Z21
+	VPXORD      Z26, Z22, Z22
+	VPXORD      Z27, Z23, Z23
+	VPROLD      $0x0c, Z20, Z20
+	VPROLD      $0x0c, Z21, Z21
+	VPROLD      $0x0c, Z22, Z22
+	VPROLD      $0x0c, Z23, Z23
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPADDD      Z20, Z16, Z16
+	VPADDD      Z21, Z17, Z17
+	VPADDD      Z22, Z18, Z18
+	VPADDD      Z23, Z19, Z19
+	VPXORD      Z16, Z28, Z28
+	VPXORD      Z17, Z29, Z29
+	VPXORD      Z18, Z30, Z30
+	VPXORD      Z19, Z31, Z31
+	VPROLD      $0x08, Z28, Z28
+	VPROLD      $0x08, Z29, Z29
+	VPROLD      $0x08, Z30, Z30
+	VPROLD      $0x08, Z31, Z31
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPADDD      Z28, Z24, Z24
+	VPADDD      Z29, Z25, Z25
+	VPADDD      Z30, Z26, Z26
+	VPADDD      Z31, Z27, Z27
+	VPXORD      Z24, Z20, Z20
+	VPXORD      Z25, Z21, Z21
+	VPXORD      Z26, Z22, Z22
+	VPXORD      Z27, Z23, Z23
+	VPROLD      $0x07, Z20, Z20
+	VPROLD      $0x07, Z21, Z21
+	VPROLD      $0x07, Z22, Z22
+	VPROLD      $0x07, Z23, Z23
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPADDD      Z21, Z16, Z16
+	VPADDD      Z22, Z17, Z17
+	VPADDD      Z23, Z18, Z18
+	VPADDD      Z20, Z19, Z19
+	VPXORD      Z16, Z31, Z31
+	VPXORD      Z17, Z28, Z28
+	VPXORD      Z18, Z29, Z29
+	VPXORD      Z19, Z30, Z30
+	VPROLD      $0x10, Z31, Z31
+	VPROLD      $0x10, Z28, Z28
+	VPROLD      $0x10, Z29, Z29
+	VPROLD      $0x10, Z30, Z30
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPADDD      Z31, Z26, Z26
+	VPADDD      Z28, Z27, Z27
+	VPADDD      Z29, Z24, Z24
+	VPADDD      Z30, Z25, Z25
+	VPXORD      Z26, Z21, Z21
+	VPXORD      Z27, Z22, Z22
+	VPXORD      Z24, Z23, Z23
+	VPXORD      Z25, Z20, Z20
+	VPROLD      $0x0c, Z21, Z21
+	VPROLD      $0x0c, Z22, Z22
+	VPROLD      $0x0c, Z23, Z23
+	VPROLD      $0x0c, Z20, Z20
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPADDD      Z21, Z16, Z16
+	VPADDD      Z22, Z17, Z17
+	VPADDD      Z23, Z18, Z18
+	VPADDD      Z20, Z19, Z19
+	VPXORD      Z16, Z31, Z31
+	VPXORD      Z17, Z28, Z28
+	VPXORD      Z18, Z29, Z29
+	VPXORD      Z19, Z30, Z30
+	VPROLD      $0x08, Z31, Z31
+	VPROLD      $0x08, Z28, Z28
+	VPROLD      $0x08, Z29, Z29
+	VPROLD      $0x08, Z30, Z30
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPADDD      Z31, Z26, Z26
+	VPADDD      Z28, Z27, Z27
+	VPADDD      Z29, Z24, Z24
+	VPADDD      Z30, Z25, Z25
+	VPXORD      Z26, Z21, Z21
+	VPXORD      Z27, Z22, Z22
+	VPXORD      Z24, Z23, Z23
+	VPXORD      Z25, Z20, Z20
+	VPROLD      $0x07, Z21, Z21
+	VPROLD      $0x07, Z22, Z22
+	VPROLD      $0x07, Z23, Z23
+	VPROLD      $0x07, Z20, Z20
+	DECQ        R10
+	JNZ         childrenAVX512_pair_round
+	VMOVDQU32   Z16, 512(R9)
+	VMOVDQU32   Z17, 576(R9)
+	VMOVDQU32   Z18, 640(R9)
+	VMOVDQU32   Z19, 704(R9)
+	VMOVDQU32   Z20, 768(R9)
+	VMOVDQU32   Z21, 832(R9)
+	VMOVDQU32   Z22, 896(R9)
+	VMOVDQU32   Z23, 960(R9)
+	VMOVDQU32   Z24, 1024(R9)
+	VMOVDQU32   Z25, 1088(R9)
+	VMOVDQU32   Z26, 1152(R9)
+	VMOVDQU32   Z27, 1216(R9)
+	VMOVDQU32   Z28, 1280(R9)
+	VMOVDQU32   Z29, 1344(R9)
+	VMOVDQU32   Z30, 1408(R9)
+	VMOVDQU32   Z31, 1472(R9)
+	VPXORD.BCST (DI), Z0, Z0
+	VPXORD.BCST (BX), Z0, K1, Z0
+	VPXORD.BCST 4(DI), Z1, Z1
+	VPXORD.BCST 4(BX), Z1, K1, Z1
+	VPXORD.BCST 8(DI), Z2, Z2
+	VPXORD.BCST 8(BX), Z2, K1, Z2
+	VPXORD.BCST 12(DI), Z3, Z3
+	VPXORD.BCST 12(BX), Z3, K1, Z3
+	VPXORD      (R9), Z4, Z4
+	VPXORD.BCST 16(BX), Z4, K1, Z4
+	VPXORD      64(R9), Z5, Z5
+	VPXORD.BCST 20(BX), Z5, K1, Z5
+	VPXORD      128(R9), Z6, Z6
+	VPXORD.BCST 24(BX), Z6, K1, Z6
+	VPXORD      192(R9), Z7, Z7
+	VPXORD.BCST 28(BX), Z7, K1, Z7
+	VPUNPCKLDQ  Z1, Z0, Z8
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z9
+	VPUNPCKLQDQ Z1, Z8, Z2
+	VPUNPCKHQDQ Z1, Z8, Z1
+	VPUNPCKLQDQ Z9, Z0, Z8
+	VPUNPCKHQDQ Z9, Z0, Z0
+	VPUNPCKLDQ  Z5, Z4, Z9
+	VPUNPCKHDQ  Z5, Z4, Z4
+	VPUNPCKLDQ  Z7, Z6, Z5
+	VPUNPCKHDQ  Z7, Z6, Z10
+	VPUNPCKLQDQ Z5, Z9, Z6
+	VPUNPCKHQDQ Z5, Z9, Z5
+	VPUNPCKLQDQ Z10, Z4, Z9
+	VPUNPCKHQDQ Z10, Z4, Z4
+	TESTQ       SI, SI
+	JZ          childrenAVX512_first_store
+	VPSLLD      $0x1f, Z3, Z3
+	VPSRAD      $0x1f, Z3, Z3
+	VPSHUFD     $0x00, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z2, Z2
+	VPADDQ      Z10, Z2, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z2
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z2
+	VPSHUFD     $0x55, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z1, Z1
+	VPADDQ      Z10, Z1, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z1
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z1
+	VPSHUFD     $0xaa, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z8, Z8
+	VPADDQ      Z10, Z8, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z8
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z8
+	VPSHUFD     $0xff, Z3, Z3
+	VPANDD      256(SI), Z3, Z3
+	VPANDD      (SI), Z0, Z0
+	VPADDQ      Z3, Z0, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z3, Z0
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z0
+	VPSLLD      $0x1f, Z7, Z3
+	VPSRAD      $0x1f, Z3, Z3
+	VPSHUFD     $0x00, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z6, Z6
+	VPADDQ      Z7, Z6, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z6
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z6
+	VPSHUFD     $0x55, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z5, Z5
+	VPADDQ      Z7, Z5, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z5
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z5
+	VPSHUFD     $0xaa, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z9, Z9
+	VPADDQ      Z7, Z9, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z9
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z9
+	VPSHUFD     $0xff, Z3, Z3
+	VPANDD      256(SI), Z3, Z3
+	VPANDD      (SI), Z4, Z4
+	VPADDQ      Z3, Z4, Z7
+	VPTERNLOGD  $0x28, 64(SI), Z3, Z4
+	VPTERNLOGD  $0xf8, 128(SI), Z7, Z4
+	TESTQ       R8, R8
+	JZ          childrenAVX512_first_store
+	VPXORD      Z2, Z2, Z3
+	VPSUBQ      Z2, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z2
+	VPXORD      Z1, Z1, Z3
+	VPSUBQ      Z1, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z1
+	VPXORD      Z8, Z8, Z3
+	VPSUBQ      Z8, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z8
+	VPXORD      Z0, Z0, Z3
+	VPSUBQ      Z0, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z0
+	VPXORD      Z6, Z6, Z3
+	VPSUBQ      Z6, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z6
+	VPXORD      Z5, Z5, Z3
+	VPSUBQ      Z5, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z5
+	VPXORD      Z9, Z9, Z3
+	VPSUBQ      Z9, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z9
+	VPXORD      Z4, Z4, Z3
+	VPSUBQ      Z4, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z4
 
 childrenAVX512_first_store:
-	VMOVDQU64    pair_lo<>+0(SB), Z7
-	VPERMI2Q     Z6, Z2, Z7
-	VMOVDQU64    Z7, (AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z7
-	VPERMI2Q     Z6, Z2, Z7
-	VMOVDQU64    Z7, 64(AX)
-	VMOVDQU64    pair_lo<>+0(SB), Z2
-	VPERMI2Q     Z3, Z1, Z2
-	VMOVDQU64    Z2, 128(AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z2
-	VPERMI2Q     Z3, Z1, Z2
-	VMOVDQU64    Z2, 192(AX)
-	VMOVDQU64    pair_lo<>+0(SB), Z1
-	VPERMI2Q     Z5, Z8, Z1
-	VMOVDQU64    Z1, 256(AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z1
-	VPERMI2Q     Z5, Z8, Z1
-	VMOVDQU64    Z1, 320(AX)
-	VMOVDQU64    pair_lo<>+0(SB), Z1
-	VPERMI2Q     Z4, Z0, Z1
-	VMOVDQU64    Z1, 384(AX)
-	VMOVDQU64    pair_hi<>+0(SB), Z1
-	VPERMI2Q     Z4, Z0, Z1
-	VMOVDQU64    Z1, 448(AX)
-	VMOVDQU32    512(R9), Z0
-	VPXORD.BCST  (DI), Z0, Z0
-	VPBROADCASTD (BX), Z1
-	VPANDD       64(R8), Z1, Z1
-	VPXORD       Z1, Z0, Z0
-	VMOVDQU32    576(R9), Z1
-	VPXORD.BCST  4(DI), Z1, Z1
-	VPBROADCASTD 4(BX), Z2
-	VPANDD       64(R8), Z2, Z2
-	VPXORD       Z2, Z1, Z1
-	VMOVDQU32    640(R9), Z2
-	VPXORD.BCST  8(DI), Z2, Z2
-	VPBROADCASTD 8(BX), Z3
-	VPANDD       64(R8), Z3, Z3
-	VPXORD       Z3, Z2, Z2
-	VMOVDQU32    704(R9), Z3
-	VPXORD.BCST  12(DI), Z3, Z3
-	VPBROADCASTD 12(BX), Z4
-	VPANDD       64(R8), Z4, Z4
-	VPXORD       Z4, Z3, Z3
-	VMOVDQU32    768(R9), Z4
-	VPXORD       256(R9), Z4, Z4
-	VPBROADCASTD 16(BX), Z5
-	VPANDD       64(R8), Z5, Z5
-	VPXORD       Z5, Z4, Z4
-	VMOVDQU32    832(R9), Z5
-	VPXORD       320(R9), Z5, Z5
-	VPBROADCASTD 20(BX), Z6
-	VPANDD       64(R8), Z6, Z6
-	VPXORD       Z6, Z5, Z5
-	VMOVDQU32    896(R9), Z6
-	VPXORD       384(R9), Z6, Z6
-	VPBROADCASTD 24(BX), Z7
-	VPANDD       64(R8), Z7, Z7
-	VPXORD       Z7, Z6, Z6
-	VMOVDQU32    960(R9), Z7
-	VPXORD       448(R9), Z7, Z7
-	VPBROADCASTD 28(BX), Z8
-	VPANDD       64(R8), Z8, Z8
-	VPXORD       Z8, Z7, Z7
-	VPUNPCKLDQ   Z1, Z0, Z8
-	VPUNPCKHDQ   Z1, Z0, Z0
-	VPUNPCKLDQ   Z3, Z2, Z1
-	VPUNPCKHDQ   Z3, Z2, Z3
-	VPUNPCKLQDQ  Z1, Z8, Z2
-	VPUNPCKHQDQ  Z1, Z8, Z1
-	VPUNPCKLQDQ  Z3, Z0, Z8
-	VPUNPCKHQDQ  Z3, Z0, Z0
-	VPUNPCKLDQ   Z5, Z4, Z3
-	VPUNPCKHDQ   Z5, Z4, Z4
-	VPUNPCKLDQ   Z7, Z6, Z5
-	VPUNPCKHDQ   Z7, Z6, Z7
-	VPUNPCKLQDQ  Z5, Z3, Z6
-	VPUNPCKHQDQ  Z5, Z3, Z3
-	VPUNPCKLQDQ  Z7, Z4, Z5
-	VPUNPCKHQDQ  Z7, Z4, Z4
-	TESTQ        SI, SI
-	JZ           childrenAVX512_second_store
-	VPSHUFD      $0xff, Z2, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z2, Z2
-	VPADDQ       Z7, Z2, Z9
-	VPXORD       Z7, Z2, Z2
-	VPANDD       64(SI), Z2, Z2
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z2, Z2
-	VPXORD       Z2, Z2, Z9
-	VPSUBQ       Z2, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z2, Z7, Z2
-	VPORD        Z9, Z2, Z2
-	VPSHUFD      $0xff, Z6, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z6, Z6
-	VPADDQ       Z7, Z6, Z9
-	VPXORD       Z7, Z6, Z6
-	VPANDD       64(SI), Z6, Z6
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z6, Z6
-	VPXORD       Z6, Z6, Z9
-	VPSUBQ       Z6, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z6, Z7, Z6
-	VPORD        Z9, Z6, Z6
-	VPSHUFD      $0xff, Z1, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z1, Z1
-	VPADDQ       Z7, Z1, Z9
-	VPXORD       Z7, Z1, Z1
-	VPANDD       64(SI), Z1, Z1
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z1, Z1
-	VPXORD       Z1, Z1, Z9
-	VPSUBQ       Z1, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z1, Z7, Z1
-	VPORD        Z9, Z1, Z1
-	VPSHUFD      $0xff, Z3, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z3, Z3
-	VPADDQ       Z7, Z3, Z9
-	VPXORD       Z7, Z3, Z3
-	VPANDD       64(SI), Z3, Z3
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z3, Z3
-	VPXORD       Z3, Z3, Z9
-	VPSUBQ       Z3, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z3, Z7, Z3
-	VPORD        Z9, Z3, Z3
-	VPSHUFD      $0xff, Z8, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z8, Z8
-	VPADDQ       Z7, Z8, Z9
-	VPXORD       Z7, Z8, Z8
-	VPANDD       64(SI), Z8, Z8
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z8, Z8
-	VPXORD       Z8, Z8, Z9
-	VPSUBQ       Z8, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z8, Z7, Z8
-	VPORD        Z9, Z8, Z8
-	VPSHUFD      $0xff, Z5, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z5, Z5
-	VPADDQ       Z7, Z5, Z9
-	VPXORD       Z7, Z5, Z5
-	VPANDD       64(SI), Z5, Z5
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z5, Z5
-	VPXORD       Z5, Z5, Z9
-	VPSUBQ       Z5, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z5, Z7, Z5
-	VPORD        Z9, Z5, Z5
-	VPSHUFD      $0xff, Z0, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z0, Z0
-	VPADDQ       Z7, Z0, Z9
-	VPXORD       Z7, Z0, Z0
-	VPANDD       64(SI), Z0, Z0
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z0, Z0
-	VPXORD       Z0, Z0, Z9
-	VPSUBQ       Z0, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z0, Z7, Z0
-	VPORD        Z9, Z0, Z0
-	VPSHUFD      $0xff, Z4, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z4, Z4
-	VPADDQ       Z7, Z4, Z9
-	VPXORD       Z7, Z4, Z4
-	VPANDD       64(SI), Z4, Z4
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z4, Z4
-	VPXORD       Z4, Z4, Z9
-	VPSUBQ       Z4, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z4, Z7, Z4
-	VPORD        Z9, Z4, Z4
+	VMOVDQU64   pair_lo<>+0(SB), Z3
+	VPERMI2Q    Z6, Z2, Z3
+	VMOVDQU64   Z3, (AX)
+	VMOVDQU64   pair_hi<>+0(SB), Z3
+	VPERMI2Q    Z6, Z2, Z3
+	VMOVDQU64   Z3, 64(AX)
+	VMOVDQU64   pair_lo<>+0(SB), Z2
+	VPERMI2Q    Z5, Z1, Z2
+	VMOVDQU64   Z2, 128(AX)
+	VMOVDQU64   pair_hi<>+0(SB), Z2
+	VPERMI2Q    Z5, Z1, Z2
+	VMOVDQU64   Z2, 192(AX)
+	VMOVDQU64   pair_lo<>+0(SB), Z1
+	VPERMI2Q    Z9, Z8, Z1
+	VMOVDQU64   Z1, 256(AX)
+	VMOVDQU64   pair_hi<>+0(SB), Z1
+	VPERMI2Q    Z9, Z8, Z1
+	VMOVDQU64   Z1, 320(AX)
+	VMOVDQU64   pair_lo<>+0(SB), Z1
+	VPERMI2Q    Z4, Z0, Z1
+	VMOVDQU64   Z1, 384(AX)
+	VMOVDQU64   pair_hi<>+0(SB), Z1
+	VPERMI2Q    Z4, Z0, Z1
+	VMOVDQU64   Z1, 448(AX)
+	VMOVDQU32   512(R9), Z0
+	VPXORD.BCST (DI), Z0, Z0
+	VPXORD.BCST (BX), Z0, K2, Z0
+	VMOVDQU32   576(R9), Z1
+	VPXORD.BCST 4(DI), Z1, Z1
+	VPXORD.BCST 4(BX), Z1, K2, Z1
+	VMOVDQU32   640(R9), Z2
+	VPXORD.BCST 8(DI), Z2, Z2
+	VPXORD.BCST 8(BX), Z2, K2, Z2
+	VMOVDQU32   704(R9), Z3
+	VPXORD.BCST 12(DI), Z3, Z3
+	VPXORD.BCST 12(BX), Z3, K2, Z3
+	VMOVDQU32   768(R9), Z4
+	VPXORD      256(R9), Z4, Z4
+	VPXORD.BCST 16(BX), Z4, K2, Z4
+	VMOVDQU32   832(R9), Z5
+	VPXORD      320(R9), Z5, Z5
+	VPXORD.BCST 20(BX), Z5, K2, Z5
+	VMOVDQU32   896(R9), Z6
+	VPXORD      384(R9), Z6, Z6
+	VPXORD.BCST 24(BX), Z6, K2, Z6
+	VMOVDQU32   960(R9), Z7
+	VPXORD      448(R9), Z7, Z7
+	VPXORD.BCST 28(BX), Z7, K2, Z7
+	VPUNPCKLDQ  Z1, Z0, Z8
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z9
+	VPUNPCKLQDQ Z1, Z8, Z2
+	VPUNPCKHQDQ Z1, Z8, Z1
+	VPUNPCKLQDQ Z9, Z0, Z8
+	VPUNPCKHQDQ Z9, Z0, Z0
+	VPUNPCKLDQ  Z5, Z4, Z9
+	VPUNPCKHDQ  Z5, Z4, Z4
+	VPUNPCKLDQ  Z7, Z6, Z5
+	VPUNPCKHDQ  Z7, Z6, Z10
+	VPUNPCKLQDQ Z5, Z9, Z6
+	VPUNPCKHQDQ Z5, Z9, Z5
+	VPUNPCKLQDQ Z10, Z4, Z9
+	VPUNPCKHQDQ Z10, Z4, Z4
+	TESTQ       SI, SI
+	JZ          childrenAVX512_second_store
+	VPSLLD      $0x1f, Z3, Z3
+	VPSRAD      $0x1f, Z3, Z3
+	VPSHUFD     $0x00, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z2, Z2
+	VPADDQ      Z10, Z2, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z2
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z2
+	VPSHUFD     $0x55, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z1, Z1
+	VPADDQ      Z10, Z1, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z1
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z1
+	VPSHUFD     $0xaa, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z8, Z8
+	VPADDQ      Z10, Z8, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z8
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z8
+	VPSHUFD     $0xff, Z3, Z3
+	VPANDD      256(SI), Z3, Z3
+	VPANDD      (SI), Z0, Z0
+	VPADDQ      Z3, Z0, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z3, Z0
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z0
+	VPSLLD      $0x1f, Z7, Z3
+	VPSRAD      $0x1f, Z3, Z3
+	VPSHUFD     $0x00, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z6, Z6
+	VPADDQ      Z7, Z6, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z6
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z6
+	VPSHUFD     $0x55, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z5, Z5
+	VPADDQ      Z7, Z5, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z5
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z5
+	VPSHUFD     $0xaa, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z9, Z9
+	VPADDQ      Z7, Z9, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z9
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z9
+	VPSHUFD     $0xff, Z3, Z3
+	VPANDD      256(SI), Z3, Z3
+	VPANDD      (SI), Z4, Z4
+	VPADDQ      Z3, Z4, Z7
+	VPTERNLOGD  $0x28, 64(SI), Z3, Z4
+	VPTERNLOGD  $0xf8, 128(SI), Z7, Z4
+	TESTQ       R8, R8
+	JZ          childrenAVX512_second_store
+	VPXORD      Z2, Z2, Z3
+	VPSUBQ      Z2, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z2
+	VPXORD      Z1, Z1, Z3
+	VPSUBQ      Z1, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z1
+	VPXORD      Z8, Z8, Z3
+	VPSUBQ      Z8, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z8
+	VPXORD      Z0, Z0, Z3
+	VPSUBQ      Z0, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z0
+	VPXORD      Z6, Z6, Z3
+	VPSUBQ      Z6, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z6
+	VPXORD      Z5, Z5, Z3
+	VPSUBQ      Z5, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z5
+	VPXORD      Z9, Z9, Z3
+	VPSUBQ      Z9, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z9
+	VPXORD      Z4, Z4, Z3
+	VPSUBQ      Z4, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z4
 
 childrenAVX512_second_store:
-	VMOVDQU64 pair_lo<>+0(SB), Z7
-	VPERMI2Q  Z6, Z2, Z7
-	VMOVDQU64 Z7, 512(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z7
-	VPERMI2Q  Z6, Z2, Z7
-	VMOVDQU64 Z7, 576(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z3
+	VPERMI2Q  Z6, Z2, Z3
+	VMOVDQU64 Z3, 512(AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z3
+	VPERMI2Q  Z6, Z2, Z3
+	VMOVDQU64 Z3, 576(AX)
 	VMOVDQU64 pair_lo<>+0(SB), Z2
-	VPERMI2Q  Z3, Z1, Z2
+	VPERMI2Q  Z5, Z1, Z2
 	VMOVDQU64 Z2, 640(AX)
 	VMOVDQU64 pair_hi<>+0(SB), Z2
-	VPERMI2Q  Z3, Z1, Z2
+	VPERMI2Q  Z5, Z1, Z2
 	VMOVDQU64 Z2, 704(AX)
 	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z5, Z8, Z1
+	VPERMI2Q  Z9, Z8, Z1
 	VMOVDQU64 Z1, 768(AX)
 	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z5, Z8, Z1
+	VPERMI2Q  Z9, Z8, Z1
 	VMOVDQU64 Z1, 832(AX)
 	VMOVDQU64 pair_lo<>+0(SB), Z1
 	VPERMI2Q  Z4, Z0, Z1
@@ -8989,340 +8806,270 @@ childrenAVX512_second_store:
 	JMP       childrenAVX512_pair
 
 childrenAVX512_chunk:
-	CMPQ         DX, $0x00
-	JE           childrenAVX512_done
-	VMOVDQU32    (CX), Z0
-	VMOVDQU32    64(CX), Z3
-	VMOVDQU32    128(CX), Z1
-	VMOVDQU32    192(CX), Z4
-	VPUNPCKLDQ   Z3, Z0, Z2
-	VPUNPCKHDQ   Z3, Z0, Z0
-	VPUNPCKLDQ   Z4, Z1, Z3
-	VPUNPCKHDQ   Z4, Z1, Z1
-	VPUNPCKLQDQ  Z3, Z2, Z16
-	VPUNPCKHQDQ  Z3, Z2, Z17
-	VPUNPCKLQDQ  Z1, Z0, Z18
-	VPUNPCKHQDQ  Z1, Z0, Z19
-	VMOVDQU32    Z19, Z0
-	VPSLLD       $0x1f, Z0, Z0
-	VPSRAD       $0x1f, Z0, Z0
-	VMOVDQU32    Z0, (R8)
-	VPSRLD       $0x01, Z19, Z19
-	VPSLLD       $0x01, Z19, Z19
-	VMOVDQU32    Z16, Z4
-	VMOVDQU32    Z4, Z8
-	VPBROADCASTD (DI), Z0
-	VMOVDQU32    Z17, Z5
-	VMOVDQU32    Z5, Z9
-	VPBROADCASTD 4(DI), Z1
-	VMOVDQU32    Z18, Z6
-	VMOVDQU32    Z6, Z10
-	VPBROADCASTD 8(DI), Z2
-	VMOVDQU32    Z19, Z7
-	VMOVDQU32    Z7, Z11
-	VPBROADCASTD 12(DI), Z3
-	VPBROADCASTD 16(DI), Z14
-	VPBROADCASTD 20(DI), Z15
-	VPXORD       Z14, Z14, Z12
-	VPXORD       Z14, Z14, Z13
-	MOVQ         $0x0000000a, R9
+	CMPQ            DX, $0x00
+	JE              childrenAVX512_done
+	VMOVDQU32       (CX), Z0
+	VMOVDQU32       64(CX), Z3
+	VMOVDQU32       128(CX), Z1
+	VMOVDQU32       192(CX), Z4
+	VPUNPCKLDQ      Z3, Z0, Z2
+	VPUNPCKHDQ      Z3, Z0, Z0
+	VPUNPCKLDQ      Z4, Z1, Z3
+	VPUNPCKHDQ      Z4, Z1, Z1
+	VPUNPCKLQDQ     Z3, Z2, Z16
+	VPUNPCKHQDQ     Z3, Z2, Z17
+	VPUNPCKLQDQ     Z1, Z0, Z18
+	VPUNPCKHQDQ     Z1, Z0, Z19
+	VPTESTMD.BCST   low_bit<>+0(SB), Z19, K1
+	VPTERNLOGD.BCST $0x50, low_bit<>+0(SB), Z19, Z19
+	VMOVDQU32       Z16, Z4
+	VMOVDQU32       Z4, Z8
+	VPBROADCASTD    (DI), Z0
+	VMOVDQU32       Z17, Z5
+	VMOVDQU32       Z5, Z9
+	VPBROADCASTD    4(DI), Z1
+	VMOVDQU32       Z18, Z6
+	VMOVDQU32       Z6, Z10
+	VPBROADCASTD    8(DI), Z2
+	VMOVDQU32       Z19, Z7
+	VMOVDQU32       Z7, Z11
+	VPBROADCASTD    12(DI), Z3
+	VPBROADCASTD    16(DI), Z14
+	VPBROADCASTD    20(DI), Z15
+	VPXORD          Z14, Z14, Z12
+	VPXORD          Z14, Z14, Z13
+	MOVQ            $0x0000000a, R9
 
 childrenAVX512_round:
-	VPADDD       Z4, Z0, Z0
-	VPADDD       Z5, Z1, Z1
-	VPADDD       Z6, Z2, Z2
-	VPADDD       Z7, Z3, Z3
-	VPXORD       Z0, Z12, Z12
-	VPXORD       Z1, Z13, Z13
-	VPXORD       Z2, Z14, Z14
-	VPXORD       Z3, Z15, Z15
-	VPROLD       $0x10, Z12, Z12
-	VPROLD       $0x10, Z13, Z13
-	VPROLD       $0x10, Z14, Z14
-	VPROLD       $0x10, Z15, Z15
-	VPADDD       Z12, Z8, Z8
-	VPADDD       Z13, Z9, Z9
-	VPADDD       Z14, Z10, Z10
-	VPADDD       Z15, Z11, Z11
-	VPXORD       Z8, Z4, Z4
-	VPXORD       Z9, Z5, Z5
-	VPXORD       Z10, Z6, Z6
-	VPXORD       Z11, Z7, Z7
-	VPROLD       $0x0c, Z4, Z4
-	VPROLD       $0x0c, Z5, Z5
-	VPROLD       $0x0c, Z6, Z6
-	VPROLD       $0x0c, Z7, Z7
-	VPADDD       Z4, Z0, Z0
-	VPADDD       Z5, Z1, Z1
-	VPADDD       Z6, Z2, Z2
-	VPADDD       Z7, Z3, Z3
-	VPXORD       Z0, Z12, Z12
-	VPXORD       Z1, Z13, Z13
-	VPXORD       Z2, Z14, Z14
-	VPXORD       Z3, Z15, Z15
-	VPROLD       $0x08, Z12, Z12
-	VPROLD       $0x08, Z13, Z13
-	VPROLD       $0x08, Z14, Z14
-	VPROLD       $0x08, Z15, Z15
-	VPADDD       Z12, Z8, Z8
-	VPADDD       Z13, Z9, Z9
-	VPADDD       Z14, Z10, Z10
-	VPADDD       Z15, Z11, Z11
-	VPXORD       Z8, Z4, Z4
-	VPXORD       Z9, Z5, Z5
-	VPXORD       Z10, Z6, Z6
-	VPXORD       Z11, Z7, Z7
-	VPROLD       $0x07, Z4, Z4
-	VPROLD       $0x07, Z5, Z5
-	VPROLD       $0x07, Z6, Z6
-	VPROLD       $0x07, Z7, Z7
-	VPADDD       Z5, Z0, Z0
-	VPADDD       Z6, Z1, Z1
-	VPADDD       Z7, Z2, Z2
-	VPADDD       Z4, Z3, Z3
-	VPXORD       Z0, Z15, Z15
-	VPXORD       Z1, Z12, Z12
-	VPXORD       Z2, Z13, Z13
-	VPXORD       Z3, Z14, Z14
-	VPROLD       $0x10, Z15, Z15
-	VPROLD       $0x10, Z12, Z12
-	VPROLD       $0x10, Z13, Z13
-	VPROLD       $0x10, Z14, Z14
-	VPADDD       Z15, Z10, Z10
-	VPADDD       Z12, Z11, Z11
-	VPADDD       Z13, Z8, Z8
-	VPADDD       Z14, Z9, Z9
-	VPXORD       Z10, Z5, Z5
-	VPXORD       Z11, Z6, Z6
-	VPXORD       Z8, Z7, Z7
-	VPXORD       Z9, Z4, Z4
-	VPROLD       $0x0c, Z5, Z5
-	VPROLD       $0x0c, Z6, Z6
-	VPROLD       $0x0c, Z7, Z7
-	VPROLD       $0x0c, Z4, Z4
-	VPADDD       Z5, Z0, Z0
-	VPADDD       Z6, Z1, Z1
-	VPADDD       Z7, Z2, Z2
-	VPADDD       Z4, Z3, Z3
-	VPXORD       Z0, Z15, Z15
-	VPXORD       Z1, Z12, Z12
-	VPXORD       Z2, Z13, Z13
-	VPXORD       Z3, Z14, Z14
-	VPROLD       $0x08, Z15, Z15
-	VPROLD       $0x08, Z12, Z12
-	VPROLD       $0x08, Z13, Z13
-	VPROLD       $0x08, Z14, Z14
-	VPADDD       Z15, Z10, Z10
-	VPADDD       Z12, Z11, Z11
-	VPADDD       Z13, Z8, Z8
-	VPADDD       Z14, Z9, Z9
-	VPXORD       Z10, Z5, Z5
-	VPXORD       Z11, Z6, Z6
-	VPXORD       Z8, Z7, Z7
-	VPXORD       Z9, Z4, Z4
-	VPROLD       $0x07, Z5, Z5
-	VPROLD       $0x07, Z6, Z6
-	VPROLD       $0x07, Z7, Z7
-	VPROLD       $0x07, Z4, Z4
-	DECQ         R9
-	JNZ          childrenAVX512_round
-	VPXORD.BCST  (DI), Z0, Z0
-	VPBROADCASTD (BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z0, Z0
-	VPXORD.BCST  4(DI), Z1, Z1
-	VPBROADCASTD 4(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z1, Z1
-	VPXORD.BCST  8(DI), Z2, Z2
-	VPBROADCASTD 8(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z2, Z2
-	VPXORD.BCST  12(DI), Z3, Z3
-	VPBROADCASTD 12(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z3, Z3
-	VPXORD       Z16, Z4, Z4
-	VPBROADCASTD 16(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z4, Z4
-	VPXORD       Z17, Z5, Z5
-	VPBROADCASTD 20(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z5, Z5
-	VPXORD       Z18, Z6, Z6
-	VPBROADCASTD 24(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z6, Z6
-	VPXORD       Z19, Z7, Z7
-	VPBROADCASTD 28(BX), Z8
-	VPANDD       (R8), Z8, Z8
-	VPXORD       Z8, Z7, Z7
-	VPUNPCKLDQ   Z1, Z0, Z8
-	VPUNPCKHDQ   Z1, Z0, Z0
-	VPUNPCKLDQ   Z3, Z2, Z1
-	VPUNPCKHDQ   Z3, Z2, Z3
-	VPUNPCKLQDQ  Z1, Z8, Z2
-	VPUNPCKHQDQ  Z1, Z8, Z1
-	VPUNPCKLQDQ  Z3, Z0, Z8
-	VPUNPCKHQDQ  Z3, Z0, Z0
-	VPUNPCKLDQ   Z5, Z4, Z3
-	VPUNPCKHDQ   Z5, Z4, Z4
-	VPUNPCKLDQ   Z7, Z6, Z5
-	VPUNPCKHDQ   Z7, Z6, Z7
-	VPUNPCKLQDQ  Z5, Z3, Z6
-	VPUNPCKHQDQ  Z5, Z3, Z3
-	VPUNPCKLQDQ  Z7, Z4, Z5
-	VPUNPCKHQDQ  Z7, Z4, Z4
-	TESTQ        SI, SI
-	JZ           childrenAVX512_store
-	VPSHUFD      $0xff, Z2, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z2, Z2
-	VPADDQ       Z7, Z2, Z9
-	VPXORD       Z7, Z2, Z2
-	VPANDD       64(SI), Z2, Z2
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z2, Z2
-	VPXORD       Z2, Z2, Z9
-	VPSUBQ       Z2, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z2, Z7, Z2
-	VPORD        Z9, Z2, Z2
-	VPSHUFD      $0xff, Z6, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z6, Z6
-	VPADDQ       Z7, Z6, Z9
-	VPXORD       Z7, Z6, Z6
-	VPANDD       64(SI), Z6, Z6
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z6, Z6
-	VPXORD       Z6, Z6, Z9
-	VPSUBQ       Z6, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z6, Z7, Z6
-	VPORD        Z9, Z6, Z6
-	VPSHUFD      $0xff, Z1, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z1, Z1
-	VPADDQ       Z7, Z1, Z9
-	VPXORD       Z7, Z1, Z1
-	VPANDD       64(SI), Z1, Z1
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z1, Z1
-	VPXORD       Z1, Z1, Z9
-	VPSUBQ       Z1, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z1, Z7, Z1
-	VPORD        Z9, Z1, Z1
-	VPSHUFD      $0xff, Z3, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z3, Z3
-	VPADDQ       Z7, Z3, Z9
-	VPXORD       Z7, Z3, Z3
-	VPANDD       64(SI), Z3, Z3
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z3, Z3
-	VPXORD       Z3, Z3, Z9
-	VPSUBQ       Z3, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z3, Z7, Z3
-	VPORD        Z9, Z3, Z3
-	VPSHUFD      $0xff, Z8, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z8, Z8
-	VPADDQ       Z7, Z8, Z9
-	VPXORD       Z7, Z8, Z8
-	VPANDD       64(SI), Z8, Z8
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z8, Z8
-	VPXORD       Z8, Z8, Z9
-	VPSUBQ       Z8, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z8, Z7, Z8
-	VPORD        Z9, Z8, Z8
-	VPSHUFD      $0xff, Z5, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z5, Z5
-	VPADDQ       Z7, Z5, Z9
-	VPXORD       Z7, Z5, Z5
-	VPANDD       64(SI), Z5, Z5
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z5, Z5
-	VPXORD       Z5, Z5, Z9
-	VPSUBQ       Z5, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z5, Z7, Z5
-	VPORD        Z9, Z5, Z5
-	VPSHUFD      $0xff, Z0, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z0, Z0
-	VPADDQ       Z7, Z0, Z9
-	VPXORD       Z7, Z0, Z0
-	VPANDD       64(SI), Z0, Z0
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z0, Z0
-	VPXORD       Z0, Z0, Z9
-	VPSUBQ       Z0, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z0, Z7, Z0
-	VPORD        Z9, Z0, Z0
-	VPSHUFD      $0xff, Z4, Z7
-	VPSLLD       $0x1f, Z7, Z7
-	VPSRAD       $0x1f, Z7, Z7
-	VPANDD       256(SI), Z7, Z7
-	VPANDD       (SI), Z4, Z4
-	VPADDQ       Z7, Z4, Z9
-	VPXORD       Z7, Z4, Z4
-	VPANDD       64(SI), Z4, Z4
-	VPANDD       128(SI), Z9, Z9
-	VPORD        Z9, Z4, Z4
-	VPXORD       Z4, Z4, Z9
-	VPSUBQ       Z4, Z9, Z9
-	VMOVDQU32    192(SI), Z7
-	VPANDD       Z7, Z9, Z9
-	VPANDND      Z4, Z7, Z4
-	VPORD        Z9, Z4, Z4
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPADDD      Z4, Z0, Z0
+	VPADDD      Z5, Z1, Z1
+	VPADDD      Z6, Z2, Z2
+	VPADDD      Z7, Z3, Z3
+	VPXORD      Z0, Z12, Z12
+	VPXORD      Z1, Z13, Z13
+	VPXORD      Z2, Z14, Z14
+	VPXORD      Z3, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPADDD      Z12, Z8, Z8
+	VPADDD      Z13, Z9, Z9
+	VPADDD      Z14, Z10, Z10
+	VPADDD      Z15, Z11, Z11
+	VPXORD      Z8, Z4, Z4
+	VPXORD      Z9, Z5, Z5
+	VPXORD      Z10, Z6, Z6
+	VPXORD      Z11, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x10, Z15, Z15
+	VPROLD      $0x10, Z12, Z12
+	VPROLD      $0x10, Z13, Z13
+	VPROLD      $0x10, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x0c, Z5, Z5
+	VPROLD      $0x0c, Z6, Z6
+	VPROLD      $0x0c, Z7, Z7
+	VPROLD      $0x0c, Z4, Z4
+	VPADDD      Z5, Z0, Z0
+	VPADDD      Z6, Z1, Z1
+	VPADDD      Z7, Z2, Z2
+	VPADDD      Z4, Z3, Z3
+	VPXORD      Z0, Z15, Z15
+	VPXORD      Z1, Z12, Z12
+	VPXORD      Z2, Z13, Z13
+	VPXORD      Z3, Z14, Z14
+	VPROLD      $0x08, Z15, Z15
+	VPROLD      $0x08, Z12, Z12
+	VPROLD      $0x08, Z13, Z13
+	VPROLD      $0x08, Z14, Z14
+	VPADDD      Z15, Z10, Z10
+	VPADDD      Z12, Z11, Z11
+	VPADDD      Z13, Z8, Z8
+	VPADDD      Z14, Z9, Z9
+	VPXORD      Z10, Z5, Z5
+	VPXORD      Z11, Z6, Z6
+	VPXORD      Z8, Z7, Z7
+	VPXORD      Z9, Z4, Z4
+	VPROLD      $0x07, Z5, Z5
+	VPROLD      $0x07, Z6, Z6
+	VPROLD      $0x07, Z7, Z7
+	VPROLD      $0x07, Z4, Z4
+	DECQ        R9
+	JNZ         childrenAVX512_round
+	VPXORD.BCST (DI), Z0, Z0
+	VPXORD.BCST (BX), Z0, K1, Z0
+	VPXORD.BCST 4(DI), Z1, Z1
+	VPXORD.BCST 4(BX), Z1, K1, Z1
+	VPXORD.BCST 8(DI), Z2, Z2
+	VPXORD.BCST 8(BX), Z2, K1, Z2
+	VPXORD.BCST 12(DI), Z3, Z3
+	VPXORD.BCST 12(BX), Z3, K1, Z3
+	VPXORD      Z16, Z4, Z4
+	VPXORD.BCST 16(BX), Z4, K1, Z4
+	VPXORD      Z17, Z5, Z5
+	VPXORD.BCST 20(BX), Z5, K1, Z5
+	VPXORD      Z18, Z6, Z6
+	VPXORD.BCST 24(BX), Z6, K1, Z6
+	VPXORD      Z19, Z7, Z7
+	VPXORD.BCST 28(BX), Z7, K1, Z7
+	VPUNPCKLDQ  Z1, Z0, Z8
+	VPUNPCKHDQ  Z1, Z0, Z0
+	VPUNPCKLDQ  Z3, Z2, Z1
+	VPUNPCKHDQ  Z3, Z2, Z9
+	VPUNPCKLQDQ Z1, Z8, Z2
+	VPUNPCKHQDQ Z1, Z8, Z1
+	VPUNPCKLQDQ Z9, Z0, Z8
+	VPUNPCKHQDQ Z9, Z0, Z0
+	VPUNPCKLDQ  Z5, Z4, Z9
+	VPUNPCKHDQ  Z5, Z4, Z4
+	VPUNPCKLDQ  Z7, Z6, Z5
+	VPUNPCKHDQ  Z7, Z6, Z10
+	VPUNPCKLQDQ Z5, Z9, Z6
+	VPUNPCKHQDQ Z5, Z9, Z5
+	VPUNPCKLQDQ Z10, Z4, Z9
+	VPUNPCKHQDQ Z10, Z4, Z4
+	TESTQ       SI, SI
+	JZ          childrenAVX512_store
+	VPSLLD      $0x1f, Z3, Z3
+	VPSRAD      $0x1f, Z3, Z3
+	VPSHUFD     $0x00, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z2, Z2
+	VPADDQ      Z10, Z2, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z2
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z2
+	VPSHUFD     $0x55, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z1, Z1
+	VPADDQ      Z10, Z1, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z1
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z1
+	VPSHUFD     $0xaa, Z3, Z10
+	VPANDD      256(SI), Z10, Z10
+	VPANDD      (SI), Z8, Z8
+	VPADDQ      Z10, Z8, Z11
+	VPTERNLOGD  $0x28, 64(SI), Z10, Z8
+	VPTERNLOGD  $0xf8, 128(SI), Z11, Z8
+	VPSHUFD     $0xff, Z3, Z3
+	VPANDD      256(SI), Z3, Z3
+	VPANDD      (SI), Z0, Z0
+	VPADDQ      Z3, Z0, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z3, Z0
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z0
+	VPSLLD      $0x1f, Z7, Z3
+	VPSRAD      $0x1f, Z3, Z3
+	VPSHUFD     $0x00, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z6, Z6
+	VPADDQ      Z7, Z6, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z6
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z6
+	VPSHUFD     $0x55, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z5, Z5
+	VPADDQ      Z7, Z5, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z5
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z5
+	VPSHUFD     $0xaa, Z3, Z7
+	VPANDD      256(SI), Z7, Z7
+	VPANDD      (SI), Z9, Z9
+	VPADDQ      Z7, Z9, Z10
+	VPTERNLOGD  $0x28, 64(SI), Z7, Z9
+	VPTERNLOGD  $0xf8, 128(SI), Z10, Z9
+	VPSHUFD     $0xff, Z3, Z3
+	VPANDD      256(SI), Z3, Z3
+	VPANDD      (SI), Z4, Z4
+	VPADDQ      Z3, Z4, Z7
+	VPTERNLOGD  $0x28, 64(SI), Z3, Z4
+	VPTERNLOGD  $0xf8, 128(SI), Z7, Z4
+	TESTQ       R8, R8
+	JZ          childrenAVX512_store
+	VPXORD      Z2, Z2, Z3
+	VPSUBQ      Z2, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z2
+	VPXORD      Z1, Z1, Z3
+	VPSUBQ      Z1, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z1
+	VPXORD      Z8, Z8, Z3
+	VPSUBQ      Z8, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z8
+	VPXORD      Z0, Z0, Z3
+	VPSUBQ      Z0, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z0
+	VPXORD      Z6, Z6, Z3
+	VPSUBQ      Z6, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z6
+	VPXORD      Z5, Z5, Z3
+	VPSUBQ      Z5, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z5
+	VPXORD      Z9, Z9, Z3
+	VPSUBQ      Z9, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z9
+	VPXORD      Z4, Z4, Z3
+	VPSUBQ      Z4, Z3, Z3
+	VPTERNLOGD  $0xd8, 192(SI), Z3, Z4
 
 childrenAVX512_store:
-	VMOVDQU64 pair_lo<>+0(SB), Z7
-	VPERMI2Q  Z6, Z2, Z7
-	VMOVDQU64 Z7, (AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z7
-	VPERMI2Q  Z6, Z2, Z7
-	VMOVDQU64 Z7, 64(AX)
+	VMOVDQU64 pair_lo<>+0(SB), Z3
+	VPERMI2Q  Z6, Z2, Z3
+	VMOVDQU64 Z3, (AX)
+	VMOVDQU64 pair_hi<>+0(SB), Z3
+	VPERMI2Q  Z6, Z2, Z3
+	VMOVDQU64 Z3, 64(AX)
 	VMOVDQU64 pair_lo<>+0(SB), Z2
-	VPERMI2Q  Z3, Z1, Z2
+	VPERMI2Q  Z5, Z1, Z2
 	VMOVDQU64 Z2, 128(AX)
 	VMOVDQU64 pair_hi<>+0(SB), Z2
-	VPERMI2Q  Z3, Z1, Z2
+	VPERMI2Q  Z5, Z1, Z2
 	VMOVDQU64 Z2, 192(AX)
 	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z5, Z8, Z1
+	VPERMI2Q  Z9, Z8, Z1
 	VMOVDQU64 Z1, 256(AX)
 	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z5, Z8, Z1
+	VPERMI2Q  Z9, Z8, Z1
 	VMOVDQU64 Z1, 320(AX)
 	VMOVDQU64 pair_lo<>+0(SB), Z1
 	VPERMI2Q  Z4, Z0, Z1
@@ -9341,7 +9088,7 @@ childrenAVX512_done:
 
 // func dcfChildrenAVX2(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
 // Requires: AVX, AVX2
-TEXT ·dcfChildrenAVX2(SB), $856-72
+TEXT ·dcfChildrenAVX2(SB), $824-72
 	MOVQ dst+0(FP), AX
 	MOVQ dstV+8(FP), CX
 	MOVQ src+16(FP), DX
@@ -9566,10 +9313,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y1, Y10, Y1
 	VPUNPCKLQDQ    Y3, Y0, Y10
 	VPUNPCKHQDQ    Y3, Y0, Y0
-	VMOVDQU        Y2, 320(R11)
-	VMOVDQU        Y1, 352(R11)
-	VMOVDQU        Y10, 384(R11)
-	VMOVDQU        Y0, 416(R11)
+	VMOVDQU        Y2, 288(R11)
+	VMOVDQU        Y1, 320(R11)
+	VMOVDQU        Y10, 352(R11)
+	VMOVDQU        Y0, 384(R11)
 	VPXOR          (R11), Y8, Y8
 	VPBROADCASTD   16(DI), Y0
 	VPAND          256(R11), Y0, Y0
@@ -9596,10 +9343,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y8, Y2, Y2
 	VPUNPCKLQDQ    Y1, Y3, Y8
 	VPUNPCKHQDQ    Y1, Y3, Y1
-	VMOVDQU        Y0, 448(R11)
-	VMOVDQU        Y2, 480(R11)
-	VMOVDQU        Y8, 512(R11)
-	VMOVDQU        Y1, 544(R11)
+	VMOVDQU        Y0, 416(R11)
+	VMOVDQU        Y2, 448(R11)
+	VMOVDQU        Y8, 480(R11)
+	VMOVDQU        Y1, 512(R11)
 	VPXOR          (R11), Y4, Y4
 	VPXOR          32(R11), Y5, Y5
 	VPXOR          64(R11), Y6, Y6
@@ -9612,10 +9359,10 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y2, Y0, Y0
 	VPUNPCKLQDQ    Y4, Y1, Y2
 	VPUNPCKHQDQ    Y4, Y1, Y1
-	VMOVDQU        Y3, 576(R11)
-	VMOVDQU        Y0, 608(R11)
-	VMOVDQU        Y2, 640(R11)
-	VMOVDQU        Y1, 672(R11)
+	VMOVDQU        Y3, 544(R11)
+	VMOVDQU        Y0, 576(R11)
+	VMOVDQU        Y2, 608(R11)
+	VMOVDQU        Y1, 640(R11)
 	VPBROADCASTD   16(R10), Y0
 	VPXOR          Y0, Y14, Y14
 	VPBROADCASTD   20(R10), Y0
@@ -9628,17 +9375,17 @@ dcfChildrenAVX2_round:
 	VPUNPCKHQDQ    Y2, Y0, Y0
 	VPUNPCKLQDQ    Y4, Y1, Y2
 	VPUNPCKHQDQ    Y4, Y1, Y1
-	VMOVDQU        Y3, 704(R11)
-	VMOVDQU        Y0, 736(R11)
-	VMOVDQU        Y2, 768(R11)
-	VMOVDQU        Y1, 800(R11)
+	VMOVDQU        Y3, 672(R11)
+	VMOVDQU        Y0, 704(R11)
+	VMOVDQU        Y2, 736(R11)
+	VMOVDQU        Y1, 768(R11)
 	VPSHUFD        $0xff, (DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
 	VMOVDQU        (BX), Y0
-	VMOVDQU        576(R11), Y2
+	VMOVDQU        544(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
 	VPXOR          Y2, Y0, Y0
@@ -9651,7 +9398,7 @@ dcfChildrenAVX2_round:
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
 	VMOVDQU        (BX), Y2
-	VMOVDQU        704(R11), Y3
+	VMOVDQU        672(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
 	VPXOR          Y3, Y2, Y2
@@ -9665,8 +9412,8 @@ dcfChildrenAVX2_round:
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
 	JNE            dcfChildrenAVX2_leaf0
-	VMOVDQU        320(R11), Y1
-	VMOVDQU        448(R11), Y3
+	VMOVDQU        288(R11), Y1
+	VMOVDQU        416(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
 	VMOVDQU        Y4, (AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
@@ -9678,6 +9425,102 @@ dcfChildrenAVX2_round:
 	JMP            dcfChildrenAVX2_next0
 
 dcfChildrenAVX2_leaf0:
+	VMOVDQU    288(R11), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y0, Y3
+	VPXOR      Y1, Y0, Y0
+	VPAND      64(R8), Y0, Y0
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y0, Y0
+	VPXOR      Y0, Y0, Y1
+	VPSUBQ     Y0, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y0, Y3, Y0
+	VPOR       Y1, Y0, Y0
+	VMOVDQU    416(R11), Y1
+	VPSHUFD    $0xff, Y1, Y3
+	VPSLLD     $0x1f, Y3, Y3
+	VPSRAD     $0x1f, Y3, Y3
+	VPAND      256(R8), Y3, Y3
+	VPAND      (R8), Y1, Y1
+	VPADDQ     Y3, Y1, Y4
+	VPXOR      Y3, Y1, Y1
+	VPAND      64(R8), Y1, Y1
+	VPAND      128(R8), Y4, Y4
+	VPOR       Y4, Y1, Y1
+	VPADDQ     Y1, Y2, Y3
+	VPXOR      Y1, Y2, Y2
+	VPAND      64(R8), Y2, Y2
+	VPAND      128(R8), Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VPXOR      Y2, Y2, Y1
+	VPSUBQ     Y2, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y2, Y3, Y2
+	VPOR       Y1, Y2, Y2
+	VPERM2I128 $0x20, Y2, Y0, Y1
+	VMOVDQU    Y1, (AX)
+	VPERM2I128 $0x31, Y2, Y0, Y0
+	VMOVDQU    Y0, 32(AX)
+
+dcfChildrenAVX2_next0:
+	VPSHUFD        $0xff, 32(DX), Y0
+	VPSLLD         $0x1f, Y0, Y0
+	VPSRAD         $0x1f, Y0, Y0
+	VBROADCASTI128 32(DI), Y1
+	VPAND          Y0, Y1, Y1
+	VMOVDQU        32(BX), Y0
+	VMOVDQU        576(R11), Y2
+	VPAND          (R8), Y2, Y2
+	VPADDQ         Y2, Y0, Y3
+	VPXOR          Y2, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y0, Y0
+	VPADDQ         Y1, Y0, Y2
+	VPXOR          Y1, Y0, Y0
+	VPAND          64(R8), Y0, Y0
+	VPAND          128(R8), Y2, Y2
+	VPOR           Y2, Y0, Y0
+	VMOVDQU        32(BX), Y2
+	VMOVDQU        704(R11), Y3
+	VPAND          (R8), Y3, Y3
+	VPADDQ         Y3, Y2, Y4
+	VPXOR          Y3, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y4, Y4
+	VPOR           Y4, Y2, Y2
+	VPADDQ         Y1, Y2, Y3
+	VPXOR          Y1, Y2, Y2
+	VPAND          64(R8), Y2, Y2
+	VPAND          128(R8), Y3, Y3
+	VPOR           Y3, Y2, Y2
+	CMPQ           R9, $0x00
+	JNE            dcfChildrenAVX2_leaf1
+	VMOVDQU        320(R11), Y1
+	VMOVDQU        448(R11), Y3
+	VPERM2I128     $0x20, Y3, Y1, Y4
+	VMOVDQU        Y4, 64(AX)
+	VPERM2I128     $0x31, Y3, Y1, Y1
+	VMOVDQU        Y1, 96(AX)
+	VPERM2I128     $0x20, Y2, Y0, Y1
+	VMOVDQU        Y1, 64(CX)
+	VPERM2I128     $0x31, Y2, Y0, Y0
+	VMOVDQU        Y0, 96(CX)
+	JMP            dcfChildrenAVX2_next1
+
+dcfChildrenAVX2_leaf1:
 	VMOVDQU    320(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -9694,12 +9537,12 @@ dcfChildrenAVX2_leaf0:
 	VPAND      64(R8), Y0, Y0
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y0, Y0
-	VPXOR      Y0, Y0, Y3
-	VPSUBQ     Y0, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y0, Y1, Y0
-	VPOR       Y3, Y0, Y0
+	VPXOR      Y0, Y0, Y1
+	VPSUBQ     Y0, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y0, Y3, Y0
+	VPOR       Y1, Y0, Y0
 	VMOVDQU    448(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -9716,24 +9559,24 @@ dcfChildrenAVX2_leaf0:
 	VPAND      64(R8), Y2, Y2
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y2, Y2
-	VPXOR      Y2, Y2, Y3
-	VPSUBQ     Y2, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y2, Y1, Y2
-	VPOR       Y3, Y2, Y2
+	VPXOR      Y2, Y2, Y1
+	VPSUBQ     Y2, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y2, Y3, Y2
+	VPOR       Y1, Y2, Y2
 	VPERM2I128 $0x20, Y2, Y0, Y1
-	VMOVDQU    Y1, (AX)
+	VMOVDQU    Y1, 64(AX)
 	VPERM2I128 $0x31, Y2, Y0, Y0
-	VMOVDQU    Y0, 32(AX)
+	VMOVDQU    Y0, 96(AX)
 
-dcfChildrenAVX2_next0:
-	VPSHUFD        $0xff, 32(DX), Y0
+dcfChildrenAVX2_next1:
+	VPSHUFD        $0xff, 64(DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
-	VMOVDQU        32(BX), Y0
+	VMOVDQU        64(BX), Y0
 	VMOVDQU        608(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
@@ -9746,7 +9589,7 @@ dcfChildrenAVX2_next0:
 	VPAND          64(R8), Y0, Y0
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
-	VMOVDQU        32(BX), Y2
+	VMOVDQU        64(BX), Y2
 	VMOVDQU        736(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
@@ -9760,20 +9603,20 @@ dcfChildrenAVX2_next0:
 	VPAND          128(R8), Y3, Y3
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf1
+	JNE            dcfChildrenAVX2_leaf2
 	VMOVDQU        352(R11), Y1
 	VMOVDQU        480(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, 64(AX)
+	VMOVDQU        Y4, 128(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 96(AX)
+	VMOVDQU        Y1, 160(AX)
 	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, 64(CX)
+	VMOVDQU        Y1, 128(CX)
 	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 96(CX)
-	JMP            dcfChildrenAVX2_next1
+	VMOVDQU        Y0, 160(CX)
+	JMP            dcfChildrenAVX2_next2
 
-dcfChildrenAVX2_leaf1:
+dcfChildrenAVX2_leaf2:
 	VMOVDQU    352(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -9790,12 +9633,12 @@ dcfChildrenAVX2_leaf1:
 	VPAND      64(R8), Y0, Y0
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y0, Y0
-	VPXOR      Y0, Y0, Y3
-	VPSUBQ     Y0, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y0, Y1, Y0
-	VPOR       Y3, Y0, Y0
+	VPXOR      Y0, Y0, Y1
+	VPSUBQ     Y0, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y0, Y3, Y0
+	VPOR       Y1, Y0, Y0
 	VMOVDQU    480(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -9812,24 +9655,24 @@ dcfChildrenAVX2_leaf1:
 	VPAND      64(R8), Y2, Y2
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y2, Y2
-	VPXOR      Y2, Y2, Y3
-	VPSUBQ     Y2, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y2, Y1, Y2
-	VPOR       Y3, Y2, Y2
+	VPXOR      Y2, Y2, Y1
+	VPSUBQ     Y2, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y2, Y3, Y2
+	VPOR       Y1, Y2, Y2
 	VPERM2I128 $0x20, Y2, Y0, Y1
-	VMOVDQU    Y1, 64(AX)
+	VMOVDQU    Y1, 128(AX)
 	VPERM2I128 $0x31, Y2, Y0, Y0
-	VMOVDQU    Y0, 96(AX)
+	VMOVDQU    Y0, 160(AX)
 
-dcfChildrenAVX2_next1:
-	VPSHUFD        $0xff, 64(DX), Y0
+dcfChildrenAVX2_next2:
+	VPSHUFD        $0xff, 96(DX), Y0
 	VPSLLD         $0x1f, Y0, Y0
 	VPSRAD         $0x1f, Y0, Y0
 	VBROADCASTI128 32(DI), Y1
 	VPAND          Y0, Y1, Y1
-	VMOVDQU        64(BX), Y0
+	VMOVDQU        96(BX), Y0
 	VMOVDQU        640(R11), Y2
 	VPAND          (R8), Y2, Y2
 	VPADDQ         Y2, Y0, Y3
@@ -9842,7 +9685,7 @@ dcfChildrenAVX2_next1:
 	VPAND          64(R8), Y0, Y0
 	VPAND          128(R8), Y2, Y2
 	VPOR           Y2, Y0, Y0
-	VMOVDQU        64(BX), Y2
+	VMOVDQU        96(BX), Y2
 	VMOVDQU        768(R11), Y3
 	VPAND          (R8), Y3, Y3
 	VPADDQ         Y3, Y2, Y4
@@ -9856,20 +9699,20 @@ dcfChildrenAVX2_next1:
 	VPAND          128(R8), Y3, Y3
 	VPOR           Y3, Y2, Y2
 	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf2
+	JNE            dcfChildrenAVX2_leaf3
 	VMOVDQU        384(R11), Y1
 	VMOVDQU        512(R11), Y3
 	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, 128(AX)
+	VMOVDQU        Y4, 192(AX)
 	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 160(AX)
+	VMOVDQU        Y1, 224(AX)
 	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, 128(CX)
+	VMOVDQU        Y1, 192(CX)
 	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 160(CX)
-	JMP            dcfChildrenAVX2_next2
+	VMOVDQU        Y0, 224(CX)
+	JMP            dcfChildrenAVX2_next3
 
-dcfChildrenAVX2_leaf2:
+dcfChildrenAVX2_leaf3:
 	VMOVDQU    384(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -9886,12 +9729,12 @@ dcfChildrenAVX2_leaf2:
 	VPAND      64(R8), Y0, Y0
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y0, Y0
-	VPXOR      Y0, Y0, Y3
-	VPSUBQ     Y0, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y0, Y1, Y0
-	VPOR       Y3, Y0, Y0
+	VPXOR      Y0, Y0, Y1
+	VPSUBQ     Y0, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y0, Y3, Y0
+	VPOR       Y1, Y0, Y0
 	VMOVDQU    512(R11), Y1
 	VPSHUFD    $0xff, Y1, Y3
 	VPSLLD     $0x1f, Y3, Y3
@@ -9908,108 +9751,12 @@ dcfChildrenAVX2_leaf2:
 	VPAND      64(R8), Y2, Y2
 	VPAND      128(R8), Y3, Y3
 	VPOR       Y3, Y2, Y2
-	VPXOR      Y2, Y2, Y3
-	VPSUBQ     Y2, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y2, Y1, Y2
-	VPOR       Y3, Y2, Y2
-	VPERM2I128 $0x20, Y2, Y0, Y1
-	VMOVDQU    Y1, 128(AX)
-	VPERM2I128 $0x31, Y2, Y0, Y0
-	VMOVDQU    Y0, 160(AX)
-
-dcfChildrenAVX2_next2:
-	VPSHUFD        $0xff, 96(DX), Y0
-	VPSLLD         $0x1f, Y0, Y0
-	VPSRAD         $0x1f, Y0, Y0
-	VBROADCASTI128 32(DI), Y1
-	VPAND          Y0, Y1, Y1
-	VMOVDQU        96(BX), Y0
-	VMOVDQU        672(R11), Y2
-	VPAND          (R8), Y2, Y2
-	VPADDQ         Y2, Y0, Y3
-	VPXOR          Y2, Y0, Y0
-	VPAND          64(R8), Y0, Y0
-	VPAND          128(R8), Y3, Y3
-	VPOR           Y3, Y0, Y0
-	VPADDQ         Y1, Y0, Y2
-	VPXOR          Y1, Y0, Y0
-	VPAND          64(R8), Y0, Y0
-	VPAND          128(R8), Y2, Y2
-	VPOR           Y2, Y0, Y0
-	VMOVDQU        96(BX), Y2
-	VMOVDQU        800(R11), Y3
-	VPAND          (R8), Y3, Y3
-	VPADDQ         Y3, Y2, Y4
-	VPXOR          Y3, Y2, Y2
-	VPAND          64(R8), Y2, Y2
-	VPAND          128(R8), Y4, Y4
-	VPOR           Y4, Y2, Y2
-	VPADDQ         Y1, Y2, Y3
-	VPXOR          Y1, Y2, Y2
-	VPAND          64(R8), Y2, Y2
-	VPAND          128(R8), Y3, Y3
-	VPOR           Y3, Y2, Y2
-	CMPQ           R9, $0x00
-	JNE            dcfChildrenAVX2_leaf3
-	VMOVDQU        416(R11), Y1
-	VMOVDQU        544(R11), Y3
-	VPERM2I128     $0x20, Y3, Y1, Y4
-	VMOVDQU        Y4, 192(AX)
-	VPERM2I128     $0x31, Y3, Y1, Y1
-	VMOVDQU        Y1, 224(AX)
-	VPERM2I128     $0x20, Y2, Y0, Y1
-	VMOVDQU        Y1, 192(CX)
-	VPERM2I128     $0x31, Y2, Y0, Y0
-	VMOVDQU        Y0, 224(CX)
-	JMP            dcfChildrenAVX2_next3
-
-dcfChildrenAVX2_leaf3:
-	VMOVDQU    416(R11), Y1
-	VPSHUFD    $0xff, Y1, Y3
-	VPSLLD     $0x1f, Y3, Y3
-	VPSRAD     $0x1f, Y3, Y3
-	VPAND      256(R8), Y3, Y3
-	VPAND      (R8), Y1, Y1
-	VPADDQ     Y3, Y1, Y4
-	VPXOR      Y3, Y1, Y1
-	VPAND      64(R8), Y1, Y1
-	VPAND      128(R8), Y4, Y4
-	VPOR       Y4, Y1, Y1
-	VPADDQ     Y1, Y0, Y3
-	VPXOR      Y1, Y0, Y0
-	VPAND      64(R8), Y0, Y0
-	VPAND      128(R8), Y3, Y3
-	VPOR       Y3, Y0, Y0
-	VPXOR      Y0, Y0, Y3
-	VPSUBQ     Y0, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y0, Y1, Y0
-	VPOR       Y3, Y0, Y0
-	VMOVDQU    544(R11), Y1
-	VPSHUFD    $0xff, Y1, Y3
-	VPSLLD     $0x1f, Y3, Y3
-	VPSRAD     $0x1f, Y3, Y3
-	VPAND      256(R8), Y3, Y3
-	VPAND      (R8), Y1, Y1
-	VPADDQ     Y3, Y1, Y4
-	VPXOR      Y3, Y1, Y1
-	VPAND      64(R8), Y1, Y1
-	VPAND      128(R8), Y4, Y4
-	VPOR       Y4, Y1, Y1
-	VPADDQ     Y1, Y2, Y3
-	VPXOR      Y1, Y2, Y2
-	VPAND      64(R8), Y2, Y2
-	VPAND      128(R8), Y3, Y3
-	VPOR       Y3, Y2, Y2
-	VPXOR      Y2, Y2, Y3
-	VPSUBQ     Y2, Y3, Y3
-	VMOVDQU    192(R8), Y1
-	VPAND      Y1, Y3, Y3
-	VPANDN     Y2, Y1, Y2
-	VPOR       Y3, Y2, Y2
+	VPXOR      Y2, Y2, Y1
+	VPSUBQ     Y2, Y1, Y1
+	VMOVDQU    192(R8), Y3
+	VPAND      Y3, Y1, Y1
+	VPANDN     Y2, Y3, Y2
+	VPOR       Y1, Y2, Y2
 	VPERM2I128 $0x20, Y2, Y0, Y1
 	VMOVDQU    Y1, 192(AX)
 	VPERM2I128 $0x31, Y2, Y0, Y0
@@ -10029,7 +9776,7 @@ dcfChildrenAVX2_done:
 
 // func dcfChildrenAVX512(dst *byte, dstV *byte, src *byte, srcV *byte, chunks int, cws *[3][16]byte, masks *[5][64]byte, leaf int, in *[6]uint32)
 // Requires: AVX, AVX512F
-TEXT ·dcfChildrenAVX512(SB), $2800-72
+TEXT ·dcfChildrenAVX512(SB), $2672-72
 	MOVQ dst+0(FP), AX
 	MOVQ dstV+8(FP), CX
 	MOVQ src+16(FP), DX
@@ -10041,89 +9788,81 @@ TEXT ·dcfChildrenAVX512(SB), $2800-72
 	MOVQ in+64(FP), R10
 	LEAQ 63(SP), R11
 	ANDQ $-64, R11
-	LEAQ 1271(SP), R12
+	LEAQ 1143(SP), R12
 	ANDQ $-64, R12
 
 dcfChildrenAVX512_pair:
-	CMPQ         SI, $0x02
-	JL           dcfChildrenAVX512_chunk
-	VMOVDQU32    (DX), Z2
-	VMOVDQU32    64(DX), Z3
-	VMOVDQU32    128(DX), Z0
-	VMOVDQU32    192(DX), Z4
-	VPUNPCKLDQ   Z3, Z2, Z1
-	VPUNPCKHDQ   Z3, Z2, Z3
-	VPUNPCKLDQ   Z4, Z0, Z2
-	VPUNPCKHDQ   Z4, Z0, Z4
-	VPUNPCKLQDQ  Z2, Z1, Z0
-	VPUNPCKHQDQ  Z2, Z1, Z1
-	VPUNPCKLQDQ  Z4, Z3, Z2
-	VPUNPCKHQDQ  Z4, Z3, Z3
-	VMOVDQU32    Z3, Z4
-	VPSLLD       $0x1f, Z4, Z4
-	VPSRAD       $0x1f, Z4, Z4
-	VMOVDQU32    Z4, (R11)
-	VPSRLD       $0x01, Z3, Z3
-	VPSLLD       $0x01, Z3, Z3
-	VMOVDQU32    Z0, (R12)
-	VMOVDQU32    Z1, 64(R12)
-	VMOVDQU32    Z2, 128(R12)
-	VMOVDQU32    Z3, 192(R12)
-	VMOVDQU32    Z0, Z4
-	VMOVDQU32    Z4, Z8
-	VPBROADCASTD (R10), Z0
-	VMOVDQU32    Z1, Z5
-	VMOVDQU32    Z5, Z9
-	VPBROADCASTD 4(R10), Z1
-	VMOVDQU32    Z2, Z6
-	VMOVDQU32    Z6, Z10
-	VPBROADCASTD 8(R10), Z2
-	VMOVDQU32    Z3, Z7
-	VMOVDQU32    Z7, Z11
-	VPBROADCASTD 12(R10), Z3
-	VPBROADCASTD 16(R10), Z14
-	VPBROADCASTD 20(R10), Z15
-	VPXORD       Z14, Z14, Z12
-	VPXORD       Z14, Z14, Z13
-	VMOVDQU32    256(DX), Z18
-	VMOVDQU32    320(DX), Z19
-	VMOVDQU32    384(DX), Z16
-	VMOVDQU32    448(DX), Z20
-	VPUNPCKLDQ   Z19, Z18, Z17
-	VPUNPCKHDQ   Z19, Z18, Z19
-	VPUNPCKLDQ   Z20, Z16, Z18
-	VPUNPCKHDQ   Z20, Z16, Z20
-	VPUNPCKLQDQ  Z18, Z17, Z16
-	VPUNPCKHQDQ  Z18, Z17, Z17
-	VPUNPCKLQDQ  Z20, Z19, Z18
-	VPUNPCKHQDQ  Z20, Z19, Z19
-	VMOVDQU32    Z19, Z20
-	VPSLLD       $0x1f, Z20, Z20
-	VPSRAD       $0x1f, Z20, Z20
-	VMOVDQU32    Z20, 64(R11)
-	VPSRLD       $0x01, Z19, Z19
-	VPSLLD       $0x01, Z19, Z19
-	VMOVDQU32    Z16, 256(R12)
-	VMOVDQU32    Z17, 320(R12)
-	VMOVDQU32    Z18, 384(R12)
-	VMOVDQU32    Z19, 448(R12)
-	VMOVDQU32    Z16, Z20
-	VMOVDQU32    Z20, Z24
-	VPBROADCASTD (R10), Z16
-	VMOVDQU32    Z17, Z21
-	VMOVDQU32    Z21, Z25
-	VPBROADCASTD 4(R10), Z17
-	VMOVDQU32    Z18, Z22
-	VMOVDQU32    Z22, Z26
-	VPBROADCASTD 8(R10), Z18
-	VMOVDQU32    Z19, Z23
-	VMOVDQU32    Z23, Z27
-	VPBROADCASTD 12(R10), Z19
-	VPBROADCASTD 16(R10), Z30
-	VPBROADCASTD 20(R10), Z31
-	VPXORD       Z30, Z30, Z28
-	VPXORD       Z30, Z30, Z29
-	MOVQ         $0x0000000a, R13
+	CMPQ            SI, $0x02
+	JL              dcfChildrenAVX512_chunk
+	VMOVDQU32       (DX), Z2
+	VMOVDQU32       64(DX), Z3
+	VMOVDQU32       128(DX), Z0
+	VMOVDQU32       192(DX), Z4
+	VPUNPCKLDQ      Z3, Z2, Z1
+	VPUNPCKHDQ      Z3, Z2, Z3
+	VPUNPCKLDQ      Z4, Z0, Z2
+	VPUNPCKHDQ      Z4, Z0, Z4
+	VPUNPCKLQDQ     Z2, Z1, Z0
+	VPUNPCKHQDQ     Z2, Z1, Z1
+	VPUNPCKLQDQ     Z4, Z3, Z2
+	VPUNPCKHQDQ     Z4, Z3, Z3
+	VPTESTMD.BCST   low_bit<>+0(SB), Z3, K1
+	VPTERNLOGD.BCST $0x50, low_bit<>+0(SB), Z3, Z3
+	VMOVDQU32       Z0, (R12)
+	VMOVDQU32       Z1, 64(R12)
+	VMOVDQU32       Z2, 128(R12)
+	VMOVDQU32       Z3, 192(R12)
+	VMOVDQU32       Z0, Z4
+	VMOVDQU32       Z4, Z8
+	VPBROADCASTD    (R10), Z0
+	VMOVDQU32       Z1, Z5
+	VMOVDQU32       Z5, Z9
+	VPBROADCASTD    4(R10), Z1
+	VMOVDQU32       Z2, Z6
+	VMOVDQU32       Z6, Z10
+	VPBROADCASTD    8(R10), Z2
+	VMOVDQU32       Z3, Z7
+	VMOVDQU32       Z7, Z11
+	VPBROADCASTD    12(R10), Z3
+	VPBROADCASTD    16(R10), Z14
+	VPBROADCASTD    20(R10), Z15
+	VPXORD          Z14, Z14, Z12
+	VPXORD          Z14, Z14, Z13
+	VMOVDQU32       256(DX), Z18
+	VMOVDQU32       320(DX), Z19
+	VMOVDQU32       384(DX), Z16
+	VMOVDQU32       448(DX), Z20
+	VPUNPCKLDQ      Z19, Z18, Z17
+	VPUNPCKHDQ      Z19, Z18, Z19
+	VPUNPCKLDQ      Z20, Z16, Z18
+	VPUNPCKHDQ      Z20, Z16, Z20
+	VPUNPCKLQDQ     Z18, Z17, Z16
+	VPUNPCKHQDQ     Z18, Z17, Z17
+	VPUNPCKLQDQ     Z20, Z19, Z18
+	VPUNPCKHQDQ     Z20, Z19, Z19
+	VPTESTMD.BCST   low_bit<>+0(SB), Z19, K2
+	VPTERNLOGD.BCST $0x50, low_bit<>+0(SB), Z19, Z19
+	VMOVDQU32       Z16, 256(R12)
+	VMOVDQU32       Z17, 320(R12)
+	VMOVDQU32       Z18, 384(R12)
+	VMOVDQU32       Z19, 448(R12)
+	VMOVDQU32       Z16, Z20
+	VMOVDQU32       Z20, Z24
+	VPBROADCASTD    (R10), Z16
+	VMOVDQU32       Z17, Z21
+	VMOVDQU32       Z21, Z25
+	VPBROADCASTD    4(R10), Z17
+	VMOVDQU32       Z18, Z22
+	VMOVDQU32       Z22, Z26
+	VPBROADCASTD    8(R10), Z18
+	VMOVDQU32       Z19, Z23
+	VMOVDQU32       Z23, Z27
+	VPBROADCASTD    12(R10), Z19
+	VPBROADCASTD    16(R10), Z30
+	VPBROADCASTD    20(R10), Z31
+	VPXORD          Z30, Z30, Z28
+	VPXORD          Z30, Z30, Z29
+	MOVQ            $0x0000000a, R13
 
 dcfChildrenAVX512_pair_round:
 	VPADDD          Z4, Z0, Z0
@@ -10337,21 +10076,13 @@ dcfChildrenAVX512_pair_round:
 	VMOVDQU32       Z30, 1408(R12)
 	VMOVDQU32       Z31, 1472(R12)
 	VPXORD.BCST     (R10), Z0, Z0
-	VPBROADCASTD    (DI), Z16
-	VPANDD          (R11), Z16, Z16
-	VPXORD          Z16, Z0, Z0
+	VPXORD.BCST     (DI), Z0, K1, Z0
 	VPXORD.BCST     4(R10), Z1, Z1
-	VPBROADCASTD    4(DI), Z16
-	VPANDD          (R11), Z16, Z16
-	VPXORD          Z16, Z1, Z1
+	VPXORD.BCST     4(DI), Z1, K1, Z1
 	VPXORD.BCST     8(R10), Z2, Z2
-	VPBROADCASTD    8(DI), Z16
-	VPANDD          (R11), Z16, Z16
-	VPXORD          Z16, Z2, Z2
+	VPXORD.BCST     8(DI), Z2, K1, Z2
 	VPXORD.BCST     12(R10), Z3, Z3
-	VPBROADCASTD    12(DI), Z16
-	VPANDD          (R11), Z16, Z16
-	VPXORD          Z16, Z3, Z3
+	VPXORD.BCST     12(DI), Z3, K1, Z3
 	VPUNPCKLDQ      Z1, Z0, Z16
 	VPUNPCKHDQ      Z1, Z0, Z0
 	VPUNPCKLDQ      Z3, Z2, Z1
@@ -10360,26 +10091,18 @@ dcfChildrenAVX512_pair_round:
 	VPUNPCKHQDQ     Z1, Z16, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z16
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 128(R11)
-	VMOVDQU32       Z1, 192(R11)
-	VMOVDQU32       Z16, 256(R11)
-	VMOVDQU32       Z0, 320(R11)
+	VMOVDQU32       Z2, (R11)
+	VMOVDQU32       Z1, 64(R11)
+	VMOVDQU32       Z16, 128(R11)
+	VMOVDQU32       Z0, 192(R11)
 	VPXORD          (R12), Z8, Z8
-	VPBROADCASTD    16(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z8, Z8
+	VPXORD.BCST     16(DI), Z8, K1, Z8
 	VPXORD          64(R12), Z9, Z9
-	VPBROADCASTD    20(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z9, Z9
+	VPXORD.BCST     20(DI), Z9, K1, Z9
 	VPXORD          128(R12), Z10, Z10
-	VPBROADCASTD    24(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z10, Z10
+	VPXORD.BCST     24(DI), Z10, K1, Z10
 	VPXORD          192(R12), Z11, Z11
-	VPBROADCASTD    28(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z11, Z11
+	VPXORD.BCST     28(DI), Z11, K1, Z11
 	VPUNPCKLDQ      Z9, Z8, Z0
 	VPUNPCKHDQ      Z9, Z8, Z1
 	VPUNPCKLDQ      Z11, Z10, Z2
@@ -10388,10 +10111,10 @@ dcfChildrenAVX512_pair_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z8, Z1, Z2
 	VPUNPCKHQDQ     Z8, Z1, Z1
-	VMOVDQU32       Z3, 384(R11)
-	VMOVDQU32       Z0, 448(R11)
-	VMOVDQU32       Z2, 512(R11)
-	VMOVDQU32       Z1, 576(R11)
+	VMOVDQU32       Z3, 256(R11)
+	VMOVDQU32       Z0, 320(R11)
+	VMOVDQU32       Z2, 384(R11)
+	VMOVDQU32       Z1, 448(R11)
 	VPXORD          (R12), Z4, Z4
 	VPXORD          64(R12), Z5, Z5
 	VPXORD          128(R12), Z6, Z6
@@ -10404,10 +10127,10 @@ dcfChildrenAVX512_pair_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 640(R11)
-	VMOVDQU32       Z0, 704(R11)
-	VMOVDQU32       Z2, 768(R11)
-	VMOVDQU32       Z1, 832(R11)
+	VMOVDQU32       Z3, 512(R11)
+	VMOVDQU32       Z0, 576(R11)
+	VMOVDQU32       Z2, 640(R11)
+	VMOVDQU32       Z1, 704(R11)
 	VPXORD.BCST     16(R10), Z14, Z14
 	VPXORD.BCST     20(R10), Z15, Z15
 	VPUNPCKLDQ      Z13, Z12, Z0
@@ -10418,45 +10141,37 @@ dcfChildrenAVX512_pair_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 896(R11)
-	VMOVDQU32       Z0, 960(R11)
-	VMOVDQU32       Z2, 1024(R11)
-	VMOVDQU32       Z1, 1088(R11)
+	VMOVDQU32       Z3, 768(R11)
+	VMOVDQU32       Z0, 832(R11)
+	VMOVDQU32       Z2, 896(R11)
+	VMOVDQU32       Z1, 960(R11)
 	VPSHUFD         $0xff, (DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       (BX), Z0
-	VMOVDQU32       640(R11), Z2
+	VMOVDQU32       512(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       (BX), Z2
-	VMOVDQU32       896(R11), Z3
+	VMOVDQU32       768(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_first_leaf0
-	VMOVDQU32       128(R11), Z1
-	VMOVDQU32       384(R11), Z3
+	VMOVDQU32       (R11), Z1
+	VMOVDQU32       256(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, (AX)
@@ -10472,56 +10187,42 @@ dcfChildrenAVX512_pair_round:
 	JMP             dcfChildrenAVX512_first_next0
 
 dcfChildrenAVX512_first_leaf0:
-	VMOVDQU32 128(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 384(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, (AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 64(AX)
+	VMOVDQU32  (R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  256(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, (AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 64(AX)
 
 dcfChildrenAVX512_first_next0:
 	VPSHUFD         $0xff, 64(DX), Z0
@@ -10530,35 +10231,27 @@ dcfChildrenAVX512_first_next0:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       64(BX), Z0
-	VMOVDQU32       704(R11), Z2
+	VMOVDQU32       576(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       64(BX), Z2
-	VMOVDQU32       960(R11), Z3
+	VMOVDQU32       832(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_first_leaf1
-	VMOVDQU32       192(R11), Z1
-	VMOVDQU32       448(R11), Z3
+	VMOVDQU32       64(R11), Z1
+	VMOVDQU32       320(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 128(AX)
@@ -10574,56 +10267,42 @@ dcfChildrenAVX512_first_next0:
 	JMP             dcfChildrenAVX512_first_next1
 
 dcfChildrenAVX512_first_leaf1:
-	VMOVDQU32 192(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 448(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 128(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 192(AX)
+	VMOVDQU32  64(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  320(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 128(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 192(AX)
 
 dcfChildrenAVX512_first_next1:
 	VPSHUFD         $0xff, 128(DX), Z0
@@ -10632,35 +10311,27 @@ dcfChildrenAVX512_first_next1:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       128(BX), Z0
-	VMOVDQU32       768(R11), Z2
+	VMOVDQU32       640(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       128(BX), Z2
-	VMOVDQU32       1024(R11), Z3
+	VMOVDQU32       896(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_first_leaf2
-	VMOVDQU32       256(R11), Z1
-	VMOVDQU32       512(R11), Z3
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 256(AX)
@@ -10676,56 +10347,42 @@ dcfChildrenAVX512_first_next1:
 	JMP             dcfChildrenAVX512_first_next2
 
 dcfChildrenAVX512_first_leaf2:
-	VMOVDQU32 256(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 512(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 256(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 320(AX)
+	VMOVDQU32  128(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  384(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 256(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 320(AX)
 
 dcfChildrenAVX512_first_next2:
 	VPSHUFD         $0xff, 192(DX), Z0
@@ -10734,35 +10391,27 @@ dcfChildrenAVX512_first_next2:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       192(BX), Z0
-	VMOVDQU32       832(R11), Z2
+	VMOVDQU32       704(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       192(BX), Z2
-	VMOVDQU32       1088(R11), Z3
+	VMOVDQU32       960(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_first_leaf3
-	VMOVDQU32       320(R11), Z1
-	VMOVDQU32       576(R11), Z3
+	VMOVDQU32       192(R11), Z1
+	VMOVDQU32       448(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 384(AX)
@@ -10778,78 +10427,56 @@ dcfChildrenAVX512_first_next2:
 	JMP             dcfChildrenAVX512_first_next3
 
 dcfChildrenAVX512_first_leaf3:
-	VMOVDQU32 320(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 576(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 384(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 448(AX)
+	VMOVDQU32  192(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  448(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 384(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 448(AX)
 
 dcfChildrenAVX512_first_next3:
 	VMOVDQU32       512(R12), Z0
 	VPXORD.BCST     (R10), Z0, Z0
-	VPBROADCASTD    (DI), Z1
-	VPANDD          64(R11), Z1, Z1
-	VPXORD          Z1, Z0, Z0
+	VPXORD.BCST     (DI), Z0, K2, Z0
 	VMOVDQU32       576(R12), Z1
 	VPXORD.BCST     4(R10), Z1, Z1
-	VPBROADCASTD    4(DI), Z2
-	VPANDD          64(R11), Z2, Z2
-	VPXORD          Z2, Z1, Z1
+	VPXORD.BCST     4(DI), Z1, K2, Z1
 	VMOVDQU32       640(R12), Z2
 	VPXORD.BCST     8(R10), Z2, Z2
-	VPBROADCASTD    8(DI), Z3
-	VPANDD          64(R11), Z3, Z3
-	VPXORD          Z3, Z2, Z2
+	VPXORD.BCST     8(DI), Z2, K2, Z2
 	VMOVDQU32       704(R12), Z3
 	VPXORD.BCST     12(R10), Z3, Z3
-	VPBROADCASTD    12(DI), Z4
-	VPANDD          64(R11), Z4, Z4
-	VPXORD          Z4, Z3, Z3
+	VPXORD.BCST     12(DI), Z3, K2, Z3
 	VPUNPCKLDQ      Z1, Z0, Z4
 	VPUNPCKHDQ      Z1, Z0, Z0
 	VPUNPCKLDQ      Z3, Z2, Z1
@@ -10858,30 +10485,22 @@ dcfChildrenAVX512_first_next3:
 	VPUNPCKHQDQ     Z1, Z4, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z4
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 128(R11)
-	VMOVDQU32       Z1, 192(R11)
-	VMOVDQU32       Z4, 256(R11)
-	VMOVDQU32       Z0, 320(R11)
+	VMOVDQU32       Z2, (R11)
+	VMOVDQU32       Z1, 64(R11)
+	VMOVDQU32       Z4, 128(R11)
+	VMOVDQU32       Z0, 192(R11)
 	VMOVDQU32       1024(R12), Z0
 	VPXORD          256(R12), Z0, Z0
-	VPBROADCASTD    16(DI), Z1
-	VPANDD          64(R11), Z1, Z1
-	VPXORD          Z1, Z0, Z0
+	VPXORD.BCST     16(DI), Z0, K2, Z0
 	VMOVDQU32       1088(R12), Z1
 	VPXORD          320(R12), Z1, Z1
-	VPBROADCASTD    20(DI), Z2
-	VPANDD          64(R11), Z2, Z2
-	VPXORD          Z2, Z1, Z1
+	VPXORD.BCST     20(DI), Z1, K2, Z1
 	VMOVDQU32       1152(R12), Z2
 	VPXORD          384(R12), Z2, Z2
-	VPBROADCASTD    24(DI), Z3
-	VPANDD          64(R11), Z3, Z3
-	VPXORD          Z3, Z2, Z2
+	VPXORD.BCST     24(DI), Z2, K2, Z2
 	VMOVDQU32       1216(R12), Z3
 	VPXORD          448(R12), Z3, Z3
-	VPBROADCASTD    28(DI), Z4
-	VPANDD          64(R11), Z4, Z4
-	VPXORD          Z4, Z3, Z3
+	VPXORD.BCST     28(DI), Z3, K2, Z3
 	VPUNPCKLDQ      Z1, Z0, Z4
 	VPUNPCKHDQ      Z1, Z0, Z0
 	VPUNPCKLDQ      Z3, Z2, Z1
@@ -10890,10 +10509,10 @@ dcfChildrenAVX512_first_next3:
 	VPUNPCKHQDQ     Z1, Z4, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z4
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 384(R11)
-	VMOVDQU32       Z1, 448(R11)
-	VMOVDQU32       Z4, 512(R11)
-	VMOVDQU32       Z0, 576(R11)
+	VMOVDQU32       Z2, 256(R11)
+	VMOVDQU32       Z1, 320(R11)
+	VMOVDQU32       Z4, 384(R11)
+	VMOVDQU32       Z0, 448(R11)
 	VMOVDQU32       768(R12), Z0
 	VPXORD          256(R12), Z0, Z0
 	VMOVDQU32       832(R12), Z1
@@ -10910,10 +10529,10 @@ dcfChildrenAVX512_first_next3:
 	VPUNPCKHQDQ     Z1, Z4, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z4
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 640(R11)
-	VMOVDQU32       Z1, 704(R11)
-	VMOVDQU32       Z4, 768(R11)
-	VMOVDQU32       Z0, 832(R11)
+	VMOVDQU32       Z2, 512(R11)
+	VMOVDQU32       Z1, 576(R11)
+	VMOVDQU32       Z4, 640(R11)
+	VMOVDQU32       Z0, 704(R11)
 	VMOVDQU32       1280(R12), Z0
 	VMOVDQU32       1344(R12), Z1
 	VMOVDQU32       1408(R12), Z2
@@ -10928,45 +10547,37 @@ dcfChildrenAVX512_first_next3:
 	VPUNPCKHQDQ     Z1, Z4, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z4
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 896(R11)
-	VMOVDQU32       Z1, 960(R11)
-	VMOVDQU32       Z4, 1024(R11)
-	VMOVDQU32       Z0, 1088(R11)
+	VMOVDQU32       Z2, 768(R11)
+	VMOVDQU32       Z1, 832(R11)
+	VMOVDQU32       Z4, 896(R11)
+	VMOVDQU32       Z0, 960(R11)
 	VPSHUFD         $0xff, 256(DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       256(BX), Z0
-	VMOVDQU32       640(R11), Z2
+	VMOVDQU32       512(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       256(BX), Z2
-	VMOVDQU32       896(R11), Z3
+	VMOVDQU32       768(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_second_leaf0
-	VMOVDQU32       128(R11), Z1
-	VMOVDQU32       384(R11), Z3
+	VMOVDQU32       (R11), Z1
+	VMOVDQU32       256(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 512(AX)
@@ -10982,56 +10593,42 @@ dcfChildrenAVX512_first_next3:
 	JMP             dcfChildrenAVX512_second_next0
 
 dcfChildrenAVX512_second_leaf0:
-	VMOVDQU32 128(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 384(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 512(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 576(AX)
+	VMOVDQU32  (R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  256(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 512(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 576(AX)
 
 dcfChildrenAVX512_second_next0:
 	VPSHUFD         $0xff, 320(DX), Z0
@@ -11040,35 +10637,27 @@ dcfChildrenAVX512_second_next0:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       320(BX), Z0
-	VMOVDQU32       704(R11), Z2
+	VMOVDQU32       576(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       320(BX), Z2
-	VMOVDQU32       960(R11), Z3
+	VMOVDQU32       832(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_second_leaf1
-	VMOVDQU32       192(R11), Z1
-	VMOVDQU32       448(R11), Z3
+	VMOVDQU32       64(R11), Z1
+	VMOVDQU32       320(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 640(AX)
@@ -11084,56 +10673,42 @@ dcfChildrenAVX512_second_next0:
 	JMP             dcfChildrenAVX512_second_next1
 
 dcfChildrenAVX512_second_leaf1:
-	VMOVDQU32 192(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 448(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 640(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 704(AX)
+	VMOVDQU32  64(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  320(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 640(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 704(AX)
 
 dcfChildrenAVX512_second_next1:
 	VPSHUFD         $0xff, 384(DX), Z0
@@ -11142,35 +10717,27 @@ dcfChildrenAVX512_second_next1:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       384(BX), Z0
-	VMOVDQU32       768(R11), Z2
+	VMOVDQU32       640(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       384(BX), Z2
-	VMOVDQU32       1024(R11), Z3
+	VMOVDQU32       896(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_second_leaf2
-	VMOVDQU32       256(R11), Z1
-	VMOVDQU32       512(R11), Z3
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 768(AX)
@@ -11186,56 +10753,42 @@ dcfChildrenAVX512_second_next1:
 	JMP             dcfChildrenAVX512_second_next2
 
 dcfChildrenAVX512_second_leaf2:
-	VMOVDQU32 256(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 512(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 768(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 832(AX)
+	VMOVDQU32  128(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  384(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 768(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 832(AX)
 
 dcfChildrenAVX512_second_next2:
 	VPSHUFD         $0xff, 448(DX), Z0
@@ -11244,35 +10797,27 @@ dcfChildrenAVX512_second_next2:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       448(BX), Z0
-	VMOVDQU32       832(R11), Z2
+	VMOVDQU32       704(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       448(BX), Z2
-	VMOVDQU32       1088(R11), Z3
+	VMOVDQU32       960(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_second_leaf3
-	VMOVDQU32       320(R11), Z1
-	VMOVDQU32       576(R11), Z3
+	VMOVDQU32       192(R11), Z1
+	VMOVDQU32       448(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 896(AX)
@@ -11288,56 +10833,42 @@ dcfChildrenAVX512_second_next2:
 	JMP             dcfChildrenAVX512_second_next3
 
 dcfChildrenAVX512_second_leaf3:
-	VMOVDQU32 320(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 576(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 896(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 960(AX)
+	VMOVDQU32  192(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  448(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 896(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 960(AX)
 
 dcfChildrenAVX512_second_next3:
 	ADDQ $0x00000400, AX
@@ -11348,43 +10879,39 @@ dcfChildrenAVX512_second_next3:
 	JMP  dcfChildrenAVX512_pair
 
 dcfChildrenAVX512_chunk:
-	CMPQ         SI, $0x00
-	JE           dcfChildrenAVX512_done
-	VMOVDQU32    (DX), Z0
-	VMOVDQU32    64(DX), Z3
-	VMOVDQU32    128(DX), Z1
-	VMOVDQU32    192(DX), Z4
-	VPUNPCKLDQ   Z3, Z0, Z2
-	VPUNPCKHDQ   Z3, Z0, Z0
-	VPUNPCKLDQ   Z4, Z1, Z3
-	VPUNPCKHDQ   Z4, Z1, Z1
-	VPUNPCKLQDQ  Z3, Z2, Z16
-	VPUNPCKHQDQ  Z3, Z2, Z17
-	VPUNPCKLQDQ  Z1, Z0, Z18
-	VPUNPCKHQDQ  Z1, Z0, Z19
-	VMOVDQU32    Z19, Z0
-	VPSLLD       $0x1f, Z0, Z0
-	VPSRAD       $0x1f, Z0, Z0
-	VMOVDQU32    Z0, (R11)
-	VPSRLD       $0x01, Z19, Z19
-	VPSLLD       $0x01, Z19, Z19
-	VMOVDQU32    Z16, Z4
-	VMOVDQU32    Z4, Z8
-	VPBROADCASTD (R10), Z0
-	VMOVDQU32    Z17, Z5
-	VMOVDQU32    Z5, Z9
-	VPBROADCASTD 4(R10), Z1
-	VMOVDQU32    Z18, Z6
-	VMOVDQU32    Z6, Z10
-	VPBROADCASTD 8(R10), Z2
-	VMOVDQU32    Z19, Z7
-	VMOVDQU32    Z7, Z11
-	VPBROADCASTD 12(R10), Z3
-	VPBROADCASTD 16(R10), Z14
-	VPBROADCASTD 20(R10), Z15
-	VPXORD       Z14, Z14, Z12
-	VPXORD       Z14, Z14, Z13
-	MOVQ         $0x0000000a, R12
+	CMPQ            SI, $0x00
+	JE              dcfChildrenAVX512_done
+	VMOVDQU32       (DX), Z0
+	VMOVDQU32       64(DX), Z3
+	VMOVDQU32       128(DX), Z1
+	VMOVDQU32       192(DX), Z4
+	VPUNPCKLDQ      Z3, Z0, Z2
+	VPUNPCKHDQ      Z3, Z0, Z0
+	VPUNPCKLDQ      Z4, Z1, Z3
+	VPUNPCKHDQ      Z4, Z1, Z1
+	VPUNPCKLQDQ     Z3, Z2, Z16
+	VPUNPCKHQDQ     Z3, Z2, Z17
+	VPUNPCKLQDQ     Z1, Z0, Z18
+	VPUNPCKHQDQ     Z1, Z0, Z19
+	VPTESTMD.BCST   low_bit<>+0(SB), Z19, K1
+	VPTERNLOGD.BCST $0x50, low_bit<>+0(SB), Z19, Z19
+	VMOVDQU32       Z16, Z4
+	VMOVDQU32       Z4, Z8
+	VPBROADCASTD    (R10), Z0
+	VMOVDQU32       Z17, Z5
+	VMOVDQU32       Z5, Z9
+	VPBROADCASTD    4(R10), Z1
+	VMOVDQU32       Z18, Z6
+	VMOVDQU32       Z6, Z10
+	VPBROADCASTD    8(R10), Z2
+	VMOVDQU32       Z19, Z7
+	VMOVDQU32       Z7, Z11
+	VPBROADCASTD    12(R10), Z3
+	VPBROADCASTD    16(R10), Z14
+	VPBROADCASTD    20(R10), Z15
+	VPXORD          Z14, Z14, Z12
+	VPXORD          Z14, Z14, Z13
+	MOVQ            $0x0000000a, R12
 
 dcfChildrenAVX512_round:
 	VPADDD          Z4, Z0, Z0
@@ -11486,21 +11013,13 @@ dcfChildrenAVX512_round:
 	DECQ            R12
 	JNZ             dcfChildrenAVX512_round
 	VPXORD.BCST     (R10), Z0, Z0
-	VPBROADCASTD    (DI), Z20
-	VPANDD          (R11), Z20, Z20
-	VPXORD          Z20, Z0, Z0
+	VPXORD.BCST     (DI), Z0, K1, Z0
 	VPXORD.BCST     4(R10), Z1, Z1
-	VPBROADCASTD    4(DI), Z20
-	VPANDD          (R11), Z20, Z20
-	VPXORD          Z20, Z1, Z1
+	VPXORD.BCST     4(DI), Z1, K1, Z1
 	VPXORD.BCST     8(R10), Z2, Z2
-	VPBROADCASTD    8(DI), Z20
-	VPANDD          (R11), Z20, Z20
-	VPXORD          Z20, Z2, Z2
+	VPXORD.BCST     8(DI), Z2, K1, Z2
 	VPXORD.BCST     12(R10), Z3, Z3
-	VPBROADCASTD    12(DI), Z20
-	VPANDD          (R11), Z20, Z20
-	VPXORD          Z20, Z3, Z3
+	VPXORD.BCST     12(DI), Z3, K1, Z3
 	VPUNPCKLDQ      Z1, Z0, Z20
 	VPUNPCKHDQ      Z1, Z0, Z0
 	VPUNPCKLDQ      Z3, Z2, Z1
@@ -11509,26 +11028,18 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z1, Z20, Z1
 	VPUNPCKLQDQ     Z3, Z0, Z20
 	VPUNPCKHQDQ     Z3, Z0, Z0
-	VMOVDQU32       Z2, 128(R11)
-	VMOVDQU32       Z1, 192(R11)
-	VMOVDQU32       Z20, 256(R11)
-	VMOVDQU32       Z0, 320(R11)
+	VMOVDQU32       Z2, (R11)
+	VMOVDQU32       Z1, 64(R11)
+	VMOVDQU32       Z20, 128(R11)
+	VMOVDQU32       Z0, 192(R11)
 	VPXORD          Z16, Z8, Z8
-	VPBROADCASTD    16(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z8, Z8
+	VPXORD.BCST     16(DI), Z8, K1, Z8
 	VPXORD          Z17, Z9, Z9
-	VPBROADCASTD    20(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z9, Z9
+	VPXORD.BCST     20(DI), Z9, K1, Z9
 	VPXORD          Z18, Z10, Z10
-	VPBROADCASTD    24(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z10, Z10
+	VPXORD.BCST     24(DI), Z10, K1, Z10
 	VPXORD          Z19, Z11, Z11
-	VPBROADCASTD    28(DI), Z0
-	VPANDD          (R11), Z0, Z0
-	VPXORD          Z0, Z11, Z11
+	VPXORD.BCST     28(DI), Z11, K1, Z11
 	VPUNPCKLDQ      Z9, Z8, Z0
 	VPUNPCKHDQ      Z9, Z8, Z1
 	VPUNPCKLDQ      Z11, Z10, Z2
@@ -11537,10 +11048,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z8, Z1, Z2
 	VPUNPCKHQDQ     Z8, Z1, Z1
-	VMOVDQU32       Z3, 384(R11)
-	VMOVDQU32       Z0, 448(R11)
-	VMOVDQU32       Z2, 512(R11)
-	VMOVDQU32       Z1, 576(R11)
+	VMOVDQU32       Z3, 256(R11)
+	VMOVDQU32       Z0, 320(R11)
+	VMOVDQU32       Z2, 384(R11)
+	VMOVDQU32       Z1, 448(R11)
 	VPXORD          Z16, Z4, Z4
 	VPXORD          Z17, Z5, Z5
 	VPXORD          Z18, Z6, Z6
@@ -11553,10 +11064,10 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 640(R11)
-	VMOVDQU32       Z0, 704(R11)
-	VMOVDQU32       Z2, 768(R11)
-	VMOVDQU32       Z1, 832(R11)
+	VMOVDQU32       Z3, 512(R11)
+	VMOVDQU32       Z0, 576(R11)
+	VMOVDQU32       Z2, 640(R11)
+	VMOVDQU32       Z1, 704(R11)
 	VPXORD.BCST     16(R10), Z14, Z14
 	VPXORD.BCST     20(R10), Z15, Z15
 	VPUNPCKLDQ      Z13, Z12, Z0
@@ -11567,45 +11078,37 @@ dcfChildrenAVX512_round:
 	VPUNPCKHQDQ     Z2, Z0, Z0
 	VPUNPCKLQDQ     Z4, Z1, Z2
 	VPUNPCKHQDQ     Z4, Z1, Z1
-	VMOVDQU32       Z3, 896(R11)
-	VMOVDQU32       Z0, 960(R11)
-	VMOVDQU32       Z2, 1024(R11)
-	VMOVDQU32       Z1, 1088(R11)
+	VMOVDQU32       Z3, 768(R11)
+	VMOVDQU32       Z0, 832(R11)
+	VMOVDQU32       Z2, 896(R11)
+	VMOVDQU32       Z1, 960(R11)
 	VPSHUFD         $0xff, (DX), Z0
 	VPSLLD          $0x1f, Z0, Z0
 	VPSRAD          $0x1f, Z0, Z0
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       (BX), Z0
-	VMOVDQU32       640(R11), Z2
+	VMOVDQU32       512(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       (BX), Z2
-	VMOVDQU32       896(R11), Z3
+	VMOVDQU32       768(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf0
-	VMOVDQU32       128(R11), Z1
-	VMOVDQU32       384(R11), Z3
+	VMOVDQU32       (R11), Z1
+	VMOVDQU32       256(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, (AX)
@@ -11621,56 +11124,42 @@ dcfChildrenAVX512_round:
 	JMP             dcfChildrenAVX512_next0
 
 dcfChildrenAVX512_leaf0:
-	VMOVDQU32 128(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 384(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, (AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 64(AX)
+	VMOVDQU32  (R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  256(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, (AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 64(AX)
 
 dcfChildrenAVX512_next0:
 	VPSHUFD         $0xff, 64(DX), Z0
@@ -11679,35 +11168,27 @@ dcfChildrenAVX512_next0:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       64(BX), Z0
-	VMOVDQU32       704(R11), Z2
+	VMOVDQU32       576(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       64(BX), Z2
-	VMOVDQU32       960(R11), Z3
+	VMOVDQU32       832(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf1
-	VMOVDQU32       192(R11), Z1
-	VMOVDQU32       448(R11), Z3
+	VMOVDQU32       64(R11), Z1
+	VMOVDQU32       320(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 128(AX)
@@ -11723,56 +11204,42 @@ dcfChildrenAVX512_next0:
 	JMP             dcfChildrenAVX512_next1
 
 dcfChildrenAVX512_leaf1:
-	VMOVDQU32 192(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 448(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 128(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 192(AX)
+	VMOVDQU32  64(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  320(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 128(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 192(AX)
 
 dcfChildrenAVX512_next1:
 	VPSHUFD         $0xff, 128(DX), Z0
@@ -11781,35 +11248,27 @@ dcfChildrenAVX512_next1:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       128(BX), Z0
-	VMOVDQU32       768(R11), Z2
+	VMOVDQU32       640(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       128(BX), Z2
-	VMOVDQU32       1024(R11), Z3
+	VMOVDQU32       896(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf2
-	VMOVDQU32       256(R11), Z1
-	VMOVDQU32       512(R11), Z3
+	VMOVDQU32       128(R11), Z1
+	VMOVDQU32       384(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 256(AX)
@@ -11825,56 +11284,42 @@ dcfChildrenAVX512_next1:
 	JMP             dcfChildrenAVX512_next2
 
 dcfChildrenAVX512_leaf2:
-	VMOVDQU32 256(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 512(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 256(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 320(AX)
+	VMOVDQU32  128(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  384(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 256(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 320(AX)
 
 dcfChildrenAVX512_next2:
 	VPSHUFD         $0xff, 192(DX), Z0
@@ -11883,35 +11328,27 @@ dcfChildrenAVX512_next2:
 	VBROADCASTI32X4 32(DI), Z1
 	VPANDD          Z0, Z1, Z1
 	VMOVDQU32       192(BX), Z0
-	VMOVDQU32       832(R11), Z2
+	VMOVDQU32       704(R11), Z2
 	VPANDD          (R8), Z2, Z2
 	VPADDQ          Z2, Z0, Z3
-	VPXORD          Z2, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z2, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z0
 	VPADDQ          Z1, Z0, Z2
-	VPXORD          Z1, Z0, Z0
-	VPANDD          64(R8), Z0, Z0
-	VPANDD          128(R8), Z2, Z2
-	VPORD           Z2, Z0, Z0
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD      $0xf8, 128(R8), Z2, Z0
 	VMOVDQU32       192(BX), Z2
-	VMOVDQU32       1088(R11), Z3
+	VMOVDQU32       960(R11), Z3
 	VPANDD          (R8), Z3, Z3
 	VPADDQ          Z3, Z2, Z4
-	VPXORD          Z3, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z4, Z4
-	VPORD           Z4, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z3, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z4, Z2
 	VPADDQ          Z1, Z2, Z3
-	VPXORD          Z1, Z2, Z2
-	VPANDD          64(R8), Z2, Z2
-	VPANDD          128(R8), Z3, Z3
-	VPORD           Z3, Z2, Z2
+	VPTERNLOGD      $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD      $0xf8, 128(R8), Z3, Z2
 	CMPQ            R9, $0x00
 	JNE             dcfChildrenAVX512_leaf3
-	VMOVDQU32       320(R11), Z1
-	VMOVDQU32       576(R11), Z3
+	VMOVDQU32       192(R11), Z1
+	VMOVDQU32       448(R11), Z3
 	VMOVDQU64       pair_lo<>+0(SB), Z4
 	VPERMI2Q        Z3, Z1, Z4
 	VMOVDQU64       Z4, 384(AX)
@@ -11927,56 +11364,42 @@ dcfChildrenAVX512_next2:
 	JMP             dcfChildrenAVX512_next3
 
 dcfChildrenAVX512_leaf3:
-	VMOVDQU32 320(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z0, Z3
-	VPXORD    Z1, Z0, Z0
-	VPANDD    64(R8), Z0, Z0
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z0, Z0
-	VPXORD    Z0, Z0, Z3
-	VPSUBQ    Z0, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z0, Z1, Z0
-	VPORD     Z3, Z0, Z0
-	VMOVDQU32 576(R11), Z1
-	VPSHUFD   $0xff, Z1, Z3
-	VPSLLD    $0x1f, Z3, Z3
-	VPSRAD    $0x1f, Z3, Z3
-	VPANDD    256(R8), Z3, Z3
-	VPANDD    (R8), Z1, Z1
-	VPADDQ    Z3, Z1, Z4
-	VPXORD    Z3, Z1, Z1
-	VPANDD    64(R8), Z1, Z1
-	VPANDD    128(R8), Z4, Z4
-	VPORD     Z4, Z1, Z1
-	VPADDQ    Z1, Z2, Z3
-	VPXORD    Z1, Z2, Z2
-	VPANDD    64(R8), Z2, Z2
-	VPANDD    128(R8), Z3, Z3
-	VPORD     Z3, Z2, Z2
-	VPXORD    Z2, Z2, Z3
-	VPSUBQ    Z2, Z3, Z3
-	VMOVDQU32 192(R8), Z1
-	VPANDD    Z1, Z3, Z3
-	VPANDND   Z2, Z1, Z2
-	VPORD     Z3, Z2, Z2
-	VMOVDQU64 pair_lo<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 384(AX)
-	VMOVDQU64 pair_hi<>+0(SB), Z1
-	VPERMI2Q  Z2, Z0, Z1
-	VMOVDQU64 Z1, 448(AX)
+	VMOVDQU32  192(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z0, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z0
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z0
+	VPXORD     Z0, Z0, Z1
+	VPSUBQ     Z0, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z0
+	VMOVDQU32  448(R11), Z1
+	VPSHUFD    $0xff, Z1, Z3
+	VPSLLD     $0x1f, Z3, Z3
+	VPSRAD     $0x1f, Z3, Z3
+	VPANDD     256(R8), Z3, Z3
+	VPANDD     (R8), Z1, Z1
+	VPADDQ     Z3, Z1, Z4
+	VPTERNLOGD $0x28, 64(R8), Z3, Z1
+	VPTERNLOGD $0xf8, 128(R8), Z4, Z1
+	VPADDQ     Z1, Z2, Z3
+	VPTERNLOGD $0x28, 64(R8), Z1, Z2
+	VPTERNLOGD $0xf8, 128(R8), Z3, Z2
+	VPXORD     Z2, Z2, Z1
+	VPSUBQ     Z2, Z1, Z1
+	VPTERNLOGD $0xd8, 192(R8), Z1, Z2
+	VMOVDQU64  pair_lo<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 384(AX)
+	VMOVDQU64  pair_hi<>+0(SB), Z1
+	VPERMI2Q   Z2, Z0, Z1
+	VMOVDQU64  Z1, 448(AX)
 
 dcfChildrenAVX512_next3:
 	ADDQ $0x00000200, AX

@@ -66,6 +66,7 @@ type constants struct {
 	selPair        Mem // VPSHUFB indices that spread sel byte h over 128-bit half h
 	ctrlByte       Mem // VPSHUFB indices that copy byte 12, a block's control bit, everywhere
 	signBit        Mem // a word's top bit
+	lowBit         Mem // a word's bit 0: the control bit, in word 3 of a block
 	ones           Mem // all ones, a ymm register's worth
 	clearCtrl      Mem // all ones but a block's control bit
 }
@@ -94,6 +95,8 @@ func newConstants() constants {
 	}
 	c.signBit = GLOBL("sign_bit", RODATA|NOPTR)
 	DATA(0, U32(1<<31))
+	c.lowBit = GLOBL("low_bit", RODATA|NOPTR)
+	DATA(0, U32(1))
 	c.ones = GLOBL("ones", RODATA|NOPTR)
 	for i := 0; i < 32; i++ {
 		DATA(i, U8(0xff))
@@ -1302,11 +1305,25 @@ func (k *routine) addToSums(f *pointFrame, blocks [4]VecVirtual) {
 	}
 }
 
+// The truth tables of VPTERNLOG's operands, whose bitwise expressions are its
+// immediates: A the destination's old value, B the register source, C the last
+// source (a register or memory).
+const (
+	ternA = 0xf0
+	ternB = 0xcc
+	ternC = 0xaa
+)
+
 // groupAdd sets sum to sum + x: XOR in the bits of mask xorBits, 64-bit addition in
 // those of addBits.
 func (k *routine) groupAdd(sum, x VecVirtual, xorBits, addBits Mem) {
 	s := k.vec()
 	VPADDQ(x, sum, s)
+	if k.wide {
+		VPTERNLOGD(U8((ternA^ternB)&ternC), xorBits, x, sum)
+		VPTERNLOGD(U8(ternA|ternB&ternC), addBits, s, sum)
+		return
+	}
 	k.xor(x, sum, sum)
 	k.and(xorBits, sum, sum)
 	k.and(addBits, s, s)
@@ -1314,24 +1331,53 @@ func (k *routine) groupAdd(sum, x VecVirtual, xorBits, addBits Mem) {
 }
 
 // seedRounds emits the head of the children routines' chunk loop: the exit once
-// no chunks are left, then the chunk's seeds loaded, their control bits spread into
-// lane masks at tSlot and cleared, and the rounds on them.
-func (k *routine) seedRounds(chunks Register, tSlot Mem) {
+// no chunks are left, then the chunk's seeds loaded, their control bits kept in t
+// (see seedState), and the rounds on them.
+func (k *routine) seedRounds(chunks Register, t Op) {
 	Label(k.name + "_chunk")
 	CMPQ(chunks, Imm(0))
 	JE(LabelRef(k.name + "_done"))
-	k.seedState(0, tSlot)
+	k.seedState(0, t)
 	k.rounds(k.name + "_round")
 }
 
-// seedState sets the state to chunk c's nodes from k.src, their control bits spread
-// into lane masks at tSlot and cleared.
-func (k *routine) seedState(c int, tSlot Mem) {
+// seedState sets the state to chunk c's nodes from k.src, their control bits
+// cleared and kept in t: an opmask with AVX-512, lane masks in a frame slot with
+// AVX2.
+func (k *routine) seedState(c int, t Op) {
 	seed := k.loadWords(Mem{Base: k.src}.Offset(c * k.lanes() * 16))
-	k.move(k.controlMask(seed[3]), tSlot)
-	VPSRLD(U8(1), seed[3], seed[3])
-	VPSLLD(U8(1), seed[3], seed[3])
+	if k.wide {
+		VPTESTMD_BCST(k.c.lowBit, seed[3], t)
+		VPTERNLOGD_BCST(U8(ternA&^ternC), k.c.lowBit, seed[3], seed[3])
+	} else {
+		k.move(k.controlMask(seed[3]), t)
+		VPSRLD(U8(1), seed[3], seed[3])
+		VPSLLD(U8(1), seed[3], seed[3])
+	}
 	k.initState(seed)
+}
+
+// controls returns where the children routines keep a chunk's control bits (see
+// seedState): with AVX-512 an opmask for each of a pair's chunks; with AVX2, whose
+// chunks come one at a time, the caller sets the first to a frame slot.
+func (k *routine) controls() [2]Op {
+	if k.wide {
+		return [2]Op{K(), K()}
+	}
+	return [2]Op{}
+}
+
+// correct XORs the word at cw into every lane of o whose control bit is set in t,
+// as seedState keeps them.
+func (k *routine) correct(o VecVirtual, t Op, cw Mem) {
+	if k.wide {
+		VPXORD_BCST(cw, o, t, o)
+		return
+	}
+	c := k.vec()
+	VPBROADCASTD(cw, c)
+	k.and(t, c, c)
+	k.xor(c, o, o)
 }
 
 // controlMask is all ones in the lanes whose block's control bit (bit 0 of word 3,
@@ -1414,17 +1460,15 @@ func generateChildren(k *routine) {
 	cws := Load(Param("cws"), GP64())
 	leaf := Load(Param("leaf"), GP64())
 	k.in = Load(Param("in"), GP64())
-	size := 4 * k.lanes()
-	slots := 2 // the control bits of a chunk, or of a pair's two
+	neg := k.negates(leaf)
+	ts := k.controls()
 	if !k.wide {
-		slots += 8
-	}
-	frame := alignedLocal(slots*size, size)
-	tSlots := [2]Mem{frame, frame.Offset(size)}
-	if !k.wide {
+		// The control bits, the seeds and state words 8-11.
+		frame := alignedLocal(9*32, 32)
+		ts[0] = frame
 		for w := range k.seed {
-			k.seed[w] = frame.Offset(size * (2 + w))
-			k.slot[8+w] = frame.Offset(size * (6 + w))
+			k.seed[w] = frame.Offset(32 * (1 + w))
+			k.slot[8+w] = frame.Offset(32 * (5 + w))
 		}
 	}
 	for i := range k.x {
@@ -1437,34 +1481,49 @@ func generateChildren(k *routine) {
 		for side := range child {
 			for w := range child[side] {
 				o := k.output(side, w)
-				cw := k.vec()
-				VPBROADCASTD(Mem{Base: cws}.Offset(16*side+4*w), cw)
-				k.and(tSlots[c], cw, cw)
-				k.xor(cw, o, o)
+				k.correct(o, ts[c], Mem{Base: cws}.Offset(16*side+4*w))
 				child[side][w] = o
 			}
 		}
-		a, b := k.transpose(child[0]), k.transpose(child[1])
-		// The leaf is the same for every chunk, so this branch predicts perfectly.
+		blocks := [2][4]VecVirtual{k.transpose(child[0]), k.transpose(child[1])}
+		// The leaf is the same for every chunk, so these branches predict perfectly.
+		store := k.name + infix + "_store"
 		TESTQ(leaf, leaf)
-		JZ(LabelRef(k.name + infix + "_store"))
+		JZ(LabelRef(store))
 		m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
-		for i := range a {
-			k.leafOutput(a[i], m)
-			k.leafOutput(b[i], m)
+		for side, bs := range blocks {
+			// The children's control bits as lane masks, from their words 3.
+			t := k.vec()
+			VPSLLD(U8(31), child[side][3], t)
+			VPSRAD(U8(31), t, t)
+			for j, x := range bs {
+				// Vector j holds the blocks of lanes j, j+4, ...: lane 4g+j is
+				// block g's.
+				tj := k.vec()
+				VPSHUFD(U8(0x55*j), t, tj)
+				k.leafShare(x, tj, m)
+			}
 		}
-		Label(k.name + infix + "_store")
+		TESTQ(neg, neg)
+		JZ(LabelRef(store))
+		for _, bs := range blocks {
+			for _, x := range bs {
+				k.negate(x, m(3))
+			}
+		}
+		Label(store)
+		a, b := blocks[0], blocks[1]
 		for i := range a {
 			k.storePair(a[i], b[i], c*2*k.lanes()*16, 32, i*k.lanes()/4)
 		}
 	}
 	if k.wide {
-		k.pairs(chunks, func(c int) { k.seedState(c, tSlots[c]) }, tail, func() {
+		k.pairs(chunks, func(c int) { k.seedState(c, ts[c]) }, tail, func() {
 			ADDQ(U32(4*k.lanes()*16), k.dst)
 			ADDQ(U32(2*k.lanes()*16), k.src)
 		})
 	}
-	k.seedRounds(chunks, tSlots[0])
+	k.seedRounds(chunks, ts[0])
 	tail(0, "")
 	ADDQ(U32(2*k.lanes()*16), k.dst)
 	ADDQ(U32(k.lanes()*16), k.src)
@@ -1476,28 +1535,34 @@ func generateChildren(k *routine) {
 	RET()
 }
 
-// leafOutput turns x, blocks of DPF leaves (control bit in the lsb), into outputs as
-// generateChildren's leaf masks m(0..4) say.
-func (k *routine) leafOutput(x VecVirtual, m func(int) Mem) {
-	k.leafShare(x, m)
-	k.negate(x, m(3))
+// negates returns a register that is zero where the leaf masks at m (nil or not),
+// as generateChildren's, negate nothing: party 0, or a group without addition.
+func (k *routine) negates(m Register) Register {
+	neg := GP64()
+	XORQ(neg, neg)
+	TESTQ(m, m)
+	JZ(LabelRef(k.name + "_negates"))
+	MOVQ(Mem{Base: m}.Offset(3*64), neg)
+	ORQ(Mem{Base: m}.Offset(3*64+8), neg)
+	Label(k.name + "_negates")
+	return neg
 }
 
 // leafValue sets v, blocks of DCF path values, to the outputs at leaves s as
 // generateDcfChildren's masks m(0..4) say.
 func (k *routine) leafValue(v, s VecVirtual, m func(int) Mem) {
-	k.leafShare(s, m)
+	t := k.vec()
+	VPSHUFD(U8(0xff), s, t) // word 3, which holds the control bit, over each block
+	VPSLLD(U8(31), t, t)
+	VPSRAD(U8(31), t, t)
+	k.leafShare(s, t, m)
 	k.groupAdd(v, s, m(1), m(2))
 	k.negate(v, m(3))
 }
 
-// leafShare sets x, blocks of leaves (control bit t in the lsb), to (x AND m(0)) +
-// t*m(4).
-func (k *routine) leafShare(x VecVirtual, m func(int) Mem) {
-	t := k.vec()
-	VPSHUFD(U8(0xff), x, t) // word 3, which holds the control bit, over each block
-	VPSLLD(U8(31), t, t)
-	VPSRAD(U8(31), t, t)
+// leafShare sets x, blocks of leaves, to (x AND m(0)) + t*m(4), with t all ones
+// over the blocks whose control bit is set and zero elsewhere.
+func (k *routine) leafShare(x, t VecVirtual, m func(int) Mem) {
 	k.and(m(4), t, t)
 	k.and(m(0), x, x)
 	k.groupAdd(x, t, m(1), m(2))
@@ -1505,16 +1570,17 @@ func (k *routine) leafShare(x VecVirtual, m func(int) Mem) {
 
 // negate sets x to 0 - x (64-bit lanes) in the bits of mask neg.
 func (k *routine) negate(x VecVirtual, neg Mem) {
-	n, r := k.vec(), k.vec()
+	r := k.vec()
 	k.xor(x, x, r) // zero; not r XOR r, which would keep r live from the entry on
 	VPSUBQ(x, r, r)
+	if k.wide {
+		VPTERNLOGD(U8(ternA&^ternC|ternB&ternC), neg, r, x) // r where neg is set, else x
+		return
+	}
+	n := k.vec()
 	k.move(neg, n)
 	k.and(n, r, r)
-	if k.wide {
-		VPANDND(x, n, x)
-	} else {
-		VPANDN(x, n, x)
-	}
+	VPANDN(x, n, x)
 	k.or(r, x, x)
 }
 
@@ -1546,26 +1612,27 @@ func generateDcfChildren(k *routine) {
 	leaf := Load(Param("leaf"), GP64())
 	k.in = Load(Param("in"), GP64())
 	size := 4 * k.lanes()
-	slots := 18 // the control bits of a chunk (or a pair's two), and a chunk's child seeds and value outputs as blocks
+	slots := 16 // a chunk's child seeds and value outputs as blocks
+	first := 0
 	if !k.wide {
-		slots += 8
+		slots += 9 // the seeds, state words 8-11 and the control bits
+		first = 9
 	}
 	frame := alignedLocal(slots*size, size)
-	first := 0
+	ts := k.controls()
 	if !k.wide {
 		for w := range k.seed {
 			k.seed[w] = frame.Offset(size * w)
 			k.slot[8+w] = frame.Offset(size * (4 + w))
 		}
-		first = 8
+		ts[0] = frame.Offset(size * 8)
 	}
-	tSlots := [2]Mem{frame.Offset(size * first), frame.Offset(size * (first + 1))}
 	// out[c][i]: vector i of the blocks of output c: the left and right child seeds,
 	// the left and right value outputs.
 	var out [4][4]Mem
 	for c := range out {
 		for i := range out[c] {
-			out[c][i] = frame.Offset(size * (first + 2 + 4*c + i))
+			out[c][i] = frame.Offset(size * (first + 4*c + i))
 		}
 	}
 	m := func(i int) Mem { return Mem{Base: masks}.Offset(64 * i) }
@@ -1582,10 +1649,7 @@ func generateDcfChildren(k *routine) {
 			for w := range words {
 				words[w] = k.output(row, w)
 				if c < 2 {
-					cw := k.vec()
-					VPBROADCASTD(Mem{Base: cws}.Offset(16*c+4*w), cw)
-					k.and(tSlots[ch], cw, cw)
-					k.xor(cw, words[w], words[w])
+					k.correct(words[w], ts[ch], Mem{Base: cws}.Offset(16*c+4*w))
 				}
 			}
 			for i, b := range k.transpose(words) {
@@ -1637,14 +1701,14 @@ func generateDcfChildren(k *routine) {
 		}
 	}
 	if k.wide {
-		k.pairs(chunks, func(c int) { k.seedState(c, tSlots[c]) }, tail, func() {
+		k.pairs(chunks, func(c int) { k.seedState(c, ts[c]) }, tail, func() {
 			ADDQ(U32(4*k.lanes()*16), k.dst)
 			ADDQ(U32(4*k.lanes()*16), dstV)
 			ADDQ(U32(2*k.lanes()*16), k.src)
 			ADDQ(U32(2*k.lanes()*16), srcV)
 		})
 	}
-	k.seedRounds(chunks, tSlots[0])
+	k.seedRounds(chunks, ts[0])
 	tail(0, "")
 	ADDQ(U32(2*k.lanes()*16), k.dst)
 	ADDQ(U32(2*k.lanes()*16), dstV)
