@@ -441,6 +441,25 @@ def find(records, **kw):
     raise KeyError(kw)
 
 
+def prg_floor_section(core: list[dict]) -> str:
+    """eval_all (uint64) of section 1's fast paths against their PRG alone."""
+    rows = []
+    for scheme in ("dpf", "dcf"):
+        for prg in ("aes128_mmo", "chacha"):
+            kw = {"scheme": scheme, "prg": prg, "group": "uint64"}
+            fast = [r for r in core if r["backend"] != "generic"]
+            floor = find(fast, op="prg", **kw)["samples"]
+            full = find(fast, op="eval_all", **kw)["samples"]
+            rows.append([scheme, prg, cell(floor), cell(full), f"{med(full) / med(floor):.2f}x"])
+    return (
+        "### The PRG alone against eval_all (fast path, one core)\n\n"
+        "eval_all expands one seed an output (mul 2 for DPF, 4 for DCF), so the PRG "
+        "alone, on 1024 seeds as a level of an EvalAll tile, is its floor on the same "
+        "machine in the same run.\n\n"
+        + table(["scheme", "prg", "PRG ns/seed (p90)", "eval_all ns/output (p90)", "ratio"], rows)
+    )
+
+
 def table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -461,9 +480,11 @@ def main() -> None:
 
     # 1. One core: fast path against the portable path (issue targets). The fast path
     # runs in turns, as in sections 2 and 3; the portable one, 10-20x slower, once.
-    core = go_bench(BITS, 1, min_s)
+    # With the PRG alone (op prg), the floor of eval_all: one expansion an output.
+    ops = "eval_all,eval,gen,prg"
+    core = go_bench(BITS, 1, min_s, ops=ops)
     for _ in range(turns - 1):
-        core = gather(core, go_bench(BITS, 1, min_s, backends="fastest"), "samples")
+        core = gather(core, go_bench(BITS, 1, min_s, ops=ops, backends="fastest"), "samples")
     rows = []
     for op in ("eval_all", "eval", "gen"):
         for scheme in ("dpf", "dcf"):
@@ -511,6 +532,7 @@ def main() -> None:
             rows,
         )
     )
+    sections.append(prg_floor_section(core))
 
     # 2. Two cores against one.
     if threads > 1:

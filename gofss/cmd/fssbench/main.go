@@ -1,7 +1,9 @@
 // Command fssbench measures the tree walks of package gofss and prints one JSON object
 // per line: {"op","scheme","prg","backend","impl","group","in_bits","threads",
 // "ns_per_item","samples","items"}. Ops are eval_all (one key, items = 2^in_bits outputs), eval (-keys keys,
-// one point each) and gen (-keys keys). Backends are the fastest this CPU runs and the
+// one point each), gen (-keys keys) and prg, the scheme's PRG alone (Expand on
+// 1024 seeds, a level of an EvalAll tile; items = seeds), the floor of eval_all,
+// which expands one seed an output. Backends are the fastest this CPU runs and the
 // portable one ("generic"), chosen with the PRG packages' SetBackend; the schemes are
 // made after it, so their tree walks ("impl") follow the PRG's choice. Each figure
 // (ns_per_item) is the median of -reps timings (samples, ns per item each), each a
@@ -63,9 +65,9 @@ func main() {
 					for _, be := range list(*backendsFlag) {
 						backend := setBackend(prgName, be)
 						for _, g := range list(*groupsFlag) {
-							s := newScheme(sch, prgName, g, bits)
+							s, prg := newScheme(sch, prgName, g, bits)
 							for _, op := range list(*opsFlag) {
-								samples, items := measure(s, op, bits)
+								samples, items := measure(s, prg, op, bits)
 								check(enc.Encode(record{op, sch, prgName, backend, s.Impl(), g, bits, threads, median(samples), samples, items}))
 							}
 						}
@@ -92,7 +94,7 @@ func setBackend(prg, which string) string {
 	return name
 }
 
-func newScheme(kind, prgName, group string, bits int) gofss.Scheme {
+func newScheme(kind, prgName, group string, bits int) (gofss.Scheme, gofss.Prg) {
 	mul := 2
 	if kind == "dcf" {
 		mul = 4
@@ -110,16 +112,16 @@ func newScheme(kind, prgName, group string, bits int) gofss.Scheme {
 	if kind == "dpf" {
 		d, err := gofss.NewDpf(bits, g, prg)
 		check(err)
-		return d
+		return d, prg
 	}
 	d, err := gofss.NewDcf(bits, g, prg, gofss.Lt)
 	check(err)
-	return d
+	return d, prg
 }
 
-// measure times op -reps times and returns the nanoseconds per item of each timing
-// and the items per call.
-func measure(s gofss.Scheme, op string, bits int) ([]float64, int) {
+// measure times op of s (made with prg) -reps times and returns the nanoseconds per
+// item of each timing and the items per call.
+func measure(s gofss.Scheme, prg gofss.Prg, op string, bits int) ([]float64, int) {
 	keys := *keysFlag
 	if op == "eval_all" {
 		keys = 1
@@ -155,6 +157,13 @@ func measure(s gofss.Scheme, op string, bits int) ([]float64, int) {
 		items = 1 << bits
 		out := make([]gofss.Block, items)
 		call = func() error { return s.EvalAll(out, 0, p0, cws) }
+	case "prg":
+		items = 1024
+		in, out := make([]gofss.Block, items), make([]gofss.Block, items*prg.Mul())
+		for i := range in {
+			in[i] = block()
+		}
+		call = func() error { prg.Expand(out, in); return nil }
 	default:
 		check(fmt.Errorf("unknown op %q", op))
 	}
