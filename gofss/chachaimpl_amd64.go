@@ -248,26 +248,47 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points, next int) {
 	n, lanes, rows := b.n, len(ch.w.Offs), b.rows
 	ch.points = points
 	k0 := j0 / b.m
+	keys := b.keysFrom(j0, points)
 	for j := range lanes {
-		p := j0 + min(j, points-1)
-		k := p / b.m
+		k := keys()
 		ch.key[j] = k
 		ch.nodes[j] = b.s0s[k].WithLsb(uint8(b.party))
 		ch.offs[j] = int32((k - k0) * rows * cwSize)
 		// The path's first level at the top.
-		ch.paths[j] = Block(b.xs[p].shl(uint(128 - n)))
+		ch.paths[j] = Block(b.xs[j0+min(j, points-1)].shl(uint(128 - n)))
 	}
 	kEnd := ch.key[lanes-1] + 1
-	ch.w.Next = nil
+	ch.w.Next, ch.w.Ahead = nil, nil
 	if next > 0 {
+		keys := b.keysFrom(j0+points, next)
 		for j := range lanes {
-			k := (j0 + points + min(j, next-1)) / b.m
+			k := keys()
 			ch.next[j] = int32((k - k0) * rows * cwSize)
 			kEnd = max(kEnd, k+1)
 		}
 		ch.w.Next = ch.next[:lanes]
 	}
 	ch.w.Rows = unsafe.Slice((*byte)(unsafe.Pointer(&b.cws[k0*rows])), (kEnd-k0)*rows*cwSize)
+	if next > 0 {
+		ch.w.Ahead = ch.w.Rows[ch.next[0]:]
+	}
+}
+
+// keysFrom returns a function whose successive calls give the keys of points p0,
+// p0+1, ..., p0+points-1 and then that last one's again: a division a call rather
+// than one a lane (two a point, a tenth of load's time).
+func (b *chachaBatch) keysFrom(p0, points int) func() int {
+	k, i := p0/b.m, p0%b.m // the key and the point's index among its m
+	left := points
+	return func() int {
+		key := k
+		if left--; left > 0 {
+			if i++; i == b.m {
+				k, i = k+1, 0
+			}
+		}
+		return key
+	}
 }
 
 // walkEvalAll is the EvalAll tree whose levels write each node's children corrected

@@ -253,18 +253,18 @@ func (s simd) points(w *Points, nonce [2]uint32, n int) {
 			}
 		}
 	}
-	nodes, paths, rows, sums := first(w.Nodes), first(w.Paths), first(w.Rows), first(w.Sums)
+	nodes, paths, rows, sums, ahead := first(w.Nodes), first(w.Paths), first(w.Rows), first(w.Sums), first(w.Ahead)
 	var next *int32
 	if w.Next != nil {
 		next = &w.Next[0]
 	}
 	switch {
 	case s.wide() && len(w.Offs) > s.lanes:
-		pointsAVX512(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+		pointsAVX512(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr, ahead, len(w.Ahead))
 		return
 	case s.wide():
-		pointsAVX512One(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+		pointsAVX512One(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr, ahead, len(w.Ahead))
 		return
 	}
-	pointsAVX2(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr)
+	pointsAVX2(nodes, paths, rows, &w.Offs[0], next, n, w.TrByte, w.Mul, sums, &arith, &in, &w.RowsOr, ahead, len(w.Ahead))
 }

@@ -73,7 +73,8 @@ func walkAVX512ShiftRot(rows *byte, sides *byte, values *byte, bits *byte, n int
 // rows+offs[j]+32i, of which bit 0 of byte tr is the control-bit correction of side
 // 1. Level i expands with mul (2 or 4). In its last two levels it prefetches the
 // first two rows at rows+next[j] (8 offsets; next may be nil), the next
-// call's. With mul 2 it ORs into *or the second
+// call's, and fetches the aheadLen bytes at ahead into the L2 cache, two lines
+// a double round (the next call's rows). With mul 2 it ORs into *or the second
 // blocks of the rows it reads, bit 0 left out: zero in a DPF key's level rows. With
 // mul 4 it writes to sums (8 blocks) each point's sum over the levels of its
 // value output and, where its parent control bit is set, its row's second block,
@@ -82,7 +83,7 @@ func walkAVX512ShiftRot(rows *byte, sides *byte, values *byte, bits *byte, n int
 // bytes. in is as for blocksAVX2.
 //
 //go:noescape
-func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 
 // pointsAVX512 walks 32 points from nodes (32 blocks, each a root seed with its
 // control bit) down n levels and leaves their leaves, control bits included, in
@@ -91,7 +92,8 @@ func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n i
 // rows+offs[j]+32i, of which bit 0 of byte tr is the control-bit correction of side
 // 1. Level i expands with mul (2 or 4). In its last two levels it prefetches the
 // first two rows at rows+next[j] (32 offsets; next may be nil), the next
-// call's. With mul 2 it ORs into *or the second
+// call's, and fetches the aheadLen bytes at ahead into the L2 cache, two lines
+// a double round (the next call's rows). With mul 2 it ORs into *or the second
 // blocks of the rows it reads, bit 0 left out: zero in a DPF key's level rows. With
 // mul 4 it writes to sums (32 blocks) each point's sum over the levels of its
 // value output and, where its parent control bit is set, its row's second block,
@@ -100,7 +102,7 @@ func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n i
 // bytes. in is as for blocksAVX512.
 //
 //go:noescape
-func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 
 // pointsAVX512One walks 16 points from nodes (16 blocks, each a root seed with its
 // control bit) down n levels and leaves their leaves, control bits included, in
@@ -109,7 +111,8 @@ func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n
 // rows+offs[j]+32i, of which bit 0 of byte tr is the control-bit correction of side
 // 1. Level i expands with mul (2 or 4). In its last two levels it prefetches the
 // first two rows at rows+next[j] (16 offsets; next may be nil), the next
-// call's. With mul 2 it ORs into *or the second
+// call's, and fetches the aheadLen bytes at ahead into the L2 cache, two lines
+// a double round (the next call's rows). With mul 2 it ORs into *or the second
 // blocks of the rows it reads, bit 0 left out: zero in a DPF key's level rows. With
 // mul 4 it writes to sums (16 blocks) each point's sum over the levels of its
 // value output and, where its parent control bit is set, its row's second block,
@@ -118,7 +121,7 @@ func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n
 // bytes. in is as for blocksAVX512.
 //
 //go:noescape
-func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 
 // childrenAVX2 expands chunks*8 nodes of src (blocks, control bit t in bit 0
 // of byte 12) with mul 2 and writes each node's children to dst, the left one (row

@@ -4625,19 +4625,32 @@ walkAVX512ShiftRot_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·pointsAVX2(SB), $1208-96
-	MOVQ        xs+8(FP), AX
-	MOVQ        rows+16(FP), CX
-	MOVQ        offs+24(FP), DX
-	MOVQ        n+40(FP), BX
-	MOVQ        tr+48(FP), SI
-	MOVQ        mul+56(FP), DI
-	MOVQ        arith+72(FP), R8
-	MOVQ        in+80(FP), R9
-	LEAQ        31(SP), R10
-	ANDQ        $-32, R10
+TEXT ·pointsAVX2(SB), $1224-112
+	MOVQ       xs+8(FP), AX
+	MOVQ       rows+16(FP), CX
+	MOVQ       offs+24(FP), DX
+	MOVQ       n+40(FP), BX
+	MOVQ       tr+48(FP), SI
+	MOVQ       mul+56(FP), DI
+	MOVQ       arith+72(FP), R8
+	MOVQ       in+80(FP), R9
+	LEAQ       31(SP), R10
+	ANDQ       $-32, R10
+	MOVQ       ahead+96(FP), R11
+	MOVQ       aheadLen+104(FP), R12
+	ADDQ       $0x3f, R12
+	SHRQ       $0x06, R12
+	TESTQ      $0x00000001, R12
+	JZ         pointsAVX2_ahead_even
+	PREFETCHT1 (R11)
+	ADDQ       $0x40, R11
+	DECQ       R12
+
+pointsAVX2_ahead_even:
+	MOVQ        R11, 1208(SP)
+	MOVQ        R12, 1216(SP)
 	LEAQ        (CX)(SI*1), SI
 	XORQ        R11, R11
 	XORQ        R12, R12
@@ -4820,6 +4833,18 @@ pointsAVX2_mul2_next_done:
 	MOVQ         $0x0000000a, AX
 
 pointsAVX2_mul2_round:
+	MOVQ       1216(SP), DX
+	TESTQ      DX, DX
+	JZ         pointsAVX2_mul2_ahead_skip
+	MOVQ       1208(SP), DI
+	PREFETCHT1 (DI)
+	PREFETCHT1 64(DI)
+	ADDQ       $0x80, DI
+	MOVQ       DI, 1208(SP)
+	SUBQ       $0x02, DX
+	MOVQ       DX, 1216(SP)
+
+pointsAVX2_mul2_ahead_skip:
 	VPADDD       Y4, Y0, Y0
 	VPADDD       Y5, Y1, Y1
 	VPXOR        Y0, Y12, Y12
@@ -5188,6 +5213,18 @@ pointsAVX2_mul4_next_done:
 	MOVQ         $0x0000000a, AX
 
 pointsAVX2_mul4_round:
+	MOVQ       1216(SP), DX
+	TESTQ      DX, DX
+	JZ         pointsAVX2_mul4_ahead_skip
+	MOVQ       1208(SP), DI
+	PREFETCHT1 (DI)
+	PREFETCHT1 64(DI)
+	ADDQ       $0x80, DI
+	MOVQ       DI, 1208(SP)
+	SUBQ       $0x02, DX
+	MOVQ       DX, 1216(SP)
+
+pointsAVX2_mul4_ahead_skip:
 	VPADDD       Y4, Y0, Y0
 	VPADDD       Y5, Y1, Y1
 	VPXOR        Y0, Y12, Y12
@@ -5457,19 +5494,32 @@ pointsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// func pointsAVX512(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512(SB), $3768-96
-	MOVQ        xs+8(FP), AX
-	MOVQ        rows+16(FP), CX
-	MOVQ        offs+24(FP), DX
-	MOVQ        n+40(FP), BX
-	MOVQ        tr+48(FP), SI
-	MOVQ        mul+56(FP), DI
-	MOVQ        arith+72(FP), R8
-	MOVQ        in+80(FP), R9
-	LEAQ        63(SP), R10
-	ANDQ        $-64, R10
+TEXT ·pointsAVX512(SB), $3784-112
+	MOVQ       xs+8(FP), AX
+	MOVQ       rows+16(FP), CX
+	MOVQ       offs+24(FP), DX
+	MOVQ       n+40(FP), BX
+	MOVQ       tr+48(FP), SI
+	MOVQ       mul+56(FP), DI
+	MOVQ       arith+72(FP), R8
+	MOVQ       in+80(FP), R9
+	LEAQ       63(SP), R10
+	ANDQ       $-64, R10
+	MOVQ       ahead+96(FP), R11
+	MOVQ       aheadLen+104(FP), R12
+	ADDQ       $0x3f, R12
+	SHRQ       $0x06, R12
+	TESTQ      $0x00000001, R12
+	JZ         pointsAVX512_ahead_even
+	PREFETCHT1 (R11)
+	ADDQ       $0x40, R11
+	DECQ       R12
+
+pointsAVX512_ahead_even:
+	MOVQ        R11, 3768(SP)
+	MOVQ        R12, 3776(SP)
 	LEAQ        (CX)(SI*1), SI
 	XORQ        R11, R11
 	XORQ        R12, R12
@@ -5899,6 +5949,18 @@ pointsAVX512_mul2_next_done:
 	MOVQ          $0x0000000a, AX
 
 pointsAVX512_mul2_round:
+	MOVQ       3776(SP), DX
+	TESTQ      DX, DX
+	JZ         pointsAVX512_mul2_ahead_skip
+	MOVQ       3768(SP), DI
+	PREFETCHT1 (DI)
+	PREFETCHT1 64(DI)
+	ADDQ       $0x80, DI
+	MOVQ       DI, 3768(SP)
+	SUBQ       $0x02, DX
+	MOVQ       DX, 3776(SP)
+
+pointsAVX512_mul2_ahead_skip:
 	VPADDD        Z4, Z0, Z0
 	VPADDD        Z5, Z1, Z1
 	VPADDD        Z6, Z2, Z2
@@ -6578,6 +6640,18 @@ pointsAVX512_mul4_next_done:
 	MOVQ          $0x0000000a, AX
 
 pointsAVX512_mul4_round:
+	MOVQ       3776(SP), DX
+	TESTQ      DX, DX
+	JZ         pointsAVX512_mul4_ahead_skip
+	MOVQ       3768(SP), DI
+	PREFETCHT1 (DI)
+	PREFETCHT1 64(DI)
+	ADDQ       $0x80, DI
+	MOVQ       DI, 3768(SP)
+	SUBQ       $0x02, DX
+	MOVQ       DX, 3776(SP)
+
+pointsAVX512_mul4_ahead_skip:
 	VPADDD        Z4, Z0, Z0
 	VPADDD        Z5, Z1, Z1
 	VPADDD        Z6, Z2, Z2
@@ -7015,19 +7089,32 @@ pointsAVX512_done:
 	VZEROUPPER
 	RET
 
-// func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64)
+// func pointsAVX512One(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·pointsAVX512One(SB), $2424-96
-	MOVQ        xs+8(FP), AX
-	MOVQ        rows+16(FP), CX
-	MOVQ        offs+24(FP), DX
-	MOVQ        n+40(FP), BX
-	MOVQ        tr+48(FP), SI
-	MOVQ        mul+56(FP), DI
-	MOVQ        arith+72(FP), R8
-	MOVQ        in+80(FP), R9
-	LEAQ        63(SP), R10
-	ANDQ        $-64, R10
+TEXT ·pointsAVX512One(SB), $2440-112
+	MOVQ       xs+8(FP), AX
+	MOVQ       rows+16(FP), CX
+	MOVQ       offs+24(FP), DX
+	MOVQ       n+40(FP), BX
+	MOVQ       tr+48(FP), SI
+	MOVQ       mul+56(FP), DI
+	MOVQ       arith+72(FP), R8
+	MOVQ       in+80(FP), R9
+	LEAQ       63(SP), R10
+	ANDQ       $-64, R10
+	MOVQ       ahead+96(FP), R11
+	MOVQ       aheadLen+104(FP), R12
+	ADDQ       $0x3f, R12
+	SHRQ       $0x06, R12
+	TESTQ      $0x00000001, R12
+	JZ         pointsAVX512One_ahead_even
+	PREFETCHT1 (R11)
+	ADDQ       $0x40, R11
+	DECQ       R12
+
+pointsAVX512One_ahead_even:
+	MOVQ        R11, 2424(SP)
+	MOVQ        R12, 2432(SP)
 	LEAQ        (CX)(SI*1), SI
 	XORQ        R11, R11
 	XORQ        R12, R12
@@ -7255,6 +7342,18 @@ pointsAVX512One_mul2_next_done:
 	MOVQ          $0x0000000a, AX
 
 pointsAVX512One_mul2_round:
+	MOVQ       2432(SP), DX
+	TESTQ      DX, DX
+	JZ         pointsAVX512One_mul2_ahead_skip
+	MOVQ       2424(SP), DI
+	PREFETCHT1 (DI)
+	PREFETCHT1 64(DI)
+	ADDQ       $0x80, DI
+	MOVQ       DI, 2424(SP)
+	SUBQ       $0x02, DX
+	MOVQ       DX, 2432(SP)
+
+pointsAVX512One_mul2_ahead_skip:
 	VPADDD        Z4, Z0, Z0
 	VPADDD        Z5, Z1, Z1
 	VPADDD        Z6, Z2, Z2
@@ -7599,6 +7698,18 @@ pointsAVX512One_mul4_next_done:
 	MOVQ          $0x0000000a, AX
 
 pointsAVX512One_mul4_round:
+	MOVQ       2432(SP), DX
+	TESTQ      DX, DX
+	JZ         pointsAVX512One_mul4_ahead_skip
+	MOVQ       2424(SP), DI
+	PREFETCHT1 (DI)
+	PREFETCHT1 64(DI)
+	ADDQ       $0x80, DI
+	MOVQ       DI, 2424(SP)
+	SUBQ       $0x02, DX
+	MOVQ       DX, 2432(SP)
+
+pointsAVX512One_mul4_ahead_skip:
 	VPADDD        Z4, Z0, Z0
 	VPADDD        Z5, Z1, Z1
 	VPADDD        Z6, Z2, Z2

@@ -42,6 +42,11 @@ func newPoints(t testing.TB, rng *rand.Rand, lanes, n, mul, tr int) *Points {
 			w.Next[j] = int32(rng.IntN(keys) * 2 * BlockSize * n)
 		}
 	}
+	// Rows to fetch ahead, of any length (odd line counts, part lines) or none: the
+	// walk must leave the results alone.
+	if rng.IntN(4) > 0 {
+		w.Ahead = w.Rows[rng.IntN(len(w.Rows)+1):]
+	}
 	if mul == 4 {
 		w.Sums = guardmem.EndOfMapping(t, lanes*BlockSize)
 		fillRandom(rng, w.Sums)

@@ -55,7 +55,11 @@ type Points struct {
 	// Next, nil or p offsets into Rows, are the next call's points' rows: the walk
 	// fetches their first two into the cache during its last two levels, which
 	// otherwise start the next call with misses.
-	Next   []int32
+	Next []int32
+	// Ahead, nil or rows of the next call's keys (within Rows or not), is fetched
+	// into the L2 cache over the walk's levels, 20 cache lines a level: its per-lane
+	// fetches, two levels ahead, then find the rows there instead of in memory.
+	Ahead  []byte
 	Mul    int // 2 (DPF) or 4 (DCF)
 	TrByte int // as in Walk; a multiple of 4
 	// DPF only (Mul 2): the walk ORs into RowsOr the 64-bit halves of the second
