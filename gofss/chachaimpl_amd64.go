@@ -276,7 +276,7 @@ func (b *chachaBatch) load(ch *chachaChunk, j0, points, next int) {
 
 // keysFrom returns a function whose successive calls give the keys of points p0,
 // p0+1, ..., p0+points-1 and then that last one's again: a division a call rather
-// than one a lane (two a point, a tenth of load's time).
+// than one a lane (load's share of the Eval profile went from 6.5% to 4.4%).
 func (b *chachaBatch) keysFrom(p0, points int) func() int {
 	k, i := p0/b.m, p0%b.m // the key and the point's index among its m
 	left := points

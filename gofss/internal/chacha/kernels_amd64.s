@@ -5764,8 +5764,7 @@ pointsAVX512_mul2_next_done:
 	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R10), Z0
-	VPSLLD        $0x1f, Z0, Z0
+	VPSLLD        $0x1f, 192(R10), Z0
 	VPSRAD        $0x1f, Z0, Z0
 	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
@@ -5881,8 +5880,7 @@ pointsAVX512_mul2_next_done:
 	VMOVDQU32     2560(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     1536(R10), Z0
-	VPSLLD        $0x1f, Z0, Z0
+	VPSLLD        $0x1f, 1536(R10), Z0
 	VPSRAD        $0x1f, Z0, Z0
 	VMOVDQU32     2624(R10), Z1
 	VPXORD        Z1, Z1, Z2
@@ -6391,8 +6389,7 @@ pointsAVX512_mul4_next_done:
 	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R10), Z0
-	VPSLLD        $0x1f, Z0, Z0
+	VPSLLD        $0x1f, 192(R10), Z0
 	VPSRAD        $0x1f, Z0, Z0
 	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
@@ -6524,8 +6521,7 @@ pointsAVX512_mul4_next_done:
 	VMOVDQU32     2560(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     1536(R10), Z0
-	VPSLLD        $0x1f, Z0, Z0
+	VPSLLD        $0x1f, 1536(R10), Z0
 	VPSRAD        $0x1f, Z0, Z0
 	VMOVDQU32     2624(R10), Z1
 	VPXORD        Z1, Z1, Z2
@@ -7290,8 +7286,7 @@ pointsAVX512One_mul2_next_done:
 	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R10), Z0
-	VPSLLD        $0x1f, Z0, Z0
+	VPSLLD        $0x1f, 192(R10), Z0
 	VPSRAD        $0x1f, Z0, Z0
 	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
@@ -7598,8 +7593,7 @@ pointsAVX512One_mul4_next_done:
 	VMOVDQU32     1216(R10)(AX*1), Z1
 	VPSLLD        X0, Z1, Z1
 	VPTESTMD.BCST sign_bit<>+0(SB), Z1, K1
-	VMOVDQU32     192(R10), Z0
-	VPSLLD        $0x1f, Z0, Z0
+	VPSLLD        $0x1f, 192(R10), Z0
 	VPSRAD        $0x1f, Z0, Z0
 	VMOVDQU32     1280(R10), Z1
 	VPXORD        Z1, Z1, Z2
@@ -8179,6 +8173,7 @@ childrenAVX2_round:
 	VPUNPCKHQDQ  Y10, Y4, Y4
 	TESTQ        SI, SI
 	JZ           childrenAVX2_store
+	VMOVDQU      Y3, Y3
 	VPSLLD       $0x1f, Y3, Y3
 	VPSRAD       $0x1f, Y3, Y3
 	VPSHUFD      $0x00, Y3, Y10
@@ -8213,7 +8208,8 @@ childrenAVX2_round:
 	VPAND        64(SI), Y0, Y0
 	VPAND        128(SI), Y10, Y10
 	VPOR         Y10, Y0, Y0
-	VPSLLD       $0x1f, Y7, Y3
+	VMOVDQU      Y7, Y3
+	VPSLLD       $0x1f, Y3, Y3
 	VPSRAD       $0x1f, Y3, Y3
 	VPSHUFD      $0x00, Y3, Y7
 	VPAND        256(SI), Y7, Y7

@@ -1436,7 +1436,21 @@ func (k *routine) correct(o VecVirtual, t Op, cw Mem) {
 // at m) is set.
 func (k *routine) controlMask(m Op) VecVirtual {
 	t := k.vec()
-	k.move(m, t)
+	if k.wide {
+		VPSLLD(U8(31), m, t)
+	} else {
+		k.move(m, t) // AVX2's shift by an immediate takes a register only
+		VPSLLD(U8(31), t, t)
+	}
+	VPSRAD(U8(31), t, t)
+	return t
+}
+
+// blockControls is all ones over each block of x (blocks, or at memory) whose
+// control bit, bit 0 of its word 3, is set.
+func (k *routine) blockControls(x Op) VecVirtual {
+	t := k.vec()
+	VPSHUFD(U8(0xff), x, t) // word 3 over each block
 	VPSLLD(U8(31), t, t)
 	VPSRAD(U8(31), t, t)
 	return t
@@ -1545,9 +1559,7 @@ func generateChildren(k *routine) {
 		m := func(i int) Mem { return Mem{Base: leaf}.Offset(64 * i) }
 		for side, bs := range blocks {
 			// The children's control bits as lane masks, from their words 3.
-			t := k.vec()
-			VPSLLD(U8(31), child[side][3], t)
-			VPSRAD(U8(31), t, t)
+			t := k.controlMask(child[side][3])
 			for j, x := range bs {
 				// Vector j holds the blocks of lanes j, j+4, ...: lane 4g+j is
 				// block g's.
@@ -1603,11 +1615,7 @@ func (k *routine) negates(m Register) Register {
 // leafValue sets v, blocks of DCF path values, to the outputs at leaves s as
 // generateDcfChildren's masks m(0..4) say.
 func (k *routine) leafValue(v, s VecVirtual, m func(int) Mem) {
-	t := k.vec()
-	VPSHUFD(U8(0xff), s, t) // word 3, which holds the control bit, over each block
-	VPSLLD(U8(31), t, t)
-	VPSRAD(U8(31), t, t)
-	k.leafShare(s, t, m)
+	k.leafShare(s, k.blockControls(s), m)
 	k.groupAdd(v, s, m(1), m(2))
 	k.negate(v, m(3))
 }
@@ -1713,11 +1721,7 @@ func generateDcfChildren(k *routine) {
 		for i := range 4 {
 			label := k.name + infix + "_leaf" + strconv.Itoa(i)
 			next := k.name + infix + "_next" + strconv.Itoa(i)
-			// The node's control bit over each of its blocks.
-			t := k.vec()
-			VPSHUFD(U8(0xff), Mem{Base: k.src}.Offset(in+i*size), t)
-			VPSLLD(U8(31), t, t)
-			VPSRAD(U8(31), t, t)
+			t := k.blockControls(Mem{Base: k.src}.Offset(in + i*size)) // the node's
 			vcw := k.vec()
 			k.broadcastBlock(Mem{Base: cws}.Offset(32), vcw)
 			k.and(t, vcw, vcw)
