@@ -119,8 +119,11 @@ func TestWalkPoints(t *testing.T) {
 // testWalkPoints walks 4 sets of random points, lanes of them, of n levels and checks
 // each lane against the portable walk.
 func testWalkPoints(t *testing.T, rng *rand.Rand, lanes, n, mul, tr int) {
-	for range 4 {
+	for i := range 4 {
 		w := newPoints(t, rng, lanes, n, mul, tr)
+		if mul == 2 && i%2 == 0 && n > 0 {
+			oneBitInSecondBlocks(rng, w)
+		}
 		nonce := [2]uint32{rng.Uint32(), rng.Uint32()}
 		roots := append([]byte(nil), w.Nodes...)
 		prior := rng.Uint64() & 0xf0f0
@@ -155,6 +158,18 @@ func testWalkPoints(t *testing.T, rng *rand.Rand, lanes, n, mul, tr int) {
 		}
 		require.Equal(t, rowsOr, w.RowsOr, "RowsOr")
 	}
+}
+
+// oneBitInSecondBlocks clears the second blocks of w's rows but for one bit of a row
+// that a random lane reads: random rows OR to nearly all ones, under which a RowsOr
+// that takes in the wrong bytes (first blocks, say) would pass unseen.
+func oneBitInSecondBlocks(rng *rand.Rand, w *Points) {
+	for r := 0; r < len(w.Rows); r += 2 * BlockSize {
+		clear(w.Rows[r+BlockSize : r+2*BlockSize])
+	}
+	row := int(w.Offs[rng.IntN(len(w.Offs))]) + rng.IntN(w.Levels)*2*BlockSize
+	bit := rng.IntN(8 * BlockSize)
+	w.Rows[row+BlockSize+bit/8] |= 1 << (bit % 8)
 }
 
 func TestWalkPointsChecksArguments(t *testing.T) {

@@ -475,13 +475,7 @@ func (k *routine) storeOutputs(outs [][2]int) {
 
 // output is word w of state row r XORed with its initial value.
 func (k *routine) output(r, w int) VecVirtual {
-	v := k.x[4*r+w]
-	if k.spilled[4*r+w] {
-		// A fresh register rather than the word's own: after the rounds the word's
-		// register may be taken, and the fresh one can share a dead word's.
-		v = k.vec()
-		k.move(k.slot[4*r+w], v)
-	}
+	v := k.rowWord(r, w)
 	switch {
 	case r == 0:
 		k.xorBroadcast(Mem{Base: k.in}.Offset(4*w), v)
@@ -950,10 +944,11 @@ func generateWalk(k *routine) {
 // generatePoints generates a routine that walks chunks (1 or 2) chunks of points (a
 // chunk is one point per lane of the blocks routines' transposed state) down all n
 // levels of their DPF (mul 2) or DCF (mul 4) trees in one call. Each level expands
-// every lane's seed, picks its side's outputs, gathers each lane's correction word
-// from its own key and applies it where the lane's control bit is set; DCF adds the
-// level's value share to each point's sum. The gathers and whatever else depends on
-// the parents alone come before the rounds, so that their loads run beside them.
+// every lane's seed, picks its side's outputs, loads each lane's correction word
+// from its own key (see loadRows) and applies it where the lane's control bit is
+// set; DCF adds the level's value share to each point's sum. The loads and whatever
+// else depends on the parents alone come before the rounds, so that they run beside
+// them.
 // Two chunks' rounds go step by step interleaved, as blocksAVX512's pairs do (one
 // chunk's quarter-round steps leave the vector units idle: blocksAVX512 took 9.3 ns
 // a seed with one chunk at a time on the Intel Xeon VM, 8.3 with two). Between
@@ -990,10 +985,15 @@ func generatePoints(k *routine, chunks int) {
 
 	// A chunk's frame: children, seeds, corrections, sums and paths (4 slots each)
 	// and its lanes' row offsets; then the spilled state words (AVX2: words 8-11;
-	// AVX-512: the second chunk's 16 while the first one's outputs are picked).
+	// AVX-512: the second chunk's 16 while the first one's outputs are picked) and
+	// the OR of the rows read (AVX-512 DPF).
 	size := 4 * k.lanes()
 	const chunkSlots = 21
-	frame := alignedLocal((chunks*chunkSlots+16)*size, size)
+	slots := chunks*chunkSlots + 16
+	if k.wide {
+		slots++
+	}
+	frame := alignedLocal(slots*size, size)
 	slot := func(i int) Mem { return frame.Offset(i * size) }
 	for i := range k.slot {
 		k.slot[i] = slot(chunks*chunkSlots + i)
@@ -1007,6 +1007,9 @@ func generatePoints(k *routine, chunks int) {
 	fs := make([]*pointFrame, chunks)
 	for c := range fs {
 		f := &pointFrame{rows: rows, trRows: trRows, level: level, arith: arith, or: or}
+		if k.wide {
+			f.rowsOr = slot(chunks*chunkSlots + 16)
+		}
 		base := c * chunkSlots
 		for w := range 4 {
 			f.child[w], f.seed[w], f.corr[w] = slot(base+w), slot(base+4+w), slot(base+8+w)
@@ -1054,6 +1057,12 @@ func generatePoints(k *routine, chunks int) {
 				}
 			}
 		}
+		if m == 2 && k.wide {
+			zero := k.vec()
+			k.move(fs[0].child[0], zero)
+			k.xor(zero, zero, zero)
+			k.move(zero, fs[0].rowsOr)
+		}
 		Label(name + "_level")
 		CMPQ(n, U8(0))
 		JE(LabelRef(name + "_done"))
@@ -1091,6 +1100,9 @@ func generatePoints(k *routine, chunks int) {
 		JMP(LabelRef(name + "_level"))
 
 		Label(name + "_done")
+		if m == 2 && k.wide {
+			k.rowsOrHalves(fs[0].rowsOr, or)
+		}
 		if m == 4 {
 			sums := Load(Param("sums"), GP64())
 			for c, f := range fs {
@@ -1124,6 +1136,28 @@ func generatePoints(k *routine, chunks int) {
 	RET()
 }
 
+// rowsOrHalves ORs the second blocks of loadRows' OR at m, its parts 1 and 3, into
+// or, the 64-bit halves as the AVX2 walk keeps them.
+func (k *routine) rowsOrHalves(m Mem, or [2]Register) {
+	a := XMM()
+	VMOVDQU(m.Offset(16), a)
+	VPOR(m.Offset(48), a, a)
+	VMOVQ(a, or[0])
+	VPEXTRQ(U8(1), a, or[1])
+}
+
+// rowWord is word w of row r of the state after the rounds, in a register.
+func (k *routine) rowWord(r, w int) VecVirtual {
+	if !k.spilled[4*r+w] {
+		return k.x[4*r+w]
+	}
+	// A fresh register rather than the word's own: after the rounds the word's
+	// register may be taken, and the fresh one can share a dead word's.
+	v := k.vec()
+	k.move(k.slot[4*r+w], v)
+	return v
+}
+
 // pointFrame is where generatePoints keeps a chunk's walk between levels: the
 // children, their seeds and corrections (transposed words), the DCF sums (blocks),
 // the paths (transposed words) and the lanes' row offsets; and the rows of the
@@ -1133,7 +1167,9 @@ type pointFrame struct {
 	off                          Mem
 	rows, trRows                 Register
 	level                        Register
-	or                           [2]Register // the ORs of the second blocks' halves
+	or                           [2]Register // the ORs of the second blocks' halves (AVX2)
+	rowsOr                       Mem         // the OR of the rows whole (AVX-512; see loadRows)
+	t                            Op          // the parents' control bits (AVX-512), from pointParents to pointChildren
 	arith                        Register
 }
 
@@ -1143,38 +1179,27 @@ const prefetchLevels = 2
 
 // pointParents is the part of a level of generatePoints' walk for mul m that needs
 // the parents alone (the children of the previous level, or the roots, in the
-// child slots): the seeds, and in the lanes whose control bit is set the side's
-// correction word, and the DCF sums' terms from the rows.
+// child slots): the seeds, the side's correction word (AVX2: in the lanes whose
+// control bit is set, zero elsewhere) and the DCF sums' terms from the rows.
 func (k *routine) pointParents(m int, f *pointFrame) {
 	for w := range 4 {
 		s := k.vec()
 		k.move(f.child[w], s)
 		if w == 3 {
-			// Clear the control bit, bit 0 of word 3.
-			VPSRLD(U8(1), s, s)
-			VPSLLD(U8(1), s, s)
+			k.clearControl(s)
 		}
 		k.move(s, f.seed[w])
 	}
-	// Fetch each lane's rows some levels ahead: a gather that misses the cache
-	// would stall the level's end, which the rounds cannot hide. DPF ORs the second
-	// blocks of the rows here, in scalar registers, beside the vector work.
-	off := GP64()
-	for j := 0; j < k.lanes(); j++ {
-		MOVLQSX(f.off.Offset(4*j), off)
-		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
-		if m == 2 {
-			for h, or := range f.or {
-				ORQ(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 16 + 8*h}, or)
-			}
-		}
+	if k.wide {
+		k.wideParents(m, f)
+		return
 	}
-	pick := k.pathMask(f)
-	t := k.controlMask(f.child[3])
 	offs := k.vec()
 	k.move(f.off, offs)
-	for w := range 4 {
-		c := k.gather(f.rows, offs, 4*w)
+	words := k.gatherRows(m, f, offs)
+	pick := k.pathMask(f)
+	t := k.controlMask(f.child[3])
+	for w, c := range words {
 		if w == 3 {
 			// The control-bit correction is the row's own bit for side 0 and that
 			// of byte tr for side 1: flip bit 0 where they differ.
@@ -1197,6 +1222,118 @@ func (k *routine) pointParents(m int, f *pointFrame) {
 		}
 		k.addToSums(f, k.transpose(cw))
 	}
+}
+
+// wideParents is pointParents' AVX-512 part after the seeds: the control bits are
+// an opmask, f.t, which pointChildren applies the corrections under, so they are
+// kept whole.
+func (k *routine) wideParents(m int, f *pointFrame) {
+	words, second := k.loadRows(m, f)
+	pick := k.pathMask(f)
+	offs := k.vec()
+	k.move(f.off, offs)
+	// The control-bit correction is the row's own bit for side 0 and that of byte
+	// tr for side 1: bit 0 from the side's, the rest from the row.
+	side := k.vec()
+	k.move(words[3], side)
+	k.blend(pick, side, k.gather(f.trRows, offs, 0))
+	VPTERNLOGD_BCST(U8(ternB&ternC|ternA&^ternC), k.c.lowBit, side, words[3])
+	for w, c := range words {
+		k.move(c, f.corr[w])
+	}
+	parent := k.vec()
+	f.t = K()
+	k.move(f.child[3], parent)
+	VPTESTMD_BCST(k.c.lowBit, parent, f.t)
+	if m == 4 {
+		// Block i's part g is point 4i+g's, whose control bit is in lane 4g+i.
+		t := k.controlMask(f.child[3])
+		for i, b := range second {
+			ti := k.vec()
+			VPSHUFD(U8(0x55*i), t, ti)
+			k.and(ti, b, b)
+		}
+		k.addToSums(f, second)
+	}
+}
+
+// clearControl clears the control bit, bit 0 of the words of a block's word 3, in s.
+func (k *routine) clearControl(s VecVirtual) {
+	if k.wide {
+		VPTERNLOGD_BCST(U8(ternA&^ternC), k.c.lowBit, s, s)
+		return
+	}
+	VPSRLD(U8(1), s, s)
+	VPSLLD(U8(1), s, s)
+}
+
+// gatherRows is loadRows as AVX2 keeps it: each lane's first block of its row,
+// gathered a word at a time, and for DPF (m 2) the second blocks ORed into f.or in
+// scalar registers. It fetches each lane's rows two levels ahead, as loadRows does.
+func (k *routine) gatherRows(m int, f *pointFrame, offs VecVirtual) [4]VecVirtual {
+	off := GP64()
+	for j := 0; j < k.lanes(); j++ {
+		MOVLQSX(f.off.Offset(4*j), off)
+		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
+		if m == 2 {
+			for h, or := range f.or {
+				ORQ(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 16 + 8*h}, or)
+			}
+		}
+	}
+	var words [4]VecVirtual
+	for w := range words {
+		words[w] = k.gather(f.rows, offs, 4*w)
+	}
+	return words
+}
+
+// loadRows loads each lane's row of the level whole, as blocks, and returns the
+// first blocks transposed into words and the second blocks as blocks, block i's part
+// g point 4i+g's (the layout transpose turns into lane 4g+i), for DCF's sums. For DPF
+// (m 2) it ORs the second blocks into f.rowsOr. Loads and shuffles cost less than
+// gathers here (a 2^16-key DPF Eval spent 5% of its time in them), and the OR in
+// vectors less than in scalar registers (2.7%). It also fetches each lane's row two
+// levels ahead: a load that misses the cache would stall the level's end, which the
+// rounds cannot hide.
+func (k *routine) loadRows(m int, f *pointFrame) (words, second [4]VecVirtual) {
+	off := GP64()
+	var first [4]VecVirtual
+	var or VecVirtual
+	if m == 2 {
+		or = k.vec()
+		k.move(f.rowsOr, or)
+	}
+	for i := range 4 {
+		// Two zmm of two rows each, points 4i, 4i+1 and 4i+2, 4i+3: the first
+		// blocks are their parts 0 and 2, the second blocks parts 1 and 3.
+		var pair [2]VecVirtual
+		for h := range pair {
+			pair[h] = k.vec()
+			for r := range 2 {
+				lane := 4*(2*h+r) + i
+				MOVLQSX(f.off.Offset(4*lane), off)
+				PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
+				row := Mem{Base: f.rows, Index: off, Scale: 1}
+				if r == 0 {
+					VBROADCASTI64X4(row, pair[h]) // a load alone, which sets all of pair[h]
+				} else {
+					VINSERTI64X4(U8(1), row, pair[h], pair[h])
+				}
+			}
+		}
+		first[i], second[i] = k.vec(), k.vec()
+		VSHUFI32X4(U8(0x88), pair[1], pair[0], first[i])
+		if m == 2 {
+			VPTERNLOGD(U8(ternA|ternB|ternC), pair[1], pair[0], or)
+			continue
+		}
+		VSHUFI32X4(U8(0xdd), pair[1], pair[0], second[i])
+	}
+	if m == 2 {
+		k.move(or, f.rowsOr)
+	}
+	return k.transpose(first), second
 }
 
 // aheadSlots keeps in the frame where generatePoints' fetches of the next call's
@@ -1287,8 +1424,14 @@ func (k *routine) pointChildren(m int, f *pointFrame) {
 	}
 	for w := range 4 {
 		o := k.output(0, w)
-		k.blend(pick, o, k.output(m/2, w))
-		k.xor(f.corr[w], o, o)
+		if k.wide {
+			// Side 1's output in its lanes, the correction in those of f.t.
+			VPXORD(k.seed[w], k.rowWord(m/2, w), pick, o)
+			VPXORD(f.corr[w], o, f.t, o)
+		} else {
+			k.blend(pick, o, k.output(m/2, w))
+			k.xor(f.corr[w], o, o)
+		}
 		k.move(o, f.child[w])
 	}
 }
