@@ -4627,7 +4627,7 @@ walkAVX512ShiftRot_done:
 
 // func pointsAVX2(nodes *byte, xs *byte, rows *byte, offs *int32, next *int32, n int, tr int, mul int, sums *byte, arith *[3][64]byte, in *[6]uint32, or *uint64, ahead *byte, aheadLen int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·pointsAVX2(SB), $1224-112
+TEXT ·pointsAVX2(SB), $1256-112
 	MOVQ       xs+8(FP), AX
 	MOVQ       rows+16(FP), CX
 	MOVQ       offs+24(FP), DX
@@ -4649,17 +4649,15 @@ TEXT ·pointsAVX2(SB), $1224-112
 	DECQ       R12
 
 pointsAVX2_ahead_even:
-	MOVQ        R11, 1208(SP)
-	MOVQ        R12, 1216(SP)
+	MOVQ        R11, 1240(SP)
+	MOVQ        R12, 1248(SP)
 	LEAQ        (CX)(SI*1), SI
 	XORQ        R11, R11
-	XORQ        R12, R12
-	XORQ        R13, R13
-	MOVQ        nodes+0(FP), R14
-	VMOVDQU     (R14), Y0
-	VMOVDQU     32(R14), Y1
-	VMOVDQU     64(R14), Y2
-	VMOVDQU     96(R14), Y3
+	MOVQ        nodes+0(FP), R12
+	VMOVDQU     (R12), Y0
+	VMOVDQU     32(R12), Y1
+	VMOVDQU     64(R12), Y2
+	VMOVDQU     96(R12), Y3
 	VPUNPCKLDQ  Y1, Y0, Y4
 	VPUNPCKHDQ  Y1, Y0, Y0
 	VPUNPCKLDQ  Y3, Y2, Y1
@@ -4694,6 +4692,9 @@ pointsAVX2_ahead_even:
 	VMOVDQU     Y0, 640(R10)
 	CMPQ        DI, $0x04
 	JE          pointsAVX2_mul4
+	VMOVDQU     (R10), Y0
+	VPXOR       Y0, Y0, Y0
+	VMOVDQU     Y0, 1184(R10)
 
 pointsAVX2_mul2_level:
 	CMPQ       BX, $0x00
@@ -4736,82 +4737,84 @@ pointsAVX2_mul2_next_done:
 	VPSRLD       $0x01, Y0, Y0
 	VPSLLD       $0x01, Y0, Y0
 	VMOVDQU      Y0, 224(R10)
-	VMOVDQU      640(R10), Y0
+	VMOVDQU      1184(R10), Y0
 	MOVLQSX      640(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
-	MOVLQSX      644(R10), AX
-	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
-	MOVLQSX      648(R10), AX
-	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
-	MOVLQSX      652(R10), AX
-	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
+	VMOVDQU      (CX)(AX*1), Y1
 	MOVLQSX      656(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
+	VMOVDQU      (CX)(AX*1), Y2
+	VPERM2I128   $0x20, Y2, Y1, Y3
+	VPOR         Y1, Y0, Y0
+	VPOR         Y2, Y0, Y0
+	MOVLQSX      644(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y1
 	MOVLQSX      660(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
+	VMOVDQU      (CX)(AX*1), Y2
+	VPERM2I128   $0x20, Y2, Y1, Y4
+	VPOR         Y1, Y0, Y0
+	VPOR         Y2, Y0, Y0
+	MOVLQSX      648(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y1
 	MOVLQSX      664(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
+	VMOVDQU      (CX)(AX*1), Y2
+	VPERM2I128   $0x20, Y2, Y1, Y5
+	VPOR         Y1, Y0, Y0
+	VPOR         Y2, Y0, Y0
+	MOVLQSX      652(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y1
 	MOVLQSX      668(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	ORQ          16(CX)(AX*1), R12
-	ORQ          24(CX)(AX*1), R13
-	VPXOR        Y0, Y0, Y1
-	VPCMPEQD     Y0, Y0, Y2
-	VPGATHERDD   Y2, (CX)(Y0*1), Y1
-	VPXOR        Y0, Y0, Y2
-	VPCMPEQD     Y0, Y0, Y3
-	VPGATHERDD   Y3, 4(CX)(Y0*1), Y2
-	VPXOR        Y0, Y0, Y3
-	VPCMPEQD     Y0, Y0, Y4
-	VPGATHERDD   Y4, 8(CX)(Y0*1), Y3
-	VPXOR        Y0, Y0, Y4
-	VPCMPEQD     Y0, Y0, Y5
-	VPGATHERDD   Y5, 12(CX)(Y0*1), Y4
+	VMOVDQU      (CX)(AX*1), Y2
+	VPERM2I128   $0x20, Y2, Y1, Y6
+	VPOR         Y1, Y0, Y0
+	VPOR         Y2, Y0, Y0
+	VMOVDQU      Y0, 1184(R10)
+	VPUNPCKLDQ   Y4, Y3, Y0
+	VPUNPCKHDQ   Y4, Y3, Y1
+	VPUNPCKLDQ   Y6, Y5, Y2
+	VPUNPCKHDQ   Y6, Y5, Y4
+	VPUNPCKLQDQ  Y2, Y0, Y3
+	VPUNPCKHQDQ  Y2, Y0, Y0
+	VPUNPCKLQDQ  Y4, Y1, Y2
+	VPUNPCKHQDQ  Y4, Y1, Y1
 	MOVQ         R11, AX
 	SHRQ         $0x05, AX
 	NEGQ         AX
 	SHLQ         $0x05, AX
 	MOVQ         R11, DX
 	ANDQ         $0x1f, DX
-	VMOVQ        DX, X5
-	VMOVDQU      608(R10)(AX*1), Y6
-	VPSLLD       X5, Y6, Y6
-	VPSRAD       $0x1f, Y6, Y6
-	VPXOR        ones<>+0(SB), Y6, Y6
-	VMOVDQU      96(R10), Y5
-	VPSLLD       $0x1f, Y5, Y5
+	VMOVQ        DX, X4
+	VMOVDQU      608(R10)(AX*1), Y5
+	VPSLLD       X4, Y5, Y5
 	VPSRAD       $0x1f, Y5, Y5
-	VPAND        Y5, Y1, Y1
-	VMOVDQU      Y1, 256(R10)
-	VPAND        Y5, Y2, Y2
-	VMOVDQU      Y2, 288(R10)
-	VPAND        Y5, Y3, Y3
-	VMOVDQU      Y3, 320(R10)
-	VMOVDQU      Y4, Y1
-	VPXOR        Y0, Y0, Y2
-	VPCMPEQD     Y0, Y0, Y3
-	VPGATHERDD   Y3, (SI)(Y0*1), Y2
-	VPBLENDVB    Y6, Y1, Y2, Y1
-	VPXOR        Y4, Y1, Y1
-	VPSLLD       $0x1f, Y1, Y1
-	VPSRLD       $0x1f, Y1, Y1
-	VPXOR        Y1, Y4, Y4
-	VPAND        Y5, Y4, Y4
-	VMOVDQU      Y4, 352(R10)
+	VPXOR        ones<>+0(SB), Y5, Y5
+	VMOVDQU      96(R10), Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VMOVDQU      640(R10), Y6
+	VPAND        Y4, Y3, Y3
+	VMOVDQU      Y3, 256(R10)
+	VPAND        Y4, Y0, Y0
+	VMOVDQU      Y0, 288(R10)
+	VPAND        Y4, Y2, Y2
+	VMOVDQU      Y2, 320(R10)
+	VMOVDQU      Y1, Y0
+	VPXOR        Y6, Y6, Y2
+	VPCMPEQD     Y6, Y6, Y3
+	VPGATHERDD   Y3, (SI)(Y6*1), Y2
+	VPBLENDVB    Y5, Y0, Y2, Y0
+	VPXOR        Y1, Y0, Y0
+	VPSLLD       $0x1f, Y0, Y0
+	VPSRLD       $0x1f, Y0, Y0
+	VPXOR        Y0, Y1, Y1
+	VPAND        Y4, Y1, Y1
+	VMOVDQU      Y1, 352(R10)
 	VMOVDQU      128(R10), Y4
 	VMOVDQU      Y4, Y8
 	VPBROADCASTD (R9), Y0
@@ -4833,16 +4836,16 @@ pointsAVX2_mul2_next_done:
 	MOVQ         $0x0000000a, AX
 
 pointsAVX2_mul2_round:
-	MOVQ       1216(SP), DX
+	MOVQ       1248(SP), DX
 	TESTQ      DX, DX
 	JZ         pointsAVX2_mul2_ahead_skip
-	MOVQ       1208(SP), DI
+	MOVQ       1240(SP), DI
 	PREFETCHT1 (DI)
 	PREFETCHT1 64(DI)
 	ADDQ       $0x80, DI
-	MOVQ       DI, 1208(SP)
+	MOVQ       DI, 1240(SP)
 	SUBQ       $0x02, DX
-	MOVQ       DX, 1216(SP)
+	MOVQ       DX, 1248(SP)
 
 pointsAVX2_mul2_ahead_skip:
 	VPADDD       Y4, Y0, Y0
@@ -5025,7 +5028,14 @@ pointsAVX2_mul2_ahead_skip:
 	JMP          pointsAVX2_mul2_level
 
 pointsAVX2_mul2_done:
-	JMP pointsAVX2_done
+	VMOVDQU 1200(R10), X0
+	VMOVQ   X0, AX
+	VPEXTRQ $0x01, X0, CX
+	ANDQ    $-2, AX
+	ORQ     CX, AX
+	MOVQ    or+88(FP), CX
+	ORQ     AX, (CX)
+	JMP     pointsAVX2_done
 
 pointsAVX2_mul4:
 	VMOVDQU (R10), Y0
@@ -5076,121 +5086,117 @@ pointsAVX2_mul4_next_done:
 	VPSRLD       $0x01, Y0, Y0
 	VPSLLD       $0x01, Y0, Y0
 	VMOVDQU      Y0, 224(R10)
-	VMOVDQU      640(R10), Y0
 	MOVLQSX      640(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	MOVLQSX      644(R10), AX
-	PREFETCHT0   64(CX)(AX*1)
-	MOVLQSX      648(R10), AX
-	PREFETCHT0   64(CX)(AX*1)
-	MOVLQSX      652(R10), AX
-	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y0
 	MOVLQSX      656(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y1
+	VPERM2I128   $0x20, Y1, Y0, Y2
+	VPERM2I128   $0x31, Y1, Y0, Y0
+	MOVLQSX      644(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y1
 	MOVLQSX      660(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y3
+	VPERM2I128   $0x20, Y3, Y1, Y4
+	VPERM2I128   $0x31, Y3, Y1, Y1
+	MOVLQSX      648(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y3
 	MOVLQSX      664(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y5
+	VPERM2I128   $0x20, Y5, Y3, Y6
+	VPERM2I128   $0x31, Y5, Y3, Y3
+	MOVLQSX      652(R10), AX
+	PREFETCHT0   64(CX)(AX*1)
+	VMOVDQU      (CX)(AX*1), Y5
 	MOVLQSX      668(R10), AX
 	PREFETCHT0   64(CX)(AX*1)
-	VPXOR        Y0, Y0, Y1
-	VPCMPEQD     Y0, Y0, Y2
-	VPGATHERDD   Y2, (CX)(Y0*1), Y1
-	VPXOR        Y0, Y0, Y2
-	VPCMPEQD     Y0, Y0, Y3
-	VPGATHERDD   Y3, 4(CX)(Y0*1), Y2
-	VPXOR        Y0, Y0, Y3
-	VPCMPEQD     Y0, Y0, Y4
-	VPGATHERDD   Y4, 8(CX)(Y0*1), Y3
-	VPXOR        Y0, Y0, Y4
-	VPCMPEQD     Y0, Y0, Y5
-	VPGATHERDD   Y5, 12(CX)(Y0*1), Y4
+	VMOVDQU      (CX)(AX*1), Y7
+	VPERM2I128   $0x20, Y7, Y5, Y8
+	VPERM2I128   $0x31, Y7, Y5, Y5
+	VPUNPCKLDQ   Y4, Y2, Y7
+	VPUNPCKHDQ   Y4, Y2, Y2
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y8
+	VPUNPCKLQDQ  Y4, Y7, Y6
+	VPUNPCKHQDQ  Y4, Y7, Y4
+	VPUNPCKLQDQ  Y8, Y2, Y7
+	VPUNPCKHQDQ  Y8, Y2, Y2
 	MOVQ         R11, AX
 	SHRQ         $0x05, AX
 	NEGQ         AX
 	SHLQ         $0x05, AX
 	MOVQ         R11, DX
 	ANDQ         $0x1f, DX
-	VMOVQ        DX, X5
-	VMOVDQU      608(R10)(AX*1), Y6
-	VPSLLD       X5, Y6, Y6
-	VPSRAD       $0x1f, Y6, Y6
-	VPXOR        ones<>+0(SB), Y6, Y6
-	VMOVDQU      96(R10), Y5
-	VPSLLD       $0x1f, Y5, Y5
-	VPSRAD       $0x1f, Y5, Y5
-	VPAND        Y5, Y1, Y1
-	VMOVDQU      Y1, 256(R10)
-	VPAND        Y5, Y2, Y2
-	VMOVDQU      Y2, 288(R10)
-	VPAND        Y5, Y3, Y3
-	VMOVDQU      Y3, 320(R10)
-	VMOVDQU      Y4, Y1
-	VPXOR        Y0, Y0, Y2
-	VPCMPEQD     Y0, Y0, Y3
-	VPGATHERDD   Y3, (SI)(Y0*1), Y2
-	VPBLENDVB    Y6, Y1, Y2, Y1
-	VPXOR        Y4, Y1, Y1
-	VPSLLD       $0x1f, Y1, Y1
-	VPSRLD       $0x1f, Y1, Y1
-	VPXOR        Y1, Y4, Y4
-	VPAND        Y5, Y4, Y4
-	VMOVDQU      Y4, 352(R10)
-	VPXOR        Y0, Y0, Y1
-	VPCMPEQD     Y0, Y0, Y2
-	VPGATHERDD   Y2, 16(CX)(Y0*1), Y1
-	VPAND        Y5, Y1, Y1
-	VPXOR        Y0, Y0, Y2
-	VPCMPEQD     Y0, Y0, Y3
-	VPGATHERDD   Y3, 20(CX)(Y0*1), Y2
-	VPAND        Y5, Y2, Y2
-	VPXOR        Y0, Y0, Y3
-	VPCMPEQD     Y0, Y0, Y4
-	VPGATHERDD   Y4, 24(CX)(Y0*1), Y3
-	VPAND        Y5, Y3, Y3
-	VPXOR        Y0, Y0, Y4
-	VPCMPEQD     Y0, Y0, Y6
-	VPGATHERDD   Y6, 28(CX)(Y0*1), Y4
-	VPAND        Y5, Y4, Y4
-	VPUNPCKLDQ   Y2, Y1, Y0
-	VPUNPCKHDQ   Y2, Y1, Y1
-	VPUNPCKLDQ   Y4, Y3, Y2
-	VPUNPCKHDQ   Y4, Y3, Y4
-	VPUNPCKLQDQ  Y2, Y0, Y3
-	VPUNPCKHQDQ  Y2, Y0, Y0
-	VPUNPCKLQDQ  Y4, Y1, Y2
-	VPUNPCKHQDQ  Y4, Y1, Y1
-	VMOVDQU      384(R10), Y4
-	VPAND        (R8), Y3, Y3
-	VPADDQ       Y3, Y4, Y5
-	VPXOR        Y3, Y4, Y4
-	VPAND        64(R8), Y4, Y4
-	VPAND        128(R8), Y5, Y5
-	VPOR         Y5, Y4, Y4
-	VMOVDQU      Y4, 384(R10)
-	VMOVDQU      416(R10), Y3
+	VMOVQ        DX, X8
+	VMOVDQU      608(R10)(AX*1), Y9
+	VPSLLD       X8, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPXOR        ones<>+0(SB), Y9, Y9
+	VMOVDQU      96(R10), Y8
+	VPSLLD       $0x1f, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VMOVDQU      640(R10), Y10
+	VPAND        Y8, Y6, Y6
+	VMOVDQU      Y6, 256(R10)
+	VPAND        Y8, Y4, Y4
+	VMOVDQU      Y4, 288(R10)
+	VPAND        Y8, Y7, Y7
+	VMOVDQU      Y7, 320(R10)
+	VMOVDQU      Y2, Y4
+	VPXOR        Y10, Y10, Y6
+	VPCMPEQD     Y10, Y10, Y7
+	VPGATHERDD   Y7, (SI)(Y10*1), Y6
+	VPBLENDVB    Y9, Y4, Y6, Y4
+	VPXOR        Y2, Y4, Y4
+	VPSLLD       $0x1f, Y4, Y4
+	VPSRLD       $0x1f, Y4, Y4
+	VPXOR        Y4, Y2, Y2
+	VPAND        Y8, Y2, Y2
+	VMOVDQU      Y2, 352(R10)
+	VPSHUFD      $0x00, Y8, Y2
+	VPAND        Y2, Y0, Y0
+	VPSHUFD      $0x55, Y8, Y2
+	VPAND        Y2, Y1, Y1
+	VPSHUFD      $0xaa, Y8, Y2
+	VPAND        Y2, Y3, Y3
+	VPSHUFD      $0xff, Y8, Y2
+	VPAND        Y2, Y5, Y5
+	VMOVDQU      384(R10), Y2
 	VPAND        (R8), Y0, Y0
-	VPADDQ       Y0, Y3, Y4
-	VPXOR        Y0, Y3, Y3
-	VPAND        64(R8), Y3, Y3
+	VPADDQ       Y0, Y2, Y4
+	VPXOR        Y0, Y2, Y2
+	VPAND        64(R8), Y2, Y2
 	VPAND        128(R8), Y4, Y4
-	VPOR         Y4, Y3, Y3
-	VMOVDQU      Y3, 416(R10)
-	VMOVDQU      448(R10), Y0
-	VPAND        (R8), Y2, Y2
-	VPADDQ       Y2, Y0, Y3
-	VPXOR        Y2, Y0, Y0
-	VPAND        64(R8), Y0, Y0
-	VPAND        128(R8), Y3, Y3
-	VPOR         Y3, Y0, Y0
-	VMOVDQU      Y0, 448(R10)
-	VMOVDQU      480(R10), Y0
+	VPOR         Y4, Y2, Y2
+	VMOVDQU      Y2, 384(R10)
+	VMOVDQU      416(R10), Y0
 	VPAND        (R8), Y1, Y1
 	VPADDQ       Y1, Y0, Y2
 	VPXOR        Y1, Y0, Y0
 	VPAND        64(R8), Y0, Y0
 	VPAND        128(R8), Y2, Y2
 	VPOR         Y2, Y0, Y0
+	VMOVDQU      Y0, 416(R10)
+	VMOVDQU      448(R10), Y0
+	VPAND        (R8), Y3, Y3
+	VPADDQ       Y3, Y0, Y1
+	VPXOR        Y3, Y0, Y0
+	VPAND        64(R8), Y0, Y0
+	VPAND        128(R8), Y1, Y1
+	VPOR         Y1, Y0, Y0
+	VMOVDQU      Y0, 448(R10)
+	VMOVDQU      480(R10), Y0
+	VPAND        (R8), Y5, Y5
+	VPADDQ       Y5, Y0, Y1
+	VPXOR        Y5, Y0, Y0
+	VPAND        64(R8), Y0, Y0
+	VPAND        128(R8), Y1, Y1
+	VPOR         Y1, Y0, Y0
 	VMOVDQU      Y0, 480(R10)
 	VMOVDQU      128(R10), Y4
 	VMOVDQU      Y4, Y8
@@ -5213,16 +5219,16 @@ pointsAVX2_mul4_next_done:
 	MOVQ         $0x0000000a, AX
 
 pointsAVX2_mul4_round:
-	MOVQ       1216(SP), DX
+	MOVQ       1248(SP), DX
 	TESTQ      DX, DX
 	JZ         pointsAVX2_mul4_ahead_skip
-	MOVQ       1208(SP), DI
+	MOVQ       1240(SP), DI
 	PREFETCHT1 (DI)
 	PREFETCHT1 64(DI)
 	ADDQ       $0x80, DI
-	MOVQ       DI, 1208(SP)
+	MOVQ       DI, 1240(SP)
 	SUBQ       $0x02, DX
-	MOVQ       DX, 1216(SP)
+	MOVQ       DX, 1248(SP)
 
 pointsAVX2_mul4_ahead_skip:
 	VPADDD       Y4, Y0, Y0
@@ -5470,10 +5476,6 @@ pointsAVX2_mul4_done:
 	VMOVDQU Y0, 96(AX)
 
 pointsAVX2_done:
-	ANDQ        $-2, R12
-	ORQ         R13, R12
-	MOVQ        or+88(FP), AX
-	ORQ         R12, (AX)
 	VMOVDQU     (R10), Y0
 	VMOVDQU     32(R10), Y1
 	VMOVDQU     64(R10), Y2
@@ -5522,13 +5524,11 @@ pointsAVX512_ahead_even:
 	MOVQ        R12, 3840(SP)
 	LEAQ        (CX)(SI*1), SI
 	XORQ        R11, R11
-	XORQ        R12, R12
-	XORQ        R13, R13
-	MOVQ        nodes+0(FP), R14
-	VMOVDQU32   (R14), Z0
-	VMOVDQU32   64(R14), Z1
-	VMOVDQU32   128(R14), Z2
-	VMOVDQU32   192(R14), Z3
+	MOVQ        nodes+0(FP), R12
+	VMOVDQU32   (R12), Z0
+	VMOVDQU32   64(R12), Z1
+	VMOVDQU32   128(R12), Z2
+	VMOVDQU32   192(R12), Z3
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -5561,11 +5561,11 @@ pointsAVX512_ahead_even:
 	VMOVDQU32   sel_avx512<>+0(SB), Z1
 	VPERMD      Z0, Z1, Z0
 	VMOVDQU32   Z0, 1280(R10)
-	MOVQ        nodes+0(FP), R14
-	VMOVDQU32   256(R14), Z0
-	VMOVDQU32   320(R14), Z1
-	VMOVDQU32   384(R14), Z2
-	VMOVDQU32   448(R14), Z3
+	MOVQ        nodes+0(FP), R12
+	VMOVDQU32   256(R12), Z0
+	VMOVDQU32   320(R12), Z1
+	VMOVDQU32   384(R12), Z2
+	VMOVDQU32   448(R12), Z3
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -6205,8 +6205,12 @@ pointsAVX512_mul2_ahead_skip:
 pointsAVX512_mul2_done:
 	VMOVDQU 3728(R10), X0
 	VPOR    3760(R10), X0, X0
-	VMOVQ   X0, R12
-	VPEXTRQ $0x01, X0, R13
+	VMOVQ   X0, AX
+	VPEXTRQ $0x01, X0, CX
+	ANDQ    $-2, AX
+	ORQ     CX, AX
+	MOVQ    or+88(FP), CX
+	ORQ     AX, (CX)
 	JMP     pointsAVX512_done
 
 pointsAVX512_mul4:
@@ -6995,10 +6999,6 @@ pointsAVX512_mul4_done:
 	VMOVDQU32 Z0, 448(AX)
 
 pointsAVX512_done:
-	ANDQ        $-2, R12
-	ORQ         R13, R12
-	MOVQ        or+88(FP), AX
-	ORQ         R12, (AX)
 	VMOVDQU32   (R10), Z0
 	VMOVDQU32   64(R10), Z1
 	VMOVDQU32   128(R10), Z2
@@ -7064,13 +7064,11 @@ pointsAVX512One_ahead_even:
 	MOVQ        R12, 2496(SP)
 	LEAQ        (CX)(SI*1), SI
 	XORQ        R11, R11
-	XORQ        R12, R12
-	XORQ        R13, R13
-	MOVQ        nodes+0(FP), R14
-	VMOVDQU32   (R14), Z0
-	VMOVDQU32   64(R14), Z1
-	VMOVDQU32   128(R14), Z2
-	VMOVDQU32   192(R14), Z3
+	MOVQ        nodes+0(FP), R12
+	VMOVDQU32   (R12), Z0
+	VMOVDQU32   64(R12), Z1
+	VMOVDQU32   128(R12), Z2
+	VMOVDQU32   192(R12), Z3
 	VPUNPCKLDQ  Z1, Z0, Z4
 	VPUNPCKHDQ  Z1, Z0, Z0
 	VPUNPCKLDQ  Z3, Z2, Z1
@@ -7418,8 +7416,12 @@ pointsAVX512One_mul2_ahead_skip:
 pointsAVX512One_mul2_done:
 	VMOVDQU 2384(R10), X0
 	VPOR    2416(R10), X0, X0
-	VMOVQ   X0, R12
-	VPEXTRQ $0x01, X0, R13
+	VMOVQ   X0, AX
+	VPEXTRQ $0x01, X0, CX
+	ANDQ    $-2, AX
+	ORQ     CX, AX
+	MOVQ    or+88(FP), CX
+	ORQ     AX, (CX)
 	JMP     pointsAVX512One_done
 
 pointsAVX512One_mul4:
@@ -7822,10 +7824,6 @@ pointsAVX512One_mul4_done:
 	VMOVDQU32 Z0, 192(AX)
 
 pointsAVX512One_done:
-	ANDQ        $-2, R12
-	ORQ         R13, R12
-	MOVQ        or+88(FP), AX
-	ORQ         R12, (AX)
 	VMOVDQU32   (R10), Z0
 	VMOVDQU32   64(R10), Z1
 	VMOVDQU32   128(R10), Z2

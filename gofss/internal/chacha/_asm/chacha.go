@@ -989,27 +989,18 @@ func generatePoints(k *routine, chunks int) {
 	// the OR of the rows read (AVX-512 DPF).
 	size := 4 * k.lanes()
 	const chunkSlots = 21
-	slots := chunks*chunkSlots + 16
-	if k.wide {
-		slots++
-	}
-	frame := alignedLocal(slots*size, size)
+	frame := alignedLocal((chunks*chunkSlots+17)*size, size)
 	slot := func(i int) Mem { return frame.Offset(i * size) }
 	for i := range k.slot {
 		k.slot[i] = slot(chunks*chunkSlots + i)
 	}
 	ahead := k.aheadSlots()
-	trRows, level, or := GP64(), GP64(), [2]Register{GP64(), GP64()}
+	trRows, level := GP64(), GP64()
 	LEAQ(Mem{Base: rows, Index: tr, Scale: 1}, trRows)
-	for _, r := range []Register{level, or[0], or[1]} {
-		XORQ(r, r)
-	}
+	XORQ(level, level)
 	fs := make([]*pointFrame, chunks)
 	for c := range fs {
-		f := &pointFrame{rows: rows, trRows: trRows, level: level, arith: arith, or: or}
-		if k.wide {
-			f.rowsOr = slot(chunks*chunkSlots + 16)
-		}
+		f := &pointFrame{rows: rows, trRows: trRows, level: level, arith: arith, rowsOr: slot(chunks*chunkSlots + 16)}
 		base := c * chunkSlots
 		for w := range 4 {
 			f.child[w], f.seed[w], f.corr[w] = slot(base+w), slot(base+4+w), slot(base+8+w)
@@ -1057,7 +1048,7 @@ func generatePoints(k *routine, chunks int) {
 				}
 			}
 		}
-		if m == 2 && k.wide {
+		if m == 2 {
 			zero := k.vec()
 			k.move(fs[0].child[0], zero)
 			k.xor(zero, zero, zero)
@@ -1100,8 +1091,8 @@ func generatePoints(k *routine, chunks int) {
 		JMP(LabelRef(name + "_level"))
 
 		Label(name + "_done")
-		if m == 2 && k.wide {
-			k.rowsOrHalves(fs[0].rowsOr, or)
+		if m == 2 {
+			k.storeRowsOr(fs[0].rowsOr)
 		}
 		if m == 4 {
 			sums := Load(Param("sums"), GP64())
@@ -1118,11 +1109,6 @@ func generatePoints(k *routine, chunks int) {
 
 	Label(done)
 	k.seedSlots = false
-	// Bit 0, the right child's control-bit correction, may be set in any row.
-	ANDQ(I8(-2), or[0])
-	ORQ(or[1], or[0])
-	orp := Load(Param("or"), GP64())
-	ORQ(or[0], Mem{Base: orp})
 	for c, f := range fs {
 		var leaves [4]VecVirtual
 		for w := range leaves {
@@ -1136,14 +1122,22 @@ func generatePoints(k *routine, chunks int) {
 	RET()
 }
 
-// rowsOrHalves ORs the second blocks of loadRows' OR at m, its parts 1 and 3, into
-// or, the 64-bit halves as the AVX2 walk keeps them.
-func (k *routine) rowsOrHalves(m Mem, or [2]Register) {
-	a := XMM()
-	VMOVDQU(m.Offset(16), a)
-	VPOR(m.Offset(48), a, a)
-	VMOVQ(a, or[0])
-	VPEXTRQ(U8(1), a, or[1])
+// storeRowsOr ORs into *or the second blocks of loadRows' OR at m (its 128-bit
+// parts 1 and 3), one 64-bit half into the other, bit 0 left out: the right
+// child's control-bit correction, which may be set in any row.
+func (k *routine) storeRowsOr(m Mem) {
+	x := XMM()
+	VMOVDQU(m.Offset(16), x)
+	if k.wide {
+		VPOR(m.Offset(48), x, x)
+	}
+	lo, hi := GP64(), GP64()
+	VMOVQ(x, lo)
+	VPEXTRQ(U8(1), x, hi)
+	ANDQ(I8(-2), lo)
+	ORQ(hi, lo)
+	orp := Load(Param("or"), GP64())
+	ORQ(lo, Mem{Base: orp})
 }
 
 // rowWord is word w of row r of the state after the rounds, in a register.
@@ -1167,9 +1161,8 @@ type pointFrame struct {
 	off                          Mem
 	rows, trRows                 Register
 	level                        Register
-	or                           [2]Register // the ORs of the second blocks' halves (AVX2)
-	rowsOr                       Mem         // the OR of the rows whole (AVX-512; see loadRows)
-	t                            Op          // the parents' control bits (AVX-512), from pointParents to pointChildren
+	rowsOr                       Mem // the OR of the rows whole (see loadRows)
+	t                            Op  // the parents' control bits (AVX-512), from pointParents to pointChildren
 	arith                        Register
 }
 
@@ -1194,11 +1187,11 @@ func (k *routine) pointParents(m int, f *pointFrame) {
 		k.wideParents(m, f)
 		return
 	}
-	offs := k.vec()
-	k.move(f.off, offs)
-	words := k.gatherRows(m, f, offs)
+	words, second := k.loadRows(m, f)
 	pick := k.pathMask(f)
 	t := k.controlMask(f.child[3])
+	offs := k.vec()
+	k.move(f.off, offs)
 	for w, c := range words {
 		if w == 3 {
 			// The control-bit correction is the row's own bit for side 0 and that
@@ -1215,12 +1208,7 @@ func (k *routine) pointParents(m int, f *pointFrame) {
 		k.move(c, f.corr[w])
 	}
 	if m == 4 {
-		var cw [4]VecVirtual
-		for w := range cw {
-			cw[w] = k.gather(f.rows, offs, 16+4*w)
-			k.and(t, cw[w], cw[w])
-		}
-		k.addToSums(f, k.transpose(cw))
+		k.addRowSums(f, second, t)
 	}
 }
 
@@ -1246,15 +1234,21 @@ func (k *routine) wideParents(m int, f *pointFrame) {
 	k.move(f.child[3], parent)
 	VPTESTMD_BCST(k.c.lowBit, parent, f.t)
 	if m == 4 {
-		// Block i's part g is point 4i+g's, whose control bit is in lane 4g+i.
-		t := k.controlMask(f.child[3])
-		for i, b := range second {
-			ti := k.vec()
-			VPSHUFD(U8(0x55*i), t, ti)
-			k.and(ti, b, b)
-		}
-		k.addToSums(f, second)
+		k.addRowSums(f, second, k.controlMask(f.child[3]))
 	}
+}
+
+// addRowSums adds to the DCF sums the rows' second blocks (loadRows' second) where
+// the lane's control bit is set in t (lane masks).
+func (k *routine) addRowSums(f *pointFrame, second [4]VecVirtual, t VecVirtual) {
+	// Block i's part g is point p*i+g's (p parts a vector), whose control bit is in
+	// lane 4g+i.
+	for i, b := range second {
+		ti := k.vec()
+		VPSHUFD(U8(0x55*i), t, ti)
+		k.and(ti, b, b)
+	}
+	k.addToSums(f, second)
 }
 
 // clearControl clears the control bit, bit 0 of the words of a block's word 3, in s.
@@ -1267,35 +1261,13 @@ func (k *routine) clearControl(s VecVirtual) {
 	VPSLLD(U8(1), s, s)
 }
 
-// gatherRows is loadRows as AVX2 keeps it: each lane's first block of its row,
-// gathered a word at a time, and for DPF (m 2) the second blocks ORed into f.or in
-// scalar registers. It fetches each lane's rows two levels ahead, as loadRows does.
-func (k *routine) gatherRows(m int, f *pointFrame, offs VecVirtual) [4]VecVirtual {
-	off := GP64()
-	for j := 0; j < k.lanes(); j++ {
-		MOVLQSX(f.off.Offset(4*j), off)
-		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
-		if m == 2 {
-			for h, or := range f.or {
-				ORQ(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 16 + 8*h}, or)
-			}
-		}
-	}
-	var words [4]VecVirtual
-	for w := range words {
-		words[w] = k.gather(f.rows, offs, 4*w)
-	}
-	return words
-}
-
-// loadRows loads each lane's row of the level whole, as blocks, and returns the
-// first blocks transposed into words and the second blocks as blocks, block i's part
-// g point 4i+g's (the layout transpose turns into lane 4g+i), for DCF's sums. For DPF
-// (m 2) it ORs the second blocks into f.rowsOr. Loads and shuffles cost less than
-// gathers here (a 2^16-key DPF Eval spent 5% of its time in them), and the OR in
-// vectors less than in scalar registers (2.7%). It also fetches each lane's row two
-// levels ahead: a load that misses the cache would stall the level's end, which the
-// rounds cannot hide.
+// loadRows loads each lane's row of the level whole and returns the first blocks
+// transposed into words and the second blocks as blocks (for DCF's sums), block i's
+// part g point p*i+g's (p parts a vector), the layout transpose turns into lane
+// 4g+i. For DPF (m 2) it ORs the second blocks into f.rowsOr. Gathering the first
+// blocks a word at a time cost 5% of a 2^16-key DPF Eval on AVX-512, the OR in
+// scalar registers 2.7%. It also fetches each lane's row two levels ahead: a load
+// that misses the cache would stall the level's end, which the rounds cannot hide.
 func (k *routine) loadRows(m int, f *pointFrame) (words, second [4]VecVirtual) {
 	off := GP64()
 	var first [4]VecVirtual
@@ -1304,36 +1276,66 @@ func (k *routine) loadRows(m int, f *pointFrame) (words, second [4]VecVirtual) {
 		or = k.vec()
 		k.move(f.rowsOr, or)
 	}
+	parts := k.lanes() / 4
+	// row loads point q's row into v: whole (r 0) or as v's upper half (r 1).
+	row := func(q int, v VecVirtual, r int) {
+		MOVLQSX(f.off.Offset(4*(4*(q%parts)+q/parts)), off)
+		PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
+		at := Mem{Base: f.rows, Index: off, Scale: 1}
+		switch {
+		case !k.wide:
+			VMOVDQU(at, v)
+		case r == 0:
+			VBROADCASTI64X4(at, v) // a load alone, which sets all of v
+		default:
+			VINSERTI64X4(U8(1), at, v, v)
+		}
+	}
 	for i := range 4 {
-		// Two zmm of two rows each, points 4i, 4i+1 and 4i+2, 4i+3: the first
-		// blocks are their parts 0 and 2, the second blocks parts 1 and 3.
+		// Two vectors of whole rows, points p*i .. p*i+p-1: with AVX-512 two rows
+		// each, the first blocks their parts 0 and 2, the second blocks 1 and 3.
 		var pair [2]VecVirtual
 		for h := range pair {
 			pair[h] = k.vec()
-			for r := range 2 {
-				lane := 4*(2*h+r) + i
-				MOVLQSX(f.off.Offset(4*lane), off)
-				PREFETCHT0(Mem{Base: f.rows, Index: off, Scale: 1, Disp: 32 * prefetchLevels})
-				row := Mem{Base: f.rows, Index: off, Scale: 1}
-				if r == 0 {
-					VBROADCASTI64X4(row, pair[h]) // a load alone, which sets all of pair[h]
-				} else {
-					VINSERTI64X4(U8(1), row, pair[h], pair[h])
-				}
+			for r := range parts / 2 {
+				row(parts*i+parts/2*h+r, pair[h], r)
 			}
 		}
-		first[i], second[i] = k.vec(), k.vec()
-		VSHUFI32X4(U8(0x88), pair[1], pair[0], first[i])
-		if m == 2 {
-			VPTERNLOGD(U8(ternA|ternB|ternC), pair[1], pair[0], or)
+		first[i] = k.vec()
+		k.halves(pair, true, first[i])
+		if m == 4 {
+			second[i] = k.vec()
+			k.halves(pair, false, second[i])
 			continue
 		}
-		VSHUFI32X4(U8(0xdd), pair[1], pair[0], second[i])
+		if k.wide {
+			VPTERNLOGD(U8(ternA|ternB|ternC), pair[1], pair[0], or)
+		} else {
+			k.or(pair[0], or, or)
+			k.or(pair[1], or, or)
+		}
 	}
 	if m == 2 {
 		k.move(or, f.rowsOr)
 	}
 	return k.transpose(first), second
+}
+
+// halves sets dst to the first (or second) blocks of the rows in pair, in order.
+func (k *routine) halves(pair [2]VecVirtual, first bool, dst VecVirtual) {
+	if k.wide {
+		imm := U8(0xdd) // parts 1, 3 of pair[0], then of pair[1]
+		if first {
+			imm = 0x88 // parts 0, 2
+		}
+		VSHUFI32X4(imm, pair[1], pair[0], dst)
+		return
+	}
+	imm := U8(0x31)
+	if first {
+		imm = 0x20
+	}
+	VPERM2I128(imm, pair[1], pair[0], dst)
 }
 
 // aheadSlots keeps in the frame where generatePoints' fetches of the next call's
