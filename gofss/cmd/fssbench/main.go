@@ -123,8 +123,8 @@ func newScheme(kind, prgName, group string, bits int) (gofss.Scheme, gofss.Prg) 
 // item of each timing and the items per call.
 func measure(s gofss.Scheme, prg gofss.Prg, op string, bits int) ([]float64, int) {
 	keys := *keysFlag
-	if op == "eval_all" {
-		keys = 1
+	if op == "eval_all" || op == "prg" {
+		keys = 1 // a key to walk, or none used at all: no batch to make
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	block := func() gofss.Block { return gofss.Block{Lo: r.Uint64(), Hi: r.Uint64()} }

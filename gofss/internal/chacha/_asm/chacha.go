@@ -986,7 +986,7 @@ func generatePoints(k *routine, chunks int) {
 	// A chunk's frame: children, seeds, corrections, sums and paths (4 slots each)
 	// and its lanes' row offsets; then the spilled state words (AVX2: words 8-11;
 	// AVX-512: the second chunk's 16 while the first one's outputs are picked) and
-	// the OR of the rows read (AVX-512 DPF).
+	// the OR of the rows read (DPF).
 	size := 4 * k.lanes()
 	const chunkSlots = 21
 	frame := alignedLocal((chunks*chunkSlots+17)*size, size)
