@@ -26,10 +26,13 @@ _Tensor = torch.Tensor
 _INT32 = torch.int32
 _SEED_SHAPE = (4,)
 _MASK64 = 2**64 - 1
-_SEEDS_SHAPE = (2, 4)
 _empty_like = torch.empty_like
 _small_eval = small.eval
+_small_eval_one = small.eval_one
+# eval_one and gen_one check tensors against torch's own objects and make outputs.
+small.setup(torch.Tensor, torch.int32, torch.empty_like)
 _small_gen = small.gen
+_small_gen_one = small.gen_one
 _small_keygen = small.keygen
 
 
@@ -204,46 +207,16 @@ class _Scheme(_Base):
             overlapping the inputs), which saves allocating and first touching fresh
             memory.
         """
-        if (
-            # fss_crypto's call (one key, a Python int, CPU tensors), checked in one
-            # expression as eval's is; the Go core checks the seeds and beta's bits.
-            type(alpha) is int
-            and out is None
-            and type(s0s) is _Tensor
-            and type(beta) is _Tensor
-            and s0s.dtype is _INT32
-            and beta.dtype is _INT32
-            and s0s.is_cpu
-            and beta.is_cpu
-            and s0s.shape == _SEEDS_SHAPE
-            and beta.shape == _SEED_SHAPE
-            and s0s.is_contiguous()
-            and beta.is_contiguous()
-            and not s0s.is_neg()
-            and not beta.is_neg()
-            and 0 <= alpha < self._domain
-            and not ((s0s_ptr := s0s.data_ptr()) | (beta_ptr := beta.data_ptr())) & 7  # aligned
-            and not _ext.forked
-        ):
-            cws = s0s.new_empty(*self._cws_tail)  # varargs: a size tuple parses slower
+        if type(alpha) is int and out is None and not _ext.forked:
+            # fss_crypto's call (one key, a Python int, CPU tensors), as eval's: the
+            # C entry checks the tensors, makes the output and calls the core, whose
+            # checks of the seeds and beta's bits stand; None for the general path.
             try:
-                _small_gen(
-                    self._handle,
-                    _cuda.HOST,
-                    0,
-                    cws.data_ptr(),
-                    s0s_ptr,
-                    0,
-                    0,
-                    alpha & _MASK64,
-                    alpha >> 64,
-                    beta_ptr,
-                    1,
-                    0,
-                )
+                cws = _small_gen_one(self._handle, s0s, beta, alpha, self._cws_tail, self.in_bits)
             except RuntimeError as e:
                 raise go_error(e) from None
-            return cws
+            if cws is not None:
+                return cws
         if out is None and type(alpha) is _Tensor:
             plain = self._plain_gen(s0s, alpha, beta)
             if plain is not None:
@@ -378,52 +351,17 @@ class _Scheme(_Base):
             int32 output shares of shape x's shape (batch + points) + (4,), written
             into out if given (as for gen).
         """
-        if (
-            # fss_crypto's call (one key, a Python int, CPU tensors), checked in one
-            # expression and passed straight to the C entry point: the general path
-            # below costs several microseconds more, more than the evaluation.
-            type(x) is int
-            and out is None
-            and type(party) is int
-            and type(s0) is _Tensor
-            and type(cws) is _Tensor
-            and s0.dtype is _INT32
-            and cws.dtype is _INT32
-            and s0.is_cpu
-            and cws.is_cpu
-            and s0.shape == _SEED_SHAPE
-            and cws.shape == self._cws_tail
-            and s0.is_contiguous()
-            and cws.is_contiguous()
-            and not s0.is_neg()  # a negative view's memory holds the negated values
-            and not cws.is_neg()
-            and (party == 0 or party == 1)
-            and 0 <= x < self._domain
-            and not ((s0_ptr := s0.data_ptr()) | (cws_ptr := cws.data_ptr())) & 7  # aligned
-            and not _ext.forked
-        ):
-            y = _empty_like(s0)  # s0 is (4,): cheaper than new_empty(4)
+        if type(x) is int and out is None and not _ext.forked:
+            # fss_crypto's call (one key, a Python int, CPU tensors): the C entry
+            # checks the tensors, makes the output and calls the core in one go, or
+            # returns None for the general path below, which costs several
+            # microseconds more, more than the evaluation.
             try:
-                _small_eval(
-                    self._handle,
-                    _cuda.HOST,
-                    0,
-                    y.data_ptr(),
-                    party,
-                    s0_ptr,
-                    1,
-                    cws_ptr,
-                    0,
-                    0,
-                    x & _MASK64,
-                    x >> 64,
-                    1,
-                    0,
-                    0,
-                )
+                y = _small_eval_one(self._handle, party, s0, cws, x, self._cws_tail, self.in_bits)
             except RuntimeError as e:
                 raise go_error(e) from None
-            return y
+            if y is not None:
+                return y
         if out is None and type(x) is _Tensor:
             plain = self._plain_eval(party, s0, cws, x)
             if plain is not None:

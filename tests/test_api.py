@@ -340,8 +340,9 @@ def test_many_small_calls_do_not_leak():
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads RSS from /proc")
 def test_one_key_entries_do_not_leak():
-    # keygen's and gen's entries, 300,000 calls each: a leak of a few bytes a
-    # call (KeyGen's bare error return once leaked 26 through gopy) shows as MiB.
+    # The one-key entries (keygen's, gen's, eval_one and gen_one, refused too, or
+    # handing the call back), 300,000 calls each: a leak of a few bytes a call
+    # (KeyGen's bare error return once leaked 26 through gopy) shows as MiB.
     from pyfss import _cuda, _schemes
 
     s = pyfss.Dpf(20, "uint64", "aes128_mmo")
@@ -358,10 +359,31 @@ def test_one_key_entries_do_not_leak():
             return
         raise AssertionError("alpha outside the domain was accepted")
 
+    tail, s0 = s._cws_tail, seeds[0].clone()
+    good = s.gen(seeds, 12345, beta)
+    bad = good.clone()
+    bad[3, 5] = 7  # words 4-7 of a DPF row are (0 or 1, 0, 0, 0)
+    negated = (-s0)._neg_view()
+
+    def refused_one(call, *args):
+        def run():  # the output made, then the core's refusal: both freed
+            try:
+                call(*args)
+            except RuntimeError:
+                return
+            raise AssertionError("a bad key was accepted")
+
+        return run
+
     calls = {
         "keygen": lambda: _schemes._small_keygen(h, c, p, p1, 12345, 0, b),
         "gen": lambda: _schemes._small_gen(h, _cuda.HOST, 0, c, p, 0, 0, 12345, 0, b, 1, 0),
         "refused keygen": refused,
+        "eval_one": lambda: _schemes._small_eval_one(h, 1, s0, good, 77, tail, 20),
+        "gen_one": lambda: _schemes._small_gen_one(h, seeds, beta, 12345, tail, 20),
+        "refused eval_one": refused_one(_schemes._small_eval_one, h, 0, s0, bad, 77, tail, 20),
+        "refused gen_one": refused_one(_schemes._small_gen_one, h, seeds, beta, 12345, (21, 7), 20),
+        "eval_one, not plain": lambda: _schemes._small_eval_one(h, 0, negated, good, 77, tail, 20),
     }
     for name, call in calls.items():
         for _ in range(100_000):  # warm up allocators, Go's heap among them

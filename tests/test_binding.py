@@ -142,13 +142,190 @@ def test_small_entries_release_the_gil():
         worker.start()
         started.wait()
         before = count[0]
-        _ext.small.eval(*args)
+        # Up to 100 calls (about 0.1 s, well inside the switch interval): on a busy
+        # host the counter may not be scheduled within one call's millisecond.
+        for _ in range(100):
+            _ext.small.eval(*args)
+            if count[0] != before:
+                break
         during = count[0] - before
     finally:
         done.set()
         sys.setswitchinterval(interval)
         worker.join()
     assert during > 0
+
+
+ONE_KEY_SCHEMES = [
+    lambda: pyfss.Dpf(20, "uint64", "aes128_mmo"),
+    lambda: pyfss.Dcf(20, "bytes", "chacha", "gt"),
+    lambda: pyfss.Dpf(64, "uint32", "chacha"),
+    lambda: pyfss.Dcf(100, "uint64", "aes128_mmo"),
+]
+
+
+@pytest.mark.parametrize("make", ONE_KEY_SCHEMES)
+def test_one_key_entries_compute_what_the_general_path_computes(make):
+    # eval_one and gen_one (fss_crypto's one-key calls) against the same calls with
+    # out=, which take the general path, at the domain's ends and past 64 bits
+    # (where the entries hand the call to the general path).
+    s = make()
+    g = torch.Generator().manual_seed(s.in_bits)
+    beta = torch.randint(-(2**31), 2**31, (4,), dtype=torch.int32, generator=g)
+    beta[3] &= ~1  # valid in the bytes group too
+    top = 2**s.in_bits - 1
+    for alpha in (0, 1, 12345, min(top, 2**64 - 1), top):
+        seeds = torch.randint(-(2**31), 2**31, (2, 4), dtype=torch.int32, generator=g)
+        cws = s.gen(seeds, alpha, beta)
+        assert torch.equal(cws, s.gen(seeds, alpha, beta, out=torch.empty_like(cws)))
+        for party in (0, 1):
+            for x in {0, alpha, alpha ^ 1, top}:
+                y = s.eval(party, seeds[party], cws, x)
+                assert y.shape == (4,) and y.dtype == torch.int32
+                assert torch.equal(
+                    y, s.eval(party, seeds[party], cws, x, out=torch.empty(4, dtype=torch.int32))
+                )
+
+
+#: The scheme of one_key_args, alive as long as the module: its handle is in them.
+ONE_KEY = pyfss.Dpf(20, "uint64", "aes128_mmo")
+
+
+def one_key_args():
+    """A one-key eval's and gen's arguments to eval_one and gen_one, each plain."""
+    s = ONE_KEY
+    beta = torch.tensor([1, 2, 3, 4], dtype=torch.int32)
+    cws = s.gen(SEEDS, 5, beta)
+    return (s._handle, 0, SEEDS[0].clone(), cws, 5, s._cws_tail, 20), (
+        s._handle,
+        SEEDS,
+        beta,
+        5,
+        s._cws_tail,
+        20,
+    )
+
+
+class Sub(torch.Tensor):
+    pass
+
+
+def strided(t):
+    """t's values in a view that is not contiguous."""
+    buf = torch.zeros(*t.shape[:-1], 2 * t.shape[-1], dtype=t.dtype)
+    view = buf[..., ::2]
+    view.copy_(t)
+    assert not view.is_contiguous()
+    return view
+
+
+def unaligned(t):
+    buf = torch.zeros(t.numel() + 2, dtype=torch.int32)
+    start = 1 if buf.data_ptr() % 8 == 0 else 2
+    view = buf[start : start + t.numel()].view(t.shape)
+    view.copy_(t)
+    return view
+
+
+# What the entries must not read directly: each returns None for the general path.
+NOT_PLAIN_TENSORS = {
+    "int64": lambda t: t.long(),
+    "float": lambda t: t.float(),
+    "a subclass": lambda t: t.as_subclass(Sub),
+    "not contiguous": strided,
+    "negative view": lambda t: (-t)._neg_view(),
+    "unaligned": unaligned,
+    "one more dimension": lambda t: t[None],
+    "a list": lambda t: t.tolist(),
+}
+
+
+VIEWS = [NOT_PLAIN_TENSORS[v] for v in ("not contiguous", "negative view", "unaligned")]
+
+
+@pytest.mark.parametrize("change", NOT_PLAIN_TENSORS.values(), ids=NOT_PLAIN_TENSORS.keys())
+def test_one_key_entries_leave_what_is_not_plain_to_the_general_path(change):
+    ev, gen = one_key_args()
+    for i in (2, 3):  # s0, cws
+        args = list(ev)
+        args[i] = change(args[i])
+        assert _ext.small.eval_one(*args) is None
+    for i in (1, 2):  # s0s, beta
+        args = list(gen)
+        args[i] = change(args[i])
+        assert _ext.small.gen_one(*args) is None
+    if change in VIEWS:  # the general path reads the values they show
+        want = ONE_KEY.eval(0, ev[2], ev[3], 5)
+        assert torch.equal(ONE_KEY.eval(0, change(ev[2]), ev[3], 5), want)
+        assert torch.equal(ONE_KEY.gen(change(gen[1]), 5, change(gen[2])), ev[3])
+
+
+@pytest.mark.parametrize("party", [2, -1, True, 1.0, 2**64])
+def test_eval_one_leaves_other_parties_to_the_general_path(party):
+    ev, _ = one_key_args()
+    args = list(ev)
+    args[1] = party
+    assert _ext.small.eval_one(*args) is None
+
+
+@pytest.mark.parametrize("x", [-1, 2**20, 2**64, 2**200, True, 1.0, "5"])
+def test_one_key_entries_leave_other_points_to_the_general_path(x):
+    ev, gen = one_key_args()
+    assert _ext.small.eval_one(*ev[:4], x, *ev[5:]) is None
+    assert _ext.small.gen_one(*gen[:3], x, *gen[4:]) is None
+
+
+def test_one_key_entries_raise_what_the_core_refuses_as_the_general_path_does():
+    ev, _ = one_key_args()
+    bad = ev[3].clone()
+    bad[3, 5] = 7  # words 4-7 of a DPF row are (0 or 1, 0, 0, 0)
+    with pytest.raises(RuntimeError) as e:
+        _ext.small.eval_one(*ev[:3], bad, *ev[4:])
+    assert (
+        json.loads(str(e.value))["message"]
+        == "cws: key 0, row 3: words 4-7 must be (0 or 1, 0, 0, 0) in a DPF key"
+    )
+    with pytest.raises(ValueError, match="row 3: words 4-7") as fast:
+        ONE_KEY.eval(0, ev[2], bad, 5)
+    with pytest.raises(ValueError) as slow:
+        ONE_KEY.eval(0, ev[2], bad, 5, out=torch.empty(4, dtype=torch.int32))
+    assert str(fast.value) == str(slow.value)
+    sb = pyfss.Dpf(20, "bytes", "aes128_mmo")
+    odd = torch.tensor([1, 2, 3, 5], dtype=torch.int32)  # bit 0 of word 3 is reserved
+    with pytest.raises(ValueError, match="bit 0 of word 3 is reserved") as fast:
+        sb.gen(SEEDS, 5, odd)
+    with pytest.raises(ValueError) as slow:
+        sb.gen(SEEDS, 5, odd, out=torch.empty(sb._cws_tail, dtype=torch.int32))
+    assert str(fast.value) == str(slow.value)
+
+
+def test_one_key_entries_check_their_arguments():
+    ev, gen = one_key_args()
+    with pytest.raises(TypeError, match="eval_one takes 7 arguments"):
+        _ext.small.eval_one(*ev[:-1])
+    with pytest.raises(TypeError, match="gen_one takes 6 arguments"):
+        _ext.small.gen_one(*gen, 0)
+    with pytest.raises(TypeError, match="cws_shape must be a tuple"):
+        _ext.small.gen_one(*gen[:4], [21, 8], 20)
+    with pytest.raises(TypeError, match="cws_shape must be a tuple"):
+        _ext.small.eval_one(*ev[:5], [21, 8], 20)
+
+
+def test_one_key_entries_refuse_correction_words_not_of_one_key():
+    # The entries take the tensors' shapes from the caller; the core checks their
+    # size against the scheme's key, so that a shape of fewer rows is neither read
+    # past nor written past.
+    ev, gen = one_key_args()
+    for rows in (20, 22, 1):
+        short = torch.zeros(rows, 8, dtype=torch.int32)
+        with pytest.raises(RuntimeError, match=f"cws: {rows * 32} bytes, where one key's are 672"):
+            _ext.small.eval_one(*ev[:3], short, 5, (rows, 8), 20)
+        with pytest.raises(RuntimeError, match=f"cws: {rows * 32} bytes, where one key's are 672"):
+            _ext.small.gen_one(*gen[:4], (rows, 8), 20)
+    with pytest.raises(RuntimeError, match="cws: 588 bytes"):
+        _ext.small.gen_one(*gen[:4], (21, 7), 20)
+    with pytest.raises(ValueError, match="an output of no memory"):
+        _ext.small.gen_one(*gen[:4], (0, 8), 20)
 
 
 def test_defaults_and_limits_come_from_the_catalogue():

@@ -5,7 +5,11 @@ package binding
 // #include <stdlib.h>
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/pyfss/pyfss/gofss"
+)
 
 // The entries below serve cpython.c, which the Python extension calls directly for
 // its smallest calls (one key, or a few): gopy's wrapper parses arguments by keyword
@@ -33,6 +37,46 @@ func pyfssEval(args *C.ulonglong, n *C.longlong) *C.char {
 	a := words(args, 15)
 	done, err := Eval(int64(a[0]), int(a[1]), uintptr(a[2]), uintptr(a[3]), int(a[4]), uintptr(a[5]), int(a[6]), uintptr(a[7]), uintptr(a[8]), int(a[9]), a[10], a[11], int(a[12]), uintptr(a[13]), uintptr(a[14]))
 	return report(done, err, n)
+}
+
+// pyfssEvalOne is Eval of one key at one point x < 2^64 on the CPU, its words
+// (handle, party, s0, cws, x, dst, cwsBytes) as cpython.c's eval_one checked them:
+// cws must be the scheme's key (cwsBytes its size), which cpython.c cannot know.
+//
+//export pyfssEvalOne
+func pyfssEvalOne(args *C.ulonglong, n *C.longlong) *C.char {
+	a := words(args, 7)
+	err := oneKeyCws(int64(a[0]), a[6])
+	if err == nil {
+		_, err = Eval(int64(a[0]), CPU, 0, uintptr(a[5]), int(a[1]), uintptr(a[2]), 1, uintptr(a[3]), 0, 0, a[4], 0, 1, 0, 0)
+	}
+	return report(1, err, n)
+}
+
+// pyfssGenOne is Gen of one key at alpha < 2^64 on the CPU, its words (handle, cws,
+// s0s, alpha, beta, cwsBytes) as cpython.c's gen_one checked them.
+//
+//export pyfssGenOne
+func pyfssGenOne(args *C.ulonglong, n *C.longlong) *C.char {
+	a := words(args, 6)
+	err := oneKeyCws(int64(a[0]), a[5])
+	if err == nil {
+		_, err = Gen(int64(a[0]), CPU, 0, uintptr(a[1]), uintptr(a[2]), 0, 0, a[3], 0, uintptr(a[4]), 1, 0)
+	}
+	return report(1, err, n)
+}
+
+// oneKeyCws checks that a key's correction words of the given size in bytes are
+// the size of one key of the scheme at handle.
+func oneKeyCws(handle int64, size uint64) error {
+	s, err := lookup(handle)
+	if err != nil {
+		return err
+	}
+	if want := uint64(s.Params().CwRows()) * uint64(unsafe.Sizeof(gofss.Cw{})); size != want {
+		return valueErrorf("cws: %d bytes, where one key's are %d", size, want)
+	}
+	return nil
 }
 
 //export pyfssGen
