@@ -38,13 +38,16 @@ func (d *Mpf) FoldProof(pi *[ProofBlocks]Block, cws []Cw, bkts []int32, pieces [
 	for b := range d.params.Buckets() {
 		bucketPi := keyCs(d.bucket(cws, b), d.params.BucketBits)
 		if b < mRt {
-			for _, pos := range order[start[b]:start[b+1]] {
+			for i, pos := range order[start[b]:start[b+1]] {
+				if i%proveSpan == 0 && d.ctl.stopped() {
+					return ErrStopped
+				}
 				proofStep(h, &bucketPi, (*[ProofBlocks]Block)(pieces[ProofBlocks*int(pos):]))
 			}
 		}
 		proofStep(h, pi, &bucketPi)
 	}
-	return nil
+	return d.ctl.err()
 }
 
 // MinBuckets is the least m_rt that a dmpf or vdmpf key's header may give (fewer

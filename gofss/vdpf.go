@@ -426,10 +426,17 @@ func (v *Vdpf) proveGroups(pis, pieces []Block, cws []Cw, per, size, lo, hi int)
 			*pi = keyCs(cws[(g+i)*rows:], v.params.InBits)
 			proofs[i] = proofImage(pi)
 		}
-		h.StepChains(proofs[:keys], proofImages(pieces[g*per:(g+keys)*per]), per/ProofBlocks, per/ProofBlocks)
+		chains, steps := proofImages(pieces[g*per:(g+keys)*per]), per/ProofBlocks
+		for j := 0; j < steps && !v.ctl.stopped(); j += proveSpan {
+			h.StepChains(proofs[:keys], chains[j:], min(proveSpan, steps-j), steps)
+		}
 		v.ctl.advance(keys)
 	}
 }
+
+// proveSpan is how many pieces of each chain Prove takes between two looks at its
+// stop flag: a few milliseconds of hashing, so that a stop ends one long chain soon.
+const proveSpan = 1 << 12
 
 // proveLanes is how many keys' proof chains Prove steps together: BLAKE3's
 // compressions go eight at a time.

@@ -279,8 +279,16 @@ func TestVdpfProveLanes(t *testing.T) {
 			require.NoError(t, err)
 			v := s.(*Vdpf)
 			rows := p.CwRows()
+			// Chains of 3 pieces, lanes of 1 to 17 keys; and chains that Prove takes
+			// in several spans.
+			type shape struct{ keys, m int }
+			var shapes []shape
 			for keys := 1; keys <= 17; keys++ {
-				const m = 3
+				shapes = append(shapes, shape{keys, 3})
+			}
+			shapes = append(shapes, shape{1, 2*proveSpan + 5}, shape{9, proveSpan + 1})
+			for _, sh := range shapes {
+				keys, m := sh.keys, sh.m
 				cws := make([]Cw, keys*rows)
 				for i := range cws {
 					cws[i] = Cw{Block{r.Uint64(), r.Uint64()}, Block{r.Uint64(), r.Uint64()}}

@@ -10,6 +10,7 @@ import os
 import threading
 
 from ._progress import Reporter
+from ._stoppable import run_stoppable
 
 try:
     from ._gofss import _gofss as raw
@@ -46,6 +47,7 @@ __all__ = [
     "STOPPABLE_WORK",
     "Control",
     "call",
+    "call_long",
     "call_stoppable",
     "check_not_forked",
     "forked",
@@ -126,6 +128,10 @@ def call(fn, *args):
 #: interrupt would be noticed, and starting a thread (about 50 us) is not worth it.
 STOPPABLE_WORK = 1 << 20
 
+#: The work of one proof piece folded into a proof, in those units: one hash, about
+#: as long as 16 tree levels on the fast walks.
+PIECE_WORK = 16
+
 # How often the waiting main thread wakes up to run Python's signal handlers: the
 # signal may land on the worker's thread, which does not wake the main one.
 _POLL_S = 0.05
@@ -142,35 +148,36 @@ def call_stoppable(fn, *args, progress: Reporter | None = None):
     """call(fn, *args, control), for a long CPU operation whose last parameter is the
     address of a Control: run in a worker thread while the main thread waits, so that
     Ctrl-C (KeyboardInterrupt in the main thread) sets its stop flag, which ends the Go
-    call within milliseconds, and is then re-raised; progress, if given, is updated
-    from the control block's count as the call runs. From other threads, which receive
-    no KeyboardInterrupt, a call without progress is made directly."""
+    call within milliseconds, and is re-raised once the Go call has returned: never
+    while Go may still write into the caller's tensors (_stoppable). progress, if
+    given, is updated from the control block's count as the call runs. From other
+    threads, which receive no KeyboardInterrupt, a call without progress is made
+    directly."""
     if progress is None and threading.current_thread() is not threading.main_thread():
         return call(fn, *args, 0)
     check_not_forked()
     control = Control()
-    outcome = {}
 
-    def work():
-        try:
-            outcome["value"] = call(fn, *args, ctypes.addressof(control))
-        except BaseException as e:  # noqa: BLE001 - handed to the main thread
-            outcome["error"] = e
+    def stop() -> None:
+        control.stop = 1
 
-    worker = threading.Thread(target=work, name="pyfss-call", daemon=True)
-    worker.start()
+    def report() -> None:
+        if progress is not None:
+            progress.update(control.done)
+
     try:
-        while worker.is_alive():
-            worker.join(_POLL_S)
-            if progress is not None:
-                progress.update(control.done)
-    except BaseException:  # KeyboardInterrupt, or what another signal handler raises
-        control.stop = 1  # the worker's inputs and outputs must outlive its Go call
-        worker.join()
-        raise
+        return run_stoppable(
+            lambda: call(fn, *args, ctypes.addressof(control)), stop, _POLL_S, report
+        )
     finally:
         if progress is not None:
             progress.close(control.done)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+
+
+def call_long(fn, *args, work: int, progress: Reporter | None = None):
+    """call(fn, *args, control) for a CPU operation of work units (STOPPABLE_WORK):
+    through call_stoppable when it is long or progress is wanted, else directly with
+    no control block (0)."""
+    if work > STOPPABLE_WORK or progress is not None:
+        return call_stoppable(fn, *args, progress=progress)
+    return call(fn, *args, 0)

@@ -18,7 +18,7 @@ import torch
 
 from . import _cuda, _pool
 from . import _validate as v
-from ._ext import call, lib
+from ._ext import PIECE_WORK, call_long, lib
 from ._groups import to_words
 from ._keys import Key
 from ._params import MAX_EVAL_ALL_BITS
@@ -283,15 +283,8 @@ class Dmpf(_Base):
             return y, None
         pi = torch.empty(PROOF_BLOCKS, 4, dtype=torch.int32)
         key, bkts, pieces = cws.cpu(), bkts.cpu(), pieces.cpu()
-        call(
-            lib.MpfFoldProof,
-            self._handle,
-            pi.data_ptr(),
-            key.data_ptr(),
-            bkts.data_ptr(),
-            pieces.data_ptr(),
-            m,
-        )
+        args = (self._handle, pi.data_ptr(), key.data_ptr(), bkts.data_ptr(), pieces.data_ptr(), m)
+        call_long(lib.MpfFoldProof, *args, work=3 * m * PIECE_WORK)
         return y, pi.to(device)
 
     def _check_contents(self, cws: torch.Tensor, xs: v.Inputs) -> None:

@@ -17,7 +17,7 @@ import torch
 
 from . import _cuda, _ext, _pool
 from . import _validate as v
-from ._ext import STOPPABLE_WORK, call, call_stoppable, go_error, lib, small
+from ._ext import STOPPABLE_WORK, call, call_long, go_error, lib, small
 from ._keys import Key, made_key
 from ._params import MAX_EVAL_ALL_BITS, PRGS, Handle, record_fields
 from ._progress import Progress, Reporter
@@ -175,10 +175,8 @@ class _Base:
         and reporting to progress if given."""
         if device is v.CPU:
             args = (self._handle, _cuda.HOST, 0, dst.data_ptr(), *args)
-            if work > STOPPABLE_WORK or progress is not None:
-                return call_stoppable(fn, *args, progress=progress)
-        else:
-            args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
+            return call_long(fn, *args, work=work, progress=progress)
+        args = (self._handle, *_cuda.launch_args(device), dst.data_ptr(), *args)
         return call(fn, *args, 0)
 
 

@@ -17,7 +17,7 @@ import torch
 
 from . import _cuda, _pool
 from . import _validate as v
-from ._ext import call, lib
+from ._ext import PIECE_WORK, call, call_long, lib
 from ._keys import Key
 from ._params import CATALOGUE, MAX_EVAL_ALL_BITS
 from ._progress import Progress
@@ -167,16 +167,8 @@ class Vdpf(_Scheme):
         m = math.prod(pieces.shape[len(batch) : -2])
         pi = cws.new_empty(*batch, *_PROOF)
         if k:
-            call(
-                lib.VdpfProve,
-                self._handle,
-                pi.data_ptr(),
-                pieces.data_ptr(),
-                m,
-                cws.data_ptr(),
-                k,
-                0,
-            )
+            args = (self._handle, pi.data_ptr(), pieces.data_ptr(), m, cws.data_ptr(), k)
+            call_long(lib.VdpfProve, *args, work=k * m * PIECE_WORK)
         return pi.to(device)
 
     def verify(self, pi0: torch.Tensor, pi1: torch.Tensor) -> torch.Tensor:

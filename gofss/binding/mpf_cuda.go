@@ -35,9 +35,9 @@ func MpfEvalCuda(handle int64, device int, stream uintptr, dst, bkts, pieces uin
 // MpfFoldProof writes party's vdmpf proof over m inputs into pi (ProofBlocks blocks)
 // from what MpfEvalCuda wrote, copied to the host: bkts (3m int32) and pieces (3m
 // proof pieces), for the key cws. Returns m.
-func MpfFoldProof(handle int64, pi, cws, bkts, pieces uintptr, m int) (n int, err error) {
+func MpfFoldProof(handle int64, pi, cws, bkts, pieces uintptr, m int, control uintptr) (n int, err error) {
 	defer guard(&err)
-	d, err := lookupAs[*gofss.Mpf](handle, "not dmpf or vdmpf")
+	d, err := mpf(handle, CPU, control)
 	if err != nil {
 		return 0, err
 	}

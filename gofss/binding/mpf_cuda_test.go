@@ -2,6 +2,7 @@ package binding
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,16 +57,22 @@ func TestMpfFoldProof(t *testing.T) {
 	out := make([]gofss.Block, 1)
 	_, err = MpfEval(h, CPU, 0, addr(out), addr(want[:]), 0, addr(party0), addr(cws), 0, 0, 0, 0, 0, 0)
 	require.NoError(t, err)
-	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), 0, 0, 0)
+	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), 0, 0, 0, 0)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 
+	// A fold whose stop flag is set stops, as the CPU calls do.
+	var c gofss.Control
+	c.Stop.Store(1)
+	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), addr([]int32{0, 0, 0}), addr(make([]gofss.Block, 3*gofss.ProofBlocks)), 1, uintptr(unsafe.Pointer(&c)))
+	requireKind(t, err, KindInterrupted, "stopped")
+
 	bkts, pieces := []int32{0, 1, int32(cws[0][1].Lo)}, make([]gofss.Block, 3*gofss.ProofBlocks)
-	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), addr(bkts), addr(pieces), 1)
+	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), addr(bkts), addr(pieces), 1, 0)
 	requireKind(t, err, KindValue, "outside the key's")
-	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), addr(bkts), 0, 1)
+	_, err = MpfFoldProof(h, addr(got[:]), addr(cws), addr(bkts), 0, 1, 0)
 	requireKind(t, err, KindValue, "pieces: null address")
 	dmpf := newScheme(t, `{"scheme": "dmpf", "in_bits": 8, "group": "uint32", "prg": "chacha", "max_points": 4}`)
-	_, err = MpfFoldProof(dmpf, addr(got[:]), addr(cws), 0, 0, 0)
+	_, err = MpfFoldProof(dmpf, addr(got[:]), addr(cws), 0, 0, 0, 0)
 	requireKind(t, err, KindValue, "no proofs")
 }
