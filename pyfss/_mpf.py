@@ -328,8 +328,8 @@ class Dmpf(_Base):
 
     def _ints(self, name: str, values) -> list[int]:
         """A sequence of Python ints, each checked: torch.tensor alone would cut 1.5
-        to 1 and take True as 1, and refuse ints past 2^63 with a message that names
-        neither the argument nor the domain."""
+        to 1 and take True (or a bool tensor) as 1, and refuse ints past 2^63 with a
+        message that names neither the argument nor the domain."""
         kind = type(values).__name__
         if isinstance(values, (str, bytes, bytearray)):
             raise TypeError(f"{name} must be a tensor of points or a sequence of ints, got {kind}")
@@ -342,7 +342,7 @@ class Dmpf(_Base):
         for i, x in enumerate(ints):
             if type(x) is not int:
                 try:
-                    if isinstance(x, bool):
+                    if v.is_bool(x):
                         raise TypeError
                     ints[i] = x = operator.index(x)
                 except TypeError:

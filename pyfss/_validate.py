@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import os
+import sys
 
 import torch
 
@@ -139,9 +140,21 @@ def impl(value) -> str:
 # -- call arguments -------------------------------------------------------------------
 
 
+def is_bool(value) -> bool:
+    """Whether value is a bool of Python, numpy (scalar or array) or torch (a tensor
+    of any shape). operator.index reads a one-element bool tensor as 0 or 1, and
+    numpy's bool before numpy 2 too, so checks of ints ask this first."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, torch.Tensor):
+        return value.dtype is torch.bool
+    np = sys.modules.get("numpy")  # not imported: value is no numpy object
+    return np is not None and isinstance(value, (np.bool_, np.ndarray)) and value.dtype == bool
+
+
 def party(value) -> int:
     """0 or 1: an int or what stands for one (a numpy integer), not a bool."""
-    if type(value) is not int and not isinstance(value, bool) and hasattr(value, "__index__"):
+    if type(value) is not int and not is_bool(value) and hasattr(value, "__index__"):
         value = operator.index(value)
     if type(value) is not int or value not in (0, 1):
         raise ValueError(f"party must be 0 or 1, got {value!r}")
@@ -152,8 +165,8 @@ def domain_range(start, stop, bits: int) -> tuple[int, int]:
     """eval_all's inputs [start, stop): ints with 0 <= start <= stop <= 2^bits; start
     None is 0 and stop None is 2^bits, the whole domain."""
     size = 1 << bits
-    start = 0 if start is None else _index("start", start)
-    stop = size if stop is None else _index("stop", stop)
+    start = 0 if start is None else integer("start", start)
+    stop = size if stop is None else integer("stop", stop)
     if not 0 <= start <= stop <= size:
         raise ValueError(
             f"eval_all's range must have 0 <= start <= stop <= 2^{bits}, "
@@ -162,9 +175,10 @@ def domain_range(start, stop, bits: int) -> tuple[int, int]:
     return start, stop
 
 
-def _index(name: str, value) -> int:
-    """value as an int: an int or what stands for one (operator.index), not a bool."""
-    if isinstance(value, bool):
+def integer(name: str, value) -> int:
+    """value as an int: an int or what stands for one (operator.index: a numpy
+    integer, a one-element torch integer tensor), not a float or a bool."""
+    if is_bool(value):
         raise TypeError(f"{name} must be an int, got bool")
     try:
         return operator.index(value)
@@ -431,9 +445,7 @@ def inputs(name: str, value, bits: int) -> Inputs:
     """Reads alpha or x: a Python int, or an int32/int64 tensor (see the README for
     which form applies at which in_bits)."""
     if type(value) is not int:  # a Python int is the common case: checked last, directly
-        if isinstance(value, bool) or (
-            isinstance(value, torch.Tensor) and value.dtype == torch.bool
-        ):
+        if is_bool(value):
             raise TypeError(f"{name} must be an integer or an integer tensor, not bool")
         if isinstance(value, torch.Tensor):
             return tensor_inputs(name, value, bits)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-import operator
 from dataclasses import dataclass
 
 import torch
@@ -43,7 +42,7 @@ import torch
 from ._groups import from_int, to_int
 from ._params import PRGS
 from ._schemes import Dcf, Dpf, _own
-from ._validate import choice
+from ._validate import choice, integer
 from ._validate import party as _party
 from .mpc import _tensor_bytes, random_ring
 
@@ -222,7 +221,7 @@ class Gate:
         """The dealer's offline step for a tensor of the given shape: a fresh mask per
         element (or the given ``mask``, a ring tensor of that shape, for tests) and both
         parties' key material -> (GateKey, GateKey)."""
-        shape = tuple(_index("shape", n) for n in shape)
+        shape = tuple(integer("shape", n) for n in shape)
         if any(n < 0 for n in shape):
             raise ValueError(f"shape must not hold negative sizes, got {shape}")
         d = _Dealer(self, generator, device)
@@ -284,7 +283,7 @@ class Gate:
 
     def const(self, v: int) -> int:
         """v mod 2^N as the signed value the ring dtype holds."""
-        v = _index("value", v) % (1 << self.bits)
+        v = integer("value", v) % (1 << self.bits)
         return v - (1 << self.bits) if v >> (self.bits - 1) else v
 
     def _lrs(self, t: torch.Tensor, s: int) -> torch.Tensor:
@@ -421,7 +420,7 @@ class LessThan(IntervalContainment):
     name = "less_than"
 
     def __init__(self, c: int, ring=torch.int64, prg="aes128_mmo", *, signed: bool = True):
-        c, bits = _index("c", c), _RINGS.get(ring, 64)
+        c, bits = integer("c", c), _RINGS.get(ring, 64)
         low = -(1 << (bits - 1)) if signed else 0
         if c <= low:
             raise ValueError(f"c must be above the smallest value {low}: 1{{x < {c}}} is 0")
@@ -528,7 +527,7 @@ class Truncate(Gate):
 
     def __init__(self, shift: int, ring=torch.int64, prg="aes128_mmo", *, arithmetic=True):
         super().__init__(ring, prg)
-        shift = _index("shift", shift)
+        shift = integer("shift", shift)
         if not 0 < shift < self.bits:
             raise ValueError(f"shift must be in [1, {self.bits - 1}], got {shift}")
         self.shift, self.arithmetic = shift, bool(arithmetic)
@@ -564,7 +563,7 @@ class BitDecompose(Gate):
 
     def __init__(self, bits: int | None = None, ring=torch.int64, prg="aes128_mmo"):
         super().__init__(ring, prg)
-        bits = self.bits if bits is None else _index("bits", bits)
+        bits = self.bits if bits is None else integer("bits", bits)
         if not 0 < bits <= self.bits:
             raise ValueError(f"bits must be in [1, {self.bits}], got {bits}")
         self.out_bits = bits
@@ -614,7 +613,7 @@ def _bounds(intervals, bits: int, signed: bool) -> tuple[list[int], list[int]]:
     low = -(1 << (bits - 1)) if signed else 0
     lo_u, hi_u = [], []
     try:
-        pairs = [(_index("lo", lo), _index("hi", hi)) for lo, hi in intervals]
+        pairs = [(integer("lo", lo), integer("hi", hi)) for lo, hi in intervals]
     except (TypeError, ValueError):
         raise TypeError("intervals must be (lo, hi) pairs of ints") from None
     if not pairs:
@@ -626,16 +625,6 @@ def _bounds(intervals, bits: int, signed: bool) -> tuple[list[int], list[int]]:
         lo_u.append(lo - low)
         hi_u.append(hi - low)
     return lo_u, hi_u
-
-
-def _index(name: str, v) -> int:
-    """An int (or int-like: a numpy or 0-d torch integer), not a float or a bool."""
-    if isinstance(v, bool):
-        raise TypeError(f"{name} must be an int, got bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, got {type(v).__name__}") from None
 
 
 def _rows(coeffs) -> list:

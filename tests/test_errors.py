@@ -1,6 +1,8 @@
 """Bad input: each mistake raises the exception fss_crypto raises, with a message
 that names the argument, and the process survives."""
 
+from functools import partial
+
 import pytest
 import torch
 
@@ -123,7 +125,7 @@ def test_alpha_types(scheme):
         scheme.gen(two, torch.tensor([1, -1]), beta())
 
 
-@pytest.mark.parametrize("party", [2, -1, True, 0.0, "0"])
+@pytest.mark.parametrize("party", [2, -1, True, 0.0, "0", torch.tensor(True), torch.tensor([True])])
 def test_party(scheme, key, party):
     with pytest.raises(ValueError, match="party must be 0 or 1"):
         scheme.eval(party, seeds()[0], key, 1)
@@ -188,6 +190,76 @@ def test_x_types(scheme, key):
         scheme.eval(0, seeds()[0], key, torch.tensor([-5]))
     with pytest.raises(TypeError, match="leading dimensions"):
         scheme.eval(0, seeds()[[0, 0, 0]], torch.stack([key] * 3), torch.zeros(2, 5, dtype=I32))
+
+
+BOOLS = ["python", "numpy", "numpy 0-d", "tensor 0-d", "tensor (1,)", "tensor (2,)"]
+
+
+def a_bool(kind):
+    """True as each kind of bool: torch's one-element tensors are what operator.index
+    reads as 1, as it reads a numpy bool in numpy before 2.0."""
+    if kind.startswith("numpy"):
+        np = pytest.importorskip("numpy")
+        return np.bool_(True) if kind == "numpy" else np.array(True)
+    return {
+        "python": True,
+        "tensor 0-d": torch.tensor(True),
+        "tensor (1,)": torch.tensor([True]),
+        "tensor (2,)": torch.tensor([True, False]),
+    }[kind]
+
+
+def point_calls(b):
+    """(argument, call) for every place a scheme takes points, with the bool b there."""
+    s0 = seeds()[0]
+    calls = []
+    for s in (
+        pyfss.Dpf(8, "uint32"),
+        pyfss.Dcf(8, "uint32"),
+        pyfss.HalfTreeDpf(8, "uint32"),
+        pyfss.Vdpf(8, "uint32"),
+    ):
+        cws = s.gen(seeds(), 5, beta())
+        calls += [
+            ("alpha", partial(s.gen, seeds(), b, beta())),
+            ("alpha", partial(s.keygen, b, beta())),
+            ("x", partial(s.eval, 0, s0, cws, b)),
+        ]
+        if not isinstance(s, pyfss.Vdpf):  # Vdpf's eval_all has no range
+            calls += [
+                ("start", partial(s.eval_all, 0, s0, cws, start=b)),
+                ("stop", partial(s.eval_all, 0, s0, cws, stop=b)),
+            ]
+    grotto = pyfss.GrottoDcf(8)
+    pre = grotto.preprocess(0, s0, grotto.gen(seeds(), 5))
+    calls += [
+        ("alpha", partial(grotto.gen, seeds(), b)),
+        ("alpha", partial(grotto.keygen, b)),
+        ("x", partial(grotto.eval, pre, b)),
+        ("lo", partial(grotto.eval_interval, pre, b, 7)),
+        ("hi", partial(grotto.eval_interval, pre, 0, b)),
+    ]
+    betas = pyfss.from_int([1, 2], "uint32")
+    for s in (pyfss.Dmpf(8, 4, "uint32"), pyfss.Vdmpf(8, 4, "uint32")):
+        many = torch.randint(-(2**31), 2**31, (s.buckets, 2, 4), dtype=I32)
+        k0, _ = s.keygen([3, 4], betas)
+        calls += [
+            ("alphas", partial(s.keygen, [b, 2], betas)),
+            ("alphas", partial(s.keygen, [2, b], betas)),
+            ("alphas", partial(s.gen, many, [2, b], betas)),
+            ("alphas", partial(s.keygen, b, betas[:1])),
+            ("x", partial(s.eval, 0, k0.s0, k0.cws, b)),
+        ]
+    return calls
+
+
+@pytest.mark.parametrize("kind", BOOLS)
+def test_bools_are_not_points(kind):
+    """A bool of any kind, alone or in a list of ints, is refused wherever a scheme
+    takes points, as a Python bool is: not read as 1."""
+    for name, call in point_calls(a_bool(kind)):
+        with pytest.raises(TypeError, match=name):
+            call()
 
 
 def test_words_form_required_for_wide_inputs():

@@ -444,6 +444,31 @@ def test_floats_and_bools_are_not_ints():
         gate.eval(False, k0, torch.zeros(3, dtype=torch.int64))
 
 
+@pytest.mark.parametrize("kind", ["numpy", "tensor 0-d", "tensor (1,)"])
+def test_bools_of_numpy_and_torch_are_not_ints(kind):
+    """As a Python bool: operator.index reads a one-element bool tensor as 0 or 1."""
+    if kind == "numpy":
+        b = pytest.importorskip("numpy").bool_(True)
+    else:
+        b = torch.tensor(True) if kind == "tensor 0-d" else torch.tensor([True])
+    for name, make in (
+        ("value", lambda: gates.Equal(b)),
+        ("c", lambda: gates.LessThan(b)),
+        ("intervals", lambda: gates.IntervalContainment([(b, 3)])),
+        ("intervals", lambda: gates.IntervalContainment([(0, b)])),
+        ("value", lambda: gates.LookupTable([b, 1])),
+        ("value", lambda: gates.Spline([(0, 3)], [[1, b]])),
+        ("shift", lambda: gates.Truncate(b)),
+        ("bits", lambda: gates.BitDecompose(b)),
+        ("shape", lambda: gates.DReLU().deal((2, b))),
+    ):
+        with pytest.raises(TypeError, match=name):
+            make()
+    gate, k0, _ = dealt()
+    with pytest.raises(ValueError, match="party must be 0 or 1"):
+        gate.eval(b, k0, torch.zeros(3, dtype=torch.int64))
+
+
 def test_numpy_ints_stand_for_ints():
     np = pytest.importorskip("numpy")
     gate = gates.Truncate(np.int64(2), torch.int32)
