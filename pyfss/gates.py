@@ -36,6 +36,8 @@ import hashlib
 import io
 import math
 from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
 
 import torch
 
@@ -145,9 +147,10 @@ class _Dealer:
         v0 = self.ring(tuple(value.shape))
         self.parts[0][name], self.parts[1][name] = v0, value - v0
 
-    def key(self, name: str, scheme: Dcf | Dpf, alpha: torch.Tensor, beta=1) -> None:
-        """A batch of keys (alpha's shape) with payloads beta (ring values or an int,
-        broadcast)."""
+    def key(self, name: str, alpha: torch.Tensor, beta=1) -> None:
+        """The batch of keys the gate declares as name (alpha's shape) with payloads
+        beta (ring values or an int, broadcast)."""
+        scheme = self.gate._material[name].scheme
         batch = tuple(alpha.shape)
         seeds = self.ring((*batch, 2, 4), torch.int32)
         beta = torch.as_tensor(beta, dtype=self.gate.ring).to(self.device)
@@ -156,6 +159,14 @@ class _Dealer:
         for b in (0, 1):
             self.parts[b][name + ".s0"] = _own(seeds[..., b, :])
             self.parts[b][name + ".cws"] = cws
+
+
+class _Keys(NamedTuple):
+    """A batch of DCF or DPF keys per element in a gate's key material: the scheme and
+    the batch's shape beyond the elements' (r's) shape."""
+
+    scheme: Dcf | Dpf
+    batch: tuple = ()
 
 
 class Gate:
@@ -182,6 +193,16 @@ class Gate:
         name, ring and PRG."""
         return ()
 
+    def _tensors(self) -> dict:
+        """The key material beside r: name -> a share's shape beyond r's (ring values)
+        or _Keys. deal and eval take their schemes from it."""
+        raise NotImplementedError
+
+    @cached_property
+    def _material(self) -> dict:
+        """_tensors(), made once (its schemes are the gate's own)."""
+        return self._tensors()
+
     @property
     def fingerprint(self) -> str:
         """A digest of the gate's kind and public parameters, which the keys it deals
@@ -205,15 +226,13 @@ class Gate:
             self._schemes["dpf", in_bits] = Dpf(in_bits, self.group, self.prg)
         return self._schemes["dpf", in_bits]
 
-    def _eval_key(self, party: int, key: GateKey, name: str, scheme, points: torch.Tensor):
-        """Shares of the keys' outputs at points (ring values taken mod 2^in_bits; their
-        shape is the keys' batch shape plus points per key)."""
+    def _eval_key(self, party: int, key: GateKey, name: str, points: torch.Tensor):
+        """Shares of the outputs of the keys declared as name at points (ring values
+        taken mod 2^in_bits; their shape is the keys' batch shape plus points per key):
+        a DCF's payload times 1{point < threshold}, a DPF's times 1{point == alpha}."""
+        scheme = self._material[name].scheme
         s0, cws = key[name + ".s0"], key[name + ".cws"]
         return to_int(scheme.eval(party, s0, cws, _point(points, scheme.in_bits)), self.group)
-
-    def _eval_dcf(self, party: int, key: GateKey, name: str, in_bits: int, points: torch.Tensor):
-        """Shares of the payload times 1{point < threshold}."""
-        return self._eval_key(party, key, name, self._dcf(in_bits), points)
 
     # -- the calls ---------------------------------------------------------------
 
@@ -303,13 +322,16 @@ class DReLU(Gate):
 
     name = "drelu"
 
+    def _tensors(self):
+        return {"s": (), "w": _Keys(self._dcf(self.bits - 1))}
+
     def _deal(self, d, r):
         s = (r < 0).to(self.ring)
         d.share("s", s)
-        d.key("w", self._dcf(self.bits - 1), r, 1 - 2 * s)
+        d.key("w", r, 1 - 2 * s)
 
     def _eval(self, party, key, xhat):
-        g = self._eval_dcf(party, key, "w", self.bits - 1, xhat.unsqueeze(-1)).squeeze(-1)
+        g = self._eval_key(party, key, "w", xhat.unsqueeze(-1)).squeeze(-1)
         return _drelu(party, key, xhat, g)
 
 
@@ -320,19 +342,22 @@ class ReLU(Gate):
 
     name = "relu"
 
+    def _tensors(self):
+        return {"s": (), "rs": (), "w": _Keys(self._dcf(self.bits - 1), (2,))}
+
     def _deal(self, d, r):
         s = (r < 0).to(self.ring)
         sign = 1 - 2 * s
         d.share("s", s)
         d.share("rs", r * s)
         pair = r.unsqueeze(-1).expand(*r.shape, 2)
-        d.key("w", self._dcf(self.bits - 1), pair, torch.stack([sign, r * sign], -1))
+        d.key("w", pair, torch.stack([sign, r * sign], -1))
 
     def eval_both(self, party: int, key: GateKey, xhat: torch.Tensor):
         """(shares of 1{x >= 0}, shares of ReLU(x))."""
         self._check(party, key, xhat)
         points = xhat.unsqueeze(-1).unsqueeze(-1).expand(*xhat.shape, 2, 1)
-        y = self._eval_dcf(party, key, "w", self.bits - 1, points)
+        y = self._eval_key(party, key, "w", points)
         g, rg = y[..., 0, 0], y[..., 1, 0]
         drelu = _drelu(party, key, xhat, g)
         flip = 1 - 2 * (xhat < 0).to(self.ring)
@@ -357,12 +382,15 @@ class Equal(Gate):
     def _public(self):
         return (self.c,)
 
+    def _tensors(self):
+        return {"k": _Keys(self._dpf(self.bits))}
+
     def _deal(self, d, r):
-        d.key("k", self._dpf(self.bits), r)
+        d.key("k", r)
 
     def _eval(self, party, key, xhat):
         points = (xhat - self.c).unsqueeze(-1)
-        return self._eval_key(party, key, "k", self._dpf(self.bits), points).squeeze(-1)
+        return self._eval_key(party, key, "k", points).squeeze(-1)
 
 
 class IntervalContainment(Gate):
@@ -391,8 +419,11 @@ class IntervalContainment(Gate):
     def _public(self):
         return (self.signed, self._lo, self._hi)
 
+    def _tensors(self):
+        return {"d": _Keys(self._dcf(self.bits))}
+
     def _deal(self, d, r):
-        d.key("d", self._dcf(self.bits), r)
+        d.key("d", r)
 
     def _selectors(self, party, key, xhat, name="d", payload_dims=0):
         """The D differences and the public correction 1{x^ <= hi} - 1{x^ < lo}, per
@@ -403,7 +434,7 @@ class IntervalContainment(Gate):
         points = torch.stack([xu - end, xu - lo], -1)  # (..., m, 2)
         if payload_dims:  # one key per interval and payload: (..., m, n, 2)
             points = points.unsqueeze(-2).expand(*key[name + ".s0"].shape[:-1], 2)
-        y = self._eval_dcf(party, key, name, self.bits, points)
+        y = self._eval_key(party, key, name, points)
         diff = y[..., 0] - y[..., 1]
         public = (1 - self._ult(hi, xu)) - self._ult(xu, lo)
         return diff, public
@@ -452,6 +483,10 @@ class Spline(IntervalContainment):
     def _public(self):
         return (*super()._public(), self.coeffs)
 
+    def _tensors(self):
+        m, n = self.coeffs.shape
+        return {"beta": (m, n), "d": _Keys(self._dcf(self.bits), (m, n))}
+
     def _deal(self, d, r):
         a = self.coeffs.to(r.device)
         m, n = a.shape
@@ -463,7 +498,7 @@ class Spline(IntervalContainment):
                 beta[..., j] += a[:, k] * self.const(math.comb(k, j)) * power
                 power = power * neg_r
         d.share("beta", beta)
-        d.key("d", self._dcf(self.bits), r[..., None, None].expand(beta.shape), beta)
+        d.key("d", r[..., None, None].expand(beta.shape), beta)
 
     def _eval(self, party, key, xhat):
         diff, public = self._selectors(party, key, xhat, payload_dims=1)  # (..., m, n)
@@ -502,13 +537,18 @@ class LookupTable(Gate):
     def _public(self):
         return (self.table,)
 
+    def _tensors(self):
+        return {"k": _Keys(self._dpf(self.in_bits))}
+
     def _deal(self, d, r):
         low = r & ((1 << self.in_bits) - 1)
-        d.key("k", self._dpf(self.in_bits), low, torch.ones((), dtype=self.ring, device=r.device))
+        d.key("k", low, torch.ones((), dtype=self.ring, device=r.device))
 
     def _eval(self, party, key, xhat):
         n = 1 << self.in_bits
-        e = to_int(self._dpf(self.in_bits).eval_all(party, key["k.s0"], key["k.cws"]), self.group)
+        e = to_int(
+            self._material["k"].scheme.eval_all(party, key["k.s0"], key["k.cws"]), self.group
+        )
         j = torch.arange(n, device=xhat.device, dtype=self.ring)
         index = (xhat.unsqueeze(-1) - j) & (n - 1)
         return (e * self.table.to(xhat.device)[index.long()]).sum(-1).to(self.ring)
@@ -535,18 +575,21 @@ class Truncate(Gate):
     def _public(self):
         return (self.shift, self.arithmetic)
 
+    def _tensors(self):
+        return {"rhi": (), "low": _Keys(self._dcf(self.shift)), "wrap": _Keys(self._dcf(self.bits))}
+
     def _deal(self, d, r):
         s = self.shift
         d.share("rhi", self._lrs(r, s))
-        d.key("low", self._dcf(s), r & ((1 << s) - 1))
-        d.key("wrap", self._dcf(self.bits), r, self.const(1 << (self.bits - s)))
+        d.key("low", r & ((1 << s) - 1))
+        d.key("wrap", r, self.const(1 << (self.bits - s)))
 
     def _eval(self, party, key, xhat):
         s, n = self.shift, self.bits
         xu = xhat ^ self.top if self.arithmetic else xhat
         pts = xu.unsqueeze(-1)
-        borrow = self._eval_dcf(party, key, "low", s, pts & ((1 << s) - 1)).squeeze(-1)
-        wrap = self._eval_dcf(party, key, "wrap", n, pts).squeeze(-1)
+        borrow = self._eval_key(party, key, "low", pts & ((1 << s) - 1)).squeeze(-1)
+        wrap = self._eval_key(party, key, "wrap", pts).squeeze(-1)
         out = self._lrs(xu, s) * (1 - party) - key["rhi"] - borrow + wrap
         if self.arithmetic:
             out = out - self.const(1 << (n - 1 - s)) * (1 - party)
@@ -572,18 +615,22 @@ class BitDecompose(Gate):
     def _public(self):
         return (self.out_bits,)
 
+    def _tensors(self):
+        low = {f"low{i}": _Keys(self._dcf(i)) for i in self._shifts}
+        return {**low, "rhi": (len(self._shifts),), "wrap": _Keys(self._dcf(self.bits))}
+
     def _deal(self, d, r):
         for i in self._shifts:
-            d.key(f"low{i}", self._dcf(i), r & ((1 << i) - 1))
+            d.key(f"low{i}", r & ((1 << i) - 1))
         d.share("rhi", torch.stack([self._lrs(r, i) for i in self._shifts], -1))
-        d.key("wrap", self._dcf(self.bits), r)
+        d.key("wrap", r)
 
     def _eval(self, party, key, xhat):
         pts = xhat.unsqueeze(-1)
-        wrap = self._eval_dcf(party, key, "wrap", self.bits, pts).squeeze(-1)
+        wrap = self._eval_key(party, key, "wrap", pts).squeeze(-1)
         shifted = [xhat * (1 - party) - key["r"]]  # x >> 0
         for n, i in enumerate(self._shifts):
-            borrow = self._eval_dcf(party, key, f"low{i}", i, pts & ((1 << i) - 1)).squeeze(-1)
+            borrow = self._eval_key(party, key, f"low{i}", pts & ((1 << i) - 1)).squeeze(-1)
             hi = self._lrs(xhat, i) * (1 - party) - key["rhi"][..., n]
             shifted.append(hi - borrow + self.const(1 << (self.bits - i)) * wrap)
         if len(shifted) == self.out_bits:  # bits == N: x >> N is 0
