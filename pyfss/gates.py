@@ -73,12 +73,24 @@ class GateKey:
     """One party's key material for one gate over a tensor of elements: additive shares
     (``r``, the input mask, and others) and DCF/DPF keys (``<name>.s0``, this party's
     seeds, and ``<name>.cws``, the correction words both parties hold); ``fingerprint``
-    is the dealing gate's (Gate.fingerprint), which the evaluating gate must share."""
+    is the dealing gate's (Gate.fingerprint), which the evaluating gate must share.
+
+    Built or loaded, a key's fields are checked (see _check_material): the names' types,
+    the party, and the tensors' dtypes, shapes (each starting with r's) and device;
+    the gate that evaluates it then checks its tensors against its own layout."""
 
     gate: str
     party: int
     tensors: dict
     fingerprint: str
+
+    def __post_init__(self):
+        for field in ("gate", "fingerprint"):
+            if not isinstance(getattr(self, field), str):
+                got = type(getattr(self, field)).__name__
+                raise TypeError(f"GateKey.{field} must be a str, got {got}")
+        object.__setattr__(self, "party", _party(self.party))  # a numpy int becomes an int
+        _check_material(self)
 
     def __getitem__(self, name: str) -> torch.Tensor:
         if name not in self.tensors:
@@ -116,18 +128,12 @@ class GateKey:
             d = torch.load(io.BytesIO(data), map_location=device, weights_only=True)
         except Exception as e:  # noqa: BLE001 (corrupt bytes raise all kinds in torch.load)
             raise ValueError(f"data is not GateKey.to_bytes() output: {e}") from None
-        if (
-            not isinstance(d, dict)
-            or not isinstance(d.get("gate"), str)
-            or type(d.get("party")) is not int
-            or d["party"] not in (0, 1)
-            or not isinstance(d.get("fingerprint"), str)
-            or not isinstance(d.get("tensors"), dict)
-            or "r" not in d["tensors"]
-            or not all(isinstance(t, torch.Tensor) for t in d["tensors"].values())
-        ):
+        if type(d) is not dict or sorted(d) != ["fingerprint", "gate", "party", "tensors"]:
             raise ValueError("data is not GateKey.to_bytes() output: wrong fields")
-        return cls(d["gate"], d["party"], d["tensors"], d["fingerprint"])
+        try:
+            return cls(d["gate"], d["party"], d["tensors"], d["fingerprint"])
+        except (TypeError, ValueError, RuntimeError) as e:  # bytes from outside: bad data
+            raise ValueError(f"data is not GateKey.to_bytes() output: {e}") from None
 
 
 class _Dealer:
@@ -195,13 +201,27 @@ class Gate:
 
     def _tensors(self) -> dict:
         """The key material beside r: name -> a share's shape beyond r's (ring values)
-        or _Keys. deal and eval take their schemes from it."""
+        or _Keys. deal and eval take their schemes from it, and keys are checked
+        against it."""
         raise NotImplementedError
 
     @cached_property
     def _material(self) -> dict:
         """_tensors(), made once (its schemes are the gate's own)."""
         return self._tensors()
+
+    @cached_property
+    def _layout(self) -> dict:
+        """Every tensor of this gate's keys: name -> (dtype, shape beyond r's)."""
+        layout = {"r": (self.ring, ())}
+        for name, spec in self._material.items():
+            if isinstance(spec, _Keys):
+                rows = spec.scheme._cws_tail
+                layout[name + ".s0"] = (torch.int32, (*spec.batch, 4))
+                layout[name + ".cws"] = (torch.int32, (*spec.batch, *rows))
+            else:
+                layout[name] = (self.ring, spec)
+        return layout
 
     @property
     def fingerprint(self) -> str:
@@ -280,6 +300,8 @@ class Gate:
         return self.eval(party.party, key, party.open(self.mask(key, x_share)))
 
     def _check_share(self, key: GateKey, t: torch.Tensor) -> None:
+        if not isinstance(key, GateKey):
+            raise TypeError(f"key must be a GateKey, got {type(key).__name__}")
         if key.gate != self.name:
             raise ValueError(f"key is for gate {key.gate!r}, not {self.name!r}")
         if key.fingerprint != self.fingerprint:
@@ -287,6 +309,7 @@ class Gate:
                 f"key was dealt by a {self.name!r} gate with other public parameters (ring, "
                 "prg or the gate's own): its shares would be wrong here"
             )
+        _check_material(key, self._layout)  # before any computation with it
         if not isinstance(t, torch.Tensor) or t.dtype != self.ring:
             raise TypeError(f"shares must be {self.ring} tensors, got {_describe(t)}")
         if tuple(t.shape) != key.shape:
@@ -636,6 +659,93 @@ class BitDecompose(Gate):
         if len(shifted) == self.out_bits:  # bits == N: x >> N is 0
             shifted.append(torch.zeros_like(xhat))
         return torch.stack([shifted[i] - 2 * shifted[i + 1] for i in range(self.out_bits)], -1)
+
+
+_SEEDS, _CWS = ".s0", ".cws"
+
+
+def _check_material(key: GateKey, layout: dict | None = None) -> None:
+    """Refuses key material that would give wrong shares (torch broadcasts a tensor of
+    another shape, and computes in another dtype, without a word), naming the tensor:
+    TypeError for a wrong type, dtype or shape, ValueError for a tensor missing or
+    unknown, RuntimeError for tensors on different devices.
+
+    layout is the evaluating gate's (Gate._layout): exactly its tensors, each of its
+    dtype and of r's shape followed by its own. Without it (a key built or loaded),
+    what every gate's keys share: r an int32 or int64 tensor, the shares of r's dtype,
+    seeds (name.s0) and correction words (name.cws) int32, in pairs of one batch shape,
+    (..., 4) and (..., rows, 8), every shape starting with r's."""
+    tensors = key.tensors
+    if type(tensors) is not dict:
+        raise TypeError(f"GateKey.tensors must be a dict of tensors, got {type(tensors).__name__}")
+    r = tensors.get("r")
+    if not isinstance(r, torch.Tensor) or r.dtype not in _RINGS:
+        if "r" not in tensors:
+            raise ValueError(f"the {key.gate!r} key material has no tensor 'r'")
+        raise TypeError(f"key tensor 'r' must be an int32 or int64 tensor, got {_describe(r)}")
+    if layout is not None:
+        for name in layout:
+            if name not in tensors:
+                raise ValueError(f"the {key.gate!r} key material has no tensor {name!r}")
+        if len(tensors) != len(layout):
+            extra = sorted(repr(name) for name in tensors if name not in layout)
+            raise ValueError(
+                f"the {key.gate!r} key material has unknown tensors {', '.join(extra)}"
+            )
+    front = tuple(r.shape)
+    for name, t in tensors.items():
+        if type(name) is not str:
+            raise TypeError(f"GateKey.tensors' names must be str, got {name!r:.40}")
+        if layout is not None:
+            dtype, tail = layout[name]
+        else:
+            dtype, tail = (torch.int32 if name.endswith((_SEEDS, _CWS)) else r.dtype), None
+        if not isinstance(t, torch.Tensor) or t.dtype != dtype:
+            raise TypeError(f"key tensor {name!r} must be a {dtype} tensor, got {_describe(t)}")
+        if t.layout != torch.strided:
+            raise TypeError(f"key tensor {name!r} must be a dense tensor, got layout {t.layout}")
+        if t.device != r.device:
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device: key tensor {name!r} is on "
+                f"{t.device}, r on {r.device}"
+            )
+        shape = tuple(t.shape)
+        if tail is not None and shape != (*front, *tail):
+            raise TypeError(f"key tensor {name!r} must have shape {(*front, *tail)}, got {shape}")
+        if shape[: len(front)] != front:
+            raise TypeError(
+                f"key tensor {name!r} has shape {shape}, which must start with r's {front}"
+            )
+    if layout is None:
+        _check_pairs(key.gate, tensors, len(front))
+
+
+def _check_pairs(gate: str, tensors: dict, dims: int) -> None:
+    """Each name.s0 (..., 4) has its name.cws (..., rows, 8) of the same batch shape,
+    which holds r's dims dimensions and maybe more."""
+    for name, t in tensors.items():
+        if name.endswith(_SEEDS):
+            base = name[: -len(_SEEDS)]
+        elif name.endswith(_CWS):
+            base = name[: -len(_CWS)]
+        else:
+            continue
+        seeds, cws = tensors.get(base + _SEEDS), tensors.get(base + _CWS)
+        if seeds is None or cws is None:
+            missing = base + (_SEEDS if seeds is None else _CWS)
+            raise ValueError(f"the {gate!r} key material has no tensor {missing!r}")
+        if t is seeds and (seeds.dim() <= dims or seeds.shape[-1] != 4):
+            raise TypeError(f"key tensor {name!r} must have shape (..., 4), got {tuple(t.shape)}")
+        if t is cws and (cws.dim() != seeds.dim() + 1 or cws.shape[-1] != 8):
+            raise TypeError(
+                f"key tensor {name!r} must have shape (..., rows, 8) with the batch shape of "
+                f"{base + _SEEDS!r}, {tuple(seeds.shape[:-1])}, got {tuple(t.shape)}"
+            )
+        if t is cws and cws.shape[:-2] != seeds.shape[:-1]:
+            raise TypeError(
+                f"key tensor {name!r} has batch shape {tuple(cws.shape[:-2])}, but "
+                f"{base + _SEEDS!r} has {tuple(seeds.shape[:-1])}"
+            )
 
 
 def _drelu(party: int, key: GateKey, xhat: torch.Tensor, g: torch.Tensor) -> torch.Tensor:

@@ -2,10 +2,12 @@
 that the opened x + r sits at the wrap-around and borrow boundaries of its mask."""
 
 import hashlib
+import io
 import re
 import struct
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -610,7 +612,7 @@ def test_bytes_that_are_not_key_material():
         gates.GateKey.from_bytes(buf.getvalue())
     gate, k0, _ = dealt()
     partial = gates.GateKey("drelu", 0, {"r": k0["r"]}, k0.fingerprint)
-    with pytest.raises(ValueError, match="'drelu' key material has no tensor 'w.s0'"):
+    with pytest.raises(ValueError, match="'drelu' key material has no tensor 's'"):
         gate.eval(0, partial, torch.zeros(3, dtype=torch.int64))
 
 
@@ -622,6 +624,161 @@ def test_a_corrupted_key_is_refused_not_misread():
         gate.eval(
             0, gates.GateKey("drelu", 0, bad, k0.fingerprint), torch.zeros(3, dtype=torch.int64)
         )
+
+
+def test_key_tensors_are_checked_when_a_key_is_built():
+    """A share of another dtype or shape gave wrong values without an error (a (1,)
+    s broadcast, a float s a float64 result): each tensor's dtype, shape (starting
+    with r's), device and layout, and the other fields, are checked when a GateKey
+    is built, with an error that names the field."""
+    gate, k0, k1 = dealt(shape=(5,))
+    t, fp = k0.tensors, k0.fingerprint
+    without = lambda name: {k: v for k, v in t.items() if k != name}
+    for tensors, error, match in (
+        (
+            {**t, "s": t["s"].int()},
+            TypeError,
+            "'s' must be a torch.int64 tensor, got a torch.int32",
+        ),
+        ({**t, "s": t["s"].double()}, TypeError, "'s' must be a torch.int64 tensor"),
+        (
+            {**t, "s": t["s"][:1]},
+            TypeError,
+            r"'s' has shape \(1,\), which must start with r's \(5,\)",
+        ),
+        ({**t, "s": t["s"][0]}, TypeError, r"'s' has shape \(\)"),
+        ({**t, "s": t["s"].tolist()}, TypeError, "'s' must be a torch.int64 tensor, got list"),
+        ({**t, "s": t["s"].to_sparse()}, TypeError, "'s' must be a dense tensor"),
+        ({**t, "s": t["s"].to("meta")}, RuntimeError, "'s' is on meta, r on cpu"),
+        ({**t, "r": t["r"].float()}, TypeError, "'r' must be an int32 or int64 tensor"),
+        ({**t, "r": t["r"].bool()}, TypeError, "'r' must be an int32 or int64 tensor"),
+        ({**t, "w.s0": t["w.s0"].long()}, TypeError, "'w.s0' must be a torch.int32 tensor"),
+        ({**t, "w.s0": t["w.s0"][..., :3]}, TypeError, r"'w.s0' must have shape \(\.\.\., 4\)"),
+        (
+            {**t, "w.cws": t["w.cws"][:, 0]},
+            TypeError,
+            r"'w.cws' must have shape \(\.\.\., rows, 8\)",
+        ),
+        (
+            {**t, "w.cws": t["w.cws"][..., :4]},
+            TypeError,
+            r"'w.cws' must have shape \(\.\.\., rows, 8\)",
+        ),
+        (
+            {**t, "w.cws": t["w.cws"].unsqueeze(1).expand(5, 2, -1, 8)},
+            TypeError,
+            r"'w.cws' must have shape \(\.\.\., rows, 8\) with the batch shape of 'w.s0', \(5,\)",
+        ),
+        (
+            {
+                **t,
+                "w.s0": t["w.s0"].unsqueeze(1).expand(5, 2, 4),
+                "w.cws": t["w.cws"].unsqueeze(1).expand(5, 3, -1, 8),
+            },
+            TypeError,
+            r"'w.cws' has batch shape \(5, 3\), but 'w.s0' has \(5, 2\)",
+        ),
+        (without("r"), ValueError, "'drelu' key material has no tensor 'r'"),
+        (without("w.cws"), ValueError, "has no tensor 'w.cws'"),
+        (without("w.s0"), ValueError, "has no tensor 'w.s0'"),
+        ({**t, 3: t["s"]}, TypeError, "names must be str, got 3"),
+    ):
+        with pytest.raises(error, match=match):
+            gates.GateKey("drelu", 0, tensors, fp)
+    for party in (2, -1, True, torch.tensor(True), "0"):
+        with pytest.raises(ValueError, match="party must be 0 or 1"):
+            gates.GateKey("drelu", party, t, fp)
+    with pytest.raises(TypeError, match="GateKey.gate must be a str, got bytes"):
+        gates.GateKey(b"drelu", 0, t, fp)
+    with pytest.raises(TypeError, match="GateKey.fingerprint must be a str, got NoneType"):
+        gates.GateKey("drelu", 0, t, None)
+    with pytest.raises(TypeError, match="GateKey.tensors must be a dict of tensors, got list"):
+        gates.GateKey("drelu", 0, list(t.items()), fp)
+    # The same tensors in a key built apart evaluate as the dealt key does.
+    x = torch.tensor([-6, 5, 0, -1, 2**62])
+    x0, x1 = share(x, torch.Generator().manual_seed(2))
+    key = gates.GateKey("drelu", 0, dict(t), fp)
+    xhat = gate.mask(key, x0) + gate.mask(k1, x1)
+    assert as_ints(gate.eval(0, key, xhat) + gate.eval(1, k1, xhat)) == [0, 1, 1, 0, 1]
+
+
+def changed_layouts(key, ring):
+    """(tensors, error, what the message names) for changes to a key's tensors that
+    leave each tensor well formed on its own, so that only the gate can tell."""
+    t = key.tensors
+    other = torch.int32 if ring == torch.int64 else torch.int64
+    shares = [n for n in t if not n.endswith((".s0", ".cws"))]
+    keys = [n[: -len(".s0")] for n in t if n.endswith(".s0")]
+    out = [
+        (
+            {**{n: t[n].to(other) for n in shares}, **{n: t[n] for n in t if n not in shares}},
+            TypeError,
+            "'r'",
+        ),
+        ({**t, "extra": t["r"]}, ValueError, "unknown tensors 'extra'"),
+    ]
+    for n in shares:
+        if n != "r":
+            out.append(({**t, n: t[n].unsqueeze(-1)}, TypeError, f"'{n}' must have shape"))
+            out.append(({k: v for k, v in t.items() if k != n}, ValueError, f"no tensor '{n}'"))
+    for n in keys:
+        s0, cws = t[n + ".s0"], t[n + ".cws"]
+        out.append(({**t, n + ".cws": cws[..., 1:, :]}, TypeError, f"'{n}.cws' must have shape"))
+        wider = {n + ".s0": s0.unsqueeze(-2), n + ".cws": cws.unsqueeze(-3)}
+        out.append(({**t, **wider}, TypeError, f"'{n}.s0' must have shape"))
+    return out
+
+
+@pytest.mark.parametrize("ring", RINGS)
+def test_key_tensors_are_checked_against_the_gate_before_it_computes(ring, monkeypatch):
+    """Tensors each well formed but not of the evaluating gate's layout (another ring,
+    a dimension more, keys of another input width or batch, a tensor less or more)
+    are refused by mask and eval, naming the tensor, before any DCF or DPF key is
+    evaluated."""
+
+    def evaluated(*args, **kwargs):
+        raise AssertionError("a key was evaluated before its checks")
+
+    for cls in (pyfss.Dcf, pyfss.Dpf):
+        monkeypatch.setattr(cls, "eval", evaluated)
+        monkeypatch.setattr(cls, "eval_all", evaluated)
+    for gate, _ in all_gates(ring):
+        k0, _ = gate.deal((3,), generator=torch.Generator().manual_seed(4))
+        xhat = torch.zeros(3, dtype=ring)
+        for tensors, error, match in changed_layouts(k0, ring):
+            for use in (gate.mask, partial(gate.eval, 0)):
+                with pytest.raises(error, match=re.escape(match)):
+                    use(gates.GateKey(k0.gate, 0, tensors, k0.fingerprint), xhat)
+
+
+def saved(**fields):
+    buf = io.BytesIO()
+    torch.save(fields, buf)
+    return buf.getvalue()
+
+
+def test_loaded_key_tensors_are_checked():
+    """from_bytes checks what a built key's fields are checked for, and refuses what
+    it does not hold as it refuses other bytes: ValueError, naming the field."""
+    _, k0, _ = dealt(shape=(5,))
+    t = k0.tensors
+    good = {"gate": k0.gate, "party": 0, "fingerprint": k0.fingerprint, "tensors": t}
+    assert gates.GateKey.from_bytes(saved(**good)).tensors.keys() == t.keys()
+    for change, match in (
+        ({"tensors": {**t, "s": t["s"].int()}}, "'s' must be a torch.int64 tensor"),
+        ({"tensors": {**t, "s": t["s"].double()}}, "'s' must be a torch.int64 tensor"),
+        ({"tensors": {**t, "s": t["s"][:1]}}, r"'s' has shape \(1,\)"),
+        ({"tensors": {**t, "w.cws": t["w.cws"][:2]}}, r"'w.cws' has shape \(2, 64, 8\)"),
+        ({"tensors": {**t, "s": [1, 2]}}, "'s' must be a torch.int64 tensor, got list"),
+        ({"party": True}, "party must be 0 or 1, got True"),
+        ({"party": 2}, "party must be 0 or 1, got 2"),
+        ({"gate": 5}, "GateKey.gate must be a str"),
+        ({"fingerprint": b"x"}, "GateKey.fingerprint must be a str"),
+        ({"tensors": [1]}, "GateKey.tensors must be a dict"),
+        ({"more": 1}, "wrong fields"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            gates.GateKey.from_bytes(saved(**{**good, **change}))
 
 
 def test_gates_are_exported():
