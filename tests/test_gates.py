@@ -7,11 +7,13 @@ import re
 import struct
 import subprocess
 import sys
+import zipfile
 from functools import partial
 from pathlib import Path
 
 import pytest
 import torch
+from vectors import loaded_mutations
 
 import pyfss
 from pyfss import gates
@@ -779,6 +781,81 @@ def test_loaded_key_tensors_are_checked():
     ):
         with pytest.raises(ValueError, match=match):
             gates.GateKey.from_bytes(saved(**{**good, **change}))
+
+
+def pickle_span(blob):
+    """Where a torch.save archive's pickle (names, dtypes, shapes) lies in its bytes."""
+    entries = sorted(zipfile.ZipFile(io.BytesIO(blob)).infolist(), key=lambda e: e.header_offset)
+    i = next(i for i, e in enumerate(entries) if e.filename.endswith("/data.pkl"))
+    return entries[i].header_offset, entries[i + 1].header_offset
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch.load on a changed protocol byte
+def test_mutated_key_bytes_load_and_evaluate_or_are_refused():
+    """Random changes of 1-4 bytes to a key's bytes (as for the schemes' keys, half of
+    them in the pickle that holds its names, dtypes and shapes) either load, or raise
+    ValueError; a key that loads either evaluates to shares of the gate's output
+    shape and ring, or is refused by eval with ValueError or TypeError: never another
+    error, nor a result broadcast to another shape or computed in another dtype."""
+    for i, gate in enumerate(
+        [
+            gates.DReLU(torch.int32),
+            gates.ReLU(torch.int32),
+            gates.Equal(3, torch.int32),
+            gates.IntervalContainment([(0, 4), (-9, -1)], torch.int32),
+            gates.Spline([(0, 4)], [[1, 2]], torch.int32),
+            gates.LookupTable(torch.arange(16), torch.int32),
+            gates.Truncate(7, torch.int32),
+            gates.BitDecompose(3, torch.int32),
+        ]
+    ):
+        k0, _ = gate.deal((2,), generator=torch.Generator().manual_seed(i))
+        tail = gate.eval(0, k0, torch.zeros(2, dtype=torch.int32)).shape[1:]
+        blob = k0.to_bytes()
+        for key in loaded_mutations(
+            blob,
+            i,
+            150,
+            load=gates.GateKey.from_bytes,
+            refused=(ValueError,),
+            hot=pickle_span(blob),
+        ):
+            try:
+                y = gate.eval(key.party, key, torch.zeros(key.shape, dtype=torch.int32))
+            except (ValueError, TypeError):
+                continue
+            assert y.dtype == torch.int32 and y.shape == (*key.shape, *tail), gate.name
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    "gate",
+    [gates.DReLU(torch.int32), gates.Spline([(0, 4)], [[1, 2]], torch.int32)],
+    ids=lambda gate: gate.name,
+)
+def test_every_bit_flip_in_the_pickle_of_key_bytes(gate):
+    """Each bit flipped in turn where a key's names, dtypes and shapes are, which
+    random changes seldom hit in a way that still loads: loaded, the key evaluates to
+    shares of the gate's shape and ring, or is refused with ValueError or TypeError."""
+    k0, _ = gate.deal((2,), generator=torch.Generator().manual_seed(1))
+    tail = gate.eval(0, k0, torch.zeros(2, dtype=torch.int32)).shape[1:]
+    blob = k0.to_bytes()
+    start, stop = pickle_span(blob)
+    loaded = 0
+    for i in range(start * 8, stop * 8):
+        data = bytearray(blob)
+        data[i // 8] ^= 1 << i % 8
+        try:
+            key = gates.GateKey.from_bytes(bytes(data))
+        except ValueError:
+            continue
+        loaded += 1
+        try:
+            y = gate.eval(key.party, key, torch.zeros(key.shape, dtype=torch.int32))
+        except (ValueError, TypeError):
+            continue
+        assert y.dtype == torch.int32 and y.shape == (*key.shape, *tail), i
+    assert loaded > 0
 
 
 def test_gates_are_exported():

@@ -61,20 +61,34 @@ cuda = pytest.mark.skipif(
 )
 
 
-def loaded_mutations(blob: bytes, seed: int, count: int = 300):
-    """(scheme, key) for each of count random changes of 1-4 bytes to a serialized
-    key that pyfss.load_key accepts; the others must raise ValueError or TypeError.
-    Ends by checking that some loaded, so that a caller's checks of them ran."""
+def loaded_mutations(
+    blob: bytes,
+    seed: int,
+    count: int = 300,
+    *,
+    load=pyfss.load_key,
+    refused: tuple = (ValueError, TypeError),
+    hot: tuple[int, int] | None = None,
+):
+    """What load (by default pyfss.load_key: (scheme, key)) makes of each of count
+    random changes of 1-4 bytes to a serialized key that it accepts; the others must
+    raise one of refused. With hot, a byte range (start, stop), half the changes flip
+    a bit in it: a format's structure (a pickle's names, dtypes and shapes), which a
+    random byte mostly breaks, and a flipped bit turns into another structure that
+    loads. Ends by checking that some loaded, so that a caller's checks of them ran."""
     rng = random.Random(seed)
     loaded = 0
     for _ in range(count):
         data = bytearray(blob)
         for _ in range(rng.randint(1, 4)):
-            data[rng.randrange(len(data))] = rng.randrange(256)
+            if hot is not None and rng.random() < 0.5:
+                data[rng.randrange(*hot)] ^= 1 << rng.randrange(8)
+            else:
+                data[rng.randrange(len(data))] = rng.randrange(256)
         try:
-            scheme, key = pyfss.load_key(bytes(data))
-        except (ValueError, TypeError):
+            made = load(bytes(data))
+        except refused:
             continue
         loaded += 1
-        yield scheme, key
+        yield made
     assert loaded > 0
