@@ -85,13 +85,18 @@ def run_installed(session, *args):
 
 @nox.session
 def tests(session):
-    """Kernels compiled; Go tests (fast paths, then the portable path); pytest."""
+    """Kernels compiled; Go tests (fast paths, then the portable path); every Go
+    benchmark once; pytest."""
     need_go(session)
     if nvcc.skip_reason() is None:
         session.install(*nvcc.WHEELS)
         session.run("python", "build_support/nvcc.py")
     session.run("go", "test", "./...", external=True)
     session.run("go", "test", "-tags", "purego", "./gofss/...", external=True)
+    # One iteration each, so that a benchmark that fails or panics fails here, not
+    # in the hands of whoever measures next (about 40 s on 2 cores).
+    bench_once = ("-run", "^$", "-bench", ".", "-benchtime", "1x")
+    session.run("go", "test", *bench_once, "./gofss/...", external=True)
     install(session)
     session.run("pytest", "tests", *session.posargs)
 
