@@ -316,9 +316,17 @@ def _span(t: torch.Tensor) -> tuple[int, int]:
 def available_memory(device: torch.device) -> int:
     """Bytes that can be allocated on device now without swapping: MemAvailable on
     Linux (free memory plus caches the kernel can drop), free pages elsewhere, and
-    the driver's free memory on CUDA."""
+    on CUDA the driver's free memory plus what torch's allocator holds unallocated."""
     if device.type == "cuda":
-        return torch.cuda.mem_get_info(device)[0]
+        # torch keeps the blocks of freed tensors: the driver counts them as used,
+        # but torch hands them out, or releases them and retries when the driver is
+        # short. The sum can overstate what one tensor gets (a partly used block is
+        # not released), so what is refused surely could not fit.
+        stats = torch.cuda.memory_stats(device)
+        cached = stats.get("reserved_bytes.all.current", 0) - stats.get(
+            "allocated_bytes.all.current", 0
+        )
+        return torch.cuda.mem_get_info(device)[0] + cached
     try:
         with open("/proc/meminfo") as f:
             for line in f:

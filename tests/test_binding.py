@@ -459,6 +459,23 @@ def test_eval_all_compares_with_available_memory(monkeypatch):
     assert s.eval_all(0, SEEDS[0], cws, out=out) is out  # nothing to allocate
 
 
+def test_cuda_available_memory_counts_torch_cache(monkeypatch):
+    """After large calls torch keeps their freed blocks cached, which the driver counts
+    as used: 1 GiB free to the driver, 3 GiB reserved by torch of which 1 GiB is in
+    tensors, so 3 GiB can be handed out (run without a GPU: torch's answers faked)."""
+    gib = 1 << 30
+    cuda = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (gib, 80 * gib))
+    stats = {"reserved_bytes.all.current": 3 * gib, "allocated_bytes.all.current": gib}
+    monkeypatch.setattr(torch.cuda, "memory_stats", lambda device=None: stats)
+    assert _validate.available_memory(cuda) == 3 * gib
+    _validate.memory_for(3 * gib, "eval_all", cuda)
+    with pytest.raises(ValueError, match="more than the 3.0 GiB of memory available on cuda:0"):
+        _validate.memory_for(3 * gib + 1, "eval_all", cuda)
+    stats = {}  # torch has allocated nothing on the device yet
+    assert _validate.available_memory(cuda) == gib
+
+
 def test_grotto_preprocess_compares_with_available_memory(monkeypatch):
     """As eval_all does: 2^20 bits are 128 KiB of parity words."""
     s = pyfss.GrottoDcf(20)

@@ -21,6 +21,7 @@ from test_vectors_halftree_grotto import cases as other_cases
 from vectors import GROTTO_FILES, HALF_TREE_FILES, prg_kwargs
 
 import pyfss
+from pyfss import _validate
 
 usable = torch.cuda.is_available() and pyfss.backend_info()["cuda"]["usable"]
 pytestmark = pytest.mark.skipif(
@@ -197,6 +198,20 @@ def test_empty_batches():
     assert cws.shape == (0, 13, 8) and cws.is_cuda
     assert s.eval(0, z[:, 0], cws, 3).shape == (0, 4)
     assert s.eval_all(0, z[:, 0], cws).shape == (0, 1 << 12, 4)
+
+
+def test_memory_cached_by_torch_stays_available():
+    """A freed tensor's block stays in torch's cache, used to the driver: the memory
+    check of eval_all counts it, or it would refuse after large earlier calls."""
+    dev = torch.device(CUDA)
+    size = 1 << 30
+    if torch.cuda.mem_get_info(dev)[0] < 2 * size:
+        pytest.skip("needs 2 GiB free on the GPU")
+    x = torch.empty(size, dtype=torch.uint8, device=dev)
+    held = _validate.available_memory(dev)
+    del x
+    # Other processes on the GPU may move the driver's figure meanwhile.
+    assert _validate.available_memory(dev) - held > size - (256 << 20)
 
 
 @pytest.mark.parametrize(("f", "case"), list(other_cases(HALF_TREE_FILES)))
