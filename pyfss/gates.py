@@ -43,10 +43,11 @@ import torch
 
 from ._groups import from_int, to_int
 from ._params import PRGS
+from ._ring import random_ring
+from ._ring import tensor_bytes as _tensor_bytes
 from ._schemes import Dcf, Dpf, _own
 from ._validate import choice, integer
 from ._validate import party as _party
-from .mpc import _tensor_bytes, random_ring
 
 __all__ = [
     "BitDecompose",
