@@ -1,15 +1,24 @@
 """Two-party computation on additive shares, built on the schemes and gates (which
 never import it): parties and their message counters (over torch.distributed, or in
-threads with run_local) and a dealer of correlated randomness (Beaver triples and
-gate keys: in-process, a rank of its own, or key files).
+threads with run_local), a dealer of correlated randomness (Beaver triples and gate
+keys: in-process, a rank of its own, or key files) and SharedTensor, a fixed-point
+tensor in Z_2^64. docs/mpc.md describes the protocols and their costs.
+
+    def program(party):
+        x = SharedTensor.from_secret(party, torch.tensor([1.5, -2.0]) if party.party == 0 else None)
+        return (x * x).relu().reveal()
+
+    run_local(program)   # (tensor([2.25, 4.]), tensor([2.25, 4.]))
 """
 
 from .._ring import random_ring, share
 from ._dealer import Dealer, DealerRank, KeyFile, LocalDealer, Request, serve, write_key_files
 from ._local import PeerFailed, run_local
 from ._party import Party
+from ._tensor import DEFAULT_FRAC_BITS, SharedTensor, decode, encode
 
 __all__ = [
+    "DEFAULT_FRAC_BITS",
     "Dealer",
     "DealerRank",
     "KeyFile",
@@ -17,6 +26,9 @@ __all__ = [
     "Party",
     "PeerFailed",
     "Request",
+    "SharedTensor",
+    "decode",
+    "encode",
     "random_ring",
     "run_local",
     "serve",

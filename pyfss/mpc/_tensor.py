@@ -1,0 +1,339 @@
+"""SharedTensor: one party's additive share of a fixed-point tensor in Z_2^64.
+
+A real v is held as the int64 round(v 2^f) (f = frac_bits), shared additively. Sums
+and public integer factors are local; a product of two fixed-point values carries 2f
+fractional bits, so it is truncated by f after:
+- "local" (SecureML, Mohassel and Zhang 2017): party 0 shifts its share, party 1
+  negates, shifts and negates back; no message. For a product z with |z| < 2^l the
+  result is floor(z / 2^f) or one more, except with probability at most 2^(l+1-64)
+  (when the shares' sum wraps around 2^64), when it is wrong by about 2^(64-f);
+- "exact": the Truncate gate (one round, a key from the dealer): floor(z / 2^f) for
+  every z in the ring.
+Shared operands multiply with Beaver triples from the dealer: open e = x - a and
+f = y - b together (one round), then z = e f + e b + a f + c.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import torch
+import torch.nn.functional as F
+
+from .._ring import share
+from .._validate import choice, integer
+from ..gates import DReLU, ReLU, Truncate
+from ._dealer import RING, Request
+
+DEFAULT_FRAC_BITS = 16
+TRUNCATIONS = ("local", "exact")
+
+
+def _frac_bits(value) -> int:
+    f = integer("frac_bits", value)
+    if not 0 <= f <= 62:
+        raise ValueError(f"frac_bits must be in [0, 62], got {f}")
+    return f
+
+
+def encode(x, frac_bits: int = DEFAULT_FRAC_BITS) -> torch.Tensor:
+    """round(x 2^frac_bits) as int64: x a number or a tensor (floats are rounded,
+    integers shifted), within (-2^(63 - frac_bits), 2^(63 - frac_bits))."""
+    f = _frac_bits(frac_bits)
+    t = torch.as_tensor(x)
+    if t.dtype == torch.bool or t.is_complex():
+        raise TypeError(f"x must hold real numbers, got {t.dtype}")
+    if t.is_floating_point():
+        scaled = torch.round(t.double() * 2.0**f)
+        bad = ~torch.isfinite(scaled) | (scaled.abs() >= 2.0**63)
+    else:
+        scaled = t.to(torch.int64)
+        bad = (scaled >= 1 << (63 - f)) | (scaled < -(1 << (63 - f)))
+    if bad.any():
+        raise ValueError(
+            f"x holds values outside the fixed-point range (-2^{63 - f}, 2^{63 - f}) of "
+            f"{f} fractional bits (or NaN)"
+        )
+    return scaled.to(torch.int64) if t.is_floating_point() else scaled << f
+
+
+def decode(t: torch.Tensor, frac_bits: int = DEFAULT_FRAC_BITS) -> torch.Tensor:
+    """The reals (float64) of int64 fixed-point values t."""
+    if not isinstance(t, torch.Tensor) or t.dtype != RING:
+        raise TypeError(f"t must be an int64 tensor, got {_describe(t)}")
+    return t.double() / 2.0 ** _frac_bits(frac_bits)
+
+
+@functools.cache
+def _gate(kind, *params):
+    """One gate object per kind and parameters: its schemes and fingerprint are made once."""
+    return kind(*params)
+
+
+class SharedTensor:
+    """One party's share of a fixed-point tensor.
+
+    Args:
+        party: the pyfss.mpc.Party computing with it (its dealer gives triples and keys).
+        share: this party's int64 share.
+        frac_bits: fractional bits of the encoding (default 16).
+        truncation: "local" (default) or "exact", after products (see the module).
+    """
+
+    def __init__(
+        self, party, share: torch.Tensor, *, frac_bits=DEFAULT_FRAC_BITS, truncation="local"
+    ):
+        if not (hasattr(party, "party") and hasattr(party, "open")):
+            raise TypeError(f"party must be a pyfss.mpc.Party, got {type(party).__name__}")
+        if not isinstance(share, torch.Tensor) or share.dtype != RING:
+            raise TypeError(f"share must be an int64 tensor, got {_describe(share)}")
+        self.party, self.share = party, share
+        self.frac_bits = _frac_bits(frac_bits)
+        self.truncation = choice("truncation", truncation, TRUNCATIONS)
+
+    @classmethod
+    def from_secret(
+        cls,
+        party,
+        value=None,
+        *,
+        owner: int = 0,
+        frac_bits=DEFAULT_FRAC_BITS,
+        truncation="local",
+        generator: torch.Generator | None = None,
+    ) -> SharedTensor:
+        """Shares the owner's value (encoded; the other party passes None): the owner
+        sends the other a uniform share, after its shape (two messages, no round)."""
+        if party.party == owner:
+            mine, theirs = share(encode(value, frac_bits), generator)
+            party.send_bytes(torch.tensor(theirs.shape, dtype=torch.int64).numpy().tobytes())
+            party.send(theirs)
+        else:
+            if value is not None:
+                raise ValueError(f"value must be None for party {party.party}: owner is {owner}")
+            shape = torch.frombuffer(bytearray(party.recv_bytes()), dtype=torch.int64)
+            mine = party.recv(shape.tolist(), RING)
+        return cls(party, mine, frac_bits=frac_bits, truncation=truncation)
+
+    @classmethod
+    def from_public(
+        cls, party, value, *, frac_bits=DEFAULT_FRAC_BITS, truncation="local"
+    ) -> SharedTensor:
+        """A public value as shares: party 0 holds its encoding, party 1 zeros."""
+        t = encode(value, frac_bits)
+        return cls(
+            party,
+            t if party.party == 0 else torch.zeros_like(t),
+            frac_bits=frac_bits,
+            truncation=truncation,
+        )
+
+    def _like(self, share: torch.Tensor) -> SharedTensor:
+        return SharedTensor(self.party, share, frac_bits=self.frac_bits, truncation=self.truncation)
+
+    # -- shape ---------------------------------------------------------------------
+
+    @property
+    def shape(self) -> torch.Size:
+        return self.share.shape
+
+    def dim(self) -> int:
+        return self.share.dim()
+
+    def numel(self) -> int:
+        return self.share.numel()
+
+    def reshape(self, *shape) -> SharedTensor:
+        return self._like(self.share.reshape(*shape))
+
+    def view(self, *shape) -> SharedTensor:
+        return self._like(self.share.view(*shape))
+
+    def transpose(self, dim0: int, dim1: int) -> SharedTensor:
+        return self._like(self.share.transpose(dim0, dim1))
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> SharedTensor:
+        return self._like(self.share.flatten(start_dim, end_dim))
+
+    def sum(self, dim=None, keepdim: bool = False) -> SharedTensor:
+        s = self.share.sum() if dim is None else self.share.sum(dim, keepdim=keepdim)
+        return self._like(s)
+
+    def __getitem__(self, index) -> SharedTensor:
+        return self._like(self.share[index])
+
+    # -- arithmetic ------------------------------------------------------------------
+
+    def _public(self, other, name: str = "other") -> tuple[torch.Tensor, bool] | None:
+        """A public operand as a ring tensor on the share's device, and whether it is
+        encoded (floats are, with frac_bits; integers stay integers), or None if it is
+        no number or tensor."""
+        if isinstance(other, bool) or (
+            isinstance(other, torch.Tensor) and other.dtype == torch.bool
+        ):
+            raise TypeError(f"{name} must be a number or a numeric tensor, got bool")
+        if isinstance(other, numbers.Integral) or (
+            isinstance(other, torch.Tensor) and not other.is_floating_point()
+        ):
+            return torch.as_tensor(other).to(RING).to(self.share.device), False
+        if isinstance(other, (numbers.Real, torch.Tensor)):
+            return encode(other, self.frac_bits).to(self.share.device), True
+        return None
+
+    def _same(self, other: SharedTensor) -> None:
+        if other.party is not self.party:
+            raise ValueError("both operands must be shares of the same party")
+        if other.frac_bits != self.frac_bits:
+            raise ValueError(
+                f"operands have {self.frac_bits} and {other.frac_bits} fractional bits"
+            )
+
+    def _add_public(self, t: torch.Tensor) -> torch.Tensor:
+        return self.share + (t if self.party.party == 0 else torch.zeros_like(t))
+
+    def __add__(self, other) -> SharedTensor:
+        if isinstance(other, SharedTensor):
+            self._same(other)
+            return self._like(self.share + other.share)
+        pub = self._public(other)
+        if pub is None:
+            return NotImplemented
+        t, encoded = pub
+        return self._like(self._add_public(t if encoded else t << self.frac_bits))
+
+    __radd__ = __add__
+
+    def __neg__(self) -> SharedTensor:
+        return self._like(-self.share)
+
+    def __sub__(self, other) -> SharedTensor:
+        return self + (-other)
+
+    def __rsub__(self, other) -> SharedTensor:
+        return (-self) + other
+
+    def _product(self, other, request, op, swap: bool = False) -> SharedTensor:
+        """self op other (other op self if swap): Beaver for a SharedTensor, local
+        for a public operand; truncated after a fixed-point product."""
+        if isinstance(other, SharedTensor):
+            self._same(other)
+            x, y = (other, self) if swap else (self, other)
+            return self._like(self._beaver(x.share, y.share, request(x.shape, y.shape))).truncate()
+        pub = self._public(other)
+        if pub is None:
+            return NotImplemented
+        t, encoded = pub
+        z = self._like(op(t, self.share) if swap else op(self.share, t))
+        return z.truncate() if encoded else z
+
+    def _beaver(self, x: torch.Tensor, y: torch.Tensor, request: Request) -> torch.Tensor:
+        t = self.party.fetch(request)
+        opened = self.party.open(torch.cat([(x - t["a"]).flatten(), (y - t["b"]).flatten()]))
+        e, f = opened[: x.numel()].view(x.shape), opened[x.numel() :].view(y.shape)
+        z = request.apply(e, t["b"]) + request.apply(t["a"], f) + t["c"]
+        return z + request.apply(e, f) if self.party.party == 0 else z
+
+    def __mul__(self, other) -> SharedTensor:
+        return self._product(other, Request.mul, torch.mul)
+
+    def __rmul__(self, other) -> SharedTensor:
+        return self._product(other, Request.mul, torch.mul, swap=True)
+
+    def __matmul__(self, other) -> SharedTensor:
+        return self._product(other, Request.matmul, torch.matmul)
+
+    def __rmatmul__(self, other) -> SharedTensor:
+        return self._product(other, Request.matmul, torch.matmul, swap=True)
+
+    def linear(self, weight, bias=None) -> SharedTensor:
+        """self @ weight.T + bias (torch.nn.functional.linear), weight (out, in) and
+        bias (out,) shared or public."""
+        w = (
+            weight.transpose(0, 1)
+            if isinstance(weight, SharedTensor)
+            else torch.as_tensor(weight).T
+        )
+        y = self @ w
+        return y if bias is None else y + bias
+
+    def conv2d(self, weight, bias=None, stride=1, padding=0) -> SharedTensor:
+        """torch.nn.functional.conv2d of self (N, C, H, W) with weight (O, C, kH, kW)
+        and bias (O,), shared or public."""
+        request = functools.partial(Request.conv2d, stride=stride, padding=padding)
+        op = functools.partial(F.conv2d, stride=stride, padding=padding)
+        y = self._product(weight, request, op)
+        if bias is None:
+            return y
+        return y + (
+            bias.reshape(-1, 1, 1)
+            if isinstance(bias, SharedTensor)
+            else torch.as_tensor(bias).reshape(-1, 1, 1)
+        )
+
+    def truncate(self, method: str | None = None) -> SharedTensor:
+        """The value divided by 2^frac_bits (after a product): method "local" or
+        "exact" (default: this tensor's truncation)."""
+        method = choice("method", self.truncation if method is None else method, TRUNCATIONS)
+        f = self.frac_bits
+        if f == 0:
+            return self
+        if method == "exact":
+            return self._like(self._run(_gate(Truncate, f), self.share))
+        s = self.share
+        return self._like(s >> f if self.party.party == 0 else -((-s) >> f))
+
+    # -- gates ---------------------------------------------------------------------
+
+    def _run(self, gate, x: torch.Tensor) -> torch.Tensor:
+        return gate.run(self.party, self.party.gate_key(gate, x.shape), x)
+
+    def relu(self) -> SharedTensor:
+        """max(x, 0) with the ReLU gate (one round)."""
+        return self._like(self._run(_gate(ReLU), self.share))
+
+    def _nonnegative(self, d: SharedTensor) -> SharedTensor:
+        """1{d >= 0} (as 1.0 / 0.0) with the DReLU gate (one round)."""
+        return self._like(self._run(_gate(DReLU), d.share) << self.frac_bits)
+
+    def __ge__(self, other) -> SharedTensor:
+        return self._nonnegative(self - other)
+
+    def __le__(self, other) -> SharedTensor:
+        return self._nonnegative(-self + other)
+
+    def __lt__(self, other) -> SharedTensor:
+        return 1 - (self >= other)
+
+    def __gt__(self, other) -> SharedTensor:
+        return 1 - (self <= other)
+
+    # -- revealing -------------------------------------------------------------------
+
+    def reveal_ring(self, to: int | None = None) -> torch.Tensor | None:
+        """The int64 encoding, opened: to both parties (to=None, one round) or to party
+        ``to`` only (the other sends its share and gets None)."""
+        if to is None:
+            return self.party.open(self.share)
+        if integer("to", to) not in (0, 1):
+            raise ValueError(f"to must be 0, 1 or None, got {to}")
+        self.party._count(rounds=1)
+        if self.party.party != to:
+            self.party.send(self.share)
+            return None
+        return self.share + self.party.recv(self.shape, RING, self.share.device)
+
+    def reveal(self, to: int | None = None) -> torch.Tensor | None:
+        """The value (float64), opened as reveal_ring does."""
+        t = self.reveal_ring(to)
+        return None if t is None else decode(t, self.frac_bits)
+
+    def __repr__(self) -> str:
+        return (
+            f"SharedTensor(party={self.party.party}, shape={tuple(self.shape)}, "
+            f"frac_bits={self.frac_bits}, truncation={self.truncation!r})"
+        )
+
+
+def _describe(t) -> str:
+    return f"a {t.dtype} tensor" if isinstance(t, torch.Tensor) else type(t).__name__
