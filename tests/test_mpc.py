@@ -1,7 +1,11 @@
 """pyfss.mpc's parties in threads (run_local), their counters, and the dealer: items in
 order, requests that do not match refused, key files."""
 
+import re
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 import torch
@@ -275,3 +279,25 @@ def test_a_party_without_dealer_says_so():
 
     with pytest.raises(ValueError, match="party . has no dealer to ask for mul"):
         run_local(both, dealer=(None, None))
+
+
+@pytest.mark.parametrize(
+    "doc, heading, want",
+    [
+        ("README.md", "### MPC", "[1.25, 3.0, 0.0]\n"),
+        ("docs/mpc.md", "## SharedTensor", "[[1.0, 0.0], [2.25, 5.25]]\n"),
+    ],
+)
+def test_the_docs_examples_run(tmp_path, doc, heading, want):
+    text = (Path(__file__).resolve().parent.parent / doc).read_text()
+    block = re.search(re.escape(heading) + r"\n.*?```python\n(.*?)```", text, re.DOTALL).group(1)
+    r = subprocess.run(
+        [sys.executable, "-c", block],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(want)

@@ -5,8 +5,9 @@ keys: in-process, a rank of its own, or key files) and SharedTensor, a fixed-poi
 tensor in Z_2^64. docs/mpc.md describes the protocols and their costs.
 
     def program(party):
-        x = SharedTensor.from_secret(party, torch.tensor([1.5, -2.0]) if party.party == 0 else None)
-        return (x * x).relu().reveal()
+        x = torch.tensor([1.5, -2.0]) if party.party == 0 else None
+        xs = SharedTensor.from_secret(party, x, truncation="exact")
+        return (xs * xs).relu().reveal()
 
     run_local(program)   # (tensor([2.25, 4.]), tensor([2.25, 4.]))
 """
