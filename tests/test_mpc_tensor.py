@@ -280,3 +280,136 @@ def test_bad_arguments_are_named():
             a.reveal(to=2)
 
     run_local(both)
+
+
+# -- max, argmax and pooling --------------------------------------------------------
+
+
+def first_argmax(x, dim):
+    """The first index of the maximum along dim (the rule SharedTensor.argmax keeps)."""
+    n = x.shape[dim]
+    pos = torch.arange(n).reshape([-1] + [1] * (x.dim() - 1 - dim % x.dim()))
+    at_max = x == x.max(dim, keepdim=True).values
+    return torch.where(at_max, pos, n).min(dim).values
+
+
+def max_inputs():
+    """Random values (both signs, up to 2^61), many ties, all negative, and edge
+    sizes along the last dim: 1, 2, odd, a power of two, and one above."""
+    wide = torch.randint(-(2**61), 2**61, (3, 9), generator=gen(20))
+    ties = torch.randint(-2, 2, (6, 10), generator=gen(21)) << FRAC
+    negative = -rand((4, 5), 22).abs() - 1
+    return [wide, ties, negative, rand((3, 1), 23), rand((5, 2), 24), rand((2, 16), 25)]
+
+
+@pytest.mark.parametrize("x", max_inputs())
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_max_and_argmax_along_a_dim(x, dim):
+    assert torch.equal(run(lambda a: a.max(dim), x), x.max(dim).values)
+    want = first_argmax(x, dim)
+    assert torch.equal(run(lambda a: a.argmax(dim), x), want << FRAC)
+    got = run(lambda a: a.argmax(dim, keepdim=True), x)
+    assert torch.equal(got, want.unsqueeze(dim) << FRAC)
+    assert torch.equal(run(lambda a: a.max(dim, keepdim=True), x), x.max(dim, keepdim=True).values)
+
+
+def test_ties_go_to_the_first_index():
+    x = torch.tensor([[5, 5, 5], [1, 7, 7], [7, 1, 7], [0, 0, 0]], dtype=I64) << FRAC
+    assert run(lambda a: a.argmax(1), x).tolist() == [0, 1 << FRAC, 0, 0]
+
+
+def test_max_of_everything_and_of_one_element():
+    x = rand((3, 4, 5), 26)
+    assert torch.equal(run(lambda a: a.max(), x), x.max())
+    assert torch.equal(run(lambda a: a.argmax(), x), first_argmax(x.flatten(), 0) << FRAC)
+    got = run(lambda a: a.argmax(keepdim=True), x)
+    assert got.shape == (1, 1, 1) and int(got) == int(first_argmax(x.flatten(), 0)) << FRAC
+    one = rand((), 27)
+    assert torch.equal(run(lambda a: a.max(), one), one)
+    assert torch.equal(run(lambda a: a.max(0), one), one)
+    assert torch.equal(run(lambda a: a.argmax(0), one), torch.tensor(0))
+
+
+def test_max_and_argmax_cost_what_the_docs_say():
+    import math
+
+    rows = 3
+    relu_bytes = gates.ReLU().deal((1,))[0].nbytes
+    for n in (1, 2, 3, 5, 8, 10):
+        x = share(rand((rows, n), n), gen(28))
+
+        def both(party, x=x):
+            a = SharedTensor(party, x[party.party])
+            with party.layer("max"):
+                a.max(1)
+            with party.layer("argmax"):
+                a.argmax(1)
+            return party.counters()
+
+        c, _ = run_local(both, dealer=LocalDealer(gen(29)))
+        levels = math.ceil(math.log2(n))
+        pairs, later = rows * (n - 1), rows * (n - 1 - n // 2)  # later: past the first level
+        assert c["max"] == {
+            "rounds": levels,
+            "sent": 8 * pairs,
+            "received": 8 * pairs,
+            "dealer": relu_bytes * pairs,
+        }
+        assert c["argmax"] == {
+            "rounds": levels + (levels > 1),
+            "sent": 8 * pairs + 16 * later,
+            "received": 8 * pairs + 16 * later,
+            "dealer": relu_bytes * pairs + 24 * later,
+        }
+
+
+POOLS = [
+    ((2, 3, 8, 8), 2, None, 0),
+    ((1, 2, 7, 9), 3, 2, 1),
+    ((2, 1, 5, 6), (2, 3), (1, 2), (1, 0)),
+    ((3, 4, 4), 4, 1, 2),
+    ((1, 1, 1, 1), 1, None, 0),
+]
+
+
+@pytest.mark.parametrize("shape, kernel, stride, padding", POOLS)
+def test_max_pool2d(shape, kernel, stride, padding):
+    x = rand(shape, 30)
+    x[..., 0, :] = -rand(shape[:-2] + shape[-1:], 31).abs() - 1  # negatives beside the padding
+    got = run(lambda a: a.max_pool2d(kernel, stride, padding), x)
+    want = F.max_pool2d(x.double(), kernel, stride, padding)  # exact: values below 2^53
+    assert torch.equal(got, want.to(I64))
+
+
+@pytest.mark.parametrize("include", [True, False])
+@pytest.mark.parametrize("shape, kernel, stride, padding", POOLS)
+def test_avg_pool2d(shape, kernel, stride, padding, include):
+    x = rand(shape, 32)
+    sums = F.avg_pool2d(x.double(), kernel, stride, padding, divisor_override=1).to(I64)
+    ones = torch.ones(1, 1, *shape[-2:], dtype=torch.float64)
+    count = F.avg_pool2d(ones, kernel, stride, padding, divisor_override=1)[0, 0]
+    if include:
+        count = torch.full_like(count, float(torch.tensor(kernel).expand(2).prod()))
+    got = run(lambda a: a.avg_pool2d(kernel, stride, padding, count_include_pad=include), x)
+    assert torch.equal(got, (sums * fx(1 / count)) >> FRAC)
+
+
+def test_pooling_and_max_refuse_bad_arguments():
+    def both(party):
+        a = SharedTensor(party, torch.zeros(1, 2, 4, 4, dtype=I64))
+        with pytest.raises(ValueError, match="padding at most half the kernel"):
+            a.max_pool2d(2, padding=2)
+        with pytest.raises(ValueError, match="kernel_size and stride must be positive"):
+            a.avg_pool2d(2, stride=0)
+        with pytest.raises(ValueError, match="larger than the padded input"):
+            a.max_pool2d(7, padding=1)
+        with pytest.raises(ValueError, match="pooling takes"):
+            a[0, 0].max_pool2d(2)
+        with pytest.raises(ValueError, match="dim must be in"):
+            a.max(4)
+        with pytest.raises(ValueError, match="non-empty dimension"):
+            a[:, :0].argmax(1)
+        with pytest.raises(ValueError, match="kernel_size must be an int or a pair"):
+            a.max_pool2d((1, 2, 3))
+
+    run_local(both)

@@ -24,10 +24,12 @@ import torch.nn.functional as F
 from .._ring import share
 from .._validate import choice, integer
 from ..gates import DReLU, ReLU, Truncate
-from ._dealer import RING, Request
+from ._dealer import RING, Request, _pair
 
 DEFAULT_FRAC_BITS = 16
 TRUNCATIONS = ("local", "exact")
+#: What max pooling pads with: below every value whose comparisons are exact.
+_PAD_MIN = -(1 << 62)
 
 
 def _frac_bits(value) -> int:
@@ -189,8 +191,12 @@ class SharedTensor:
                 f"operands have {self.frac_bits} and {other.frac_bits} fractional bits"
             )
 
+    def _public_share(self, t: torch.Tensor) -> torch.Tensor:
+        """This party's share of the public t: t for party 0, zeros for party 1."""
+        return t if self.party.party == 0 else torch.zeros_like(t)
+
     def _add_public(self, t: torch.Tensor) -> torch.Tensor:
-        return self.share + (t if self.party.party == 0 else torch.zeros_like(t))
+        return self.share + self._public_share(t)
 
     def __add__(self, other) -> SharedTensor:
         if isinstance(other, SharedTensor):
@@ -228,11 +234,25 @@ class SharedTensor:
         return z.truncate() if encoded else z
 
     def _beaver(self, x: torch.Tensor, y: torch.Tensor, request: Request) -> torch.Tensor:
+        triple, masked = self._beaver_masks(x, y, request)
+        return self._beaver_product(triple, self._open_all(masked), request)
+
+    def _beaver_masks(self, x: torch.Tensor, y: torch.Tensor, request: Request):
+        """The triple for x op y and the shares of e = x - a and f = y - b to open."""
         t = self.party.fetch(request)
-        opened = self.party.open(torch.cat([(x - t["a"]).flatten(), (y - t["b"]).flatten()]))
-        e, f = opened[: x.numel()].view(x.shape), opened[x.numel() :].view(y.shape)
+        return t, [x - t["a"], y - t["b"]]
+
+    def _beaver_product(self, t: dict, opened: list, request: Request) -> torch.Tensor:
+        """This party's share of x op y from the opened e and f."""
+        e, f = opened
         z = request.apply(e, t["b"]) + request.apply(t["a"], f) + t["c"]
         return z + request.apply(e, f) if self.party.party == 0 else z
+
+    def _open_all(self, shares: list) -> list:
+        """Opens several share tensors in one round (one message each way)."""
+        opened = self.party.open(torch.cat([t.flatten() for t in shares]))
+        parts = opened.split([t.numel() for t in shares])
+        return [o.view(t.shape) for o, t in zip(parts, shares)]
 
     def __mul__(self, other) -> SharedTensor:
         return self._product(other, Request.mul, torch.mul)
@@ -308,6 +328,121 @@ class SharedTensor:
     def __gt__(self, other) -> SharedTensor:
         return 1 - (self <= other)
 
+    # -- maxima and pooling ------------------------------------------------------------
+
+    def max(self, dim: int | None = None, keepdim: bool = False) -> SharedTensor:
+        """The largest element (dim=None) or the largest along dim, by a tournament:
+        ceil(log2 n) rounds, one ReLU gate per pair (see _tournament)."""
+        return self._reduce(dim, keepdim, index=False)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> SharedTensor:
+        """The index of the largest element (of the flattened tensor for dim=None) or
+        along dim, as a fixed-point value (reveal() gives 3.0 for index 3). Among equal
+        maxima the first index, as torch.argmax. ceil(log2 n) + 1 rounds (1 for n = 2,
+        0 for n = 1): indices of the second level on are selected with Beaver products,
+        opened with the next level's comparisons and once more at the end."""
+        return self._reduce(dim, keepdim, index=True)
+
+    def _reduce(self, dim, keepdim: bool, index: bool) -> SharedTensor:
+        x = self.share
+        if dim is None:
+            out = self._tournament(x.reshape(-1), index)
+            return self._like(out.reshape([1] * x.dim() if keepdim else []))
+        d = integer("dim", dim)
+        if not -max(x.dim(), 1) <= d < max(x.dim(), 1):
+            raise ValueError(f"dim must be in [{-max(x.dim(), 1)}, {max(x.dim(), 1)}), got {d}")
+        if x.dim() == 0:
+            return self._like(self._tournament(x.reshape(1), index).reshape(()))
+        out = self._tournament(x.movedim(d, -1), index)
+        return self._like(out.movedim(-1, d) if keepdim else out.squeeze(-1))
+
+    def _tournament(self, v: torch.Tensor, index: bool) -> torch.Tensor:
+        """Shares of the maximum of v's last dim (or of its index, encoded), that dim
+        kept with size 1. Each level pairs neighbours (a, b) and runs one ReLU gate on
+        a - b: b + ReLU(a - b) is the larger, and the gate's DReLU bit c = 1{a >= b}
+        says which (the left one on a tie, so the first index wins); an odd last one
+        goes on as it is. The indices follow c: b_i + c (a_i - b_i), local while they
+        are public (first level), then a Beaver product of the bit (an integer, so no
+        truncation) opened together with the next level's gate."""
+        if v.shape[-1] == 0:
+            raise ValueError("max and argmax need a non-empty dimension to reduce")
+        gate = _gate(ReLU)
+        idx = torch.arange(v.shape[-1], dtype=RING, device=v.device).expand(v.shape)
+        idx = idx << self.frac_bits
+        public = True  # idx, until the first selection
+        pending = None  # (c, ia - ib, ib, rest): indices waiting for the product c (ia - ib)
+        while v.shape[-1] > 1 or pending is not None:
+            to_open, key = [], None
+            if v.shape[-1] > 1:
+                a, b, rest = _pairs(v)
+                key = self.party.gate_key(gate, a.shape)
+                to_open.append(gate.mask(key, a - b))
+            if pending is not None:
+                c, diff, ib, irest = pending
+                request = Request.mul(c.shape, diff.shape)
+                triple, masks = self._beaver_masks(c, diff, request)
+                to_open += masks
+            opened = self._open_all(to_open)
+            if pending is not None:
+                chosen = ib + self._beaver_product(triple, opened[-2:], request)
+                idx, pending = torch.cat([chosen, irest], -1), None
+            if key is None:
+                break
+            c, top = gate.eval_both(self.party.party, key, opened[0])
+            v = torch.cat([b + top, rest], -1)
+            if index:
+                ia, ib, irest = _pairs(idx)
+                if public:
+                    chosen = self._public_share(ib) + c * (ia - ib)
+                    idx, public = torch.cat([chosen, self._public_share(irest)], -1), False
+                else:
+                    pending = (c, ia - ib, ib, irest)
+        # Still public only for n = 1, where index 0 is its own share (0 + 0).
+        return idx.contiguous() if index else v
+
+    def _windows(self, kernel_size, stride, padding, fill: int) -> tuple[torch.Tensor, tuple]:
+        """The share's pooling windows, (..., H', W', kH, kW), padded with the public
+        fill, and (kernel_size, stride, padding) as pairs."""
+        if self.dim() not in (3, 4):
+            raise ValueError(f"pooling takes (N, C, H, W) or (C, H, W), got shape {self.shape}")
+        k = _pair("kernel_size", kernel_size)
+        s = k if stride is None else _pair("stride", stride)
+        p = _pair("padding", padding)
+        if min(k) < 1 or min(s) < 1 or min(p) < 0 or p[0] > k[0] // 2 or p[1] > k[1] // 2:
+            raise ValueError(
+                f"kernel_size and stride must be positive and padding at most half the "
+                f"kernel, got kernel_size={k}, stride={s}, padding={p}"
+            )
+        x = self.share
+        if min(x.shape[-2] + 2 * p[0] - k[0], x.shape[-1] + 2 * p[1] - k[1]) < 0:
+            raise ValueError(f"kernel_size {k} is larger than the padded input {tuple(x.shape)}")
+        value = fill if self.party.party == 0 else 0
+        x = F.pad(x, (p[1], p[1], p[0], p[0]), value=value)
+        return x.unfold(-2, k[0], s[0]).unfold(-2, k[1], s[1]), (k, s, p)
+
+    def max_pool2d(self, kernel_size, stride=None, padding=0) -> SharedTensor:
+        """torch.nn.functional.max_pool2d (no dilation, floor mode) of self, (N, C, H,
+        W) or (C, H, W): max over each window. Padding counts as -2^62 in the ring,
+        below every value (they must lie above it, as comparisons need anyway)."""
+        windows, _ = self._windows(kernel_size, stride, padding, _PAD_MIN)
+        return self._like(self._tournament(windows.flatten(-2), False).squeeze(-1))
+
+    def avg_pool2d(
+        self, kernel_size, stride=None, padding=0, count_include_pad: bool = True
+    ) -> SharedTensor:
+        """torch.nn.functional.avg_pool2d (floor mode): each window's sum, local, times
+        the public 1 / (its size), encoded and truncated as a product by a public float
+        (0 rounds, or 1 with exact truncation). count_include_pad=False divides by the
+        window's elements inside the input."""
+        windows, (k, s, p) = self._windows(kernel_size, stride, padding, 0)
+        total = self._like(windows.sum((-1, -2)))
+        if count_include_pad or p == (0, 0):
+            return total * (1.0 / (k[0] * k[1]))
+        ones = torch.ones(self.shape[-2:], dtype=torch.float64, device=self.share.device)
+        inside = F.pad(ones, (p[1], p[1], p[0], p[0]))
+        count = inside.unfold(0, k[0], s[0]).unfold(1, k[1], s[1]).sum((-1, -2))
+        return total * (1.0 / count)
+
     # -- revealing -------------------------------------------------------------------
 
     def reveal_ring(self, to: int | None = None) -> torch.Tensor | None:
@@ -333,6 +468,13 @@ class SharedTensor:
             f"SharedTensor(party={self.party.party}, shape={tuple(self.shape)}, "
             f"frac_bits={self.frac_bits}, truncation={self.truncation!r})"
         )
+
+
+def _pairs(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """t's last dim as the left and right elements of neighbouring pairs, and the odd
+    last one (or nothing)."""
+    even = t.shape[-1] // 2 * 2
+    return t[..., 0:even:2], t[..., 1:even:2], t[..., even:]
 
 
 def _describe(t) -> str:
