@@ -1,8 +1,8 @@
 """Two-party computation on additive shares, built on the schemes and gates (which
 never import it): parties and their message counters (over torch.distributed, or in
 threads with run_local), a dealer of correlated randomness (Beaver triples and gate
-keys: in-process, a rank of its own, or key files) and SharedTensor, a fixed-point
-tensor in Z_2^64. docs/mpc.md describes the protocols and their costs.
+keys: in-process, a rank of its own, or key files), SharedTensor, a fixed-point
+tensor in Z_2^64, and convert, which runs a torch.nn.Sequential on it. docs/mpc.md describes the protocols and their costs.
 
     def program(party):
         x = torch.tensor([1.5, -2.0]) if party.party == 0 else None
@@ -15,6 +15,7 @@ tensor in Z_2^64. docs/mpc.md describes the protocols and their costs.
 from .._ring import random_ring, share
 from ._dealer import Dealer, DealerRank, KeyFile, LocalDealer, Request, serve, write_key_files
 from ._local import PeerFailed, run_local
+from ._nn import SecureSequential, convert
 from ._party import Party
 from ._tensor import DEFAULT_FRAC_BITS, SharedTensor, decode, encode
 
@@ -27,7 +28,9 @@ __all__ = [
     "Party",
     "PeerFailed",
     "Request",
+    "SecureSequential",
     "SharedTensor",
+    "convert",
     "decode",
     "encode",
     "random_ring",
