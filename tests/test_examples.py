@@ -326,3 +326,46 @@ def test_verified_writes_refuses_bad_sizes(writes, capsys):
     with pytest.raises(SystemExit):
         writes.main(["--log-slots", "1"])
     assert "need 2 <= log-slots" in capsys.readouterr().err
+
+
+# -- private_inference: a CNN between a model owner and an image owner -----------------
+
+
+@pytest.fixture(scope="module")
+def inference():
+    return load("private_inference")
+
+
+def test_the_plaintext_fixed_point_model_is_the_float_model_rounded(inference):
+    model, _ = inference.train(1, 0)
+    x, _ = inference.held_out(16)
+    got = inference.fixed_point(model, x).double() / 2**inference.FRAC
+    assert torch.allclose(got, model(x).detach().double(), atol=1e-2)
+
+
+def test_private_inference_in_process(inference, capsys):
+    assert inference.main(["--local", "--epochs", "2", "--batch", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "argmax equal to the fixed-point plaintext model: 5/5" in out
+    # conv, relu, pool twice; linear, relu, linear; argmax of 10 (4 levels + 1); reveal.
+    assert "private inference of 5 images: 21 rounds" in out
+    assert re.search(r"^argmax +5 +", out, re.MULTILINE)
+    assert out.rstrip().endswith("ok")
+
+
+def test_private_inference_under_torchrun(tmp_path):
+    torchrun = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "3")
+    args = ("--epochs", "2", "--batch", "3", "--timeout", "120")
+    out = run_example("private_inference", *args, cwd=tmp_path, launcher=torchrun)
+    assert "argmax equal to the fixed-point plaintext model: 3/3" in out
+    assert "private inference of 3 images: 21 rounds" in out
+    assert out.rstrip().endswith("ok")
+
+
+def test_private_inference_refuses_bad_arguments(inference, capsys):
+    with pytest.raises(SystemExit) as e:
+        inference.main(["--local", "--batch", "0"])
+    assert e.value.code == 2 and "batch in [1, 397]" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        inference.main([])
+    assert e.value.code == 2 and "three processes" in capsys.readouterr().err
