@@ -43,6 +43,7 @@ static struct {
 	CUresult (*memcpyHtoD)(CUdeviceptr, const void*, size_t);
 	CUresult (*memcpyDtoH)(void*, CUdeviceptr, size_t);
 	CUresult (*ctxSynchronize)(void);
+	CUresult (*streamSynchronize)(CUstream);
 } drv;
 
 // Opens the driver and resolves every entry point; returns NULL or what failed.
@@ -69,6 +70,7 @@ static const char* pyfss_open_driver(void) {
 		{(void**)&drv.memcpyHtoD, "cuMemcpyHtoD_v2"},
 		{(void**)&drv.memcpyDtoH, "cuMemcpyDtoH_v2"},
 		{(void**)&drv.ctxSynchronize, "cuCtxSynchronize"},
+		{(void**)&drv.streamSynchronize, "cuStreamSynchronize"},
 	};
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		*syms[i].fn = dlsym(h, syms[i].name);
@@ -114,6 +116,7 @@ static CUresult pyfss_from_device(void* dst, uintptr_t src, size_t n) {
 	return drv.memcpyDtoH(dst, (CUdeviceptr)src, n);
 }
 static CUresult pyfss_synchronize(void) { return drv.ctxSynchronize(); }
+static CUresult pyfss_stream_synchronize(uintptr_t stream) { return drv.streamSynchronize((CUstream)stream); }
 
 static const char* pyfss_error_name(CUresult r) {
 	const char* s = NULL;
@@ -131,6 +134,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -309,8 +313,14 @@ func (d *device) function(name string) (C.CUfunction, error) {
 	return f, nil
 }
 
+// syncLaunches is PYFSS_CUDA_SYNC set (to anything but 0): run then waits for each
+// kernel and returns its fault, naming it, where a fault would otherwise surface at the
+// next synchronization, often in a later call. For tests and debugging: it
+// serializes the host with the GPU.
+var syncLaunches = os.Getenv("PYFSS_CUDA_SYNC") != "" && os.Getenv("PYFSS_CUDA_SYNC") != "0"
+
 // run issues the launches in order on stream (0 is the legacy default stream) and
-// returns without waiting for them.
+// returns without waiting for them, unless syncLaunches.
 func run(dev int, stream uintptr, launches []launch) error {
 	d, err := getDevice(dev)
 	if err != nil {
@@ -327,6 +337,11 @@ func run(dev int, stream uintptr, launches []launch) error {
 				unsafe.Pointer(&l.args.buf[0]), C.size_t(len(l.args.buf)))
 			if r != 0 {
 				return driverError(fmt.Sprintf("cuLaunchKernel(%s)", l.kernel), r)
+			}
+			if syncLaunches {
+				if r := C.pyfss_stream_synchronize(C.uintptr_t(stream)); r != 0 {
+					return driverError(fmt.Sprintf("cuStreamSynchronize after %s", l.kernel), r)
+				}
 			}
 		}
 		return nil

@@ -45,18 +45,24 @@ func TestFakeDriver(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	for _, fail := range []string{"", "launch", "load"} {
-		t.Run("fail="+fail, func(t *testing.T) {
-			log := filepath.Join(dir, "log-"+fail)
+	// With PYFSS_CUDA_SYNC set, each launch is followed by a synchronization of its
+	// stream, whose failure names the kernel.
+	for _, mode := range []struct {
+		fail string
+		sync bool
+	}{{"", false}, {"launch", false}, {"load", false}, {"", true}, {"sync", true}} {
+		t.Run(fmt.Sprintf("fail=%s/sync=%v", mode.fail, mode.sync), func(t *testing.T) {
+			fail := mode.fail
+			log := filepath.Join(dir, fmt.Sprintf("log-%s-%v", fail, mode.sync))
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFakeDriver$", "-test.count=1", "-test.v")
 			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+dir, "PYFSS_FAKE_CUDA=1", "FAKE_CUDA_LOG="+log,
-				"FAKE_CUDA_FAIL="+fail)
+				"FAKE_CUDA_FAIL="+fail, fmt.Sprintf("PYFSS_CUDA_SYNC=%d", map[bool]int{false: 0, true: 1}[mode.sync]))
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			b, err := os.ReadFile(log)
 			require.NoError(t, err)
 			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			assert.Equal(t, fakeDriverLog(fail), lines)
+			assert.Equal(t, fakeDriverLog(fail, mode.sync), lines)
 			if fail == "load" {
 				assert.Equal(t, count(lines, "retain "), count(lines, "release "), "primary context retains and releases")
 			}
@@ -89,6 +95,10 @@ func fakeDriverChild(t *testing.T, fail string) {
 	p := dpfParams()
 	err := Eval(0, fakeStream, p, addrA, 1, addrB, 3, addrC, addrD, 1, 5, addrE)
 	switch fail {
+	case "sync":
+		require.EqualError(t, err,
+			"cuda: device 0: cuStreamSynchronize after cw_relayout: CUDA_ERROR_INVALID_VALUE (invalid argument)")
+		return
 	case "launch":
 		require.EqualError(t, err,
 			"cuda: device 0: cuLaunchKernel(cw_relayout): CUDA_ERROR_INVALID_VALUE (invalid argument)")
@@ -115,7 +125,25 @@ func fakeDriverChild(t *testing.T, fail string) {
 // fakeDriverLog is the log of fakeDriverChild's calls, with the kernels' parameters
 // written out as cuda/kernels.cu declares them: each at its natural alignment after
 // the packed PrgParams, whose size (968 bytes) is a multiple of 8.
-func fakeDriverLog(fail string) []string {
+func fakeDriverLog(fail string, synced bool) []string {
+	lines := fakeDriverCalls(fail)
+	if !synced {
+		return lines
+	}
+	// Each launch's stream, synchronized after it: "launch NAME grid X Y Z block X Y
+	// Z smem N stream S ...".
+	var out []string
+	for _, l := range lines {
+		out = append(out, l)
+		if f := strings.Fields(l); f[0] == "launch" {
+			out = append(out, "sync "+f[13])
+		}
+	}
+	return out
+}
+
+// fakeDriverCalls is fakeDriverLog without synchronizations.
+func fakeDriverCalls(fail string) []string {
 	launch := func(kernel string, grid int, stream string, args []byte) string {
 		return fmt.Sprintf("launch %s grid %d 1 1 block 256 1 1 smem 0 stream %s size %d %s",
 			kernel, grid, stream, len(args), hex.EncodeToString(args))
@@ -133,7 +161,7 @@ func fakeDriverLog(fail string) []string {
 	switch fail {
 	case "load":
 		return slices.Concat(loaded, []string{"release 0"}, loaded, []string{"release 0"})
-	case "launch":
+	case "launch", "sync":
 		return append(loaded, "push 0x100", launch("cw_relayout", 1, "0xabc0", relayout), "pop")
 	}
 	return append(loaded,

@@ -1,7 +1,8 @@
 // A stand-in for libcuda.so.1 that logs the calls the launcher makes, so that the
 // driver glue can be tested on machines without a GPU (see driver_test.go). Every
 // line of the log at $FAKE_CUDA_LOG is one call. $FAKE_CUDA_FAIL names a call that
-// fails with CUDA_ERROR_INVALID_VALUE: "load" (cuModuleLoadData) or "launch".
+// fails with CUDA_ERROR_INVALID_VALUE: "load" (cuModuleLoadData), "launch" or "sync"
+// (cuStreamSynchronize).
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,3 +74,4 @@ CUresult cuMemFree_v2(uintptr_t p) { (void)p; return 1; }
 CUresult cuMemcpyHtoD_v2(uintptr_t d, const void* s, size_t n) { (void)d; (void)s; (void)n; return 1; }
 CUresult cuMemcpyDtoH_v2(void* d, uintptr_t s, size_t n) { (void)d; (void)s; (void)n; return 1; }
 CUresult cuCtxSynchronize(void) { return 1; }
+CUresult cuStreamSynchronize(void* stream) { logf_("sync %p", stream); return fails("sync"); }
