@@ -8,9 +8,13 @@ kernels alone), beside Dpf's rows of the same run.
 
     python benchmarks/gpu_bench.py [--out FILE] [--reps N]
 
-Device times are CUDA events on torch.cuda.current_stream(), the median of --reps calls
-after a warm-up. Each timed call is queued behind a GPU spin (torch.cuda._sleep), so the
-events see the GPU work of the call alone, not the host's time to issue it. Beside them:
+Device times are CUDA events on torch.cuda.current_stream() around the whole pyfss call,
+the median of --reps calls after a warm-up. Each timed call is queued behind a GPU spin
+(torch.cuda._sleep), so that the host has issued the call's work before the GPU reaches
+it; but a call reads back its input checks once (one synchronization) before it launches
+its kernels, so its figure also holds the checks' kernels and the host's time from that
+read to the launches: an upper bound on the kernels' own time, and "of bound" a lower
+bound on the share of the PRG bound they reach. Beside them:
 
 - the PRG-only bound: the prg_bench kernel, which makes the PRG calls of a point eval
   (2^20 seeds, 20 levels) with none of its memory traffic, timed in the same run; for
@@ -274,11 +278,13 @@ def measure_grotto(reps: int) -> list[dict]:
 def tables(rows: list[dict], overhead: list[dict]) -> str:
     out = [
         (
-            f"Device times (CUDA events, median), group {GROUP}; bound = PRG-only time of the same PRG "
-            f"calls (target: gen and eval reach >= {BOUND_TARGET:.0%} of it)."
+            f"Device times of the whole call (CUDA events, median; they include the call's input "
+            f"checks and its one read of them before the launches), group {GROUP}; bound = PRG-only "
+            f"time of the same PRG calls (target: gen and eval reach >= {BOUND_TARGET:.0%} of it; "
+            f"'of bound' is a lower bound on the kernels' share)."
         ),
         "",
-        "| op | scheme | prg | size | GPU ms | ns per key/output | outputs/s | PRG bound ms | of bound |",
+        "| op | scheme | prg | size | call GPU ms | ns per key/output | outputs/s | PRG bound ms | of bound |",
         "|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:

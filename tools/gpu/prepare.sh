@@ -40,7 +40,7 @@ echo "== Go toolchain from $goroot"
 # detector's and BoringCrypto's objects, which only -race and GOEXPERIMENT use.
 tar -C "$goroot" -cf - --exclude=src/cmd --exclude='*_test.go' --exclude=testdata --exclude='*.syso' \
 	VERSION go.env LICENSE bin/go pkg/include "${GO_TOOLS[@]/#/pkg/tool/linux_amd64/}" src |
-	xz -T0 -9 >"$DEST/go.tar.xz"
+	xz -T0 -6 >"$DEST/go.tar.xz"
 
 echo "== Go modules"
 # Read-only module mode: listing must not edit go.mod or go.sum.
@@ -66,7 +66,7 @@ while read -r dir; do
 	find "$dir" -maxdepth 1 -type f ! -name '*_test.go' -exec cp -p {} "$work/keep/$rel/" \;
 	n=$((n + 1))
 done < <(sort -u <<<"$dirs")
-tar -C "$work/keep" -cf - . | xz -T0 -9 >"$DEST/gomod.tar.xz"
+tar -C "$work/keep" -cf - . | xz -T0 -6 >"$DEST/gomod.tar.xz"
 echo "$n package directories from $(find "$work/keep/cache/download" -name '*.ziphash' | wc -l) modules"
 
 echo "== Python wheels"
@@ -77,7 +77,7 @@ echo "== Python wheels"
 echo "== CPython 3.12 headers"
 if include=$("$PY312" -c 'import sysconfig; print(sysconfig.get_config_var("INCLUDEPY"))' 2>/dev/null) &&
 	[[ -f $include/Python.h ]]; then
-	tar -C "$(dirname "$include")" -cf - "$(basename "$include")" | xz -T0 -9 >"$DEST/python3.12-include.tar.xz"
+	tar -C "$(dirname "$include")" -cf - "$(basename "$include")" | xz -T0 -6 >"$DEST/python3.12-include.tar.xz"
 else
 	echo "no $PY312 with headers here: run.sh will rely on the GPU machine's own"
 fi

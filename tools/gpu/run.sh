@@ -9,22 +9,26 @@
 #
 # Unpacks Go and the module cache to $PYFSS_GPU_TMP (default /tmp/pyfss-gpu), builds the
 # kernels and checks them against the launcher's argument layouts, builds pyfss offline
-# (installed there, not into the Python environment), then runs the demo, the Go GPU
-# tests and benchmarks, the CUDA and error tests, and benchmarks/gpu_bench.py. A failing step does not stop the next; each has its own
-# time limit and all end within PYFSS_GPU_BUDGET seconds (default 540). Logs and
-# summary.md go to $OUT (default ./gpu-out); the summary is printed last.
+# (installed there, not into the Python environment), then proves it before it measures:
+# the demo, the Go GPU tests, the CUDA tests (4 workers where pytest-xdist is installed),
+# then the Go GPU benchmarks and benchmarks/gpu_bench.py. The tests run with
+# PYFSS_CUDA_SYNC=1, so that a kernel's fault fails the call that launched it. A failing
+# step does not stop the next; each has its own time limit, the proving steps' limits
+# add up to the budget, and all end within PYFSS_GPU_BUDGET seconds (default 480): the
+# benchmarks get what the others leave. Logs and summary.md go to $OUT (default
+# ./gpu-out); the summary is printed last.
 #
 # PYTHON: the interpreter with torch (default python3). PYFSS_GPU_STEPS: the steps to
-# run (default all: nvcc abi install demo gotest pytest bench); a later run on the same
-# machine may repeat some, reusing the unpacked tools and the installed package.
+# run (default all: nvcc abi install demo gotest pytest gobench bench); a later run on
+# the same machine may repeat some, reusing the unpacked tools and the installed package.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit
 
 export PYTHON=${PYTHON:-python3}
 export OUT=${OUT:-$PWD/gpu-out}
 TMP=${PYFSS_GPU_TMP:-/tmp/pyfss-gpu}
-BUDGET=${PYFSS_GPU_BUDGET:-540}
-STEPS=" ${PYFSS_GPU_STEPS:-nvcc abi install demo gotest pytest bench} "
+BUDGET=${PYFSS_GPU_BUDGET:-480}
+STEPS=" ${PYFSS_GPU_STEPS:-nvcc abi install demo gotest pytest gobench bench} "
 mkdir -p "$OUT"
 summary=$OUT/summary.md
 start=$SECONDS
@@ -120,18 +124,18 @@ fi
 # Kernels first, with the machine's nvcc; the install then embeds them (setup.py's
 # prebuilt fatbin) with nvcc off PATH, so they are not compiled twice, and a failing
 # kernel build still leaves a CPU-only package for the other steps.
-step nvcc 120 build.log '"$PYTHON" build_support/nvcc.py'
+step nvcc 110 build.log '"$PYTHON" build_support/nvcc.py'
 # The fatbin just built, against the launcher's parameter layouts and the expected
 # architectures; the tests skip without one, so a missing fatbin fails here instead.
-step abi 90 gotest.log 'test -s gofss/cuda/kernels/pyfss.fatbin && go test ./gofss/cuda -run "TestKernelABI|TestEmbeddedArchs" -v -count=1'
+step abi 50 gotest.log 'test -s gofss/cuda/kernels/pyfss.fatbin && go test ./gofss/cuda -run "TestKernelABI|TestEmbeddedArchs" -v -count=1'
 nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/bin/nvcc)")
 install_path=$PATH
 [[ $nvcc_dir != /usr/bin && $nvcc_dir != /bin ]] && install_path=$(tr : '\n' <<<"$PATH" | grep -vxF "$nvcc_dir" | paste -sd:)
 export INSTALL_PATH=$install_path
-step install 180 build.log 'PATH=$INSTALL_PATH "$PYTHON" -m pip install -v --no-build-isolation --no-index --no-deps --upgrade --target "$PYTHONPATH" .'
+step install 140 build.log 'PATH=$INSTALL_PATH "$PYTHON" -m pip install -v --no-build-isolation --no-index --no-deps --upgrade --target "$PYTHONPATH" .'
 
 # -P keeps the source tree, which has no extension, off sys.path.
-step demo 60 demo.log '"$PYTHON" -P - <<EOF && "$PYTHON" -P -m pyfss
+step demo 25 demo.log '"$PYTHON" -P - <<EOF && "$PYTHON" -P -m pyfss
 import json, os, pyfss, torch
 print(pyfss.__file__)
 assert pyfss.__file__.startswith(os.environ["PYTHONPATH"]), "that is not the pyfss built here"
@@ -139,11 +143,16 @@ cuda = pyfss.backend_info()["cuda"]
 print(json.dumps(cuda, indent=1))
 assert cuda["usable"] or not torch.cuda.is_available(), "torch has a GPU, pyfss cannot use it"
 EOF'
-# TestGPUVectors runs every vector file through the launcher (DMPF/VDMPF included);
-# the benchmarks are BenchmarkGPU{Eval,EvalAll,Grotto,Vdpf,Mpf}.
-step gotest 150 gotest.log 'go test ./gofss/cuda -run "GPU|FakeDriver" -bench GPU -benchtime 20x -v -timeout $((LIMIT - 20))s'
-step pytest 180 pytest.log '"$PYTHON" -P -m pytest tests/test_cuda.py tests/test_errors.py -q -rfEs --durations=5'
-step bench 150 bench.log '"$PYTHON" -P benchmarks/gpu_bench.py --out "$OUT/bench.md"'
+# TestGPUVectors runs every vector file through the launcher (DMPF/VDMPF included).
+export PYFSS_CUDA_SYNC=1
+step gotest 45 gotest.log 'go test ./gofss/cuda -run "GPU|FakeDriver" -v -count=1 -timeout $((LIMIT - 10))s'
+"$PYTHON" -c 'import xdist' 2>/dev/null && export WORKERS="-n 4"
+step pytest 110 pytest.log 'PYTHONSAFEPATH=1 "$PYTHON" -m pytest ${WORKERS:-} tests/test_cuda.py tests/test_errors.py tests/test_mpf_cuda_checks.py tests/test_gates.py::test_on_cuda -q -rfEs --durations=5'
+# Measured without the synchronization after each launch.
+unset PYFSS_CUDA_SYNC
+# BenchmarkGPU{Eval,EvalAll,Grotto,Vdpf,Mpf}.
+step gobench 60 gobench.log 'go test ./gofss/cuda -run "^$" -bench GPU -benchtime 20x -timeout $((LIMIT - 10))s'
+step bench 120 bench.log '"$PYTHON" -P benchmarks/gpu_bench.py --out "$OUT/bench.md"'
 
 {
 	echo
@@ -151,7 +160,7 @@ step bench 150 bench.log '"$PYTHON" -P benchmarks/gpu_bench.py --out "$OUT/bench
 	echo
 	echo "## Go"
 	echo '```'
-	grep -E '^(--- |ok|FAIL|PASS)|ns/op' "$OUT/gotest.log" 2>/dev/null
+	grep -E '^(--- |ok|FAIL|PASS)|ns/op' "$OUT/gotest.log" "$OUT/gobench.log" 2>/dev/null
 	echo '```'
 	echo
 	echo "## pytest"
