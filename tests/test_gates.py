@@ -5,14 +5,12 @@ import hashlib
 import io
 import re
 import struct
-import subprocess
-import sys
 import zipfile
 from functools import partial
-from pathlib import Path
 
 import pytest
 import torch
+from children import run_doc_block
 from vectors import loaded_mutations
 
 import pyfss
@@ -886,18 +884,8 @@ def test_on_cuda(ring):
 
 
 def test_readme_example(tmp_path):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = re.search(r"## Gates\n.*?```python\n(.*?)```", readme, re.DOTALL).group(1)
-    r = subprocess.run(
-        [sys.executable, "-c", block],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == "[-2251799813685248, -2, 0, 1, 2251799813685247]\n"
+    out = run_doc_block("README.md", "## Gates", tmp_path)
+    assert out == "[-2251799813685248, -2, 0, 1, 2251799813685247]\n"
 
 
 @pytest.mark.parametrize(

@@ -2,12 +2,10 @@
 counted, and a gate run end to end."""
 
 import array
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
+from children import run_ranks
 
 PARTIES = textwrap.dedent(
     """
@@ -57,20 +55,7 @@ PARTIES = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("parties")
-    script = tmp / "parties.py"
-    script.write_text(PARTIES)
-    r = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
-        + [str(script), str(tmp)],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-        timeout=240,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    return [json.loads((tmp / f"rank{b}.json").read_text()) for b in (0, 1)]
+    return run_ranks(PARTIES, tmp_path_factory.mktemp("parties"), 2, timeout=240)
 
 
 def test_open_adds_the_shares_in_the_ring(reports):

@@ -1,14 +1,11 @@
 """pyfss.mpc's parties in threads (run_local), their counters, and the dealer: items in
 order, requests that do not match refused, key files."""
 
-import re
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 import torch
+from children import run_doc_block
 
 from pyfss import gates
 from pyfss.mpc import (
@@ -289,15 +286,4 @@ def test_a_party_without_dealer_says_so():
     ],
 )
 def test_the_docs_examples_run(tmp_path, doc, heading, want):
-    text = (Path(__file__).resolve().parent.parent / doc).read_text()
-    block = re.search(re.escape(heading) + r"\n.*?```python\n(.*?)```", text, re.DOTALL).group(1)
-    r = subprocess.run(
-        [sys.executable, "-c", block],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(want)
+    assert run_doc_block(doc, heading, tmp_path).startswith(want)

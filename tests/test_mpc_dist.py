@@ -2,13 +2,12 @@
 the dealer on rank 2 serving the plan it records from a dry run of the same program."""
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 import torch
 import torch.nn.functional as F
+from children import run_ranks
 
 X = [[1.5, -2.25, 0.0], [3.0, -0.5, 7.75]]
 Y = [[-1.0, 0.5, 2.0], [0.25, -4.0, 1.0]]
@@ -56,20 +55,7 @@ SCRIPT = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("mpc3")
-    script = tmp / "mpc3.py"
-    script.write_text(SCRIPT)
-    r = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "3"]
-        + [str(script), str(tmp), json.dumps(X), json.dumps(Y)],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-        timeout=300,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-    return [json.loads((tmp / f"rank{b}.json").read_text()) for b in (0, 1, 2)]
+    return run_ranks(SCRIPT, tmp_path_factory.mktemp("mpc3"), 3, json.dumps(X), json.dumps(Y))
 
 
 def fx(v):
