@@ -16,6 +16,7 @@ f = y - b together (one round), then z = e f + e b + a f + c.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import torch
@@ -24,7 +25,8 @@ import torch.nn.functional as F
 from .._ring import share
 from .._validate import choice, integer
 from ..gates import DReLU, ReLU, Truncate
-from ._dealer import RING, Request, _pair
+from . import _approx
+from ._dealer import RING, Request, _pair, _shape
 
 DEFAULT_FRAC_BITS = 16
 TRUNCATIONS = ("local", "exact")
@@ -442,6 +444,92 @@ class SharedTensor:
         inside = F.pad(ones, (p[1], p[1], p[0], p[0]))
         count = inside.unfold(0, k[0], s[0]).unfold(1, k[1], s[1]).sum((-1, -2))
         return total * (1.0 / count)
+
+    # -- non-linear functions ----------------------------------------------------------
+
+    def _spline(self, approx: _approx.Approx, *also) -> tuple[SharedTensor, list]:
+        """approx of self by its Spline gate, and the results of the gates in also on
+        self's share: their inputs opened in one round, then the spline's output
+        truncated to frac_bits by the Truncate gate (a second round)."""
+        f = self.frac_bits
+        if not _approx.FRAC_BITS_RANGE[0] <= f <= _approx.FRAC_BITS_RANGE[1]:
+            raise ValueError(
+                f"{approx.name} needs frac_bits in [{_approx.FRAC_BITS_RANGE[0]}, "
+                f"{_approx.FRAC_BITS_RANGE[1]}], got {f}"
+            )
+        gate, shift = _approx.spline(approx, f)
+        run = [gate, *also]
+        keys = [self.party.gate_key(g, self.shape) for g in run]
+        opened = self._open_all([g.mask(k, self.share) for g, k in zip(run, keys)])
+        outs = [g.eval(self.party.party, k, o) for g, k, o in zip(run, keys, opened)]
+        return self._like(self._run(_gate(Truncate, shift), outs[0])), outs[1:]
+
+    def exp(self) -> SharedTensor:
+        """e^x for x in [-16, 0], what softmax needs after subtracting the maximum: 0
+        below -16 (e^-16 is 1.1e-7), 1 above 0 (clamped). 2 rounds (docs/mpc.md)."""
+        return self._spline(_approx.EXP)[0]
+
+    def sigmoid(self) -> SharedTensor:
+        """1 / (1 + e^-x), clamped to 0 below -16 and to 1 above 16. 2 rounds."""
+        return self._spline(_approx.SIGMOID)[0]
+
+    def tanh(self) -> SharedTensor:
+        """2 sigmoid(2x) - 1 (the doubling is exact): clamped to -1 and 1 outside
+        [-8, 8], twice sigmoid's error. 2 rounds."""
+        return (self * 2).sigmoid() * 2 - 1
+
+    def gelu(self) -> SharedTensor:
+        """x Phi(x) (torch's exact GELU) as relu(x) - g(x), g(x) = |x| Phi(-|x|) (even,
+        small, 0 past |x| = 8, as in SIGMA): the ReLU and g's Spline gate open their
+        input together. For every x; 2 rounds."""
+        gap, (relu,) = self._spline(_approx.GELU_GAP, _gate(ReLU))
+        return self._like(relu) - gap
+
+    def reciprocal(self) -> SharedTensor:
+        """1 / x for x in [2^-10, 2^14]: a piecewise-linear guess within 5% (Spline
+        gate), then two Newton steps y (2 - x y). 0 for x outside (0 and negative x
+        included). 2 + 4 rounds with local truncation."""
+        y = self._spline(_approx.RECIPROCAL)[0]
+        for _ in range(2):
+            y = y * (2 - self * y)
+        return y
+
+    def rsqrt(self) -> SharedTensor:
+        """1 / sqrt(x) for x in [2^-10, 2^14]: a piecewise-linear guess within 2%
+        (Spline gate), then two Newton steps y (1.5 - ((x y) y) / 2), multiplied in
+        this order so that every product keeps its precision (x y is about sqrt(x),
+        (x y) y about 1). 0 for x outside. 2 + 6 rounds with local truncation."""
+        y = self._spline(_approx.RSQRT)[0]
+        for _ in range(2):
+            y = y * (1.5 - ((self * y) * y) * 0.5)
+        return y
+
+    def softmax(self, dim: int) -> SharedTensor:
+        """exp(x - max) / sum along dim: the max by a tournament, exp on [-16, 0],
+        the sum's reciprocal (the sum lies in [1, n]) and one product."""
+        e = (self - self.max(dim, keepdim=True)).exp()
+        return e * e.sum(dim, keepdim=True).reciprocal()
+
+    def layer_norm(self, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+        """torch.nn.functional.layer_norm over the last dims (normalized_shape):
+        (x - mean) rsqrt(var + eps) weight + bias, weight and bias shared or public.
+        var + eps must lie in rsqrt's range [2^-10, 2^14]."""
+        one = isinstance(normalized_shape, numbers.Integral)
+        shape = _shape("normalized_shape", (normalized_shape,) if one else normalized_shape)
+        if not shape or tuple(self.shape[-len(shape) :]) != shape:
+            raise ValueError(
+                f"normalized_shape must be the input's last dims, got {shape} for an input "
+                f"of shape {tuple(self.shape)}"
+            )
+        if not isinstance(eps, numbers.Real) or not eps >= 0:
+            raise ValueError(f"eps must be a non-negative number, got {eps!r}")
+        dims = tuple(range(-len(shape), 0))
+        scale = 1.0 / math.prod(shape)
+        c = self - self.sum(dims, keepdim=True) * scale
+        y = c * ((c * c).sum(dims, keepdim=True) * scale + eps).rsqrt()
+        if weight is not None:
+            y = y * weight
+        return y if bias is None else y + bias
 
     # -- revealing -------------------------------------------------------------------
 
