@@ -2,7 +2,10 @@
 never import it): parties and their message counters (over torch.distributed, or in
 threads with run_local), a dealer of correlated randomness (Beaver triples and gate
 keys: in-process, a rank of its own, or key files), SharedTensor, a fixed-point
-tensor in Z_2^64, and convert, which runs a torch.nn.Sequential on it. docs/mpc.md describes the protocols and their costs.
+tensor in Z_2^64 with products, comparisons and spline-gate non-linear functions,
+and convert, which runs a torch.nn.Sequential of linear, convolution, activation
+(ReLU, GELU, Sigmoid, Tanh), Softmax, LayerNorm and pooling layers on it.
+docs/mpc.md describes the protocols, their costs and errors.
 
     def program(party):
         x = torch.tensor([1.5, -2.0]) if party.party == 0 else None

@@ -7,7 +7,8 @@ a Beaver product of shared input and shared weights. Both parties pass a module 
 the same architecture: the owner its trained model, the other any module of that
 shape (its values are never read: a model made on the "meta" device will do).
 ``owner=None`` takes the weights as public instead (both parties hold the same model):
-linear layers are then local products, without triples or rounds.
+linear layers are then local products, without triples or rounds. GELU, Sigmoid,
+Tanh, Softmax and LayerNorm run SharedTensor's spline-gate approximations.
 """
 
 from __future__ import annotations
@@ -20,13 +21,11 @@ from torch import nn
 from .._validate import integer
 from ._tensor import DEFAULT_FRAC_BITS, SharedTensor
 
-#: Modules a converted model runs, and those it does not run yet with what they need.
-SUPPORTED = ("Linear", "Conv2d", "ReLU", "MaxPool2d", "AvgPool2d", "Flatten", "Sequential")
-MISSING = {
-    "GELU": "a spline or lookup-table gate for the error function",
-    "LayerNorm": "division and square root",
-    "Softmax": "exponentials and division",
-}
+#: Modules a converted model runs.
+SUPPORTED = (
+    "Linear", "Conv2d", "ReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LayerNorm",
+    "MaxPool2d", "AvgPool2d", "Flatten", "Sequential",
+)  # fmt: skip
 
 
 class SecureSequential:
@@ -69,11 +68,6 @@ def _check(model: nn.Sequential, where: str = "model") -> None:
         if isinstance(m, nn.Sequential):
             _check(m, at)
             continue
-        if kind in MISSING:
-            raise NotImplementedError(
-                f"{at} is torch.nn.{kind}, which pyfss.mpc cannot run yet: it needs "
-                f"{MISSING[kind]}. Not there yet: {', '.join(MISSING)}"
-            )
         if type(m) not in _RUNS:
             raise NotImplementedError(
                 f"{at} is {type(m).__module__}.{kind}, which pyfss.mpc does not run; "
@@ -87,6 +81,9 @@ def _check(model: nn.Sequential, where: str = "model") -> None:
                 )
         if isinstance(m, nn.Conv2d) and isinstance(m.padding, str):
             raise NotImplementedError(f"{at} (Conv2d) has padding={m.padding!r}; give ints")
+        # torch picks an implicit dim by the input's rank (deprecated): make it explicit.
+        if isinstance(m, nn.Softmax) and m.dim is None:
+            raise NotImplementedError(f"{at} (Softmax) has dim=None; give dim")
 
 
 def _convert(model: nn.Sequential, party, owner, frac_bits) -> SecureSequential:
@@ -134,10 +131,20 @@ def _avg_pool2d(m: nn.AvgPool2d, w: dict):
     return lambda x: x.avg_pool2d(m.kernel_size, m.stride, m.padding, m.count_include_pad)
 
 
+def _layer_norm(m: nn.LayerNorm, w: dict):
+    # No weight without elementwise_affine, no bias with bias=False: both optional.
+    return lambda x: x.layer_norm(m.normalized_shape, w.get("weight"), w.get("bias"), m.eps)
+
+
 _RUNS: dict[type, Callable] = {
     nn.Linear: _linear,
     nn.Conv2d: _conv2d,
     nn.ReLU: lambda m, w: SharedTensor.relu,
+    nn.GELU: lambda m, w: SharedTensor.gelu,
+    nn.Sigmoid: lambda m, w: SharedTensor.sigmoid,
+    nn.Tanh: lambda m, w: SharedTensor.tanh,
+    nn.Softmax: lambda m, w: lambda x: x.softmax(m.dim),
+    nn.LayerNorm: _layer_norm,
     nn.MaxPool2d: _max_pool2d,
     nn.AvgPool2d: _avg_pool2d,
     nn.Flatten: lambda m, w: lambda x: x.flatten(m.start_dim, m.end_dim),
@@ -148,4 +155,5 @@ _DEFAULTS: dict = {
     nn.Conv2d: {"groups": (1,), "dilation": _ONE, "padding_mode": ("zeros",)},
     nn.MaxPool2d: {"dilation": _ONE, "ceil_mode": (False,), "return_indices": (False,)},
     nn.AvgPool2d: {"ceil_mode": (False,), "divisor_override": (None,)},
+    nn.GELU: {"approximate": ("none",)},
 }
