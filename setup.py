@@ -97,7 +97,7 @@ def prepare_kernels():
         (ROOT / FATBIN).unlink(missing_ok=True)
         log(f"building CPU-only, without CUDA kernels: {reason}")
     elif (reason := nvcc.build_fatbin(ROOT / FATBIN)) is None:
-        log(f"CUDA kernels compiled into {FATBIN}")
+        pass  # build_fatbin said whether it compiled or reused the kernels
     elif fatbin_is_current():
         log(f"embedding the prebuilt {FATBIN} ({reason})")
     else:

@@ -6,12 +6,16 @@ compute_90, which the driver compiles for newer GPUs. nvcc is the one that the p
 build requirement on Linux x86_64, or failing that the one on PATH. Without nvcc
 ``build_fatbin`` returns the reason instead of raising, for the caller to report.
 
+A fatbin is compiled once for each state of what it is made from (``cache_key``): a
+stamp beside it holds that key, and a build whose key matches reuses the fatbin.
+
 Usage: ``python build_support/nvcc.py [--out PATH]``. Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import platform
 import shutil
@@ -44,6 +48,14 @@ GENCODE = (
     "-gencode=arch=compute_80,code=sm_80",
     "-gencode=arch=compute_90,code=[sm_90,compute_90]",
 )
+# The flags that shape the fatbin (not the include paths, which name the build's
+# environment, nor --threads).
+FLAGS = ("--fatbin", "-std=c++17", *GENCODE)
+
+
+def log(msg: str) -> None:
+    # stderr, flushed: the build's front ends show it as it comes.
+    print(f"pyfss: {msg}", file=sys.stderr, flush=True)
 
 
 def _site_dirs() -> list[Path]:
@@ -108,10 +120,8 @@ def nvcc_command(nvcc: str, source: Path, out_path: Path) -> list[str]:
     threads = min(len(GENCODE) + 1, os.cpu_count() or 1)  # nvcc runs one job per target
     return [
         nvcc,
-        "--fatbin",
-        "-std=c++17",
+        *FLAGS,
         f"--threads={threads}",
-        *GENCODE,
         *_wheel_includes(nvcc),
         "-o",
         str(out_path),
@@ -119,8 +129,38 @@ def nvcc_command(nvcc: str, source: Path, out_path: Path) -> list[str]:
     ]
 
 
+def cache_key(nvcc: str) -> str:
+    """A digest of what the fatbin is made from: the files in cuda/, nvcc's version,
+    the pinned wheels (their headers too) and FLAGS."""
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=False)
+    h = hashlib.sha256("\0".join([version.stdout, *WHEELS, *FLAGS]).encode())
+    for p in sorted(CUDA_DIR.iterdir()):
+        if p.is_file():
+            h.update(f"\0{p.name}\0".encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def stamp_path(out: Path) -> Path:
+    # Hidden: go:embed leaves it out of the library, as it does "_" files.
+    return out.with_name(f".{out.name}.key")
+
+
+def _stamp(key: str, out: Path) -> str:
+    # The fatbin's own digest too, so that a fatbin replaced by hand is not reused.
+    return f"{key} {hashlib.sha256(out.read_bytes()).hexdigest()}\n"
+
+
+def is_current(out: Path, key: str) -> bool:
+    """Whether out is the fatbin that a build with this key made."""
+    try:
+        return stamp_path(out).read_text() == _stamp(key, out)
+    except OSError:
+        return False
+
+
 def build_fatbin(out_path: str | os.PathLike[str] = FATBIN) -> str | None:
-    """Compile every cuda/*.cu into one fatbin at out_path.
+    """Compile every cuda/*.cu into one fatbin at out_path, unless the fatbin there
+    was made from the same sources, nvcc and flags; say which on stderr.
 
     Returns None on success, or the reason the kernels cannot be built here (no nvcc),
     so that the caller can build CPU-only and say why. A failing compilation raises
@@ -136,7 +176,15 @@ def build_fatbin(out_path: str | os.PathLike[str] = FATBIN) -> str | None:
     if not sources:
         raise RuntimeError(f"no .cu files in {CUDA_DIR}")
     out = Path(out_path)
+    key = cache_key(nvcc)
+    if is_current(out, key):
+        log(f"reusing the CUDA kernels in {out} (sources, nvcc and flags unchanged)")
+        return None
     out.parent.mkdir(parents=True, exist_ok=True)
+    stamp_path(out).unlink(missing_ok=True)
+    archs = ", ".join(a for g in GENCODE for a in g.rpartition("code=")[2].strip("[]").split(","))
+    log(f"compiling the CUDA kernels in cuda/ for {archs} (1 to 2 minutes on 2 cores)")
+    start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         # One translation unit, so that all kernels land in one module.
         unit = Path(tmp) / "pyfss_kernels.cu"
@@ -153,6 +201,8 @@ def build_fatbin(out_path: str | os.PathLike[str] = FATBIN) -> str | None:
         staged = out.with_name(f"_{out.stem}.tmp{out.suffix}")
         shutil.copyfile(partial, staged)
         os.replace(staged, out)
+    stamp_path(out).write_text(_stamp(key, out))
+    log(f"compiled the CUDA kernels into {out} in {time.monotonic() - start:.0f} s")
     return None
 
 
@@ -160,14 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(FATBIN), help="fatbin to write (default: %(default)s)")
     args = parser.parse_args(argv)
-    nvcc = find_nvcc()
-    start = time.monotonic()
     reason = build_fatbin(args.out)
     if reason is not None:
         print(reason, file=sys.stderr)
         return 1
-    size = Path(args.out).stat().st_size
-    print(f"{args.out}: {size} bytes, built by {nvcc} in {time.monotonic() - start:.1f} s")
+    print(f"{args.out}: {Path(args.out).stat().st_size} bytes, nvcc {find_nvcc()}")
     return 0
 
 
