@@ -3,6 +3,7 @@
 import importlib.metadata
 import os
 import platform
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,19 @@ def test_missing_extension_says_how_to_build(tmp_path):
     assert result.returncode != 0
     assert "pyfss._gofss" in result.stderr
     assert "pip install ." in result.stderr
+
+
+def test_import_is_silent(tmp_path):
+    """A plain install (no extras) imports without a word on stderr: torch warns on
+    import when numpy is missing, so numpy is one of pyfss's own requirements."""
+    plain = [r for r in importlib.metadata.requires("pyfss") or [] if "extra ==" not in r]
+    assert "numpy" in {re.split(r"[^\w.-]", r, maxsplit=1)[0] for r in plain}
+    result = subprocess.run(
+        [sys.executable, "-c", "import pyfss"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
