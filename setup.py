@@ -25,9 +25,6 @@ import nvcc
 BINDING = "./gofss/binding"
 # Built from the tools module, which pins them apart from the library's go.mod.
 GO_TOOLS = ("github.com/go-python/gopy", "golang.org/x/tools/cmd/goimports")
-# gopy refuses an output folder outside the Go module; the leading underscore
-# keeps the generated Go package out of `go test ./...`.
-GEN = Path("gofss", "binding", "_gen")
 # The Go GPU backend embeds this file when it exists (gofss/cuda/fatbin.go).
 FATBIN = Path("gofss", "cuda", "kernels", "pyfss.fatbin")
 # gopy names the shared object "_" + name and makes its glue import it from
@@ -133,18 +130,21 @@ class BuildGo(build_ext):
             env["CGO_LDFLAGS_ALLOW"] = allow
         run([go, "build", "-o", f"{tools}{os.sep}", *GO_TOOLS], cwd=ROOT / "tools", env=env)
 
+        # gopy refuses an output folder outside the Go module: the build folder is in
+        # it, and the leading underscore keeps the generated package out of `go test ./...`.
+        gen = Path(os.path.relpath(Path(self.build_temp).resolve() / "_gopy", ROOT))
         gopy = [tools / "gopy", "build", f"-vm={sys.executable}", "-dynamic-link=true", "-no-make"]
-        gopy += [f"-name={GOPY_NAME}", f"-output={GEN}"]
+        gopy += [f"-name={GOPY_NAME}", f"-output={gen}"]
         prepare_kernels()
-        shutil.rmtree(ROOT / GEN, ignore_errors=True)
+        shutil.rmtree(ROOT / gen, ignore_errors=True)
         run([*gopy, BINDING], env=env)
 
         dest = Path(self.get_ext_fullpath(ext.name))
         shutil.rmtree(dest.parent, ignore_errors=True)
         dest.parent.mkdir(parents=True)
-        shutil.copyfile(ROOT / GEN / dest.name, dest)
+        shutil.copyfile(ROOT / gen / dest.name, dest)
         for name in GLUE:
-            glue = CHDIR_LINE.sub("", (ROOT / GEN / name).read_text())
+            glue = CHDIR_LINE.sub("", (ROOT / gen / name).read_text())
             if "os.chdir" in glue:
                 raise ExecError(f"pyfss: unexpected os.chdir left in gopy's {name}")
             (dest.parent / name).write_text(glue)
@@ -158,7 +158,10 @@ class BuildGo(build_ext):
         shutil.copytree(src, dst)
 
 
+# setuptools' build folder, which also takes the metadata (egg_info needs it to exist).
+(ROOT / "build").mkdir(exist_ok=True)
 setup(
     ext_modules=[Extension(f"{PACKAGE}._{GOPY_NAME}", sources=[])],
     cmdclass={"build_ext": BuildGo},
+    options={"egg_info": {"egg_base": "build"}},
 )
