@@ -21,12 +21,17 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 import torch
-from numpy.polynomial import Polynomial
 
 from ..gates import Spline
+
+# numpy is imported where a fit is made, not with pyfss: the rest of the package, the
+# demo included, runs without it.
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.polynomial import Polynomial
 
 #: Frac bits the fits are made for: more would leave the x^2 coefficients too few bits.
 FRAC_BITS_RANGE = (8, 20)
@@ -71,6 +76,9 @@ RSQRT = Approx("rsqrt", torch.rsqrt, _octaves(-10, 14), 1, 0.02, relative=True)
 
 def _fit(approx: Approx, lo: float, hi: float) -> tuple[Polynomial, float]:
     """The weighted least-squares polynomial on [lo, hi] and its largest error."""
+    import numpy as np
+    from numpy.polynomial import Polynomial
+
     v = np.linspace(lo, hi, 129)
     y = approx(v)
     p = Polynomial.fit(v, y, approx.degree, w=1 / np.abs(y) if approx.relative else None)
@@ -102,6 +110,8 @@ def pieces(approx: Approx) -> tuple:
 def spline(approx: Approx, frac_bits: int) -> tuple[Spline, int]:
     """The Spline gate of approx for inputs with frac_bits fractional bits, and the
     shift that brings its output back to frac_bits."""
+    import numpy as np
+
     f = frac_bits
     parts = pieces(approx)
     peak = max(
