@@ -23,8 +23,8 @@ import torch
 import torch.nn.functional as F
 
 from .._ring import share
-from .._validate import choice, integer
-from ..gates import DReLU, ReLU, Truncate
+from .._validate import choice, integer, is_bool
+from ..gates import DReLU, ReLU, Truncate, _describe
 from . import _approx
 from ._dealer import RING, Request, _pair, _shape
 
@@ -173,9 +173,7 @@ class SharedTensor:
         """A public operand as a ring tensor on the share's device, and whether it is
         encoded (floats are, with frac_bits; integers stay integers), or None if it is
         no number or tensor."""
-        if isinstance(other, bool) or (
-            isinstance(other, torch.Tensor) and other.dtype == torch.bool
-        ):
+        if is_bool(other):
             raise TypeError(f"{name} must be a number or a numeric tensor, got bool")
         if isinstance(other, numbers.Integral) or (
             isinstance(other, torch.Tensor) and not other.is_floating_point()
@@ -563,7 +561,3 @@ def _pairs(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     last one (or nothing)."""
     even = t.shape[-1] // 2 * 2
     return t[..., 0:even:2], t[..., 1:even:2], t[..., even:]
-
-
-def _describe(t) -> str:
-    return f"a {t.dtype} tensor" if isinstance(t, torch.Tensor) else type(t).__name__
